@@ -1,0 +1,13 @@
+import type { Config } from 'jest';
+
+const config: Config = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.spec.ts'],
+  // `npm test` type-checks the whole tree with tsc first, so ts-jest only transpiles.
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
+  setupFiles: ['reflect-metadata'],
+  testTimeout: 20000,
+};
+
+export default config;

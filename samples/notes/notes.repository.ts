@@ -1,0 +1,43 @@
+import { injectable } from 'tsyringe';
+
+export interface Note {
+  id: string;
+  title: string;
+  body: string;
+  tags: string[];
+}
+
+/** An in-memory note store, one per application (providers are application singletons). */
+@injectable()
+export class NotesRepository {
+  private readonly notes = new Map<string, Note>();
+  private nextId = 1;
+
+  constructor() {
+    this.add({ title: 'Welcome', body: '# Welcome\n\nThis server keeps notes.', tags: ['intro'] });
+    this.add({ title: 'Groceries', body: '- milk\n- bread', tags: ['home'] });
+    this.add({ title: 'Release plan', body: 'Ship mcpkit 0.1 on Friday.', tags: ['work', 'planning'] });
+  }
+
+  add(input: { title: string; body: string; tags?: string[] }): Note {
+    const note: Note = { id: `note-${this.nextId++}`, title: input.title, body: input.body, tags: input.tags ?? [] };
+    this.notes.set(note.id, note);
+    return note;
+  }
+
+  get(id: string): Note | undefined {
+    return this.notes.get(id);
+  }
+
+  delete(id: string): boolean {
+    return this.notes.delete(id);
+  }
+
+  list(): Note[] {
+    return [...this.notes.values()];
+  }
+
+  ids(): string[] {
+    return [...this.notes.keys()];
+  }
+}

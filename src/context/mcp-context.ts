@@ -1,0 +1,98 @@
+import type {
+  ClientCapabilities,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitResult,
+  Implementation,
+  LoggingLevel,
+  Root,
+} from '../protocol/mcp-types';
+import type { RequestId } from '../protocol/json-rpc';
+
+/** What a handler knows about the client session it serves. */
+export interface SessionInfo {
+  /** The session id (HTTP) or undefined (stdio, stateless). */
+  readonly id?: string;
+  readonly protocolVersion: string;
+  readonly clientInfo?: Implementation;
+  readonly clientCapabilities: ClientCapabilities;
+}
+
+/** Authentication facts a transport established for the request, if any. */
+export interface AuthInfo {
+  readonly subject?: string;
+  readonly token?: string;
+  readonly scopes?: readonly string[];
+  readonly [key: string]: unknown;
+}
+
+/** Sends `notifications/message` to the client at or above the level the client chose. */
+export interface McpLogger {
+  debug(data: unknown, logger?: string): Promise<void>;
+  info(data: unknown, logger?: string): Promise<void>;
+  notice(data: unknown, logger?: string): Promise<void>;
+  warning(data: unknown, logger?: string): Promise<void>;
+  error(data: unknown, logger?: string): Promise<void>;
+  critical(data: unknown, logger?: string): Promise<void>;
+  alert(data: unknown, logger?: string): Promise<void>;
+  emergency(data: unknown, logger?: string): Promise<void>;
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+}
+
+/** Parameters of a form-mode elicitation. */
+export interface ElicitFormRequest {
+  mode?: 'form';
+  message: string;
+  requestedSchema: Record<string, unknown>;
+}
+
+/** Parameters of a URL-mode elicitation. */
+export interface ElicitUrlRequest {
+  mode: 'url';
+  message: string;
+  url: string;
+  elicitationId: string;
+}
+
+/** Options of a request to the client. */
+export interface ClientRequestOptions {
+  /** Milliseconds to wait for the client's answer (default: the application's `clientRequestTimeoutMs`). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * The context handed to every tool, resource, prompt and completion handler. Declared as an abstract
+ * class so that mcpkit can recognise a parameter of this type from decorator metadata.
+ */
+export abstract class McpContext {
+  /** The JSON-RPC id of the request being served. */
+  abstract readonly requestId: RequestId;
+  /** Aborted when the client cancels the request or the application closes. */
+  abstract readonly signal: AbortSignal;
+  abstract readonly session: SessionInfo;
+  /** The request's `_meta`, as sent by the client. */
+  abstract readonly meta: Readonly<Record<string, unknown>> | undefined;
+  /** The HTTP request headers, when the request arrived over HTTP. */
+  abstract readonly headers: Readonly<Record<string, string | string[] | undefined>> | undefined;
+  abstract readonly auth: AuthInfo | undefined;
+  /** Client-facing logging (`notifications/message`). */
+  abstract readonly log: McpLogger;
+
+  /**
+   * Reports progress when the client asked for it (a `progressToken`); otherwise does nothing.
+   * Values that do not increase are dropped, as the protocol requires progress to grow.
+   */
+  abstract progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** Asks the user, through the client, for structured input (`elicitation/create`). */
+  abstract elicit(request: ElicitFormRequest | ElicitUrlRequest, options?: ClientRequestOptions): Promise<ElicitResult>;
+  /** Asks the client's model for a completion (`sampling/createMessage`). */
+  abstract sample(params: CreateMessageParams, options?: ClientRequestOptions): Promise<CreateMessageResult>;
+  /** Lists the client's roots (`roots/list`). */
+  abstract roots(options?: ClientRequestOptions): Promise<Root[]>;
+}
+
+/** The context of a completion handler: the usual context plus the arguments already resolved. */
+export abstract class CompletionContext extends McpContext {
+  abstract readonly arguments: Readonly<Record<string, string>>;
+}

@@ -1,0 +1,111 @@
+import type { RequestId } from '../protocol/json-rpc';
+import { ErrorCode } from '../protocol/json-rpc';
+import { McpError } from '../protocol/mcp.error';
+import type { CreateMessageParams, CreateMessageResult, ElicitResult, LoggingLevel, Root } from '../protocol/mcp-types';
+import type { RequestScope } from '../protocol/request-scope';
+import {
+  AuthInfo,
+  ClientRequestOptions,
+  ElicitFormRequest,
+  ElicitUrlRequest,
+  McpContext,
+  McpLogger,
+  SessionInfo,
+} from './mcp-context';
+
+/** The `McpContext` of one request, bound to its session. */
+export class RequestContext extends McpContext {
+  readonly log: McpLogger;
+  private lastProgress = -Infinity;
+  private done = false;
+
+  constructor(private readonly scope: RequestScope) {
+    super();
+    this.log = createLogger((level, data, logger) => this.sendLog(level, data, logger));
+  }
+
+  get requestId(): RequestId {
+    return this.scope.id;
+  }
+  get signal(): AbortSignal {
+    return this.scope.signal;
+  }
+  get session(): SessionInfo {
+    return this.scope.session;
+  }
+  get meta(): Readonly<Record<string, unknown>> | undefined {
+    return this.scope.params._meta as Record<string, unknown> | undefined;
+  }
+  get headers(): Readonly<Record<string, string | string[] | undefined>> | undefined {
+    return this.scope.extra?.headers;
+  }
+  get auth(): AuthInfo | undefined {
+    return this.scope.extra?.auth;
+  }
+
+  async progress(progress: number, total?: number, message?: string): Promise<void> {
+    const token = this.meta?.progressToken;
+    if (this.done || (typeof token !== 'string' && typeof token !== 'number')) return;
+    if (!(progress > this.lastProgress)) return;
+    this.lastProgress = progress;
+    const params: Record<string, unknown> = { progressToken: token, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    await this.scope.session.notify('notifications/progress', params, this.scope.id);
+  }
+
+  async elicit(request: ElicitFormRequest | ElicitUrlRequest, options?: ClientRequestOptions): Promise<ElicitResult> {
+    const caps = this.scope.session.clientCapabilities.elicitation as { form?: object; url?: object } | undefined;
+    const mode = request.mode ?? 'form';
+    const supported = mode === 'url' ? caps?.url !== undefined : caps !== undefined && (caps.form !== undefined || caps.url === undefined);
+    if (!supported) throw capabilityError(`elicitation (${mode} mode)`);
+    return (await this.clientRequest('elicitation/create', { ...request }, options)) as ElicitResult;
+  }
+
+  async sample(params: CreateMessageParams, options?: ClientRequestOptions): Promise<CreateMessageResult> {
+    if (!this.scope.session.clientCapabilities.sampling) throw capabilityError('sampling');
+    return (await this.clientRequest('sampling/createMessage', { ...params }, options)) as CreateMessageResult;
+  }
+
+  async roots(options?: ClientRequestOptions): Promise<Root[]> {
+    if (!this.scope.session.clientCapabilities.roots) throw capabilityError('roots');
+    const result = (await this.clientRequest('roots/list', {}, options)) as { roots?: Root[] };
+    return result.roots ?? [];
+  }
+
+  /** Called when the request has been answered: later progress is dropped. */
+  finish(): void {
+    this.done = true;
+  }
+
+  private clientRequest(method: string, params: Record<string, unknown>, options?: ClientRequestOptions): Promise<unknown> {
+    const signal = options?.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
+    return this.scope.session.request(method, params, { relatedRequestId: this.scope.id, timeoutMs: options?.timeoutMs, signal });
+  }
+
+  private async sendLog(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    if (!this.scope.session.shouldLog(level)) return;
+    const params: Record<string, unknown> = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    await this.scope.session.notify('notifications/message', params, this.scope.id);
+  }
+}
+
+function capabilityError(what: string): McpError {
+  return new McpError(ErrorCode.InvalidRequest, `The client does not support ${what}`);
+}
+
+/** Builds the eight level methods around one sending function. */
+export function createLogger(send: (level: LoggingLevel, data: unknown, logger?: string) => Promise<void>): McpLogger {
+  return {
+    debug: (d, l) => send('debug', d, l),
+    info: (d, l) => send('info', d, l),
+    notice: (d, l) => send('notice', d, l),
+    warning: (d, l) => send('warning', d, l),
+    error: (d, l) => send('error', d, l),
+    critical: (d, l) => send('critical', d, l),
+    alert: (d, l) => send('alert', d, l),
+    emergency: (d, l) => send('emergency', d, l),
+    log: send,
+  };
+}

@@ -1,0 +1,16 @@
+import { InvalidDecoratorOptionsError } from '../errors/invalid-decorator-options.error';
+import { metadataStore } from '../metadata/metadata-store';
+import type { ModuleOptions } from '../metadata/records';
+
+/** Declares a module: server information, the providers that hold tools, resources and prompts, and imports. */
+export function McpModule(options: ModuleOptions): ClassDecorator {
+  return (target) => {
+    if (options.providers !== undefined && !Array.isArray(options.providers)) {
+      throw new InvalidDecoratorOptionsError('McpModule', target.name, '`providers` must be an array');
+    }
+    if (options.imports !== undefined && !Array.isArray(options.imports)) {
+      throw new InvalidDecoratorOptionsError('McpModule', target.name, '`imports` must be an array');
+    }
+    metadataStore.setModule(target, { ...options });
+  };
+}

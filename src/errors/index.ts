@@ -1,0 +1,11 @@
+export { McpDefinitionError } from './mcp-definition.error';
+export { InvalidDecoratorOptionsError } from './invalid-decorator-options.error';
+export { DuplicateToolNameError } from './duplicate-tool-name.error';
+export { DuplicatePromptNameError } from './duplicate-prompt-name.error';
+export { DuplicateResourceError } from './duplicate-resource.error';
+export { ClashingUriTemplateError } from './clashing-uri-template.error';
+export { InvalidUriTemplateError } from './invalid-uri-template.error';
+export { UnknownCompletionTargetError } from './unknown-completion-target.error';
+export { MissingInputMetadataError } from './missing-input-metadata.error';
+export { ReflectMetadataMissingError } from './reflect-metadata-missing.error';
+export { InvalidModuleError } from './invalid-module.error';

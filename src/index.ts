@@ -1,0 +1,58 @@
+import 'reflect-metadata';
+
+export { Tool, Resource, Prompt, Complete, Field, McpModule } from './decorators';
+export type {
+  ClassType,
+  CompleteOptions,
+  FieldOptions,
+  ModuleOptions,
+  PromptOptions,
+  Provider,
+  ProviderLifecycle,
+  ProviderToken,
+  ResourceOptions,
+  ServerInfo,
+  StaticResourceOptions,
+  TemplateResourceOptions,
+  ToolOptions,
+} from './metadata';
+export {
+  McpDefinitionError,
+  InvalidDecoratorOptionsError,
+  DuplicateToolNameError,
+  DuplicatePromptNameError,
+  DuplicateResourceError,
+  ClashingUriTemplateError,
+  InvalidUriTemplateError,
+  UnknownCompletionTargetError,
+  MissingInputMetadataError,
+  ReflectMetadataMissingError,
+  InvalidModuleError,
+} from './errors';
+export { McpApplication } from './kernel/mcp-application';
+export type { ListenOptions } from './kernel/mcp-application';
+export type { ApplicationOptions } from './kernel/application-options';
+export type { Middleware, Invocation } from './kernel/middleware';
+export type { ServerLogger } from './kernel/server-logger';
+export { StderrLogger } from './kernel/server-logger';
+export { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS } from './kernel/tokens';
+export { McpContext, CompletionContext } from './context/mcp-context';
+export type { SessionInfo, AuthInfo, McpLogger, ElicitFormRequest, ElicitUrlRequest, ClientRequestOptions } from './context/mcp-context';
+export { text, image, audio, resourceLink, embeddedResource, userMessage, assistantMessage } from './content/content.helpers';
+export { ToolError } from './content/tool.error';
+export { McpError } from './protocol/mcp.error';
+export { ErrorCode } from './protocol/json-rpc';
+export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse, RequestId } from './protocol/json-rpc';
+export * from './protocol/mcp-types';
+export { EmptyInput } from './schema/empty-input';
+export { JsonSchemaBuilder } from './schema/json-schema.builder';
+export { UriTemplate } from './registry/uri-template';
+export type { UriVariables } from './registry/uri-template';
+export type { Registry } from './registry/registry';
+export type { MessageTransport, InboundSink } from './transports/message-transport';
+export type { ClientTransport } from './transports/in-memory.transport';
+export { createInMemoryTransportPair } from './transports/in-memory.transport';
+export { StdioTransport } from './transports/stdio.transport';
+export type { StdioOptions } from './transports/stdio.transport';
+export { McpTestClient } from './testing/mcp-test-client';
+export type { TestClientOptions, ClientRequestHandler } from './testing/mcp-test-client';

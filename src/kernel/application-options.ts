@@ -1,0 +1,40 @@
+import type { ServerInfo } from '../metadata/records';
+import type { Middleware } from './middleware';
+import type { ServerLogger } from './server-logger';
+
+/** Options of an application: from its root module's `@McpModule`, overridden by `McpApplication.create`. */
+export interface ApplicationOptions {
+  /** Name, version and the rest of `serverInfo`, plus `instructions`. */
+  server?: ServerInfo;
+  /** Items per page of every list method (default 100). */
+  pageSize?: number;
+  /** How long a request to the client (elicitation, sampling, roots) may take, in ms (default 60 000). */
+  clientRequestTimeoutMs?: number;
+  /** How long `close()` waits for requests in flight before cancelling them, in ms (default 5 000). */
+  shutdownTimeoutMs?: number;
+  /** The server's own log; stderr by default. */
+  logger?: ServerLogger;
+  /** Wrapped around every tool, resource, prompt and completion handler, outermost first. */
+  middleware?: Middleware[];
+}
+
+export interface ResolvedOptions {
+  server: ServerInfo;
+  pageSize: number;
+  clientRequestTimeoutMs: number;
+  shutdownTimeoutMs: number;
+  middleware: Middleware[];
+}
+
+export function resolveOptions(fromModule: Record<string, unknown>, overrides: ApplicationOptions): ResolvedOptions {
+  const merged = { ...fromModule, ...overrides } as ApplicationOptions;
+  const pageSize = merged.pageSize ?? 100;
+  if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a positive integer, not ${pageSize}`);
+  return {
+    server: merged.server ?? { name: 'mcpkit-server', version: '0.0.0' },
+    pageSize,
+    clientRequestTimeoutMs: merged.clientRequestTimeoutMs ?? 60_000,
+    shutdownTimeoutMs: merged.shutdownTimeoutMs ?? 5_000,
+    middleware: merged.middleware ?? [],
+  };
+}

@@ -1,0 +1,175 @@
+import { container as rootContainer, DependencyContainer, instancePerContainerCachingFactory, InjectionToken, Lifecycle } from 'tsyringe';
+import { McpContext } from '../context/mcp-context';
+import { InvalidModuleError } from '../errors/invalid-module.error';
+import type { ClassType, Provider } from '../metadata/records';
+import type { JsonRpcMessage } from '../protocol/json-rpc';
+import { ProtocolEngine } from '../protocol/protocol-engine';
+import type { ServerSession, SessionOptions } from '../protocol/server-session';
+import type { HandlerRef } from '../registry/descriptors';
+import type { Registry } from '../registry/registry';
+import { buildRegistry, ProviderEntry } from '../registry/registry.builder';
+import { ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
+import type { MessageTransport } from '../transports/message-transport';
+import { StdioOptions, StdioTransport } from '../transports/stdio.transport';
+import { ApplicationOptions, resolveOptions, ResolvedOptions } from './application-options';
+import { compose } from './middleware';
+import { resolveModuleGraph } from './module-graph';
+import { ServerLogger, StderrLogger } from './server-logger';
+import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS } from './tokens';
+
+/** Where `listen` serves the application. */
+export interface ListenOptions {
+  /** Serve one client over this process's stdin/stdout. */
+  stdio?: boolean | StdioOptions;
+}
+
+interface Connection {
+  transport: MessageTransport;
+  session: ServerSession;
+}
+
+/**
+ * One MCP server application: its own DI container, registry and protocol engine, served over any
+ * number of transports. Two applications in one process share nothing.
+ */
+export class McpApplication {
+  private readonly connections = new Set<Connection>();
+  private closing?: Promise<void>;
+
+  private constructor(
+    /** The application's child container; providers are singletons in it unless they ask otherwise. */
+    readonly container: DependencyContainer,
+    readonly registry: Registry,
+    private readonly engine: ProtocolEngine,
+    readonly options: ResolvedOptions,
+    private readonly logger: ServerLogger,
+  ) {}
+
+  /** Builds an application from a module class decorated with `@McpModule`. */
+  static async create(module: ClassType, overrides: ApplicationOptions = {}): Promise<McpApplication> {
+    const graph = resolveModuleGraph(module);
+    const options = resolveOptions(graph.root, overrides);
+    const logger = overrides.logger ?? (graph.root.logger as ServerLogger | undefined) ?? new StderrLogger(options.server.name);
+    const container = rootContainer.createChildContainer();
+    const entries = graph.providers.map((p) => register(container, p)).filter((e): e is ProviderEntry => e !== undefined);
+    const registry = buildRegistry(entries);
+    const run = compose(options.middleware);
+    const invoke = (ref: HandlerRef, args: unknown[]): Promise<unknown> =>
+      run({ kind: ref.kind, handler: ref.where, args, context: args.find((a): a is McpContext => a instanceof McpContext) }, async () => {
+        const instance = container.resolve(ref.provider as InjectionToken<Record<string, (...a: unknown[]) => unknown>>);
+        return instance[ref.method](...args);
+      });
+    const engine = new ProtocolEngine({
+      registry,
+      serverInfo: stripInstructions(options.server),
+      instructions: options.server.instructions,
+      pageSize: options.pageSize,
+      clientRequestTimeoutMs: options.clientRequestTimeoutMs,
+      invoke,
+      logError: (message, error) => logger.error(message, error),
+    });
+    const app = new McpApplication(container, registry, engine, options, logger);
+    container.register(MCP_APPLICATION, { useValue: app });
+    container.register(MCP_OPTIONS, { useValue: options });
+    container.register(MCP_LOGGER, { useValue: logger });
+    // Fail at bootstrap, not on the first call, when a provider cannot be constructed.
+    for (const entry of entries) {
+      try {
+        container.resolve(entry.token as InjectionToken<unknown>);
+      } catch (error) {
+        throw new InvalidModuleError(`Cannot construct provider ${entry.cls.name}: ${(error as Error).message}`);
+      }
+    }
+    return app;
+  }
+
+  /** Serves one client over a message transport; returns its protocol session. */
+  connect(transport: MessageTransport, options?: SessionOptions & { onClose?: () => void }): ServerSession {
+    if (this.closing) throw new Error('The application is closing');
+    const session = this.engine.createSession((message: JsonRpcMessage) => transport.send(message), options);
+    const connection: Connection = { transport, session };
+    this.connections.add(connection);
+    void transport.start(
+      (input) => {
+        if (!input.ok) void transport.send(input.error);
+        else void session.receive(input.message);
+      },
+      () => {
+        this.connections.delete(connection);
+        void this.drain([session]).then(() => {
+          session.close();
+          options?.onClose?.();
+        });
+      },
+    );
+    return session;
+  }
+
+  /** Connects an in-process client; the returned transport fits the official SDK `Client` and `McpTestClient`. */
+  connectInMemory(options?: SessionOptions): ClientTransport {
+    const { client, server } = createInMemoryTransportPair();
+    this.connect(server, options);
+    return client;
+  }
+
+  /** Starts serving. With `stdio`, the application closes when stdin ends. */
+  async listen(options: ListenOptions): Promise<void> {
+    if (options.stdio) {
+      const stdio = new StdioTransport(options.stdio === true ? {} : options.stdio);
+      this.connect(stdio, { onClose: () => void this.close() });
+    }
+  }
+
+  /** Closes on SIGINT/SIGTERM, then lets the process exit. */
+  enableShutdownHooks(signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM']): this {
+    for (const signal of signals) process.once(signal, () => void this.close().finally(() => process.exit(0)));
+    return this;
+  }
+
+  /**
+   * Stops accepting messages, waits (up to `shutdownTimeoutMs`) for requests in flight, cancels the
+   * rest, closes every session and transport, and disposes the container.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const connections = [...this.connections];
+      await this.drain(connections.map((c) => c.session));
+      this.engine.closeAllSessions();
+      await Promise.allSettled(connections.map((c) => c.transport.close()));
+      this.connections.clear();
+      await this.container.dispose();
+    })();
+    return this.closing;
+  }
+
+  private async drain(sessions: ServerSession[]): Promise<void> {
+    const deadline = Date.now() + this.options.shutdownTimeoutMs;
+    while (sessions.some((s) => s.inflightCount > 0) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10).unref());
+    }
+  }
+}
+
+function register(container: DependencyContainer, provider: Provider): ProviderEntry | undefined {
+  if (typeof provider === 'function') {
+    container.register(provider, { useClass: provider }, { lifecycle: Lifecycle.ContainerScoped });
+    return { token: provider, cls: provider };
+  }
+  const token = provider.provide as InjectionToken<unknown>;
+  if ('useClass' in provider) {
+    const lifecycle = provider.lifecycle === 'transient' ? Lifecycle.Transient : Lifecycle.ContainerScoped;
+    container.register(token, { useClass: provider.useClass }, { lifecycle });
+    return { token, cls: provider.useClass };
+  }
+  if ('useValue' in provider) {
+    container.register(token, { useValue: provider.useValue });
+    return undefined;
+  }
+  const factory = provider.useFactory;
+  container.register(token, { useFactory: instancePerContainerCachingFactory((c) => factory((t) => c.resolve(t as InjectionToken<never>))) });
+  return undefined;
+}
+
+function stripInstructions({ instructions: _instructions, ...info }: ResolvedOptions['server']) {
+  return info;
+}

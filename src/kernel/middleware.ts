@@ -1,0 +1,33 @@
+import type { McpContext } from '../context/mcp-context';
+
+/** What a middleware sees of one handler invocation. */
+export interface Invocation {
+  readonly kind: 'tool' | 'resource' | 'prompt' | 'completion';
+  /** "Class.method" of the user handler. */
+  readonly handler: string;
+  /** The arguments the handler will receive (validated input first, context last). */
+  readonly args: readonly unknown[];
+  readonly context: McpContext | undefined;
+}
+
+/** Wraps handler invocations, koa-compose style: call `next()` at most once and return its result (or not). */
+export type Middleware = (invocation: Invocation, next: () => Promise<unknown>) => Promise<unknown>;
+
+/** Composes middleware around a final call. */
+export function compose(middleware: readonly Middleware[]): (invocation: Invocation, last: () => Promise<unknown>) => Promise<unknown> {
+  if (middleware.length === 0) return (_, last) => last();
+  return (invocation, last) => {
+    let index = -1;
+    const dispatch = (i: number): Promise<unknown> => {
+      if (i <= index) return Promise.reject(new Error('next() called multiple times'));
+      index = i;
+      if (i === middleware.length) return last();
+      try {
+        return Promise.resolve(middleware[i](invocation, () => dispatch(i + 1)));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+    return dispatch(0);
+  };
+}

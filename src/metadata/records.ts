@@ -1,0 +1,110 @@
+import type { Annotations, Icon, Meta, TaskSupport, ToolAnnotations, Implementation } from '../protocol/mcp-types';
+
+/** A class constructor, as decorators see it. */
+export type Constructor<T = unknown> = abstract new (...args: never[]) => T;
+export type ClassType<T = unknown> = new (...args: never[]) => T;
+
+/** Options of `@Tool`. */
+export interface ToolOptions {
+  /** The tool's name; defaults to the method name. */
+  name?: string;
+  title?: string;
+  description?: string;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  _meta?: Meta;
+  /** The input class; defaults to the type of the method's first parameter. */
+  input?: ClassType;
+  /** A class-validator class describing `structuredContent`; the result is validated against it. */
+  output?: ClassType;
+  /** Whether the tool may (or must) run as a task. Default `forbidden`. */
+  taskSupport?: TaskSupport;
+}
+
+interface ResourceCommonOptions {
+  /** The resource's name; defaults to the method name. */
+  name?: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+/** Options of `@Resource` for one fixed URI. */
+export interface StaticResourceOptions extends ResourceCommonOptions {
+  uri: string;
+  size?: number;
+  uriTemplate?: never;
+}
+
+/** Options of `@Resource` for a family of URIs described by an RFC 6570 template. */
+export interface TemplateResourceOptions extends ResourceCommonOptions {
+  uriTemplate: string;
+  uri?: never;
+  /** A class-validator class the template variables are validated against. */
+  params?: ClassType;
+}
+
+export type ResourceOptions = StaticResourceOptions | TemplateResourceOptions;
+
+/** Options of `@Prompt`. */
+export interface PromptOptions {
+  name?: string;
+  title?: string;
+  description?: string;
+  icons?: Icon[];
+  _meta?: Meta;
+  /** The arguments class; defaults to the type of the method's first parameter. */
+  args?: ClassType;
+}
+
+/** Options of `@Complete`: which prompt or template argument the method completes. */
+export type CompleteOptions = { argument: string } & ({ prompt: string; resource?: never } | { resource: string; prompt?: never });
+
+/** Options of `@Field`: JSON Schema annotations for a property of an input class. */
+export interface FieldOptions {
+  description?: string;
+  title?: string;
+  default?: unknown;
+  examples?: unknown[];
+  format?: string;
+  /** Display names of enum values, in the order of the values (used by elicitation forms). */
+  enumNames?: string[];
+}
+
+export interface MethodRecord<O> {
+  readonly method: string;
+  readonly options: O;
+}
+
+export interface FieldRecord {
+  readonly property: string;
+  readonly options: FieldOptions;
+}
+
+/** A module's providers entry: a class, or a registration under a token. */
+export type ProviderToken<T = unknown> = string | symbol | ClassType<T>;
+export type ProviderLifecycle = 'singleton' | 'transient';
+export type Provider =
+  | ClassType
+  | { provide: ProviderToken; useClass: ClassType; lifecycle?: ProviderLifecycle }
+  | { provide: ProviderToken; useValue: unknown }
+  | { provide: ProviderToken; useFactory: (resolve: <T>(token: ProviderToken<T>) => T) => unknown };
+
+/** Server information sent on initialize. */
+export interface ServerInfo extends Implementation {
+  instructions?: string;
+}
+
+/** Options of `@McpModule`. */
+export interface ModuleOptions {
+  server?: ServerInfo;
+  providers?: Provider[];
+  imports?: ClassType[];
+  /** Page size of every list method (default 100). */
+  pageSize?: number;
+  /** Further application options; see `ApplicationOptions`. */
+  [option: string]: unknown;
+}

@@ -1,0 +1,65 @@
+import { CompletionContext, McpContext } from '../../context/mcp-context';
+import type { CompleterDescriptor } from '../../registry/descriptors';
+import { McpError } from '../mcp.error';
+import type { Completion } from '../mcp-types';
+import type { MethodHandler } from '../request-scope';
+import { HandlerEnv, optionalObject, requireString } from './handler-env';
+
+/** The protocol's cap on completion values per response. */
+const MAX_VALUES = 100;
+
+/** completion/complete for prompt arguments and resource template variables. */
+export function completionHandlers(env: HandlerEnv): Record<string, MethodHandler> {
+  return {
+    'completion/complete': async (params, scope) => {
+      const ref = optionalObject(params, 'ref');
+      const argument = optionalObject(params, 'argument');
+      if (!ref || !argument) throw McpError.invalidParams('Invalid params: "ref" and "argument" are required');
+      const argName = requireString(argument, 'name');
+      const value = requireString(argument, 'value');
+      const resolved = (optionalObject(params, 'context')?.arguments ?? {}) as Record<string, string>;
+      const completer = findCompleter(env, ref, argName);
+      if (!completer) return { completion: { values: [], hasMore: false } };
+      const ctx = completionContext(scope.context(), resolved);
+      return { completion: capCompletion(await env.invoke(completer, [value, ctx]), completer) };
+    },
+  };
+}
+
+function findCompleter(env: HandlerEnv, ref: Record<string, unknown>, argument: string): CompleterDescriptor | undefined {
+  if (ref.type === 'ref/prompt') {
+    const name = requireString(ref, 'name');
+    const prompt = env.registry.prompts.get(name);
+    if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${name}`);
+    return prompt.completers.get(argument);
+  }
+  if (ref.type === 'ref/resource') {
+    const uri = requireString(ref, 'uri');
+    const template = env.registry.templateByPattern(uri);
+    if (!template) {
+      if (env.registry.resources.has(uri)) return undefined;
+      throw McpError.invalidParams(`Unknown resource template: ${uri}`);
+    }
+    return template.completers.get(argument);
+  }
+  throw McpError.invalidParams('Invalid params: ref.type must be "ref/prompt" or "ref/resource"');
+}
+
+function completionContext(ctx: McpContext, args: Record<string, string>): CompletionContext {
+  const completion = Object.create(ctx) as CompletionContext & { arguments: Record<string, string> };
+  Object.defineProperty(completion, 'arguments', { value: Object.freeze({ ...args }), enumerable: true });
+  return completion;
+}
+
+/** Sends at most 100 values, with the total and hasMore when there were more. */
+function capCompletion(result: unknown, completer: CompleterDescriptor): Completion {
+  const full: Completion | undefined = Array.isArray(result)
+    ? { values: result.map(String) }
+    : typeof result === 'object' && result !== null && Array.isArray((result as Completion).values)
+      ? (result as Completion)
+      : undefined;
+  if (!full) throw new TypeError(`Completer ${completer.where} must return a string array or { values }`);
+  const values = full.values.slice(0, MAX_VALUES).map(String);
+  const total = full.total ?? full.values.length;
+  return { values, total, hasMore: full.hasMore ?? total > values.length };
+}

@@ -1,0 +1,62 @@
+import type { TemplateDescriptor } from '../../registry/descriptors';
+import type { UriVariables } from '../../registry/uri-template';
+import { validateInput } from '../../validation/validate-input';
+import { McpError } from '../mcp.error';
+import type { ReadResourceResult, ResourceContents } from '../mcp-types';
+import { Paginator } from '../pagination';
+import type { MethodHandler } from '../request-scope';
+import { HandlerEnv, requireString } from './handler-env';
+
+/** resources/list, resources/templates/list and resources/read. */
+export function resourcesHandlers(env: HandlerEnv): Record<string, MethodHandler> {
+  const resources = [...env.registry.resources.values()].map((r) => r.definition);
+  const templates = env.registry.templates.map((t) => t.definition);
+  const resourcePages = new Paginator('resources', 'resources', () => resources, env.pageSize);
+  const templatePages = new Paginator('templates', 'resourceTemplates', () => templates, env.pageSize);
+  return {
+    'resources/list': (params) => resourcePages.page(params.cursor),
+    'resources/templates/list': (params) => templatePages.page(params.cursor),
+    'resources/read': async (params, scope) => {
+      const uri = requireString(params, 'uri');
+      const ctx = scope.context();
+      const resource = env.registry.resources.get(uri);
+      if (resource) {
+        return mapResourceResult(await env.invoke(resource, [ctx]), uri, resource.definition.mimeType);
+      }
+      const match = env.registry.matchTemplate(uri);
+      if (!match) throw McpError.resourceNotFound(uri);
+      const variables = await checkVariables(match.descriptor, match.variables);
+      const value = await env.invoke(match.descriptor, match.descriptor.contextFirst ? [ctx] : [variables, ctx]);
+      return mapResourceResult(value, uri, match.descriptor.definition.mimeType);
+    },
+  };
+}
+
+async function checkVariables(template: TemplateDescriptor, variables: UriVariables): Promise<unknown> {
+  if (!template.params) return variables;
+  const checked = await validateInput(template.params, variables);
+  if (!checked.ok) throw McpError.invalidParams(`Invalid URI variables for "${template.template.template}": ${checked.issues.join('; ')}`);
+  return checked.value;
+}
+
+function isContents(value: unknown): value is ResourceContents {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.uri === 'string' && (typeof v.text === 'string' || typeof v.blob === 'string');
+}
+
+/**
+ * Maps what a resource handler returned: a ReadResourceResult or contents pass through; a string is
+ * text, bytes are a base64 blob, and any other value is sent as JSON.
+ */
+export function mapResourceResult(value: unknown, uri: string, mimeType: string | undefined): ReadResourceResult {
+  if (typeof value === 'object' && value !== null && Array.isArray((value as ReadResourceResult).contents)) {
+    return value as ReadResourceResult;
+  }
+  if (isContents(value)) return { contents: [value] };
+  if (Array.isArray(value) && value.length > 0 && value.every(isContents)) return { contents: value };
+  const withType = (c: ResourceContents): ResourceContents => (mimeType ? { ...c, mimeType } : c);
+  if (typeof value === 'string') return { contents: [withType({ uri, text: value })] };
+  if (value instanceof Uint8Array) return { contents: [withType({ uri, blob: Buffer.from(value).toString('base64') })] };
+  return { contents: [{ uri, mimeType: mimeType ?? 'application/json', text: JSON.stringify(value ?? null) }] };
+}

@@ -1,0 +1,61 @@
+import { ToolError } from '../../content/tool.error';
+import type { ToolDescriptor } from '../../registry/descriptors';
+import { validateInput } from '../../validation/validate-input';
+import type { CallToolResult, ContentBlock } from '../mcp-types';
+
+const BLOCK_TYPES = new Set(['text', 'image', 'audio', 'resource_link', 'resource']);
+
+export function isContentBlock(value: unknown): value is ContentBlock {
+  return typeof value === 'object' && value !== null && BLOCK_TYPES.has((value as { type?: unknown }).type as string);
+}
+
+function isCallToolResult(value: unknown): value is CallToolResult {
+  return typeof value === 'object' && value !== null && Array.isArray((value as { content?: unknown }).content);
+}
+
+export function errorResult(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/** Turns one returned (or yielded) value into content blocks. */
+export function toContent(value: unknown): ContentBlock[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value === 'string') return [{ type: 'text', text: value }];
+  if (isContentBlock(value)) return [value];
+  if (Array.isArray(value)) return value.flatMap((v) => toContent(v));
+  return [{ type: 'text', text: JSON.stringify(value) }];
+}
+
+/**
+ * Maps what a tool returned to a CallToolResult: a full result passes through; with a declared output
+ * class the value becomes `structuredContent` (validated) plus its JSON as text; anything else
+ * becomes content blocks.
+ */
+export async function mapToolResult(tool: ToolDescriptor, value: unknown, logError: (m: string, e?: unknown) => void): Promise<CallToolResult> {
+  if (isCallToolResult(value)) return value;
+  if (tool.output) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      logError(`Tool ${tool.where} declared an output class but returned ${Array.isArray(value) ? 'an array' : typeof value}`);
+      return errorResult(`Tool "${tool.name}" produced no structured output`);
+    }
+    const checked = await validateInput(tool.output, value);
+    if (!checked.ok) {
+      logError(`Tool ${tool.where} returned output that fails its output class: ${checked.issues.join('; ')}`);
+      return errorResult(`Tool "${tool.name}" produced invalid output`);
+    }
+    const structuredContent = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+    return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
+  }
+  return { content: toContent(value) };
+}
+
+/** Maps what a tool threw: ToolError -> its message; anything else -> a generic message, details to the log. */
+export function mapToolError(tool: ToolDescriptor, error: unknown, logError: (m: string, e?: unknown) => void): CallToolResult {
+  if (error instanceof ToolError) return errorResult(error.message);
+  logError(`Tool ${tool.where} threw`, error);
+  return errorResult(`Tool "${tool.name}" failed with an internal error`);
+}
+
+export function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as Record<symbol, unknown>)[Symbol.asyncIterator] === 'function';
+}

@@ -1,0 +1,55 @@
+import type { ToolDescriptor } from '../../registry/descriptors';
+import { validateInput } from '../../validation/validate-input';
+import { McpError } from '../mcp.error';
+import type { CallToolResult, ContentBlock, ToolDefinition } from '../mcp-types';
+import { Paginator } from '../pagination';
+import type { MethodHandler, RequestScope } from '../request-scope';
+import { HandlerEnv, optionalObject, requireString } from './handler-env';
+import { errorResult, isAsyncIterable, mapToolError, mapToolResult, toContent } from './tool-result.mapper';
+
+/** tools/list and tools/call. */
+export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
+  const definitions: ToolDefinition[] = [...env.registry.tools.values()].map((t) => t.definition);
+  const pages = new Paginator('tools', 'tools', () => definitions, env.pageSize);
+  return {
+    'tools/list': (params) => pages.page(params.cursor),
+    'tools/call': async (params, scope) => {
+      const name = requireString(params, 'name');
+      const args = optionalObject(params, 'arguments');
+      const tool = env.registry.tools.get(name);
+      if (!tool) throw McpError.invalidParams(`Unknown tool: ${name}`);
+      return callTool(env, tool, args, scope);
+    },
+  };
+}
+
+/** Validates the arguments, runs the tool and maps its outcome to a CallToolResult. */
+export async function callTool(env: HandlerEnv, tool: ToolDescriptor, args: Record<string, unknown> | undefined, scope: RequestScope): Promise<CallToolResult> {
+  let input: unknown = args ?? {};
+  if (tool.input) {
+    const checked = await validateInput(tool.input, args);
+    if (!checked.ok) {
+      return errorResult(`Invalid arguments for tool "${tool.name}":\n${checked.issues.map((i) => `- ${i}`).join('\n')}`);
+    }
+    input = checked.value;
+  }
+  const ctx = scope.context();
+  try {
+    let value = await env.invoke(tool, tool.contextFirst ? [ctx] : [input, ctx]);
+    if (isAsyncIterable(value)) value = await collect(value, scope.signal);
+    return await mapToolResult(tool, value, env.logError);
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    return mapToolError(tool, error, env.logError);
+  }
+}
+
+/** Drains a streaming tool (an async generator) into one list of content blocks. */
+async function collect(stream: AsyncIterable<unknown>, signal: AbortSignal): Promise<CallToolResult> {
+  const content: ContentBlock[] = [];
+  for await (const item of stream) {
+    content.push(...toContent(item));
+    if (signal.aborted) break;
+  }
+  return { content };
+}

@@ -1,0 +1,55 @@
+import { McpError } from './mcp.error';
+import { RawJson } from './wire';
+
+/**
+ * Serves one list (tools, resources, templates, prompts) in pages. Cursors are opaque to clients
+ * (base64url of the list's kind and an offset); each page is serialized once and then reused.
+ */
+export class Paginator<T> {
+  private readonly pages = new Map<number, RawJson>();
+
+  constructor(
+    private readonly kind: string,
+    private readonly key: string,
+    private readonly items: () => readonly T[],
+    private readonly pageSize: number,
+  ) {}
+
+  page(cursor: unknown): RawJson {
+    const offset = this.offset(cursor);
+    let page = this.pages.get(offset);
+    if (!page) {
+      const all = this.items();
+      const next = offset + this.pageSize;
+      const result: Record<string, unknown> = { [this.key]: all.slice(offset, next) };
+      if (next < all.length) result.nextCursor = encodeCursor(this.kind, next);
+      page = new RawJson(JSON.stringify(result));
+      this.pages.set(offset, page);
+    }
+    return page;
+  }
+
+  /** Forgets serialized pages (the list changed). */
+  invalidate(): void {
+    this.pages.clear();
+  }
+
+  private offset(cursor: unknown): number {
+    if (cursor === undefined) return 0;
+    const offset = typeof cursor === 'string' ? decodeCursor(this.kind, cursor) : undefined;
+    if (offset === undefined || offset >= Math.max(1, this.items().length)) {
+      throw McpError.invalidParams('Invalid cursor', { cursor });
+    }
+    return offset;
+  }
+}
+
+function encodeCursor(kind: string, offset: number): string {
+  return Buffer.from(`${kind}:${offset}`).toString('base64url');
+}
+
+function decodeCursor(kind: string, cursor: string): number | undefined {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(cursor)) return undefined;
+  const m = /^([a-z]+):(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  return m && m[1] === kind ? Number(m[2]) : undefined;
+}

@@ -1,0 +1,87 @@
+import type { HandlerRef } from '../registry/descriptors';
+import type { Registry } from '../registry/registry';
+import type { Implementation, ServerCapabilities } from './mcp-types';
+import type { MethodHandler } from './request-scope';
+import { completionHandlers } from './handlers/completion.handlers';
+import type { HandlerEnv } from './handlers/handler-env';
+import { lifecycleHandlers } from './handlers/lifecycle.handlers';
+import { promptsHandlers } from './handlers/prompts.handlers';
+import { resourcesHandlers } from './handlers/resources.handlers';
+import { toolsHandlers } from './handlers/tools.handlers';
+import { MessageSink, ServerSession, SessionHost, SessionOptions } from './server-session';
+
+export interface ProtocolEngineOptions {
+  registry: Registry;
+  serverInfo: Implementation;
+  instructions?: string;
+  pageSize: number;
+  clientRequestTimeoutMs: number;
+  invoke(ref: HandlerRef, args: unknown[]): Promise<unknown>;
+  logError(message: string, error?: unknown): void;
+}
+
+/**
+ * The MCP server side of one application: the method -> handler map and capabilities derived from
+ * the registry, built once, and shared by every session of every transport.
+ */
+export class ProtocolEngine implements SessionHost {
+  readonly handlers: ReadonlyMap<string, MethodHandler>;
+  readonly capabilities: ServerCapabilities;
+  readonly clientRequestTimeoutMs: number;
+  private readonly sessions = new Set<ServerSession>();
+
+  constructor(private readonly options: ProtocolEngineOptions) {
+    this.clientRequestTimeoutMs = options.clientRequestTimeoutMs;
+    this.capabilities = deriveCapabilities(options.registry);
+    const env: HandlerEnv = {
+      registry: options.registry,
+      serverInfo: options.serverInfo,
+      instructions: options.instructions,
+      capabilities: this.capabilities,
+      pageSize: options.pageSize,
+      invoke: options.invoke,
+      logError: options.logError,
+    };
+    const map: Record<string, MethodHandler> = { ...lifecycleHandlers(env) };
+    if (this.capabilities.tools) Object.assign(map, toolsHandlers(env));
+    if (this.capabilities.resources) Object.assign(map, resourcesHandlers(env));
+    if (this.capabilities.prompts) Object.assign(map, promptsHandlers(env));
+    if (this.capabilities.completions) Object.assign(map, completionHandlers(env));
+    this.handlers = new Map(Object.entries(map));
+  }
+
+  /** Opens a session whose outbound messages go to `sink`. */
+  createSession(sink: MessageSink, options?: SessionOptions): ServerSession {
+    const session = new ServerSession(this, sink, options);
+    this.sessions.add(session);
+    return session;
+  }
+
+  onSessionClosed(session: ServerSession): void {
+    this.sessions.delete(session);
+  }
+
+  logError(message: string, error?: unknown): void {
+    this.options.logError(message, error);
+  }
+
+  /** Requests in flight across all sessions. */
+  get inflightCount(): number {
+    let n = 0;
+    for (const s of this.sessions) n += s.inflightCount;
+    return n;
+  }
+
+  closeAllSessions(): void {
+    for (const s of [...this.sessions]) s.close();
+  }
+}
+
+function deriveCapabilities(registry: Registry): ServerCapabilities {
+  const caps: ServerCapabilities = { logging: {} };
+  if (registry.tools.size > 0) caps.tools = {};
+  if (registry.resources.size > 0 || registry.templates.length > 0) caps.resources = {};
+  if (registry.prompts.size > 0) caps.prompts = {};
+  if (registry.hasCompletions) caps.completions = {};
+  return caps;
+}

@@ -1,0 +1,227 @@
+import { McpContext } from '../context/mcp-context';
+import { RequestContext } from '../context/request-context';
+import type { ClientCapabilities, Implementation, LoggingLevel } from './mcp-types';
+import { LATEST_PROTOCOL_VERSION, LOGGING_LEVELS } from './mcp-types';
+import {
+  ErrorCode,
+  errorResponse,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  RequestId,
+  isRequest,
+  isResponse,
+} from './json-rpc';
+import { McpError } from './mcp.error';
+import type { MethodHandler, RequestScope, TransportExtra } from './request-scope';
+
+/** Where a session's outbound messages go; `relatedRequestId` names the request they belong to. */
+export type MessageSink = (message: JsonRpcMessage, relatedRequestId?: RequestId) => void | Promise<void>;
+
+/** What a session needs from the application that owns it. */
+export interface SessionHost {
+  readonly handlers: ReadonlyMap<string, MethodHandler>;
+  readonly clientRequestTimeoutMs: number;
+  logError(message: string, error?: unknown): void;
+  onSessionClosed?(session: ServerSession): void;
+}
+
+export interface SessionOptions {
+  id?: string;
+  /** Refuse requests other than initialize and ping until initialize succeeded (default true). */
+  requireInitialize?: boolean;
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  cleanup(): void;
+}
+
+/**
+ * One client's protocol state: negotiated version, capabilities, log level, requests in flight and
+ * requests sent to the client. Transport-agnostic: messages come in through `receive` or
+ * `handleRequest`, and go out through the sink.
+ */
+export class ServerSession {
+  readonly id: string | undefined;
+  protocolVersion = LATEST_PROTOCOL_VERSION;
+  clientInfo: Implementation | undefined;
+  clientCapabilities: ClientCapabilities = {};
+  logLevel: LoggingLevel | undefined;
+  initialized = false;
+  closed = false;
+  private readonly requireInitialize: boolean;
+  private readonly inflight = new Map<RequestId, AbortController>();
+  private readonly outbound = new Map<RequestId, Pending>();
+  private nextOutboundId = 0;
+  private readonly closeController = new AbortController();
+
+  constructor(
+    private readonly host: SessionHost,
+    private readonly sink: MessageSink,
+    options: SessionOptions = {},
+  ) {
+    this.id = options.id;
+    this.requireInitialize = options.requireInitialize ?? true;
+  }
+
+  /** Aborted when the session closes. */
+  get closeSignal(): AbortSignal {
+    return this.closeController.signal;
+  }
+
+  /** Handles any inbound message; responses to requests go to the sink. */
+  async receive(message: JsonRpcMessage, extra?: TransportExtra): Promise<void> {
+    if (isRequest(message)) {
+      const response = await this.handleRequest(message, extra);
+      if (response) await this.emit(response, message.id);
+    } else if (isResponse(message)) {
+      this.handleResponse(message);
+    } else {
+      this.handleNotification(message as JsonRpcNotification);
+    }
+  }
+
+  /** Runs one request; resolves to its response, or undefined when the client cancelled it. */
+  async handleRequest(request: JsonRpcRequest, extra?: TransportExtra): Promise<JsonRpcResponse | undefined> {
+    const { id, method } = request;
+    if (this.inflight.has(id)) return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use`);
+    const handler = this.host.handlers.get(method);
+    if (!handler) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    if (this.requireInitialize && !this.initialized && method !== 'initialize' && method !== 'ping') {
+      return errorResponse(id, ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
+    }
+    const controller = new AbortController();
+    this.inflight.set(id, controller);
+    const scope = new Scope(id, method, request.params ?? {}, this, controller.signal, extra);
+    try {
+      const result = await handler(scope.params, scope);
+      return controller.signal.aborted ? undefined : { jsonrpc: '2.0', id, result: result ?? {} };
+    } catch (error) {
+      if (controller.signal.aborted) return undefined;
+      if (error instanceof McpError) return errorResponse(id, error.code, error.message, error.data);
+      this.host.logError(`Unhandled error in ${method}`, error);
+      return errorResponse(id, ErrorCode.InternalError, 'Internal error');
+    } finally {
+      this.inflight.delete(id);
+      scope.finish();
+    }
+  }
+
+  handleNotification(notification: JsonRpcNotification): void {
+    const params = notification.params ?? {};
+    switch (notification.method) {
+      case 'notifications/initialized':
+        this.initialized = true;
+        break;
+      case 'notifications/cancelled': {
+        const controller = this.inflight.get(params.requestId as RequestId);
+        controller?.abort(new McpError(ErrorCode.InvalidRequest, String(params.reason ?? 'Cancelled by the client')));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  handleResponse(response: JsonRpcResponse): void {
+    const pending = response.id === null ? undefined : this.outbound.get(response.id);
+    if (!pending) return;
+    if ('error' in response) pending.reject(new McpError(response.error.code, response.error.message, response.error.data));
+    else pending.resolve(response.result);
+  }
+
+  /** Sends a notification, attached to a request when `relatedRequestId` is given. */
+  async notify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): Promise<void> {
+    if (this.closed) return;
+    const message: JsonRpcNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    await this.emit(message, relatedRequestId);
+  }
+
+  /** Sends a request to the client and resolves with its result. */
+  request(method: string, params: Record<string, unknown>, options: { relatedRequestId?: RequestId; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<unknown> {
+    if (this.closed) return Promise.reject(new McpError(ErrorCode.InternalError, 'Session closed'));
+    const id = `s${++this.nextOutboundId}`;
+    return new Promise<unknown>((resolve, reject) => {
+      const timeoutMs = options.timeoutMs ?? this.host.clientRequestTimeoutMs;
+      const abort = (reason: unknown) => {
+        void this.notify('notifications/cancelled', { requestId: id, reason: String(reason instanceof Error ? reason.message : reason) });
+        pending.cleanup();
+        reject(reason instanceof McpError ? reason : new McpError(ErrorCode.InternalError, 'Request to the client was cancelled'));
+      };
+      const onAbort = () => abort(options.signal?.reason);
+      const timer = setTimeout(() => abort(new McpError(-32001, `Request to the client timed out after ${timeoutMs} ms`, { method, timeoutMs })), timeoutMs);
+      timer.unref?.();
+      const pending: Pending = {
+        resolve: (value) => {
+          pending.cleanup();
+          resolve(value);
+        },
+        reject: (error) => {
+          pending.cleanup();
+          reject(error);
+        },
+        cleanup: () => {
+          clearTimeout(timer);
+          options.signal?.removeEventListener('abort', onAbort);
+          this.outbound.delete(id);
+        },
+      };
+      if (options.signal?.aborted) return abort(options.signal.reason);
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      this.outbound.set(id, pending);
+      this.emit({ jsonrpc: '2.0', id, method, params }, options.relatedRequestId).catch((error) => pending.reject(error));
+    });
+  }
+
+  /** True when a log message at `level` passes the client's chosen minimum. */
+  shouldLog(level: LoggingLevel): boolean {
+    return this.logLevel === undefined || LOGGING_LEVELS.indexOf(level) >= LOGGING_LEVELS.indexOf(this.logLevel);
+  }
+
+  /** Aborts requests in flight, fails requests sent to the client, and stops sending. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.closeController.abort(new McpError(ErrorCode.InternalError, 'Session closed'));
+    for (const controller of this.inflight.values()) controller.abort(new McpError(ErrorCode.InternalError, 'Session closed'));
+    for (const pending of [...this.outbound.values()]) pending.reject(new McpError(ErrorCode.InternalError, 'Session closed'));
+    this.host.onSessionClosed?.(this);
+  }
+
+  get inflightCount(): number {
+    return this.inflight.size;
+  }
+
+  private async emit(message: JsonRpcMessage, relatedRequestId?: RequestId): Promise<void> {
+    try {
+      await this.sink(message, relatedRequestId);
+    } catch (error) {
+      this.host.logError('Failed to send a message', error);
+    }
+  }
+}
+
+class Scope implements RequestScope {
+  private ctx?: RequestContext;
+
+  constructor(
+    readonly id: RequestId,
+    readonly method: string,
+    readonly params: Record<string, unknown>,
+    readonly session: ServerSession,
+    readonly signal: AbortSignal,
+    readonly extra: TransportExtra | undefined,
+  ) {}
+
+  context(): McpContext {
+    this.ctx ??= new RequestContext(this);
+    return this.ctx;
+  }
+
+  finish(): void {
+    this.ctx?.finish();
+  }
+}

@@ -1,0 +1,2 @@
+/** The input class of a tool that takes no arguments. */
+export class EmptyInput {}

@@ -1,0 +1,80 @@
+import type { Readable, Writable } from 'node:stream';
+import { ErrorCode, errorResponse, JsonRpcMessage } from '../protocol/json-rpc';
+import { decodeMessage, encodeMessage } from '../protocol/wire';
+import { LineDecoder } from './line-decoder';
+import type { InboundSink, MessageTransport } from './message-transport';
+
+export interface StdioOptions {
+  /** Largest message accepted, in bytes (default 4 MiB); a longer line is answered with -32600. */
+  maxMessageBytes?: number;
+  /** Send `console.log/info/debug` to stderr so that stdout carries protocol messages only (default true). */
+  redirectConsole?: boolean;
+  input?: Readable;
+  output?: Writable;
+}
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/** Newline-delimited JSON-RPC over a process's stdin and stdout. */
+export class StdioTransport implements MessageTransport {
+  private readonly input: Readable;
+  private readonly output: Writable;
+  private readonly maxBytes: number;
+  private restoreConsole?: () => void;
+  private detach?: () => void;
+
+  constructor(private readonly options: StdioOptions = {}) {
+    this.input = options.input ?? process.stdin;
+    this.output = options.output ?? process.stdout;
+    this.maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  }
+
+  start(inbound: InboundSink, closed: () => void): void {
+    if (this.options.redirectConsole !== false && this.output === process.stdout) this.restoreConsole = redirectConsole();
+    const decoder = new LineDecoder(
+      this.maxBytes,
+      (line) => inbound(decodeMessage(line)),
+      () => inbound({ ok: false, error: errorResponse(null, ErrorCode.InvalidRequest, `Message exceeds the maximum size of ${this.maxBytes} bytes`) }),
+    );
+    let ended = false;
+    const onData = (chunk: Buffer | string) => decoder.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    const onEnd = () => {
+      if (ended) return;
+      ended = true;
+      decoder.flush();
+      closed();
+    };
+    this.input.on('data', onData);
+    this.input.on('end', onEnd);
+    this.input.on('close', onEnd);
+    this.input.on('error', onEnd);
+    this.detach = () => {
+      this.input.off('data', onData);
+      this.input.off('end', onEnd);
+      this.input.off('close', onEnd);
+      this.input.off('error', onEnd);
+    };
+    this.input.resume();
+  }
+
+  send(message: JsonRpcMessage): Promise<void> {
+    if (!this.output.writable) return Promise.resolve();
+    this.output.write(`${encodeMessage(message)}\n`);
+    return Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    this.detach?.();
+    this.detach = undefined;
+    this.input.pause();
+    if (this.input === process.stdin) process.stdin.unref?.();
+    this.restoreConsole?.();
+    this.restoreConsole = undefined;
+  }
+}
+
+function redirectConsole(): () => void {
+  const saved = { log: console.log, info: console.info, debug: console.debug };
+  console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
+  return () => Object.assign(console, saved);
+}
