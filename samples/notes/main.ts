@@ -3,7 +3,8 @@ import { McpApplication } from '../../src';
 import { AppModule } from './app.module';
 
 async function main(): Promise<void> {
-  const app = await McpApplication.create(AppModule);
+  const pageSize = Number(/--page-size=(\d+)/.exec(process.argv.join(' '))?.[1] ?? 100);
+  const app = await McpApplication.create(AppModule, { pageSize });
   app.enableShutdownHooks();
   // Streamable HTTP arrives with the HTTP transport; until then every mode serves stdio.
   await app.listen({ stdio: true });

@@ -1,0 +1,6 @@
+import { join } from 'node:path';
+
+/** Compiled entry points (`npm test` runs tsc first). */
+export const ROOT = join(__dirname, '..', '..');
+export const SAMPLE_MAIN = join(ROOT, 'dist', 'samples', 'notes', 'main.js');
+export const FAULTY_SERVER = join(ROOT, 'dist', 'test', 'fixtures', 'faulty-server.js');

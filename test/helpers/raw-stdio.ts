@@ -1,0 +1,70 @@
+import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+
+/**
+ * A server process driven by hand: write raw lines to its stdin, read every stdout line as JSON
+ * (a stdout line that is not JSON fails the test: stdout must carry protocol messages only).
+ */
+export class RawStdioPeer {
+  readonly lines: Record<string, unknown>[] = [];
+  stderr = '';
+  private buffer = '';
+  private waiters: (() => void)[] = [];
+  readonly exited: Promise<number | null>;
+  private readonly child: ChildProcessWithoutNullStreams;
+
+  constructor(script: string, args: string[] = []) {
+    this.child = spawn(process.execPath, [script, ...args], { stdio: 'pipe' });
+    this.child.stdout.on('data', (chunk: Buffer) => {
+      this.buffer += chunk.toString('utf8');
+      let nl: number;
+      while ((nl = this.buffer.indexOf('\n')) >= 0) {
+        const line = this.buffer.slice(0, nl);
+        this.buffer = this.buffer.slice(nl + 1);
+        this.lines.push(JSON.parse(line) as Record<string, unknown>);
+      }
+      for (const w of this.waiters.splice(0)) w();
+    });
+    this.child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
+    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
+  }
+
+  write(data: string | Buffer): void {
+    this.child.stdin.write(data);
+  }
+
+  send(message: unknown): void {
+    this.write(`${JSON.stringify(message)}\n`);
+  }
+
+  async initialize(): Promise<void> {
+    this.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    await this.response('init');
+    this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  }
+
+  /** Resolves with the first stdout message matching, waiting for it if need be. */
+  async next(predicate: (m: Record<string, unknown>) => boolean, timeoutMs = 10_000): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.lines.find(predicate);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`no matching message; stdout so far: ${JSON.stringify(this.lines).slice(0, 2000)}; stderr: ${this.stderr}`);
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, 50);
+      });
+    }
+  }
+
+  response(id: unknown): Promise<Record<string, unknown>> {
+    return this.next((m) => m.id === id && ('result' in m || 'error' in m));
+  }
+
+  endInput(): void {
+    this.child.stdin.end();
+  }
+
+  kill(): void {
+    this.child.kill('SIGKILL');
+  }
+}
