@@ -128,7 +128,7 @@ export class JsonSchemaBuilder {
     for (const [name, meta] of propertyMetadata(cls)) {
       const optional = meta.validations.some((v) => v.type === ValidationTypes.CONDITIONAL_VALIDATION && v.name === 'isOptional');
       properties[name] = this.propertySchema(cls, name, meta.validations, meta.field);
-      if (!optional && meta.field.default === undefined) required.push(name);
+      if (!optional) required.push(name);
     }
     if (!skipSelfCheck) this.stack.pop();
     const schema: JsonSchema = { type: 'object', properties };

@@ -1,0 +1,62 @@
+import { LineDecoder } from '../../../src/transports/line-decoder';
+
+describe('LineDecoder', () => {
+  function decoder(max = 1024) {
+    const lines: string[] = [];
+    let oversize = 0;
+    const d = new LineDecoder(max, (l) => lines.push(l), () => oversize++);
+    return { d, lines, oversize: () => oversize };
+  }
+
+  it('splits chunks into lines, joining lines split across chunks', () => {
+    const { d, lines } = decoder();
+    d.push(Buffer.from('{"a":1}\n{"b"'));
+    d.push(Buffer.from(':2}\n{"c":3}'));
+    expect(lines).toEqual(['{"a":1}', '{"b":2}']);
+    d.push(Buffer.from('\n'));
+    expect(lines).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
+  });
+
+  it('tolerates CRLF and skips blank lines', () => {
+    const { d, lines } = decoder();
+    d.push(Buffer.from('one\r\n\r\n  \ntwo\r\n'));
+    expect(lines).toEqual(['one', 'two']);
+  });
+
+  it('keeps multi-byte characters split across chunks intact', () => {
+    const { d, lines } = decoder();
+    const bytes = Buffer.from('"héllo ☃"\n');
+    for (const b of bytes) d.push(Buffer.from([b]));
+    expect(lines).toEqual(['"héllo ☃"']);
+  });
+
+  it('reports an oversize line once, skips it without buffering, and recovers at the next newline', () => {
+    const { d, lines, oversize } = decoder(10);
+    d.push(Buffer.from('0123456789ABC'));
+    d.push(Buffer.from('DEFGHIJ'));
+    expect(oversize()).toBe(1);
+    d.push(Buffer.from('KLM\nok\n'));
+    expect(oversize()).toBe(1);
+    expect(lines).toEqual(['ok']);
+    d.push(Buffer.from('this line is long\nfine\n'));
+    expect(oversize()).toBe(2);
+    expect(lines).toEqual(['ok', 'fine']);
+  });
+
+  it('emits a last line without newline on flush', () => {
+    const { d, lines } = decoder();
+    d.push(Buffer.from('tail'));
+    d.flush();
+    expect(lines).toEqual(['tail']);
+  });
+
+  it('does not re-copy buffered bytes for every chunk (pieces are joined once per line)', () => {
+    const { d, lines } = decoder(64 * 1024 * 1024);
+    const concat = jest.spyOn(Buffer, 'concat');
+    for (let i = 0; i < 1000; i++) d.push(Buffer.alloc(1024, 0x61));
+    d.push(Buffer.from('\n'));
+    expect(concat).toHaveBeenCalledTimes(1);
+    concat.mockRestore();
+    expect(lines[0].length).toBe(1024 * 1000);
+  });
+});
