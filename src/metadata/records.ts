@@ -85,7 +85,7 @@ export interface FieldRecord {
 }
 
 /** A module's providers entry: a class, or a registration under a token. */
-export type ProviderToken<T = unknown> = string | symbol | ClassType<T>;
+export type ProviderToken<T = unknown> = string | symbol | Constructor<T>;
 export type ProviderLifecycle = 'singleton' | 'transient';
 export type Provider =
   | ClassType

@@ -2,7 +2,7 @@ import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId } f
 import { isRequest, isResponse } from '../protocol/json-rpc';
 import { McpError } from '../protocol/mcp.error';
 import { LATEST_PROTOCOL_VERSION, type ClientCapabilities } from '../protocol/mcp-types';
-import type { ClientTransport } from '../transports/in-memory.transport';
+import type { ClientTransport, WireMessage } from '../transports/in-memory.transport';
 
 /** Answers a request the server sends to the client (sampling, elicitation, roots). */
 export type ClientRequestHandler = (params: Record<string, unknown>) => unknown | Promise<unknown>;
@@ -31,7 +31,7 @@ export class McpTestClient {
     private readonly transport: ClientTransport,
     private readonly options: TestClientOptions = {},
   ) {
-    transport.onmessage = (message) => this.onMessage(message);
+    transport.onmessage = (message) => this.onMessage(message as unknown as JsonRpcMessage);
     transport.onclose = () => {
       for (const p of this.pending.values()) p.reject(new Error('Connection closed'));
       this.pending.clear();
@@ -56,7 +56,7 @@ export class McpTestClient {
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       const message: JsonRpcRequest = params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
-      this.transport.send(message).catch(reject);
+      this.transport.send(message as unknown as WireMessage).catch(reject);
     });
   }
 

@@ -7,14 +7,17 @@ import type { InboundSink, MessageTransport } from './message-transport';
  * `Client` can connect to it directly, as can `McpTestClient`.
  */
 export interface ClientTransport {
-  onmessage?: (message: JsonRpcMessage) => void;
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
+  onmessage?(message: WireMessage): void;
+  onclose?(): void;
+  onerror?(error: Error): void;
   sessionId?: string;
   start(): Promise<void>;
-  send(message: JsonRpcMessage): Promise<void>;
+  send(message: WireMessage): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Any JSON-RPC 2.0 message, loosely typed so that other libraries' message types fit. */
+export type WireMessage = { jsonrpc: '2.0' } & { [key: string]: unknown };
 
 /** Delivers a copy as it would arrive over a wire, one macrotask later, in order. */
 function deliver(message: JsonRpcMessage, to: (m: JsonRpcMessage) => void): void {
@@ -35,7 +38,7 @@ class ServerEnd implements MessageTransport {
 
   async send(message: JsonRpcMessage): Promise<void> {
     if (this.isClosed) return;
-    deliver(message, (m) => this.peer.onmessage?.(m));
+    deliver(message, (m) => this.peer.onmessage?.(m as unknown as WireMessage));
   }
 
   async close(): Promise<void> {
@@ -53,7 +56,7 @@ class ServerEnd implements MessageTransport {
 }
 
 class ClientEnd implements ClientTransport {
-  onmessage?: (message: JsonRpcMessage) => void;
+  onmessage?: (message: WireMessage) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
   private isClosed = false;
@@ -62,9 +65,9 @@ class ClientEnd implements ClientTransport {
 
   async start(): Promise<void> {}
 
-  async send(message: JsonRpcMessage): Promise<void> {
+  async send(message: WireMessage): Promise<void> {
     if (this.isClosed) throw new Error('Transport closed');
-    const text = encodeMessage(message);
+    const text = JSON.stringify(message);
     setImmediate(() => this.server.inbound?.(checkMessage(JSON.parse(text))));
   }
 

@@ -12,11 +12,13 @@ class Counter {
 const CONFIG = Symbol('config');
 const GREETING = Symbol('greeting');
 
-abstract class Clock {
-  abstract now(): string;
+class Clock {
+  now(): string {
+    throw new Error('replaced by FixedClock');
+  }
 }
 class FixedClock extends Clock {
-  now() {
+  override now() {
     return '2026-01-01';
   }
 }
