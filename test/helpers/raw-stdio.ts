@@ -1,26 +1,33 @@
 import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { ROOT } from './paths';
 
 /**
  * A server process driven by hand: write raw lines to its stdin, read every stdout line as JSON
- * (a stdout line that is not JSON fails the test: stdout must carry protocol messages only).
+ * (lines that are not JSON are kept apart in `garbage`: stdout must carry protocol messages only).
  */
 export class RawStdioPeer {
   readonly lines: Record<string, unknown>[] = [];
+  /** stdout lines that were not JSON (there must be none). */
+  readonly garbage: string[] = [];
   stderr = '';
   private buffer = '';
   private waiters: (() => void)[] = [];
   readonly exited: Promise<number | null>;
   private readonly child: ChildProcessWithoutNullStreams;
 
-  constructor(script: string, args: string[] = []) {
-    this.child = spawn(process.execPath, [script, ...args], { stdio: 'pipe' });
+  constructor(script: string, args: string[] = [], command: string = process.execPath) {
+    this.child = spawn(command, script ? [script, ...args] : args, { stdio: 'pipe', cwd: ROOT });
     this.child.stdout.on('data', (chunk: Buffer) => {
       this.buffer += chunk.toString('utf8');
       let nl: number;
       while ((nl = this.buffer.indexOf('\n')) >= 0) {
         const line = this.buffer.slice(0, nl);
         this.buffer = this.buffer.slice(nl + 1);
-        this.lines.push(JSON.parse(line) as Record<string, unknown>);
+        try {
+          this.lines.push(JSON.parse(line) as Record<string, unknown>);
+        } catch {
+          this.garbage.push(line);
+        }
       }
       for (const w of this.waiters.splice(0)) w();
     });

@@ -13,6 +13,7 @@ describe('stdio bad input (real child process)', () => {
   afterAll(async () => {
     peer.endInput();
     await peer.exited;
+    expect(peer.garbage).toEqual([]);
   });
 
   /** Proves the server still answers after whatever the test did. */
