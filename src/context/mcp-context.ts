@@ -90,6 +90,12 @@ export abstract class McpContext {
   abstract sample(params: CreateMessageParams, options?: ClientRequestOptions): Promise<CreateMessageResult>;
   /** Lists the client's roots (`roots/list`). */
   abstract roots(options?: ClientRequestOptions): Promise<Root[]>;
+  /**
+   * Over Streamable HTTP, closes the connection that carries this request's SSE stream without ending
+   * the stream: the client reconnects with Last-Event-ID and receives what followed (SEP-1699
+   * polling). Does nothing on other transports.
+   */
+  abstract closeStream(): void;
 }
 
 /** The context of a completion handler: the usual context plus the arguments already resolved. */

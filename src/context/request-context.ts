@@ -73,6 +73,10 @@ export class RequestContext extends McpContext {
     return result.roots ?? [];
   }
 
+  closeStream(): void {
+    this.scope.extra?.closeStream?.();
+  }
+
   /** Called when the request has been answered: later progress is dropped. */
   finish(): void {
     this.done = true;

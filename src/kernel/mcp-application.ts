@@ -5,6 +5,8 @@ import type { ClassType, Provider } from '../metadata/records';
 import type { JsonRpcMessage } from '../protocol/json-rpc';
 import { ProtocolEngine } from '../protocol/protocol-engine';
 import type { ServerSession, SessionOptions } from '../protocol/server-session';
+import type { HttpOptions } from '../transports/http/http-options';
+import { StreamableHttpTransport } from '../transports/http/streamable-http';
 import type { HandlerRef } from '../registry/descriptors';
 import type { Registry } from '../registry/registry';
 import { buildRegistry, ProviderEntry } from '../registry/registry.builder';
@@ -21,11 +23,19 @@ import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS } from './tokens';
 export interface ListenOptions {
   /** Serve one client over this process's stdin/stdout. */
   stdio?: boolean | StdioOptions;
+  /** Serve Streamable HTTP on a Koa server of its own. */
+  http?: HttpOptions;
 }
 
-interface Connection {
-  transport: MessageTransport;
-  session: ServerSession;
+export interface ListenResult {
+  http?: { host: string; port: number; url: string };
+}
+
+/** Something that serves the application and must be shut down with it. */
+interface Served {
+  /** Refuses new work (requests in flight go on). */
+  stopAccepting(): void;
+  close(): Promise<void>;
 }
 
 /**
@@ -33,7 +43,7 @@ interface Connection {
  * number of transports. Two applications in one process share nothing.
  */
 export class McpApplication {
-  private readonly connections = new Set<Connection>();
+  private readonly served = new Set<Served>();
   private closing?: Promise<void>;
 
   private constructor(
@@ -87,16 +97,22 @@ export class McpApplication {
   connect(transport: MessageTransport, options?: SessionOptions & { onClose?: () => void }): ServerSession {
     if (this.closing) throw new Error('The application is closing');
     const session = this.engine.createSession((message: JsonRpcMessage) => transport.send(message), options);
-    const connection: Connection = { transport, session };
-    this.connections.add(connection);
+    const served: Served = {
+      stopAccepting: () => undefined,
+      close: async () => {
+        session.close();
+        await transport.close();
+      },
+    };
+    this.served.add(served);
     void transport.start(
       (input) => {
         if (!input.ok) void transport.send(input.error);
         else void session.receive(input.message);
       },
       () => {
-        this.connections.delete(connection);
-        void this.drain([session]).then(() => {
+        this.served.delete(served);
+        void this.drain(() => session.inflightCount).then(() => {
           session.close();
           options?.onClose?.();
         });
@@ -112,12 +128,29 @@ export class McpApplication {
     return client;
   }
 
+  /**
+   * A Streamable HTTP transport for this application, not yet listening: mount `middleware()` in
+   * your own Koa app, pass `callback()` to a Node server (or supertest), or call `listen()`.
+   */
+  httpTransport(options: HttpOptions = {}): StreamableHttpTransport {
+    if (this.closing) throw new Error('The application is closing');
+    const transport = new StreamableHttpTransport(
+      { createSession: (sink, o) => this.engine.createSession(sink, o), logError: (m, e) => this.logger.error(m, e) },
+      options,
+    );
+    this.served.add({ stopAccepting: () => transport.stopAccepting(), close: () => transport.close() });
+    return transport;
+  }
+
   /** Starts serving. With `stdio`, the application closes when stdin ends. */
-  async listen(options: ListenOptions): Promise<void> {
+  async listen(options: ListenOptions): Promise<ListenResult> {
+    const result: ListenResult = {};
+    if (options.http) result.http = await this.httpTransport(options.http).listen();
     if (options.stdio) {
       const stdio = new StdioTransport(options.stdio === true ? {} : options.stdio);
       this.connect(stdio, { onClose: () => void this.close() });
     }
+    return result;
   }
 
   /** Closes on SIGINT/SIGTERM, then lets the process exit. */
@@ -132,19 +165,21 @@ export class McpApplication {
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      const connections = [...this.connections];
-      await this.drain(connections.map((c) => c.session));
+      const served = [...this.served];
+      for (const s of served) s.stopAccepting();
+      await this.drain(() => this.engine.inflightCount);
       this.engine.closeAllSessions();
-      await Promise.allSettled(connections.map((c) => c.transport.close()));
-      this.connections.clear();
+      await Promise.allSettled(served.map((s) => s.close()));
+      this.served.clear();
       await this.container.dispose();
     })();
     return this.closing;
   }
 
-  private async drain(sessions: ServerSession[]): Promise<void> {
+  /** Waits until `inflight()` is zero or `shutdownTimeoutMs` passed. */
+  private async drain(inflight: () => number): Promise<void> {
     const deadline = Date.now() + this.options.shutdownTimeoutMs;
-    while (sessions.some((s) => s.inflightCount > 0) && Date.now() < deadline) {
+    while (inflight() > 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10).unref());
     }
   }

@@ -6,6 +6,8 @@ import type { ServerSession } from './server-session';
 export interface TransportExtra {
   headers?: Readonly<Record<string, string | string[] | undefined>>;
   auth?: import('../context/mcp-context').AuthInfo;
+  /** Ends the HTTP connection carrying this request's stream; the client resumes it (SSE polling). */
+  closeStream?: () => void;
 }
 
 /** What a protocol handler receives besides its params. Handlers never see a transport. */

@@ -1,0 +1,50 @@
+/**
+ * DNS-rebinding protection: a browser tricked into calling a local server sends a foreign Host and
+ * Origin. Allowed hosts are matched by name, and by port when the entry (or the server) names one.
+ */
+export class HostGuard {
+  private readonly hosts: Set<string>;
+  private readonly origins: Set<string> | undefined;
+
+  constructor(allowedHosts: string[], allowedOrigins: string[] | undefined, private port: number | undefined) {
+    this.hosts = new Set(allowedHosts.map((h) => h.toLowerCase()));
+    this.origins = allowedOrigins ? new Set(allowedOrigins.map((o) => o.toLowerCase().replace(/\/$/, ''))) : undefined;
+  }
+
+  /** The port the server actually listens on (known after listen). */
+  setPort(port: number): void {
+    this.port = port;
+  }
+
+  /** Why the request is refused, or undefined when it may proceed. */
+  check(host: string | undefined, origin: string | undefined): string | undefined {
+    if (!host || !this.hostAllowed(host.toLowerCase())) return `Host header not allowed: ${host ?? '(none)'}`;
+    if (origin !== undefined && !this.originAllowed(origin.toLowerCase())) return `Origin not allowed: ${origin}`;
+    return undefined;
+  }
+
+  private hostAllowed(host: string): boolean {
+    if (this.hosts.has(host)) return true;
+    const { name, port } = splitHost(host);
+    if (!this.hosts.has(name)) return false;
+    return port === undefined || this.port === undefined || port === this.port;
+  }
+
+  private originAllowed(origin: string): boolean {
+    if (this.origins) return this.origins.has(origin);
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      return false;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+    return this.hostAllowed(url.host);
+  }
+}
+
+function splitHost(host: string): { name: string; port?: number } {
+  const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(host);
+  if (!m) return { name: host };
+  return m[2] === undefined ? { name: m[1] } : { name: m[1], port: Number(m[2]) };
+}

@@ -1,0 +1,80 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AuthInfo } from '../../context/mcp-context';
+import type { EventStore } from './event-store';
+
+/** Options of the Streamable HTTP transport. */
+export interface HttpOptions {
+  /** Port to listen on (default 3000; 0 picks a free one). */
+  port?: number;
+  /** Address to bind (default 127.0.0.1). */
+  host?: string;
+  /** The MCP endpoint path (default /mcp). */
+  path?: string;
+  /** Issue Mcp-Session-Id and keep per-session state (default true); false serves every POST on its own. */
+  sessions?: boolean;
+  /** `auto` answers JSON unless the handler sends something first; `json` never streams; `sse` always does. */
+  responseMode?: 'auto' | 'json' | 'sse';
+  /** Offer the standalone GET SSE stream (default true with sessions). */
+  enableGetStream?: boolean;
+  /** Close sessions idle this long, in ms (default 30 minutes). */
+  sessionIdleTimeoutMs?: number;
+  /** Refuse new sessions beyond this many (default 10 000). */
+  maxSessions?: number;
+  /**
+   * Validate Host and Origin against `allowedHosts`/`allowedOrigins` (default: on when bound to a
+   * loopback address, which is what DNS-rebinding attacks target).
+   */
+  dnsRebindingProtection?: boolean;
+  /** Host names (with or without port) accepted when protection is on (default: localhost, 127.0.0.1, [::1]). */
+  allowedHosts?: string[];
+  /** Origins accepted when protection is on (default: http(s) origins of the allowed hosts). */
+  allowedOrigins?: string[];
+  /** Largest request body in bytes (default 4 MiB); larger ones get 413. */
+  maxBodyBytes?: number;
+  /** CORS for browser clients: the allowed origins, or `*`. Off by default. */
+  cors?: { origins: string[] | '*' };
+  /** Where SSE events are kept for resumption (default: a bounded in-memory store). */
+  eventStore?: EventStore;
+  /** Interval of keep-alive comments on idle SSE streams, in ms (default 15 000; 0 disables). */
+  keepAliveMs?: number;
+  /** The `retry` hint sent to clients on SSE streams, in ms (default 1 000). */
+  retryMs?: number;
+  /** Path of a health endpoint answering `{"status":"ok"}` (default /health; null disables). */
+  healthPath?: string | null;
+  /** Establishes who is calling; the result is `ctx.auth` and scopes sessions. Throw to refuse (401). */
+  authenticate?: (request: { headers: IncomingHttpHeaders; method: string; url: string }) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+}
+
+export type ResolvedHttpOptions = Required<Omit<HttpOptions, 'cors' | 'eventStore' | 'authenticate' | 'allowedOrigins' | 'healthPath'>> &
+  Pick<HttpOptions, 'cors' | 'authenticate' | 'allowedOrigins'> & { eventStore: EventStore | undefined; healthPath: string | null };
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.has(host) || host.startsWith('127.');
+}
+
+export function resolveHttpOptions(options: HttpOptions, defaultStore: () => EventStore): ResolvedHttpOptions {
+  const host = options.host ?? '127.0.0.1';
+  const sessions = options.sessions ?? true;
+  return {
+    port: options.port ?? 3000,
+    host,
+    path: options.path ?? '/mcp',
+    sessions,
+    responseMode: options.responseMode ?? 'auto',
+    enableGetStream: sessions && (options.enableGetStream ?? true),
+    sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? 30 * 60_000,
+    maxSessions: options.maxSessions ?? 10_000,
+    dnsRebindingProtection: options.dnsRebindingProtection ?? isLoopback(host),
+    allowedHosts: options.allowedHosts ?? ['localhost', '127.0.0.1', '[::1]'],
+    allowedOrigins: options.allowedOrigins,
+    maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+    cors: options.cors,
+    eventStore: sessions ? (options.eventStore ?? defaultStore()) : undefined,
+    keepAliveMs: options.keepAliveMs ?? 15_000,
+    retryMs: options.retryMs ?? 1_000,
+    healthPath: options.healthPath === undefined ? '/health' : options.healthPath,
+    authenticate: options.authenticate,
+  };
+}

@@ -1,0 +1,67 @@
+import type { ServerResponse } from 'node:http';
+import { isResponse, JsonRpcMessage, RequestId } from '../../protocol/json-rpc';
+import type { ServerSession } from '../../protocol/server-session';
+import type { ChannelContext } from './stream-channel';
+import { StreamChannel } from './stream-channel';
+
+/** The standalone (GET) stream's id within a session. */
+export const STANDALONE_STREAM = 'g';
+
+/**
+ * A session as HTTP sees it: its protocol session, the live stream of each request in flight, and
+ * the standalone stream for messages that belong to no request.
+ */
+export class HttpSession {
+  readonly requests = new Map<RequestId, StreamChannel>();
+  /** Live request streams by stream id, for resumption. */
+  readonly streams = new Map<string, StreamChannel>();
+  readonly standalone: StreamChannel;
+  lastActivity = Date.now();
+  private nextStream = 0;
+  session!: ServerSession;
+
+  constructor(
+    readonly id: string | undefined,
+    readonly owner: string | undefined,
+    private readonly channelContext: ChannelContext,
+  ) {
+    this.standalone = new StreamChannel(STANDALONE_STREAM, channelContext);
+  }
+
+  /** Opens the stream of one POSTed request. */
+  openRequest(id: RequestId, res: ServerResponse): StreamChannel {
+    const channel = new StreamChannel(`r${++this.nextStream}`, this.channelContext, res);
+    this.requests.set(id, channel);
+    this.streams.set(channel.streamId, channel);
+    return channel;
+  }
+
+  closeRequest(id: RequestId, channel: StreamChannel): void {
+    if (this.requests.get(id) === channel) this.requests.delete(id);
+    this.streams.delete(channel.streamId);
+  }
+
+  /** Routes an outbound message: to its request's stream when that is live, else to the standalone stream. */
+  route(message: JsonRpcMessage, relatedRequestId?: RequestId): Promise<void> {
+    const key = isResponse(message) ? (message.id ?? undefined) : relatedRequestId;
+    const channel = key === undefined ? undefined : this.requests.get(key);
+    if (channel && channel.state !== 'done') return channel.send(message);
+    return this.standalone.send(message);
+  }
+
+  /** A stream that already finished, for replaying what it sent after a given event. */
+  finishedStream(streamId: string): StreamChannel {
+    const channel = new StreamChannel(streamId, this.channelContext);
+    channel.state = 'done';
+    return channel;
+  }
+
+  get busy(): boolean {
+    return this.requests.size > 0 || this.session.inflightCount > 0;
+  }
+
+  /** Ends every stream for good. */
+  async endStreams(): Promise<void> {
+    await Promise.allSettled([...this.requests.values(), this.standalone].map((c) => c.finish()));
+  }
+}

@@ -1,0 +1,112 @@
+import type { ServerResponse } from 'node:http';
+import type { JsonRpcMessage } from '../../protocol/json-rpc';
+import type { EventStore } from './event-store';
+import { SseConnection } from './sse-stream';
+
+export interface ChannelContext {
+  /** Event storage for resumption; absent in stateless mode. */
+  readonly store?: { sessionId: string; events: EventStore };
+  readonly retryMs: number;
+  /** Headers sent when a stream starts (session id, CORS...). */
+  readonly headers: Record<string, string>;
+  /** Told when a connection opens or closes (for keep-alives and shutdown). */
+  track(connection: SseConnection, open: boolean): void;
+}
+
+/**
+ * One logical SSE stream of a session: a POSTed request's answer, or the standalone GET stream.
+ * Messages are stored (when resumable) and written in order through one queue, so a resume
+ * (replay, then attach) can never interleave with a send.
+ */
+export class StreamChannel {
+  /** `pending`: a request whose answer may still be plain JSON; `done`: the stream ended for good. */
+  state: 'pending' | 'sse' | 'done';
+  private connection?: SseConnection;
+  private tail: Promise<void> = Promise.resolve();
+  private upgraded!: () => void;
+  /** Resolves when a pending answer became a stream. */
+  readonly upgrade = new Promise<void>((resolve) => (this.upgraded = resolve));
+
+  constructor(
+    readonly streamId: string,
+    private readonly ctx: ChannelContext,
+    /** The POST response still waiting for its answer, for request channels. */
+    private pendingRes?: ServerResponse,
+  ) {
+    this.state = pendingRes ? 'pending' : 'sse';
+  }
+
+  get connected(): boolean {
+    return this.connection?.isOpen ?? false;
+  }
+
+  /** Starts SSE on `res` with a priming event (when resumable) and makes it the live connection. */
+  open(res: ServerResponse): Promise<void> {
+    this.begin(res);
+    return this.enqueue(async () => {
+      if (!this.ctx.store) return;
+      const id = await this.ctx.store.events.storeEvent(this.ctx.store.sessionId, this.streamId, null);
+      this.connection?.prime(id, this.ctx.retryMs);
+    });
+  }
+
+  /** Turns a pending JSON answer into a stream. */
+  startStream(): Promise<void> {
+    if (this.state !== 'pending' || !this.pendingRes) return this.tail;
+    const res = this.pendingRes;
+    this.pendingRes = undefined;
+    this.state = 'sse';
+    this.upgraded();
+    return this.open(res);
+  }
+
+  /** Sends a message (starting the stream if the answer was pending); stored first when resumable. */
+  send(message: JsonRpcMessage): Promise<void> {
+    if (this.state === 'pending') void this.startStream();
+    return this.enqueue(async () => {
+      const id = this.ctx.store ? await this.ctx.store.events.storeEvent(this.ctx.store.sessionId, this.streamId, message) : undefined;
+      this.connection?.send(message, id);
+    });
+  }
+
+  /** Sends the final response and ends the stream for good. */
+  async finish(message?: JsonRpcMessage): Promise<void> {
+    if (message) await this.send(message);
+    await this.enqueue(async () => {
+      this.state = 'done';
+      this.connection?.end();
+    });
+  }
+
+  /** Ends the connection, not the stream: the client reconnects with Last-Event-ID (SEP-1699 polling). */
+  closeConnection(): Promise<void> {
+    if (this.state === 'pending') void this.startStream();
+    return this.enqueue(async () => this.connection?.end());
+  }
+
+  /**
+   * Resumes on a new connection: replays what was stored after `lastEventId`, then carries on live
+   * (or ends at once when the stream already finished).
+   */
+  resume(res: ServerResponse, events: () => Promise<{ id: string; message: JsonRpcMessage | null }[]>): Promise<void> {
+    return this.enqueue(async () => {
+      const missed = await events();
+      this.connection?.end();
+      this.begin(res);
+      for (const e of missed) if (e.message) this.connection!.send(e.message, e.id);
+      if (this.state === 'done') this.connection!.end();
+    });
+  }
+
+  private begin(res: ServerResponse): void {
+    SseConnection.begin(res, this.ctx.headers);
+    const connection = new SseConnection(res, () => this.ctx.track(connection, false));
+    this.connection = connection;
+    this.ctx.track(connection, true);
+  }
+
+  private enqueue(work: () => Promise<void>): Promise<void> {
+    this.tail = this.tail.then(work, work);
+    return this.tail;
+  }
+}

@@ -1,0 +1,380 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { AuthInfo } from '../../context/mcp-context';
+import { ErrorCode, isRequest, JsonRpcMessage, JsonRpcRequest } from '../../protocol/json-rpc';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/mcp-types';
+import type { TransportExtra } from '../../protocol/request-scope';
+import type { MessageSink, ServerSession, SessionOptions } from '../../protocol/server-session';
+import { checkMessage, encodeMessage } from '../../protocol/wire';
+import { BodyTooLargeError, readBody } from './body';
+import { InMemoryEventStore } from './event-store';
+import { HostGuard } from './host-guard';
+import { HttpOptions, ResolvedHttpOptions, resolveHttpOptions } from './http-options';
+import { HttpSession, STANDALONE_STREAM } from './http-session';
+import type { SseConnection } from './sse-stream';
+import type { ChannelContext } from './stream-channel';
+
+/** What the transport needs from the application. */
+export interface SessionFactory {
+  createSession(sink: MessageSink, options?: SessionOptions): ServerSession;
+  logError(message: string, error?: unknown): void;
+}
+
+type Ctx = Koa.ParameterizedContext;
+
+const ALLOW = 'GET, POST, DELETE';
+
+/**
+ * The Streamable HTTP transport (MCP 2025-11-25) on Koa: one endpoint for POST, GET and DELETE,
+ * JSON or SSE answers, sessions, resumable streams, and the safety checks of the spec.
+ */
+export class StreamableHttpTransport {
+  readonly options: ResolvedHttpOptions;
+  readonly koa: Koa;
+  private readonly sessions = new Map<string, HttpSession>();
+  private readonly connections = new Set<SseConnection>();
+  private readonly guard: HostGuard;
+  private server?: Server;
+  private timers: NodeJS.Timeout[] = [];
+  private closing = false;
+
+  constructor(
+    private readonly factory: SessionFactory,
+    options: HttpOptions = {},
+  ) {
+    this.options = resolveHttpOptions(options, () => new InMemoryEventStore());
+    this.guard = new HostGuard(this.options.allowedHosts, this.options.allowedOrigins, options.port || undefined);
+    this.koa = new Koa();
+    this.koa.use(this.middleware());
+    this.startTimers();
+  }
+
+  /** A Koa middleware serving the MCP endpoint (and health path); mount it in your own Koa app. */
+  middleware(): Koa.Middleware {
+    const router = new Router();
+    const { path, healthPath } = this.options;
+    router.post(path, (ctx) => this.guarded(ctx, () => this.post(ctx)));
+    router.get(path, (ctx) => this.guarded(ctx, () => this.get(ctx)));
+    router.delete(path, (ctx) => this.guarded(ctx, () => this.delete(ctx)));
+    router.options(path, (ctx) => this.preflight(ctx));
+    router.all(path, (ctx) => {
+      ctx.set('Allow', ALLOW);
+      this.fail(ctx, 405, -32000, 'Method not allowed');
+    });
+    if (healthPath) router.get(healthPath, (ctx) => void (ctx.body = { status: 'ok', sessions: this.sessions.size }));
+    return router.routes() as unknown as Koa.Middleware;
+  }
+
+  /** A Node request listener (for http.createServer or supertest). */
+  callback(): ReturnType<Koa['callback']> {
+    return this.koa.callback();
+  }
+
+  /** Starts a standalone server; resolves with the bound address. */
+  async listen(): Promise<{ host: string; port: number; url: string }> {
+    const server = createServer(this.callback());
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port, this.options.host, () => resolve());
+    });
+    const port = (server.address() as AddressInfo).port;
+    this.guard.setPort(port);
+    const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
+    return { host: this.options.host, port, url: `http://${host}:${port}${this.options.path}` };
+  }
+
+  /** Answers new requests with 503 and stops accepting connections; requests in flight go on. */
+  stopAccepting(): void {
+    this.closing = true;
+    this.server?.close();
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Stops accepting, ends every stream and session, and closes the server. */
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const t of this.timers) clearInterval(t);
+    this.server?.close();
+    await Promise.allSettled([...this.sessions.values()].map((s) => this.terminate(s)));
+    for (const c of [...this.connections]) c.end();
+    this.server?.closeAllConnections();
+  }
+
+  private async guarded(ctx: Ctx, handle: () => Promise<void>): Promise<void> {
+    if (this.options.cors) this.applyCors(ctx);
+    if (this.closing) return this.fail(ctx, 503, -32000, 'Server is shutting down');
+    if (this.options.dnsRebindingProtection) {
+      const problem = this.guard.check(ctx.get('host') || undefined, ctx.get('origin') || undefined);
+      if (problem) return this.fail(ctx, 403, -32000, `Forbidden: ${problem}`);
+    }
+    const version = ctx.get('mcp-protocol-version');
+    if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      return this.fail(ctx, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+    }
+    await handle();
+  }
+
+  private async post(ctx: Ctx): Promise<void> {
+    if (!accepts(ctx, 'application/json') || !accepts(ctx, 'text/event-stream')) {
+      return this.fail(ctx, 406, -32000, 'Not Acceptable: Accept must list application/json and text/event-stream');
+    }
+    if (!ctx.is('application/json')) return this.fail(ctx, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    let auth: AuthInfo | undefined;
+    try {
+      auth = await this.options.authenticate?.({ headers: ctx.req.headers, method: ctx.method, url: ctx.url });
+    } catch {
+      return this.fail(ctx, 401, -32000, 'Unauthorized');
+    }
+    let raw: Buffer;
+    try {
+      raw = await readBody(ctx.req, this.options.maxBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return this.fail(ctx, 413, -32000, `Payload Too Large: the limit is ${this.options.maxBodyBytes} bytes`);
+      throw error;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw.toString('utf8'));
+    } catch {
+      return this.fail(ctx, 400, ErrorCode.ParseError, 'Parse error: invalid JSON');
+    }
+    const checked = checkMessage(parsed);
+    if (!checked.ok) return this.reply(ctx, 400, checked.error);
+    const message = checked.message;
+    const extra: TransportExtra = { headers: ctx.req.headers, auth };
+    const isInitialize = isRequest(message) && message.method === 'initialize';
+
+    if (!this.options.sessions) return this.serveStateless(ctx, message, extra);
+
+    let http: HttpSession;
+    if (isInitialize) {
+      if (this.sessions.size >= this.options.maxSessions) return this.fail(ctx, 503, -32000, 'Service Unavailable: too many sessions');
+      http = this.createSession(auth?.subject);
+    } else {
+      const found = this.findSession(ctx, auth);
+      if (!found) return;
+      http = found;
+    }
+    http.lastActivity = Date.now();
+    if (!isRequest(message)) {
+      await http.session.receive(message, extra);
+      ctx.status = 202;
+      return;
+    }
+    await this.answer(ctx, http, message, extra);
+  }
+
+  /**
+   * Answers one request: JSON when nothing else was sent first, else an SSE stream. Resolves once the
+   * HTTP answer has started, with a promise of the request being completely answered.
+   */
+  private async answer(ctx: Ctx, http: HttpSession, request: JsonRpcRequest, extra: TransportExtra): Promise<{ finished: Promise<void> }> {
+    if (http.id) ctx.set('Mcp-Session-Id', http.id);
+    if (this.options.responseMode === 'json') {
+      this.replyJson(ctx, await http.session.handleRequest(request, extra));
+      return { finished: Promise.resolve() };
+    }
+    const channel = http.openRequest(request.id, ctx.res);
+    extra.closeStream = () => void channel.closeConnection();
+    if (this.options.responseMode === 'sse') void channel.startStream();
+    const done = http.session.handleRequest(request, extra);
+    const first = await Promise.race([done.then((response) => ({ response })), channel.upgrade.then(() => undefined)]);
+    if (first && channel.state === 'pending') {
+      http.closeRequest(request.id, channel);
+      this.replyJson(ctx, first.response);
+      return { finished: Promise.resolve() };
+    }
+    ctx.respond = false;
+    const finished = done.then(async (response) => {
+      await channel.finish(response);
+      http.closeRequest(request.id, channel);
+      http.lastActivity = Date.now();
+    });
+    return { finished };
+  }
+
+  private replyJson(ctx: Ctx, response: JsonRpcMessage | undefined): void {
+    if (!response) {
+      ctx.status = 204; // the client cancelled the request: there is nothing to answer
+      return;
+    }
+    ctx.status = 200;
+    ctx.type = 'application/json';
+    ctx.body = encodeMessage(response);
+  }
+
+  private async serveStateless(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra): Promise<void> {
+    const http = new HttpSession(undefined, extra.auth?.subject, this.channelContext(undefined));
+    http.session = this.factory.createSession((m, related) => http.route(m, related), { requireInitialize: false });
+    http.session.initialized = true;
+    const version = ctx.get('mcp-protocol-version');
+    if (version) http.session.protocolVersion = version;
+    if (!isRequest(message)) {
+      await http.session.receive(message, extra);
+      http.session.close();
+      ctx.status = 202;
+      return;
+    }
+    const { finished } = await this.answer(ctx, http, message, extra);
+    void finished.finally(() => http.session.close());
+  }
+
+  private async get(ctx: Ctx): Promise<void> {
+    if (!this.options.enableGetStream) {
+      ctx.set('Allow', 'POST, DELETE');
+      return this.fail(ctx, 405, -32000, 'Method not allowed: this server offers no standalone SSE stream');
+    }
+    if (!accepts(ctx, 'text/event-stream')) return this.fail(ctx, 406, -32000, 'Not Acceptable: Accept must list text/event-stream');
+    let auth: AuthInfo | undefined;
+    try {
+      auth = await this.options.authenticate?.({ headers: ctx.req.headers, method: ctx.method, url: ctx.url });
+    } catch {
+      return this.fail(ctx, 401, -32000, 'Unauthorized');
+    }
+    const http = this.findSession(ctx, auth);
+    if (!http) return;
+    http.lastActivity = Date.now();
+    const lastEventId = ctx.get('last-event-id');
+    const store = this.options.eventStore!;
+    if (lastEventId) {
+      const found = await store.eventsAfter(http.id!, lastEventId);
+      if (!found) return this.fail(ctx, 400, -32000, 'Bad Request: unknown Last-Event-ID for this session');
+      const channel = found.streamId === STANDALONE_STREAM ? http.standalone : http.streams.get(found.streamId);
+      ctx.respond = false;
+      if (channel) {
+        await channel.resume(ctx.res, async () => (await store.eventsAfter(http.id!, lastEventId))?.events ?? []);
+        return;
+      }
+      // The request stream already finished: replay what it sent after that event, then end.
+      const ended = http.finishedStream(found.streamId);
+      await ended.resume(ctx.res, async () => found.events);
+      return;
+    }
+    if (http.standalone.connected) return this.fail(ctx, 409, -32000, 'Conflict: this session already has a standalone SSE stream');
+    ctx.respond = false;
+    await http.standalone.open(ctx.res);
+  }
+
+  private async delete(ctx: Ctx): Promise<void> {
+    if (!this.options.sessions) {
+      ctx.set('Allow', 'POST');
+      return this.fail(ctx, 405, -32000, 'Method not allowed: this server keeps no sessions');
+    }
+    let auth: AuthInfo | undefined;
+    try {
+      auth = await this.options.authenticate?.({ headers: ctx.req.headers, method: ctx.method, url: ctx.url });
+    } catch {
+      return this.fail(ctx, 401, -32000, 'Unauthorized');
+    }
+    const http = this.findSession(ctx, auth);
+    if (!http) return;
+    await this.terminate(http);
+    ctx.status = 200;
+  }
+
+  private preflight(ctx: Ctx): void {
+    if (this.options.cors) this.applyCors(ctx);
+    ctx.set('Allow', ALLOW);
+    ctx.status = 204;
+  }
+
+  private applyCors(ctx: Ctx): void {
+    const { origins } = this.options.cors!;
+    const origin = ctx.get('origin');
+    if (origins === '*') ctx.set('Access-Control-Allow-Origin', '*');
+    else if (origin && origins.includes(origin)) {
+      ctx.set('Access-Control-Allow-Origin', origin);
+      ctx.vary('Origin');
+    } else return;
+    ctx.set('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
+    ctx.set('Access-Control-Allow-Headers', 'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID');
+    ctx.set('Access-Control-Expose-Headers', 'Mcp-Session-Id, Mcp-Protocol-Version');
+  }
+
+  private createSession(owner: string | undefined): HttpSession {
+    const id = randomBytes(16).toString('hex');
+    const http = new HttpSession(id, owner, this.channelContext(id));
+    http.session = this.factory.createSession((m, related) => http.route(m, related), { id });
+    this.sessions.set(id, http);
+    return http;
+  }
+
+  /** The session named by the request, or undefined after answering 400 (no id) or 404 (unknown). */
+  private findSession(ctx: Ctx, auth: AuthInfo | undefined): HttpSession | undefined {
+    const id = ctx.get('mcp-session-id');
+    if (!id) {
+      this.fail(ctx, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      return undefined;
+    }
+    const http = this.sessions.get(id);
+    // A session created by another principal is reported as missing, not as forbidden.
+    if (!http || http.session.closed || http.owner !== auth?.subject) {
+      this.fail(ctx, 404, -32001, 'Session not found');
+      return undefined;
+    }
+    return http;
+  }
+
+  private async terminate(http: HttpSession): Promise<void> {
+    if (http.id) this.sessions.delete(http.id);
+    http.session.close();
+    await http.endStreams();
+    if (http.id) await this.options.eventStore?.clearSession(http.id);
+  }
+
+  private channelContext(sessionId: string | undefined): ChannelContext {
+    const headers: Record<string, string> = sessionId ? { 'Mcp-Session-Id': sessionId } : {};
+    return {
+      store: sessionId && this.options.eventStore ? { sessionId, events: this.options.eventStore } : undefined,
+      retryMs: this.options.retryMs,
+      headers,
+      track: (connection, open) => (open ? this.connections.add(connection) : this.connections.delete(connection)),
+    };
+  }
+
+  private startTimers(): void {
+    const { keepAliveMs, sessionIdleTimeoutMs } = this.options;
+    if (keepAliveMs > 0) {
+      this.timers.push(setInterval(() => this.connections.forEach((c) => c.keepAlive()), keepAliveMs).unref());
+    }
+    if (this.options.sessions) {
+      const sweep = Math.max(1_000, Math.min(60_000, Math.floor(sessionIdleTimeoutMs / 2)));
+      this.timers.push(
+        setInterval(() => {
+          const deadline = Date.now() - sessionIdleTimeoutMs;
+          for (const http of this.sessions.values()) {
+            if (http.lastActivity < deadline && !http.busy && !http.standalone.connected) void this.terminate(http);
+          }
+        }, sweep).unref(),
+      );
+    }
+  }
+
+  private reply(ctx: Ctx, status: number, body: unknown): void {
+    ctx.status = status;
+    ctx.type = 'application/json';
+    ctx.body = JSON.stringify(body);
+  }
+
+  private fail(ctx: Ctx, status: number, code: number, message: string): void {
+    this.reply(ctx, status, { jsonrpc: '2.0', id: null, error: { code, message } });
+  }
+}
+
+/** True when the Accept header admits `type` (wildcards included). */
+function accepts(ctx: Ctx, type: string): boolean {
+  const accept = ctx.get('accept');
+  if (!accept) return false;
+  const [major] = type.split('/');
+  return accept
+    .split(',')
+    .map((part) => part.split(';')[0].trim().toLowerCase())
+    .some((t) => t === type || t === '*/*' || t === `${major}/*`);
+}
