@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 
-export { Tool, Resource, Prompt, Complete, Field, McpModule } from './decorators';
+export { Tool, Resource, Prompt, Complete, Field, McpModule, JsonSchema } from './decorators';
 export type {
+  ClassSchemaOptions,
   ClassType,
   CompleteOptions,
   FieldOptions,
@@ -30,14 +31,14 @@ export {
   InvalidModuleError,
 } from './errors';
 export { McpApplication } from './kernel/mcp-application';
-export type { ListenOptions } from './kernel/mcp-application';
+export type { ListenOptions, ListenResult } from './kernel/mcp-application';
 export type { ApplicationOptions } from './kernel/application-options';
 export type { Middleware, Invocation } from './kernel/middleware';
 export type { ServerLogger } from './kernel/server-logger';
 export { StderrLogger } from './kernel/server-logger';
 export { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS } from './kernel/tokens';
 export { McpContext, CompletionContext } from './context/mcp-context';
-export type { SessionInfo, AuthInfo, McpLogger, ElicitFormRequest, ElicitUrlRequest, ClientRequestOptions } from './context/mcp-context';
+export type { SessionInfo, AuthInfo, McpLogger, ElicitFormRequest, ElicitFormResult, ElicitUrlRequest, ClientRequestOptions } from './context/mcp-context';
 export { text, image, audio, resourceLink, embeddedResource, userMessage, assistantMessage } from './content/content.helpers';
 export { ToolError } from './content/tool.error';
 export { McpError } from './protocol/mcp.error';
@@ -48,7 +49,8 @@ export { EmptyInput } from './schema/empty-input';
 export { JsonSchemaBuilder } from './schema/json-schema.builder';
 export { UriTemplate } from './registry/uri-template';
 export type { UriVariables } from './registry/uri-template';
-export type { Registry } from './registry/registry';
+export type { Registry, PrimitiveKind, ListKind } from './registry/registry';
+export { elicitationSchema } from './schema/elicitation-schema.builder';
 export type { MessageTransport, InboundSink } from './transports/message-transport';
 export type { ClientTransport } from './transports/in-memory.transport';
 export { createInMemoryTransportPair } from './transports/in-memory.transport';
@@ -56,3 +58,7 @@ export { StdioTransport } from './transports/stdio.transport';
 export type { StdioOptions } from './transports/stdio.transport';
 export { McpTestClient } from './testing/mcp-test-client';
 export type { TestClientOptions, ClientRequestHandler } from './testing/mcp-test-client';
+export { StreamableHttpTransport } from './transports/http/streamable-http';
+export type { HttpOptions } from './transports/http/http-options';
+export { InMemoryEventStore } from './transports/http/event-store';
+export type { EventStore, StoredEvent } from './transports/http/event-store';

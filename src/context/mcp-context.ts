@@ -39,11 +39,17 @@ export interface McpLogger {
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
 }
 
-/** Parameters of a form-mode elicitation. */
+/** Parameters of a form-mode elicitation, with the form given as a JSON Schema. */
 export interface ElicitFormRequest {
   mode?: 'form';
   message: string;
   requestedSchema: Record<string, unknown>;
+}
+
+/** The answer to a form built from a class: on `accept`, `content` is a validated instance of it. */
+export interface ElicitFormResult<T> {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: T;
 }
 
 /** Parameters of a URL-mode elicitation. */
@@ -86,6 +92,13 @@ export abstract class McpContext {
   abstract progress(progress: number, total?: number, message?: string): Promise<void>;
   /** Asks the user, through the client, for structured input (`elicitation/create`). */
   abstract elicit(request: ElicitFormRequest | ElicitUrlRequest, options?: ClientRequestOptions): Promise<ElicitResult>;
+  /**
+   * Asks the user to fill a form derived from a class-validator class (see `elicitationSchema`); an
+   * accepted answer is validated into an instance of the class (invalid answers fail with -32602).
+   */
+  abstract elicitForm<T extends object>(message: string, form: new () => T, options?: ClientRequestOptions): Promise<ElicitFormResult<T>>;
+  /** Tells the client that the URL-mode elicitation `elicitationId` finished (`notifications/elicitation/complete`). */
+  abstract completeElicitation(elicitationId: string): Promise<void>;
   /** Asks the client's model for a completion (`sampling/createMessage`). */
   abstract sample(params: CreateMessageParams, options?: ClientRequestOptions): Promise<CreateMessageResult>;
   /** Lists the client's roots (`roots/list`). */

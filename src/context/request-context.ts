@@ -3,9 +3,12 @@ import { ErrorCode } from '../protocol/json-rpc';
 import { McpError } from '../protocol/mcp.error';
 import type { CreateMessageParams, CreateMessageResult, ElicitResult, LoggingLevel, Root } from '../protocol/mcp-types';
 import type { RequestScope } from '../protocol/request-scope';
+import { elicitationSchema } from '../schema/elicitation-schema.builder';
+import { validateInput } from '../validation/validate-input';
 import {
   AuthInfo,
   ClientRequestOptions,
+  ElicitFormResult,
   ElicitFormRequest,
   ElicitUrlRequest,
   McpContext,
@@ -60,6 +63,18 @@ export class RequestContext extends McpContext {
     const supported = mode === 'url' ? caps?.url !== undefined : caps !== undefined && (caps.form !== undefined || caps.url === undefined);
     if (!supported) throw capabilityError(`elicitation (${mode} mode)`);
     return (await this.clientRequest('elicitation/create', { ...request }, options)) as ElicitResult;
+  }
+
+  async elicitForm<T extends object>(message: string, form: new () => T, options?: ClientRequestOptions): Promise<ElicitFormResult<T>> {
+    const result = await this.elicit({ message, requestedSchema: elicitationSchema(form) }, options);
+    if (result.action !== 'accept') return { action: result.action };
+    const checked = await validateInput<T>(form, result.content ?? {});
+    if (!checked.ok) throw McpError.invalidParams(`The elicitation answer does not fit ${form.name}: ${checked.issues.join('; ')}`);
+    return { action: 'accept', content: checked.value };
+  }
+
+  async completeElicitation(elicitationId: string): Promise<void> {
+    await this.scope.session.notify('notifications/elicitation/complete', { elicitationId });
   }
 
   async sample(params: CreateMessageParams, options?: ClientRequestOptions): Promise<CreateMessageResult> {

@@ -4,3 +4,4 @@ export { Prompt } from './prompt.decorator';
 export { Complete } from './complete.decorator';
 export { Field } from './field.decorator';
 export { McpModule } from './mcp-module.decorator';
+export { JsonSchema } from './json-schema.decorator';

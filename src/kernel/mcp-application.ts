@@ -1,5 +1,5 @@
 import { container as rootContainer, DependencyContainer, instancePerContainerCachingFactory, InjectionToken, Lifecycle } from 'tsyringe';
-import { McpContext } from '../context/mcp-context';
+import { McpContext, SessionInfo } from '../context/mcp-context';
 import { InvalidModuleError } from '../errors/invalid-module.error';
 import type { ClassType, Provider } from '../metadata/records';
 import type { JsonRpcMessage } from '../protocol/json-rpc';
@@ -8,7 +8,7 @@ import type { ServerSession, SessionOptions } from '../protocol/server-session';
 import type { HttpOptions } from '../transports/http/http-options';
 import { StreamableHttpTransport } from '../transports/http/streamable-http';
 import type { HandlerRef } from '../registry/descriptors';
-import type { Registry } from '../registry/registry';
+import type { PrimitiveKind, Registry } from '../registry/registry';
 import { buildRegistry, ProviderEntry } from '../registry/registry.builder';
 import { ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
@@ -53,6 +53,7 @@ export class McpApplication {
     private readonly engine: ProtocolEngine,
     readonly options: ResolvedOptions,
     private readonly logger: ServerLogger,
+    private readonly entries: ProviderEntry[],
   ) {}
 
   /** Builds an application from a module class decorated with `@McpModule`. */
@@ -78,19 +79,49 @@ export class McpApplication {
       invoke,
       logError: (message, error) => logger.error(message, error),
     });
-    const app = new McpApplication(container, registry, engine, options, logger);
+    const app = new McpApplication(container, registry, engine, options, logger, entries);
     container.register(MCP_APPLICATION, { useValue: app });
     container.register(MCP_OPTIONS, { useValue: options });
     container.register(MCP_LOGGER, { useValue: logger });
-    // Fail at bootstrap, not on the first call, when a provider cannot be constructed.
-    for (const entry of entries) {
-      try {
-        container.resolve(entry.token as InjectionToken<unknown>);
-      } catch (error) {
-        throw new InvalidModuleError(`Cannot construct provider ${entry.cls.name}: ${(error as Error).message}`);
-      }
-    }
+    resolveAll(container, entries);
     return app;
+  }
+
+  /** Shows a tool, resource, template or prompt again; clients are told the list changed. */
+  enable(kind: PrimitiveKind, key: string): boolean {
+    return this.registry.setEnabled(kind, key, true);
+  }
+
+  /** Hides a tool (by name), resource (by URI), template (by pattern) or prompt (by name). */
+  disable(kind: PrimitiveKind, key: string): boolean {
+    return this.registry.setEnabled(kind, key, false);
+  }
+
+  /** Removes a primitive for good. */
+  remove(kind: PrimitiveKind, key: string): boolean {
+    return this.registry.remove(kind, key);
+  }
+
+  /**
+   * Adds providers at runtime: they are registered in the container, the registry is rebuilt (with
+   * the same definition checks as at bootstrap) and clients are told which lists changed.
+   */
+  addProviders(...providers: Provider[]): void {
+    const added = providers.map((p) => register(this.container, p)).filter((e): e is ProviderEntry => e !== undefined);
+    const next = buildRegistry([...this.entries, ...added]);
+    resolveAll(this.container, added);
+    this.entries.push(...added);
+    this.registry.replaceWith(next);
+  }
+
+  /** Sends `notifications/resources/updated` to the sessions subscribed to `uri`. */
+  notifyResourceUpdated(uri: string): Promise<void> {
+    return this.engine.notifyResourceUpdated(uri);
+  }
+
+  /** Calls `listener` when a client says its roots changed; returns the function that stops it. */
+  onRootsListChanged(listener: (session: SessionInfo) => void): () => void {
+    return this.engine.onRootsListChanged(listener);
   }
 
   /** Serves one client over a message transport; returns its protocol session. */
@@ -181,6 +212,17 @@ export class McpApplication {
     const deadline = Date.now() + this.options.shutdownTimeoutMs;
     while (inflight() > 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10).unref());
+    }
+  }
+}
+
+/** Fails at bootstrap, not on the first call, when a provider cannot be constructed. */
+function resolveAll(container: DependencyContainer, entries: ProviderEntry[]): void {
+  for (const entry of entries) {
+    try {
+      container.resolve(entry.token as InjectionToken<unknown>);
+    } catch (error) {
+      throw new InvalidModuleError(`Cannot construct provider ${entry.cls.name}: ${(error as Error).message}`);
     }
   }
 }

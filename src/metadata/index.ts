@@ -1,5 +1,6 @@
 export { metadataStore } from './metadata-store';
 export type {
+  ClassSchemaOptions,
   ClassType,
   CompleteOptions,
   Constructor,

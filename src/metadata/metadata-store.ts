@@ -1,4 +1,4 @@
-import type { CompleteOptions, FieldOptions, FieldRecord, MethodRecord, ModuleOptions, PromptOptions, ResourceOptions, ToolOptions } from './records';
+import type { ClassSchemaOptions, CompleteOptions, FieldOptions, FieldRecord, MethodRecord, ModuleOptions, PromptOptions, ResourceOptions, ToolOptions } from './records';
 
 /**
  * What the decorators saw, keyed by class. Decorators only append records here; everything derived
@@ -12,6 +12,7 @@ interface ClassRecords {
   completes: MethodRecord<CompleteOptions>[];
   fields: FieldRecord[];
   module?: ModuleOptions;
+  schema?: ClassSchemaOptions;
 }
 
 const records = new WeakMap<object, ClassRecords>();
@@ -44,9 +45,15 @@ export const metadataStore = {
   setModule(target: object, options: ModuleOptions): void {
     own(target).module = options;
   },
+  setSchema(target: object, options: ClassSchemaOptions): void {
+    own(target).schema = options;
+  },
+  schema(target: object): ClassSchemaOptions | undefined {
+    return records.get(target)?.schema;
+  },
 
   /** The records of a class and its ancestors, ancestors first. */
-  collect(target: object): Omit<ClassRecords, 'module'> {
+  collect(target: object): Omit<ClassRecords, 'module' | 'schema'> {
     const chain: ClassRecords[] = [];
     for (let c: object | null = target; c && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
       const r = records.get(c);

@@ -72,6 +72,18 @@ export interface FieldOptions {
   format?: string;
   /** Display names of enum values, in the order of the values (used by elicitation forms). */
   enumNames?: string[];
+  /** How titled enums are sent in elicitation forms: `titled` (oneOf/anyOf, the default) or the deprecated `legacy` enumNames. */
+  enumStyle?: 'titled' | 'legacy';
+}
+
+/** Options of `@JsonSchema`: schema details of a whole input class. */
+export interface ClassSchemaOptions {
+  /** `false` rejects unknown properties (validation refuses them too); default: unknown ones are stripped. */
+  additionalProperties?: boolean;
+  /** Emit this class once under `$defs/<definition>` and refer to it, instead of inlining it. */
+  definition?: string;
+  title?: string;
+  description?: string;
 }
 
 export interface MethodRecord<O> {

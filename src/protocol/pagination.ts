@@ -13,9 +13,18 @@ export class Paginator<T> {
     private readonly key: string,
     private readonly items: () => readonly T[],
     private readonly pageSize: number,
+    /** The source's version: pages serialized for another version are dropped. */
+    private readonly version: () => number = () => 0,
   ) {}
 
+  private seen = 0;
+
   page(cursor: unknown): RawJson {
+    const version = this.version();
+    if (version !== this.seen) {
+      this.pages.clear();
+      this.seen = version;
+    }
     const offset = this.offset(cursor);
     let page = this.pages.get(offset);
     if (!page) {
@@ -27,11 +36,6 @@ export class Paginator<T> {
       this.pages.set(offset, page);
     }
     return page;
-  }
-
-  /** Forgets serialized pages (the list changed). */
-  invalidate(): void {
-    this.pages.clear();
   }
 
   private offset(cursor: unknown): number {

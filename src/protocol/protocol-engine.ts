@@ -1,5 +1,5 @@
 import type { HandlerRef } from '../registry/descriptors';
-import type { Registry } from '../registry/registry';
+import type { ListKind, Registry } from '../registry/registry';
 import type { Implementation, ServerCapabilities } from './mcp-types';
 import type { MethodHandler } from './request-scope';
 import { completionHandlers } from './handlers/completion.handlers';
@@ -12,6 +12,8 @@ import { MessageSink, ServerSession, SessionHost, SessionOptions } from './serve
 
 export interface ProtocolEngineOptions {
   registry: Registry;
+  /** How long list changes are gathered before clients are told, in ms. */
+  listChangedDebounceMs?: number;
   serverInfo: Implementation;
   instructions?: string;
   pageSize: number;
@@ -29,6 +31,9 @@ export class ProtocolEngine implements SessionHost {
   readonly capabilities: ServerCapabilities;
   readonly clientRequestTimeoutMs: number;
   private readonly sessions = new Set<ServerSession>();
+  private readonly changedLists = new Set<ListKind>();
+  private listChangedTimer?: NodeJS.Timeout;
+  private readonly rootsListeners = new Set<(session: ServerSession) => void>();
 
   constructor(private readonly options: ProtocolEngineOptions) {
     this.clientRequestTimeoutMs = options.clientRequestTimeoutMs;
@@ -48,6 +53,39 @@ export class ProtocolEngine implements SessionHost {
     if (this.capabilities.prompts) Object.assign(map, promptsHandlers(env));
     if (this.capabilities.completions) Object.assign(map, completionHandlers(env));
     this.handlers = new Map(Object.entries(map));
+    options.registry.onChange((list) => this.listChanged(list));
+  }
+
+  /** Tells every subscribed session that a resource changed. */
+  async notifyResourceUpdated(uri: string): Promise<void> {
+    const targets = [...this.sessions].filter((s) => s.subscriptions.has(uri));
+    await Promise.all(targets.map((s) => s.notify('notifications/resources/updated', { uri })));
+  }
+
+  /** Listens to `notifications/roots/list_changed` from any client; returns the function that stops it. */
+  onRootsListChanged(listener: (session: ServerSession) => void): () => void {
+    this.rootsListeners.add(listener);
+    return () => this.rootsListeners.delete(listener);
+  }
+
+  rootsListChanged(session: ServerSession): void {
+    for (const l of this.rootsListeners) l(session);
+  }
+
+  /** Gathers list changes for a moment, then notifies every initialized session once per list. */
+  private listChanged(list: ListKind): void {
+    this.changedLists.add(list);
+    if (this.listChangedTimer) return;
+    this.listChangedTimer = setTimeout(() => {
+      this.listChangedTimer = undefined;
+      const lists = [...this.changedLists];
+      this.changedLists.clear();
+      for (const session of this.sessions) {
+        if (!session.initialized || session.closed) continue;
+        for (const l of lists) if (this.capabilities[l]) void session.notify(`notifications/${l}/list_changed`, undefined);
+      }
+    }, this.options.listChangedDebounceMs ?? 10);
+    this.listChangedTimer.unref?.();
   }
 
   /** Opens a session whose outbound messages go to `sink`. */
@@ -74,14 +112,15 @@ export class ProtocolEngine implements SessionHost {
 
   closeAllSessions(): void {
     for (const s of [...this.sessions]) s.close();
+    clearTimeout(this.listChangedTimer);
   }
 }
 
 function deriveCapabilities(registry: Registry): ServerCapabilities {
   const caps: ServerCapabilities = { logging: {} };
-  if (registry.tools.size > 0) caps.tools = {};
-  if (registry.resources.size > 0 || registry.templates.length > 0) caps.resources = {};
-  if (registry.prompts.size > 0) caps.prompts = {};
+  if (registry.hasTools) caps.tools = { listChanged: true };
+  if (registry.hasResources) caps.resources = { subscribe: true, listChanged: true };
+  if (registry.hasPrompts) caps.prompts = { listChanged: true };
   if (registry.hasCompletions) caps.completions = {};
   return caps;
 }

@@ -25,6 +25,7 @@ export interface SessionHost {
   readonly clientRequestTimeoutMs: number;
   logError(message: string, error?: unknown): void;
   onSessionClosed?(session: ServerSession): void;
+  rootsListChanged?(session: ServerSession): void;
 }
 
 export interface SessionOptions {
@@ -52,6 +53,8 @@ export class ServerSession {
   logLevel: LoggingLevel | undefined;
   initialized = false;
   closed = false;
+  /** Resource URIs this client subscribed to. */
+  readonly subscriptions = new Set<string>();
   private readonly requireInitialize: boolean;
   private readonly inflight = new Map<RequestId, AbortController>();
   private readonly outbound = new Map<RequestId, Pending>();
@@ -115,6 +118,9 @@ export class ServerSession {
     switch (notification.method) {
       case 'notifications/initialized':
         this.initialized = true;
+        break;
+      case 'notifications/roots/list_changed':
+        this.host.rootsListChanged?.(this);
         break;
       case 'notifications/cancelled': {
         const controller = this.inflight.get(params.requestId as RequestId);

@@ -31,6 +31,8 @@ export interface ProviderEntry {
   readonly token: unknown;
   readonly cls: ProviderClass;
 }
+/** Tool input schemas name their dialect; output schemas do not, as some clients compile them with draft-07 validators. */
+const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 const PRIMITIVES: unknown[] = [Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt, Date];
 
 /**
@@ -78,7 +80,7 @@ class Builder {
       name,
       title: options.title,
       description: options.description,
-      inputSchema: input && input !== EmptyInput ? this.schemas.build(input) : emptySchema(),
+      inputSchema: { $schema: JSON_SCHEMA_DIALECT, ...(input && input !== EmptyInput ? this.schemas.build(input) : emptySchema()) },
       outputSchema: output ? this.schemas.build(output) : undefined,
       annotations: options.annotations,
       execution: taskSupport === 'forbidden' ? undefined : { taskSupport },

@@ -1,18 +1,50 @@
+import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from '../protocol/mcp-types';
 import type { PromptDescriptor, ResourceDescriptor, TemplateDescriptor, ToolDescriptor } from './descriptors';
 import type { UriVariables } from './uri-template';
 
-/** Everything a server offers, by kind and key. Built once per application by `buildRegistry`. */
+/** A kind of primitive that can be enabled, disabled or removed at runtime. */
+export type PrimitiveKind = 'tool' | 'resource' | 'template' | 'prompt';
+/** The lists whose changes clients hear about (`notifications/<list>/list_changed`). */
+export type ListKind = 'tools' | 'resources' | 'prompts';
+
+const LIST_OF: Record<PrimitiveKind, ListKind> = { tool: 'tools', resource: 'resources', template: 'resources', prompt: 'prompts' };
+
+/**
+ * Everything a server offers, by kind and key. Built by `buildRegistry`; at runtime primitives can be
+ * disabled, enabled, removed, or the whole content replaced by a rebuild, and listeners hear which
+ * list changed. Lookups and lists only ever see enabled primitives.
+ */
 export class Registry {
+  private readonly hidden: Record<PrimitiveKind, Set<string>> = { tool: new Set(), resource: new Set(), template: new Set(), prompt: new Set() };
+  private readonly removed: Record<PrimitiveKind, Set<string>> = { tool: new Set(), resource: new Set(), template: new Set(), prompt: new Set() };
+  private readonly listeners = new Set<(list: ListKind) => void>();
+  private cache: Partial<Record<ListKind | 'templates', unknown[]>> = {};
+  /** Bumped on every change; serialized pages of an older version are stale. */
+  version = 0;
+
   constructor(
-    readonly tools: ReadonlyMap<string, ToolDescriptor>,
-    readonly resources: ReadonlyMap<string, ResourceDescriptor>,
-    readonly templates: readonly TemplateDescriptor[],
-    readonly prompts: ReadonlyMap<string, PromptDescriptor>,
+    private tools: Map<string, ToolDescriptor>,
+    private resources: Map<string, ResourceDescriptor>,
+    private templates: TemplateDescriptor[],
+    private prompts: Map<string, PromptDescriptor>,
   ) {}
 
-  /** Finds the template matching a URI, in declaration order. */
+  tool(name: string): ToolDescriptor | undefined {
+    return this.visible('tool', name) ? this.tools.get(name) : undefined;
+  }
+
+  resource(uri: string): ResourceDescriptor | undefined {
+    return this.visible('resource', uri) ? this.resources.get(uri) : undefined;
+  }
+
+  prompt(name: string): PromptDescriptor | undefined {
+    return this.visible('prompt', name) ? this.prompts.get(name) : undefined;
+  }
+
+  /** Finds the enabled template matching a URI, in declaration order. */
   matchTemplate(uri: string): { descriptor: TemplateDescriptor; variables: UriVariables } | undefined {
     for (const descriptor of this.templates) {
+      if (!this.visible('template', descriptor.template.template)) continue;
       const variables = descriptor.template.match(uri);
       if (variables) return { descriptor, variables };
     }
@@ -20,10 +52,107 @@ export class Registry {
   }
 
   templateByPattern(uriTemplate: string): TemplateDescriptor | undefined {
-    return this.templates.find((t) => t.template.template === uriTemplate);
+    return this.visible('template', uriTemplate) ? this.templates.find((t) => t.template.template === uriTemplate) : undefined;
   }
 
+  toolDefinitions(): ToolDefinition[] {
+    return this.list('tools', () => [...this.tools.values()].filter((t) => this.visible('tool', t.name)).map((t) => t.definition));
+  }
+
+  resourceDefinitions(): ResourceDefinition[] {
+    return this.list('resources', () => [...this.resources.values()].filter((r) => this.visible('resource', r.uri)).map((r) => r.definition));
+  }
+
+  templateDefinitions(): ResourceTemplateDefinition[] {
+    return this.list('templates', () => this.templates.filter((t) => this.visible('template', t.template.template)).map((t) => t.definition));
+  }
+
+  promptDefinitions(): PromptDefinition[] {
+    return this.list('prompts', () => [...this.prompts.values()].filter((p) => this.visible('prompt', p.name)).map((p) => p.definition));
+  }
+
+  get hasTools(): boolean {
+    return this.tools.size > 0;
+  }
+  get hasResources(): boolean {
+    return this.resources.size > 0 || this.templates.length > 0;
+  }
+  get hasPrompts(): boolean {
+    return this.prompts.size > 0;
+  }
   get hasCompletions(): boolean {
     return this.templates.some((t) => t.completers.size > 0) || [...this.prompts.values()].some((p) => p.completers.size > 0);
+  }
+
+  /** Shows or hides a primitive; returns false when there is no such primitive. */
+  setEnabled(kind: PrimitiveKind, key: string, enabled: boolean): boolean {
+    if (!this.has(kind, key)) return false;
+    const hidden = this.hidden[kind];
+    if (hidden.has(key) === !enabled) return true;
+    if (enabled) hidden.delete(key);
+    else hidden.add(key);
+    this.changed(kind);
+    return true;
+  }
+
+  /** Removes a primitive for good (a later rebuild does not bring it back). */
+  remove(kind: PrimitiveKind, key: string): boolean {
+    if (!this.has(kind, key)) return false;
+    this.removed[kind].add(key);
+    this.changed(kind);
+    return true;
+  }
+
+  /** Takes the content of a fresh build (after providers were added), keeping what was hidden or removed. */
+  replaceWith(next: Registry): void {
+    const before = { tools: this.toolDefinitions(), resources: [...this.resourceDefinitions(), ...this.templateDefinitions()], prompts: this.promptDefinitions() };
+    this.tools = next.tools;
+    this.resources = next.resources;
+    this.templates = next.templates;
+    this.prompts = next.prompts;
+    this.version++;
+    this.cache = {};
+    const after = { tools: this.toolDefinitions(), resources: [...this.resourceDefinitions(), ...this.templateDefinitions()], prompts: this.promptDefinitions() };
+    for (const list of ['tools', 'resources', 'prompts'] as const) {
+      if (before[list].length !== after[list].length || before[list].some((d, i) => d !== after[list][i])) this.emit(list);
+    }
+  }
+
+  /** Listens to list changes; returns the function that stops listening. */
+  onChange(listener: (list: ListKind) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private has(kind: PrimitiveKind, key: string): boolean {
+    if (this.removed[kind].has(key)) return false;
+    switch (kind) {
+      case 'tool':
+        return this.tools.has(key);
+      case 'resource':
+        return this.resources.has(key);
+      case 'prompt':
+        return this.prompts.has(key);
+      case 'template':
+        return this.templates.some((t) => t.template.template === key);
+    }
+  }
+
+  private visible(kind: PrimitiveKind, key: string): boolean {
+    return !this.hidden[kind].has(key) && !this.removed[kind].has(key);
+  }
+
+  private list<T>(key: ListKind | 'templates', build: () => T[]): T[] {
+    return (this.cache[key] ??= build()) as T[];
+  }
+
+  private changed(kind: PrimitiveKind): void {
+    this.version++;
+    this.cache = {};
+    this.emit(LIST_OF[kind]);
+  }
+
+  private emit(list: ListKind): void {
+    for (const listener of this.listeners) listener(list);
   }
 }

@@ -99,30 +99,45 @@ function propertyMetadata(cls: Ctor): Map<string, { validations: ValidationMetad
 export class JsonSchemaBuilder {
   private readonly stack: Ctor[] = [];
   private readonly recursive = new Set<Ctor>();
+  private defs = new Map<string, JsonSchema>();
 
   build(cls: Ctor): JsonSchemaObject {
     this.recursive.clear();
-    const root = this.objectSchema(cls) as JsonSchemaObject;
-    if (this.recursive.size > 0) {
-      const defs: Record<string, JsonSchema> = {};
-      for (let pending = [...this.recursive], i = 0; i < pending.length; i++) {
-        const c = pending[i];
-        this.stack.push(c);
-        defs[c.name] = this.objectSchema(c, true);
-        this.stack.pop();
-        for (const r of this.recursive) if (!pending.includes(r)) pending.push(r);
-      }
-      root.$defs = defs;
+    this.defs = new Map();
+    const root = this.objectSchema(cls, true) as JsonSchemaObject;
+    for (let pending = [...this.recursive], i = 0; i < pending.length; i++) {
+      const c = pending[i];
+      this.stack.push(c);
+      this.defs.set(c.name, this.inline(c));
+      this.stack.pop();
+      for (const r of this.recursive) if (!pending.includes(r)) pending.push(r);
     }
+    if (this.defs.size > 0) root.$defs = Object.fromEntries(this.defs);
     return root;
   }
 
-  private objectSchema(cls: Ctor, skipSelfCheck = false): JsonSchema {
-    if (!skipSelfCheck && this.stack.includes(cls)) {
+  private objectSchema(cls: Ctor, root = false): JsonSchema {
+    const named = root ? undefined : metadataStore.schema(cls)?.definition;
+    if (named) {
+      if (!this.defs.has(named)) {
+        this.defs.set(named, {}); // placeholder: a class that contains itself refers to it
+        this.stack.push(cls);
+        this.defs.set(named, this.inline(cls));
+        this.stack.pop();
+      }
+      return { $ref: `#/$defs/${named}` };
+    }
+    if (this.stack.includes(cls)) {
       this.recursive.add(cls);
       return { $ref: `#/$defs/${cls.name}` };
     }
-    if (!skipSelfCheck) this.stack.push(cls);
+    this.stack.push(cls);
+    const schema = this.inline(cls);
+    this.stack.pop();
+    return schema;
+  }
+
+  private inline(cls: Ctor): JsonSchema {
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
     for (const [name, meta] of propertyMetadata(cls)) {
@@ -130,9 +145,13 @@ export class JsonSchemaBuilder {
       properties[name] = this.propertySchema(cls, name, meta.validations, meta.field);
       if (!optional) required.push(name);
     }
-    if (!skipSelfCheck) this.stack.pop();
-    const schema: JsonSchema = { type: 'object', properties };
+    const options = metadataStore.schema(cls);
+    const schema: JsonSchema = { type: 'object' };
+    if (options?.title !== undefined) schema.title = options.title;
+    if (options?.description !== undefined) schema.description = options.description;
+    schema.properties = properties;
     if (required.length > 0) schema.required = required;
+    if (options?.additionalProperties !== undefined) schema.additionalProperties = options.additionalProperties;
     return schema;
   }
 

@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validate, ValidationError } from 'class-validator';
+import { metadataStore } from '../metadata/metadata-store';
 
 type Ctor = new (...args: never[]) => object;
 type TransformerCtor = Parameters<typeof plainToInstance>[0];
@@ -16,7 +17,8 @@ export async function validateInput<T extends object>(cls: Ctor, input: unknown)
     return { ok: false, issues: ['arguments: must be an object'] };
   }
   const instance = plainToInstance(cls as unknown as TransformerCtor, input ?? {}) as T;
-  const errors = await validate(instance, { whitelist: true, forbidUnknownValues: false, validationError: { target: false } });
+  const forbidNonWhitelisted = metadataStore.schema(cls)?.additionalProperties === false;
+  const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted, forbidUnknownValues: false, validationError: { target: false } });
   if (errors.length === 0) return { ok: true, value: instance };
   const issues: string[] = [];
   collect(errors, '', issues);

@@ -68,7 +68,7 @@ describe('McpApplication', () => {
     const { app, client } = await connect(KernelModule);
     expect(client.initializeResult).toEqual({
       protocolVersion: '2025-11-25',
-      capabilities: { logging: {}, tools: {} },
+      capabilities: { logging: {}, tools: { listChanged: true } },
       serverInfo: { name: 'kernel-test', version: '2.0.0', title: 'Kernel', description: 'd', websiteUrl: 'https://example.com', icons: [{ src: 'https://example.com/i.png', sizes: ['48x48'] }] },
       instructions: 'Be nice',
     });

@@ -17,7 +17,13 @@ describe('notes sample over stdio, official SDK client', () => {
 
   it('negotiates 2025-11-25 and reports what the server holds', () => {
     expect(client.getServerVersion()).toEqual({ name: 'notes', version: '1.0.0', title: 'Notes' });
-    expect(client.getServerCapabilities()).toEqual({ logging: {}, tools: {}, resources: {}, prompts: {}, completions: {} });
+    expect(client.getServerCapabilities()).toEqual({
+      logging: {},
+      tools: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      prompts: { listChanged: true },
+      completions: {},
+    });
     expect(client.getInstructions()).toContain('Keeps notes');
   });
 

@@ -29,7 +29,7 @@ export function completionHandlers(env: HandlerEnv): Record<string, MethodHandle
 function findCompleter(env: HandlerEnv, ref: Record<string, unknown>, argument: string): CompleterDescriptor | undefined {
   if (ref.type === 'ref/prompt') {
     const name = requireString(ref, 'name');
-    const prompt = env.registry.prompts.get(name);
+    const prompt = env.registry.prompt(name);
     if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${name}`);
     return prompt.completers.get(argument);
   }
@@ -37,7 +37,7 @@ function findCompleter(env: HandlerEnv, ref: Record<string, unknown>, argument: 
     const uri = requireString(ref, 'uri');
     const template = env.registry.templateByPattern(uri);
     if (!template) {
-      if (env.registry.resources.has(uri)) return undefined;
+      if (env.registry.resource(uri)) return undefined;
       throw McpError.invalidParams(`Unknown resource template: ${uri}`);
     }
     return template.completers.get(argument);

@@ -9,13 +9,13 @@ import { isContentBlock } from './tool-result.mapper';
 
 /** prompts/list and prompts/get. */
 export function promptsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
-  const prompts = [...env.registry.prompts.values()].map((p) => p.definition);
-  const pages = new Paginator('prompts', 'prompts', () => prompts, env.pageSize);
+  const registry = env.registry;
+  const pages = new Paginator('prompts', 'prompts', () => registry.promptDefinitions(), env.pageSize, () => registry.version);
   return {
     'prompts/list': (params) => pages.page(params.cursor),
     'prompts/get': async (params, scope) => {
       const name = requireString(params, 'name');
-      const prompt = env.registry.prompts.get(name);
+      const prompt = env.registry.prompt(name);
       if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${name}`);
       const args = await checkArguments(prompt, optionalObject(params, 'arguments'));
       const ctx = scope.context();

@@ -9,17 +9,27 @@ import { HandlerEnv, requireString } from './handler-env';
 
 /** resources/list, resources/templates/list and resources/read. */
 export function resourcesHandlers(env: HandlerEnv): Record<string, MethodHandler> {
-  const resources = [...env.registry.resources.values()].map((r) => r.definition);
-  const templates = env.registry.templates.map((t) => t.definition);
-  const resourcePages = new Paginator('resources', 'resources', () => resources, env.pageSize);
-  const templatePages = new Paginator('templates', 'resourceTemplates', () => templates, env.pageSize);
+  const registry = env.registry;
+  const version = () => registry.version;
+  const resourcePages = new Paginator('resources', 'resources', () => registry.resourceDefinitions(), env.pageSize, version);
+  const templatePages = new Paginator('templates', 'resourceTemplates', () => registry.templateDefinitions(), env.pageSize, version);
   return {
     'resources/list': (params) => resourcePages.page(params.cursor),
     'resources/templates/list': (params) => templatePages.page(params.cursor),
+    'resources/subscribe': (params, scope) => {
+      const uri = requireString(params, 'uri');
+      if (!registry.resource(uri) && !registry.matchTemplate(uri)) throw McpError.resourceNotFound(uri);
+      scope.session.subscriptions.add(uri);
+      return {};
+    },
+    'resources/unsubscribe': (params, scope) => {
+      scope.session.subscriptions.delete(requireString(params, 'uri'));
+      return {};
+    },
     'resources/read': async (params, scope) => {
       const uri = requireString(params, 'uri');
       const ctx = scope.context();
-      const resource = env.registry.resources.get(uri);
+      const resource = env.registry.resource(uri);
       if (resource) {
         return mapResourceResult(await env.invoke(resource, [ctx]), uri, resource.definition.mimeType);
       }

@@ -1,7 +1,7 @@
 import type { ToolDescriptor } from '../../registry/descriptors';
 import { validateInput } from '../../validation/validate-input';
 import { McpError } from '../mcp.error';
-import type { CallToolResult, ContentBlock, ToolDefinition } from '../mcp-types';
+import type { CallToolResult, ContentBlock } from '../mcp-types';
 import { Paginator } from '../pagination';
 import type { MethodHandler, RequestScope } from '../request-scope';
 import { HandlerEnv, optionalObject, requireString } from './handler-env';
@@ -9,14 +9,14 @@ import { errorResult, isAsyncIterable, mapToolError, mapToolResult, toContent } 
 
 /** tools/list and tools/call. */
 export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
-  const definitions: ToolDefinition[] = [...env.registry.tools.values()].map((t) => t.definition);
-  const pages = new Paginator('tools', 'tools', () => definitions, env.pageSize);
+  const registry = env.registry;
+  const pages = new Paginator('tools', 'tools', () => registry.toolDefinitions(), env.pageSize, () => registry.version);
   return {
     'tools/list': (params) => pages.page(params.cursor),
     'tools/call': async (params, scope) => {
       const name = requireString(params, 'name');
       const args = optionalObject(params, 'arguments');
-      const tool = env.registry.tools.get(name);
+      const tool = env.registry.tool(name);
       if (!tool) throw McpError.invalidParams(`Unknown tool: ${name}`);
       return callTool(env, tool, args, scope);
     },

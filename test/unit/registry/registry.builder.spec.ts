@@ -65,7 +65,7 @@ describe('buildRegistry', () => {
       }
     }
     const registry = build(Provider);
-    expect(registry.tools.get('greet')).toMatchObject({
+    expect(registry.tool('greet')).toMatchObject({
       name: 'greet',
       method: 'greet',
       kind: 'tool',
@@ -83,18 +83,18 @@ describe('buildRegistry', () => {
         execution: { taskSupport: 'optional' },
       },
     });
-    expect(registry.tools.get('no-input')).toMatchObject({ contextFirst: true, input: undefined, definition: { inputSchema: { type: 'object', properties: {} } } });
-    expect(registry.tools.get('no-input')!.definition).not.toHaveProperty('execution');
-    expect(registry.resources.get('app://config')!.definition).toEqual({ uri: 'app://config', name: 'config', mimeType: 'application/json', size: 10 });
+    expect(registry.tool('no-input')).toMatchObject({ contextFirst: true, input: undefined, definition: { inputSchema: { type: 'object', properties: {} } } });
+    expect(registry.tool('no-input')!.definition).not.toHaveProperty('execution');
+    expect(registry.resource('app://config')!.definition).toEqual({ uri: 'app://config', name: 'config', mimeType: 'application/json', size: 10 });
     expect(registry.matchTemplate('app://users/7')).toMatchObject({ variables: { id: '7' }, descriptor: { method: 'user' } });
-    expect(registry.prompts.get('write')!.definition.arguments).toEqual([
+    expect(registry.prompt('write')!.definition.arguments).toEqual([
       { name: 'topic', required: true },
       { name: 'tone', required: false },
     ]);
-    expect(registry.prompts.get('write')!.completers.get('tone')).toMatchObject({ method: 'tones', kind: 'completion' });
+    expect(registry.prompt('write')!.completers.get('tone')).toMatchObject({ method: 'tones', kind: 'completion' });
     expect(registry.templateByPattern('app://users/{id}')!.completers.get('id')).toMatchObject({ method: 'ids' });
     expect(registry.hasCompletions).toBe(true);
-    expect(Object.isFrozen(registry.tools.get('greet')!.definition.inputSchema)).toBe(true);
+    expect(Object.isFrozen(registry.tool('greet')!.definition.inputSchema)).toBe(true);
   });
 
   it('rejects two tools with one name', () => {

@@ -1,0 +1,9 @@
+import { McpModule } from '../../src';
+import { ConformanceResources } from './conformance.resources';
+import { ConformanceTools } from './conformance.tools';
+
+@McpModule({
+  server: { name: 'mcpkit-conformance', version: '1.0.0', description: 'The fixtures of the official MCP conformance suite, written with mcpkit' },
+  providers: [ConformanceTools, ConformanceResources],
+})
+export class ConformanceModule {}
