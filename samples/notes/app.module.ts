@@ -1,4 +1,5 @@
 import { McpModule } from '../../src';
+import { NotesAssistant } from './notes.assistant';
 import { NotesPrompts } from './notes.prompts';
 import { NotesRepository } from './notes.repository';
 import { NotesResources } from './notes.resources';
@@ -6,6 +7,6 @@ import { NotesTools } from './notes.tools';
 
 @McpModule({
   server: { name: 'notes', version: '1.0.0', title: 'Notes', instructions: 'Keeps notes. Use search to find them and notes://{id} to read one.' },
-  providers: [NotesRepository, NotesTools, NotesResources, NotesPrompts],
+  providers: [NotesRepository, NotesTools, NotesResources, NotesPrompts, NotesAssistant],
 })
 export class AppModule {}

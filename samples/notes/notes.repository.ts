@@ -11,7 +11,13 @@ export interface Note {
 @injectable()
 export class NotesRepository {
   private readonly notes = new Map<string, Note>();
+  private readonly listeners = new Set<(uri: string) => void>();
   private nextId = 1;
+
+  /** Calls `listener` with the URI of every resource that changes. */
+  onChange(listener: (uri: string) => void): void {
+    this.listeners.add(listener);
+  }
 
   constructor() {
     this.add({ title: 'Welcome', body: '# Welcome\n\nThis server keeps notes.', tags: ['intro'] });
@@ -22,6 +28,7 @@ export class NotesRepository {
   add(input: { title: string; body: string; tags?: string[] }): Note {
     const note: Note = { id: `note-${this.nextId++}`, title: input.title, body: input.body, tags: input.tags ?? [] };
     this.notes.set(note.id, note);
+    this.changed(note.id);
     return note;
   }
 
@@ -30,7 +37,16 @@ export class NotesRepository {
   }
 
   delete(id: string): boolean {
-    return this.notes.delete(id);
+    const deleted = this.notes.delete(id);
+    if (deleted) this.changed(id);
+    return deleted;
+  }
+
+  private changed(id: string): void {
+    for (const listener of this.listeners) {
+      listener('notes://index');
+      listener(`notes://${id}`);
+    }
   }
 
   list(): Note[] {

@@ -1,10 +1,17 @@
 import { injectable } from 'tsyringe';
-import { Complete, CompletionContext, McpError, Resource } from '../../src';
+import { inject } from 'tsyringe';
+import { Complete, CompletionContext, MCP_APPLICATION, McpApplication, McpError, Resource } from '../../src';
 import { NotesRepository } from './notes.repository';
 
 @injectable()
 export class NotesResources {
-  constructor(private readonly notes: NotesRepository) {}
+  constructor(
+    private readonly notes: NotesRepository,
+    @inject(MCP_APPLICATION) app: McpApplication,
+  ) {
+    // Clients that subscribed to a note (or to the index) hear when it changes.
+    notes.onChange((uri) => void app.notifyResourceUpdated(uri));
+  }
 
   @Resource({ uri: 'notes://index', name: 'index', title: 'All notes', mimeType: 'application/json', description: 'Ids and titles of every note' })
   index() {

@@ -10,7 +10,7 @@ describe('notes sample over stdio, official SDK client', () => {
   const logs: LoggingMessageNotification['params'][] = [];
 
   beforeAll(async () => {
-    ({ client, stderr } = await connectSdkOverStdio(SAMPLE_MAIN, ['--page-size=2']));
+    ({ client, stderr } = await connectSdkOverStdio(SAMPLE_MAIN, ['--stdio', '--page-size=2']));
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
   });
   afterAll(() => client.close());
@@ -38,8 +38,8 @@ describe('notes sample over stdio, official SDK client', () => {
       cursor = page.nextCursor;
       pages++;
     } while (cursor);
-    expect(pages).toBe(3);
-    expect(names).toEqual(['addNote', 'search', 'deleteNote', 'reindex', 'count']);
+    expect(pages).toBe(4);
+    expect(names).toEqual(['addNote', 'search', 'deleteNote', 'reindex', 'count', 'summarize', 'archive', 'workspaceRoots']);
   });
 
   it('lists tools with schemas derived from class-validator metadata', async () => {

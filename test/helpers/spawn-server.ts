@@ -1,0 +1,27 @@
+import { ChildProcess, spawn } from 'node:child_process';
+
+/** Starts a compiled HTTP server on a free port (PORT=0) and resolves with its URL once it listens. */
+export async function spawnHttpServer(script: string, env: Record<string, string> = {}): Promise<{ url: string; port: number; child: ChildProcess; stderr: () => string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [script], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 15_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const m = /(http:\/\/[^\s]+\/mcp)/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
+  });
+  const port = Number(new URL(url).port);
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  return { url, port, child, stderr: () => stderr, stop };
+}
