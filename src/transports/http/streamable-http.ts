@@ -165,8 +165,7 @@ export class StreamableHttpTransport {
     http.lastActivity = Date.now();
     if (!isRequest(message)) {
       await http.session.receive(message, extra);
-      ctx.status = 202;
-      return;
+      return accepted(ctx);
     }
     await this.answer(ctx, http, message, extra);
   }
@@ -219,8 +218,7 @@ export class StreamableHttpTransport {
     if (!isRequest(message)) {
       await http.session.receive(message, extra);
       http.session.close();
-      ctx.status = 202;
-      return;
+      return accepted(ctx);
     }
     const { finished } = await this.answer(ctx, http, message, extra);
     void finished.finally(() => http.session.close());
@@ -366,6 +364,12 @@ export class StreamableHttpTransport {
   private fail(ctx: Ctx, status: number, code: number, message: string): void {
     this.reply(ctx, status, { jsonrpc: '2.0', id: null, error: { code, message } });
   }
+}
+
+/** 202 Accepted with an empty body (Koa would otherwise write the status text). */
+function accepted(ctx: Ctx): void {
+  ctx.body = null;
+  ctx.status = 202;
 }
 
 /** True when the Accept header admits `type` (wildcards included). */
