@@ -1,5 +1,12 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { LoggingMessageNotificationSchema, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  type LoggingMessageNotification,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { connectSdkOverStdio } from '../helpers/sdk-stdio';
 import { SAMPLE_MAIN } from '../helpers/paths';
 
@@ -173,6 +180,19 @@ describe('notes sample over stdio, official SDK client', () => {
     expect(seen.length).toBe(atCancel);
     await expect(client.ping()).resolves.toEqual({});
     expect(stderr()).not.toContain('error');
+  });
+});
+
+describe('requests to the client over stdio, official SDK client', () => {
+  it('gets sampling, elicitation and roots answered by the SDK client handlers', async () => {
+    const { client } = await connectSdkOverStdio(SAMPLE_MAIN, ['--stdio'], { sampling: {}, elicitation: { form: {} }, roots: {} });
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'stdio-model', content: { type: 'text', text: 'a summary' } }));
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'decline' }));
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///tmp/w' }] }));
+    expect(await client.callTool({ name: 'summarize', arguments: { id: 'note-1' } })).toEqual({ content: [{ type: 'text', text: 'Summary (stdio-model): a summary' }] });
+    expect(await client.callTool({ name: 'archive', arguments: { id: 'note-1' } })).toEqual({ content: [{ type: 'text', text: 'Kept note-1 (decline)' }] });
+    expect(await client.callTool({ name: 'workspaceRoots', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'file:///tmp/w: file:///tmp/w' }] });
+    await client.close();
   });
 });
 
