@@ -18,13 +18,17 @@ import {
 
 /** The `McpContext` of one request, bound to its session. */
 export class RequestContext extends McpContext {
-  readonly log: McpLogger;
+  private logger?: McpLogger;
   private lastProgress = -Infinity;
   private done = false;
 
   constructor(private readonly scope: RequestScope) {
     super();
-    this.log = createLogger((level, data, logger) => this.sendLog(level, data, logger));
+  }
+
+  get log(): McpLogger {
+    this.logger ??= createLogger((level, data, logger) => this.sendLog(level, data, logger));
+    return this.logger;
   }
 
   get requestId(): RequestId {

@@ -54,6 +54,7 @@ export class McpApplication {
     readonly options: ResolvedOptions,
     private readonly logger: ServerLogger,
     private readonly entries: ProviderEntry[],
+    private readonly transient: Set<unknown>,
   ) {}
 
   /** Builds an application from a module class decorated with `@McpModule`. */
@@ -62,14 +63,26 @@ export class McpApplication {
     const options = resolveOptions(graph.root, overrides);
     const logger = overrides.logger ?? (graph.root.logger as ServerLogger | undefined) ?? new StderrLogger(options.server.name);
     const container = rootContainer.createChildContainer();
-    const entries = graph.providers.map((p) => register(container, p)).filter((e): e is ProviderEntry => e !== undefined);
+    const transient = new Set<unknown>();
+    const entries = graph.providers.map((p) => register(container, p, transient)).filter((e): e is ProviderEntry => e !== undefined);
     const registry = buildRegistry(entries);
+    const instances = new Map<unknown, Record<string, (...a: unknown[]) => unknown>>();
+    // Singletons are resolved through the container once, then reused; transient providers every call.
+    const resolve = (token: unknown) => {
+      let instance = instances.get(token);
+      if (!instance) {
+        instance = container.resolve(token as InjectionToken<Record<string, (...a: unknown[]) => unknown>>);
+        if (!transient.has(token)) instances.set(token, instance);
+      }
+      return instance;
+    };
+    const call = async (ref: HandlerRef, args: unknown[]) => resolve(ref.provider)[ref.method](...args);
     const run = compose(options.middleware);
-    const invoke = (ref: HandlerRef, args: unknown[]): Promise<unknown> =>
-      run({ kind: ref.kind, handler: ref.where, args, context: args.find((a): a is McpContext => a instanceof McpContext) }, async () => {
-        const instance = container.resolve(ref.provider as InjectionToken<Record<string, (...a: unknown[]) => unknown>>);
-        return instance[ref.method](...args);
-      });
+    const invoke =
+      options.middleware.length === 0
+        ? call
+        : (ref: HandlerRef, args: unknown[]): Promise<unknown> =>
+            run({ kind: ref.kind, handler: ref.where, args, context: args.find((a): a is McpContext => a instanceof McpContext) }, () => call(ref, args));
     const engine = new ProtocolEngine({
       registry,
       serverInfo: stripInstructions(options.server),
@@ -79,7 +92,7 @@ export class McpApplication {
       invoke,
       logError: (message, error) => logger.error(message, error),
     });
-    const app = new McpApplication(container, registry, engine, options, logger, entries);
+    const app = new McpApplication(container, registry, engine, options, logger, entries, transient);
     container.register(MCP_APPLICATION, { useValue: app });
     container.register(MCP_OPTIONS, { useValue: options });
     container.register(MCP_LOGGER, { useValue: logger });
@@ -107,7 +120,7 @@ export class McpApplication {
    * the same definition checks as at bootstrap) and clients are told which lists changed.
    */
   addProviders(...providers: Provider[]): void {
-    const added = providers.map((p) => register(this.container, p)).filter((e): e is ProviderEntry => e !== undefined);
+    const added = providers.map((p) => register(this.container, p, this.transient)).filter((e): e is ProviderEntry => e !== undefined);
     const next = buildRegistry([...this.entries, ...added]);
     resolveAll(this.container, added);
     this.entries.push(...added);
@@ -227,7 +240,7 @@ function resolveAll(container: DependencyContainer, entries: ProviderEntry[]): v
   }
 }
 
-function register(container: DependencyContainer, provider: Provider): ProviderEntry | undefined {
+function register(container: DependencyContainer, provider: Provider, transient: Set<unknown>): ProviderEntry | undefined {
   if (typeof provider === 'function') {
     container.register(provider, { useClass: provider }, { lifecycle: Lifecycle.ContainerScoped });
     return { token: provider, cls: provider };
@@ -235,6 +248,7 @@ function register(container: DependencyContainer, provider: Provider): ProviderE
   const token = provider.provide as InjectionToken<unknown>;
   if ('useClass' in provider) {
     const lifecycle = provider.lifecycle === 'transient' ? Lifecycle.Transient : Lifecycle.ContainerScoped;
+    if (lifecycle === Lifecycle.Transient) transient.add(token);
     container.register(token, { useClass: provider.useClass }, { lifecycle });
     return { token, cls: provider.useClass };
   }

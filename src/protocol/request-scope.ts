@@ -16,7 +16,10 @@ export interface RequestScope {
   readonly method: string;
   readonly params: Record<string, unknown>;
   readonly session: ServerSession;
+  /** Aborted when the client cancels the request or the session closes (created on first use). */
   readonly signal: AbortSignal;
+  /** True once the request was cancelled; cheaper to read than `signal.aborted`. */
+  readonly cancelled: boolean;
   readonly extra: TransportExtra | undefined;
   /** The handler-facing context, built on first use. */
   context(): McpContext;

@@ -56,10 +56,9 @@ export class ServerSession {
   /** Resource URIs this client subscribed to. */
   readonly subscriptions = new Set<string>();
   private readonly requireInitialize: boolean;
-  private readonly inflight = new Map<RequestId, AbortController>();
+  private readonly inflight = new Map<RequestId, Scope>();
   private readonly outbound = new Map<RequestId, Pending>();
   private nextOutboundId = 0;
-  private readonly closeController = new AbortController();
 
   constructor(
     private readonly host: SessionHost,
@@ -68,11 +67,6 @@ export class ServerSession {
   ) {
     this.id = options.id;
     this.requireInitialize = options.requireInitialize ?? true;
-  }
-
-  /** Aborted when the session closes. */
-  get closeSignal(): AbortSignal {
-    return this.closeController.signal;
   }
 
   /** Handles any inbound message; responses to requests go to the sink. */
@@ -96,14 +90,13 @@ export class ServerSession {
     if (this.requireInitialize && !this.initialized && method !== 'initialize' && method !== 'ping') {
       return errorResponse(id, ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
     }
-    const controller = new AbortController();
-    this.inflight.set(id, controller);
-    const scope = new Scope(id, method, request.params ?? {}, this, controller.signal, extra);
+    const scope = new Scope(id, method, request.params ?? {}, this, extra);
+    this.inflight.set(id, scope);
     try {
       const result = await handler(scope.params, scope);
-      return controller.signal.aborted ? undefined : { jsonrpc: '2.0', id, result: result ?? {} };
+      return scope.cancelled ? undefined : { jsonrpc: '2.0', id, result: result ?? {} };
     } catch (error) {
-      if (controller.signal.aborted) return undefined;
+      if (scope.cancelled) return undefined;
       if (error instanceof McpError) return errorResponse(id, error.code, error.message, error.data);
       this.host.logError(`Unhandled error in ${method}`, error);
       return errorResponse(id, ErrorCode.InternalError, 'Internal error');
@@ -123,8 +116,7 @@ export class ServerSession {
         this.host.rootsListChanged?.(this);
         break;
       case 'notifications/cancelled': {
-        const controller = this.inflight.get(params.requestId as RequestId);
-        controller?.abort(new McpError(ErrorCode.InvalidRequest, String(params.reason ?? 'Cancelled by the client')));
+        this.inflight.get(params.requestId as RequestId)?.cancel(new McpError(ErrorCode.InvalidRequest, String(params.reason ?? 'Cancelled by the client')));
         break;
       }
       default:
@@ -191,8 +183,7 @@ export class ServerSession {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.closeController.abort(new McpError(ErrorCode.InternalError, 'Session closed'));
-    for (const controller of this.inflight.values()) controller.abort(new McpError(ErrorCode.InternalError, 'Session closed'));
+    for (const scope of this.inflight.values()) scope.cancel(new McpError(ErrorCode.InternalError, 'Session closed'));
     for (const pending of [...this.outbound.values()]) pending.reject(new McpError(ErrorCode.InternalError, 'Session closed'));
     this.host.onSessionClosed?.(this);
   }
@@ -210,17 +201,38 @@ export class ServerSession {
   }
 }
 
+/**
+ * One request in flight. Its AbortSignal is created only when a handler asks for it: most requests
+ * never look, and an AbortController per request is a measurable share of a small request's cost.
+ */
 class Scope implements RequestScope {
   private ctx?: RequestContext;
+  private controller?: AbortController;
+  cancelled = false;
+  private reason: unknown;
 
   constructor(
     readonly id: RequestId,
     readonly method: string,
     readonly params: Record<string, unknown>,
     readonly session: ServerSession,
-    readonly signal: AbortSignal,
     readonly extra: TransportExtra | undefined,
   ) {}
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.cancelled) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  cancel(reason: unknown): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
 
   context(): McpContext {
     this.ctx ??= new RequestContext(this);

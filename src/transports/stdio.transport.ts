@@ -22,6 +22,9 @@ export class StdioTransport implements MessageTransport {
   private readonly maxBytes: number;
   private restoreConsole?: () => void;
   private detach?: () => void;
+  /** Messages waiting for the next write: everything produced in one turn of the event loop goes out in one write. */
+  private queue: string[] = [];
+  private flushScheduled = false;
 
   constructor(private readonly options: StdioOptions = {}) {
     this.input = options.input ?? process.stdin;
@@ -58,12 +61,24 @@ export class StdioTransport implements MessageTransport {
   }
 
   send(message: JsonRpcMessage): Promise<void> {
-    if (!this.output.writable) return Promise.resolve();
-    this.output.write(`${encodeMessage(message)}\n`);
+    this.queue.push(`${encodeMessage(message)}\n`);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
     return Promise.resolve();
   }
 
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.queue.length === 0) return;
+    const chunk = this.queue.length === 1 ? this.queue[0] : this.queue.join('');
+    this.queue = [];
+    if (this.output.writable) this.output.write(chunk);
+  }
+
   async close(): Promise<void> {
+    this.flush();
     this.detach?.();
     this.detach = undefined;
     this.input.pause();

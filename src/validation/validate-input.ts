@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
-import { validate, ValidationError } from 'class-validator';
+import { getMetadataStorage, validate, ValidationError, ValidatorOptions } from 'class-validator';
+import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
 import { metadataStore } from '../metadata/metadata-store';
 
 type Ctor = new (...args: never[]) => object;
@@ -16,13 +17,54 @@ export async function validateInput<T extends object>(cls: Ctor, input: unknown)
   if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
     return { ok: false, issues: ['arguments: must be an object'] };
   }
-  const instance = plainToInstance(cls as unknown as TransformerCtor, input ?? {}) as T;
-  const forbidNonWhitelisted = metadataStore.schema(cls)?.additionalProperties === false;
-  const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted, forbidUnknownValues: false, validationError: { target: false } });
+  const plan = planFor(cls);
+  const instance = (plan.copy ? plan.copy(input ?? {}) : plainToInstance(cls as unknown as TransformerCtor, input ?? {})) as T;
+  const errors = await validate(instance, plan.options);
   if (errors.length === 0) return { ok: true, value: instance };
   const issues: string[] = [];
   collect(errors, '', issues);
   return { ok: false, issues };
+}
+
+interface Plan {
+  options: ValidatorOptions;
+  /** A direct copy of the known members, for classes class-transformer would do nothing special for. */
+  copy?: (input: object) => object;
+}
+
+const plans = new WeakMap<Ctor, Plan>();
+
+/**
+ * How to turn input into an instance of `cls`, worked out once per class. Without class-transformer
+ * metadata (no @Type, @Transform, @Expose or @Exclude) plainToInstance only copies members, so the
+ * known members are copied directly; unknown ones would be stripped by validation anyway. With
+ * `additionalProperties: false` unknown members must be seen, so the general path is kept.
+ */
+function planFor(cls: Ctor): Plan {
+  let plan = plans.get(cls);
+  if (plan) return plan;
+  const forbidNonWhitelisted = metadataStore.schema(cls)?.additionalProperties === false;
+  const options: ValidatorOptions = { whitelist: true, forbidNonWhitelisted, forbidUnknownValues: false, validationError: { target: false } };
+  const target = cls as unknown as new () => unknown;
+  const properties = [...new Set(getMetadataStorage().getTargetValidationMetadatas(target, '', true, false).map((m) => m.propertyName))];
+  const storage = defaultMetadataStorage;
+  const transformerFree =
+    storage.getExposedMetadatas(target).length === 0 &&
+    storage.getExcludedMetadatas(target).length === 0 &&
+    properties.every((p) => !storage.findTypeMetadata(target, p) && storage.findTransformMetadatas(target, p, 0).length === 0);
+  const Class = cls as unknown as new () => Record<string, unknown>;
+  plan = {
+    options,
+    copy: transformerFree && !forbidNonWhitelisted
+      ? (input) => {
+          const instance = new Class();
+          for (const p of properties) if (Object.prototype.hasOwnProperty.call(input, p)) instance[p] = (input as Record<string, unknown>)[p];
+          return instance;
+        }
+      : undefined,
+  };
+  plans.set(cls, plan);
+  return plan;
 }
 
 function collect(errors: ValidationError[], prefix: string, into: string[]): void {

@@ -36,7 +36,7 @@ export async function callTool(env: HandlerEnv, tool: ToolDescriptor, args: Reco
   const ctx = scope.context();
   try {
     let value = await env.invoke(tool, tool.contextFirst ? [ctx] : [input, ctx]);
-    if (isAsyncIterable(value)) value = await collect(value, scope.signal);
+    if (isAsyncIterable(value)) value = await collect(value, scope);
     return await mapToolResult(tool, value, env.logError);
   } catch (error) {
     if (error instanceof McpError) throw error;
@@ -45,11 +45,11 @@ export async function callTool(env: HandlerEnv, tool: ToolDescriptor, args: Reco
 }
 
 /** Drains a streaming tool (an async generator) into one list of content blocks. */
-async function collect(stream: AsyncIterable<unknown>, signal: AbortSignal): Promise<CallToolResult> {
+async function collect(stream: AsyncIterable<unknown>, scope: RequestScope): Promise<CallToolResult> {
   const content: ContentBlock[] = [];
   for await (const item of stream) {
     content.push(...toContent(item));
-    if (signal.aborted) break;
+    if (scope.cancelled) break;
   }
   return { content };
 }

@@ -1,0 +1,235 @@
+/**
+ * mcpkit next to the official TypeScript SDK, same workloads, same run, same machine:
+ *  1. tools/call over Streamable HTTP, 32 connections (mcpkit stateless and with sessions; the SDK's
+ *     documented stateless pattern and its pattern with sessions);
+ *  2. tools/list of a server with 1000 tools over HTTP (whole list in one response on both sides);
+ *  3. tools/call over stdio, 64 requests in flight;
+ *  4. heap per idle HTTP session, over 2,000 sessions.
+ * Run: `npm run bench` (add `-- --quick` for a shorter run). Prints figures; asserts nothing.
+ */
+import { ChildProcess, fork } from 'node:child_process';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+
+type Impl = 'mcpkit' | 'sdk';
+const QUICK = process.argv.includes('--quick');
+/** `--only=call,list,stdio,memory` runs some workloads only. */
+const ONLY = /--only=([\w,]+)/.exec(process.argv.join(' '))?.[1]?.split(',');
+const wanted = (name: string) => !ONLY || ONLY.includes(name);
+const DURATION = QUICK ? 3 : 8;
+const SERVERS = join(__dirname, 'servers');
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } });
+const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+const INIT = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+
+interface Row {
+  workload: string;
+  impl: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  note?: string;
+}
+const rows: Row[] = [];
+
+interface Server {
+  child: ChildProcess;
+  port: number;
+  heap(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+function startServer(impl: Impl, env: Record<string, string>): Promise<Server> {
+  const child = fork(join(SERVERS, `${impl}-server.js`), [], { env: { ...process.env, ...env }, execArgv: ['--expose-gc'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${impl} server exited with ${code}`)));
+    child.once('message', (m: { type: string; port: number }) => {
+      if (m.type !== 'ready') return;
+      resolve({
+        child,
+        port: m.port,
+        heap: () =>
+          new Promise((r) => {
+            child.once('message', (h: { heapUsed: number }) => r(h.heapUsed));
+            child.send({ type: 'heap' });
+          }),
+        stop: async () => {
+          child.removeAllListeners('exit');
+          const exited = new Promise((r) => child.once('exit', r));
+          child.kill('SIGKILL');
+          await exited;
+        },
+      });
+    });
+  });
+}
+
+async function openSession(port: number): Promise<Record<string, string>> {
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const res = await fetch(url, { method: 'POST', headers: HEADERS, body: INIT });
+  const sessionId = res.headers.get('mcp-session-id');
+  await res.text();
+  if (!sessionId) throw new Error('no session id');
+  const headers = { ...HEADERS, 'mcp-session-id': sessionId };
+  await (await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+  return headers;
+}
+
+async function check(port: number, headers: Record<string, string>, body: string, expect: (result: Record<string, unknown>) => boolean): Promise<void> {
+  const res = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers, body });
+  const text = await res.text();
+  const json = JSON.parse(text.startsWith('{') ? text : text.split('\n').find((l) => l.startsWith('data: {'))!.slice(6)) as { result?: Record<string, unknown> };
+  if (!json.result || !expect(json.result)) throw new Error(`unexpected answer: ${text.slice(0, 300)}`);
+}
+
+async function httpLoad(workload: string, impl: Impl, mode: 'stateless' | 'sessions', body: string, tools: number, expect: (r: Record<string, unknown>) => boolean): Promise<void> {
+  const server = await startServer(impl, { MODE: mode, TOOLS: String(tools) });
+  try {
+    const headers = mode === 'sessions' ? await openSession(server.port) : HEADERS;
+    await check(server.port, headers, body, expect);
+    const run = (duration: number) =>
+      autocannon({ url: `http://127.0.0.1:${server.port}/mcp`, method: 'POST', headers, body, connections: 32, duration, timeout: 20 });
+    await run(1); // warm-up
+    const result = await run(DURATION);
+    const bad = result.non2xx + result.errors + result.timeouts;
+    rows.push({
+      workload,
+      impl: `${impl} ${mode === 'sessions' ? '(sessions)' : '(stateless)'}`,
+      rps: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      note: bad ? `${bad} failed` : undefined,
+    });
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * Pipelined tools/call over stdio. The load generator shares the machine with the server, so it is
+ * kept cheap and identical for both implementations: requests are pre-built strings written in one
+ * batch per turn, and answers are matched by id without a full JSON parse (each is still checked).
+ */
+async function stdioLoad(impl: Impl): Promise<void> {
+  const child = fork(join(SERVERS, `${impl}-server.js`), [], { env: { ...process.env, MODE: 'stdio', TOOLS: '1' }, stdio: ['pipe', 'pipe', 'inherit', 'ipc'] });
+  const total = QUICK ? 30_000 : 150_000;
+  const warmup = 5_000;
+  // Send times by id, latencies by arrival: typed arrays, so the generator allocates nothing per request.
+  const sentAt = new Float64Array(total + warmup + 1);
+  const latencies = new Float64Array(total + warmup);
+  let measured = 0;
+  let buffer = '';
+  let outgoing: string[] = [];
+  let onAnswer: (id: number) => void = () => undefined;
+  const request = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}\n`;
+  const send = (id: number, line = request(id)) => {
+    sentAt[id] = performance.now();
+    outgoing.push(line);
+  };
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString();
+    let start = 0;
+    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n', start)) {
+      const line = buffer.slice(start, nl);
+      start = nl + 1;
+      const at = line.indexOf('"id":');
+      if (at < 0) continue;
+      const id = Number.parseInt(line.slice(at + 5), 10);
+      if (id > 0 && !line.includes('"text":"hello"')) throw new Error(`bad stdio answer: ${line}`);
+      if (id > 0) latencies[measured++] = performance.now() - sentAt[id];
+      onAnswer(id);
+    }
+    buffer = buffer.slice(start);
+    if (outgoing.length > 0) {
+      child.stdin!.write(outgoing.join(''));
+      outgoing = [];
+    }
+  });
+  await new Promise<void>((resolve) => {
+    onAnswer = () => resolve();
+    send(0, `${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`);
+    child.stdin!.write(outgoing.join(''));
+    outgoing = [];
+  });
+  child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  let nextId = 1;
+  const pipeline = (total: number, inflight: number) =>
+    new Promise<number>((resolve) => {
+      const last = nextId + total;
+      let done = 0;
+      const started = performance.now();
+      onAnswer = () => {
+        done++;
+        if (nextId < last) send(nextId++);
+        if (done === total) resolve((performance.now() - started) / 1e3);
+      };
+      for (let i = 0; i < Math.min(inflight, total); i++) send(nextId++);
+      child.stdin!.write(outgoing.join(''));
+      outgoing = [];
+    });
+  await pipeline(warmup, 64);
+  measured = 0;
+  const seconds = await pipeline(total, 64);
+  const sorted = Array.from(latencies.subarray(0, measured)).sort((a, b) => a - b);
+  rows.push({ workload: 'tools/call over stdio, 64 in flight', impl, rps: total / seconds, p50: pct(sorted, 0.5), p99: pct(sorted, 0.99) });
+  child.kill('SIGKILL');
+}
+
+async function sessionMemory(impl: Impl): Promise<void> {
+  const server = await startServer(impl, { MODE: 'sessions', TOOLS: '1' });
+  try {
+    await openSession(server.port); // warm every code path once
+    const before = await server.heap();
+    const count = 2_000;
+    for (let i = 0; i < count; i += 20) await Promise.all(Array.from({ length: 20 }, () => openSession(server.port)));
+    const after = await server.heap();
+    rows.push({ workload: 'heap per idle HTTP session (2,000 sessions)', impl, rps: NaN, p50: NaN, p99: NaN, note: `${((after - before) / count / 1024).toFixed(2)} KB/session` });
+  } finally {
+    await server.stop();
+  }
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+}
+
+function ratioLine(workload: string, mine: string, theirs: string): string {
+  const a = rows.find((r) => r.workload === workload && r.impl === mine);
+  const b = rows.find((r) => r.workload === workload && r.impl === theirs);
+  return a && b ? `  ${workload}: ${mine} / ${theirs} = ${(a.rps / b.rps).toFixed(1)}x` : '';
+}
+
+async function main(): Promise<void> {
+  const isCall = (r: Record<string, unknown>) => (r.content as { text: string }[])?.[0]?.text === 'hello';
+  const isList = (r: Record<string, unknown>) => (r.tools as unknown[])?.length === 1000;
+  const call = 'tools/call over HTTP, 32 connections';
+  const list = 'tools/list of 1000 tools over HTTP, 32 connections';
+  for (const impl of ['mcpkit', 'sdk'] as const) {
+    for (const mode of ['stateless', 'sessions'] as const) {
+      if (wanted('call')) await httpLoad(call, impl, mode, CALL, 1, isCall);
+      if (wanted('list')) await httpLoad(list, impl, mode, LIST, 1000, isList);
+    }
+    if (wanted('stdio')) await stdioLoad(impl);
+    if (wanted('memory')) await sessionMemory(impl);
+  }
+  rows.sort((a, b) => a.workload.localeCompare(b.workload));
+
+  const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+  console.log(`\nmcpkit vs @modelcontextprotocol/sdk — node ${process.version}, ${DURATION}s per HTTP run\n`);
+  console.log(`${'workload'.padEnd(52)}${'implementation'.padEnd(20)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}  note`);
+  for (const r of rows) console.log(`${r.workload.padEnd(52)}${r.impl.padEnd(20)}${fmt(r.rps).padStart(10)}${fmt(r.p50, 2).padStart(9)}${fmt(r.p99, 2).padStart(9)}  ${r.note ?? ''}`);
+  console.log('\nratios (throughput):');
+  for (const line of [
+    ratioLine(call, 'mcpkit (stateless)', 'sdk (stateless)'),
+    ratioLine(call, 'mcpkit (sessions)', 'sdk (sessions)'),
+    ratioLine(list, 'mcpkit (stateless)', 'sdk (stateless)'),
+    ratioLine(list, 'mcpkit (sessions)', 'sdk (sessions)'),
+    ratioLine('tools/call over stdio, 64 in flight', 'mcpkit', 'sdk'),
+  ]) if (line) console.log(line);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

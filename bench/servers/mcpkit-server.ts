@@ -1,0 +1,41 @@
+import 'reflect-metadata';
+import { IsString } from 'class-validator';
+import { injectable } from 'tsyringe';
+import { McpApplication, McpModule, Tool } from '../../src';
+import { MODE, reportReady, TOOL_COUNT } from './ipc';
+
+export class EchoInput {
+  @IsString() text!: string;
+}
+
+@injectable()
+class BenchTools {
+  @Tool({ description: 'Echoes its input' })
+  echo(input: EchoInput) {
+    return input.text;
+  }
+
+  filler(input: EchoInput) {
+    return input.text;
+  }
+}
+
+// The tools/list workload: TOOLS - 1 more tools, declared the way a decorator would.
+const descriptor = Object.getOwnPropertyDescriptor(BenchTools.prototype, 'filler')!;
+Reflect.defineMetadata('design:paramtypes', [EchoInput], BenchTools.prototype, 'filler');
+for (let i = 1; i < TOOL_COUNT; i++) Tool({ name: `tool_${i}`, description: `Filler tool number ${i}, echoing its input` })(BenchTools.prototype, 'filler', descriptor);
+
+@McpModule({ server: { name: 'mcpkit-bench', version: '1.0.0' }, providers: [BenchTools], pageSize: 1000 })
+class BenchModule {}
+
+async function main(): Promise<void> {
+  const app = await McpApplication.create(BenchModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
+  if (MODE === 'stdio') {
+    await app.listen({ stdio: true });
+    return;
+  }
+  const { http } = await app.listen({ http: { port: 0, sessions: MODE === 'sessions', keepAliveMs: 0 } });
+  reportReady({ port: http!.port });
+}
+
+void main();
