@@ -29,7 +29,21 @@ interface Row {
   rps: number;
   p50: number;
   p99: number;
+  /** Server CPU time (user + system) per request, in microseconds: independent of the load generator. */
+  cpu?: number;
   note?: string;
+}
+
+function cpuOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (m: { type?: string; micros?: number }) => {
+      if (m.type !== 'cpu') return;
+      child.off('message', onMessage);
+      resolve(m.micros!);
+    };
+    child.on('message', onMessage);
+    child.send({ type: 'cpu' });
+  });
 }
 const rows: Row[] = [];
 
@@ -91,7 +105,9 @@ async function httpLoad(workload: string, impl: Impl, mode: 'stateless' | 'sessi
     const run = (duration: number) =>
       autocannon({ url: `http://127.0.0.1:${server.port}/mcp`, method: 'POST', headers, body, connections: 32, duration, timeout: 20 });
     await run(1); // warm-up
+    const cpuBefore = await cpuOf(server.child);
     const result = await run(DURATION);
+    const cpu = ((await cpuOf(server.child)) - cpuBefore) / Math.max(1, result.requests.total);
     const bad = result.non2xx + result.errors + result.timeouts;
     rows.push({
       workload,
@@ -99,6 +115,7 @@ async function httpLoad(workload: string, impl: Impl, mode: 'stateless' | 'sessi
       rps: result.requests.average,
       p50: result.latency.p50,
       p99: result.latency.p99,
+      cpu,
       note: bad ? `${bad} failed` : undefined,
     });
   } finally {
@@ -170,9 +187,11 @@ async function stdioLoad(impl: Impl): Promise<void> {
     });
   await pipeline(warmup, 64);
   measured = 0;
+  const cpuBefore = await cpuOf(child);
   const seconds = await pipeline(total, 64);
+  const cpu = ((await cpuOf(child)) - cpuBefore) / total;
   const sorted = Array.from(latencies.subarray(0, measured)).sort((a, b) => a - b);
-  rows.push({ workload: 'tools/call over stdio, 64 in flight', impl, rps: total / seconds, p50: pct(sorted, 0.5), p99: pct(sorted, 0.99) });
+  rows.push({ workload: 'tools/call over stdio, 64 in flight', impl, rps: total / seconds, p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), cpu });
   child.kill('SIGKILL');
 }
 
@@ -197,7 +216,9 @@ function pct(sorted: number[], p: number): number {
 function ratioLine(workload: string, mine: string, theirs: string): string {
   const a = rows.find((r) => r.workload === workload && r.impl === mine);
   const b = rows.find((r) => r.workload === workload && r.impl === theirs);
-  return a && b ? `  ${workload}: ${mine} / ${theirs} = ${(a.rps / b.rps).toFixed(1)}x` : '';
+  if (!a || !b) return '';
+  const cpu = a.cpu && b.cpu ? `, server CPU per request ${(b.cpu / a.cpu).toFixed(1)}x less` : '';
+  return `  ${workload}: ${mine} vs ${theirs}: ${(a.rps / b.rps).toFixed(1)}x the throughput${cpu}`;
 }
 
 async function main(): Promise<void> {
@@ -215,11 +236,14 @@ async function main(): Promise<void> {
   }
   rows.sort((a, b) => a.workload.localeCompare(b.workload));
 
-  const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+  const fmt = (n: number | undefined, digits = 0) => (n === undefined || !Number.isFinite(n) ? '-' : n === 0 ? '<1' : n.toFixed(digits));
   console.log(`\nmcpkit vs @modelcontextprotocol/sdk — node ${process.version}, ${DURATION}s per HTTP run\n`);
-  console.log(`${'workload'.padEnd(52)}${'implementation'.padEnd(20)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}  note`);
-  for (const r of rows) console.log(`${r.workload.padEnd(52)}${r.impl.padEnd(20)}${fmt(r.rps).padStart(10)}${fmt(r.p50, 2).padStart(9)}${fmt(r.p99, 2).padStart(9)}  ${r.note ?? ''}`);
-  console.log('\nratios (throughput):');
+  console.log(`${'workload'.padEnd(52)}${'implementation'.padEnd(20)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'cpu µs/req'.padStart(12)}  note`);
+  for (const r of rows) {
+    console.log(`${r.workload.padEnd(52)}${r.impl.padEnd(20)}${fmt(r.rps).padStart(10)}${fmt(r.p50, 2).padStart(9)}${fmt(r.p99, 2).padStart(9)}${fmt(r.cpu, 1).padStart(12)}  ${r.note ?? ''}`);
+  }
+  console.log('(HTTP latencies come from autocannon at 1 ms resolution; "cpu µs/req" is the server process\'s own CPU time per request.)');
+  console.log('\nratios:');
   for (const line of [
     ratioLine(call, 'mcpkit (stateless)', 'sdk (stateless)'),
     ratioLine(call, 'mcpkit (sessions)', 'sdk (sessions)'),

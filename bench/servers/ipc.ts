@@ -1,14 +1,24 @@
-/** The bench harness talks to server processes over IPC: they report their port and, on request, their heap. */
+/**
+ * The bench harness talks to server processes over IPC: they report their port, and on request their
+ * heap (after a full GC) or the CPU time they used so far.
+ */
+process.on('message', (message: { type?: string }) => {
+  if (message?.type === 'heap') {
+    const gc = (globalThis as { gc?: () => void }).gc;
+    gc?.();
+    gc?.();
+    process.send?.({ type: 'heap', heapUsed: process.memoryUsage().heapUsed });
+  } else if (message?.type === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.send?.({ type: 'cpu', micros: user + system });
+  }
+});
+// The IPC channel alone must not keep a stdio server alive once its stdin ends.
+process.channel?.unref();
+
 export function reportReady(info: Record<string, unknown>): void {
+  process.channel?.ref();
   process.send?.({ type: 'ready', ...info });
-  process.on('message', (message: { type?: string }) => {
-    if (message?.type === 'heap') {
-      const gc = (globalThis as { gc?: () => void }).gc;
-      gc?.();
-      gc?.();
-      process.send?.({ type: 'heap', heapUsed: process.memoryUsage().heapUsed });
-    }
-  });
 }
 
 export const TOOL_COUNT = Number(process.env.TOOLS ?? 1);

@@ -38,4 +38,5 @@ async function main(): Promise<void> {
   reportReady({ port: http!.port });
 }
 
+process.on('SIGINT', () => process.exit(0));
 void main();

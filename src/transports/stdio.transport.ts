@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { ErrorCode, errorResponse, JsonRpcMessage } from '../protocol/json-rpc';
+import { ErrorCode, errorResponse, isResponse, JsonRpcMessage } from '../protocol/json-rpc';
 import { decodeMessage, encodeMessage } from '../protocol/wire';
 import { LineDecoder } from './line-decoder';
 import type { InboundSink, MessageTransport } from './message-transport';
@@ -22,7 +22,12 @@ export class StdioTransport implements MessageTransport {
   private readonly maxBytes: number;
   private restoreConsole?: () => void;
   private detach?: () => void;
-  /** Messages waiting for the next write: everything produced in one turn of the event loop goes out in one write. */
+  /**
+   * Responses waiting for the next write: those produced in one turn of the event loop go out in one
+   * write. Notifications and requests are written at once (after the queue, to keep the order): a
+   * client that handles notifications a tick later than responses (the official SDK does) must see
+   * a request's progress before its response arrives.
+   */
   private queue: string[] = [];
   private flushScheduled = false;
 
@@ -62,15 +67,21 @@ export class StdioTransport implements MessageTransport {
 
   send(message: JsonRpcMessage): Promise<void> {
     this.queue.push(`${encodeMessage(message)}\n`);
+    if (!isResponse(message)) {
+      this.flush();
+      return Promise.resolve();
+    }
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(() => this.flush());
+      setImmediate(() => {
+        this.flushScheduled = false;
+        this.flush();
+      });
     }
     return Promise.resolve();
   }
 
   private flush(): void {
-    this.flushScheduled = false;
     if (this.queue.length === 0) return;
     const chunk = this.queue.length === 1 ? this.queue[0] : this.queue.join('');
     this.queue = [];
