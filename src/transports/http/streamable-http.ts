@@ -126,12 +126,9 @@ export class StreamableHttpTransport {
       return this.fail(ctx, 406, -32000, 'Not Acceptable: Accept must list application/json and text/event-stream');
     }
     if (!ctx.is('application/json')) return this.fail(ctx, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
-    let auth: AuthInfo | undefined;
-    try {
-      auth = await this.options.authenticate?.({ headers: ctx.req.headers, method: ctx.method, url: ctx.url });
-    } catch {
-      return this.fail(ctx, 401, -32000, 'Unauthorized');
-    }
+    const principal = await this.authenticate(ctx);
+    if (!principal) return;
+    const { auth } = principal;
     let raw: Buffer;
     try {
       raw = await readBody(ctx.req, this.options.maxBodyBytes);
@@ -230,12 +227,9 @@ export class StreamableHttpTransport {
       return this.fail(ctx, 405, -32000, 'Method not allowed: this server offers no standalone SSE stream');
     }
     if (!accepts(ctx, 'text/event-stream')) return this.fail(ctx, 406, -32000, 'Not Acceptable: Accept must list text/event-stream');
-    let auth: AuthInfo | undefined;
-    try {
-      auth = await this.options.authenticate?.({ headers: ctx.req.headers, method: ctx.method, url: ctx.url });
-    } catch {
-      return this.fail(ctx, 401, -32000, 'Unauthorized');
-    }
+    const principal = await this.authenticate(ctx);
+    if (!principal) return;
+    const { auth } = principal;
     const http = this.findSession(ctx, auth);
     if (!http) return;
     http.lastActivity = Date.now();
@@ -265,16 +259,23 @@ export class StreamableHttpTransport {
       ctx.set('Allow', 'POST');
       return this.fail(ctx, 405, -32000, 'Method not allowed: this server keeps no sessions');
     }
-    let auth: AuthInfo | undefined;
-    try {
-      auth = await this.options.authenticate?.({ headers: ctx.req.headers, method: ctx.method, url: ctx.url });
-    } catch {
-      return this.fail(ctx, 401, -32000, 'Unauthorized');
-    }
+    const principal = await this.authenticate(ctx);
+    if (!principal) return;
+    const { auth } = principal;
     const http = this.findSession(ctx, auth);
     if (!http) return;
     await this.terminate(http);
     ctx.status = 200;
+  }
+
+  /** Runs the `authenticate` option; answers 401 (and resolves undefined) when it refuses. */
+  private async authenticate(ctx: Ctx): Promise<{ auth: AuthInfo | undefined } | undefined> {
+    try {
+      return { auth: await this.options.authenticate?.({ headers: ctx.req.headers, method: ctx.method, url: ctx.url }) };
+    } catch {
+      this.fail(ctx, 401, -32000, 'Unauthorized');
+      return undefined;
+    }
   }
 
   private preflight(ctx: Ctx): void {
