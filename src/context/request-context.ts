@@ -4,6 +4,7 @@ import { McpError } from '../protocol/mcp.error';
 import type { CreateMessageParams, CreateMessageResult, ElicitResult, LoggingLevel, Root } from '../protocol/mcp-types';
 import type { RequestScope } from '../protocol/request-scope';
 import { elicitationSchema } from '../schema/elicitation-schema.builder';
+import { RELATED_TASK } from '../tasks/task.types';
 import { validateInput } from '../validation/validate-input';
 import {
   AuthInfo,
@@ -58,7 +59,7 @@ export class RequestContext extends McpContext {
     const params: Record<string, unknown> = { progressToken: token, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
-    await this.scope.session.notify('notifications/progress', params, this.scope.id);
+    await this.scope.session.notify('notifications/progress', this.withTask(params), this.scope.id);
   }
 
   async elicit(request: ElicitFormRequest | ElicitUrlRequest, options?: ClientRequestOptions): Promise<ElicitResult> {
@@ -101,16 +102,31 @@ export class RequestContext extends McpContext {
     this.done = true;
   }
 
-  private clientRequest(method: string, params: Record<string, unknown>, options?: ClientRequestOptions): Promise<unknown> {
+  private async clientRequest(method: string, params: Record<string, unknown>, options?: ClientRequestOptions): Promise<unknown> {
     const signal = options?.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
-    return this.scope.session.request(method, params, { relatedRequestId: this.scope.id, timeoutMs: options?.timeoutMs, signal });
+    const task = this.scope.task;
+    if (!task) return this.scope.session.request(method, params, { relatedRequestId: this.scope.id, timeoutMs: options?.timeoutMs, signal });
+    // Inside a task: the task waits for input meanwhile, and the request names the task.
+    await task.inputRequired();
+    try {
+      return await this.scope.session.request(method, this.withTask(params), { relatedRequestId: task.route(), timeoutMs: options?.timeoutMs, signal });
+    } finally {
+      await task.inputReceived();
+    }
+  }
+
+  /** Adds the related-task `_meta` when the request runs as a task. */
+  private withTask(params: Record<string, unknown>): Record<string, unknown> {
+    const task = this.scope.task;
+    if (!task) return params;
+    return { ...params, _meta: { ...(params._meta as object | undefined), [RELATED_TASK]: { taskId: task.taskId } } };
   }
 
   private async sendLog(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
     if (!this.scope.session.shouldLog(level)) return;
     const params: Record<string, unknown> = { level, data };
     if (logger !== undefined) params.logger = logger;
-    await this.scope.session.notify('notifications/message', params, this.scope.id);
+    await this.scope.session.notify('notifications/message', this.withTask(params), this.scope.id);
   }
 }
 

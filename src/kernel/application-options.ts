@@ -1,6 +1,8 @@
 import type { ServerInfo } from '../metadata/records';
 import type { Middleware } from './middleware';
 import type { ServerLogger } from './server-logger';
+import type { TaskStore } from '../tasks/task-store';
+import { resolveTaskOptions, ResolvedTaskOptions, TaskOptions } from '../tasks/task-options';
 
 /** Options of an application: from its root module's `@McpModule`, overridden by `McpApplication.create`. */
 export interface ApplicationOptions {
@@ -16,10 +18,26 @@ export interface ApplicationOptions {
   logger?: ServerLogger;
   /** Wrapped around every tool, resource, prompt and completion handler, outermost first. */
   middleware?: Middleware[];
+  /**
+   * Where tasks are kept: a TaskStore class (resolved through the container), an instance, or
+   * `{ useClass | useValue | useFactory }`. In-memory when absent.
+   */
+  taskStore?: TaskStoreOption;
+  /** Limits and defaults of task execution. */
+  tasks?: TaskOptions;
 }
+
+export type TaskStoreOption =
+  | (new (...args: never[]) => TaskStore)
+  | TaskStore
+  | { useClass: new (...args: never[]) => TaskStore }
+  | { useValue: TaskStore }
+  | { useFactory: (resolve: <T>(token: unknown) => T) => TaskStore };
 
 export interface ResolvedOptions {
   server: ServerInfo;
+  taskStore?: TaskStoreOption;
+  tasks: ResolvedTaskOptions;
   pageSize: number;
   clientRequestTimeoutMs: number;
   shutdownTimeoutMs: number;
@@ -36,5 +54,7 @@ export function resolveOptions(fromModule: Record<string, unknown>, overrides: A
     clientRequestTimeoutMs: merged.clientRequestTimeoutMs ?? 60_000,
     shutdownTimeoutMs: merged.shutdownTimeoutMs ?? 5_000,
     middleware: merged.middleware ?? [],
+    taskStore: merged.taskStore,
+    tasks: resolveTaskOptions(merged.tasks),
   };
 }

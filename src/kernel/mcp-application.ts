@@ -13,11 +13,14 @@ import { buildRegistry, ProviderEntry } from '../registry/registry.builder';
 import { ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
 import { StdioOptions, StdioTransport } from '../transports/stdio.transport';
-import { ApplicationOptions, resolveOptions, ResolvedOptions } from './application-options';
+import { ApplicationOptions, resolveOptions, ResolvedOptions, TaskStoreOption } from './application-options';
 import { compose } from './middleware';
 import { resolveModuleGraph } from './module-graph';
 import { ServerLogger, StderrLogger } from './server-logger';
-import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS } from './tokens';
+import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS, TASK_STORE } from './tokens';
+import { InMemoryTaskStore } from '../tasks/in-memory.task-store';
+import { TaskManager } from '../tasks/task-manager';
+import type { TaskStore } from '../tasks/task-store';
 
 /** Where `listen` serves the application. */
 export interface ListenOptions {
@@ -55,6 +58,8 @@ export class McpApplication {
     private readonly logger: ServerLogger,
     private readonly entries: ProviderEntry[],
     private readonly transient: Set<unknown>,
+    /** Task execution; `tasks.store` is the application's TaskStore. */
+    readonly tasks: TaskManager,
   ) {}
 
   /** Builds an application from a module class decorated with `@McpModule`. */
@@ -83,7 +88,11 @@ export class McpApplication {
         ? call
         : (ref: HandlerRef, args: unknown[]): Promise<unknown> =>
             run({ kind: ref.kind, handler: ref.where, args, context: args.find((a): a is McpContext => a instanceof McpContext) }, () => call(ref, args));
+    container.register(TASK_STORE, taskStoreProvider(options.taskStore));
+    const store = container.resolve<TaskStore>(TASK_STORE);
+    const tasks = new TaskManager(store, options.tasks, (message, error) => logger.error(message, error));
     const engine = new ProtocolEngine({
+      tasks,
       registry,
       serverInfo: stripInstructions(options.server),
       instructions: options.server.instructions,
@@ -92,7 +101,7 @@ export class McpApplication {
       invoke,
       logError: (message, error) => logger.error(message, error),
     });
-    const app = new McpApplication(container, registry, engine, options, logger, entries, transient);
+    const app = new McpApplication(container, registry, engine, options, logger, entries, transient, tasks);
     container.register(MCP_APPLICATION, { useValue: app });
     container.register(MCP_OPTIONS, { useValue: options });
     container.register(MCP_LOGGER, { useValue: logger });
@@ -212,9 +221,11 @@ export class McpApplication {
       const served = [...this.served];
       for (const s of served) s.stopAccepting();
       await this.drain(() => this.engine.inflightCount);
+      await this.tasks.close();
       this.engine.closeAllSessions();
       await Promise.allSettled(served.map((s) => s.close()));
       this.served.clear();
+      await this.tasks.store.close();
       await this.container.dispose();
     })();
     return this.closing;
@@ -227,6 +238,19 @@ export class McpApplication {
       await new Promise((resolve) => setTimeout(resolve, 10).unref());
     }
   }
+}
+
+/** How the `taskStore` option is registered under TASK_STORE (in-memory when absent): one store per application. */
+function taskStoreProvider(option: TaskStoreOption | undefined): { useFactory: (c: DependencyContainer) => TaskStore } {
+  const make = (c: DependencyContainer): TaskStore => {
+    if (option === undefined) return new InMemoryTaskStore();
+    if (typeof option === 'function') return c.resolve(option as InjectionToken<TaskStore>);
+    if ('useClass' in option) return c.resolve(option.useClass as InjectionToken<TaskStore>);
+    if ('useValue' in option) return option.useValue;
+    if ('useFactory' in option) return option.useFactory((t) => c.resolve(t as InjectionToken<never>));
+    return option;
+  };
+  return { useFactory: instancePerContainerCachingFactory(make) };
 }
 
 /** Fails at bootstrap, not on the first call, when a provider cannot be constructed. */

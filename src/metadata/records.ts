@@ -19,6 +19,8 @@ export interface ToolOptions {
   output?: ClassType;
   /** Whether the tool may (or must) run as a task. Default `forbidden`. */
   taskSupport?: TaskSupport;
+  /** When a call becomes a task, a message the host may hand the model at once (`model-immediate-response`). */
+  immediateResponse?: string;
 }
 
 interface ResourceCommonOptions {

@@ -18,8 +18,8 @@ export class McpError extends Error {
     return new McpError(ErrorCode.InvalidParams, message, data);
   }
 
-  static methodNotFound(method: string): McpError {
-    return new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+  static methodNotFound(what: string): McpError {
+    return new McpError(ErrorCode.MethodNotFound, `Method not found: ${what}`);
   }
 
   static invalidRequest(message: string): McpError {

@@ -8,6 +8,8 @@ import { lifecycleHandlers } from './handlers/lifecycle.handlers';
 import { promptsHandlers } from './handlers/prompts.handlers';
 import { resourcesHandlers } from './handlers/resources.handlers';
 import { toolsHandlers } from './handlers/tools.handlers';
+import { tasksHandlers } from './handlers/tasks.handlers';
+import type { TaskManager } from '../tasks/task-manager';
 import { MessageSink, ServerSession, SessionHost, SessionOptions } from './server-session';
 
 export interface ProtocolEngineOptions {
@@ -20,6 +22,8 @@ export interface ProtocolEngineOptions {
   clientRequestTimeoutMs: number;
   invoke(ref: HandlerRef, args: unknown[]): Promise<unknown>;
   logError(message: string, error?: unknown): void;
+  /** Runs task-augmented requests; tasks are offered when some tool supports them. */
+  tasks?: TaskManager;
 }
 
 /**
@@ -37,7 +41,7 @@ export class ProtocolEngine implements SessionHost {
 
   constructor(private readonly options: ProtocolEngineOptions) {
     this.clientRequestTimeoutMs = options.clientRequestTimeoutMs;
-    this.capabilities = deriveCapabilities(options.registry);
+    this.capabilities = deriveCapabilities(options.registry, options.tasks !== undefined);
     const env: HandlerEnv = {
       registry: options.registry,
       serverInfo: options.serverInfo,
@@ -46,12 +50,14 @@ export class ProtocolEngine implements SessionHost {
       pageSize: options.pageSize,
       invoke: options.invoke,
       logError: options.logError,
+      tasks: this.capabilities.tasks ? options.tasks : undefined,
     };
     const map: Record<string, MethodHandler> = { ...lifecycleHandlers(env) };
     if (this.capabilities.tools) Object.assign(map, toolsHandlers(env));
     if (this.capabilities.resources) Object.assign(map, resourcesHandlers(env));
     if (this.capabilities.prompts) Object.assign(map, promptsHandlers(env));
     if (this.capabilities.completions) Object.assign(map, completionHandlers(env));
+    if (env.tasks) Object.assign(map, tasksHandlers(env, env.tasks));
     this.handlers = new Map(Object.entries(map));
     options.registry.onChange((list) => this.listChanged(list));
   }
@@ -116,8 +122,11 @@ export class ProtocolEngine implements SessionHost {
   }
 }
 
-function deriveCapabilities(registry: Registry): ServerCapabilities {
+function deriveCapabilities(registry: Registry, tasks: boolean): ServerCapabilities {
   const caps: ServerCapabilities = { logging: {} };
+  if (tasks && registry.hasTaskTools) {
+    caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } }, responses: { modes: ['task', 'immediate', 'streaming'] } };
+  }
   if (registry.hasTools) caps.tools = { listChanged: true };
   if (registry.hasResources) caps.resources = { subscribe: true, listChanged: true };
   if (registry.hasPrompts) caps.prompts = { listChanged: true };

@@ -21,8 +21,20 @@ export interface RequestScope {
   /** True once the request was cancelled; cheaper to read than `signal.aborted`. */
   readonly cancelled: boolean;
   readonly extra: TransportExtra | undefined;
+  /** Set when the request runs as a task: what the context needs to keep the task's status right. */
+  readonly task?: TaskBinding;
   /** The handler-facing context, built on first use. */
   context(): McpContext;
+}
+
+/** Ties a running handler to its task. */
+export interface TaskBinding {
+  readonly taskId: string;
+  /** A request waiting on the task (a blocking tasks/result), to carry the task's messages; else none. */
+  route(): RequestId | undefined;
+  /** The handler asks the client for something: the task is `input_required` until it is answered. */
+  inputRequired(): Promise<void>;
+  inputReceived(): Promise<void>;
 }
 
 export type MethodHandler = (params: Record<string, unknown>, scope: RequestScope) => Promise<unknown> | unknown;

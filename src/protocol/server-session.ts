@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { McpContext } from '../context/mcp-context';
 import { RequestContext } from '../context/request-context';
 import type { ClientCapabilities, Implementation, LoggingLevel } from './mcp-types';
@@ -55,6 +56,8 @@ export class ServerSession {
   closed = false;
   /** Resource URIs this client subscribed to. */
   readonly subscriptions = new Set<string>();
+  /** Identifies the session when the transport gives it no id (stdio, in-memory): tasks are scoped by it. */
+  readonly localId = randomBytes(12).toString('base64url');
   private readonly requireInitialize: boolean;
   private readonly inflight = new Map<RequestId, Scope>();
   private readonly outbound = new Map<RequestId, Pending>();
@@ -172,6 +175,21 @@ export class ServerSession {
       this.outbound.set(id, pending);
       this.emit({ jsonrpc: '2.0', id, method, params }, options.relatedRequestId).catch((error) => pending.reject(error));
     });
+  }
+
+  /**
+   * Sends a result for a request that is still running (streamed task results send several
+   * responses with the request's id before the final one).
+   */
+  async sendResult(id: RequestId, result: unknown): Promise<void> {
+    if (this.closed) return;
+    await this.emit({ jsonrpc: '2.0', id, result }, id);
+  }
+
+  /** Who owns what this session creates: the authenticated subject when there is one, else the session. */
+  ownerKey(extra?: TransportExtra): string {
+    const subject = extra?.auth?.subject;
+    return subject ? `sub:${subject}` : `ses:${this.id ?? this.localId}`;
   }
 
   /** True when a log message at `level` passes the client's chosen minimum. */

@@ -29,6 +29,10 @@ export interface ToolDescriptor extends HandlerRef {
   readonly input?: InputClass;
   readonly output?: InputClass;
   readonly taskSupport: TaskSupport;
+  /** The method is an async generator: its results are produced incrementally (streamable). */
+  readonly streaming: boolean;
+  /** Text for `io.modelcontextprotocol/model-immediate-response` when the call becomes a task. */
+  readonly immediateResponse?: string;
 }
 
 export interface ResourceDescriptor extends HandlerRef {

@@ -87,7 +87,9 @@ class Builder {
       icons: options.icons,
       _meta: options._meta,
     });
-    this.tools.set(name, { ...ref.handler, name, definition: deepFreeze(definition), input, output, taskSupport });
+    const fn = (provider.cls.prototype as Record<string, unknown>)[method] as { constructor: { name: string } };
+    const streaming = fn.constructor.name === 'AsyncGeneratorFunction';
+    this.tools.set(name, { ...ref.handler, name, definition: deepFreeze(definition), input, output, taskSupport, streaming, immediateResponse: options.immediateResponse });
   }
 
   private addResource(provider: ProviderEntry, { method, options }: MethodRecord<ResourceOptions>): void {

@@ -80,6 +80,10 @@ export class Registry {
   get hasPrompts(): boolean {
     return this.prompts.size > 0;
   }
+  /** Some tool may run as a task. */
+  get hasTaskTools(): boolean {
+    return [...this.tools.values()].some((t) => t.taskSupport !== 'forbidden');
+  }
   get hasCompletions(): boolean {
     return this.templates.some((t) => t.completers.size > 0) || [...this.prompts.values()].some((p) => p.completers.size > 0);
   }

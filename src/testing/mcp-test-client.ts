@@ -1,4 +1,4 @@
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId } from '../protocol/json-rpc';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/json-rpc';
 import { isRequest, isResponse } from '../protocol/json-rpc';
 import { McpError } from '../protocol/mcp.error';
 import { LATEST_PROTOCOL_VERSION, type ClientCapabilities } from '../protocol/mcp-types';
@@ -22,10 +22,13 @@ export class McpTestClient {
   readonly notifications: JsonRpcNotification[] = [];
   /** Server -> client requests received, in order. */
   readonly serverRequests: JsonRpcRequest[] = [];
+  /** Every response received, in order, including several for one request (streamed task results). */
+  readonly responses: JsonRpcResponse[] = [];
   initializeResult: Record<string, unknown> | undefined;
   private nextId = 0;
   private readonly pending = new Map<RequestId, { resolve(v: unknown): void; reject(e: unknown): void }>();
   private readonly waiters: { predicate: (n: JsonRpcNotification) => boolean; resolve(n: JsonRpcNotification): void }[] = [];
+  private readonly responseWaiters: { predicate: (r: JsonRpcResponse) => boolean; resolve(r: JsonRpcResponse): void }[] = [];
 
   constructor(
     private readonly transport: ClientTransport,
@@ -71,12 +74,26 @@ export class McpTestClient {
     return new Promise((resolve) => this.waiters.push({ predicate, resolve }));
   }
 
+  /** Resolves with the first response (already received or still to come) that matches. */
+  waitForResponse(predicate: (r: JsonRpcResponse) => boolean): Promise<JsonRpcResponse> {
+    const seen = this.responses.find(predicate);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => this.responseWaiters.push({ predicate, resolve }));
+  }
+
   close(): Promise<void> {
     return this.transport.close();
   }
 
   private onMessage(message: JsonRpcMessage): void {
     if (isResponse(message)) {
+      this.responses.push(message);
+      for (const w of [...this.responseWaiters]) {
+        if (w.predicate(message)) {
+          this.responseWaiters.splice(this.responseWaiters.indexOf(w), 1);
+          w.resolve(message);
+        }
+      }
       const pending = message.id === null ? undefined : this.pending.get(message.id);
       if (!pending) return;
       this.pending.delete(message.id as RequestId);

@@ -2,6 +2,7 @@ import type { HandlerRef } from '../../registry/descriptors';
 import type { Registry } from '../../registry/registry';
 import type { Implementation, ServerCapabilities } from '../mcp-types';
 import { McpError } from '../mcp.error';
+import type { TaskManager } from '../../tasks/task-manager';
 
 /** What protocol handlers need from the application. */
 export interface HandlerEnv {
@@ -13,6 +14,8 @@ export interface HandlerEnv {
   /** Runs a user handler: resolves its provider through the container and calls the method. */
   invoke(ref: HandlerRef, args: unknown[]): Promise<unknown>;
   logError(message: string, error?: unknown): void;
+  /** Present when some tool supports tasks: runs task-augmented calls and the tasks/* methods. */
+  readonly tasks?: TaskManager;
 }
 
 /** Reads a required string member of params, or fails with -32602 naming it. */

@@ -18,13 +18,29 @@ export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
       const args = optionalObject(params, 'arguments');
       const tool = env.registry.tool(name);
       if (!tool) throw McpError.invalidParams(`Unknown tool: ${name}`);
+      if (env.tasks) {
+        // Task augmentation is honoured only when the server declared it (else the field is ignored).
+        const task = optionalObject(params, 'task');
+        if (task && tool.taskSupport === 'forbidden') throw McpError.methodNotFound(`tools/call as a task (tool "${name}" does not support tasks)`);
+        if (!task && tool.taskSupport === 'required') throw McpError.methodNotFound(`tools/call without a task (tool "${name}" must run as a task)`);
+        if (task) return env.tasks.callTool(env, tool, args, task, scope);
+      }
       return callTool(env, tool, args, scope);
     },
   };
 }
 
-/** Validates the arguments, runs the tool and maps its outcome to a CallToolResult. */
-export async function callTool(env: HandlerEnv, tool: ToolDescriptor, args: Record<string, unknown> | undefined, scope: RequestScope): Promise<CallToolResult> {
+/**
+ * Validates the arguments, runs the tool and maps its outcome to a CallToolResult. A tool written as
+ * an async generator has its yields collected; `onBlocks` sees each batch as it is produced.
+ */
+export async function callTool(
+  env: HandlerEnv,
+  tool: ToolDescriptor,
+  args: Record<string, unknown> | undefined,
+  scope: RequestScope,
+  onBlocks?: (blocks: ContentBlock[]) => Promise<void>,
+): Promise<CallToolResult> {
   let input: unknown = args ?? {};
   if (tool.input) {
     const checked = await validateInput(tool.input, args);
@@ -36,7 +52,7 @@ export async function callTool(env: HandlerEnv, tool: ToolDescriptor, args: Reco
   const ctx = scope.context();
   try {
     let value = await env.invoke(tool, tool.contextFirst ? [ctx] : [input, ctx]);
-    if (isAsyncIterable(value)) value = await collect(value, scope);
+    if (isAsyncIterable(value)) value = await collect(value, scope, onBlocks);
     return await mapToolResult(tool, value, env.logError);
   } catch (error) {
     if (error instanceof McpError) throw error;
@@ -45,10 +61,12 @@ export async function callTool(env: HandlerEnv, tool: ToolDescriptor, args: Reco
 }
 
 /** Drains a streaming tool (an async generator) into one list of content blocks. */
-async function collect(stream: AsyncIterable<unknown>, scope: RequestScope): Promise<CallToolResult> {
+async function collect(stream: AsyncIterable<unknown>, scope: RequestScope, onBlocks?: (blocks: ContentBlock[]) => Promise<void>): Promise<CallToolResult> {
   const content: ContentBlock[] = [];
   for await (const item of stream) {
-    content.push(...toContent(item));
+    const blocks = toContent(item);
+    content.push(...blocks);
+    if (onBlocks && blocks.length > 0) await onBlocks(blocks);
     if (scope.cancelled) break;
   }
   return { content };

@@ -1,0 +1,223 @@
+import { randomUUID } from 'node:crypto';
+import type { ContentBlock } from '../protocol/mcp-types';
+import { InvalidTaskCursorError, InvalidTaskTransitionError, TaskStoreFullError } from './task-store.errors';
+import type { CreateTaskInput, TaskStore } from './task-store';
+import { isTerminal, TaskOutcome, TaskRecord, TaskSegment, TerminalStatus } from './task.types';
+
+interface Entry {
+  record: TaskRecord;
+  seq: number;
+  expiresAt: number;
+  outcome?: TaskOutcome;
+  segments: TaskSegment[];
+  waiters: Set<() => void>;
+}
+
+export interface InMemoryTaskStoreOptions {
+  /** Most tasks kept at once (default 10 000); terminal tasks are evicted first, oldest first. */
+  maxTasks?: number;
+  /** How often expired tasks are swept, in ms (default 1 000). */
+  sweepIntervalMs?: number;
+  /** How many expired ids are remembered for "Task has expired" errors (default 10 000). */
+  maxTombstones?: number;
+}
+
+/**
+ * The default TaskStore: bounded, in process memory, tasks deleted when their ttl runs out. Its one
+ * timer is unref'd and stopped by `close()`.
+ */
+export class InMemoryTaskStore implements TaskStore {
+  private readonly tasks = new Map<string, Entry>();
+  private readonly byOwner = new Map<string, Map<string, Entry>>();
+  private readonly tombstones = new Set<string>();
+  private nextSeq = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly options: InMemoryTaskStoreOptions = {}) {
+    this.timer = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 1_000);
+    this.timer.unref();
+  }
+
+  async create(input: CreateTaskInput): Promise<TaskRecord> {
+    this.makeRoom();
+    const now = new Date();
+    const taskId = randomUUID();
+    const record: TaskRecord = {
+      task: { taskId, status: 'working', createdAt: now.toISOString(), lastUpdatedAt: now.toISOString(), ttl: input.ttl },
+      owner: input.owner,
+      version: 1,
+      lastSeqNr: 0,
+    };
+    if (input.pollInterval !== undefined) record.task.pollInterval = input.pollInterval;
+    if (input.statusMessage !== undefined) record.task.statusMessage = input.statusMessage;
+    const entry: Entry = { record, seq: ++this.nextSeq, expiresAt: now.getTime() + input.ttl, segments: [], waiters: new Set() };
+    this.tasks.set(taskId, entry);
+    let owned = this.byOwner.get(input.owner);
+    if (!owned) this.byOwner.set(input.owner, (owned = new Map()));
+    owned.set(taskId, entry);
+    return copy(record);
+  }
+
+  async get(taskId: string, owner: string): Promise<TaskRecord | undefined> {
+    const entry = this.entry(taskId, owner);
+    return entry && copy(entry.record);
+  }
+
+  async wasExpired(taskId: string): Promise<boolean> {
+    this.entry(taskId, undefined);
+    return this.tombstones.has(taskId);
+  }
+
+  async setStatus(taskId: string, owner: string, status: 'working' | 'input_required', statusMessage?: string): Promise<TaskRecord | undefined> {
+    const entry = this.entry(taskId, owner);
+    if (!entry) return undefined;
+    const from = entry.record.task.status;
+    if (isTerminal(from)) throw new InvalidTaskTransitionError(taskId, from, status);
+    this.update(entry, status, statusMessage);
+    return copy(entry.record);
+  }
+
+  async finish(taskId: string, owner: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined> {
+    const entry = this.entry(taskId, owner);
+    if (!entry) return undefined;
+    const from = entry.record.task.status;
+    if (isTerminal(from)) throw new InvalidTaskTransitionError(taskId, from, status);
+    entry.outcome = outcome;
+    this.update(entry, status, statusMessage);
+    return copy(entry.record);
+  }
+
+  async outcome(taskId: string, owner: string): Promise<TaskOutcome | undefined> {
+    return this.entry(taskId, owner)?.outcome;
+  }
+
+  async list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: TaskRecord[]; nextCursor?: string }> {
+    let after = 0;
+    if (cursor !== undefined) {
+      const m = /^t(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+      if (!m || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw new InvalidTaskCursorError(cursor);
+      after = Number(m[1]);
+    }
+    const tasks: TaskRecord[] = [];
+    let last = 0;
+    let more = false;
+    for (const entry of this.byOwner.get(owner)?.values() ?? []) {
+      if (entry.seq <= after || this.expired(entry)) continue;
+      if (tasks.length === limit) {
+        more = true;
+        break;
+      }
+      tasks.push(copy(entry.record));
+      last = entry.seq;
+    }
+    return more ? { tasks, nextCursor: Buffer.from(`t${last}`).toString('base64url') } : { tasks };
+  }
+
+  async countActive(owner: string): Promise<number> {
+    let n = 0;
+    for (const entry of this.byOwner.get(owner)?.values() ?? []) if (!isTerminal(entry.record.task.status) && !this.expired(entry)) n++;
+    return n;
+  }
+
+  async appendSegments(taskId: string, owner: string, blocks: ContentBlock[]): Promise<TaskSegment[]> {
+    const entry = this.entry(taskId, owner);
+    if (!entry) return [];
+    const status = entry.record.task.status;
+    if (isTerminal(status)) throw new InvalidTaskTransitionError(taskId, status, status);
+    const added = blocks.map((block) => ({ ...block, seqNr: ++entry.record.lastSeqNr }) as TaskSegment);
+    entry.segments.push(...added);
+    entry.record.version++;
+    this.wake(entry);
+    return added;
+  }
+
+  async segments(taskId: string, owner: string, afterSeqNr: number): Promise<TaskSegment[]> {
+    const entry = this.entry(taskId, owner);
+    if (!entry) return [];
+    return entry.segments.filter((s) => s.seqNr > afterSeqNr);
+  }
+
+  waitForChange(taskId: string, owner: string, version: number, signal?: AbortSignal): Promise<void> {
+    const entry = this.entry(taskId, owner);
+    if (!entry || entry.record.version !== version || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        entry.waiters.delete(done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      entry.waiters.add(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    for (const entry of this.tasks.values()) this.wake(entry);
+  }
+
+  /** Live tasks and tombstones, for tests and benchmarks. */
+  get size(): number {
+    return this.tasks.size;
+  }
+
+  private entry(taskId: string, owner: string | undefined): Entry | undefined {
+    const entry = this.tasks.get(taskId);
+    if (!entry) return undefined;
+    if (this.expired(entry)) {
+      this.remove(entry, true);
+      return undefined;
+    }
+    return owner === undefined || entry.record.owner === owner ? entry : undefined;
+  }
+
+  private update(entry: Entry, status: TaskRecord['task']['status'], statusMessage?: string): void {
+    const task = entry.record.task;
+    task.status = status;
+    if (statusMessage !== undefined) task.statusMessage = statusMessage;
+    else delete task.statusMessage;
+    task.lastUpdatedAt = new Date().toISOString();
+    entry.record.version++;
+    this.wake(entry);
+  }
+
+  private wake(entry: Entry): void {
+    for (const waiter of [...entry.waiters]) waiter();
+  }
+
+  private expired(entry: Entry): boolean {
+    return entry.expiresAt <= Date.now();
+  }
+
+  private remove(entry: Entry, expired: boolean): void {
+    const { taskId } = entry.record.task;
+    this.tasks.delete(taskId);
+    const owned = this.byOwner.get(entry.record.owner);
+    owned?.delete(taskId);
+    if (owned?.size === 0) this.byOwner.delete(entry.record.owner);
+    if (expired) {
+      this.tombstones.add(taskId);
+      if (this.tombstones.size > (this.options.maxTombstones ?? 10_000)) this.tombstones.delete(this.tombstones.values().next().value!);
+    }
+    this.wake(entry);
+  }
+
+  private sweep(): void {
+    for (const entry of this.tasks.values()) if (this.expired(entry)) this.remove(entry, true);
+  }
+
+  private makeRoom(): void {
+    const max = this.options.maxTasks ?? 10_000;
+    if (this.tasks.size < max) return;
+    this.sweep();
+    for (const entry of this.tasks.values()) {
+      if (this.tasks.size < max) return;
+      if (isTerminal(entry.record.task.status)) this.remove(entry, false);
+    }
+    if (this.tasks.size >= max) throw new TaskStoreFullError(max);
+  }
+}
+
+function copy(record: TaskRecord): TaskRecord {
+  return { ...record, task: { ...record.task } };
+}

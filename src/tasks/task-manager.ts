@@ -1,0 +1,348 @@
+import { RequestContext } from '../context/request-context';
+import type { McpContext } from '../context/mcp-context';
+import { ErrorCode, RequestId } from '../protocol/json-rpc';
+import { McpError } from '../protocol/mcp.error';
+import type { CallToolResult, ContentBlock } from '../protocol/mcp-types';
+import type { HandlerEnv } from '../protocol/handlers/handler-env';
+import { callTool } from '../protocol/handlers/tools.handlers';
+import type { RequestScope, TaskBinding, TransportExtra } from '../protocol/request-scope';
+import type { ServerSession } from '../protocol/server-session';
+import type { ToolDescriptor } from '../registry/descriptors';
+import type { ResolvedTaskOptions } from './task-options';
+import { InvalidTaskTransitionError } from './task-store.errors';
+import type { TaskStore } from './task-store';
+import { FALLBACK_MODE, MODEL_IMMEDIATE_RESPONSE, RELATED_TASK, RESPONSE_MODES, ResponseMode, TaskOutcome, TaskRecord, TaskSegment } from './task.types';
+
+const related = (taskId: string) => ({ [RELATED_TASK]: { taskId } });
+
+/**
+ * Runs task-augmented tool calls in the background and keeps their tasks right: status transitions
+ * (with `notifications/tasks/status`), input_required while the handler waits on the client, the
+ * outcome, streamed segments, cancellation. The response modes of the task-result-streaming
+ * proposal are negotiated here.
+ */
+export class TaskManager {
+  /** Abort controllers of the handlers running in this process, by task id. */
+  private readonly running = new Map<string, AbortController>();
+  /** Blocking tasks/result requests by task id: a task's requests to the client travel on them. */
+  private readonly waiting = new Map<string, RequestId[]>();
+
+  constructor(
+    readonly store: TaskStore,
+    readonly options: ResolvedTaskOptions,
+    private readonly logError: (message: string, error?: unknown) => void,
+  ) {}
+
+  /** tools/call with a `task` field. */
+  async callTool(env: HandlerEnv, tool: ToolDescriptor, args: Record<string, unknown> | undefined, taskParams: Record<string, unknown>, scope: RequestScope): Promise<unknown> {
+    const owner = scope.session.ownerKey(scope.extra);
+    if ((await this.store.countActive(owner)) >= this.options.maxActivePerOwner) {
+      throw McpError.invalidRequest(`Too many tasks in progress: at most ${this.options.maxActivePerOwner} at a time`);
+    }
+    const requested = typeof taskParams.ttl === 'number' && taskParams.ttl > 0 ? taskParams.ttl : this.options.defaultTtlMs;
+    const { mode, fallback } = negotiate(taskParams.responseModes);
+    const record = await this.store.create({
+      owner,
+      ttl: Math.min(requested, this.options.maxTtlMs),
+      pollInterval: this.options.pollIntervalMs,
+      statusMessage: fallback ? 'The requested response modes are not supported; answering with a task' : undefined,
+    });
+    const taskId = record.task.taskId;
+    const streamer = new SegmentStreamer(scope, taskId, mode === 'streaming' || (mode === 'immediate' && tool.streaming));
+    const run = this.execute(env, tool, args, record, scope, (segments) => streamer.push(segments));
+
+    if (mode === 'immediate') {
+      const early = await Promise.race([run, delay(this.options.immediateWindowMs)]);
+      if (early) return immediateAnswer(early, taskId);
+      if (!tool.streaming) return this.createTaskResult(record, tool, fallback);
+    }
+    if (mode === 'task' || !tool.streaming) return this.createTaskResult(record, tool, fallback);
+    // Streaming: the first answer is the task (with what was produced so far), then segments follow.
+    await streamer.start({ task: record.task });
+    const outcome = await run;
+    return streamer.final(outcome, (await this.store.get(taskId, owner))?.task.status);
+  }
+
+  private createTaskResult(record: TaskRecord, tool: ToolDescriptor, fallback: boolean): Record<string, unknown> {
+    const meta: Record<string, unknown> = {};
+    if (tool.immediateResponse) meta[MODEL_IMMEDIATE_RESPONSE] = tool.immediateResponse;
+    if (fallback) meta[FALLBACK_MODE] = 'task';
+    return Object.keys(meta).length > 0 ? { task: record.task, _meta: meta } : { task: record.task };
+  }
+
+  /** Runs the handler to its end and records the outcome (unless the task ended first, e.g. cancelled). */
+  private async execute(
+    env: HandlerEnv,
+    tool: ToolDescriptor,
+    args: Record<string, unknown> | undefined,
+    record: TaskRecord,
+    origin: RequestScope,
+    onSegments: (segments: TaskSegment[]) => Promise<void>,
+  ): Promise<TaskOutcome> {
+    const { taskId } = record.task;
+    const owner = record.owner;
+    const controller = new AbortController();
+    this.running.set(taskId, controller);
+    const scope = new TaskScope(origin, controller, this.binding(taskId, owner, origin.session));
+    let outcome: TaskOutcome;
+    let status: 'completed' | 'failed';
+    let message: string | undefined;
+    try {
+      const result = await callTool(env, tool, args, scope, async (blocks) => onSegments(await this.store.appendSegments(taskId, owner, blocks)));
+      outcome = { result: result as unknown as Record<string, unknown> };
+      status = result.isError ? 'failed' : 'completed';
+      message = result.isError ? firstText(result) : undefined;
+    } catch (error) {
+      const e = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
+      if (!(error instanceof McpError)) this.logError(`Task ${taskId} of ${tool.where} failed`, error);
+      outcome = { error: e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data } };
+      status = 'failed';
+      message = e.message;
+    } finally {
+      this.running.delete(taskId);
+      scope.finish();
+    }
+    try {
+      const done = await this.store.finish(taskId, owner, status, outcome, message);
+      if (done) await this.notifyStatus(origin.session, done);
+    } catch (error) {
+      if (!(error instanceof InvalidTaskTransitionError)) this.logError(`Could not record the end of task ${taskId}`, error);
+    }
+    return outcome;
+  }
+
+  private binding(taskId: string, owner: string, session: ServerSession): TaskBinding {
+    let outstanding = 0;
+    return {
+      taskId,
+      route: () => this.waiting.get(taskId)?.at(-1),
+      inputRequired: async () => {
+        if (outstanding++ > 0) return;
+        const rec = await this.store.setStatus(taskId, owner, 'input_required').catch(() => undefined);
+        if (rec) await this.notifyStatus(session, rec);
+      },
+      inputReceived: async () => {
+        if (--outstanding > 0) return;
+        const rec = await this.store.setStatus(taskId, owner, 'working').catch(() => undefined);
+        if (rec) await this.notifyStatus(session, rec);
+      },
+    };
+  }
+
+  private async notifyStatus(session: ServerSession, record: TaskRecord): Promise<void> {
+    await session.notify('notifications/tasks/status', { ...record.task });
+  }
+
+  /** tasks/get */
+  async get(taskId: string, scope: RequestScope): Promise<Record<string, unknown>> {
+    return { ...(await this.find(taskId, scope)).task };
+  }
+
+  /**
+   * tasks/result: blocks (woken by the store) until the task is terminal, then answers exactly what
+   * tools/call would have; with `lastSeqNr`, answers the segments after it at once.
+   */
+  async result(taskId: string, lastSeqNr: unknown, scope: RequestScope): Promise<Record<string, unknown>> {
+    const owner = scope.session.ownerKey(scope.extra);
+    if (lastSeqNr !== undefined) {
+      if (typeof lastSeqNr !== 'number' || !Number.isInteger(lastSeqNr) || lastSeqNr <= 0) {
+        throw McpError.invalidParams('Invalid params: lastSeqNr must be a positive integer');
+      }
+      const record = await this.find(taskId, scope);
+      const segments = await this.store.segments(taskId, owner, lastSeqNr);
+      const status = record.task.status;
+      const result: Record<string, unknown> = { 'partial-content': segments, isComplete: status === 'completed' || status === 'failed' || status === 'cancelled', _meta: related(taskId) };
+      if (status === 'failed') result.isError = true;
+      return result;
+    }
+    const list = this.waiting.get(taskId) ?? [];
+    list.push(scope.id);
+    this.waiting.set(taskId, list);
+    try {
+      for (;;) {
+        const record = await this.find(taskId, scope);
+        const status = record.task.status;
+        if (status === 'completed' || status === 'failed' || status === 'cancelled') {
+          const outcome = await this.store.outcome(taskId, owner);
+          if (!outcome) throw new McpError(ErrorCode.InternalError, 'The task ended without a result');
+          if ('error' in outcome) throw new McpError(outcome.error.code, outcome.error.message, outcome.error.data);
+          const meta = { ...(outcome.result._meta as object | undefined), ...related(taskId) };
+          return { ...outcome.result, _meta: meta };
+        }
+        await this.store.waitForChange(taskId, owner, record.version, scope.signal);
+        if (scope.cancelled) return {};
+      }
+    } finally {
+      const left = (this.waiting.get(taskId) ?? []).filter((id) => id !== scope.id);
+      if (left.length > 0) this.waiting.set(taskId, left);
+      else this.waiting.delete(taskId);
+    }
+  }
+
+  /** tasks/list */
+  async list(cursor: string | undefined, limit: number, scope: RequestScope): Promise<Record<string, unknown>> {
+    try {
+      const page = await this.store.list(scope.session.ownerKey(scope.extra), cursor, limit);
+      const result: Record<string, unknown> = { tasks: page.tasks.map((r) => r.task) };
+      if (page.nextCursor) result.nextCursor = page.nextCursor;
+      return result;
+    } catch (error) {
+      if (error instanceof Error && error.name === 'InvalidTaskCursorError') throw McpError.invalidParams('Invalid cursor', { cursor });
+      throw error;
+    }
+  }
+
+  /** tasks/cancel: cancelled before the answer, the handler's signal aborted, and it stays cancelled. */
+  async cancel(taskId: string, scope: RequestScope): Promise<Record<string, unknown>> {
+    const owner = scope.session.ownerKey(scope.extra);
+    const record = await this.find(taskId, scope);
+    const status = record.task.status;
+    if (status === 'completed' || status === 'failed' || status === 'cancelled') {
+      throw McpError.invalidParams(`Cannot cancel task: already in terminal status '${status}'`);
+    }
+    let done: TaskRecord | undefined;
+    try {
+      done = await this.store.finish(taskId, owner, 'cancelled', { result: { content: [{ type: 'text', text: 'The task was cancelled' }], isError: true } }, 'The task was cancelled by request.');
+    } catch (error) {
+      if (error instanceof InvalidTaskTransitionError) throw McpError.invalidParams(`Cannot cancel task: already in terminal status '${error.from}'`);
+      throw error;
+    }
+    if (!done) throw this.notFound(taskId, false);
+    this.running.get(taskId)?.abort(new McpError(ErrorCode.InvalidRequest, 'The task was cancelled'));
+    await this.notifyStatus(scope.session, done);
+    return { ...done.task };
+  }
+
+  /** Fails the tasks still running here (the server is shutting down) and aborts their handlers. */
+  async close(): Promise<void> {
+    for (const [, controller] of this.running) controller.abort(new McpError(ErrorCode.InternalError, 'The server is shutting down'));
+    this.running.clear();
+  }
+
+  private async find(taskId: unknown, scope: RequestScope): Promise<TaskRecord> {
+    if (typeof taskId !== 'string') throw McpError.invalidParams('Invalid params: "taskId" must be a string');
+    const record = await this.store.get(taskId, scope.session.ownerKey(scope.extra));
+    if (!record) throw this.notFound(taskId, await this.store.wasExpired(taskId));
+    return record;
+  }
+
+  private notFound(taskId: string, expired: boolean): McpError {
+    return McpError.invalidParams(`Failed to retrieve task: ${expired ? 'Task has expired' : 'Task not found'}`, { taskId });
+  }
+}
+
+/** Picks the response mode: immediate > streaming > task among the client's; task when none fits. */
+export function negotiate(requested: unknown): { mode: ResponseMode; fallback: boolean } {
+  if (!Array.isArray(requested) || requested.length === 0) return { mode: 'task', fallback: false };
+  const mode = RESPONSE_MODES.find((m) => requested.includes(m));
+  return mode ? { mode, fallback: false } : { mode: 'task', fallback: true };
+}
+
+function immediateAnswer(outcome: TaskOutcome, taskId: string): Record<string, unknown> {
+  if ('error' in outcome) throw new McpError(outcome.error.code, outcome.error.message, outcome.error.data);
+  return { ...outcome.result, _meta: { ...(outcome.result._meta as object | undefined), ...related(taskId) } };
+}
+
+function firstText(result: CallToolResult): string | undefined {
+  const block = result.content.find((c): c is ContentBlock & { type: 'text'; text: string } => c.type === 'text');
+  return block?.text;
+}
+
+function delay(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
+}
+
+/**
+ * Streams a task's segments to the request that created it (partial-content responses with the
+ * request's id); until `start`, segments are held so that the first answer comes first.
+ */
+class SegmentStreamer {
+  private held: TaskSegment[] = [];
+  private live = false;
+  private sent = 0;
+
+  constructor(
+    private readonly scope: RequestScope,
+    private readonly taskId: string,
+    private readonly enabled: boolean,
+  ) {}
+
+  async push(segments: TaskSegment[]): Promise<void> {
+    if (!this.enabled) return;
+    if (!this.live) {
+      this.held.push(...segments);
+      return;
+    }
+    await this.send(segments, false);
+  }
+
+  /** Sends the first answer (the task, plus segments produced so far), then goes live. */
+  async start(first: Record<string, unknown>): Promise<void> {
+    const held = this.held;
+    this.held = [];
+    this.live = true;
+    const answer: Record<string, unknown> = { ...first, _meta: related(this.taskId) };
+    if (held.length > 0) {
+      answer['partial-content'] = held;
+      answer.isError = false;
+      answer.isComplete = false;
+      this.sent += held.length;
+    }
+    await this.scope.session.sendResult(this.scope.id, answer);
+  }
+
+  /** The last answer: isComplete, and isError when the task failed. */
+  final(outcome: TaskOutcome, status: string | undefined): Record<string, unknown> {
+    const failed = 'error' in outcome || outcome.result.isError === true || status === 'failed';
+    if (failed && this.sent === 0) {
+      const text = 'error' in outcome ? outcome.error.message : (firstText(outcome.result as unknown as CallToolResult) ?? 'The task failed');
+      return { content: [{ type: 'text', text }], isError: true, isComplete: true, _meta: related(this.taskId) };
+    }
+    return { 'partial-content': [], isError: failed, isComplete: true, _meta: related(this.taskId) };
+  }
+
+  private async send(segments: TaskSegment[], complete: boolean): Promise<void> {
+    this.sent += segments.length;
+    await this.scope.session.sendResult(this.scope.id, { 'partial-content': segments, isError: false, isComplete: complete, _meta: related(this.taskId) });
+  }
+}
+
+/** The scope a task's handler runs in: the original request's, with the task's own lifetime and signal. */
+class TaskScope implements RequestScope {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+  readonly session: ServerSession;
+  readonly extra: TransportExtra | undefined;
+  private ctx?: RequestContext;
+
+  constructor(
+    origin: RequestScope,
+    private readonly controller: AbortController,
+    readonly task: TaskBinding,
+  ) {
+    this.id = origin.id;
+    this.method = origin.method;
+    this.params = origin.params;
+    this.session = origin.session;
+    // The original HTTP stream closes with the CreateTaskResult: closing it later means nothing.
+    this.extra = origin.extra && { headers: origin.extra.headers, auth: origin.extra.auth };
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get cancelled(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  context(): McpContext {
+    this.ctx ??= new RequestContext(this);
+    return this.ctx;
+  }
+
+  finish(): void {
+    this.ctx?.finish();
+  }
+}
