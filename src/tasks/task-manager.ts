@@ -11,7 +11,7 @@ import type { ToolDescriptor } from '../registry/descriptors';
 import type { ResolvedTaskOptions } from './task-options';
 import { InvalidTaskTransitionError } from './task-store.errors';
 import type { TaskStore } from './task-store';
-import { FALLBACK_MODE, MODEL_IMMEDIATE_RESPONSE, RELATED_TASK, RESPONSE_MODES, ResponseMode, TaskOutcome, TaskRecord, TaskSegment } from './task.types';
+import { FALLBACK_MODE, MODEL_IMMEDIATE_RESPONSE, RELATED_TASK, RESPONSE_MODES, ResponseMode, Task, TaskOutcome, TaskRecord, TaskSegment } from './task.types';
 
 const related = (taskId: string) => ({ [RELATED_TASK]: { taskId } });
 
@@ -48,16 +48,20 @@ export class TaskManager {
       statusMessage: fallback ? 'The requested response modes are not supported; answering with a task' : undefined,
     });
     const taskId = record.task.taskId;
-    const streamer = new SegmentStreamer(scope, taskId, mode === 'streaming' || (mode === 'immediate' && tool.streaming));
+    // Streaming applies to incremental tools (async generators), when the client accepts it.
+    const streams = tool.streaming && (mode === 'streaming' || (mode === 'immediate' && (taskParams.responseModes as unknown[]).includes('streaming')));
+    const streamer = new SegmentStreamer(scope, taskId, streams);
     const run = this.execute(env, tool, args, record, scope, (segments) => streamer.push(segments));
 
     if (mode === 'immediate') {
       const early = await Promise.race([run, delay(this.options.immediateWindowMs)]);
       if (early) return immediateAnswer(early, taskId);
-      if (!tool.streaming) return this.createTaskResult(record, tool, fallback);
     }
-    if (mode === 'task' || !tool.streaming) return this.createTaskResult(record, tool, fallback);
-    // Streaming: the first answer is the task (with what was produced so far), then segments follow.
+    if (!streams) return this.createTaskResult(record, tool, fallback);
+    // Streaming. A generator that is already done is answered in one response marked complete;
+    // otherwise the first answer is the task (with what was produced so far) and segments follow.
+    const done = await Promise.race([run, new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)))]);
+    if (done) return streamer.whole(done, (await this.store.get(taskId, owner))?.task ?? record.task);
     await streamer.start({ task: record.task });
     const outcome = await run;
     return streamer.final(outcome, (await this.store.get(taskId, owner))?.task.status);
@@ -289,6 +293,16 @@ class SegmentStreamer {
       this.sent += held.length;
     }
     await this.scope.session.sendResult(this.scope.id, answer);
+  }
+
+  /** The only answer, when everything was produced before the first one could be sent. */
+  whole(outcome: TaskOutcome, task: Task): Record<string, unknown> {
+    const held = this.held;
+    this.held = [];
+    if (held.length === 0) return { task, ...this.final(outcome, task.status) };
+    this.sent += held.length;
+    const failed = 'error' in outcome || outcome.result.isError === true;
+    return { task, 'partial-content': held, isError: failed, isComplete: true, _meta: related(this.taskId) };
   }
 
   /** The last answer: isComplete, and isError when the task failed. */
