@@ -79,6 +79,15 @@ export class ReindexInput {
   delayMs?: number;
 }
 
+export class ExportInput {
+  @Field({ description: 'Milliseconds to wait before each note (to watch it stream)', default: 0 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(5_000)
+  delayMs?: number;
+}
+
 export class NoteIdInput {
   @IsString() id!: string;
 }
@@ -111,7 +120,11 @@ export class NotesTools {
     return text(`Deleted ${input.id}`);
   }
 
-  @Tool({ description: 'Re-index every note, reporting progress; stops when cancelled', taskSupport: 'optional' })
+  @Tool({
+    description: 'Re-index every note, reporting progress; stops when cancelled',
+    taskSupport: 'optional',
+    immediateResponse: 'Re-indexing has started; the result will follow.',
+  })
   async reindex(input: ReindexInput, ctx: McpContext) {
     const batches = input.batches ?? 5;
     for (let done = 1; done <= batches; done++) {
@@ -120,6 +133,19 @@ export class NotesTools {
     }
     await ctx.log.debug(`re-indexed ${this.notes.list().length} notes`, 'notes');
     return `Re-indexed ${this.notes.list().length} notes in ${batches} batches`;
+  }
+
+  @Tool({
+    description: 'Export every note as Markdown, one note at a time (streams its results when run as a task)',
+    annotations: { readOnlyHint: true },
+    taskSupport: 'optional',
+  })
+  async *exportNotes(input: ExportInput, ctx: McpContext) {
+    for (const note of this.notes.list()) {
+      if (ctx.signal.aborted) return;
+      if (input.delayMs) await sleep(input.delayMs, ctx.signal);
+      yield text(`# ${note.title}\n\n${note.body}`);
+    }
   }
 
   @Tool({ description: 'How many notes there are', annotations: { readOnlyHint: true } })

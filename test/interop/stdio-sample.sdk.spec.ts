@@ -30,6 +30,7 @@ describe('notes sample over stdio, official SDK client', () => {
       resources: { subscribe: true, listChanged: true },
       prompts: { listChanged: true },
       completions: {},
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } }, responses: { modes: ['task', 'immediate', 'streaming'] } },
     });
     expect(client.getInstructions()).toContain('Keeps notes');
   });
@@ -45,8 +46,8 @@ describe('notes sample over stdio, official SDK client', () => {
       cursor = page.nextCursor;
       pages++;
     } while (cursor);
-    expect(pages).toBe(4);
-    expect(names).toEqual(['addNote', 'search', 'deleteNote', 'reindex', 'count', 'summarize', 'archive', 'workspaceRoots']);
+    expect(pages).toBe(5);
+    expect(names).toEqual(['addNote', 'search', 'deleteNote', 'reindex', 'exportNotes', 'count', 'summarize', 'archive', 'workspaceRoots']);
   });
 
   it('lists tools with schemas derived from class-validator metadata', async () => {
