@@ -88,6 +88,13 @@ export class TaskTools {
     }
   }
 
+  @Tool({ description: 'Works a little, then asks the user', taskSupport: 'optional' })
+  async askLater(input: WaitInput, ctx: McpContext) {
+    await pause(input.ms ?? 100);
+    const answer = await ctx.elicitForm('Approve now?', Approve);
+    return `approved=${answer.content?.approved ?? false}`;
+  }
+
   @Tool({ description: 'Asks the user before finishing', taskSupport: 'optional' })
   async ask(_: EmptyInput, ctx: McpContext) {
     const answer = await ctx.elicitForm('Approve?', Approve);

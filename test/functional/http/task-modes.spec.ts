@@ -1,0 +1,72 @@
+import { McpApplication } from '../../../src';
+import { ACCEPT_BOTH, initializeBody } from '../../helpers/http-app';
+import { SseReader } from '../../helpers/sse-client';
+import { TaskModule } from '../../helpers/task-tools';
+
+const RELATED = 'io.modelcontextprotocol/related-task';
+
+/** The task-result-streaming modes and input_required over raw Streamable HTTP (the SDK has no client for them). */
+describe('task response modes over Streamable HTTP', () => {
+  let app: McpApplication;
+  let url: string;
+  let headers: Record<string, string>;
+
+  beforeAll(async () => {
+    app = await McpApplication.create(TaskModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
+    ({ url } = await app.httpTransport({ port: 0, keepAliveMs: 0 }).listen());
+    const init = await fetch(url, {
+      method: 'POST',
+      headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...initializeBody(), params: { ...initializeBody().params, capabilities: { elicitation: {} } } }),
+    });
+    headers = { accept: ACCEPT_BOTH, 'content-type': 'application/json', 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+    await init.json();
+  });
+  afterAll(() => app.close());
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw JSON-RPC answers, checked field by field
+  type Json = any;
+  const post = (body: unknown) => fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+  const json = async (body: unknown): Promise<Json> => (await post(body)).json();
+  const stream = (body: unknown) => SseReader.open(url, { method: 'POST', headers, body: JSON.stringify(body) });
+
+  it('5. streams partial-content responses with the request id on the request SSE stream, ending with isComplete', async () => {
+    const s = await stream({ jsonrpc: '2.0', id: 'st-1', method: 'tools/call', params: { name: 'stream', arguments: { count: 4, gapMs: 15 }, task: { responseModes: ['streaming'] } } });
+    expect(s.response.headers.get('content-type')).toBe('text/event-stream');
+    await s.finished();
+    const responses = s.messages as { id: string; result: Record<string, unknown> }[];
+    expect(responses.every((m) => m.id === 'st-1')).toBe(true);
+    expect(responses[0].result.task).toMatchObject({ status: 'working' });
+    const seqNrs = responses.flatMap((r) => ((r.result['partial-content'] as { seqNr: number }[]) ?? []).map((p) => p.seqNr));
+    expect(seqNrs).toEqual([1, 2, 3, 4]);
+    expect(responses.at(-1)!.result).toMatchObject({ isComplete: true, isError: false });
+    expect(s.events.filter((e) => e.data).every((e) => e.id !== undefined)).toBe(true);
+    const taskId = (responses[0].result.task as { taskId: string }).taskId;
+    const resumed = await json({ jsonrpc: '2.0', id: 'r-1', method: 'tasks/result', params: { taskId, lastSeqNr: 2 } });
+    expect(resumed.result['partial-content'].map((p: { seqNr: number }) => p.seqNr)).toEqual([3, 4]);
+  });
+
+  it('1. answers immediate mode as plain JSON with the related task', async () => {
+    const res = await post({ jsonrpc: '2.0', id: 'im-1', method: 'tools/call', params: { name: 'quick', arguments: {}, task: { responseModes: ['immediate'] } } });
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = (await res.json()) as Json;
+    expect(body.result.content).toEqual([{ type: 'text', text: 'quick' }]);
+    expect(body.result._meta[RELATED].taskId).toEqual(expect.any(String));
+  });
+
+  it('4. delivers a task request to the client on the waiting tasks/result stream, and resumes after the answer', async () => {
+    const created = await json({ jsonrpc: '2.0', id: 'ask-1', method: 'tools/call', params: { name: 'askLater', arguments: { ms: 150 }, task: {} } });
+    const taskId = created.result.task.taskId;
+    const waiting = await stream({ jsonrpc: '2.0', id: 'res-1', method: 'tasks/result', params: { taskId } });
+    await waiting.waitFor((r) => r.messages.some((m) => m.method === 'elicitation/create'));
+    const ask = waiting.messages.find((m) => m.method === 'elicitation/create') as { id: string; params: Record<string, unknown> };
+    expect(ask.params._meta).toEqual({ [RELATED]: { taskId } });
+    const status = await json({ jsonrpc: '2.0', id: 'g-1', method: 'tasks/get', params: { taskId } });
+    expect(status.result.status).toBe('input_required');
+    const answered = await post({ jsonrpc: '2.0', id: ask.id, result: { action: 'accept', content: { approved: true } } });
+    expect(answered.status).toBe(202);
+    await waiting.finished();
+    const final = waiting.messages.find((m) => m.id === 'res-1') as { result: Record<string, unknown> };
+    expect(final.result).toMatchObject({ content: [{ type: 'text', text: 'approved=true' }], _meta: { [RELATED]: { taskId } } });
+  });
+});

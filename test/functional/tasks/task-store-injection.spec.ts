@@ -1,0 +1,77 @@
+import { inject, injectable } from 'tsyringe';
+import { InMemoryTaskStore, McpApplication, McpModule, McpTestClient, TASK_STORE, type CreateTaskInput, type TaskStore } from '../../../src';
+import { TaskTools } from '../../helpers/task-tools';
+
+const STORE_NAME = Symbol('store-name');
+
+/** A user's store: the in-memory one, counting creations, with a dependency from the container. */
+@injectable()
+class CountingStore extends InMemoryTaskStore {
+  created = 0;
+  constructor(@inject(STORE_NAME) readonly label: string) {
+    super();
+  }
+  override async create(input: CreateTaskInput) {
+    this.created++;
+    return super.create(input);
+  }
+}
+
+@injectable()
+class StoreUser {
+  constructor(@inject(TASK_STORE) readonly store: TaskStore) {}
+}
+
+async function runOneTask(app: McpApplication): Promise<void> {
+  const client = await McpTestClient.connect(app.connectInMemory());
+  const created = (await client.request('tools/call', { name: 'quick', arguments: {}, task: {} })) as { task: { taskId: string } };
+  await client.request('tasks/result', { taskId: created.task.taskId });
+}
+
+describe('injecting a TaskStore', () => {
+  it('takes a class, resolved through the container with its dependencies', async () => {
+    @McpModule({ providers: [TaskTools, StoreUser, { provide: STORE_NAME, useValue: 'mine' }], taskStore: CountingStore })
+    class M {}
+    const app = await McpApplication.create(M);
+    await runOneTask(app);
+    const store = app.tasks.store as CountingStore;
+    expect(store).toBeInstanceOf(CountingStore);
+    expect(store.label).toBe('mine');
+    expect(store.created).toBe(1);
+    expect(app.container.resolve(StoreUser).store).toBe(store);
+    await app.close();
+  });
+
+  it('takes an instance, { useValue }, or { useFactory }', async () => {
+    const instance = new CountingStore('value');
+    const value = new CountingStore('useValue');
+    for (const [option, expected] of [
+      [instance, instance],
+      [{ useValue: value }, value],
+    ] as const) {
+      @McpModule({ providers: [TaskTools] })
+      class M {}
+      const app = await McpApplication.create(M, { taskStore: option });
+      await runOneTask(app);
+      expect(app.tasks.store).toBe(expected);
+      expect(expected.created).toBe(1);
+      await app.close();
+    }
+    @McpModule({ providers: [TaskTools, { provide: STORE_NAME, useValue: 'factory' }] })
+    class F {}
+    const app = await McpApplication.create(F, { taskStore: { useFactory: (resolve) => new CountingStore(resolve<string>(STORE_NAME)) } });
+    await runOneTask(app);
+    expect((app.tasks.store as CountingStore).label).toBe('factory');
+    await app.close();
+  });
+
+  it('uses a fresh in-memory store per application by default', async () => {
+    @McpModule({ providers: [TaskTools] })
+    class M {}
+    const a = await McpApplication.create(M);
+    const b = await McpApplication.create(M);
+    expect(a.tasks.store).toBeInstanceOf(InMemoryTaskStore);
+    expect(a.tasks.store).not.toBe(b.tasks.store);
+    await Promise.all([a.close(), b.close()]);
+  });
+});
