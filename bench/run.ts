@@ -4,7 +4,9 @@
  *     documented stateless pattern and its pattern with sessions);
  *  2. tools/list of a server with 1000 tools over HTTP (whole list in one response on both sides);
  *  3. tools/call over stdio, 64 requests in flight;
- *  4. heap per idle HTTP session, over 2,000 sessions.
+ *  4. heap per idle HTTP session, over 2,000 sessions;
+ *  5. 10,000 tasks created and completed (tools/call as a task, then tasks/result), with heap after
+ *     completion and after the tasks' ttl ran out.
  * Run: `npm run bench` (add `-- --quick` for a shorter run). Prints figures; asserts nothing.
  */
 import { ChildProcess, fork } from 'node:child_process';
@@ -13,7 +15,7 @@ import autocannon from 'autocannon';
 
 type Impl = 'mcpkit' | 'sdk';
 const QUICK = process.argv.includes('--quick');
-/** `--only=call,list,stdio,memory` runs some workloads only. */
+/** `--only=call,list,stdio,memory,tasks` runs some workloads only. */
 const ONLY = /--only=([\w,]+)/.exec(process.argv.join(' '))?.[1]?.split(',');
 const wanted = (name: string) => !ONLY || ONLY.includes(name);
 const DURATION = QUICK ? 3 : 8;
@@ -195,6 +197,82 @@ async function stdioLoad(impl: Impl): Promise<void> {
   child.kill('SIGKILL');
 }
 
+/**
+ * 10,000 tasks created with tools/call (task-augmented) and collected with tasks/result, 64 flows
+ * at a time, over stdio; then the server's heap once they are done and once their ttl ran out.
+ */
+async function tasksLoad(impl: Impl): Promise<void> {
+  const total = QUICK ? 3_000 : 10_000;
+  const ttlMs = 3_000;
+  const child = fork(join(SERVERS, `${impl}-server.js`), [], { env: { ...process.env, MODE: 'stdio', TOOLS: '1' }, execArgv: ['--expose-gc'], stdio: ['pipe', 'pipe', 'inherit', 'ipc'] });
+  const heap = () =>
+    new Promise<number>((resolve) => {
+      const onMessage = (m: { type?: string; heapUsed?: number }) => {
+        if (m.type !== 'heap') return;
+        child.off('message', onMessage);
+        resolve(m.heapUsed!);
+      };
+      child.on('message', onMessage);
+      child.send({ type: 'heap' });
+    });
+  let buffer = '';
+  let onMessage: (m: { id?: string | number; result?: Record<string, unknown>; error?: unknown }) => void = () => undefined;
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString();
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      const m = JSON.parse(line) as { id?: string | number; result?: Record<string, unknown> };
+      if (m.id !== undefined) onMessage(m);
+    }
+  });
+  const send = (message: object) => child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+  await new Promise<void>((resolve) => {
+    onMessage = () => resolve();
+    send({ id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+  });
+  send({ method: 'notifications/initialized' });
+  const before = await heap();
+  const seconds = await new Promise<number>((resolve, reject) => {
+    let started = 0;
+    let done = 0;
+    const t0 = performance.now();
+    const startFlow = () => {
+      const i = started++;
+      send({ id: `c${i}`, method: 'tools/call', params: { name: 'work', arguments: { text: String(i) }, task: { ttl: ttlMs } } });
+    };
+    onMessage = (m) => {
+      const id = String(m.id);
+      if (id.startsWith('c')) {
+        const taskId = (m.result?.task as { taskId?: string } | undefined)?.taskId;
+        if (!taskId) return reject(new Error(`${impl}: no task in ${JSON.stringify(m)}`));
+        send({ id: `r${id.slice(1)}`, method: 'tasks/result', params: { taskId } });
+        return;
+      }
+      const text = (m.result?.content as { text: string }[] | undefined)?.[0]?.text;
+      if (text !== `done ${id.slice(1)}`) return reject(new Error(`${impl}: bad task result ${JSON.stringify(m)}`));
+      done++;
+      if (started < total) startFlow();
+      if (done === total) resolve((performance.now() - t0) / 1000);
+    };
+    for (let i = 0; i < 64; i++) startFlow();
+  });
+  const afterDone = await heap();
+  await new Promise((r) => setTimeout(r, ttlMs + 2_000));
+  const afterTtl = await heap();
+  const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+  rows.push({
+    workload: `${total} tasks: tools/call + tasks/result, stdio`,
+    impl,
+    rps: total / seconds,
+    p50: NaN,
+    p99: NaN,
+    note: `heap +${mb(afterDone - before)} when done, +${mb(afterTtl - before)} after ttl`,
+  });
+  child.kill('SIGKILL');
+}
+
 async function sessionMemory(impl: Impl): Promise<void> {
   const server = await startServer(impl, { MODE: 'sessions', TOOLS: '1' });
   try {
@@ -233,6 +311,7 @@ async function main(): Promise<void> {
     }
     if (wanted('stdio')) await stdioLoad(impl);
     if (wanted('memory')) await sessionMemory(impl);
+    if (wanted('tasks')) await tasksLoad(impl);
   }
   rows.sort((a, b) => a.workload.localeCompare(b.workload));
 
@@ -250,6 +329,7 @@ async function main(): Promise<void> {
     ratioLine(list, 'mcpkit (stateless)', 'sdk (stateless)'),
     ratioLine(list, 'mcpkit (sessions)', 'sdk (sessions)'),
     ratioLine('tools/call over stdio, 64 in flight', 'mcpkit', 'sdk'),
+    ratioLine(`${QUICK ? 3_000 : 10_000} tasks: tools/call + tasks/result, stdio`, 'mcpkit', 'sdk'),
   ]) if (line) console.log(line);
 }
 

@@ -18,6 +18,11 @@ class BenchTools {
   filler(input: EchoInput) {
     return input.text;
   }
+
+  @Tool({ description: 'A unit of work that runs as a task', taskSupport: 'optional' })
+  work(input: EchoInput) {
+    return `done ${input.text}`;
+  }
 }
 
 // The tools/list workload: TOOLS - 1 more tools, declared the way a decorator would.

@@ -5,12 +5,36 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTaskMessageQueue, InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import * as z from 'zod/v4';
 import { MODE, reportReady, TOOL_COUNT } from './ipc';
 
+const taskStore = new InMemoryTaskStore();
+
 /** The same tools as the mcpkit bench server, written with the official SDK. */
 function createServer(): McpServer {
-  const server = new McpServer({ name: 'sdk-bench', version: '1.0.0' });
+  const server = new McpServer(
+    { name: 'sdk-bench', version: '1.0.0' },
+    { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore, taskMessageQueue: new InMemoryTaskMessageQueue() },
+  );
+  // The task workload, in the SDK's documented pattern (examples/server/simpleStreamableHttp).
+  server.experimental.tasks.registerToolTask(
+    'work',
+    { description: 'A unit of work that runs as a task', inputSchema: { text: z.string() }, execution: { taskSupport: 'optional' } },
+    {
+      async createTask({ text }, { taskStore: store, taskRequestedTtl }) {
+        const task = await store.createTask({ ttl: taskRequestedTtl });
+        void (async () => store.storeTaskResult(task.taskId, 'completed', { content: [{ type: 'text', text: `done ${text}` }] }))();
+        return { task };
+      },
+      async getTask(_args, { taskId, taskStore: store }) {
+        return await store.getTask(taskId);
+      },
+      async getTaskResult(_args, { taskId, taskStore: store }) {
+        return (await store.getTaskResult(taskId)) as { content: [] };
+      },
+    },
+  );
   server.registerTool('echo', { description: 'Echoes its input', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
   for (let i = 1; i < TOOL_COUNT; i++) {
     server.registerTool(`tool_${i}`, { description: `Filler tool number ${i}, echoing its input`, inputSchema: { text: z.string() } }, async ({ text }) => ({

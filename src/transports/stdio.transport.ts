@@ -30,6 +30,8 @@ export class StdioTransport implements MessageTransport {
    */
   private queue: string[] = [];
   private flushScheduled = false;
+  /** When a notification or request was last written: responses right after it wait a little longer. */
+  private lastNonResponse = 0;
 
   constructor(private readonly options: StdioOptions = {}) {
     this.input = options.input ?? process.stdin;
@@ -69,14 +71,20 @@ export class StdioTransport implements MessageTransport {
     this.queue.push(`${encodeMessage(message)}\n`);
     if (!isResponse(message)) {
       this.flush();
+      this.lastNonResponse = performance.now();
       return Promise.resolve();
     }
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(() => {
+      const flush = () => {
         this.flushScheduled = false;
         this.flush();
-      });
+      };
+      // A response that closely follows a notification goes out a couple of milliseconds later, so
+      // that a client reading both in one chunk is less likely (the official SDK drops progress that
+      // arrives in the same chunk as the response it belongs to).
+      if (performance.now() - this.lastNonResponse < 2) setTimeout(flush, 2);
+      else setImmediate(flush);
     }
     return Promise.resolve();
   }

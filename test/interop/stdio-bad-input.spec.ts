@@ -117,6 +117,16 @@ describe('stdio bad input (real child process)', () => {
     await peer.response('slow');
   });
 
+  it('writes every progress notification, increasing, before the response it belongs to', async () => {
+    const before = peer.lines.length;
+    peer.send({ jsonrpc: '2.0', id: 'prog', method: 'tools/call', params: { name: 'reindex', arguments: { batches: 4, delayMs: 5 }, _meta: { progressToken: 'tok' } } });
+    await peer.response('prog');
+    const after = peer.lines.slice(before);
+    const progress = after.filter((m) => m.method === 'notifications/progress' && (m.params as { progressToken: string }).progressToken === 'tok');
+    expect(progress.map((m) => (m.params as { progress: number }).progress)).toEqual([1, 2, 3, 4]);
+    expect(after.findIndex((m) => m.id === 'prog')).toBeGreaterThan(after.indexOf(progress[3]));
+  });
+
   it('sends no response to a cancelled request', async () => {
     peer.send({ jsonrpc: '2.0', id: 'doomed', method: 'tools/call', params: { name: 'echo', arguments: { text: 'never', delayMs: 200 } } });
     await new Promise((r) => setTimeout(r, 20));
