@@ -70,3 +70,29 @@ describe('task response modes over Streamable HTTP', () => {
     expect(final.result).toMatchObject({ content: [{ type: 'text', text: 'approved=true' }], _meta: { [RELATED]: { taskId } } });
   });
 });
+
+describe('task ownership over Streamable HTTP with authentication', () => {
+  it('lets an authenticated subject see its tasks from any of its sessions, and nobody else', async () => {
+    const app = await McpApplication.create(TaskModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
+    const { url } = await app
+      .httpTransport({ port: 0, keepAliveMs: 0, authenticate: ({ headers }) => ({ subject: String(headers.authorization ?? '').replace('Bearer ', '') }) })
+      .listen();
+    const session = async (token: string) => {
+      const init = await fetch(url, { method: 'POST', headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(initializeBody()) });
+      await init.json();
+      const h = { accept: ACCEPT_BOTH, 'content-type': 'application/json', authorization: `Bearer ${token}`, 'mcp-session-id': init.headers.get('mcp-session-id')! };
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw JSON-RPC answers
+      return async (body: unknown): Promise<any> => (await fetch(url, { method: 'POST', headers: h, body: JSON.stringify(body) })).json();
+    };
+    const alice1 = await session('alice');
+    const alice2 = await session('alice');
+    const bob = await session('bob');
+    const created = await alice1({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'quick', arguments: {}, task: {} } });
+    const taskId = created.result.task.taskId;
+    expect((await alice2({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { taskId } })).result.taskId).toBe(taskId);
+    expect((await alice2({ jsonrpc: '2.0', id: 3, method: 'tasks/list', params: {} })).result.tasks.map((t: { taskId: string }) => t.taskId)).toEqual([taskId]);
+    expect((await bob({ jsonrpc: '2.0', id: 4, method: 'tasks/get', params: { taskId } })).error.code).toBe(-32602);
+    expect((await bob({ jsonrpc: '2.0', id: 5, method: 'tasks/list', params: {} })).result.tasks).toEqual([]);
+    await app.close();
+  });
+});
