@@ -36,17 +36,19 @@ interface Row {
   note?: string;
 }
 
-function cpuOf(child: ChildProcess): Promise<number> {
+/** Asks a server process over IPC for a figure: `cpu` (µs used so far) or `heap` (bytes after a full GC). */
+function ask(child: ChildProcess, type: 'cpu' | 'heap'): Promise<number> {
   return new Promise((resolve) => {
-    const onMessage = (m: { type?: string; micros?: number }) => {
-      if (m.type !== 'cpu') return;
+    const onMessage = (m: { type?: string; micros?: number; heapUsed?: number }) => {
+      if (m.type !== type) return;
       child.off('message', onMessage);
-      resolve(m.micros!);
+      resolve(type === 'cpu' ? m.micros! : m.heapUsed!);
     };
     child.on('message', onMessage);
-    child.send({ type: 'cpu' });
+    child.send({ type });
   });
 }
+const cpuOf = (child: ChildProcess) => ask(child, 'cpu');
 const rows: Row[] = [];
 
 interface Server {
@@ -65,11 +67,7 @@ function startServer(impl: Impl, env: Record<string, string>): Promise<Server> {
       resolve({
         child,
         port: m.port,
-        heap: () =>
-          new Promise((r) => {
-            child.once('message', (h: { heapUsed: number }) => r(h.heapUsed));
-            child.send({ type: 'heap' });
-          }),
+        heap: () => ask(child, 'heap'),
         stop: async () => {
           child.removeAllListeners('exit');
           const exited = new Promise((r) => child.once('exit', r));
@@ -205,16 +203,7 @@ async function tasksLoad(impl: Impl): Promise<void> {
   const total = QUICK ? 3_000 : 10_000;
   const ttlMs = 3_000;
   const child = fork(join(SERVERS, `${impl}-server.js`), [], { env: { ...process.env, MODE: 'stdio', TOOLS: '1' }, execArgv: ['--expose-gc'], stdio: ['pipe', 'pipe', 'inherit', 'ipc'] });
-  const heap = () =>
-    new Promise<number>((resolve) => {
-      const onMessage = (m: { type?: string; heapUsed?: number }) => {
-        if (m.type !== 'heap') return;
-        child.off('message', onMessage);
-        resolve(m.heapUsed!);
-      };
-      child.on('message', onMessage);
-      child.send({ type: 'heap' });
-    });
+  const heap = () => ask(child, 'heap');
   let buffer = '';
   let onMessage: (m: { id?: string | number; result?: Record<string, unknown>; error?: unknown }) => void = () => undefined;
   child.stdout!.on('data', (chunk: Buffer) => {
