@@ -71,3 +71,7 @@ export { RELATED_TASK, MODEL_IMMEDIATE_RESPONSE, FALLBACK_MODE, isTerminal } fro
 export type { TaskOptions } from './tasks/task-options';
 export type { TaskStoreOption } from './kernel/application-options';
 export { TASK_STORE } from './kernel/tokens';
+export { RedisTaskStore } from './redis/redis.task-store';
+export type { RedisTaskStoreOptions } from './redis/redis.task-store';
+export { StorageUnavailableError } from './redis/redis-connection';
+export type { RedisConnection } from './redis/redis-connection';

@@ -1,0 +1,69 @@
+import Redis, { type RedisOptions } from 'ioredis';
+import { ErrorCode } from '../protocol/json-rpc';
+import { McpError } from '../protocol/mcp.error';
+
+/** A Redis connection given as a URL (mcpkit owns it) or as an ioredis client (the caller owns it). */
+export type RedisConnection = string | Redis;
+
+/** Options for connections mcpkit opens itself: fail fast rather than queue while Redis is away. */
+export const FAIL_FAST: RedisOptions = {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  connectTimeout: 2_000,
+  commandTimeout: 2_000,
+  lazyConnect: false,
+  retryStrategy: (attempt) => Math.min(50 * attempt, 1_000),
+};
+
+/** Storage (Redis) could not be reached; sent to clients as a -32603 error that says so. */
+export class StorageUnavailableError extends McpError {
+  constructor(what: string, cause: unknown) {
+    super(ErrorCode.InternalError, `${what} is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'StorageUnavailableError';
+  }
+}
+
+/** Opens (or adopts) a command connection and a subscriber connection; errors are logged, never thrown as events. */
+export function connect(connection: RedisConnection, onError: (error: Error) => void): { redis: Redis; owned: boolean } {
+  const redis = typeof connection === 'string' ? new Redis(connection, FAIL_FAST) : connection;
+  redis.on('error', onError);
+  return { redis, owned: typeof connection === 'string' };
+}
+
+/**
+ * Runs a Redis call once the connection is ready (waiting at most `READY_WAIT_MS` while it connects
+ * or reconnects), turning connection failures into StorageUnavailableError.
+ */
+export async function guarded<T>(what: string, redis: Redis, call: () => Promise<T>): Promise<T> {
+  try {
+    await whenReady(redis);
+    return await call();
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    if (isConnectionError(error)) throw new StorageUnavailableError(what, error);
+    throw error;
+  }
+}
+
+function isConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return /writeable|ECONNREFUSED|ECONNRESET|EPIPE|timed out|Connection is closed|MaxRetriesPerRequest|Reached the max retries|connect/i.test(error.message) || error.name === 'MaxRetriesPerRequestError';
+}
+
+const READY_WAIT_MS = 1_000;
+
+export function whenReady(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  if (redis.status === 'end') return Promise.reject(new Error('Connection is closed'));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      reject(new Error(`not connected (${redis.status}) after ${READY_WAIT_MS} ms`));
+    }, READY_WAIT_MS);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    redis.once('ready', onReady);
+  });
+}

@@ -1,0 +1,295 @@
+import type Redis from 'ioredis';
+import type { ContentBlock } from '../protocol/mcp-types';
+import { InvalidTaskCursorError, InvalidTaskTransitionError } from '../tasks/task-store.errors';
+import type { CreateTaskInput, TaskStore } from '../tasks/task-store';
+import { isTerminal, Task, TaskOutcome, TaskRecord, TaskSegment, TaskStatus, TerminalStatus } from '../tasks/task.types';
+import { randomUUID } from 'node:crypto';
+import { connect, guarded, RedisConnection } from './redis-connection';
+import { RedisWaiters } from './redis-waiters';
+
+export interface RedisTaskStoreOptions {
+  /** Prefix of every key and channel (default `mcpkit:`). */
+  keyPrefix?: string;
+  /** How long an expired task id is remembered for "Task has expired", in ms (default one hour). */
+  tombstoneMs?: number;
+  /** Told about connection errors (the store never throws them as events). */
+  onError?: (error: Error) => void;
+}
+
+const CREATE = `
+local seq = redis.call('INCR', KEYS[3])
+redis.call('HSET', KEYS[1], 'owner', ARGV[2], 'status', 'working', 'createdAt', ARGV[3], 'lastUpdatedAt', ARGV[3], 'ttl', ARGV[4], 'version', 1, 'lastSeqNr', 0, 'seq', seq)
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'pollInterval', ARGV[5]) end
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'statusMessage', ARGV[6]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('ZADD', KEYS[2], seq, ARGV[1])
+if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+redis.call('SET', KEYS[4], '1', 'PX', tonumber(ARGV[4]) + tonumber(ARGV[7]))
+return redis.call('HGETALL', KEYS[1])`;
+
+// One atomic step for every status change: a terminal task never changes, even with racing instances.
+const TRANSITION = `
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return nil end
+local from = redis.call('HGET', KEYS[1], 'status')
+if from == 'completed' or from == 'failed' or from == 'cancelled' then return redis.error_reply('TERMINAL ' .. from) end
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'lastUpdatedAt', ARGV[4])
+if string.sub(ARGV[3], 1, 1) == '+' then redis.call('HSET', KEYS[1], 'statusMessage', string.sub(ARGV[3], 2)) else redis.call('HDEL', KEYS[1], 'statusMessage') end
+if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[5], 'PX', redis.call('PTTL', KEYS[1])) end
+redis.call('HINCRBY', KEYS[1], 'version', 1)
+redis.call('PUBLISH', KEYS[3], 'changed')
+return redis.call('HGETALL', KEYS[1])`;
+
+const APPEND = `
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return {} end
+local status = redis.call('HGET', KEYS[1], 'status')
+if status == 'completed' or status == 'failed' or status == 'cancelled' then return redis.error_reply('TERMINAL ' .. status) end
+local out = {}
+for i = 2, #ARGV do
+  local n = redis.call('HINCRBY', KEYS[1], 'lastSeqNr', 1)
+  local segment = '{"seqNr":' .. n .. ',' .. string.sub(ARGV[i], 2)
+  redis.call('RPUSH', KEYS[2], segment)
+  out[#out + 1] = segment
+end
+redis.call('PEXPIRE', KEYS[2], redis.call('PTTL', KEYS[1]))
+redis.call('HINCRBY', KEYS[1], 'version', 1)
+redis.call('PUBLISH', KEYS[3], 'changed')
+return out`;
+
+type Commands = Redis & {
+  mcpCreate(...args: (string | number)[]): Promise<string[]>;
+  mcpTransition(...args: string[]): Promise<string[] | null>;
+  mcpAppend(...args: string[]): Promise<string[]>;
+};
+
+/**
+ * A TaskStore on Redis, shared by every instance of a deployment: ttl as Redis expiry, status
+ * changes as Lua scripts (atomic across instances), owner indexes as sorted sets, segments as lists,
+ * and `waitForChange` woken through pub/sub. Leases let another instance fail the tasks of an
+ * instance that died.
+ */
+export class RedisTaskStore implements TaskStore {
+  private readonly redis: Commands;
+  private readonly owned: boolean;
+  private readonly prefix: string;
+  private readonly waiters: RedisWaiters;
+
+  constructor(
+    connection: RedisConnection,
+    private readonly options: RedisTaskStoreOptions = {},
+  ) {
+    const onError = options.onError ?? (() => undefined);
+    const { redis, owned } = connect(connection, onError);
+    this.redis = redis as Commands;
+    this.owned = owned;
+    this.prefix = options.keyPrefix ?? 'mcpkit:';
+    this.redis.defineCommand('mcpCreate', { numberOfKeys: 4, lua: CREATE });
+    this.redis.defineCommand('mcpTransition', { numberOfKeys: 3, lua: TRANSITION });
+    this.redis.defineCommand('mcpAppend', { numberOfKeys: 3, lua: APPEND });
+    this.waiters = new RedisWaiters(this.redis, onError);
+  }
+
+  create(input: CreateTaskInput): Promise<TaskRecord> {
+    return guarded('The task store', this.redis, async () => {
+      const taskId = randomUUID();
+      const k = this.keys(taskId);
+      const fields = await this.redis.mcpCreate(
+        k.task, this.ownerKey(input.owner), `${this.prefix}seq`, k.known,
+        taskId, input.owner, new Date().toISOString(), input.ttl, input.pollInterval ?? '', input.statusMessage ?? '', this.options.tombstoneMs ?? 3_600_000,
+      );
+      return toRecord(taskId, fields)!;
+    });
+  }
+
+  get(taskId: string, owner: string): Promise<TaskRecord | undefined> {
+    return guarded('The task store', this.redis, async () => {
+      const record = toRecord(taskId, await this.redis.hgetall(this.keys(taskId).task));
+      return record && record.owner === owner ? record : undefined;
+    });
+  }
+
+  wasExpired(taskId: string): Promise<boolean> {
+    return guarded('The task store', this.redis, async () => {
+      const k = this.keys(taskId);
+      const [known, live] = await Promise.all([this.redis.exists(k.known), this.redis.exists(k.task)]);
+      return known === 1 && live === 0;
+    });
+  }
+
+  setStatus(taskId: string, owner: string, status: 'working' | 'input_required', statusMessage?: string): Promise<TaskRecord | undefined> {
+    return this.transition(taskId, owner, status, statusMessage, undefined);
+  }
+
+  finish(taskId: string, owner: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined> {
+    return this.transition(taskId, owner, status, statusMessage, outcome);
+  }
+
+  outcome(taskId: string, owner: string): Promise<TaskOutcome | undefined> {
+    return guarded('The task store', this.redis, async () => {
+      if (!(await this.get(taskId, owner))) return undefined;
+      const raw = await this.redis.get(this.keys(taskId).outcome);
+      return raw === null ? undefined : (JSON.parse(raw) as TaskOutcome);
+    });
+  }
+
+  list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: TaskRecord[]; nextCursor?: string }> {
+    return guarded('The task store', this.redis, async () => {
+      let after = 0;
+      if (cursor !== undefined) {
+        const m = /^s(\d{1,15})$/.exec(/^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '');
+        if (!m) throw new InvalidTaskCursorError(cursor);
+        after = Number(m[1]);
+      }
+      const index = this.ownerKey(owner);
+      const found: { record: TaskRecord; seq: number }[] = [];
+      // One more than a page tells whether there is a next one; expired entries are skipped (and dropped).
+      while (found.length <= limit) {
+        const want = limit + 1 - found.length;
+        const batch = await this.redis.zrangebyscore(index, `(${after}`, '+inf', 'WITHSCORES', 'LIMIT', 0, want);
+        if (batch.length === 0) break;
+        const pipeline = this.redis.pipeline();
+        for (let i = 0; i < batch.length; i += 2) pipeline.hgetall(this.keys(batch[i]).task);
+        const rows = (await pipeline.exec()) ?? [];
+        for (let i = 0; i < batch.length; i += 2) {
+          after = Number(batch[i + 1]);
+          const record = toRecord(batch[i], rows[i / 2]?.[1] as Record<string, string>);
+          if (record) found.push({ record, seq: after });
+          else void this.redis.zrem(index, batch[i]).catch(() => undefined);
+        }
+        if (batch.length < want * 2) break;
+      }
+      const page = found.slice(0, limit);
+      const tasks = page.map((f) => f.record);
+      return found.length > limit ? { tasks, nextCursor: Buffer.from(`s${page[page.length - 1].seq}`).toString('base64url') } : { tasks };
+    });
+  }
+
+  countActive(owner: string): Promise<number> {
+    return guarded('The task store', this.redis, async () => {
+      const ids = await this.redis.zrange(this.ownerKey(owner), 0, -1);
+      if (ids.length === 0) return 0;
+      const pipeline = this.redis.pipeline();
+      for (const id of ids) pipeline.hget(this.keys(id).task, 'status');
+      const rows = (await pipeline.exec()) ?? [];
+      return rows.filter(([, status]) => typeof status === 'string' && !isTerminal(status as TaskStatus)).length;
+    });
+  }
+
+  appendSegments(taskId: string, owner: string, blocks: ContentBlock[]): Promise<TaskSegment[]> {
+    return guarded('The task store', this.redis, async () => {
+      const k = this.keys(taskId);
+      try {
+        const added = await this.redis.mcpAppend(k.task, k.segments, k.channel, owner, ...blocks.map((b) => JSON.stringify(b)));
+        return added.map((s) => JSON.parse(s) as TaskSegment);
+      } catch (error) {
+        throw terminal(error, taskId) ?? error;
+      }
+    });
+  }
+
+  segments(taskId: string, owner: string, afterSeqNr: number): Promise<TaskSegment[]> {
+    return guarded('The task store', this.redis, async () => {
+      if (!(await this.get(taskId, owner))) return [];
+      const raw = await this.redis.lrange(this.keys(taskId).segments, afterSeqNr, -1);
+      return raw.map((s) => JSON.parse(s) as TaskSegment);
+    });
+  }
+
+  async waitForChange(taskId: string, owner: string, version: number, signal?: AbortSignal): Promise<void> {
+    const k = this.keys(taskId);
+    await guarded('The task store', this.redis, () =>
+      this.waiters.wait(k.channel, signal, async () => {
+        const record = await this.get(taskId, owner);
+        if (!record || record.version !== version) return 0;
+        const ttl = await this.redis.pttl(k.task);
+        return ttl > 0 ? ttl : 1;
+      }),
+    );
+  }
+
+  /** Marks tasks as running on a live instance until `leaseMs` from now. */
+  renewLeases(taskIds: string[], leaseMs: number): Promise<void> {
+    return guarded('The task store', this.redis, async () => {
+      if (taskIds.length === 0) return;
+      const deadline = Date.now() + leaseMs;
+      await this.redis.zadd(`${this.prefix}leases`, ...taskIds.flatMap((id) => [deadline, id]));
+    });
+  }
+
+  /** The task stopped running here (it ended). */
+  releaseLease(taskId: string): Promise<void> {
+    return guarded('The task store', this.redis, async () => void (await this.redis.zrem(`${this.prefix}leases`, taskId)));
+  }
+
+  /** Fails the tasks whose lease ran out (their instance died); returns those it failed. */
+  reapAbandoned(statusMessage: string): Promise<TaskRecord[]> {
+    return guarded('The task store', this.redis, async () => {
+      const key = `${this.prefix}leases`;
+      const ids = await this.redis.zrangebyscore(key, '-inf', Date.now());
+      const reaped: TaskRecord[] = [];
+      for (const id of ids) {
+        // Only one instance wins the ZREM, so a task is failed once.
+        if ((await this.redis.zrem(key, id)) !== 1) continue;
+        const owner = await this.redis.hget(this.keys(id).task, 'owner');
+        if (!owner) continue;
+        const outcome: TaskOutcome = { result: { content: [{ type: 'text', text: statusMessage }], isError: true } };
+        const record = await this.finish(id, owner, 'failed', outcome, statusMessage).catch(() => undefined);
+        if (record) reaped.push(record);
+      }
+      return reaped;
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.waiters.close();
+    if (this.owned) this.redis.disconnect();
+  }
+
+  private transition(taskId: string, owner: string, status: TaskStatus, statusMessage: string | undefined, outcome: TaskOutcome | undefined): Promise<TaskRecord | undefined> {
+    return guarded('The task store', this.redis, async () => {
+      const k = this.keys(taskId);
+      try {
+        const fields = await this.redis.mcpTransition(
+          k.task, k.outcome, k.channel,
+          owner, status, statusMessage === undefined ? '-' : `+${statusMessage}`, new Date().toISOString(), outcome ? JSON.stringify(outcome) : '',
+        );
+        return fields ? toRecord(taskId, fields) : undefined;
+      } catch (error) {
+        throw terminal(error, taskId, status) ?? error;
+      }
+    });
+  }
+
+  private keys(taskId: string) {
+    const base = `${this.prefix}t:${taskId}`;
+    return { task: base, outcome: `${base}:out`, segments: `${base}:seg`, known: `${base}:known`, channel: `${this.prefix}ch:${taskId}` };
+  }
+
+  private ownerKey(owner: string): string {
+    return `${this.prefix}o:${owner}`;
+  }
+}
+
+function terminal(error: unknown, taskId: string, to?: TaskStatus): InvalidTaskTransitionError | undefined {
+  const m = error instanceof Error ? /TERMINAL (\w+)/.exec(error.message) : null;
+  if (!m) return undefined;
+  const from = m[1] as TaskStatus;
+  return new InvalidTaskTransitionError(taskId, from, to ?? from);
+}
+
+/** HGETALL reply (object or flat array) -> TaskRecord. */
+function toRecord(taskId: string, reply: Record<string, string> | string[] | null | undefined): TaskRecord | undefined {
+  if (!reply) return undefined;
+  const h: Record<string, string> = Array.isArray(reply) ? Object.fromEntries(pairs(reply)) : reply;
+  if (!h.status) return undefined;
+  const task: Task = { taskId, status: h.status as TaskStatus, createdAt: h.createdAt, lastUpdatedAt: h.lastUpdatedAt, ttl: Number(h.ttl) };
+  if (h.statusMessage !== undefined) task.statusMessage = h.statusMessage;
+  if (h.pollInterval !== undefined) task.pollInterval = Number(h.pollInterval);
+  return { task, owner: h.owner, version: Number(h.version), lastSeqNr: Number(h.lastSeqNr) };
+}
+
+function pairs(flat: string[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i], flat[i + 1]]);
+  return out;
+}
+

@@ -1,0 +1,70 @@
+import Redis from 'ioredis';
+import { RedisTaskStore } from '../../../src';
+import { describeTaskStoreContract } from '../../contract/task-store.contract';
+import { PrivateRedis } from '../../helpers/redis-server';
+
+let redis: PrivateRedis;
+let prefix = 0;
+beforeAll(async () => {
+  redis = await PrivateRedis.start();
+});
+afterAll(() => redis.stop());
+
+describeTaskStoreContract('RedisTaskStore (URL)', async () => new RedisTaskStore(redis.url, { keyPrefix: `t${++prefix}:` }));
+
+describe('RedisTaskStore specifics', () => {
+  it('works on a client the caller owns, and leaves it open on close', async () => {
+    const client = new Redis(redis.url);
+    const store = new RedisTaskStore(client, { keyPrefix: 'own:' });
+    const record = await store.create({ owner: 'o', ttl: 10_000 });
+    expect((await store.get(record.task.taskId, 'o'))?.task.status).toBe('working');
+    await store.close();
+    expect(await client.ping()).toBe('PONG');
+    client.disconnect();
+  });
+
+  it('keeps ttl as Redis expiry on the task and what belongs to it', async () => {
+    const client = new Redis(redis.url);
+    const store = new RedisTaskStore(redis.url, { keyPrefix: 'ttl:' });
+    const { task } = await store.create({ owner: 'o', ttl: 5_000 });
+    await store.appendSegments(task.taskId, 'o', [{ type: 'text', text: 'a' }]);
+    await store.finish(task.taskId, 'o', 'completed', { result: {} });
+    for (const key of [`ttl:t:${task.taskId}`, `ttl:t:${task.taskId}:out`, `ttl:t:${task.taskId}:seg`]) {
+      const pttl = await client.pttl(key);
+      expect(pttl).toBeGreaterThan(3_000);
+      expect(pttl).toBeLessThanOrEqual(5_000);
+    }
+    await store.close();
+    client.disconnect();
+  });
+
+  it('fails tasks whose lease ran out, once, whichever instance reaps', async () => {
+    const a = new RedisTaskStore(redis.url, { keyPrefix: 'lease:' });
+    const b = new RedisTaskStore(redis.url, { keyPrefix: 'lease:' });
+    const { task } = await a.create({ owner: 'o', ttl: 60_000 });
+    await a.renewLeases([task.taskId], 50);
+    expect(await b.reapAbandoned('gone')).toEqual([]);
+    await new Promise((r) => setTimeout(r, 80));
+    const [fromA, fromB] = await Promise.all([a.reapAbandoned('The instance running this task stopped'), b.reapAbandoned('The instance running this task stopped')]);
+    expect(fromA.length + fromB.length).toBe(1);
+    expect((await b.get(task.taskId, 'o'))?.task).toMatchObject({ status: 'failed', statusMessage: 'The instance running this task stopped' });
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('fails fast with a clear error while Redis is down, and works again when it is back', async () => {
+    const store = new RedisTaskStore(redis.url, { keyPrefix: 'fault:' });
+    const { task } = await store.create({ owner: 'o', ttl: 60_000 });
+    await redis.down();
+    const started = Date.now();
+    await expect(store.get(task.taskId, 'o')).rejects.toMatchObject({ code: -32603, message: expect.stringContaining('The task store is unavailable') });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    await redis.up();
+    let back = false;
+    for (let i = 0; i < 50 && !back; i++) {
+      back = await store.create({ owner: 'o', ttl: 60_000 }).then(() => true, () => false);
+      if (!back) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(back).toBe(true);
+    await store.close();
+  });
+});
