@@ -202,7 +202,7 @@ async function stdioLoad(impl: Impl): Promise<void> {
 async function tasksLoad(impl: Impl): Promise<void> {
   const total = QUICK ? 3_000 : 10_000;
   const ttlMs = 3_000;
-  const child = fork(join(SERVERS, `${impl}-server.js`), [], { env: { ...process.env, MODE: 'stdio', TOOLS: '1' }, execArgv: ['--expose-gc'], stdio: ['pipe', 'pipe', 'inherit', 'ipc'] });
+  const child = fork(join(SERVERS, `${impl}-server.js`), [], { env: { ...process.env, MODE: 'stdio', TOOLS: '1', TASKS: '1' }, execArgv: ['--expose-gc'], stdio: ['pipe', 'pipe', 'inherit', 'ipc'] });
   const heap = () => ask(child, 'heap');
   let buffer = '';
   let onMessage: (m: { id?: string | number; result?: Record<string, unknown>; error?: unknown }) => void = () => undefined;

@@ -23,3 +23,5 @@ export function reportReady(info: Record<string, unknown>): void {
 
 export const TOOL_COUNT = Number(process.env.TOOLS ?? 1);
 export const MODE = process.env.MODE ?? 'stateless';
+/** Serve the task workload's tool too (only for that workload, so that the others compare like with like). */
+export const WITH_TASKS = process.env.TASKS === '1';

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { McpApplication, McpModule, Tool } from '../../src';
-import { MODE, reportReady, TOOL_COUNT } from './ipc';
+import { MODE, reportReady, TOOL_COUNT, WITH_TASKS } from './ipc';
 
 export class EchoInput {
   @IsString() text!: string;
@@ -18,7 +18,11 @@ class BenchTools {
   filler(input: EchoInput) {
     return input.text;
   }
+}
 
+/** The task workload's tool (left out of the tools/list workload, which must list exactly TOOLS tools). */
+@injectable()
+class TaskBenchTools {
   @Tool({ description: 'A unit of work that runs as a task', taskSupport: 'optional' })
   work(input: EchoInput) {
     return `done ${input.text}`;
@@ -30,7 +34,7 @@ const descriptor = Object.getOwnPropertyDescriptor(BenchTools.prototype, 'filler
 Reflect.defineMetadata('design:paramtypes', [EchoInput], BenchTools.prototype, 'filler');
 for (let i = 1; i < TOOL_COUNT; i++) Tool({ name: `tool_${i}`, description: `Filler tool number ${i}, echoing its input` })(BenchTools.prototype, 'filler', descriptor);
 
-@McpModule({ server: { name: 'mcpkit-bench', version: '1.0.0' }, providers: [BenchTools], pageSize: 1000 })
+@McpModule({ server: { name: 'mcpkit-bench', version: '1.0.0' }, providers: WITH_TASKS ? [BenchTools, TaskBenchTools] : [BenchTools], pageSize: 1000 })
 class BenchModule {}
 
 async function main(): Promise<void> {

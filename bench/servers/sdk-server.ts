@@ -7,17 +7,27 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { InMemoryTaskMessageQueue, InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import * as z from 'zod/v4';
-import { MODE, reportReady, TOOL_COUNT } from './ipc';
+import { MODE, reportReady, TOOL_COUNT, WITH_TASKS } from './ipc';
 
 const taskStore = new InMemoryTaskStore();
 
 /** The same tools as the mcpkit bench server, written with the official SDK. */
 function createServer(): McpServer {
-  const server = new McpServer(
-    { name: 'sdk-bench', version: '1.0.0' },
-    { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore, taskMessageQueue: new InMemoryTaskMessageQueue() },
-  );
+  const server = WITH_TASKS
+    ? new McpServer({ name: 'sdk-bench', version: '1.0.0' }, { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore, taskMessageQueue: new InMemoryTaskMessageQueue() })
+    : new McpServer({ name: 'sdk-bench', version: '1.0.0' });
   // The task workload, in the SDK's documented pattern (examples/server/simpleStreamableHttp).
+  if (WITH_TASKS) registerTaskTool(server);
+  server.registerTool('echo', { description: 'Echoes its input', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+  for (let i = 1; i < TOOL_COUNT; i++) {
+    server.registerTool(`tool_${i}`, { description: `Filler tool number ${i}, echoing its input`, inputSchema: { text: z.string() } }, async ({ text }) => ({
+      content: [{ type: 'text', text }],
+    }));
+  }
+  return server;
+}
+
+function registerTaskTool(server: McpServer): void {
   server.experimental.tasks.registerToolTask(
     'work',
     { description: 'A unit of work that runs as a task', inputSchema: { text: z.string() }, execution: { taskSupport: 'optional' } },
@@ -35,13 +45,6 @@ function createServer(): McpServer {
       },
     },
   );
-  server.registerTool('echo', { description: 'Echoes its input', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
-  for (let i = 1; i < TOOL_COUNT; i++) {
-    server.registerTool(`tool_${i}`, { description: `Filler tool number ${i}, echoing its input`, inputSchema: { text: z.string() } }, async ({ text }) => ({
-      content: [{ type: 'text', text }],
-    }));
-  }
-  return server;
 }
 
 async function main(): Promise<void> {

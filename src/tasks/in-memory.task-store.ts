@@ -30,6 +30,8 @@ export class InMemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, Entry>();
   private readonly byOwner = new Map<string, Map<string, Entry>>();
   private readonly tombstones = new Set<string>();
+  /** Live (non-terminal) tasks per owner, kept up to date so that the per-owner limit costs O(1). */
+  private readonly active = new Map<string, number>();
   private nextSeq = 0;
   private readonly timer: NodeJS.Timeout;
 
@@ -55,6 +57,7 @@ export class InMemoryTaskStore implements TaskStore {
     let owned = this.byOwner.get(input.owner);
     if (!owned) this.byOwner.set(input.owner, (owned = new Map()));
     owned.set(taskId, entry);
+    this.active.set(input.owner, (this.active.get(input.owner) ?? 0) + 1);
     return copy(record);
   }
 
@@ -84,6 +87,7 @@ export class InMemoryTaskStore implements TaskStore {
     if (isTerminal(from)) throw new InvalidTaskTransitionError(taskId, from, status);
     entry.outcome = outcome;
     this.update(entry, status, statusMessage);
+    this.countDown(entry.record.owner);
     return copy(entry.record);
   }
 
@@ -114,9 +118,13 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async countActive(owner: string): Promise<number> {
-    let n = 0;
-    for (const entry of this.byOwner.get(owner)?.values() ?? []) if (!isTerminal(entry.record.task.status) && !this.expired(entry)) n++;
-    return n;
+    return this.active.get(owner) ?? 0;
+  }
+
+  private countDown(owner: string): void {
+    const n = (this.active.get(owner) ?? 1) - 1;
+    if (n > 0) this.active.set(owner, n);
+    else this.active.delete(owner);
   }
 
   async appendSegments(taskId: string, owner: string, blocks: ContentBlock[]): Promise<TaskSegment[]> {
@@ -194,6 +202,7 @@ export class InMemoryTaskStore implements TaskStore {
     this.tasks.delete(taskId);
     const owned = this.byOwner.get(entry.record.owner);
     owned?.delete(taskId);
+    if (!isTerminal(entry.record.task.status)) this.countDown(entry.record.owner);
     if (owned?.size === 0) this.byOwner.delete(entry.record.owner);
     if (expired) {
       this.tombstones.add(taskId);

@@ -1,0 +1,87 @@
+import type Redis from 'ioredis';
+import type { JsonRpcMessage } from '../protocol/json-rpc';
+import type { EventStore, StoredEvent } from '../transports/http/event-store';
+import { connect, guarded, RedisConnection } from './redis-connection';
+
+export interface RedisEventStoreOptions {
+  keyPrefix?: string;
+  /** Events kept per stream (default 1 000; the oldest go first). */
+  maxEventsPerStream?: number;
+  /** How long a session's events are kept after the last one, in ms (default one hour). */
+  ttlMs?: number;
+  onError?: (error: Error) => void;
+}
+
+const STORE = `
+local n = redis.call('INCR', KEYS[1])
+local id = ARGV[1] .. '.' .. n
+redis.call('RPUSH', KEYS[2], id .. '\\n' .. ARGV[2])
+redis.call('LTRIM', KEYS[2], -tonumber(ARGV[3]), -1)
+redis.call('SADD', KEYS[3], ARGV[1])
+for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
+return id`;
+
+type Commands = Redis & { mcpStoreEvent(...args: (string | number)[]): Promise<string> };
+
+/**
+ * An EventStore on Redis, so that a stream dropped on one instance can be resumed through another.
+ * Each stream is a capped list of `id\njson` entries; ids are `<stream>.<n>` with n counted per session.
+ */
+export class RedisEventStore implements EventStore {
+  private readonly redis: Commands;
+  private readonly owned: boolean;
+  private readonly prefix: string;
+
+  constructor(
+    connection: RedisConnection,
+    private readonly options: RedisEventStoreOptions = {},
+  ) {
+    const { redis, owned } = connect(connection, options.onError ?? (() => undefined));
+    this.redis = redis as Commands;
+    this.owned = owned;
+    this.prefix = options.keyPrefix ?? 'mcpkit:';
+    this.redis.defineCommand('mcpStoreEvent', { numberOfKeys: 3, lua: STORE });
+  }
+
+  storeEvent(sessionId: string, streamId: string, message: JsonRpcMessage | null): Promise<string> {
+    return guarded('The event store', this.redis, () => {
+      const k = this.keys(sessionId);
+      return this.redis.mcpStoreEvent(k.seq, k.stream(streamId), k.streams, streamId, message === null ? '' : JSON.stringify(message), this.options.maxEventsPerStream ?? 1_000, this.options.ttlMs ?? 3_600_000);
+    });
+  }
+
+  eventsAfter(sessionId: string, lastEventId: string): Promise<{ streamId: string; events: StoredEvent[] } | undefined> {
+    return guarded('The event store', this.redis, async () => {
+      const dot = lastEventId.lastIndexOf('.');
+      if (dot <= 0) return undefined;
+      const streamId = lastEventId.slice(0, dot);
+      const entries = await this.redis.lrange(this.keys(sessionId).stream(streamId), 0, -1);
+      const index = entries.findIndex((e) => e.startsWith(`${lastEventId}\n`));
+      if (index < 0) return undefined;
+      const events: StoredEvent[] = [];
+      for (const entry of entries.slice(index + 1)) {
+        const nl = entry.indexOf('\n');
+        const json = entry.slice(nl + 1);
+        if (json) events.push({ id: entry.slice(0, nl), message: JSON.parse(json) as JsonRpcMessage });
+      }
+      return { streamId, events };
+    });
+  }
+
+  clearSession(sessionId: string): Promise<void> {
+    return guarded('The event store', this.redis, async () => {
+      const k = this.keys(sessionId);
+      const streams = await this.redis.smembers(k.streams);
+      await this.redis.del(k.seq, k.streams, ...streams.map((s) => k.stream(s)));
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.owned) this.redis.disconnect();
+  }
+
+  private keys(sessionId: string) {
+    const base = `${this.prefix}ev:${sessionId}`;
+    return { seq: `${base}:seq`, streams: `${base}:streams`, stream: (streamId: string) => `${base}:s:${streamId}` };
+  }
+}

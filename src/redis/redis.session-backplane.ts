@@ -1,0 +1,107 @@
+import type Redis from 'ioredis';
+import type { SessionBackplane, SessionEnvelope, SharedSessionState } from '../transports/http/session-backplane';
+import { connect, guarded, RedisConnection, whenReady } from './redis-connection';
+
+export interface RedisSessionBackplaneOptions {
+  keyPrefix?: string;
+  onError?: (error: Error) => void;
+}
+
+const MERGE = `
+local raw = redis.call('GET', KEYS[1])
+if not raw then return 0 end
+local state = cjson.decode(raw)
+for k, v in pairs(cjson.decode(ARGV[1])) do state[k] = v end
+redis.call('SET', KEYS[1], cjson.encode(state), 'PX', ARGV[2])
+return 1`;
+
+/** Sessions shared through Redis: state as a JSON value that expires when idle, a pub/sub channel per session. */
+export class RedisSessionBackplane implements SessionBackplane {
+  private readonly redis: Redis;
+  private readonly subscriber: Redis;
+  private readonly owned: boolean;
+  private readonly prefix: string;
+  private readonly listeners = new Map<string, Set<(e: SessionEnvelope) => void>>();
+
+  constructor(connection: RedisConnection, options: RedisSessionBackplaneOptions = {}) {
+    const onError = options.onError ?? (() => undefined);
+    const { redis, owned } = connect(connection, onError);
+    this.redis = redis;
+    this.owned = owned;
+    this.prefix = options.keyPrefix ?? 'mcpkit:';
+    // Merging in one script keeps concurrent updates from two instances from losing each other.
+    this.redis.defineCommand('mcpMergeSession', { numberOfKeys: 1, lua: MERGE });
+    this.subscriber = redis.duplicate();
+    this.subscriber.on('error', onError);
+    this.subscriber.on('message', (channel: string, payload: string) => {
+      const set = this.listeners.get(channel);
+      if (!set) return;
+      const envelope = JSON.parse(payload) as SessionEnvelope;
+      for (const listener of [...set]) listener(envelope);
+    });
+  }
+
+  save(sessionId: string, state: SharedSessionState, ttlMs: number): Promise<void> {
+    return guarded('The session store', this.redis, async () => void (await this.redis.set(this.key(sessionId), JSON.stringify(state), 'PX', ttlMs)));
+  }
+
+  load(sessionId: string, ttlMs: number): Promise<SharedSessionState | undefined> {
+    return guarded('The session store', this.redis, async () => {
+      const raw = await this.redis.get(this.key(sessionId));
+      if (raw === null) return undefined;
+      void this.redis.pexpire(this.key(sessionId), ttlMs).catch(() => undefined);
+      const state = JSON.parse(raw) as SharedSessionState;
+      // Lua's JSON encoder writes an empty array as {}.
+      if (!Array.isArray(state.subscriptions)) state.subscriptions = [];
+      return state;
+    });
+  }
+
+  update(sessionId: string, patch: Partial<SharedSessionState>, ttlMs: number): Promise<void> {
+    return guarded('The session store', this.redis, async () => {
+      await (this.redis as Redis & { mcpMergeSession(key: string, patch: string, ttl: number): Promise<number> }).mcpMergeSession(this.key(sessionId), JSON.stringify(patch), ttlMs);
+    });
+  }
+
+  delete(sessionId: string): Promise<void> {
+    return guarded('The session store', this.redis, async () => void (await this.redis.del(this.key(sessionId))));
+  }
+
+  publish(sessionId: string, envelope: SessionEnvelope): Promise<void> {
+    return guarded('The session store', this.redis, async () => void (await this.redis.publish(this.channel(sessionId), JSON.stringify(envelope))));
+  }
+
+  subscribe(sessionId: string, listener: (envelope: SessionEnvelope) => void): Promise<() => Promise<void>> {
+    return guarded('The session store', this.subscriber, async () => {
+      const channel = this.channel(sessionId);
+      let set = this.listeners.get(channel);
+      if (!set) {
+        this.listeners.set(channel, (set = new Set()));
+        await whenReady(this.subscriber);
+        await this.subscriber.subscribe(channel);
+      }
+      set.add(listener);
+      return async () => {
+        set!.delete(listener);
+        if (set!.size === 0 && this.listeners.get(channel) === set) {
+          this.listeners.delete(channel);
+          await this.subscriber.unsubscribe(channel).catch(() => undefined);
+        }
+      };
+    });
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    this.subscriber.disconnect();
+    if (this.owned) this.redis.disconnect();
+  }
+
+  private key(sessionId: string): string {
+    return `${this.prefix}s:${sessionId}`;
+  }
+
+  private channel(sessionId: string): string {
+    return `${this.prefix}sc:${sessionId}`;
+  }
+}

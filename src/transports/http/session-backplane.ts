@@ -1,0 +1,39 @@
+import type { JsonRpcMessage } from '../../protocol/json-rpc';
+import type { ClientCapabilities, Implementation, LoggingLevel } from '../../protocol/mcp-types';
+
+/** What a session needs to be served by any instance. */
+export interface SharedSessionState {
+  protocolVersion: string;
+  clientInfo?: Implementation;
+  clientCapabilities: ClientCapabilities;
+  logLevel?: LoggingLevel;
+  subscriptions: string[];
+  /** The principal that created the session, when requests are authenticated. */
+  owner?: string;
+}
+
+/** Messages between the instances serving one session. */
+export type SessionEnvelope =
+  /** A client message (a response to a server request, a cancellation) for whichever instance waits for it. */
+  | { kind: 'inbound'; message: JsonRpcMessage; from: string }
+  /** A server message for the client's stream `streamId`, already stored under `eventId`. */
+  | { kind: 'event'; streamId: string; eventId?: string; message: JsonRpcMessage; from: string }
+  /** The session's shared state changed (log level, subscriptions). */
+  | { kind: 'state'; patch: Partial<SharedSessionState>; from: string }
+  /** The session was terminated (DELETE, expiry). */
+  | { kind: 'terminate'; from: string };
+
+/**
+ * Shares sessions between the instances of a deployment: their state, and a channel per session
+ * that carries what one instance must hand to another. mcpkit ships RedisSessionBackplane.
+ */
+export interface SessionBackplane {
+  save(sessionId: string, state: SharedSessionState, ttlMs: number): Promise<void>;
+  load(sessionId: string, ttlMs: number): Promise<SharedSessionState | undefined>;
+  update(sessionId: string, patch: Partial<SharedSessionState>, ttlMs: number): Promise<void>;
+  delete(sessionId: string): Promise<void>;
+  publish(sessionId: string, envelope: SessionEnvelope): Promise<void>;
+  /** Listens to a session's channel; resolves once listening, with the function that stops it. */
+  subscribe(sessionId: string, listener: (envelope: SessionEnvelope) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
