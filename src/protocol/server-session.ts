@@ -29,6 +29,13 @@ export interface SessionHost {
   rootsListChanged?(session: ServerSession): void;
 }
 
+/** A change of the state a session keeps for its client. */
+export interface SessionStateChange {
+  logLevel?: LoggingLevel;
+  subscribe?: string;
+  unsubscribe?: string;
+}
+
 export interface SessionOptions {
   id?: string;
   /** Refuse requests other than initialize and ping until initialize succeeded (default true). */
@@ -56,6 +63,8 @@ export class ServerSession {
   closed = false;
   /** Resource URIs this client subscribed to. */
   readonly subscriptions = new Set<string>();
+  /** Told when the log level or subscriptions change (a transport that shares sessions saves them). */
+  onStateChange?: (change: SessionStateChange) => void;
   /** Identifies the session when the transport gives it no id (stdio, in-memory): tasks are scoped by it. */
   readonly localId = randomBytes(12).toString('base64url');
   private readonly requireInitialize: boolean;
@@ -192,6 +201,14 @@ export class ServerSession {
     return subject ? `sub:${subject}` : `ses:${this.id ?? this.localId}`;
   }
 
+  /** Changes the log level or the subscriptions, and tells `onStateChange`. */
+  changeState(change: SessionStateChange, notify = true): void {
+    if (change.logLevel !== undefined) this.logLevel = change.logLevel;
+    if (change.subscribe !== undefined) this.subscriptions.add(change.subscribe);
+    if (change.unsubscribe !== undefined) this.subscriptions.delete(change.unsubscribe);
+    if (notify) this.onStateChange?.(change);
+  }
+
   /** True when a log message at `level` passes the client's chosen minimum. */
   shouldLog(level: LoggingLevel): boolean {
     return this.logLevel === undefined || LOGGING_LEVELS.indexOf(level) >= LOGGING_LEVELS.indexOf(this.logLevel);
@@ -204,6 +221,16 @@ export class ServerSession {
     for (const scope of this.inflight.values()) scope.cancel(new McpError(ErrorCode.InternalError, 'Session closed'));
     for (const pending of [...this.outbound.values()]) pending.reject(new McpError(ErrorCode.InternalError, 'Session closed'));
     this.host.onSessionClosed?.(this);
+  }
+
+  /** True while a request with this id, sent to the client, waits for its answer here. */
+  awaits(id: RequestId): boolean {
+    return this.outbound.has(id);
+  }
+
+  /** True while a request with this id from the client runs here. */
+  runs(id: RequestId): boolean {
+    return this.inflight.has(id);
   }
 
   get inflightCount(): number {

@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import type { ContentBlock } from '../protocol/mcp-types';
 import { InvalidTaskCursorError, InvalidTaskTransitionError } from '../tasks/task-store.errors';
 import type { CreateTaskInput, TaskStore } from '../tasks/task-store';
-import { isTerminal, Task, TaskOutcome, TaskRecord, TaskSegment, TaskStatus, TerminalStatus } from '../tasks/task.types';
+import type { Task, TaskOutcome, TaskRecord, TaskSegment, TaskStatus, TerminalStatus } from '../tasks/task.types';
 import { randomUUID } from 'node:crypto';
 import { connect, guarded, RedisConnection } from './redis-connection';
 import { RedisWaiters } from './redis-waiters';
@@ -25,6 +25,8 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('ZADD', KEYS[2], seq, ARGV[1])
 if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
 redis.call('SET', KEYS[4], '1', 'PX', tonumber(ARGV[4]) + tonumber(ARGV[7]))
+redis.call('ZADD', KEYS[5], tonumber(ARGV[8]) + tonumber(ARGV[4]), ARGV[1])
+if redis.call('PTTL', KEYS[5]) < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[5], ARGV[4]) end
 return redis.call('HGETALL', KEYS[1])`;
 
 // One atomic step for every status change: a terminal task never changes, even with racing instances.
@@ -36,6 +38,7 @@ redis.call('HSET', KEYS[1], 'status', ARGV[2], 'lastUpdatedAt', ARGV[4])
 if string.sub(ARGV[3], 1, 1) == '+' then redis.call('HSET', KEYS[1], 'statusMessage', string.sub(ARGV[3], 2)) else redis.call('HDEL', KEYS[1], 'statusMessage') end
 if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[5], 'PX', redis.call('PTTL', KEYS[1])) end
 redis.call('HINCRBY', KEYS[1], 'version', 1)
+if ARGV[2] == 'completed' or ARGV[2] == 'failed' or ARGV[2] == 'cancelled' then redis.call('ZREM', KEYS[4], ARGV[6]) end
 redis.call('PUBLISH', KEYS[3], 'changed')
 return redis.call('HGETALL', KEYS[1])`;
 
@@ -82,8 +85,8 @@ export class RedisTaskStore implements TaskStore {
     this.redis = redis as Commands;
     this.owned = owned;
     this.prefix = options.keyPrefix ?? 'mcpkit:';
-    this.redis.defineCommand('mcpCreate', { numberOfKeys: 4, lua: CREATE });
-    this.redis.defineCommand('mcpTransition', { numberOfKeys: 3, lua: TRANSITION });
+    this.redis.defineCommand('mcpCreate', { numberOfKeys: 5, lua: CREATE });
+    this.redis.defineCommand('mcpTransition', { numberOfKeys: 4, lua: TRANSITION });
     this.redis.defineCommand('mcpAppend', { numberOfKeys: 3, lua: APPEND });
     this.waiters = new RedisWaiters(this.redis, onError);
   }
@@ -93,8 +96,8 @@ export class RedisTaskStore implements TaskStore {
       const taskId = randomUUID();
       const k = this.keys(taskId);
       const fields = await this.redis.mcpCreate(
-        k.task, this.ownerKey(input.owner), `${this.prefix}seq`, k.known,
-        taskId, input.owner, new Date().toISOString(), input.ttl, input.pollInterval ?? '', input.statusMessage ?? '', this.options.tombstoneMs ?? 3_600_000,
+        k.task, this.ownerKey(input.owner), `${this.prefix}seq`, k.known, this.activeKey(input.owner),
+        taskId, input.owner, new Date().toISOString(), input.ttl, input.pollInterval ?? '', input.statusMessage ?? '', this.options.tombstoneMs ?? 3_600_000, Date.now(),
       );
       return toRecord(taskId, fields)!;
     });
@@ -163,14 +166,12 @@ export class RedisTaskStore implements TaskStore {
     });
   }
 
+  /** Live tasks are kept in a sorted set scored by expiry: counting drops the expired, then counts. */
   countActive(owner: string): Promise<number> {
     return guarded('The task store', this.redis, async () => {
-      const ids = await this.redis.zrange(this.ownerKey(owner), 0, -1);
-      if (ids.length === 0) return 0;
-      const pipeline = this.redis.pipeline();
-      for (const id of ids) pipeline.hget(this.keys(id).task, 'status');
-      const rows = (await pipeline.exec()) ?? [];
-      return rows.filter(([, status]) => typeof status === 'string' && !isTerminal(status as TaskStatus)).length;
+      const key = this.activeKey(owner);
+      const [, [, count]] = (await this.redis.multi().zremrangebyscore(key, '-inf', Date.now()).zcard(key).exec()) as [[null, number], [null, number]];
+      return count;
     });
   }
 
@@ -249,8 +250,8 @@ export class RedisTaskStore implements TaskStore {
       const k = this.keys(taskId);
       try {
         const fields = await this.redis.mcpTransition(
-          k.task, k.outcome, k.channel,
-          owner, status, statusMessage === undefined ? '-' : `+${statusMessage}`, new Date().toISOString(), outcome ? JSON.stringify(outcome) : '',
+          k.task, k.outcome, k.channel, this.activeKey(owner),
+          owner, status, statusMessage === undefined ? '-' : `+${statusMessage}`, new Date().toISOString(), outcome ? JSON.stringify(outcome) : '', taskId,
         );
         return fields ? toRecord(taskId, fields) : undefined;
       } catch (error) {
@@ -262,6 +263,10 @@ export class RedisTaskStore implements TaskStore {
   private keys(taskId: string) {
     const base = `${this.prefix}t:${taskId}`;
     return { task: base, outcome: `${base}:out`, segments: `${base}:seg`, known: `${base}:known`, channel: `${this.prefix}ch:${taskId}` };
+  }
+
+  private activeKey(owner: string): string {
+    return `${this.prefix}oa:${owner}`;
   }
 
   private ownerKey(owner: string): string {

@@ -285,13 +285,9 @@ class SegmentStreamer {
     const held = this.held;
     this.held = [];
     this.live = true;
-    const answer: Record<string, unknown> = { ...first, _meta: related(this.taskId) };
-    if (held.length > 0) {
-      answer['partial-content'] = held;
-      answer.isError = false;
-      answer.isComplete = false;
-      this.sent += held.length;
-    }
+    // isComplete: false marks every answer but the last, whatever carries it (SSE, a resumed stream).
+    const answer: Record<string, unknown> = { ...first, 'partial-content': held, isError: false, isComplete: false, _meta: related(this.taskId) };
+    this.sent += held.length;
     await this.scope.session.sendResult(this.scope.id, answer);
   }
 

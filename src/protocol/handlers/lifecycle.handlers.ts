@@ -31,7 +31,7 @@ export function lifecycleHandlers(env: HandlerEnv): Record<string, MethodHandler
       if (!LOGGING_LEVELS.includes(level as LoggingLevel)) {
         throw McpError.invalidParams(`Invalid params: unknown logging level "${level}"`, { levels: LOGGING_LEVELS });
       }
-      scope.session.logLevel = level as LoggingLevel;
+      scope.session.changeState({ logLevel: level as LoggingLevel });
       return {};
     },
   };

@@ -19,11 +19,11 @@ export function resourcesHandlers(env: HandlerEnv): Record<string, MethodHandler
     'resources/subscribe': (params, scope) => {
       const uri = requireString(params, 'uri');
       if (!registry.resource(uri) && !registry.matchTemplate(uri)) throw McpError.resourceNotFound(uri);
-      scope.session.subscriptions.add(uri);
+      scope.session.changeState({ subscribe: uri });
       return {};
     },
     'resources/unsubscribe': (params, scope) => {
-      scope.session.subscriptions.delete(requireString(params, 'uri'));
+      scope.session.changeState({ unsubscribe: requireString(params, 'uri') });
       return {};
     },
     'resources/read': async (params, scope) => {

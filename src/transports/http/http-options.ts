@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthInfo } from '../../context/mcp-context';
 import type { EventStore } from './event-store';
+import type { SessionBackplane } from './session-backplane';
 
 /** Options of the Streamable HTTP transport. */
 export interface HttpOptions {
@@ -41,12 +42,17 @@ export interface HttpOptions {
   retryMs?: number;
   /** Path of a health endpoint answering `{"status":"ok"}` (default /health; null disables). */
   healthPath?: string | null;
+  /**
+   * Shares sessions with the other instances of a deployment (any instance then serves any request
+   * of any session); pair it with a shared `eventStore` (e.g. RedisEventStore).
+   */
+  sessionBackplane?: SessionBackplane;
   /** Establishes who is calling; the result is `ctx.auth` and scopes sessions. Throw to refuse (401). */
   authenticate?: (request: { headers: IncomingHttpHeaders; method: string; url: string }) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
 }
 
-export type ResolvedHttpOptions = Required<Omit<HttpOptions, 'cors' | 'eventStore' | 'authenticate' | 'allowedOrigins' | 'healthPath'>> &
-  Pick<HttpOptions, 'cors' | 'authenticate' | 'allowedOrigins'> & { eventStore: EventStore | undefined; healthPath: string | null };
+export type ResolvedHttpOptions = Required<Omit<HttpOptions, 'cors' | 'eventStore' | 'authenticate' | 'allowedOrigins' | 'healthPath' | 'sessionBackplane'>> &
+  Pick<HttpOptions, 'cors' | 'authenticate' | 'allowedOrigins' | 'sessionBackplane'> & { eventStore: EventStore | undefined; healthPath: string | null };
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
@@ -76,5 +82,6 @@ export function resolveHttpOptions(options: HttpOptions, defaultStore: () => Eve
     retryMs: options.retryMs ?? 1_000,
     healthPath: options.healthPath === undefined ? '/health' : options.healthPath,
     authenticate: options.authenticate,
+    sessionBackplane: sessions ? options.sessionBackplane : undefined,
   };
 }

@@ -49,6 +49,16 @@ export class HttpSession {
     return this.standalone.send(message);
   }
 
+  /** A local stand-in for a request stream that lives on another instance (see SessionCluster.follow). */
+  follower(streamId: string): StreamChannel {
+    let channel = this.streams.get(streamId);
+    if (!channel) {
+      channel = new StreamChannel(streamId, this.channelContext);
+      this.streams.set(streamId, channel);
+    }
+    return channel;
+  }
+
   /** A stream that already finished, for replaying what it sent after a given event. */
   finishedStream(streamId: string): StreamChannel {
     const channel = new StreamChannel(streamId, this.channelContext);

@@ -1,5 +1,6 @@
 import type { JsonRpcMessage } from '../../protocol/json-rpc';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../../protocol/mcp-types';
+import type { SessionStateChange } from '../../protocol/server-session';
 
 /** What a session needs to be served by any instance. */
 export interface SharedSessionState {
@@ -19,7 +20,7 @@ export type SessionEnvelope =
   /** A server message for the client's stream `streamId`, already stored under `eventId`. */
   | { kind: 'event'; streamId: string; eventId?: string; message: JsonRpcMessage; from: string }
   /** The session's shared state changed (log level, subscriptions). */
-  | { kind: 'state'; patch: Partial<SharedSessionState>; from: string }
+  | { kind: 'state'; change: SessionStateChange; from: string }
   /** The session was terminated (DELETE, expiry). */
   | { kind: 'terminate'; from: string };
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { JsonRpcMessage } from '../../protocol/json-rpc';
+import { isResponse, JsonRpcMessage } from '../../protocol/json-rpc';
 import type { EventStore } from './event-store';
 import { SseConnection } from './sse-stream';
 
@@ -11,6 +11,15 @@ export interface ChannelContext {
   readonly headers: Record<string, string>;
   /** Told when a connection opens or closes (for keep-alives and shutdown). */
   track(connection: SseConnection, open: boolean): void;
+  /** With shared sessions: hands a message to the instance that holds the client's connection. */
+  publish?(streamId: string, eventId: string | undefined, message: JsonRpcMessage): Promise<void>;
+}
+
+/** A request stream ends with the request's last response: any response except a streamed partial one. */
+export function endsStream(streamId: string, message: JsonRpcMessage): boolean {
+  if (streamId === 'g' || !isResponse(message)) return false;
+  const result = 'result' in message ? (message.result as { isComplete?: unknown } | undefined) : undefined;
+  return result?.isComplete !== false;
 }
 
 /**
@@ -23,6 +32,8 @@ export class StreamChannel {
   state: 'pending' | 'sse' | 'done';
   private connection?: SseConnection;
   private tail: Promise<void> = Promise.resolve();
+  /** Ids written by the last replay, so that the same event arriving live is not written twice. */
+  private replayed = new Set<string>();
   private upgraded!: () => void;
   /** Resolves when a pending answer became a stream. */
   readonly upgrade = new Promise<void>((resolve) => (this.upgraded = resolve));
@@ -65,7 +76,20 @@ export class StreamChannel {
     if (this.state === 'pending') void this.startStream();
     return this.enqueue(async () => {
       const id = this.ctx.store ? await this.ctx.store.events.storeEvent(this.ctx.store.sessionId, this.streamId, message) : undefined;
-      this.connection?.send(message, id);
+      if (this.connection?.isOpen) this.connection.send(message, id);
+      else if (this.ctx.publish) await this.ctx.publish(this.streamId, id, message);
+    });
+  }
+
+  /** Writes a message another instance produced (and stored) for this stream's client. */
+  deliverRemote(eventId: string | undefined, message: JsonRpcMessage): Promise<void> {
+    return this.enqueue(async () => {
+      if (eventId !== undefined && this.replayed.has(eventId)) return;
+      this.connection?.send(message, eventId);
+      if (endsStream(this.streamId, message)) {
+        this.state = 'done';
+        this.connection?.end();
+      }
     });
   }
 
@@ -93,7 +117,12 @@ export class StreamChannel {
       const missed = await events();
       this.connection?.end();
       this.begin(res);
-      for (const e of missed) if (e.message) this.connection!.send(e.message, e.id);
+      this.replayed = new Set(missed.map((e) => e.id));
+      for (const e of missed) {
+        if (!e.message) continue;
+        this.connection!.send(e.message, e.id);
+        if (endsStream(this.streamId, e.message)) this.state = 'done';
+      }
       if (this.state === 'done') this.connection!.end();
     });
   }

@@ -4,24 +4,22 @@ import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { AuthInfo } from '../../context/mcp-context';
-import { ErrorCode, isRequest, JsonRpcMessage, JsonRpcRequest } from '../../protocol/json-rpc';
+import { ErrorCode, errorResponse, isRequest, JsonRpcMessage, JsonRpcRequest } from '../../protocol/json-rpc';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/mcp-types';
 import type { TransportExtra } from '../../protocol/request-scope';
-import type { MessageSink, ServerSession, SessionOptions } from '../../protocol/server-session';
 import { checkMessage, encodeMessage } from '../../protocol/wire';
 import { BodyTooLargeError, readBody } from './body';
 import { InMemoryEventStore } from './event-store';
 import { HostGuard } from './host-guard';
 import { HttpOptions, ResolvedHttpOptions, resolveHttpOptions } from './http-options';
-import { HttpSession, STANDALONE_STREAM } from './http-session';
+import type { HttpSession } from './http-session';
+import { STANDALONE_STREAM } from './http-session';
+import { SessionDirectory, SessionFactory } from './session-directory';
+import { McpError } from '../../protocol/mcp.error';
 import type { SseConnection } from './sse-stream';
 import type { ChannelContext } from './stream-channel';
 
-/** What the transport needs from the application. */
-export interface SessionFactory {
-  createSession(sink: MessageSink, options?: SessionOptions): ServerSession;
-  logError(message: string, error?: unknown): void;
-}
+export type { SessionFactory } from './session-directory';
 
 type Ctx = Koa.ParameterizedContext;
 
@@ -34,7 +32,7 @@ const ALLOW = 'GET, POST, DELETE';
 export class StreamableHttpTransport {
   readonly options: ResolvedHttpOptions;
   readonly koa: Koa;
-  private readonly sessions = new Map<string, HttpSession>();
+  private readonly sessions: SessionDirectory;
   private readonly connections = new Set<SseConnection>();
   private readonly guard: HostGuard;
   private server?: Server;
@@ -47,6 +45,7 @@ export class StreamableHttpTransport {
   ) {
     this.options = resolveHttpOptions(options, () => new InMemoryEventStore());
     this.guard = new HostGuard(this.options.allowedHosts, this.options.allowedOrigins, options.port || undefined);
+    this.sessions = new SessionDirectory(factory, this.options, (id) => this.channelContext(id));
     this.koa = new Koa();
     this.koa.use(this.middleware());
     this.startTimers();
@@ -102,7 +101,7 @@ export class StreamableHttpTransport {
     this.closing = true;
     for (const t of this.timers) clearInterval(t);
     this.server?.close();
-    await Promise.allSettled([...this.sessions.values()].map((s) => this.terminate(s)));
+    await this.sessions.closeAll();
     for (const c of [...this.connections]) c.end();
     this.server?.closeAllConnections();
   }
@@ -153,34 +152,55 @@ export class StreamableHttpTransport {
     let http: HttpSession;
     if (isInitialize) {
       if (this.sessions.size >= this.options.maxSessions) return this.fail(ctx, 503, -32000, 'Service Unavailable: too many sessions');
-      http = this.createSession(auth?.subject);
+      http = this.sessions.create(auth?.subject);
     } else {
-      const found = this.findSession(ctx, auth);
+      const found = await this.findSession(ctx, auth);
       if (!found) return;
       http = found;
     }
     http.lastActivity = Date.now();
     if (!isRequest(message)) {
       await http.session.receive(message, extra);
+      await this.sessions.cluster?.forward(http, message);
       return accepted(ctx);
     }
-    await this.answer(ctx, http, message, extra);
+    // A new shared session is saved before its id reaches the client, so any instance knows it next.
+    await this.answer(ctx, http, message, extra, isInitialize ? () => this.sessions.register(http) : undefined);
   }
 
   /**
    * Answers one request: JSON when nothing else was sent first, else an SSE stream. Resolves once the
    * HTTP answer has started, with a promise of the request being completely answered.
    */
-  private async answer(ctx: Ctx, http: HttpSession, request: JsonRpcRequest, extra: TransportExtra): Promise<{ finished: Promise<void> }> {
+  private async answer(
+    ctx: Ctx,
+    http: HttpSession,
+    request: JsonRpcRequest,
+    extra: TransportExtra,
+    beforeReply?: () => Promise<void>,
+  ): Promise<{ finished: Promise<void> }> {
     if (http.id) ctx.set('Mcp-Session-Id', http.id);
+    const handle = async () => {
+      const response = await http.session.handleRequest(request, extra);
+      try {
+        await beforeReply?.();
+      } catch (error) {
+        // The session could not be shared (storage down): it does not exist, and the client is told why.
+        await this.sessions.terminate(http, false);
+        ctx.remove('Mcp-Session-Id');
+        const e = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
+        return errorResponse(request.id, e.code, e.message);
+      }
+      return response;
+    };
     if (this.options.responseMode === 'json') {
-      this.replyJson(ctx, await http.session.handleRequest(request, extra));
+      this.replyJson(ctx, await handle());
       return { finished: Promise.resolve() };
     }
     const channel = http.openRequest(request.id, ctx.res);
     extra.closeStream = () => void channel.closeConnection();
     if (this.options.responseMode === 'sse') void channel.startStream();
-    const done = http.session.handleRequest(request, extra);
+    const done = handle();
     const first = await Promise.race([done.then((response) => ({ response })), channel.upgrade.then(() => undefined)]);
     if (first && channel.state === 'pending') {
       http.closeRequest(request.id, channel);
@@ -207,9 +227,7 @@ export class StreamableHttpTransport {
   }
 
   private async serveStateless(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra): Promise<void> {
-    const http = new HttpSession(undefined, extra.auth?.subject, this.channelContext(undefined));
-    http.session = this.factory.createSession((m, related) => http.route(m, related), { requireInitialize: false });
-    http.session.initialized = true;
+    const http = this.sessions.ephemeral(extra.auth?.subject);
     const version = ctx.get('mcp-protocol-version');
     if (version) http.session.protocolVersion = version;
     if (!isRequest(message)) {
@@ -230,7 +248,7 @@ export class StreamableHttpTransport {
     const principal = await this.authenticate(ctx);
     if (!principal) return;
     const { auth } = principal;
-    const http = this.findSession(ctx, auth);
+    const http = await this.findSession(ctx, auth);
     if (!http) return;
     http.lastActivity = Date.now();
     const lastEventId = ctx.get('last-event-id');
@@ -244,6 +262,8 @@ export class StreamableHttpTransport {
         await channel.resume(ctx.res, async () => (await store.eventsAfter(http.id!, lastEventId))?.events ?? []);
         return;
       }
+      // The stream lives on another instance: replay, then follow it there until it ends.
+      if (this.sessions.cluster) return this.sessions.cluster.follow(http, found.streamId, lastEventId, ctx.res, store);
       // The request stream already finished: replay what it sent after that event, then end.
       const ended = http.finishedStream(found.streamId);
       await ended.resume(ctx.res, async () => found.events);
@@ -262,9 +282,9 @@ export class StreamableHttpTransport {
     const principal = await this.authenticate(ctx);
     if (!principal) return;
     const { auth } = principal;
-    const http = this.findSession(ctx, auth);
+    const http = await this.findSession(ctx, auth);
     if (!http) return;
-    await this.terminate(http);
+    await this.sessions.terminate(http, true);
     ctx.status = 200;
   }
 
@@ -297,44 +317,33 @@ export class StreamableHttpTransport {
     ctx.set('Access-Control-Expose-Headers', 'Mcp-Session-Id, Mcp-Protocol-Version');
   }
 
-  private createSession(owner: string | undefined): HttpSession {
-    const id = randomBytes(16).toString('hex');
-    const http = new HttpSession(id, owner, this.channelContext(id));
-    http.session = this.factory.createSession((m, related) => http.route(m, related), { id });
-    this.sessions.set(id, http);
-    return http;
-  }
-
-  /** The session named by the request, or undefined after answering 400 (no id) or 404 (unknown). */
-  private findSession(ctx: Ctx, auth: AuthInfo | undefined): HttpSession | undefined {
+  /** The session named by the request, or undefined after answering 400 (no id), 404 (unknown) or 503 (store down). */
+  private async findSession(ctx: Ctx, auth: AuthInfo | undefined): Promise<HttpSession | undefined> {
     const id = ctx.get('mcp-session-id');
     if (!id) {
       this.fail(ctx, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
       return undefined;
     }
-    const http = this.sessions.get(id);
-    // A session created by another principal is reported as missing, not as forbidden.
-    if (!http || http.session.closed || http.owner !== auth?.subject) {
-      this.fail(ctx, 404, -32001, 'Session not found');
+    try {
+      const http = await this.sessions.find(id, auth?.subject);
+      if (!http) this.fail(ctx, 404, -32001, 'Session not found');
+      return http;
+    } catch (error) {
+      if (!(error instanceof McpError)) throw error;
+      this.fail(ctx, 503, error.code, error.message);
       return undefined;
     }
-    return http;
-  }
-
-  private async terminate(http: HttpSession): Promise<void> {
-    if (http.id) this.sessions.delete(http.id);
-    http.session.close();
-    await http.endStreams();
-    if (http.id) await this.options.eventStore?.clearSession(http.id);
   }
 
   private channelContext(sessionId: string | undefined): ChannelContext {
     const headers: Record<string, string> = sessionId ? { 'Mcp-Session-Id': sessionId } : {};
+    const cluster = sessionId ? this.sessions?.cluster : undefined;
     return {
       store: sessionId && this.options.eventStore ? { sessionId, events: this.options.eventStore } : undefined,
       retryMs: this.options.retryMs,
       headers,
       track: (connection, open) => (open ? this.connections.add(connection) : this.connections.delete(connection)),
+      publish: cluster && ((streamId, eventId, message) => cluster.publish(sessionId!, streamId, eventId, message)),
     };
   }
 
@@ -345,14 +354,7 @@ export class StreamableHttpTransport {
     }
     if (this.options.sessions) {
       const sweep = Math.max(1_000, Math.min(60_000, Math.floor(sessionIdleTimeoutMs / 2)));
-      this.timers.push(
-        setInterval(() => {
-          const deadline = Date.now() - sessionIdleTimeoutMs;
-          for (const http of this.sessions.values()) {
-            if (http.lastActivity < deadline && !http.busy && !http.standalone.connected) void this.terminate(http);
-          }
-        }, sweep).unref(),
-      );
+      this.timers.push(setInterval(() => this.sessions.sweep(), sweep).unref());
     }
   }
 

@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { isNotification, isResponse, JsonRpcMessage, RequestId } from '../../protocol/json-rpc';
+import type { ServerSession } from '../../protocol/server-session';
+import type { EventStore } from './event-store';
+import type { HttpSession } from './http-session';
+import { STANDALONE_STREAM } from './http-session';
+import type { SessionBackplane, SessionEnvelope, SharedSessionState } from './session-backplane';
+
+/**
+ * Serves sessions that live in a SessionBackplane, so that any instance can serve any request:
+ * state saved at initialize and on change, replicas restored on demand, client messages handed to
+ * the instance waiting for them, server messages handed to the instance holding the client's stream,
+ * and terminations seen everywhere.
+ */
+export class SessionCluster {
+  /** Tells this instance's own envelopes apart from the others'. */
+  readonly instanceId = randomBytes(8).toString('hex');
+  private readonly unsubscribe = new Map<string, () => Promise<void>>();
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    readonly backplane: SessionBackplane,
+    private readonly ttlMs: number,
+    private readonly onTerminated: (http: HttpSession) => Promise<void>,
+    private readonly logError: (message: string, error?: unknown) => void,
+  ) {}
+
+  /** Saves a new session's state (before its initialize answer goes out) and listens to its channel. */
+  async register(http: HttpSession): Promise<void> {
+    await this.backplane.save(http.id!, stateOf(http.session, http.owner), this.ttlMs);
+    await this.listen(http);
+  }
+
+  /** Builds a local replica of a session created elsewhere; undefined when it does not exist. */
+  async restore(id: string, build: (state: SharedSessionState) => HttpSession): Promise<HttpSession | undefined> {
+    const state = await this.backplane.load(id, this.ttlMs);
+    if (!state) return undefined;
+    const http = build(state);
+    const session = http.session;
+    session.protocolVersion = state.protocolVersion;
+    session.clientInfo = state.clientInfo;
+    session.clientCapabilities = state.clientCapabilities;
+    session.logLevel = state.logLevel;
+    for (const uri of state.subscriptions) session.subscriptions.add(uri);
+    session.initialized = true;
+    await this.listen(http);
+    return http;
+  }
+
+  /** Keeps the shared session alive while it is used (at most one write a minute). */
+  touch(http: HttpSession): void {
+    const now = Date.now();
+    if (now - (this.touched.get(http.id!) ?? 0) < 60_000) return;
+    this.touched.set(http.id!, now);
+    void this.backplane.update(http.id!, {}, this.ttlMs).catch((e) => this.logError('Could not refresh a shared session', e));
+  }
+
+  /**
+   * A client message this instance cannot place (a response to a request another instance sent, a
+   * cancellation of a request another instance runs): hand it to the others.
+   */
+  async forward(http: HttpSession, message: JsonRpcMessage): Promise<void> {
+    const local = isResponse(message)
+      ? message.id !== null && http.session.awaits(message.id)
+      : isNotification(message) && message.method === 'notifications/cancelled'
+        ? http.session.runs(message.params?.requestId as RequestId)
+        : true;
+    if (!local) await this.backplane.publish(http.id!, { kind: 'inbound', message, from: this.instanceId });
+  }
+
+  /** Publishes a server message for a stream whose client is connected elsewhere. */
+  publish(sessionId: string, streamId: string, eventId: string | undefined, message: JsonRpcMessage): Promise<void> {
+    return this.backplane.publish(sessionId, { kind: 'event', streamId, eventId, message, from: this.instanceId });
+  }
+
+  /** Ends a session everywhere (DELETE). */
+  async terminate(http: HttpSession): Promise<void> {
+    await this.backplane.delete(http.id!);
+    await this.backplane.publish(http.id!, { kind: 'terminate', from: this.instanceId });
+  }
+
+  /** Stops listening for a session that this instance no longer serves. */
+  async forget(id: string): Promise<void> {
+    this.touched.delete(id);
+    const stop = this.unsubscribe.get(id);
+    this.unsubscribe.delete(id);
+    await stop?.().catch(() => undefined);
+  }
+
+  /**
+   * Resumes, on this instance, a request stream that lives elsewhere: replays what was stored, then
+   * follows what its instance publishes until the stream's last response.
+   */
+  async follow(http: HttpSession, streamId: string, lastEventId: string, res: ServerResponse, events: EventStore): Promise<void> {
+    const channel = http.follower(streamId);
+    await channel.resume(res, async () => (await events.eventsAfter(http.id!, lastEventId))?.events ?? []);
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.unsubscribe.keys()].map((id) => this.forget(id)));
+  }
+
+  private async listen(http: HttpSession): Promise<void> {
+    const session = http.session;
+    session.onStateChange = (change) => {
+      void this.backplane
+        .update(http.id!, toPatch(session), this.ttlMs)
+        .then(() => this.backplane.publish(http.id!, { kind: 'state', change, from: this.instanceId }))
+        .catch((e) => this.logError('Could not share a session change', e));
+    };
+    const stop = await this.backplane.subscribe(http.id!, (envelope) => this.receive(http, envelope));
+    this.unsubscribe.set(http.id!, stop);
+  }
+
+  private receive(http: HttpSession, envelope: SessionEnvelope): void {
+    if (envelope.from === this.instanceId) return;
+    switch (envelope.kind) {
+      case 'inbound':
+        void http.session.receive(envelope.message);
+        break;
+      case 'event': {
+        const channel = envelope.streamId === STANDALONE_STREAM ? http.standalone : http.streams.get(envelope.streamId);
+        if (channel?.connected) void channel.deliverRemote(envelope.eventId, envelope.message);
+        break;
+      }
+      case 'state':
+        http.session.changeState(envelope.change, false);
+        break;
+      case 'terminate':
+        void this.forget(http.id!).then(() => this.onTerminated(http));
+        break;
+    }
+  }
+}
+
+function stateOf(session: ServerSession, owner: string | undefined): SharedSessionState {
+  const state: SharedSessionState = { ...toPatch(session), protocolVersion: session.protocolVersion, clientCapabilities: session.clientCapabilities, subscriptions: [...session.subscriptions] };
+  if (session.clientInfo) state.clientInfo = session.clientInfo;
+  if (owner !== undefined) state.owner = owner;
+  return state;
+}
+
+function toPatch(session: ServerSession): Partial<SharedSessionState> {
+  const patch: Partial<SharedSessionState> = { subscriptions: [...session.subscriptions] };
+  if (session.logLevel) patch.logLevel = session.logLevel;
+  return patch;
+}
