@@ -75,3 +75,8 @@ export { RedisTaskStore } from './redis/redis.task-store';
 export type { RedisTaskStoreOptions } from './redis/redis.task-store';
 export { StorageUnavailableError } from './redis/redis-connection';
 export type { RedisConnection } from './redis/redis-connection';
+export { RedisEventStore } from './redis/redis.event-store';
+export type { RedisEventStoreOptions } from './redis/redis.event-store';
+export { RedisSessionBackplane } from './redis/redis.session-backplane';
+export type { RedisSessionBackplaneOptions } from './redis/redis.session-backplane';
+export type { SessionBackplane, SessionEnvelope, SharedSessionState } from './transports/http/session-backplane';

@@ -2,6 +2,7 @@ import type { ServerInfo } from '../metadata/records';
 import type { Middleware } from './middleware';
 import type { ServerLogger } from './server-logger';
 import type { TaskStore } from '../tasks/task-store';
+import type { RedisConnection } from '../redis/redis-connection';
 import { resolveTaskOptions, ResolvedTaskOptions, TaskOptions } from '../tasks/task-options';
 
 /** Options of an application: from its root module's `@McpModule`, overridden by `McpApplication.create`. */
@@ -25,6 +26,11 @@ export interface ApplicationOptions {
   taskStore?: TaskStoreOption;
   /** Limits and defaults of task execution. */
   tasks?: TaskOptions;
+  /**
+   * Serve from several instances behind a load balancer: tasks (unless `taskStore` is given), SSE
+   * events and sessions all go to this Redis, so that any instance can serve any request.
+   */
+  scaleOut?: { redis: RedisConnection; keyPrefix?: string };
 }
 
 export type TaskStoreOption =
@@ -36,6 +42,7 @@ export type TaskStoreOption =
 
 export interface ResolvedOptions {
   server: ServerInfo;
+  scaleOut?: { redis: RedisConnection; keyPrefix?: string };
   taskStore?: TaskStoreOption;
   tasks: ResolvedTaskOptions;
   pageSize: number;
@@ -55,6 +62,7 @@ export function resolveOptions(fromModule: Record<string, unknown>, overrides: A
     shutdownTimeoutMs: merged.shutdownTimeoutMs ?? 5_000,
     middleware: merged.middleware ?? [],
     taskStore: merged.taskStore,
+    scaleOut: merged.scaleOut,
     tasks: resolveTaskOptions(merged.tasks),
   };
 }

@@ -18,6 +18,7 @@ import { compose } from './middleware';
 import { resolveModuleGraph } from './module-graph';
 import { ServerLogger, StderrLogger } from './server-logger';
 import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS, TASK_STORE } from './tokens';
+import { ScaleOut } from './scale-out';
 import { InMemoryTaskStore } from '../tasks/in-memory.task-store';
 import { TaskManager } from '../tasks/task-manager';
 import type { TaskStore } from '../tasks/task-store';
@@ -60,6 +61,7 @@ export class McpApplication {
     private readonly transient: Set<unknown>,
     /** Task execution; `tasks.store` is the application's TaskStore. */
     readonly tasks: TaskManager,
+    private readonly scaleOut: ScaleOut | undefined,
   ) {}
 
   /** Builds an application from a module class decorated with `@McpModule`. */
@@ -88,7 +90,8 @@ export class McpApplication {
         ? call
         : (ref: HandlerRef, args: unknown[]): Promise<unknown> =>
             run({ kind: ref.kind, handler: ref.where, args, context: args.find((a): a is McpContext => a instanceof McpContext) }, () => call(ref, args));
-    container.register(TASK_STORE, taskStoreProvider(options.taskStore));
+    const scaleOut = options.scaleOut && new ScaleOut(options.scaleOut, (e) => logger.error('Redis connection error', e));
+    container.register(TASK_STORE, taskStoreProvider(options.taskStore ?? scaleOut?.taskStore()));
     const store = container.resolve<TaskStore>(TASK_STORE);
     const tasks = new TaskManager(store, options.tasks, (message, error) => logger.error(message, error));
     const engine = new ProtocolEngine({
@@ -101,7 +104,7 @@ export class McpApplication {
       invoke,
       logError: (message, error) => logger.error(message, error),
     });
-    const app = new McpApplication(container, registry, engine, options, logger, entries, transient, tasks);
+    const app = new McpApplication(container, registry, engine, options, logger, entries, transient, tasks, scaleOut);
     container.register(MCP_APPLICATION, { useValue: app });
     container.register(MCP_OPTIONS, { useValue: options });
     container.register(MCP_LOGGER, { useValue: logger });
@@ -187,9 +190,10 @@ export class McpApplication {
    */
   httpTransport(options: HttpOptions = {}): StreamableHttpTransport {
     if (this.closing) throw new Error('The application is closing');
+    const shared = this.scaleOut?.httpDefaults();
     const transport = new StreamableHttpTransport(
       { createSession: (sink, o) => this.engine.createSession(sink, o), logError: (m, e) => this.logger.error(m, e) },
-      options,
+      shared ? { ...shared, ...options } : options,
     );
     this.served.add({ stopAccepting: () => transport.stopAccepting(), close: () => transport.close() });
     return transport;
@@ -226,6 +230,7 @@ export class McpApplication {
       await Promise.allSettled(served.map((s) => s.close()));
       this.served.clear();
       await this.tasks.store.close();
+      await this.scaleOut?.close();
       await this.container.dispose();
     })();
     return this.closing;

@@ -71,6 +71,7 @@ type Commands = Redis & {
  * instance that died.
  */
 export class RedisTaskStore implements TaskStore {
+  readonly distributed = true;
   private readonly redis: Commands;
   private readonly owned: boolean;
   private readonly prefix: string;

@@ -27,11 +27,21 @@ export class TaskManager {
   /** Blocking tasks/result requests by task id: a task's requests to the client travel on them. */
   private readonly waiting = new Map<string, RequestId[]>();
 
+  private readonly timers: NodeJS.Timeout[] = [];
+
   constructor(
     readonly store: TaskStore,
     readonly options: ResolvedTaskOptions,
     private readonly logError: (message: string, error?: unknown) => void,
-  ) {}
+  ) {
+    if (store.renewLeases && store.reapAbandoned) {
+      const { leaseMs } = options;
+      const renew = () => void store.renewLeases!([...this.running.keys()], leaseMs).catch((e) => logError('Could not renew task leases', e));
+      const reap = () => void store.reapAbandoned!('The server running this task stopped responding').catch((e) => logError('Could not reap abandoned tasks', e));
+      this.timers.push(setInterval(renew, Math.max(50, Math.floor(leaseMs / 3))), setInterval(reap, Math.max(100, Math.floor(leaseMs / 2))));
+      for (const t of this.timers) t.unref();
+    }
+  }
 
   /** tools/call with a `task` field. */
   async callTool(env: HandlerEnv, tool: ToolDescriptor, args: Record<string, unknown> | undefined, taskParams: Record<string, unknown>, scope: RequestScope): Promise<unknown> {
@@ -87,6 +97,9 @@ export class TaskManager {
     const owner = record.owner;
     const controller = new AbortController();
     this.running.set(taskId, controller);
+    await this.store.renewLeases?.([taskId], this.options.leaseMs).catch((e) => this.logError('Could not take a task lease', e));
+    const watching = new AbortController();
+    if (this.store.distributed) void this.watchForCancellation(taskId, owner, controller, watching.signal);
     const scope = new TaskScope(origin, controller, this.binding(taskId, owner, origin.session));
     let outcome: TaskOutcome;
     let status: 'completed' | 'failed';
@@ -104,7 +117,9 @@ export class TaskManager {
       message = e.message;
     } finally {
       this.running.delete(taskId);
+      watching.abort();
       scope.finish();
+      void this.store.releaseLease?.(taskId).catch(() => undefined);
     }
     try {
       const done = await this.store.finish(taskId, owner, status, outcome, message);
@@ -113,6 +128,25 @@ export class TaskManager {
       if (!(error instanceof InvalidTaskTransitionError)) this.logError(`Could not record the end of task ${taskId}`, error);
     }
     return outcome;
+  }
+
+  /** With a shared store, a task may be cancelled through another instance: stop the handler here then. */
+  private async watchForCancellation(taskId: string, owner: string, controller: AbortController, stop: AbortSignal): Promise<void> {
+    try {
+      let record = await this.store.get(taskId, owner);
+      while (record && !stop.aborted) {
+        if (record.task.status === 'cancelled') {
+          controller.abort(new McpError(ErrorCode.InvalidRequest, 'The task was cancelled'));
+          return;
+        }
+        if (record.task.status === 'completed' || record.task.status === 'failed') return;
+        await this.store.waitForChange(taskId, owner, record.version, stop);
+        if (stop.aborted) return;
+        record = await this.store.get(taskId, owner);
+      }
+    } catch (error) {
+      this.logError(`Stopped watching task ${taskId} for cancellation`, error);
+    }
   }
 
   private binding(taskId: string, owner: string, session: ServerSession): TaskBinding {
@@ -219,6 +253,7 @@ export class TaskManager {
 
   /** Fails the tasks still running here (the server is shutting down) and aborts their handlers. */
   async close(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
     for (const [, controller] of this.running) controller.abort(new McpError(ErrorCode.InternalError, 'The server is shutting down'));
     this.running.clear();
   }

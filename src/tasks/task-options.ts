@@ -10,6 +10,11 @@ export interface TaskOptions {
   maxActivePerOwner?: number;
   /** In `immediate` response mode, how long to wait for the result before answering with a task, in ms (default 100). */
   immediateWindowMs?: number;
+  /**
+   * With a distributed store: how long a task's lease lasts without renewal, in ms (default 15 000).
+   * A task whose instance died is failed once its lease runs out.
+   */
+  leaseMs?: number;
 }
 
 export type ResolvedTaskOptions = Required<TaskOptions>;
@@ -21,5 +26,6 @@ export function resolveTaskOptions(options: TaskOptions = {}): ResolvedTaskOptio
     pollIntervalMs: options.pollIntervalMs ?? 1_000,
     maxActivePerOwner: options.maxActivePerOwner ?? 16,
     immediateWindowMs: options.immediateWindowMs ?? 100,
+    leaseMs: options.leaseMs ?? 15_000,
   };
 }

@@ -48,4 +48,16 @@ export interface TaskStore {
   waitForChange(taskId: string, owner: string, version: number, signal?: AbortSignal): Promise<void>;
   /** Releases timers and connections. */
   close(): Promise<void>;
+
+  /**
+   * True for stores shared by several instances: the instance running a task then watches for a
+   * cancellation made through another one, and keeps a lease on the task (below).
+   */
+  readonly distributed?: boolean;
+  /** Marks tasks as running on a live instance for `leaseMs` more. */
+  renewLeases?(taskIds: string[], leaseMs: number): Promise<void>;
+  /** The task stopped running here. */
+  releaseLease?(taskId: string): Promise<void>;
+  /** Fails tasks whose lease ran out (their instance died) and returns them. */
+  reapAbandoned?(statusMessage: string): Promise<import('./task.types').TaskRecord[]>;
 }

@@ -1,0 +1,144 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { HTTP_FIXTURE } from '../helpers/paths';
+import { PrivateRedis } from '../helpers/redis-server';
+import { RoundRobinProxy } from '../helpers/round-robin-proxy';
+import { spawnHttpServer } from '../helpers/spawn-server';
+
+type Server = Awaited<ReturnType<typeof spawnHttpServer>>;
+type Message = { type: string; task?: { taskId: string; status: string }; result?: { content: { text: string }[] } };
+
+/**
+ * Two mcpkit processes sharing one private Redis behind a round-robin proxy: after initialize, the
+ * official SDK client's requests alternate between the instances, and everything still works.
+ */
+describe('scale-out: two instances, one Redis, round-robin', () => {
+  let redis: PrivateRedis;
+  let a: Server;
+  let b: Server;
+  let proxy: RoundRobinProxy;
+  let url: string;
+
+  beforeAll(async () => {
+    redis = await PrivateRedis.start();
+    const env = { REDIS_URL: redis.url, LEASE_MS: '600', RETRY_MS: '20' };
+    [a, b] = await Promise.all([spawnHttpServer(HTTP_FIXTURE, env), spawnHttpServer(HTTP_FIXTURE, env)]);
+    proxy = new RoundRobinProxy([a.port, b.port]);
+    url = await proxy.start();
+  }, 60_000);
+  afterAll(async () => {
+    await proxy.stop();
+    await Promise.all([a.stop(), b.stop()]);
+    await redis.stop();
+  });
+
+  async function connect(capabilities: Record<string, unknown> = {}) {
+    const client = new Client({ name: 'scale-out', version: '1.0.0' }, { capabilities });
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      reconnectionOptions: { initialReconnectionDelay: 20, maxReconnectionDelay: 200, reconnectionDelayGrowFactor: 1.5, maxRetries: 10 },
+    });
+    await client.connect(transport);
+    return { client, transport };
+  }
+
+  it('serves every request of one session from either instance', async () => {
+    const { client } = await connect({ elicitation: { form: {} } });
+    const before = proxy.log.length;
+    const logs: string[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(String(n.params.data)));
+
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('reindex');
+    await client.setLoggingLevel('debug'); // saved in Redis: the other instance honours it too
+    const progress: number[] = [];
+    const indexed = await client.callTool({ name: 'reindex', arguments: { batches: 3, delayMs: 5 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    expect((indexed.content as { text: string }[])[0].text).toContain('3 batches');
+    expect(progress).toEqual([1, 2, 3]);
+    const second = await client.callTool({ name: 'reindex', arguments: { batches: 1, delayMs: 1 } });
+    expect((second.content as { text: string }[])[0].text).toContain('1 batches');
+    expect(logs.filter((l) => l.startsWith('re-indexed'))).toHaveLength(2);
+
+    const note = await client.readResource({ uri: 'notes://note-1' });
+    expect((note.contents[0] as { text: string }).text).toContain('Welcome');
+    expect(await client.ping()).toEqual({});
+
+    // The elicitation goes out from the instance running the tool; the answer may come in through the other.
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { confirm: false } }));
+    for (let i = 0; i < 2; i++) {
+      const kept = await client.callTool({ name: 'archive', arguments: { id: 'note-1' } });
+      expect((kept.content as { text: string }[])[0].text).toBe('Kept note-1 (accept)');
+    }
+    const served = proxy.log.slice(before);
+    expect(new Set(served.map((e) => e.backend))).toEqual(new Set([0, 1]));
+    // At least one elicitation answer reached the instance that did not send the elicitation.
+    const crossed = served.some((e, i) => e.rpc === 'response' && served.slice(0, i).reverse().find((p) => p.rpc === 'tools/call:archive')?.backend !== e.backend);
+    expect(crossed).toBe(true);
+    await client.close();
+  });
+
+  it('runs a task started through one instance, polled, awaited, listed and cancelled through the other', async () => {
+    const { client } = await connect();
+    await client.listTools();
+    const messages: Message[] = [];
+    for await (const m of client.experimental.tasks.callToolStream({ name: 'reindex', arguments: { batches: 3, delayMs: 30 } }, undefined, { task: { ttl: 60_000 } })) {
+      messages.push(m as Message);
+    }
+    const taskId = messages[0].task!.taskId;
+    expect(messages.at(-1)).toMatchObject({ type: 'result' });
+    for (let i = 0; i < 2; i++) {
+      expect(await client.experimental.tasks.getTask(taskId)).toMatchObject({ status: 'completed' });
+      expect((await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)).content).toEqual(messages.at(-1)!.result!.content);
+      expect((await client.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).toContain(taskId);
+    }
+
+    const long = client.experimental.tasks.callToolStream({ name: 'sleeper', arguments: { events: 50 } }, undefined, { task: { ttl: 60_000 } });
+    const created = (await long.next()).value as Message;
+    const runner = [...proxy.log].reverse().find((e) => e.rpc === 'tools/call:sleeper')!.backend;
+    proxy.pinNext = 1 - runner; // cancel through the instance that does not run the handler
+    const cancelled = await client.experimental.tasks.cancelTask(created.task!.taskId);
+    expect([...proxy.log].reverse().find((e) => e.rpc === 'tasks/cancel')!.backend).toBe(1 - runner);
+    expect(cancelled.status).toBe('cancelled');
+    await long.return(undefined);
+    // Whichever instance runs it, the handler stops (it says so on stderr), and the task stays cancelled.
+    const deadline = Date.now() + 5_000;
+    while (!`${a.stderr()}${b.stderr()}`.includes('sleeper aborted') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect([a, b][runner].stderr()).toMatch(/sleeper aborted after \d+ steps/);
+    expect(await client.experimental.tasks.getTask(created.task!.taskId)).toMatchObject({ status: 'cancelled' });
+    await client.close();
+  });
+
+  it('resumes a dropped SSE stream through the other instance, losing and repeating nothing', async () => {
+    proxy.resumeElsewhere = true;
+    const { client } = await connect();
+    const before = proxy.log.length;
+    const logs: string[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(String(n.params.data)));
+    const seen: number[] = [];
+    const result = await client.callTool({ name: 'dropHalfway', arguments: { events: 8 } }, undefined, { onprogress: (p) => seen.push(p.progress) });
+    expect((result.content as { text: string }[])[0].text).toBe('sent 8');
+    expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(logs).toEqual(Array.from({ length: 8 }, (_, i) => `log ${i + 1}`));
+    const log = proxy.log.slice(before);
+    const call = log.find((e) => e.rpc === 'tools/call:dropHalfway')!;
+    const resume = log.find((e) => e.httpMethod === 'GET' && e.lastEventId?.startsWith('r'));
+    expect(resume).toBeDefined();
+    expect(resume!.backend).not.toBe(call.backend);
+    proxy.resumeElsewhere = false;
+    await client.close();
+  });
+
+  it('terminates a session everywhere with one DELETE', async () => {
+    const { client, transport } = await connect();
+    const sessionId = transport.sessionId!;
+    await transport.terminateSession();
+    for (const port of [a.port, b.port]) {
+      const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      expect(res.status).toBe(404);
+    }
+    await client.close();
+  });
+});
