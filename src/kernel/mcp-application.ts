@@ -90,7 +90,7 @@ export class McpApplication {
         ? call
         : (ref: HandlerRef, args: unknown[]): Promise<unknown> =>
             run({ kind: ref.kind, handler: ref.where, args, context: args.find((a): a is McpContext => a instanceof McpContext) }, () => call(ref, args));
-    const scaleOut = options.scaleOut && new ScaleOut(options.scaleOut, (e) => logger.error('Redis connection error', e));
+    const scaleOut = options.scaleOut && new ScaleOut(options.scaleOut, throttled((e) => logger.error('Redis connection error (repeats within 10 s are not logged)', e), 10_000));
     container.register(TASK_STORE, taskStoreProvider(options.taskStore ?? scaleOut?.taskStore()));
     const store = container.resolve<TaskStore>(TASK_STORE);
     const tasks = new TaskManager(store, options.tasks, (message, error) => logger.error(message, error));
@@ -243,6 +243,17 @@ export class McpApplication {
       await new Promise((resolve) => setTimeout(resolve, 10).unref());
     }
   }
+}
+
+/** Calls `log` at most once per `ms` (a Redis outage reports every reconnection attempt). */
+function throttled(log: (error: Error) => void, ms: number): (error: Error) => void {
+  let last = 0;
+  return (error) => {
+    const now = Date.now();
+    if (now - last < ms) return;
+    last = now;
+    log(error);
+  };
 }
 
 /** How the `taskStore` option is registered under TASK_STORE (in-memory when absent): one store per application. */

@@ -73,6 +73,12 @@ export class SessionDirectory {
     await this.drop(http, everywhere);
   }
 
+  /** Forgets a session that never got going (it could not be shared), leaving its streams alone. */
+  discard(http: HttpSession): void {
+    if (this.sessions.get(http.id!) === http) this.sessions.delete(http.id!);
+    http.session.close();
+  }
+
   /** Closes sessions idle past the timeout (here only: a shared session expires by itself in the store). */
   sweep(): void {
     const deadline = Date.now() - this.options.sessionIdleTimeoutMs;

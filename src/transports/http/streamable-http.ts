@@ -186,7 +186,7 @@ export class StreamableHttpTransport {
         await beforeReply?.();
       } catch (error) {
         // The session could not be shared (storage down): it does not exist, and the client is told why.
-        await this.sessions.terminate(http, false);
+        this.sessions.discard(http);
         ctx.remove('Mcp-Session-Id');
         const e = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
         return errorResponse(request.id, e.code, e.message);

@@ -1,0 +1,100 @@
+import { HTTP_FIXTURE } from '../helpers/paths';
+import { PrivateRedis } from '../helpers/redis-server';
+import { spawnHttpServer } from '../helpers/spawn-server';
+
+type Server = Awaited<ReturnType<typeof spawnHttpServer>>;
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+
+/** Faults of a scaled-out deployment: Redis going away and coming back, an instance killed mid-task. */
+describe('scale-out faults', () => {
+  let redis: PrivateRedis;
+  let a: Server;
+  let b: Server;
+
+  beforeAll(async () => {
+    redis = await PrivateRedis.start();
+    const env = { REDIS_URL: redis.url, LEASE_MS: '500' };
+    [a, b] = await Promise.all([spawnHttpServer(HTTP_FIXTURE, env), spawnHttpServer(HTTP_FIXTURE, env)]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([a.stop(), b.stop()]);
+    await redis.stop();
+  });
+
+  async function session(server: Server) {
+    const init = await fetch(server.url, {
+      method: 'POST',
+      headers: HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'faults', version: '1' } } }),
+    });
+    const id = init.headers.get('mcp-session-id');
+    await init.text();
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw JSON-RPC answers
+    const post = async (target: Server, body: unknown): Promise<{ status: number; json: any }> => {
+      const res = await fetch(target.url, { method: 'POST', headers: { ...HEADERS, ...(id ? { 'mcp-session-id': id } : {}) }, body: JSON.stringify(body) });
+      const text = await res.text();
+      return { status: res.status, json: text ? JSON.parse(text) : undefined };
+    };
+    return { id, post };
+  }
+
+  it('fails fast with a clear JSON-RPC error while Redis is down, stays up, and recovers without a restart', async () => {
+    const s = await session(a);
+    expect(s.id).toMatch(/^[0-9a-f]{32}$/);
+    const acknowledged = await s.post(a, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'reindex', arguments: { batches: 1, delayMs: 1 }, task: { ttl: 60_000 } } });
+    const taskId = acknowledged.json.result.task.taskId as string;
+
+    await redis.down();
+    const started = Date.now();
+    // A task needs the store: a JSON-RPC error that says what is missing.
+    const task = await s.post(a, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'reindex', arguments: { batches: 1, delayMs: 1 }, task: {} } });
+    expect(task.json.error).toMatchObject({ code: -32603, message: expect.stringContaining('unavailable') });
+    // A session this instance never saw cannot be restored: 503 with a JSON-RPC body.
+    const elsewhere = await s.post(b, { jsonrpc: '2.0', id: 3, method: 'ping' });
+    expect(elsewhere.status).toBe(503);
+    expect(elsewhere.json.error).toMatchObject({ code: -32603, message: expect.stringContaining('unavailable') });
+    // A new session cannot be shared, so it is refused the same way.
+    const fresh = await session(b);
+    expect(fresh.id).toBeNull();
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // Plain requests on a session this instance already serves need no Redis.
+    expect((await s.post(a, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'count', arguments: {} } })).json.result).toBeDefined();
+
+    await redis.up();
+    // Redis restarted empty here (no persistence): new work succeeds on both instances without a restart.
+    let recovered = false;
+    for (let i = 0; i < 50 && !recovered; i++) {
+      const again = await session(b);
+      recovered = again.id !== null && (await again.post(a, { jsonrpc: '2.0', id: 5, method: 'ping' })).status === 200;
+      if (!recovered) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(recovered).toBe(true);
+    const after = await session(a);
+    const newTask = await after.post(b, { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'reindex', arguments: { batches: 1, delayMs: 1 }, task: {} } });
+    expect(newTask.json.result.task.status).toBe('working');
+    // The task acknowledged before the outage lived in the Redis that was restarted without persistence;
+    // with persistence it would still be there. It is not silently reported as something else:
+    const lost = await after.post(a, { jsonrpc: '2.0', id: 7, method: 'tasks/get', params: { taskId } });
+    expect(lost.json.error.code).toBe(-32602);
+  }, 60_000);
+
+  it('fails, after its lease, a task whose instance was killed, rather than leaving it working forever', async () => {
+    const victim = await spawnHttpServer(HTTP_FIXTURE, { REDIS_URL: redis.url, LEASE_MS: '500' });
+    const s = await session(victim);
+    const created = await s.post(victim, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'sleeper', arguments: { events: 50 }, task: { ttl: 60_000 } } });
+    const taskId = created.json.result.task.taskId as string;
+    victim.child.kill('SIGKILL');
+    // The session was shared, so the surviving instance serves it and sees the task.
+    const get = () => s.post(b, { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { taskId } });
+    expect((await get()).json.result.status).toBe('working');
+    const deadline = Date.now() + 10_000;
+    let status = 'working';
+    while (status === 'working' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = (await get()).json.result.status;
+    }
+    expect((await get()).json.result).toMatchObject({ status: 'failed', statusMessage: 'The server running this task stopped responding' });
+    const result = await s.post(b, { jsonrpc: '2.0', id: 3, method: 'tasks/result', params: { taskId } });
+    expect(result.json.result).toMatchObject({ isError: true });
+  }, 30_000);
+});
