@@ -38,7 +38,13 @@ for (let i = 1; i < TOOL_COUNT; i++) Tool({ name: `tool_${i}`, description: `Fil
 class BenchModule {}
 
 async function main(): Promise<void> {
-  const app = await McpApplication.create(BenchModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
+  const redis = process.env.REDIS_URL;
+  const app = await McpApplication.create(BenchModule, {
+    logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
+    ...(redis ? { scaleOut: { redis, keyPrefix: 'bench:' } } : {}),
+    // One benchmark client runs many tasks at once; the per-owner limit would turn some away.
+    tasks: { maxActivePerOwner: 100_000 },
+  });
   if (MODE === 'stdio') {
     await app.listen({ stdio: true });
     return;
