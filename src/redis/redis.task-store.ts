@@ -76,6 +76,8 @@ export class RedisTaskStore implements TaskStore {
   private readonly owned: boolean;
   private readonly prefix: string;
   private readonly waiters: RedisWaiters;
+  /** When the connection last became ready (leases could not be renewed before). */
+  private readySince = Date.now();
 
   constructor(
     connection: RedisConnection,
@@ -90,6 +92,7 @@ export class RedisTaskStore implements TaskStore {
     this.redis.defineCommand('mcpTransition', { numberOfKeys: 4, lua: TRANSITION });
     this.redis.defineCommand('mcpAppend', { numberOfKeys: 3, lua: APPEND });
     this.waiters = new RedisWaiters(this.redis, onError);
+    this.redis.on('ready', () => (this.readySince = Date.now()));
   }
 
   create(input: CreateTaskInput): Promise<TaskRecord> {
@@ -223,8 +226,10 @@ export class RedisTaskStore implements TaskStore {
   }
 
   /** Fails the tasks whose lease ran out (their instance died); returns those it failed. */
-  reapAbandoned(statusMessage: string): Promise<TaskRecord[]> {
+  reapAbandoned(statusMessage: string, graceMs: number): Promise<TaskRecord[]> {
     return guarded('The task store', this.redis, async () => {
+      // Right after an outage every lease looks expired: give the live instances time to renew first.
+      if (Date.now() - this.readySince < graceMs) return [];
       const key = `${this.prefix}leases`;
       const ids = await this.redis.zrangebyscore(key, '-inf', Date.now());
       const reaped: TaskRecord[] = [];

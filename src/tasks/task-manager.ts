@@ -37,7 +37,7 @@ export class TaskManager {
     if (store.renewLeases && store.reapAbandoned) {
       const { leaseMs } = options;
       const renew = () => void store.renewLeases!([...this.running.keys()], leaseMs).catch((e) => logError('Could not renew task leases', e));
-      const reap = () => void store.reapAbandoned!('The server running this task stopped responding').catch((e) => logError('Could not reap abandoned tasks', e));
+      const reap = () => void store.reapAbandoned!('The server running this task stopped responding', 2 * leaseMs).catch((e) => logError('Could not reap abandoned tasks', e));
       this.timers.push(setInterval(renew, Math.max(50, Math.floor(leaseMs / 3))), setInterval(reap, Math.max(100, Math.floor(leaseMs / 2))));
       for (const t of this.timers) t.unref();
     }
@@ -116,18 +116,36 @@ export class TaskManager {
       status = 'failed';
       message = e.message;
     } finally {
-      this.running.delete(taskId);
       watching.abort();
       scope.finish();
-      void this.store.releaseLease?.(taskId).catch(() => undefined);
     }
-    try {
-      const done = await this.store.finish(taskId, owner, status, outcome, message);
-      if (done) await this.notifyStatus(origin.session, done);
-    } catch (error) {
-      if (!(error instanceof InvalidTaskTransitionError)) this.logError(`Could not record the end of task ${taskId}`, error);
-    }
+    await this.record(taskId, owner, status, outcome, message, origin.session);
+    this.running.delete(taskId);
+    void this.store.releaseLease?.(taskId).catch(() => undefined);
     return outcome;
+  }
+
+  /**
+   * Records how a task ended. While the store is unreachable the outcome is kept and retried (the
+   * task's lease is renewed meanwhile), so a result is not lost to a storage outage.
+   */
+  private async record(taskId: string, owner: string, status: 'completed' | 'failed', outcome: TaskOutcome, message: string | undefined, session: ServerSession): Promise<void> {
+    const deadline = Date.now() + this.options.maxTtlMs;
+    for (;;) {
+      try {
+        const done = await this.store.finish(taskId, owner, status, outcome, message);
+        if (done) await this.notifyStatus(session, done);
+        return;
+      } catch (error) {
+        if (error instanceof InvalidTaskTransitionError) return; // cancelled meanwhile: it stays cancelled
+        const unavailable = error instanceof Error && error.name === 'StorageUnavailableError';
+        if (!unavailable || Date.now() > deadline) {
+          this.logError(`Could not record the end of task ${taskId}`, error);
+          return;
+        }
+        await delay(250);
+      }
+    }
   }
 
   /** With a shared store, a task may be cancelled through another instance: stop the handler here then. */

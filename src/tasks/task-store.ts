@@ -58,6 +58,9 @@ export interface TaskStore {
   renewLeases?(taskIds: string[], leaseMs: number): Promise<void>;
   /** The task stopped running here. */
   releaseLease?(taskId: string): Promise<void>;
-  /** Fails tasks whose lease ran out (their instance died) and returns them. */
-  reapAbandoned?(statusMessage: string): Promise<import('./task.types').TaskRecord[]>;
+  /**
+   * Fails tasks whose lease ran out (their instance died) and returns them. A store that just
+   * reconnected waits `graceMs` first: during an outage no instance could renew its leases.
+   */
+  reapAbandoned?(statusMessage: string, graceMs: number): Promise<import('./task.types').TaskRecord[]>;
 }

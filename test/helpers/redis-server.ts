@@ -24,13 +24,17 @@ export class PrivateRedis {
   private child?: ChildProcess;
   private readonly dir = mkdtempSync(join(tmpdir(), 'mcpkit-redis-'));
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    /** Append-only file with fsync on every write: a restart keeps everything acknowledged. */
+    private readonly persistent: boolean,
+  ) {}
 
-  static async start(): Promise<PrivateRedis> {
+  static async start(options: { persistent?: boolean } = {}): Promise<PrivateRedis> {
     if (spawnSync('redis-server', ['--version']).status !== 0) {
       throw new Error('redis-server is not installed: `npm test` installs it (Debian package redis-server) when it can');
     }
-    const redis = new PrivateRedis(await freePort());
+    const redis = new PrivateRedis(await freePort(), options.persistent ?? false);
     await redis.up();
     return redis;
   }
@@ -40,7 +44,8 @@ export class PrivateRedis {
   }
 
   async up(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir], {
+    const durability = this.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', ...durability, '--dir', this.dir], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;

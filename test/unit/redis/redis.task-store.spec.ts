@@ -43,12 +43,22 @@ describe('RedisTaskStore specifics', () => {
     const b = new RedisTaskStore(redis.url, { keyPrefix: 'lease:' });
     const { task } = await a.create({ owner: 'o', ttl: 60_000 });
     await a.renewLeases([task.taskId], 50);
-    expect(await b.reapAbandoned('gone')).toEqual([]);
+    expect(await b.reapAbandoned('gone', 0)).toEqual([]);
     await new Promise((r) => setTimeout(r, 80));
-    const [fromA, fromB] = await Promise.all([a.reapAbandoned('The instance running this task stopped'), b.reapAbandoned('The instance running this task stopped')]);
+    const [fromA, fromB] = await Promise.all([a.reapAbandoned('The instance running this task stopped', 0), b.reapAbandoned('The instance running this task stopped', 0)]);
     expect(fromA.length + fromB.length).toBe(1);
     expect((await b.get(task.taskId, 'o'))?.task).toMatchObject({ status: 'failed', statusMessage: 'The instance running this task stopped' });
     await Promise.all([a.close(), b.close()]);
+  });
+
+  it('does not reap right after connecting: live instances get a grace period to renew', async () => {
+    const store = new RedisTaskStore(redis.url, { keyPrefix: 'grace:' });
+    const { task } = await store.create({ owner: 'o', ttl: 60_000 });
+    await store.renewLeases([task.taskId], 1);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(await store.reapAbandoned('gone', 60_000)).toEqual([]);
+    expect((await store.reapAbandoned('gone', 0)).map((r) => r.task.taskId)).toEqual([task.taskId]);
+    await store.close();
   });
 
   it('fails fast with a clear error while Redis is down, and works again when it is back', async () => {
