@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { HTTP_FIXTURE } from '../helpers/paths';
 import { PrivateRedis } from '../helpers/redis-server';
 import { RoundRobinProxy } from '../helpers/round-robin-proxy';
@@ -124,6 +124,23 @@ describe('scale-out: two instances, one Redis, round-robin', () => {
     expect(resume).toBeDefined();
     expect(resume!.backend).not.toBe(call.backend);
     proxy.resumeElsewhere = false;
+    await client.close();
+  });
+
+  it("carries messages that belong to no request (resource updates) to the client's stream on the other instance", async () => {
+    const { client } = await connect();
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+    await client.subscribeResource({ uri: 'notes://index' });
+    // Each instance changes its own notes: both publish the update, wherever the client's GET stream is.
+    const before = proxy.log.length;
+    await client.callTool({ name: 'addNote', arguments: { title: 'one', body: 'x' } });
+    await client.callTool({ name: 'addNote', arguments: { title: 'two', body: 'y' } });
+    const adders = proxy.log.slice(before).filter((e) => e.rpc === 'tools/call:addNote').map((e) => e.backend);
+    expect(new Set(adders)).toEqual(new Set([0, 1]));
+    const deadline = Date.now() + 5_000;
+    while (updates.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(updates).toEqual(['notes://index', 'notes://index']);
     await client.close();
   });
 
