@@ -40,7 +40,15 @@ export interface SessionOptions {
   id?: string;
   /** Refuse requests other than initialize and ping until initialize succeeded (default true). */
   requireInitialize?: boolean;
+  /**
+   * Owner of what an unauthenticated client creates when the session is not a lasting one (stateless
+   * HTTP): task ids then act as capabilities, and such tasks are never listed.
+   */
+  anonymousOwner?: string;
 }
+
+/** The owner of tasks created by unauthenticated stateless requests. */
+export const ANONYMOUS_OWNER = 'anonymous';
 
 interface Pending {
   resolve(value: unknown): void;
@@ -68,6 +76,7 @@ export class ServerSession {
   /** Identifies the session when the transport gives it no id (stdio, in-memory): tasks are scoped by it. */
   readonly localId = randomBytes(12).toString('base64url');
   private readonly requireInitialize: boolean;
+  private readonly anonymousOwner: string | undefined;
   private readonly inflight = new Map<RequestId, Scope>();
   private readonly outbound = new Map<RequestId, Pending>();
   private nextOutboundId = 0;
@@ -79,6 +88,7 @@ export class ServerSession {
   ) {
     this.id = options.id;
     this.requireInitialize = options.requireInitialize ?? true;
+    this.anonymousOwner = options.anonymousOwner;
   }
 
   /** Handles any inbound message; responses to requests go to the sink. */
@@ -198,7 +208,8 @@ export class ServerSession {
   /** Who owns what this session creates: the authenticated subject when there is one, else the session. */
   ownerKey(extra?: TransportExtra): string {
     const subject = extra?.auth?.subject;
-    return subject ? `sub:${subject}` : `ses:${this.id ?? this.localId}`;
+    if (subject) return `sub:${subject}`;
+    return this.anonymousOwner ?? `ses:${this.id ?? this.localId}`;
   }
 
   /** Changes the log level or the subscriptions, and tells `onStateChange`. */

@@ -6,7 +6,7 @@ import type { CallToolResult, ContentBlock } from '../protocol/mcp-types';
 import type { HandlerEnv } from '../protocol/handlers/handler-env';
 import { callTool } from '../protocol/handlers/tools.handlers';
 import type { RequestScope, TaskBinding, TransportExtra } from '../protocol/request-scope';
-import type { ServerSession } from '../protocol/server-session';
+import { ANONYMOUS_OWNER, ServerSession } from '../protocol/server-session';
 import type { ToolDescriptor } from '../registry/descriptors';
 import type { ResolvedTaskOptions } from './task-options';
 import { InvalidTaskTransitionError } from './task-store.errors';
@@ -237,8 +237,11 @@ export class TaskManager {
 
   /** tasks/list */
   async list(cursor: string | undefined, limit: number, scope: RequestScope): Promise<Record<string, unknown>> {
+    const owner = scope.session.ownerKey(scope.extra);
+    // Unauthenticated stateless clients share one owner: listing would hand out each other's task ids.
+    if (owner === ANONYMOUS_OWNER) return { tasks: [] };
     try {
-      const page = await this.store.list(scope.session.ownerKey(scope.extra), cursor, limit);
+      const page = await this.store.list(owner, cursor, limit);
       const result: Record<string, unknown> = { tasks: page.tasks.map((r) => r.task) };
       if (page.nextCursor) result.nextCursor = page.nextCursor;
       return result;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { MessageSink, ServerSession, SessionOptions } from '../../protocol/server-session';
+import { ANONYMOUS_OWNER, MessageSink, ServerSession, SessionOptions } from '../../protocol/server-session';
 import type { ResolvedHttpOptions } from './http-options';
 import { HttpSession } from './http-session';
 import { SessionCluster } from './session-cluster';
@@ -49,7 +49,7 @@ export class SessionDirectory {
   /** A one-request session (stateless mode). */
   ephemeral(owner: string | undefined): HttpSession {
     const http = new HttpSession(undefined, owner, this.channelContext(undefined));
-    http.session = this.factory.createSession((m, related) => http.route(m, related), { requireInitialize: false });
+    http.session = this.factory.createSession((m, related) => http.route(m, related), { requireInitialize: false, anonymousOwner: ANONYMOUS_OWNER });
     http.session.initialized = true;
     return http;
   }

@@ -96,3 +96,18 @@ describe('task ownership over Streamable HTTP with authentication', () => {
     await app.close();
   });
 });
+
+describe('tasks over stateless HTTP', () => {
+  it('lets any request holding the task id follow the task, and lists none', async () => {
+    const app = await McpApplication.create(TaskModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
+    const { url } = await app.httpTransport({ port: 0, sessions: false }).listen();
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw JSON-RPC answers
+    const post = async (body: unknown): Promise<any> => (await fetch(url, { method: 'POST', headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
+    const created = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'wait', arguments: { ms: 30 }, task: {} } });
+    const taskId = created.result.task.taskId;
+    expect((await post({ jsonrpc: '2.0', id: 2, method: 'tasks/result', params: { taskId } })).result.content).toEqual([{ type: 'text', text: 'waited 30' }]);
+    expect((await post({ jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { taskId } })).result.status).toBe('completed');
+    expect((await post({ jsonrpc: '2.0', id: 4, method: 'tasks/list', params: {} })).result.tasks).toEqual([]);
+    await app.close();
+  });
+});
