@@ -1,19 +1,18 @@
-import { RequestContext } from '../context/request-context';
-import type { McpContext } from '../context/mcp-context';
 import { ErrorCode, RequestId } from '../protocol/json-rpc';
 import { McpError } from '../protocol/mcp.error';
-import type { CallToolResult, ContentBlock } from '../protocol/mcp-types';
 import type { HandlerEnv } from '../protocol/handlers/handler-env';
 import { callTool } from '../protocol/handlers/tools.handlers';
-import type { RequestScope, TaskBinding, TransportExtra } from '../protocol/request-scope';
+import type { RequestScope, TaskBinding } from '../protocol/request-scope';
+import { SegmentStreamer } from './segment-streamer';
+import { TaskScope } from './task-scope';
+import { firstText, related } from './task-results';
 import { ANONYMOUS_OWNER, ServerSession } from '../protocol/server-session';
 import type { ToolDescriptor } from '../registry/descriptors';
 import type { ResolvedTaskOptions } from './task-options';
 import { InvalidTaskTransitionError } from './task-store.errors';
 import type { TaskStore } from './task-store';
-import { FALLBACK_MODE, MODEL_IMMEDIATE_RESPONSE, RELATED_TASK, RESPONSE_MODES, ResponseMode, Task, TaskOutcome, TaskRecord, TaskSegment } from './task.types';
+import { FALLBACK_MODE, MODEL_IMMEDIATE_RESPONSE, RESPONSE_MODES, ResponseMode, TaskOutcome, TaskRecord, TaskSegment } from './task.types';
 
-const related = (taskId: string) => ({ [RELATED_TASK]: { taskId } });
 
 /**
  * Runs task-augmented tool calls in the background and keeps their tasks right: status transitions
@@ -303,112 +302,7 @@ function immediateAnswer(outcome: TaskOutcome, taskId: string): Record<string, u
   return { ...outcome.result, _meta: { ...(outcome.result._meta as object | undefined), ...related(taskId) } };
 }
 
-function firstText(result: CallToolResult): string | undefined {
-  const block = result.content.find((c): c is ContentBlock & { type: 'text'; text: string } => c.type === 'text');
-  return block?.text;
-}
 
 function delay(ms: number): Promise<undefined> {
   return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
-}
-
-/**
- * Streams a task's segments to the request that created it (partial-content responses with the
- * request's id); until `start`, segments are held so that the first answer comes first.
- */
-class SegmentStreamer {
-  private held: TaskSegment[] = [];
-  private live = false;
-  private sent = 0;
-
-  constructor(
-    private readonly scope: RequestScope,
-    private readonly taskId: string,
-    private readonly enabled: boolean,
-  ) {}
-
-  async push(segments: TaskSegment[]): Promise<void> {
-    if (!this.enabled) return;
-    if (!this.live) {
-      this.held.push(...segments);
-      return;
-    }
-    await this.send(segments, false);
-  }
-
-  /** Sends the first answer (the task, plus segments produced so far), then goes live. */
-  async start(first: Record<string, unknown>): Promise<void> {
-    const held = this.held;
-    this.held = [];
-    this.live = true;
-    // isComplete: false marks every answer but the last, whatever carries it (SSE, a resumed stream).
-    const answer: Record<string, unknown> = { ...first, 'partial-content': held, isError: false, isComplete: false, _meta: related(this.taskId) };
-    this.sent += held.length;
-    await this.scope.session.sendResult(this.scope.id, answer);
-  }
-
-  /** The only answer, when everything was produced before the first one could be sent. */
-  whole(outcome: TaskOutcome, task: Task): Record<string, unknown> {
-    const held = this.held;
-    this.held = [];
-    if (held.length === 0) return { task, ...this.final(outcome, task.status) };
-    this.sent += held.length;
-    const failed = 'error' in outcome || outcome.result.isError === true;
-    return { task, 'partial-content': held, isError: failed, isComplete: true, _meta: related(this.taskId) };
-  }
-
-  /** The last answer: isComplete, and isError when the task failed. */
-  final(outcome: TaskOutcome, status: string | undefined): Record<string, unknown> {
-    const failed = 'error' in outcome || outcome.result.isError === true || status === 'failed';
-    if (failed && this.sent === 0) {
-      const text = 'error' in outcome ? outcome.error.message : (firstText(outcome.result as unknown as CallToolResult) ?? 'The task failed');
-      return { content: [{ type: 'text', text }], isError: true, isComplete: true, _meta: related(this.taskId) };
-    }
-    return { 'partial-content': [], isError: failed, isComplete: true, _meta: related(this.taskId) };
-  }
-
-  private async send(segments: TaskSegment[], complete: boolean): Promise<void> {
-    this.sent += segments.length;
-    await this.scope.session.sendResult(this.scope.id, { 'partial-content': segments, isError: false, isComplete: complete, _meta: related(this.taskId) });
-  }
-}
-
-/** The scope a task's handler runs in: the original request's, with the task's own lifetime and signal. */
-class TaskScope implements RequestScope {
-  readonly id: RequestId;
-  readonly method: string;
-  readonly params: Record<string, unknown>;
-  readonly session: ServerSession;
-  readonly extra: TransportExtra | undefined;
-  private ctx?: RequestContext;
-
-  constructor(
-    origin: RequestScope,
-    private readonly controller: AbortController,
-    readonly task: TaskBinding,
-  ) {
-    this.id = origin.id;
-    this.method = origin.method;
-    this.params = origin.params;
-    this.session = origin.session;
-    // The original HTTP stream closes with the CreateTaskResult: closing it later means nothing.
-    this.extra = origin.extra && { headers: origin.extra.headers, auth: origin.extra.auth };
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  get cancelled(): boolean {
-    return this.controller.signal.aborted;
-  }
-
-  context(): McpContext {
-    this.ctx ??= new RequestContext(this);
-    return this.ctx;
-  }
-
-  finish(): void {
-    this.ctx?.finish();
-  }
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
@@ -39,10 +38,7 @@ export class StreamableHttpTransport {
   private timers: NodeJS.Timeout[] = [];
   private closing = false;
 
-  constructor(
-    private readonly factory: SessionFactory,
-    options: HttpOptions = {},
-  ) {
+  constructor(factory: SessionFactory, options: HttpOptions = {}) {
     this.options = resolveHttpOptions(options, () => new InMemoryEventStore());
     this.guard = new HostGuard(this.options.allowedHosts, this.options.allowedOrigins, options.port || undefined);
     this.sessions = new SessionDirectory(factory, this.options, (id) => this.channelContext(id));
