@@ -26,6 +26,11 @@ export class HttpTestTools {
     return input.text ?? 'slow';
   }
 
+  @Tool({ description: 'The protocol version the request is served under' })
+  version(_: EmptyInput, ctx: McpContext) {
+    return ctx.session.protocolVersion;
+  }
+
   @Resource({ uri: 'test://r', mimeType: 'text/plain' })
   r() {
     return 'r';

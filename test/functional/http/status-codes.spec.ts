@@ -200,6 +200,25 @@ describe('Streamable HTTP options', () => {
     await env.app.close();
   });
 
+  it('assumes protocol 2025-03-26 for a stateless request without MCP-Protocol-Version, else uses the header', async () => {
+    const env = await httpApp({ sessions: false });
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'version', arguments: {} } };
+    const bare = await request(env.callback).post('/mcp').set('Accept', ACCEPT_BOTH).send(call);
+    expect(bare.body.result.content[0].text).toBe('2025-03-26');
+    const named = await request(env.callback).post('/mcp').set({ Accept: ACCEPT_BOTH, 'MCP-Protocol-Version': '2025-06-18' }).send(call);
+    expect(named.body.result.content[0].text).toBe('2025-06-18');
+    await env.app.close();
+  });
+
+  it('answers GET with 405 when the standalone stream is turned off', async () => {
+    const env = await httpApp({ enableGetStream: false });
+    const init = await request(env.callback).post('/mcp').set('Accept', ACCEPT_BOTH).send(initializeBody());
+    const res = await request(env.callback).get('/mcp').set({ Accept: 'text/event-stream', 'Mcp-Session-Id': init.headers['mcp-session-id'] });
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('POST, DELETE');
+    await env.app.close();
+  });
+
   it('refuses sessions beyond maxSessions with 503', async () => {
     const env = await httpApp({ maxSessions: 2 });
     for (let i = 0; i < 2; i++) expect((await request(env.callback).post('/mcp').set('Accept', ACCEPT_BOTH).send(initializeBody())).status).toBe(200);
