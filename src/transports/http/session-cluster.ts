@@ -95,6 +95,7 @@ export class SessionCluster {
   async follow(http: HttpSession, streamId: string, lastEventId: string, res: ServerResponse, events: EventStore): Promise<void> {
     const channel = http.follower(streamId);
     await channel.resume(res, async () => (await events.eventsAfter(http.id!, lastEventId))?.events ?? []);
+    if (channel.state === 'done') http.streams.delete(streamId);
   }
 
   async close(): Promise<void> {
@@ -120,8 +121,11 @@ export class SessionCluster {
         void http.session.receive(envelope.message);
         break;
       case 'event': {
+        // Queued behind any resume in progress on the channel, which writes it unless the replay did.
         const channel = envelope.streamId === STANDALONE_STREAM ? http.standalone : http.streams.get(envelope.streamId);
-        if (channel?.connected) void channel.deliverRemote(envelope.eventId, envelope.message);
+        void channel?.deliverRemote(envelope.eventId, envelope.message).then(() => {
+          if (channel.state === 'done') http.streams.delete(envelope.streamId);
+        });
         break;
       }
       case 'state':
