@@ -73,8 +73,7 @@ export class ServerSession {
   readonly subscriptions = new Set<string>();
   /** Told when the log level or subscriptions change (a transport that shares sessions saves them). */
   onStateChange?: (change: SessionStateChange) => void;
-  /** Identifies the session when the transport gives it no id (stdio, in-memory): tasks are scoped by it. */
-  readonly localId = randomBytes(12).toString('base64url');
+  private local?: string;
   private readonly requireInitialize: boolean;
   private readonly anonymousOwner: string | undefined;
   private readonly inflight = new Map<RequestId, Scope>();
@@ -203,6 +202,12 @@ export class ServerSession {
   async sendResult(id: RequestId, result: unknown): Promise<void> {
     if (this.closed) return;
     await this.emit({ jsonrpc: '2.0', id, result }, id);
+  }
+
+  /** Identifies the session when the transport gives it no id (stdio, in-memory): tasks are scoped by it. */
+  get localId(): string {
+    this.local ??= randomBytes(12).toString('base64url');
+    return this.local;
   }
 
   /** Who owns what this session creates: the authenticated subject when there is one, else the session. */

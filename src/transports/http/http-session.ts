@@ -15,7 +15,7 @@ export class HttpSession {
   readonly requests = new Map<RequestId, StreamChannel>();
   /** Live request streams by stream id, for resumption. */
   readonly streams = new Map<string, StreamChannel>();
-  readonly standalone: StreamChannel;
+  private standaloneChannel?: StreamChannel;
   lastActivity = Date.now();
   private nextStream = 0;
   session!: ServerSession;
@@ -24,8 +24,17 @@ export class HttpSession {
     readonly id: string | undefined,
     readonly owner: string | undefined,
     private readonly channelContext: ChannelContext,
-  ) {
-    this.standalone = new StreamChannel(STANDALONE_STREAM, channelContext);
+  ) {}
+
+  /** True while a client holds the standalone stream open here. */
+  get standaloneConnected(): boolean {
+    return this.standaloneChannel?.connected ?? false;
+  }
+
+  /** The stream for messages that belong to no request (created on first use: most requests need none). */
+  get standalone(): StreamChannel {
+    this.standaloneChannel ??= new StreamChannel(STANDALONE_STREAM, this.channelContext);
+    return this.standaloneChannel;
   }
 
   /** Opens the stream of one POSTed request. */
@@ -72,6 +81,7 @@ export class HttpSession {
 
   /** Ends every stream for good. */
   async endStreams(): Promise<void> {
-    await Promise.allSettled([...this.requests.values(), this.standalone].map((c) => c.finish()));
+    const channels = [...this.requests.values(), ...(this.standaloneChannel ? [this.standaloneChannel] : [])];
+    await Promise.allSettled(channels.map((c) => c.finish()));
   }
 }

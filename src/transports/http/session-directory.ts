@@ -83,7 +83,7 @@ export class SessionDirectory {
   sweep(): void {
     const deadline = Date.now() - this.options.sessionIdleTimeoutMs;
     for (const http of this.sessions.values()) {
-      if (http.lastActivity < deadline && !http.busy && !http.standalone.connected) void this.drop(http, !this.cluster);
+      if (http.lastActivity < deadline && !http.busy && !http.standaloneConnected) void this.drop(http, !this.cluster);
     }
   }
 

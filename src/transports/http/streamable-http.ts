@@ -265,7 +265,7 @@ export class StreamableHttpTransport {
       await ended.resume(ctx.res, async () => found.events);
       return;
     }
-    if (http.standalone.connected) return this.fail(ctx, 409, -32000, 'Conflict: this session already has a standalone SSE stream');
+    if (http.standaloneConnected) return this.fail(ctx, 409, -32000, 'Conflict: this session already has a standalone SSE stream');
     ctx.respond = false;
     await http.standalone.open(ctx.res);
   }
