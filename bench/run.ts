@@ -104,7 +104,7 @@ async function httpLoad(workload: string, impl: Impl, mode: 'stateless' | 'sessi
     await check(server.port, headers, body, expect);
     const run = (duration: number) =>
       autocannon({ url: `http://127.0.0.1:${server.port}/mcp`, method: 'POST', headers, body, connections: 32, duration, timeout: 20 });
-    await run(1); // warm-up
+    await run(3); // warm-up: the server's JIT and the load generator's own
     const cpuBefore = await cpuOf(server.child);
     const result = await run(DURATION);
     const cpu = ((await cpuOf(server.child)) - cpuBefore) / Math.max(1, result.requests.total);
