@@ -10,6 +10,7 @@
  * Run: `npm run bench` (add `-- --quick` for a shorter run). Prints figures; asserts nothing.
  */
 import { ChildProcess, fork } from 'node:child_process';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 
@@ -288,7 +289,17 @@ function ratioLine(workload: string, mine: string, theirs: string): string {
   return `  ${workload}: ${mine} vs ${theirs}: ${(a.rps / b.rps).toFixed(1)}x the throughput${cpu}`;
 }
 
+/** Runs the load generator for a few seconds against a trivial server, so its own warm-up costs no workload. */
+async function warmLoadGenerator(): Promise<void> {
+  const server = createServer((_req, res) => res.end('{}'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as { port: number }).port;
+  await autocannon({ url: `http://127.0.0.1:${port}/`, method: 'POST', headers: HEADERS, body: CALL, connections: 32, duration: 3 });
+  await new Promise((r) => server.close(r));
+}
+
 async function main(): Promise<void> {
+  if (wanted('call') || wanted('list')) await warmLoadGenerator();
   const isCall = (r: Record<string, unknown>) => (r.content as { text: string }[])?.[0]?.text === 'hello';
   const isList = (r: Record<string, unknown>) => (r.tools as unknown[])?.length === 1000;
   const call = 'tools/call over HTTP, 32 connections';
