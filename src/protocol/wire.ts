@@ -5,13 +5,11 @@ import { JsonRpcErrorResponse, JsonRpcMessage, ErrorCode, errorResponse } from '
  * and spliced into responses, so a large list costs a string concatenation per request.
  */
 export class RawJson {
-  private parsed?: unknown;
   constructor(readonly json: string) {}
 
-  /** The value, for transports that hand objects over rather than bytes. */
-  value(): unknown {
-    if (this.parsed === undefined) this.parsed = JSON.parse(this.json);
-    return this.parsed;
+  /** Plain JSON.stringify (event stores, pub/sub) sees the value, not this wrapper. */
+  toJSON(): unknown {
+    return JSON.parse(this.json);
   }
 }
 
@@ -21,14 +19,6 @@ export function encodeMessage(message: JsonRpcMessage): string {
     return `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${message.result.json}}`;
   }
   return JSON.stringify(message);
-}
-
-/** Replaces pre-serialized results by plain values (for in-process delivery). */
-export function materialize(message: JsonRpcMessage): JsonRpcMessage {
-  if ('result' in message && message.result instanceof RawJson) {
-    return { jsonrpc: '2.0', id: message.id, result: message.result.value() };
-  }
-  return message;
 }
 
 export type DecodeResult = { ok: true; message: JsonRpcMessage } | { ok: false; error: JsonRpcErrorResponse };

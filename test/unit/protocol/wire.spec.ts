@@ -10,6 +10,10 @@ describe('wire', () => {
     stringify.mockRestore();
   });
 
+  it('serializes to its value anywhere else (stored events, published envelopes)', () => {
+    expect(JSON.stringify({ jsonrpc: '2.0', id: 1, result: new RawJson('{"tools":[{"name":"a"}]}') })).toBe('{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a"}]}}');
+  });
+
   it.each([
     ['{"jsonrpc":"2.0","id":1,"method":"ping"}', true],
     ['{"jsonrpc":"2.0","method":"notifications/initialized"}', true],
