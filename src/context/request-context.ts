@@ -135,7 +135,7 @@ function capabilityError(what: string): McpError {
 }
 
 /** Builds the eight level methods around one sending function. */
-export function createLogger(send: (level: LoggingLevel, data: unknown, logger?: string) => Promise<void>): McpLogger {
+function createLogger(send: (level: LoggingLevel, data: unknown, logger?: string) => Promise<void>): McpLogger {
   return {
     debug: (d, l) => send('debug', d, l),
     info: (d, l) => send('info', d, l),

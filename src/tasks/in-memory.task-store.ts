@@ -164,11 +164,6 @@ export class InMemoryTaskStore implements TaskStore {
     for (const entry of this.tasks.values()) this.wake(entry);
   }
 
-  /** Live tasks and tombstones, for tests and benchmarks. */
-  get size(): number {
-    return this.tasks.size;
-  }
-
   private entry(taskId: string, owner: string | undefined): Entry | undefined {
     const entry = this.tasks.get(taskId);
     if (!entry) return undefined;

@@ -291,7 +291,7 @@ export class TaskManager {
 }
 
 /** Picks the response mode: immediate > streaming > task among the client's; task when none fits. */
-export function negotiate(requested: unknown): { mode: ResponseMode; fallback: boolean } {
+function negotiate(requested: unknown): { mode: ResponseMode; fallback: boolean } {
   if (!Array.isArray(requested) || requested.length === 0) return { mode: 'task', fallback: false };
   const mode = RESPONSE_MODES.find((m) => requested.includes(m));
   return mode ? { mode, fallback: false } : { mode: 'task', fallback: true };

@@ -42,7 +42,7 @@ function isMessage(value: unknown): value is PromptMessage {
 }
 
 /** A string is one user message; messages (one or many) and full results pass through. */
-export function mapPromptResult(value: unknown, prompt: PromptDescriptor): GetPromptResult {
+function mapPromptResult(value: unknown, prompt: PromptDescriptor): GetPromptResult {
   const withDescription = (messages: PromptMessage[]): GetPromptResult =>
     prompt.definition.description ? { description: prompt.definition.description, messages } : { messages };
   if (typeof value === 'string') return withDescription([{ role: 'user', content: { type: 'text', text: value } }]);

@@ -59,7 +59,7 @@ function isContents(value: unknown): value is ResourceContents {
  * Maps what a resource handler returned: a ReadResourceResult or contents pass through; a string is
  * text, bytes are a base64 blob, and any other value is sent as JSON.
  */
-export function mapResourceResult(value: unknown, uri: string, mimeType: string | undefined): ReadResourceResult {
+function mapResourceResult(value: unknown, uri: string, mimeType: string | undefined): ReadResourceResult {
   if (typeof value === 'object' && value !== null && Array.isArray((value as ReadResourceResult).contents)) {
     return value as ReadResourceResult;
   }

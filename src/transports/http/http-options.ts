@@ -56,7 +56,7 @@ export type ResolvedHttpOptions = Required<Omit<HttpOptions, 'cors' | 'eventStor
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
-export function isLoopback(host: string): boolean {
+function isLoopback(host: string): boolean {
   return LOOPBACK.has(host) || host.startsWith('127.');
 }
 

@@ -16,7 +16,7 @@ export interface ChannelContext {
 }
 
 /** A request stream ends with the request's last response: any response except a streamed partial one. */
-export function endsStream(streamId: string, message: JsonRpcMessage): boolean {
+function endsStream(streamId: string, message: JsonRpcMessage): boolean {
   if (streamId === 'g' || !isResponse(message)) return false;
   const result = 'result' in message ? (message.result as { isComplete?: unknown } | undefined) : undefined;
   return result?.isComplete !== false;
