@@ -8,7 +8,7 @@ import type {
   ResourceLink,
   TextContent,
   ContentBlock,
-} from '../protocol/mcp-types';
+} from '../mcp/mcp-types';
 
 const toBase64 = (data: string | Uint8Array) => (typeof data === 'string' ? data : Buffer.from(data).toString('base64'));
 

@@ -6,8 +6,8 @@ import type {
   Implementation,
   LoggingLevel,
   Root,
-} from '../protocol/mcp-types';
-import type { RequestId } from '../protocol/json-rpc';
+} from '../mcp/mcp-types';
+import type { RequestId } from '../mcp/json-rpc';
 
 /** What a handler knows about the client session it serves. */
 export interface SessionInfo {

@@ -1,7 +1,7 @@
-import type { RequestId } from '../protocol/json-rpc';
-import { ErrorCode } from '../protocol/json-rpc';
-import { McpError } from '../protocol/mcp.error';
-import type { CreateMessageParams, CreateMessageResult, ElicitResult, LoggingLevel, Root } from '../protocol/mcp-types';
+import type { RequestId } from '../mcp/json-rpc';
+import { ErrorCode } from '../mcp/json-rpc';
+import { McpError } from '../mcp/mcp.error';
+import type { CreateMessageParams, CreateMessageResult, ElicitResult, LoggingLevel, Root } from '../mcp/mcp-types';
 import type { RequestScope } from '../protocol/request-scope';
 import { elicitationSchema } from '../schema/elicitation-schema.builder';
 import { RELATED_TASK } from '../tasks/task.types';

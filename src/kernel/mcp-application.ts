@@ -2,7 +2,7 @@ import { container as rootContainer, DependencyContainer, instancePerContainerCa
 import { McpContext, SessionInfo } from '../context/mcp-context';
 import { InvalidModuleError } from '../errors/invalid-module.error';
 import type { ClassType, Provider } from '../metadata/records';
-import type { JsonRpcMessage } from '../protocol/json-rpc';
+import type { JsonRpcMessage } from '../mcp/json-rpc';
 import { ProtocolEngine } from '../protocol/protocol-engine';
 import type { ServerSession, SessionOptions } from '../protocol/server-session';
 import type { HttpOptions } from '../transports/http/http-options';

@@ -1,4 +1,4 @@
-import type { Annotations, Icon, Meta, TaskSupport, ToolAnnotations, Implementation } from '../protocol/mcp-types';
+import type { Annotations, Icon, Meta, TaskSupport, ToolAnnotations, Implementation } from '../mcp/mcp-types';
 
 /** A class constructor, as decorators see it. */
 export type Constructor<T = unknown> = abstract new (...args: never[]) => T;

@@ -1,4 +1,4 @@
-import { McpError } from './mcp.error';
+import { McpError } from '../mcp/mcp.error';
 import { RawJson } from './wire';
 
 /**

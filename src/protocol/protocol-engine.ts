@@ -1,6 +1,6 @@
 import type { HandlerRef } from '../registry/descriptors';
 import type { ListKind, Registry } from '../registry/registry';
-import type { Implementation, ServerCapabilities } from './mcp-types';
+import type { Implementation, ServerCapabilities } from '../mcp/mcp-types';
 import type { MethodHandler } from './request-scope';
 import { completionHandlers } from './handlers/completion.handlers';
 import type { HandlerEnv } from './handlers/handler-env';

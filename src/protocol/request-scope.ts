@@ -1,5 +1,5 @@
 import type { McpContext } from '../context/mcp-context';
-import type { RequestId } from './json-rpc';
+import type { RequestId } from '../mcp/json-rpc';
 import type { ServerSession } from './server-session';
 
 /** Per-request facts a transport knows (HTTP headers, authentication). */

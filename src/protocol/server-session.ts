@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { McpContext } from '../context/mcp-context';
 import { RequestContext } from '../context/request-context';
-import type { ClientCapabilities, Implementation, LoggingLevel } from './mcp-types';
-import { LATEST_PROTOCOL_VERSION, LOGGING_LEVELS } from './mcp-types';
+import type { ClientCapabilities, Implementation, LoggingLevel } from '../mcp/mcp-types';
+import { LATEST_PROTOCOL_VERSION, LOGGING_LEVELS } from '../mcp/mcp-types';
 import {
   ErrorCode,
   errorResponse,
@@ -13,8 +13,8 @@ import {
   RequestId,
   isRequest,
   isResponse,
-} from './json-rpc';
-import { McpError } from './mcp.error';
+} from '../mcp/json-rpc';
+import { McpError } from '../mcp/mcp.error';
 import type { MethodHandler, RequestScope, TransportExtra } from './request-scope';
 
 /** Where a session's outbound messages go; `relatedRequestId` names the request they belong to. */

@@ -1,4 +1,4 @@
-import { JsonRpcErrorResponse, JsonRpcMessage, ErrorCode, errorResponse } from './json-rpc';
+import { JsonRpcErrorResponse, JsonRpcMessage, ErrorCode, errorResponse } from '../mcp/json-rpc';
 
 /**
  * A result that is already JSON text. Lists that rarely change (tools/list pages) are serialized once

@@ -1,6 +1,6 @@
 import Redis, { type RedisOptions } from 'ioredis';
-import { ErrorCode } from '../protocol/json-rpc';
-import { McpError } from '../protocol/mcp.error';
+import { ErrorCode } from '../mcp/json-rpc';
+import { McpError } from '../mcp/mcp.error';
 
 /** A Redis connection given as a URL (mcpkit owns it) or as an ioredis client (the caller owns it). */
 export type RedisConnection = string | Redis;

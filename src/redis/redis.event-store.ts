@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import type { JsonRpcMessage } from '../protocol/json-rpc';
+import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { EventStore, StoredEvent } from '../transports/http/event-store';
 import { connect, guarded, RedisConnection } from './redis-connection';
 

@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import type { ContentBlock } from '../protocol/mcp-types';
+import type { ContentBlock } from '../mcp/mcp-types';
 import { InvalidTaskCursorError, InvalidTaskTransitionError } from '../tasks/task-store.errors';
 import type { CreateTaskInput, TaskStore } from '../tasks/task-store';
 import type { Task, TaskOutcome, TaskRecord, TaskSegment, TaskStatus, TerminalStatus } from '../tasks/task.types';

@@ -4,7 +4,7 @@ import type {
   ResourceTemplateDefinition,
   TaskSupport,
   ToolDefinition,
-} from '../protocol/mcp-types';
+} from '../mcp/mcp-types';
 import type { UriTemplate } from './uri-template';
 
 export type InputClass = new (...args: never[]) => object;

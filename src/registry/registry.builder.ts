@@ -9,7 +9,7 @@ import { ReflectMetadataMissingError } from '../errors/reflect-metadata-missing.
 import { UnknownCompletionTargetError } from '../errors/unknown-completion-target.error';
 import { metadataStore } from '../metadata/metadata-store';
 import type { CompleteOptions, MethodRecord, PromptOptions, ResourceOptions, ToolOptions } from '../metadata/records';
-import type { JsonSchemaObject, PromptArgument } from '../protocol/mcp-types';
+import type { JsonSchemaObject, PromptArgument } from '../mcp/mcp-types';
 import { EmptyInput } from '../schema/empty-input';
 import { hasInputMetadata, JsonSchemaBuilder } from '../schema/json-schema.builder';
 import type {

@@ -1,4 +1,4 @@
-import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from '../protocol/mcp-types';
+import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from '../mcp/mcp-types';
 import type { PromptDescriptor, ResourceDescriptor, TemplateDescriptor, ToolDescriptor } from './descriptors';
 import type { UriVariables } from './uri-template';
 

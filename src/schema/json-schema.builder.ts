@@ -3,7 +3,7 @@ import type { ValidationMetadata } from 'class-validator/types/metadata/Validati
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
 import { metadataStore } from '../metadata/metadata-store';
 import type { FieldOptions } from '../metadata/records';
-import type { JsonSchemaObject } from '../protocol/mcp-types';
+import type { JsonSchemaObject } from '../mcp/mcp-types';
 
 export type JsonSchema = Record<string, unknown>;
 type Ctor = abstract new (...args: never[]) => unknown;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ContentBlock } from '../protocol/mcp-types';
+import type { ContentBlock } from '../mcp/mcp-types';
 import { InvalidTaskCursorError, InvalidTaskTransitionError, TaskStoreFullError } from './task-store.errors';
 import type { CreateTaskInput, TaskStore } from './task-store';
 import { isTerminal, TaskOutcome, TaskRecord, TaskSegment, TerminalStatus } from './task.types';

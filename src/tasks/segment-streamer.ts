@@ -1,4 +1,4 @@
-import type { CallToolResult } from '../protocol/mcp-types';
+import type { CallToolResult } from '../mcp/mcp-types';
 import type { RequestScope } from '../protocol/request-scope';
 import { firstText, related } from './task-results';
 import type { Task, TaskOutcome, TaskSegment } from './task.types';

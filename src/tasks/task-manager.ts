@@ -1,5 +1,5 @@
-import { ErrorCode, RequestId } from '../protocol/json-rpc';
-import { McpError } from '../protocol/mcp.error';
+import { ErrorCode, RequestId } from '../mcp/json-rpc';
+import { McpError } from '../mcp/mcp.error';
 import type { HandlerEnv } from '../protocol/handlers/handler-env';
 import { callTool } from '../protocol/handlers/tools.handlers';
 import type { RequestScope, TaskBinding } from '../protocol/request-scope';

@@ -1,4 +1,4 @@
-import type { CallToolResult, ContentBlock } from '../protocol/mcp-types';
+import type { CallToolResult, ContentBlock } from '../mcp/mcp-types';
 import { RELATED_TASK } from './task.types';
 
 /** The `_meta` that ties a message to its task. */

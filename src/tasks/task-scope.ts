@@ -1,6 +1,6 @@
 import type { McpContext } from '../context/mcp-context';
 import { RequestContext } from '../context/request-context';
-import type { RequestId } from '../protocol/json-rpc';
+import type { RequestId } from '../mcp/json-rpc';
 import type { RequestScope, TaskBinding, TransportExtra } from '../protocol/request-scope';
 import type { ServerSession } from '../protocol/server-session';
 

@@ -1,4 +1,4 @@
-import type { ContentBlock } from '../protocol/mcp-types';
+import type { ContentBlock } from '../mcp/mcp-types';
 import type { TaskOutcome, TaskRecord, TaskSegment, TerminalStatus } from './task.types';
 
 export interface CreateTaskInput {

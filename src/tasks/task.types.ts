@@ -1,5 +1,5 @@
-import type { JsonRpcErrorObject } from '../protocol/json-rpc';
-import type { ContentBlock } from '../protocol/mcp-types';
+import type { JsonRpcErrorObject } from '../mcp/json-rpc';
+import type { ContentBlock } from '../mcp/mcp-types';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 export type TerminalStatus = 'completed' | 'failed' | 'cancelled';

@@ -1,7 +1,7 @@
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/json-rpc';
-import { isRequest, isResponse } from '../protocol/json-rpc';
-import { McpError } from '../protocol/mcp.error';
-import { LATEST_PROTOCOL_VERSION, type ClientCapabilities } from '../protocol/mcp-types';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../mcp/json-rpc';
+import { isRequest, isResponse } from '../mcp/json-rpc';
+import { McpError } from '../mcp/mcp.error';
+import { LATEST_PROTOCOL_VERSION, type ClientCapabilities } from '../mcp/mcp-types';
 import type { ClientTransport, WireMessage } from '../transports/in-memory.transport';
 
 /** Answers a request the server sends to the client (sampling, elicitation, roots). */

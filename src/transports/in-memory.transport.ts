@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from '../protocol/json-rpc';
+import type { JsonRpcMessage } from '../mcp/json-rpc';
 import { checkMessage, encodeMessage } from '../protocol/wire';
 import type { InboundSink, MessageTransport } from './message-transport';
 

@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from '../protocol/json-rpc';
+import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { DecodeResult } from '../protocol/wire';
 
 /** Receives what a transport read: a checked message, or the error response a bad one earns. */

@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { ErrorCode, errorResponse, isResponse, JsonRpcMessage } from '../protocol/json-rpc';
+import { ErrorCode, errorResponse, isResponse, JsonRpcMessage } from '../mcp/json-rpc';
 import { decodeMessage, encodeMessage } from '../protocol/wire';
 import { LineDecoder } from './line-decoder';
 import type { InboundSink, MessageTransport } from './message-transport';

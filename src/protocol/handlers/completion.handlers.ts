@@ -1,7 +1,7 @@
 import { CompletionContext, McpContext } from '../../context/mcp-context';
 import type { CompleterDescriptor } from '../../registry/descriptors';
-import { McpError } from '../mcp.error';
-import type { Completion } from '../mcp-types';
+import { McpError } from '../../mcp/mcp.error';
+import type { Completion } from '../../mcp/mcp-types';
 import type { MethodHandler } from '../request-scope';
 import { HandlerEnv, optionalObject, requireString } from './handler-env';
 

@@ -1,7 +1,7 @@
 import type { HandlerRef } from '../../registry/descriptors';
 import type { Registry } from '../../registry/registry';
-import type { Implementation, ServerCapabilities } from '../mcp-types';
-import { McpError } from '../mcp.error';
+import type { Implementation, ServerCapabilities } from '../../mcp/mcp-types';
+import { McpError } from '../../mcp/mcp.error';
 import type { TaskManager } from '../../tasks/task-manager';
 
 /** What protocol handlers need from the application. */

@@ -1,5 +1,5 @@
-import { LOGGING_LEVELS, LoggingLevel, SUPPORTED_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION, ClientCapabilities, Implementation } from '../mcp-types';
-import { McpError } from '../mcp.error';
+import { LOGGING_LEVELS, LoggingLevel, SUPPORTED_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION, ClientCapabilities, Implementation } from '../../mcp/mcp-types';
+import { McpError } from '../../mcp/mcp.error';
 import type { MethodHandler } from '../request-scope';
 import { HandlerEnv, optionalObject, requireString } from './handler-env';
 

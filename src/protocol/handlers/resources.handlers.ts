@@ -1,8 +1,8 @@
 import type { TemplateDescriptor } from '../../registry/descriptors';
 import type { UriVariables } from '../../registry/uri-template';
 import { validateInput } from '../../validation/validate-input';
-import { McpError } from '../mcp.error';
-import type { ReadResourceResult, ResourceContents } from '../mcp-types';
+import { McpError } from '../../mcp/mcp.error';
+import type { ReadResourceResult, ResourceContents } from '../../mcp/mcp-types';
 import { Paginator } from '../pagination';
 import type { MethodHandler } from '../request-scope';
 import { HandlerEnv, requireString } from './handler-env';

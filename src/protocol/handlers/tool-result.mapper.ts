@@ -1,7 +1,7 @@
 import { ToolError } from '../../content/tool.error';
 import type { ToolDescriptor } from '../../registry/descriptors';
 import { validateInput } from '../../validation/validate-input';
-import type { CallToolResult, ContentBlock } from '../mcp-types';
+import type { CallToolResult, ContentBlock } from '../../mcp/mcp-types';
 
 const BLOCK_TYPES = new Set(['text', 'image', 'audio', 'resource_link', 'resource']);
 

@@ -1,7 +1,7 @@
 import type { ToolDescriptor } from '../../registry/descriptors';
 import { validateInput } from '../../validation/validate-input';
-import { McpError } from '../mcp.error';
-import type { CallToolResult, ContentBlock } from '../mcp-types';
+import { McpError } from '../../mcp/mcp.error';
+import type { CallToolResult, ContentBlock } from '../../mcp/mcp-types';
 import { Paginator } from '../pagination';
 import type { MethodHandler, RequestScope } from '../request-scope';
 import { HandlerEnv, optionalObject, requireString } from './handler-env';

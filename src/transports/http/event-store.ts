@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from '../../protocol/json-rpc';
+import type { JsonRpcMessage } from '../../mcp/json-rpc';
 
 /** One stored SSE event. `message` is null for a priming event (it marks a position only). */
 export interface StoredEvent {

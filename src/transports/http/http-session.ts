@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { isResponse, JsonRpcMessage, RequestId } from '../../protocol/json-rpc';
+import { isResponse, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
 import type { ServerSession } from '../../protocol/server-session';
 import type { ChannelContext } from './stream-channel';
 import { StreamChannel } from './stream-channel';

@@ -1,5 +1,5 @@
-import type { JsonRpcMessage } from '../../protocol/json-rpc';
-import type { ClientCapabilities, Implementation, LoggingLevel } from '../../protocol/mcp-types';
+import type { JsonRpcMessage } from '../../mcp/json-rpc';
+import type { ClientCapabilities, Implementation, LoggingLevel } from '../../mcp/mcp-types';
 import type { SessionStateChange } from '../../protocol/server-session';
 
 /** What a session needs to be served by any instance. */

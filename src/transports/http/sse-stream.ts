@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { JsonRpcMessage } from '../../protocol/json-rpc';
+import type { JsonRpcMessage } from '../../mcp/json-rpc';
 import { encodeMessage } from '../../protocol/wire';
 
 /** Writes Server-Sent Events to one HTTP response. */

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { isResponse, JsonRpcMessage } from '../../protocol/json-rpc';
+import { isResponse, JsonRpcMessage } from '../../mcp/json-rpc';
 import type { EventStore } from './event-store';
 import { SseConnection } from './sse-stream';
 

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { AuthInfo } from '../../context/mcp-context';
-import { ErrorCode, errorResponse, isRequest, JsonRpcMessage, JsonRpcRequest } from '../../protocol/json-rpc';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/mcp-types';
+import { ErrorCode, errorResponse, isRequest, JsonRpcMessage, JsonRpcRequest } from '../../mcp/json-rpc';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../../mcp/mcp-types';
 import type { TransportExtra } from '../../protocol/request-scope';
 import { checkMessage, encodeMessage } from '../../protocol/wire';
 import { BodyTooLargeError, readBody } from './body';
@@ -14,7 +14,7 @@ import { HttpOptions, ResolvedHttpOptions, resolveHttpOptions } from './http-opt
 import type { HttpSession } from './http-session';
 import { STANDALONE_STREAM } from './http-session';
 import { SessionDirectory, SessionFactory } from './session-directory';
-import { McpError } from '../../protocol/mcp.error';
+import { McpError } from '../../mcp/mcp.error';
 import type { SseConnection } from './sse-stream';
 import type { ChannelContext } from './stream-channel';
 
