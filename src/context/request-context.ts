@@ -2,6 +2,7 @@ import type { RequestId } from '../mcp/json-rpc';
 import { ErrorCode } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
 import type { CreateMessageParams, CreateMessageResult, ElicitResult, LoggingLevel, Root } from '../mcp/mcp-types';
+import { passesLogLevel } from '../protocol/peer';
 import type { RequestScope } from '../protocol/request-scope';
 import { elicitationSchema } from '../schema/elicitation-schema.builder';
 import { RELATED_TASK } from '../tasks/task.types';
@@ -39,7 +40,8 @@ export class RequestContext extends McpContext {
     return this.scope.signal;
   }
   get session(): SessionInfo {
-    return this.scope.session;
+    const peer = this.scope.peer;
+    return { id: peer.sessionId, protocolVersion: peer.protocolVersion, clientInfo: peer.clientInfo, clientCapabilities: peer.clientCapabilities };
   }
   get meta(): Readonly<Record<string, unknown>> | undefined {
     return this.scope.params._meta as Record<string, unknown> | undefined;
@@ -59,11 +61,11 @@ export class RequestContext extends McpContext {
     const params: Record<string, unknown> = { progressToken: token, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
-    await this.scope.session.notify('notifications/progress', this.withTask(params), this.scope.id);
+    await this.scope.outbound.notify('notifications/progress', this.withTask(params), this.scope.id);
   }
 
   async elicit(request: ElicitFormRequest | ElicitUrlRequest, options?: ClientRequestOptions): Promise<ElicitResult> {
-    const caps = this.scope.session.clientCapabilities.elicitation as { form?: object; url?: object } | undefined;
+    const caps = this.scope.peer.clientCapabilities.elicitation as { form?: object; url?: object } | undefined;
     const mode = request.mode ?? 'form';
     const supported = mode === 'url' ? caps?.url !== undefined : caps !== undefined && (caps.form !== undefined || caps.url === undefined);
     if (!supported) throw capabilityError(`elicitation (${mode} mode)`);
@@ -79,16 +81,16 @@ export class RequestContext extends McpContext {
   }
 
   async completeElicitation(elicitationId: string): Promise<void> {
-    await this.scope.session.notify('notifications/elicitation/complete', { elicitationId });
+    await this.scope.outbound.notify('notifications/elicitation/complete', { elicitationId });
   }
 
   async sample(params: CreateMessageParams, options?: ClientRequestOptions): Promise<CreateMessageResult> {
-    if (!this.scope.session.clientCapabilities.sampling) throw capabilityError('sampling');
+    if (!this.scope.peer.clientCapabilities.sampling) throw capabilityError('sampling');
     return (await this.clientRequest('sampling/createMessage', { ...params }, options)) as CreateMessageResult;
   }
 
   async roots(options?: ClientRequestOptions): Promise<Root[]> {
-    if (!this.scope.session.clientCapabilities.roots) throw capabilityError('roots');
+    if (!this.scope.peer.clientCapabilities.roots) throw capabilityError('roots');
     const result = (await this.clientRequest('roots/list', {}, options)) as { roots?: Root[] };
     return result.roots ?? [];
   }
@@ -105,14 +107,9 @@ export class RequestContext extends McpContext {
   private async clientRequest(method: string, params: Record<string, unknown>, options?: ClientRequestOptions): Promise<unknown> {
     const signal = options?.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
     const task = this.scope.task;
-    if (!task) return this.scope.session.request(method, params, { relatedRequestId: this.scope.id, timeoutMs: options?.timeoutMs, signal });
-    // Inside a task: the task waits for input meanwhile, and the request names the task.
-    await task.inputRequired();
-    try {
-      return await this.scope.session.request(method, this.withTask(params), { relatedRequestId: task.route(), timeoutMs: options?.timeoutMs, signal });
-    } finally {
-      await task.inputReceived();
-    }
+    // Inside a task, the task carries the request (and waits for input meanwhile); it names the task.
+    if (task) return task.request(method, this.withTask(params), { timeoutMs: options?.timeoutMs, signal });
+    return this.scope.outbound.request(method, params, { relatedRequestId: this.scope.id, timeoutMs: options?.timeoutMs, signal });
   }
 
   /** Adds the related-task `_meta` when the request runs as a task. */
@@ -123,10 +120,10 @@ export class RequestContext extends McpContext {
   }
 
   private async sendLog(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
-    if (!this.scope.session.shouldLog(level)) return;
+    if (!passesLogLevel(this.scope.peer, level)) return;
     const params: Record<string, unknown> = { level, data };
     if (logger !== undefined) params.logger = logger;
-    await this.scope.session.notify('notifications/message', this.withTask(params), this.scope.id);
+    await this.scope.outbound.notify('notifications/message', this.withTask(params), this.scope.id);
   }
 }
 

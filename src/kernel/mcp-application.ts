@@ -3,8 +3,9 @@ import { McpContext, SessionInfo } from '../context/mcp-context';
 import { InvalidModuleError } from '../errors/invalid-module.error';
 import type { ClassType, Provider } from '../metadata/records';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
+import type { Implementation } from '../mcp/mcp-types';
 import { ProtocolEngine } from '../protocol/protocol-engine';
-import type { ServerSession, SessionOptions } from '../protocol/server-session';
+import type { ConnectionOptions } from '../protocol/connection';
 import type { HttpOptions } from '../transports/http/http-options';
 import { StreamableHttpTransport } from '../transports/http/streamable-http';
 import type { HandlerRef } from '../registry/descriptors';
@@ -21,6 +22,7 @@ import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS, TASK_STORE } from './tokens';
 import { ScaleOut } from './scale-out';
 import { InMemoryTaskStore } from '../tasks/in-memory.task-store';
 import { TaskManager } from '../tasks/task-manager';
+import { tasksFeature } from '../tasks/tasks.feature';
 import type { TaskStore } from '../tasks/task-store';
 
 /** Where `listen` serves the application. */
@@ -29,6 +31,22 @@ export interface ListenOptions {
   stdio?: boolean | StdioOptions;
   /** Serve Streamable HTTP on a Koa server of its own. */
   http?: HttpOptions;
+}
+
+/** Options of `connect` (a transport with one client). */
+export interface ConnectOptions extends Pick<ConnectionOptions, 'requireInitialize'> {
+  /** Called once the transport closed and the requests in flight ended. */
+  onClose?: () => void;
+}
+
+/** One client served by `connect`. */
+export interface ConnectionHandle {
+  readonly initialized: boolean;
+  readonly closed: boolean;
+  readonly protocolVersion: string;
+  readonly clientInfo?: Implementation;
+  /** Cancels the client's requests in flight and closes the transport. */
+  close(): Promise<void>;
 }
 
 export interface ListenResult {
@@ -59,8 +77,7 @@ export class McpApplication {
     private readonly logger: ServerLogger,
     private readonly entries: ProviderEntry[],
     private readonly transient: Set<unknown>,
-    /** Task execution; `tasks.store` is the application's TaskStore. */
-    readonly tasks: TaskManager,
+    private readonly tasks: TaskManager,
     private readonly scaleOut: ScaleOut | undefined,
   ) {}
 
@@ -93,9 +110,9 @@ export class McpApplication {
     const scaleOut = options.scaleOut && new ScaleOut(options.scaleOut, throttled((e) => logger.error('Redis connection error (repeats within 10 s are not logged)', e), 10_000));
     container.register(TASK_STORE, taskStoreProvider(options.taskStore ?? scaleOut?.taskStore()));
     const store = container.resolve<TaskStore>(TASK_STORE);
-    const tasks = new TaskManager(store, options.tasks, (message, error) => logger.error(message, error));
+    const tasks = new TaskManager(store, options.tasks, (message, error) => logger.error(message, error), options.clientRequestTimeoutMs, scaleOut?.taskBus());
     const engine = new ProtocolEngine({
-      tasks,
+      features: (env) => [tasksFeature(tasks, env.tools, env.pageSize)],
       registry,
       serverInfo: stripInstructions(options.server),
       instructions: options.server.instructions,
@@ -146,11 +163,18 @@ export class McpApplication {
 
   /** Calls `listener` when a client says its roots changed; returns the function that stops it. */
   onRootsListChanged(listener: (session: SessionInfo) => void): () => void {
-    return this.engine.onRootsListChanged(listener);
+    return this.engine.onRootsListChanged((peer) =>
+      listener({ id: peer.sessionId, protocolVersion: peer.protocolVersion, clientInfo: peer.clientInfo, clientCapabilities: peer.clientCapabilities }),
+    );
   }
 
-  /** Serves one client over a message transport; returns its protocol session. */
-  connect(transport: MessageTransport, options?: SessionOptions & { onClose?: () => void }): ServerSession {
+  /** The application's TaskStore (the `taskStore` option, or the in-memory default). */
+  get taskStore(): TaskStore {
+    return this.tasks.store;
+  }
+
+  /** Serves one client over a message transport; the handle tells its state and closes it. */
+  connect(transport: MessageTransport, options?: ConnectOptions): ConnectionHandle {
     if (this.closing) throw new Error('The application is closing');
     const session = this.engine.createSession((message: JsonRpcMessage) => transport.send(message), options);
     const served: Served = {
@@ -174,11 +198,25 @@ export class McpApplication {
         });
       },
     );
-    return session;
+    return {
+      get initialized() {
+        return session.initialized;
+      },
+      get closed() {
+        return session.closed;
+      },
+      get clientInfo() {
+        return session.peer.clientInfo;
+      },
+      get protocolVersion() {
+        return session.peer.protocolVersion;
+      },
+      close: () => served.close(),
+    };
   }
 
   /** Connects an in-process client; the returned transport fits the official SDK `Client` and `McpTestClient`. */
-  connectInMemory(options?: SessionOptions): ClientTransport {
+  connectInMemory(options?: ConnectOptions): ClientTransport {
     const { client, server } = createInMemoryTransportPair();
     this.connect(server, options);
     return client;

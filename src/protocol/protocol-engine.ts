@@ -1,16 +1,17 @@
-import type { HandlerRef } from '../registry/descriptors';
-import type { ListKind, Registry } from '../registry/registry';
 import type { Implementation, ServerCapabilities } from '../mcp/mcp-types';
-import type { MethodHandler } from './request-scope';
+import type { ListKind, Registry } from '../registry/registry';
+import type { Connection, ConnectionOptions, MessageSink } from './connection';
 import { completionHandlers } from './handlers/completion.handlers';
 import type { HandlerEnv } from './handlers/handler-env';
 import { lifecycleHandlers } from './handlers/lifecycle.handlers';
 import { promptsHandlers } from './handlers/prompts.handlers';
 import { resourcesHandlers } from './handlers/resources.handlers';
 import { toolsHandlers } from './handlers/tools.handlers';
-import { tasksHandlers } from './handlers/tasks.handlers';
-import type { TaskManager } from '../tasks/task-manager';
-import { MessageSink, ServerSession, SessionHost, SessionOptions } from './server-session';
+import type { PeerState } from './peer';
+import type { ProtocolFeature } from './protocol-feature';
+import type { MethodHandler } from './request-scope';
+import { ServerSession, SessionHost } from './server-session';
+import { Invoke, ToolInvoker } from './tool-invoker';
 
 export interface ProtocolEngineOptions {
   registry: Registry;
@@ -20,46 +21,70 @@ export interface ProtocolEngineOptions {
   instructions?: string;
   pageSize: number;
   clientRequestTimeoutMs: number;
-  invoke(ref: HandlerRef, args: unknown[]): Promise<unknown>;
+  invoke: Invoke;
   logError(message: string, error?: unknown): void;
-  /** Runs task-augmented requests; tasks are offered when some tool supports them. */
-  tasks?: TaskManager;
+  /** Protocol features beyond the core (tasks). */
+  features?: (env: Omit<HandlerEnv, 'features'>) => ProtocolFeature[];
+}
+
+/** A method and the capability that must be on for it to exist. */
+interface Route {
+  handler: MethodHandler;
+  capability?: keyof ServerCapabilities;
 }
 
 /**
- * The MCP server side of one application: the method -> handler map and capabilities derived from
- * the registry, built once, and shared by every session of every transport.
+ * The MCP server side of one application: the method -> handler map, and capabilities that follow
+ * the registry (a kind added at runtime brings its methods and capability), shared by every session
+ * of every transport.
  */
 export class ProtocolEngine implements SessionHost {
-  readonly handlers: ReadonlyMap<string, MethodHandler>;
-  readonly capabilities: ServerCapabilities;
   readonly clientRequestTimeoutMs: number;
+  readonly tools: ToolInvoker;
+  private readonly routes = new Map<string, Route>();
+  private readonly features: ProtocolFeature[];
   private readonly sessions = new Set<ServerSession>();
   private readonly changedLists = new Set<ListKind>();
   private listChangedTimer?: NodeJS.Timeout;
-  private readonly rootsListeners = new Set<(session: ServerSession) => void>();
+  private readonly rootsListeners = new Set<(peer: PeerState) => void>();
+  private caps?: { version: number; value: ServerCapabilities };
 
   constructor(private readonly options: ProtocolEngineOptions) {
     this.clientRequestTimeoutMs = options.clientRequestTimeoutMs;
-    this.capabilities = deriveCapabilities(options.registry, options.tasks !== undefined);
-    const env: HandlerEnv = {
+    this.tools = new ToolInvoker(options.invoke, options.logError);
+    const base = {
       registry: options.registry,
       serverInfo: options.serverInfo,
       instructions: options.instructions,
-      capabilities: this.capabilities,
+      capabilities: () => this.capabilities,
       pageSize: options.pageSize,
       invoke: options.invoke,
+      tools: this.tools,
       logError: options.logError,
-      tasks: this.capabilities.tasks ? options.tasks : undefined,
     };
-    const map: Record<string, MethodHandler> = { ...lifecycleHandlers(env) };
-    if (this.capabilities.tools) Object.assign(map, toolsHandlers(env));
-    if (this.capabilities.resources) Object.assign(map, resourcesHandlers(env));
-    if (this.capabilities.prompts) Object.assign(map, promptsHandlers(env));
-    if (this.capabilities.completions) Object.assign(map, completionHandlers(env));
-    if (env.tasks) Object.assign(map, tasksHandlers(env, env.tasks));
-    this.handlers = new Map(Object.entries(map));
+    this.features = options.features?.(base) ?? [];
+    const env: HandlerEnv = { ...base, features: this.features };
+    this.add(lifecycleHandlers(env));
+    this.add(toolsHandlers(env), 'tools');
+    this.add(resourcesHandlers(env), 'resources');
+    this.add(promptsHandlers(env), 'prompts');
+    this.add(completionHandlers(env), 'completions');
+    for (const feature of this.features) this.add(feature.methods, feature.capability);
     options.registry.onChange((list) => this.listChanged(list));
+  }
+
+  /** The capabilities for the registry as it is now (recomputed only after it changed). */
+  get capabilities(): ServerCapabilities {
+    const registry = this.options.registry;
+    if (this.caps?.version !== registry.version) this.caps = { version: registry.version, value: this.deriveCapabilities() };
+    return this.caps.value;
+  }
+
+  handler(method: string): MethodHandler | undefined {
+    const route = this.routes.get(method);
+    if (!route) return undefined;
+    if (route.capability && this.capabilities[route.capability] === undefined) return undefined;
+    return route.handler;
   }
 
   /** Tells every subscribed session that a resource changed. */
@@ -69,33 +94,17 @@ export class ProtocolEngine implements SessionHost {
   }
 
   /** Listens to `notifications/roots/list_changed` from any client; returns the function that stops it. */
-  onRootsListChanged(listener: (session: ServerSession) => void): () => void {
+  onRootsListChanged(listener: (peer: PeerState) => void): () => void {
     this.rootsListeners.add(listener);
     return () => this.rootsListeners.delete(listener);
   }
 
-  rootsListChanged(session: ServerSession): void {
-    for (const l of this.rootsListeners) l(session);
-  }
-
-  /** Gathers list changes for a moment, then notifies every initialized session once per list. */
-  private listChanged(list: ListKind): void {
-    this.changedLists.add(list);
-    if (this.listChangedTimer) return;
-    this.listChangedTimer = setTimeout(() => {
-      this.listChangedTimer = undefined;
-      const lists = [...this.changedLists];
-      this.changedLists.clear();
-      for (const session of this.sessions) {
-        if (!session.initialized || session.closed) continue;
-        for (const l of lists) if (this.capabilities[l]) void session.notify(`notifications/${l}/list_changed`, undefined);
-      }
-    }, this.options.listChangedDebounceMs ?? 10);
-    this.listChangedTimer.unref?.();
+  rootsListChanged(peer: PeerState): void {
+    for (const l of this.rootsListeners) l(peer);
   }
 
   /** Opens a session whose outbound messages go to `sink`. */
-  createSession(sink: MessageSink, options?: SessionOptions): ServerSession {
+  createSession(sink: MessageSink, options?: ConnectionOptions): Connection {
     const session = new ServerSession(this, sink, options);
     this.sessions.add(session);
     return session;
@@ -120,16 +129,42 @@ export class ProtocolEngine implements SessionHost {
     for (const s of [...this.sessions]) s.close();
     clearTimeout(this.listChangedTimer);
   }
-}
 
-function deriveCapabilities(registry: Registry, tasks: boolean): ServerCapabilities {
-  const caps: ServerCapabilities = { logging: {} };
-  if (tasks && registry.hasTaskTools) {
-    caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } }, responses: { modes: ['task', 'immediate', 'streaming'] } };
+  private add(handlers: Record<string, MethodHandler>, capability?: keyof ServerCapabilities): void {
+    for (const [method, handler] of Object.entries(handlers)) this.routes.set(method, { handler, capability });
   }
-  if (registry.hasTools) caps.tools = { listChanged: true };
-  if (registry.hasResources) caps.resources = { subscribe: true, listChanged: true };
-  if (registry.hasPrompts) caps.prompts = { listChanged: true };
-  if (registry.hasCompletions) caps.completions = {};
-  return caps;
+
+  /**
+   * Gathers list changes for a moment, then notifies every initialized session once per list, for
+   * the lists it was told about at initialize.
+   */
+  private listChanged(list: ListKind): void {
+    this.changedLists.add(list);
+    if (this.listChangedTimer) return;
+    this.listChangedTimer = setTimeout(() => {
+      this.listChangedTimer = undefined;
+      const lists = [...this.changedLists];
+      this.changedLists.clear();
+      for (const session of this.sessions) {
+        if (!session.initialized || session.closed || !session.advertised) continue;
+        // notify never rejects: the session logs what its sink could not send.
+        for (const l of lists) if (session.advertised[l]) void session.notify(`notifications/${l}/list_changed`, undefined);
+      }
+    }, this.options.listChangedDebounceMs ?? 10);
+    this.listChangedTimer.unref?.();
+  }
+
+  private deriveCapabilities(): ServerCapabilities {
+    const registry = this.options.registry;
+    const caps: ServerCapabilities = { logging: {} };
+    for (const feature of this.features) {
+      const value = feature.capabilityFor(registry);
+      if (value !== undefined) (caps as Record<string, unknown>)[feature.capability] = value;
+    }
+    if (registry.hasTools) caps.tools = { listChanged: true };
+    if (registry.hasResources) caps.resources = { subscribe: true, listChanged: true };
+    if (registry.hasPrompts) caps.prompts = { listChanged: true };
+    if (registry.hasCompletions) caps.completions = {};
+    return caps;
+  }
 }

@@ -1,27 +1,37 @@
-import type { McpContext } from '../context/mcp-context';
+import type { AuthInfo, McpContext } from '../context/mcp-context';
 import type { RequestId } from '../mcp/json-rpc';
-import type { ServerSession } from './server-session';
+import type { Outbound, OutboundRequestOptions, PeerState, SessionControl } from './peer';
 
 /** Per-request facts a transport knows (HTTP headers, authentication). */
 export interface TransportExtra {
   headers?: Readonly<Record<string, string | string[] | undefined>>;
-  auth?: import('../context/mcp-context').AuthInfo;
+  auth?: AuthInfo;
   /** Ends the HTTP connection carrying this request's stream; the client resumes it (SSE polling). */
   closeStream?: () => void;
 }
 
-/** What a protocol handler receives besides its params. Handlers never see a transport. */
+/**
+ * What a protocol handler receives besides its params: the request's own facts, never a connection
+ * object, so that one handler serves a session and a stateless request alike.
+ */
 export interface RequestScope {
   readonly id: RequestId;
   readonly method: string;
   readonly params: Record<string, unknown>;
-  readonly session: ServerSession;
+  /** The client as this request sees it. */
+  readonly peer: PeerState;
+  /** Messages to the client that sent this request. */
+  readonly outbound: Outbound;
+  /** Who owns what this request creates (tasks): the authenticated subject, else the session. */
+  readonly owner: string;
+  /** The session's lifecycle state, for the methods that change it (initialize, setLevel, subscribe). */
+  readonly session?: SessionControl;
   /** Aborted when the client cancels the request or the session closes (created on first use). */
   readonly signal: AbortSignal;
   /** True once the request was cancelled; cheaper to read than `signal.aborted`. */
   readonly cancelled: boolean;
   readonly extra: TransportExtra | undefined;
-  /** Set when the request runs as a task: what the context needs to keep the task's status right. */
+  /** Set when the request runs as a task: its requests to the client go through the task. */
   readonly task?: TaskBinding;
   /** The handler-facing context, built on first use. */
   context(): McpContext;
@@ -30,11 +40,11 @@ export interface RequestScope {
 /** Ties a running handler to its task. */
 export interface TaskBinding {
   readonly taskId: string;
-  /** A request waiting on the task (a blocking tasks/result), to carry the task's messages; else none. */
-  route(): RequestId | undefined;
-  /** The handler asks the client for something: the task is `input_required` until it is answered. */
-  inputRequired(): Promise<void>;
-  inputReceived(): Promise<void>;
+  /**
+   * Asks the client for something on the task's behalf: the task is `input_required` until the
+   * answer comes, and the request travels on a `tasks/result` the client has open (now or later).
+   */
+  request(method: string, params: Record<string, unknown>, options: OutboundRequestOptions): Promise<unknown>;
 }
 
 export type MethodHandler = (params: Record<string, unknown>, scope: RequestScope) => Promise<unknown> | unknown;

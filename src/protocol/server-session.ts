@@ -1,8 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { McpContext } from '../context/mcp-context';
-import { RequestContext } from '../context/request-context';
-import type { ClientCapabilities, Implementation, LoggingLevel } from '../mcp/mcp-types';
-import { LATEST_PROTOCOL_VERSION, LOGGING_LEVELS } from '../mcp/mcp-types';
 import {
   ErrorCode,
   errorResponse,
@@ -15,40 +11,24 @@ import {
   isResponse,
 } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
-import type { MethodHandler, RequestScope, TransportExtra } from './request-scope';
+import type { LoggingLevel, ServerCapabilities } from '../mcp/mcp-types';
+import { LATEST_PROTOCOL_VERSION } from '../mcp/mcp-types';
+import type { Connection, ConnectionOptions, MessageSink, SessionSnapshot, SessionStateChange } from './connection';
+import type { Outbound, OutboundRequestOptions, PeerState, SessionControl } from './peer';
+import type { MethodHandler, TransportExtra } from './request-scope';
+import { SessionScope } from './session-scope';
 
-/** Where a session's outbound messages go; `relatedRequestId` names the request they belong to. */
-export type MessageSink = (message: JsonRpcMessage, relatedRequestId?: RequestId) => void | Promise<void>;
-
-/** What a session needs from the application that owns it. */
+/** What a session needs from the engine that owns it. */
 export interface SessionHost {
-  readonly handlers: ReadonlyMap<string, MethodHandler>;
+  /** The handler of a method the server offers now, if any. */
+  handler(method: string): MethodHandler | undefined;
   readonly clientRequestTimeoutMs: number;
+  /** The capabilities offered now (a restored replica counts as told about them). */
+  readonly capabilities: ServerCapabilities;
   logError(message: string, error?: unknown): void;
   onSessionClosed?(session: ServerSession): void;
-  rootsListChanged?(session: ServerSession): void;
+  rootsListChanged?(peer: PeerState): void;
 }
-
-/** A change of the state a session keeps for its client. */
-export interface SessionStateChange {
-  logLevel?: LoggingLevel;
-  subscribe?: string;
-  unsubscribe?: string;
-}
-
-export interface SessionOptions {
-  id?: string;
-  /** Refuse requests other than initialize and ping until initialize succeeded (default true). */
-  requireInitialize?: boolean;
-  /**
-   * Owner of what an unauthenticated client creates when the session is not a lasting one (stateless
-   * HTTP): task ids then act as capabilities, and such tasks are never listed.
-   */
-  anonymousOwner?: string;
-}
-
-/** The owner of tasks created by unauthenticated stateless requests. */
-export const ANONYMOUS_OWNER = 'anonymous';
 
 interface Pending {
   resolve(value: unknown): void;
@@ -57,44 +37,52 @@ interface Pending {
 }
 
 /**
- * One client's protocol state: negotiated version, capabilities, log level, requests in flight and
- * requests sent to the client. Transport-agnostic: messages come in through `receive` or
- * `handleRequest`, and go out through the sink.
+ * One client's protocol state: its PeerState, requests in flight and requests sent to the client.
+ * Transport-agnostic: messages come in through `receive` or `handleRequest` and go out through the
+ * sink. The only writer of its PeerState; handlers see it through their RequestScope.
  */
-export class ServerSession {
+export class ServerSession implements Connection, Outbound, SessionControl {
   readonly id: string | undefined;
-  protocolVersion = LATEST_PROTOCOL_VERSION;
-  clientInfo: Implementation | undefined;
-  clientCapabilities: ClientCapabilities = {};
-  logLevel: LoggingLevel | undefined;
-  initialized = false;
   closed = false;
+  initialized = false;
   /** Resource URIs this client subscribed to. */
   readonly subscriptions = new Set<string>();
-  /** Told when the log level or subscriptions change (a transport that shares sessions saves them). */
+  /** What the client was told at initialize: list changes are sent only for these lists. */
+  advertised: ServerCapabilities | undefined;
   onStateChange?: (change: SessionStateChange) => void;
+  private state: PeerState;
   private local?: string;
   private readonly requireInitialize: boolean;
   private readonly anonymousOwner: string | undefined;
-  private readonly inflight = new Map<RequestId, Scope>();
+  private readonly isReachable: () => boolean;
+  private readonly inflight = new Map<RequestId, SessionScope>();
   private readonly outbound = new Map<RequestId, Pending>();
   private nextOutboundId = 0;
 
   constructor(
     private readonly host: SessionHost,
     private readonly sink: MessageSink,
-    options: SessionOptions = {},
+    options: ConnectionOptions = {},
   ) {
     this.id = options.id;
     this.requireInitialize = options.requireInitialize ?? true;
     this.anonymousOwner = options.anonymousOwner;
+    this.isReachable = options.reachable ?? (() => true);
+    this.state = { protocolVersion: LATEST_PROTOCOL_VERSION, clientCapabilities: {}, ...options.peer, sessionId: options.id };
   }
 
-  /** Handles any inbound message; responses to requests go to the sink. */
+  get peer(): PeerState {
+    return this.state;
+  }
+
+  get reachable(): boolean {
+    return !this.closed && this.isReachable();
+  }
+
   async receive(message: JsonRpcMessage, extra?: TransportExtra): Promise<void> {
     if (isRequest(message)) {
       const response = await this.handleRequest(message, extra);
-      if (response) await this.emit(response, message.id);
+      if (response) await this.emit(response, message.id, true);
     } else if (isResponse(message)) {
       this.handleResponse(message);
     } else {
@@ -102,16 +90,15 @@ export class ServerSession {
     }
   }
 
-  /** Runs one request; resolves to its response, or undefined when the client cancelled it. */
   async handleRequest(request: JsonRpcRequest, extra?: TransportExtra): Promise<JsonRpcResponse | undefined> {
     const { id, method } = request;
     if (this.inflight.has(id)) return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use`);
-    const handler = this.host.handlers.get(method);
+    const handler = this.host.handler(method);
     if (!handler) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
     if (this.requireInitialize && !this.initialized && method !== 'initialize' && method !== 'ping') {
       return errorResponse(id, ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
     }
-    const scope = new Scope(id, method, request.params ?? {}, this, extra);
+    const scope = new SessionScope(id, method, request.params ?? {}, this, this.ownerKey(extra), extra);
     this.inflight.set(id, scope);
     try {
       const result = await handler(scope.params, scope);
@@ -127,45 +114,43 @@ export class ServerSession {
     }
   }
 
-  handleNotification(notification: JsonRpcNotification): void {
+  private handleNotification(notification: JsonRpcNotification): void {
     const params = notification.params ?? {};
     switch (notification.method) {
       case 'notifications/initialized':
         this.initialized = true;
         break;
       case 'notifications/roots/list_changed':
-        this.host.rootsListChanged?.(this);
+        this.host.rootsListChanged?.(this.state);
         break;
-      case 'notifications/cancelled': {
+      case 'notifications/cancelled':
         this.inflight.get(params.requestId as RequestId)?.cancel(new McpError(ErrorCode.InvalidRequest, String(params.reason ?? 'Cancelled by the client')));
         break;
-      }
       default:
         break;
     }
   }
 
-  handleResponse(response: JsonRpcResponse): void {
+  private handleResponse(response: JsonRpcResponse): void {
     const pending = response.id === null ? undefined : this.outbound.get(response.id);
     if (!pending) return;
     if ('error' in response) pending.reject(new McpError(response.error.code, response.error.message, response.error.data));
     else pending.resolve(response.result);
   }
 
-  /** Sends a notification, attached to a request when `relatedRequestId` is given. */
   async notify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): Promise<void> {
     if (this.closed) return;
     const message: JsonRpcNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
     await this.emit(message, relatedRequestId);
   }
 
-  /** Sends a request to the client and resolves with its result. */
-  request(method: string, params: Record<string, unknown>, options: { relatedRequestId?: RequestId; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<unknown> {
+  request(method: string, params: Record<string, unknown>, options: OutboundRequestOptions = {}): Promise<unknown> {
     if (this.closed) return Promise.reject(new McpError(ErrorCode.InternalError, 'Session closed'));
     const id = `s${++this.nextOutboundId}`;
     return new Promise<unknown>((resolve, reject) => {
       const timeoutMs = options.timeoutMs ?? this.host.clientRequestTimeoutMs;
       const abort = (reason: unknown) => {
+        // notify never rejects: emit logs what the sink could not send.
         void this.notify('notifications/cancelled', { requestId: id, reason: String(reason instanceof Error ? reason.message : reason) });
         pending.cleanup();
         reject(reason instanceof McpError ? reason : new McpError(ErrorCode.InternalError, 'Request to the client was cancelled'));
@@ -195,42 +180,45 @@ export class ServerSession {
     });
   }
 
-  /**
-   * Sends a result for a request that is still running (streamed task results send several
-   * responses with the request's id before the final one).
-   */
-  async sendResult(id: RequestId, result: unknown): Promise<void> {
+  async sendIntermediateResult(id: RequestId, result: unknown): Promise<void> {
     if (this.closed) return;
-    await this.emit({ jsonrpc: '2.0', id, result }, id);
+    await this.emit({ jsonrpc: '2.0', id, result }, id, false);
   }
 
-  /** Identifies the session when the transport gives it no id (stdio, in-memory): tasks are scoped by it. */
-  get localId(): string {
-    this.local ??= randomBytes(12).toString('base64url');
-    return this.local;
+  initialize(peer: Omit<PeerState, 'sessionId'>, advertised: ServerCapabilities): void {
+    this.setPeer({ ...peer, sessionId: this.id });
+    this.advertised = advertised;
+    // Requests that follow are served even if the client never sends notifications/initialized.
+    this.initialized = true;
   }
 
-  /** Who owns what this session creates: the authenticated subject when there is one, else the session. */
-  ownerKey(extra?: TransportExtra): string {
-    const subject = extra?.auth?.subject;
-    if (subject) return `sub:${subject}`;
-    return this.anonymousOwner ?? `ses:${this.id ?? this.localId}`;
+  setLogLevel(level: LoggingLevel): void {
+    this.changeState({ logLevel: level }, true);
   }
 
-  /** Changes the log level or the subscriptions, and tells `onStateChange`. */
-  changeState(change: SessionStateChange, notify = true): void {
-    if (change.logLevel !== undefined) this.logLevel = change.logLevel;
-    if (change.subscribe !== undefined) this.subscriptions.add(change.subscribe);
-    if (change.unsubscribe !== undefined) this.subscriptions.delete(change.unsubscribe);
-    if (notify) this.onStateChange?.(change);
+  subscribe(uri: string): void {
+    this.changeState({ subscribe: uri }, true);
   }
 
-  /** True when a log message at `level` passes the client's chosen minimum. */
-  shouldLog(level: LoggingLevel): boolean {
-    return this.logLevel === undefined || LOGGING_LEVELS.indexOf(level) >= LOGGING_LEVELS.indexOf(this.logLevel);
+  unsubscribe(uri: string): void {
+    this.changeState({ unsubscribe: uri }, true);
   }
 
-  /** Aborts requests in flight, fails requests sent to the client, and stops sending. */
+  snapshot(): SessionSnapshot {
+    return { peer: this.state, subscriptions: [...this.subscriptions] };
+  }
+
+  restore(snapshot: SessionSnapshot): void {
+    this.setPeer({ ...snapshot.peer, sessionId: this.id });
+    for (const uri of snapshot.subscriptions) this.subscriptions.add(uri);
+    this.advertised ??= this.host.capabilities;
+    this.initialized = true;
+  }
+
+  applyRemoteChange(change: SessionStateChange): void {
+    this.changeState(change, false);
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -239,12 +227,10 @@ export class ServerSession {
     this.host.onSessionClosed?.(this);
   }
 
-  /** True while a request with this id, sent to the client, waits for its answer here. */
   awaits(id: RequestId): boolean {
     return this.outbound.has(id);
   }
 
-  /** True while a request with this id from the client runs here. */
   runs(id: RequestId): boolean {
     return this.inflight.has(id);
   }
@@ -253,54 +239,33 @@ export class ServerSession {
     return this.inflight.size;
   }
 
-  private async emit(message: JsonRpcMessage, relatedRequestId?: RequestId): Promise<void> {
+  /** Who owns what a request creates: the authenticated subject when there is one, else the session. */
+  private ownerKey(extra?: TransportExtra): string {
+    const subject = extra?.auth?.subject;
+    if (subject) return `sub:${subject}`;
+    if (this.anonymousOwner) return this.anonymousOwner;
+    // Sessions without an id (stdio, in-memory) get a random local one: tasks are scoped by it.
+    this.local ??= this.id ?? randomBytes(12).toString('base64url');
+    return `ses:${this.local}`;
+  }
+
+  /** The one place the peer state changes. */
+  private setPeer(peer: PeerState): void {
+    this.state = peer;
+  }
+
+  private changeState(change: SessionStateChange, notify: boolean): void {
+    if (change.logLevel !== undefined) this.setPeer({ ...this.state, logLevel: change.logLevel });
+    if (change.subscribe !== undefined) this.subscriptions.add(change.subscribe);
+    if (change.unsubscribe !== undefined) this.subscriptions.delete(change.unsubscribe);
+    if (notify) this.onStateChange?.(change);
+  }
+
+  private async emit(message: JsonRpcMessage, relatedRequestId?: RequestId, final?: boolean): Promise<void> {
     try {
-      await this.sink(message, relatedRequestId);
+      await this.sink(message, relatedRequestId, final);
     } catch (error) {
       this.host.logError('Failed to send a message', error);
     }
-  }
-}
-
-/**
- * One request in flight. Its AbortSignal is created only when a handler asks for it: most requests
- * never look, and an AbortController per request is a measurable share of a small request's cost.
- */
-class Scope implements RequestScope {
-  private ctx?: RequestContext;
-  private controller?: AbortController;
-  cancelled = false;
-  private reason: unknown;
-
-  constructor(
-    readonly id: RequestId,
-    readonly method: string,
-    readonly params: Record<string, unknown>,
-    readonly session: ServerSession,
-    readonly extra: TransportExtra | undefined,
-  ) {}
-
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.cancelled) this.controller.abort(this.reason);
-    }
-    return this.controller.signal;
-  }
-
-  cancel(reason: unknown): void {
-    if (this.cancelled) return;
-    this.cancelled = true;
-    this.reason = reason;
-    this.controller?.abort(reason);
-  }
-
-  context(): McpContext {
-    this.ctx ??= new RequestContext(this);
-    return this.ctx;
-  }
-
-  finish(): void {
-    this.ctx?.finish();
   }
 }

@@ -35,7 +35,7 @@ export class SegmentStreamer {
     // isComplete: false marks every answer but the last, whatever carries it (SSE, a resumed stream).
     const answer: Record<string, unknown> = { ...first, 'partial-content': held, isError: false, isComplete: false, _meta: related(this.taskId) };
     this.sent += held.length;
-    await this.scope.session.sendResult(this.scope.id, answer);
+    await this.scope.outbound.sendIntermediateResult(this.scope.id, answer);
   }
 
   /** The only answer, when everything was produced before the first one could be sent. */
@@ -60,7 +60,7 @@ export class SegmentStreamer {
 
   private async send(segments: TaskSegment[], complete: boolean): Promise<void> {
     this.sent += segments.length;
-    await this.scope.session.sendResult(this.scope.id, { 'partial-content': segments, isError: false, isComplete: complete, _meta: related(this.taskId) });
+    await this.scope.outbound.sendIntermediateResult(this.scope.id, { 'partial-content': segments, isError: false, isComplete: complete, _meta: related(this.taskId) });
   }
 }
 

@@ -1,17 +1,19 @@
-import { ErrorCode, RequestId } from '../mcp/json-rpc';
+import { ErrorCode } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
-import type { HandlerEnv } from '../protocol/handlers/handler-env';
-import { callTool } from '../protocol/handlers/tools.handlers';
+import { ANONYMOUS_OWNER } from '../protocol/connection';
+import type { Outbound } from '../protocol/peer';
 import type { RequestScope, TaskBinding } from '../protocol/request-scope';
+import type { ToolInvoker } from '../protocol/tool-invoker';
 import { SegmentStreamer } from './segment-streamer';
+import type { TaskBus } from './task-bus';
+import { TaskInputs } from './task-inputs';
 import { TaskScope } from './task-scope';
 import { firstText, related } from './task-results';
-import { ANONYMOUS_OWNER, ServerSession } from '../protocol/server-session';
 import type { ToolDescriptor } from '../registry/descriptors';
 import type { ResolvedTaskOptions } from './task-options';
 import { InvalidTaskTransitionError } from './task-store.errors';
 import type { TaskStore } from './task-store';
-import { FALLBACK_MODE, MODEL_IMMEDIATE_RESPONSE, RESPONSE_MODES, ResponseMode, TaskOutcome, TaskRecord, TaskSegment } from './task.types';
+import { FALLBACK_MODE, isTerminal, MODEL_IMMEDIATE_RESPONSE, RESPONSE_MODES, ResponseMode, TaskOutcome, TaskRecord, TaskSegment } from './task.types';
 
 
 /**
@@ -23,16 +25,18 @@ import { FALLBACK_MODE, MODEL_IMMEDIATE_RESPONSE, RESPONSE_MODES, ResponseMode, 
 export class TaskManager {
   /** Abort controllers of the handlers running in this process, by task id. */
   private readonly running = new Map<string, AbortController>();
-  /** Blocking tasks/result requests by task id: a task's requests to the client travel on them. */
-  private readonly waiting = new Map<string, RequestId[]>();
-
+  /** Where a task's requests to the client go: a waiting tasks/result, here or on another instance. */
+  private readonly inputs: TaskInputs;
   private readonly timers: NodeJS.Timeout[] = [];
 
   constructor(
     readonly store: TaskStore,
     readonly options: ResolvedTaskOptions,
     private readonly logError: (message: string, error?: unknown) => void,
+    clientRequestTimeoutMs: number,
+    bus?: TaskBus,
   ) {
+    this.inputs = new TaskInputs(clientRequestTimeoutMs, bus, logError);
     if (store.renewLeases && store.reapAbandoned) {
       const { leaseMs } = options;
       const renew = () => void store.renewLeases!([...this.running.keys()], leaseMs).catch((e) => logError('Could not renew task leases', e));
@@ -43,8 +47,8 @@ export class TaskManager {
   }
 
   /** tools/call with a `task` field. */
-  async callTool(env: HandlerEnv, tool: ToolDescriptor, args: Record<string, unknown> | undefined, taskParams: Record<string, unknown>, scope: RequestScope): Promise<unknown> {
-    const owner = scope.session.ownerKey(scope.extra);
+  async callTool(tools: ToolInvoker, tool: ToolDescriptor, args: Record<string, unknown> | undefined, taskParams: Record<string, unknown>, scope: RequestScope): Promise<unknown> {
+    const owner = scope.owner;
     if ((await this.store.countActive(owner)) >= this.options.maxActivePerOwner) {
       throw McpError.invalidRequest(`Too many tasks in progress: at most ${this.options.maxActivePerOwner} at a time`);
     }
@@ -60,7 +64,7 @@ export class TaskManager {
     // Streaming applies to incremental tools (async generators), when the client accepts it.
     const streams = tool.streaming && (mode === 'streaming' || (mode === 'immediate' && (taskParams.responseModes as unknown[]).includes('streaming')));
     const streamer = new SegmentStreamer(scope, taskId, streams);
-    const run = this.execute(env, tool, args, record, scope, (segments) => streamer.push(segments));
+    const run = this.execute(tools, tool, args, record, scope, (segments) => streamer.push(segments));
 
     if (mode === 'immediate') {
       const early = await Promise.race([run, delay(this.options.immediateWindowMs)]);
@@ -85,7 +89,7 @@ export class TaskManager {
 
   /** Runs the handler to its end and records the outcome (unless the task ended first, e.g. cancelled). */
   private async execute(
-    env: HandlerEnv,
+    tools: ToolInvoker,
     tool: ToolDescriptor,
     args: Record<string, unknown> | undefined,
     record: TaskRecord,
@@ -99,12 +103,16 @@ export class TaskManager {
     await this.store.renewLeases?.([taskId], this.options.leaseMs).catch((e) => this.logError('Could not take a task lease', e));
     const watching = new AbortController();
     if (this.store.distributed) void this.watchForCancellation(taskId, owner, controller, watching.signal);
-    const scope = new TaskScope(origin, controller, this.binding(taskId, owner, origin.session));
+    const stopTracking = await this.inputs.track(taskId).catch((e) => {
+      this.logError(`Task ${taskId}: requests to the client can only travel on this instance`, e);
+      return async () => undefined;
+    });
+    const scope = new TaskScope(origin, controller, this.binding(taskId, owner, origin.outbound));
     let outcome: TaskOutcome;
     let status: 'completed' | 'failed';
     let message: string | undefined;
     try {
-      const result = await callTool(env, tool, args, scope, async (blocks) => onSegments(await this.store.appendSegments(taskId, owner, blocks)));
+      const result = await tools.call(tool, args, scope, async (blocks) => onSegments(await this.store.appendSegments(taskId, owner, blocks)));
       outcome = { result: result as unknown as Record<string, unknown> };
       status = result.isError ? 'failed' : 'completed';
       message = result.isError ? firstText(result) : undefined;
@@ -117,10 +125,12 @@ export class TaskManager {
     } finally {
       watching.abort();
       scope.finish();
+      await stopTracking().catch((e) => this.logError(`Task ${taskId}: could not stop listening to its channel`, e));
     }
-    await this.record(taskId, owner, status, outcome, message, origin.session);
+    await this.record(taskId, owner, status, outcome, message, origin.outbound);
     this.running.delete(taskId);
-    void this.store.releaseLease?.(taskId).catch(() => undefined);
+    // Best effort: an unreleased lease only delays nothing, since the task is already terminal.
+    await this.store.releaseLease?.(taskId).catch((e) => this.logError(`Could not release the lease of task ${taskId}`, e));
     return outcome;
   }
 
@@ -128,12 +138,12 @@ export class TaskManager {
    * Records how a task ended. While the store is unreachable the outcome is kept and retried (the
    * task's lease is renewed meanwhile), so a result is not lost to a storage outage.
    */
-  private async record(taskId: string, owner: string, status: 'completed' | 'failed', outcome: TaskOutcome, message: string | undefined, session: ServerSession): Promise<void> {
+  private async record(taskId: string, owner: string, status: 'completed' | 'failed', outcome: TaskOutcome, message: string | undefined, outbound: Outbound): Promise<void> {
     const deadline = Date.now() + this.options.maxTtlMs;
     for (;;) {
       try {
         const done = await this.store.finish(taskId, owner, status, outcome, message);
-        if (done) await this.notifyStatus(session, done);
+        if (done) await this.notifyStatus(outbound, done);
         return;
       } catch (error) {
         if (error instanceof InvalidTaskTransitionError) return; // cancelled meanwhile: it stays cancelled
@@ -166,26 +176,33 @@ export class TaskManager {
     }
   }
 
-  private binding(taskId: string, owner: string, session: ServerSession): TaskBinding {
+  /** What a task's handler uses to ask the client: input_required while any answer is outstanding. */
+  private binding(taskId: string, owner: string, origin: Outbound): TaskBinding {
     let outstanding = 0;
+    const setStatus = async (status: 'input_required' | 'working') => {
+      try {
+        const rec = await this.store.setStatus(taskId, owner, status);
+        if (rec) await this.notifyStatus(origin, rec);
+      } catch (error) {
+        // A task that ended meanwhile (cancelled) keeps its terminal status; anything else is logged.
+        if (!(error instanceof InvalidTaskTransitionError)) this.logError(`Could not set task ${taskId} ${status}`, error);
+      }
+    };
     return {
       taskId,
-      route: () => this.waiting.get(taskId)?.at(-1),
-      inputRequired: async () => {
-        if (outstanding++ > 0) return;
-        const rec = await this.store.setStatus(taskId, owner, 'input_required').catch(() => undefined);
-        if (rec) await this.notifyStatus(session, rec);
-      },
-      inputReceived: async () => {
-        if (--outstanding > 0) return;
-        const rec = await this.store.setStatus(taskId, owner, 'working').catch(() => undefined);
-        if (rec) await this.notifyStatus(session, rec);
+      request: async (method, params, options) => {
+        if (outstanding++ === 0) await setStatus('input_required');
+        try {
+          return await this.inputs.request(taskId, origin, method, params, options);
+        } finally {
+          if (--outstanding === 0) await setStatus('working');
+        }
       },
     };
   }
 
-  private async notifyStatus(session: ServerSession, record: TaskRecord): Promise<void> {
-    await session.notify('notifications/tasks/status', { ...record.task });
+  private async notifyStatus(outbound: Outbound, record: TaskRecord): Promise<void> {
+    await outbound.notify('notifications/tasks/status', { ...record.task });
   }
 
   /** tasks/get */
@@ -198,7 +215,7 @@ export class TaskManager {
    * tools/call would have; with `lastSeqNr`, answers the segments after it at once.
    */
   async result(taskId: string, lastSeqNr: unknown, scope: RequestScope): Promise<Record<string, unknown>> {
-    const owner = scope.session.ownerKey(scope.extra);
+    const owner = scope.owner;
     if (lastSeqNr !== undefined) {
       if (typeof lastSeqNr !== 'number' || !Number.isInteger(lastSeqNr) || lastSeqNr <= 0) {
         throw McpError.invalidParams('Invalid params: lastSeqNr must be a positive integer');
@@ -210,33 +227,33 @@ export class TaskManager {
       if (status === 'failed') result.isError = true;
       return result;
     }
-    const list = this.waiting.get(taskId) ?? [];
-    list.push(scope.id);
-    this.waiting.set(taskId, list);
+    let record = await this.find(taskId, scope);
+    if (isTerminal(record.task.status)) return this.outcomeOf(taskId, owner);
+    // While this request waits, it carries the task's requests to the client (those held first).
+    const stopWaiting = await this.inputs.wait(taskId, { id: scope.id, outbound: scope.outbound }, this.running.has(taskId));
     try {
       for (;;) {
-        const record = await this.find(taskId, scope);
-        const status = record.task.status;
-        if (status === 'completed' || status === 'failed' || status === 'cancelled') {
-          const outcome = await this.store.outcome(taskId, owner);
-          if (!outcome) throw new McpError(ErrorCode.InternalError, 'The task ended without a result');
-          if ('error' in outcome) throw new McpError(outcome.error.code, outcome.error.message, outcome.error.data);
-          const meta = { ...(outcome.result._meta as object | undefined), ...related(taskId) };
-          return { ...outcome.result, _meta: meta };
-        }
         await this.store.waitForChange(taskId, owner, record.version, scope.signal);
         if (scope.cancelled) return {};
+        record = await this.find(taskId, scope);
+        if (isTerminal(record.task.status)) return await this.outcomeOf(taskId, owner);
       }
     } finally {
-      const left = (this.waiting.get(taskId) ?? []).filter((id) => id !== scope.id);
-      if (left.length > 0) this.waiting.set(taskId, left);
-      else this.waiting.delete(taskId);
+      await stopWaiting();
     }
+  }
+
+  /** Exactly what tools/call would have answered, tied to its task. */
+  private async outcomeOf(taskId: string, owner: string): Promise<Record<string, unknown>> {
+    const outcome = await this.store.outcome(taskId, owner);
+    if (!outcome) throw new McpError(ErrorCode.InternalError, 'The task ended without a result');
+    if ('error' in outcome) throw new McpError(outcome.error.code, outcome.error.message, outcome.error.data);
+    return { ...outcome.result, _meta: { ...(outcome.result._meta as object | undefined), ...related(taskId) } };
   }
 
   /** tasks/list */
   async list(cursor: string | undefined, limit: number, scope: RequestScope): Promise<Record<string, unknown>> {
-    const owner = scope.session.ownerKey(scope.extra);
+    const owner = scope.owner;
     // Unauthenticated stateless clients share one owner: listing would hand out each other's task ids.
     if (owner === ANONYMOUS_OWNER) return { tasks: [] };
     try {
@@ -252,7 +269,7 @@ export class TaskManager {
 
   /** tasks/cancel: cancelled before the answer, the handler's signal aborted, and it stays cancelled. */
   async cancel(taskId: string, scope: RequestScope): Promise<Record<string, unknown>> {
-    const owner = scope.session.ownerKey(scope.extra);
+    const owner = scope.owner;
     const record = await this.find(taskId, scope);
     const status = record.task.status;
     if (status === 'completed' || status === 'failed' || status === 'cancelled') {
@@ -267,7 +284,7 @@ export class TaskManager {
     }
     if (!done) throw this.notFound(taskId, false);
     this.running.get(taskId)?.abort(new McpError(ErrorCode.InvalidRequest, 'The task was cancelled'));
-    await this.notifyStatus(scope.session, done);
+    await this.notifyStatus(scope.outbound, done);
     return { ...done.task };
   }
 
@@ -280,7 +297,7 @@ export class TaskManager {
 
   private async find(taskId: unknown, scope: RequestScope): Promise<TaskRecord> {
     if (typeof taskId !== 'string') throw McpError.invalidParams('Invalid params: "taskId" must be a string');
-    const record = await this.store.get(taskId, scope.session.ownerKey(scope.extra));
+    const record = await this.store.get(taskId, scope.owner);
     if (!record) throw this.notFound(taskId, await this.store.wasExpired(taskId));
     return record;
   }

@@ -1,21 +1,23 @@
-import type { HandlerRef } from '../../registry/descriptors';
 import type { Registry } from '../../registry/registry';
 import type { Implementation, ServerCapabilities } from '../../mcp/mcp-types';
 import { McpError } from '../../mcp/mcp.error';
-import type { TaskManager } from '../../tasks/task-manager';
+import type { ProtocolFeature } from '../protocol-feature';
+import type { Invoke, ToolInvoker } from '../tool-invoker';
 
 /** What protocol handlers need from the application. */
 export interface HandlerEnv {
   readonly registry: Registry;
   readonly serverInfo: Implementation;
   readonly instructions?: string;
-  readonly capabilities: ServerCapabilities;
+  /** The capabilities the server offers now (they follow the registry). */
+  capabilities(): ServerCapabilities;
   readonly pageSize: number;
-  /** Runs a user handler: resolves its provider through the container and calls the method. */
-  invoke(ref: HandlerRef, args: unknown[]): Promise<unknown>;
+  /** Runs a user handler (resources, prompts, completions). */
+  readonly invoke: Invoke;
+  /** Runs a tool call: validation, invocation, result mapping. */
+  readonly tools: ToolInvoker;
+  readonly features: readonly ProtocolFeature[];
   logError(message: string, error?: unknown): void;
-  /** Present when some tool supports tasks: runs task-augmented calls and the tasks/* methods. */
-  readonly tasks?: TaskManager;
 }
 
 /** Reads a required string member of params, or fails with -32602 naming it. */

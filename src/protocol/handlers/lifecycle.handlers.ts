@@ -11,17 +11,12 @@ export function lifecycleHandlers(env: HandlerEnv): Record<string, MethodHandler
       const capabilities = optionalObject(params, 'capabilities') ?? {};
       const clientInfo = optionalObject(params, 'clientInfo');
       const session = scope.session;
+      if (!session) throw McpError.methodNotFound('initialize (this connection has no session)');
       if (session.initialized) throw McpError.invalidRequest('Already initialized');
-      session.protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
-      session.clientCapabilities = capabilities as ClientCapabilities;
-      session.clientInfo = clientInfo as Implementation | undefined;
-      // Requests that follow are served even if the client never sends notifications/initialized.
-      session.initialized = true;
-      const result: Record<string, unknown> = {
-        protocolVersion: session.protocolVersion,
-        capabilities: env.capabilities,
-        serverInfo: env.serverInfo,
-      };
+      const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+      const advertised = env.capabilities();
+      session.initialize({ protocolVersion, clientCapabilities: capabilities as ClientCapabilities, clientInfo: clientInfo as Implementation | undefined }, advertised);
+      const result: Record<string, unknown> = { protocolVersion, capabilities: advertised, serverInfo: env.serverInfo };
       if (env.instructions) result.instructions = env.instructions;
       return result;
     },
@@ -31,7 +26,7 @@ export function lifecycleHandlers(env: HandlerEnv): Record<string, MethodHandler
       if (!LOGGING_LEVELS.includes(level as LoggingLevel)) {
         throw McpError.invalidParams(`Invalid params: unknown logging level "${level}"`, { levels: LOGGING_LEVELS });
       }
-      scope.session.changeState({ logLevel: level as LoggingLevel });
+      scope.session?.setLogLevel(level as LoggingLevel);
       return {};
     },
   };

@@ -19,11 +19,11 @@ export function resourcesHandlers(env: HandlerEnv): Record<string, MethodHandler
     'resources/subscribe': (params, scope) => {
       const uri = requireString(params, 'uri');
       if (!registry.resource(uri) && !registry.matchTemplate(uri)) throw McpError.resourceNotFound(uri);
-      scope.session.changeState({ subscribe: uri });
+      scope.session?.subscribe(uri);
       return {};
     },
     'resources/unsubscribe': (params, scope) => {
-      scope.session.changeState({ unsubscribe: requireString(params, 'uri') });
+      scope.session?.unsubscribe(requireString(params, 'uri'));
       return {};
     },
     'resources/read': async (params, scope) => {

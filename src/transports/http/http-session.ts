@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { isResponse, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
-import type { ServerSession } from '../../protocol/server-session';
+import type { Connection } from '../../protocol/connection';
 import type { ChannelContext } from './stream-channel';
 import { StreamChannel } from './stream-channel';
 
@@ -18,7 +18,7 @@ export class HttpSession {
   private standaloneChannel?: StreamChannel;
   lastActivity = Date.now();
   private nextStream = 0;
-  session!: ServerSession;
+  session!: Connection;
 
   constructor(
     readonly id: string | undefined,

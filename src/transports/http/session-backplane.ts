@@ -1,6 +1,7 @@
 import type { JsonRpcMessage } from '../../mcp/json-rpc';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../../mcp/mcp-types';
-import type { SessionStateChange } from '../../protocol/server-session';
+import type { SessionStateChange } from '../../protocol/connection';
+import type { TaskBusMessage } from '../../tasks/task-bus';
 
 /** What a session needs to be served by any instance. */
 export interface SharedSessionState {
@@ -22,7 +23,9 @@ export type SessionEnvelope =
   /** The session's shared state changed (log level, subscriptions). */
   | { kind: 'state'; change: SessionStateChange; from: string }
   /** The session was terminated (DELETE, expiry). */
-  | { kind: 'terminate'; from: string };
+  | { kind: 'terminate'; from: string }
+  /** On a task's channel (not a session's): what the instances serving the task tell each other. */
+  | { kind: 'task'; message: TaskBusMessage; from: string };
 
 /**
  * Shares sessions between the instances of a deployment: their state, and a channel per session

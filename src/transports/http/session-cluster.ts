@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { isNotification, isResponse, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
-import type { ServerSession } from '../../protocol/server-session';
+import type { Connection } from '../../protocol/connection';
 import type { EventStore } from './event-store';
 import type { HttpSession } from './http-session';
 import { STANDALONE_STREAM } from './http-session';
@@ -37,13 +37,8 @@ export class SessionCluster {
     const state = await this.backplane.load(id, this.ttlMs);
     if (!state) return undefined;
     const http = build(state);
-    const session = http.session;
-    session.protocolVersion = state.protocolVersion;
-    session.clientInfo = state.clientInfo;
-    session.clientCapabilities = state.clientCapabilities;
-    session.logLevel = state.logLevel;
-    for (const uri of state.subscriptions) session.subscriptions.add(uri);
-    session.initialized = true;
+    const { protocolVersion, clientInfo, clientCapabilities, logLevel, subscriptions } = state;
+    http.session.restore({ peer: { protocolVersion, clientInfo, clientCapabilities, logLevel }, subscriptions });
     await this.listen(http);
     return http;
   }
@@ -129,7 +124,9 @@ export class SessionCluster {
         break;
       }
       case 'state':
-        http.session.changeState(envelope.change, false);
+        http.session.applyRemoteChange(envelope.change);
+        break;
+      case 'task':
         break;
       case 'terminate':
         void this.forget(http.id!).then(() => this.onTerminated(http));
@@ -138,15 +135,18 @@ export class SessionCluster {
   }
 }
 
-function stateOf(session: ServerSession, owner: string | undefined): SharedSessionState {
-  const state: SharedSessionState = { ...toPatch(session), protocolVersion: session.protocolVersion, clientCapabilities: session.clientCapabilities, subscriptions: [...session.subscriptions] };
-  if (session.clientInfo) state.clientInfo = session.clientInfo;
+function stateOf(session: Connection, owner: string | undefined): SharedSessionState {
+  const { peer, subscriptions } = session.snapshot();
+  const state: SharedSessionState = { protocolVersion: peer.protocolVersion, clientCapabilities: peer.clientCapabilities, subscriptions };
+  if (peer.logLevel) state.logLevel = peer.logLevel;
+  if (peer.clientInfo) state.clientInfo = peer.clientInfo;
   if (owner !== undefined) state.owner = owner;
   return state;
 }
 
-function toPatch(session: ServerSession): Partial<SharedSessionState> {
-  const patch: Partial<SharedSessionState> = { subscriptions: [...session.subscriptions] };
-  if (session.logLevel) patch.logLevel = session.logLevel;
+function toPatch(session: Connection): Partial<SharedSessionState> {
+  const { peer, subscriptions } = session.snapshot();
+  const patch: Partial<SharedSessionState> = { subscriptions };
+  if (peer.logLevel) patch.logLevel = peer.logLevel;
   return patch;
 }

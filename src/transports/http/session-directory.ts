@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ANONYMOUS_OWNER, MessageSink, ServerSession, SessionOptions } from '../../protocol/server-session';
+import { ANONYMOUS_OWNER, Connection, ConnectionOptions, MessageSink } from '../../protocol/connection';
 import type { ResolvedHttpOptions } from './http-options';
 import { HttpSession } from './http-session';
 import { SessionCluster } from './session-cluster';
@@ -7,7 +7,7 @@ import type { ChannelContext } from './stream-channel';
 
 /** What the transport needs from the application. */
 export interface SessionFactory {
-  createSession(sink: MessageSink, options?: SessionOptions): ServerSession;
+  createSession(sink: MessageSink, options?: ConnectionOptions): Connection;
   logError(message: string, error?: unknown): void;
 }
 
@@ -47,10 +47,14 @@ export class SessionDirectory {
   }
 
   /** A one-request session (stateless mode). */
-  ephemeral(owner: string | undefined): HttpSession {
+  ephemeral(owner: string | undefined, protocolVersion: string): HttpSession {
     const http = new HttpSession(undefined, owner, this.channelContext(undefined));
-    http.session = this.factory.createSession((m, related) => http.route(m, related), { requireInitialize: false, anonymousOwner: ANONYMOUS_OWNER });
-    http.session.initialized = true;
+    http.session = this.factory.createSession((m, related) => http.route(m, related), {
+      requireInitialize: false,
+      anonymousOwner: ANONYMOUS_OWNER,
+      peer: { protocolVersion },
+      reachable: () => false,
+    });
     return http;
   }
 
@@ -94,7 +98,7 @@ export class SessionDirectory {
 
   private build(id: string, owner: string | undefined): HttpSession {
     const http = new HttpSession(id, owner, this.channelContext(id));
-    http.session = this.factory.createSession((m, related) => http.route(m, related), { id });
+    http.session = this.factory.createSession((m, related) => http.route(m, related), { id, reachable: () => http.standaloneConnected });
     return http;
   }
 

@@ -223,9 +223,8 @@ export class StreamableHttpTransport {
   }
 
   private async serveStateless(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra): Promise<void> {
-    const http = this.sessions.ephemeral(extra.auth?.subject);
     // Without the header and without a session there is no other way to know: the spec says assume 2025-03-26.
-    http.session.protocolVersion = ctx.get('mcp-protocol-version') || '2025-03-26';
+    const http = this.sessions.ephemeral(extra.auth?.subject, ctx.get('mcp-protocol-version') || '2025-03-26');
     if (!isRequest(message)) {
       await http.session.receive(message, extra);
       http.session.close();

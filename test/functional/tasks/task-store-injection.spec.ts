@@ -34,7 +34,7 @@ describe('injecting a TaskStore', () => {
     class M {}
     const app = await McpApplication.create(M);
     await runOneTask(app);
-    const store = app.tasks.store as CountingStore;
+    const store = app.taskStore as CountingStore;
     expect(store).toBeInstanceOf(CountingStore);
     expect(store.label).toBe('mine');
     expect(store.created).toBe(1);
@@ -53,7 +53,7 @@ describe('injecting a TaskStore', () => {
       class M {}
       const app = await McpApplication.create(M, { taskStore: option });
       await runOneTask(app);
-      expect(app.tasks.store).toBe(expected);
+      expect(app.taskStore).toBe(expected);
       expect(expected.created).toBe(1);
       await app.close();
     }
@@ -61,7 +61,7 @@ describe('injecting a TaskStore', () => {
     class F {}
     const app = await McpApplication.create(F, { taskStore: { useFactory: (resolve) => new CountingStore(resolve<string>(STORE_NAME)) } });
     await runOneTask(app);
-    expect((app.tasks.store as CountingStore).label).toBe('factory');
+    expect((app.taskStore as CountingStore).label).toBe('factory');
     await app.close();
   });
 
@@ -70,8 +70,8 @@ describe('injecting a TaskStore', () => {
     class M {}
     const a = await McpApplication.create(M);
     const b = await McpApplication.create(M);
-    expect(a.tasks.store).toBeInstanceOf(InMemoryTaskStore);
-    expect(a.tasks.store).not.toBe(b.tasks.store);
+    expect(a.taskStore).toBeInstanceOf(InMemoryTaskStore);
+    expect(a.taskStore).not.toBe(b.taskStore);
     await Promise.all([a.close(), b.close()]);
   });
 });

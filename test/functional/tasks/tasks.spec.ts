@@ -81,7 +81,7 @@ describe('tasks (2025-11-25)', () => {
   it('blocks tasks/result until the task ends, woken by the store rather than a poll', async () => {
     const { app, start, result, status } = await setup();
     const t = await start('wait', { ms: 120 });
-    const reads = jest.spyOn(app.tasks.store, 'get');
+    const reads = jest.spyOn(app.taskStore, 'get');
     const started = Date.now();
     const final = await result(t.task.taskId);
     expect(Date.now() - started).toBeGreaterThanOrEqual(80);

@@ -1,0 +1,62 @@
+import type { McpContext } from '../context/mcp-context';
+import { RequestContext } from '../context/request-context';
+import type { RequestId } from '../mcp/json-rpc';
+import type { Outbound, PeerState, SessionControl } from './peer';
+import type { RequestScope, TransportExtra } from './request-scope';
+
+/** What a request scope needs from the session that runs it. */
+type ScopeSession = Outbound & SessionControl & { readonly peer: PeerState };
+
+/**
+ * One request in flight in a session. Its AbortSignal is created only when a handler asks for it:
+ * most requests never look, and an AbortController per request is a measurable share of a small
+ * request's cost.
+ */
+export class SessionScope implements RequestScope {
+  private ctx?: RequestContext;
+  private controller?: AbortController;
+  cancelled = false;
+  private reason: unknown;
+
+  constructor(
+    readonly id: RequestId,
+    readonly method: string,
+    readonly params: Record<string, unknown>,
+    readonly session: ScopeSession,
+    readonly owner: string,
+    readonly extra: TransportExtra | undefined,
+  ) {}
+
+  /** Read live: `logging/setLevel` applies to requests already running. */
+  get peer(): PeerState {
+    return this.session.peer;
+  }
+
+  get outbound(): Outbound {
+    return this.session;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.cancelled) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  cancel(reason: unknown): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+
+  context(): McpContext {
+    this.ctx ??= new RequestContext(this);
+    return this.ctx;
+  }
+
+  finish(): void {
+    this.ctx?.finish();
+  }
+}

@@ -1,0 +1,58 @@
+import type { CallToolResult, ContentBlock } from '../mcp/mcp-types';
+import { McpError } from '../mcp/mcp.error';
+import type { HandlerRef, ToolDescriptor } from '../registry/descriptors';
+import { validateInput } from '../validation/validate-input';
+import { errorResult, isAsyncIterable, mapToolError, mapToolResult, toContent } from './handlers/tool-result.mapper';
+import type { RequestScope } from './request-scope';
+
+/** Runs a user handler: resolves its provider through the container and calls the method. */
+export type Invoke = (ref: HandlerRef, args: unknown[]) => Promise<unknown>;
+
+/**
+ * The one path from a tool call to its CallToolResult: validate the arguments, invoke the handler
+ * (through the middleware), map what it returned or threw. `tools/call` and tasks both use it.
+ */
+export class ToolInvoker {
+  constructor(
+    private readonly invoke: Invoke,
+    private readonly logError: (message: string, error?: unknown) => void,
+  ) {}
+
+  /** A tool written as an async generator has its yields collected; `onBlocks` sees each batch as it is produced. */
+  async call(
+    tool: ToolDescriptor,
+    args: Record<string, unknown> | undefined,
+    scope: RequestScope,
+    onBlocks?: (blocks: ContentBlock[]) => Promise<void>,
+  ): Promise<CallToolResult> {
+    let input: unknown = args ?? {};
+    if (tool.input) {
+      const checked = await validateInput(tool.input, args);
+      if (!checked.ok) {
+        return errorResult(`Invalid arguments for tool "${tool.name}":\n${checked.issues.map((i) => `- ${i}`).join('\n')}`);
+      }
+      input = checked.value;
+    }
+    const ctx = scope.context();
+    try {
+      let value = await this.invoke(tool, tool.contextFirst ? [ctx] : [input, ctx]);
+      if (isAsyncIterable(value)) value = await collect(value, scope, onBlocks);
+      return await mapToolResult(tool, value, this.logError);
+    } catch (error) {
+      if (error instanceof McpError) throw error;
+      return mapToolError(tool, error, this.logError);
+    }
+  }
+}
+
+/** Drains a streaming tool (an async generator) into one list of content blocks. */
+async function collect(stream: AsyncIterable<unknown>, scope: RequestScope, onBlocks?: (blocks: ContentBlock[]) => Promise<void>): Promise<CallToolResult> {
+  const content: ContentBlock[] = [];
+  for await (const item of stream) {
+    const blocks = toContent(item);
+    content.push(...blocks);
+    if (onBlocks && blocks.length > 0) await onBlocks(blocks);
+    if (scope.cancelled) break;
+  }
+  return { content };
+}

@@ -1,0 +1,24 @@
+import type { JsonRpcErrorObject } from '../mcp/json-rpc';
+
+/** What the instances serving a task tell each other about its requests to the client. */
+export type TaskBusMessage =
+  /** A tasks/result for the task waits on instance `from`: it can carry the task's requests. */
+  | { kind: 'waiting'; from: string }
+  /** That tasks/result ended. */
+  | { kind: 'left'; from: string }
+  /** The instance running the task asks instance `to` to send a request on its waiting tasks/result. */
+  | { kind: 'input'; from: string; to: string; key: string; method: string; params: Record<string, unknown>; timeoutMs: number }
+  /** The client's answer to input `key`, for the instance running the task. */
+  | { kind: 'answer'; from: string; to: string; key: string; result?: unknown; error?: JsonRpcErrorObject };
+
+/**
+ * A channel per task between the instances of a deployment, so that a task running on one instance
+ * can ask the client through a tasks/result that arrived at another. mcpkit wires one over the
+ * session backplane when scaling out.
+ */
+export interface TaskBus {
+  readonly instanceId: string;
+  publish(taskId: string, message: TaskBusMessage): Promise<void>;
+  /** Listens to a task's channel; resolves once listening, with the function that stops it. */
+  subscribe(taskId: string, listener: (message: TaskBusMessage) => void): Promise<() => Promise<void>>;
+}

@@ -1,0 +1,33 @@
+import { optionalObject } from '../protocol/handlers/handler-env';
+import type { ProtocolFeature } from '../protocol/protocol-feature';
+import type { ToolInvoker } from '../protocol/tool-invoker';
+import { McpError } from '../mcp/mcp.error';
+import type { TaskManager } from './task-manager';
+
+/**
+ * Tasks (2025-11-25) and the task-result-streaming proposal as a protocol feature: the `tasks`
+ * capability while some tool may run as a task, the tasks/* methods, and task-augmented tools/call.
+ */
+export function tasksFeature(tasks: TaskManager, tools: ToolInvoker, pageSize: number): ProtocolFeature {
+  return {
+    capability: 'tasks',
+    capabilityFor: (registry) =>
+      registry.hasTaskTools
+        ? { list: {}, cancel: {}, requests: { tools: { call: {} } }, responses: { modes: ['task', 'immediate', 'streaming'] } }
+        : undefined,
+    methods: {
+      'tasks/get': (params, scope) => tasks.get(params.taskId as string, scope),
+      'tasks/result': (params, scope) => tasks.result(params.taskId as string, params.lastSeqNr, scope),
+      'tasks/list': (params, scope) => tasks.list(params.cursor as string | undefined, pageSize, scope),
+      'tasks/cancel': (params, scope) => tasks.cancel(params.taskId as string, scope),
+    },
+    interceptToolCall: ({ tool, args, params, scope }, enabled) => {
+      // Task augmentation is honoured only while the server declares tasks (else the field is ignored).
+      if (!enabled) return undefined;
+      const task = optionalObject(params, 'task');
+      if (task && tool.taskSupport === 'forbidden') throw McpError.methodNotFound(`tools/call as a task (tool "${tool.name}" does not support tasks)`);
+      if (!task && tool.taskSupport === 'required') throw McpError.methodNotFound(`tools/call without a task (tool "${tool.name}" must run as a task)`);
+      return task ? tasks.callTool(tools, tool, args, task, scope) : undefined;
+    },
+  };
+}
