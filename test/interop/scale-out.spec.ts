@@ -4,6 +4,7 @@ import { CallToolResultSchema, ElicitRequestSchema, LoggingMessageNotificationSc
 import { HTTP_FIXTURE } from '../helpers/paths';
 import { PrivateRedis } from '../helpers/redis-server';
 import { RoundRobinProxy } from '../helpers/round-robin-proxy';
+import { SseReader } from '../helpers/sse-client';
 import { spawnHttpServer } from '../helpers/spawn-server';
 
 type Server = Awaited<ReturnType<typeof spawnHttpServer>>;
@@ -142,6 +143,31 @@ describe('scale-out: two instances, one Redis, round-robin', () => {
     while (updates.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(updates).toEqual(['notes://index', 'notes://index']);
     await client.close();
+  });
+
+  it('delivers a task’s elicitation on a tasks/result served by the other instance, and its answer back to the task', async () => {
+    const headers: Record<string, string> = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+    const post = (body: unknown, backend: number) => {
+      proxy.pinNext = backend;
+      return fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+    };
+    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'raw', version: '1' } } }, 0);
+    await init.json();
+    headers['mcp-session-id'] = init.headers.get('mcp-session-id')!;
+    headers['mcp-protocol-version'] = '2025-11-25';
+    const created = (await (await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'confirmLater', arguments: { ms: 300 }, task: {} } }, 0)).json()) as { result: { task: { taskId: string } } };
+    const taskId = created.result.task.taskId;
+    // The task runs on instance 0; its result is awaited through instance 1, on no GET stream.
+    proxy.pinNext = 1;
+    const waiting = await SseReader.open(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tasks/result', params: { taskId } }) });
+    await waiting.waitFor((r) => r.messages.some((m) => m.method === 'elicitation/create'), 10_000);
+    const ask = waiting.messages.find((m) => m.method === 'elicitation/create') as { id: string; params: Record<string, unknown> };
+    expect(ask.params._meta).toEqual({ 'io.modelcontextprotocol/related-task': { taskId } });
+    // The answer comes in through instance 0, which did not send the elicitation.
+    expect((await post({ jsonrpc: '2.0', id: ask.id, result: { action: 'accept', content: { confirm: true } } }, 0)).status).toBe(202);
+    await waiting.finished();
+    const final = waiting.messages.find((m) => m.id === 3) as { result: { content: { text: string }[] } };
+    expect(final.result.content[0].text).toBe(`confirmed=true on pid ${a.child.pid}`);
   });
 
   it('terminates a session everywhere with one DELETE', async () => {
