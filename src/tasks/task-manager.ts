@@ -9,12 +9,13 @@ import type { TaskBus } from './task-bus';
 import { TaskInputs } from './task-inputs';
 import { TaskScope } from './task-scope';
 import { firstText, related } from './task-results';
+import { keepLeases, watchForCancellation } from './task-leases';
+import { delay, immediateAnswer, negotiate } from './task-modes';
 import type { ToolDescriptor } from '../registry/descriptors';
 import type { ResolvedTaskOptions } from './task-options';
 import { InvalidTaskTransitionError } from './task-store.errors';
 import type { TaskStore } from './task-store';
-import { FALLBACK_MODE, isTerminal, MODEL_IMMEDIATE_RESPONSE, RESPONSE_MODES, ResponseMode, TaskOutcome, TaskRecord, TaskSegment } from './task.types';
-
+import { FALLBACK_MODE, isTerminal, MODEL_IMMEDIATE_RESPONSE, TaskOutcome, TaskRecord, TaskSegment } from './task.types';
 
 /**
  * Runs task-augmented tool calls in the background and keeps their tasks right: status transitions
@@ -27,7 +28,7 @@ export class TaskManager {
   private readonly running = new Map<string, AbortController>();
   /** Where a task's requests to the client go: a waiting tasks/result, here or on another instance. */
   private readonly inputs: TaskInputs;
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly timers: NodeJS.Timeout[];
 
   constructor(
     readonly store: TaskStore,
@@ -37,13 +38,7 @@ export class TaskManager {
     bus?: TaskBus,
   ) {
     this.inputs = new TaskInputs(clientRequestTimeoutMs, bus, logError);
-    if (store.renewLeases && store.reapAbandoned) {
-      const { leaseMs } = options;
-      const renew = () => void store.renewLeases!([...this.running.keys()], leaseMs).catch((e) => logError('Could not renew task leases', e));
-      const reap = () => void store.reapAbandoned!('The server running this task stopped responding', 2 * leaseMs).catch((e) => logError('Could not reap abandoned tasks', e));
-      this.timers.push(setInterval(renew, Math.max(50, Math.floor(leaseMs / 3))), setInterval(reap, Math.max(100, Math.floor(leaseMs / 2))));
-      for (const t of this.timers) t.unref();
-    }
+    this.timers = keepLeases(store, options.leaseMs, () => [...this.running.keys()], logError);
   }
 
   /** tools/call with a `task` field. */
@@ -102,7 +97,8 @@ export class TaskManager {
     this.running.set(taskId, controller);
     await this.store.renewLeases?.([taskId], this.options.leaseMs).catch((e) => this.logError('Could not take a task lease', e));
     const watching = new AbortController();
-    if (this.store.distributed) void this.watchForCancellation(taskId, owner, controller, watching.signal);
+    // Never rejects: it logs what it could not read.
+    if (this.store.distributed) void watchForCancellation(this.store, taskId, owner, controller, watching.signal, this.logError);
     const stopTracking = await this.inputs.track(taskId).catch((e) => {
       this.logError(`Task ${taskId}: requests to the client can only travel on this instance`, e);
       return async () => undefined;
@@ -154,25 +150,6 @@ export class TaskManager {
         }
         await delay(250);
       }
-    }
-  }
-
-  /** With a shared store, a task may be cancelled through another instance: stop the handler here then. */
-  private async watchForCancellation(taskId: string, owner: string, controller: AbortController, stop: AbortSignal): Promise<void> {
-    try {
-      let record = await this.store.get(taskId, owner);
-      while (record && !stop.aborted) {
-        if (record.task.status === 'cancelled') {
-          controller.abort(new McpError(ErrorCode.InvalidRequest, 'The task was cancelled'));
-          return;
-        }
-        if (record.task.status === 'completed' || record.task.status === 'failed') return;
-        await this.store.waitForChange(taskId, owner, record.version, stop);
-        if (stop.aborted) return;
-        record = await this.store.get(taskId, owner);
-      }
-    } catch (error) {
-      this.logError(`Stopped watching task ${taskId} for cancellation`, error);
     }
   }
 
@@ -305,21 +282,4 @@ export class TaskManager {
   private notFound(taskId: string, expired: boolean): McpError {
     return McpError.invalidParams(`Failed to retrieve task: ${expired ? 'Task has expired' : 'Task not found'}`, { taskId });
   }
-}
-
-/** Picks the response mode: immediate > streaming > task among the client's; task when none fits. */
-function negotiate(requested: unknown): { mode: ResponseMode; fallback: boolean } {
-  if (!Array.isArray(requested) || requested.length === 0) return { mode: 'task', fallback: false };
-  const mode = RESPONSE_MODES.find((m) => requested.includes(m));
-  return mode ? { mode, fallback: false } : { mode: 'task', fallback: true };
-}
-
-function immediateAnswer(outcome: TaskOutcome, taskId: string): Record<string, unknown> {
-  if ('error' in outcome) throw new McpError(outcome.error.code, outcome.error.message, outcome.error.data);
-  return { ...outcome.result, _meta: { ...(outcome.result._meta as object | undefined), ...related(taskId) } };
-}
-
-
-function delay(ms: number): Promise<undefined> {
-  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
 }

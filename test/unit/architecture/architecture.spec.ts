@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cycles, importEdges, sourceFiles } from './import-graph';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const files = sourceFiles(ROOT, 'src');
+const edges = importEdges(ROOT, files);
+const layer = (file: string) => file.split('/')[1];
+
+/** The shape of src/: no import cycles, layers that only import downwards, files of a readable size. */
+describe('architecture of src/', () => {
+  it('reads the import graph (a sanity check of the reader itself)', () => {
+    expect(files.length).toBeGreaterThan(50);
+    expect(edges).toContainEqual({ from: 'src/protocol/protocol-engine.ts', to: 'src/protocol/server-session.ts', typeOnly: false });
+    expect(edges).toContainEqual({ from: 'src/protocol/server-session.ts', to: 'src/protocol/connection.ts', typeOnly: true });
+    // The cycle finder finds a planted cycle.
+    expect(cycles(['a', 'b', 'c'], [{ from: 'a', to: 'b', typeOnly: false }, { from: 'b', to: 'a', typeOnly: true }, { from: 'b', to: 'c', typeOnly: false }])).toEqual([['a', 'b']]);
+  });
+
+  it('has no import cycles, counting type-only imports', () => {
+    expect(cycles(files, edges)).toEqual([]);
+  });
+
+  it('keeps the MCP vocabulary (src/mcp) at the bottom: it imports nothing else of mcpkit', () => {
+    expect(edges.filter((e) => layer(e.from) === 'mcp' && layer(e.to) !== 'mcp')).toEqual([]);
+  });
+
+  it('lets registry/, schema/, metadata/ and decorators/ use the vocabulary without the engine or transports', () => {
+    const low = new Set(['registry', 'schema', 'metadata', 'decorators', 'errors', 'validation']);
+    const high = new Set(['protocol', 'kernel', 'transports', 'tasks', 'redis', 'context', 'testing']);
+    // context/mcp-context.ts is the handler contract (an abstract class the registry recognises by
+    // type, and interfaces): it belongs with the vocabulary, and imports nothing but it.
+    const CONTRACT = 'src/context/mcp-context.ts';
+    expect(edges.filter((e) => e.from === CONTRACT && layer(e.to) !== 'mcp')).toEqual([]);
+    expect(edges.filter((e) => low.has(layer(e.from)) && high.has(layer(e.to)) && e.to !== CONTRACT)).toEqual([]);
+  });
+
+  it('keeps the protocol core free of tasks/, transports/, redis/ and kernel/ (tasks plug in as a feature)', () => {
+    expect(edges.filter((e) => layer(e.from) === 'protocol' && ['tasks', 'transports', 'redis', 'kernel'].includes(layer(e.to)))).toEqual([]);
+  });
+
+  it('lets nothing outside protocol/ import the session class (handlers get a RequestScope, transports a Connection)', () => {
+    expect(edges.filter((e) => e.to === 'src/protocol/server-session.ts' && layer(e.from) !== 'protocol')).toEqual([]);
+  });
+
+  it('has no source file over 300 lines', () => {
+    const long = files.map((f) => ({ file: f, lines: readFileSync(join(ROOT, f), 'utf8').split('\n').length })).filter((f) => f.lines > 300);
+    expect(long).toEqual([]);
+  });
+});
