@@ -68,7 +68,7 @@ export class McpApplication {
   static async create(module: ClassType, overrides: ApplicationOptions = {}): Promise<McpApplication> {
     const graph = resolveModuleGraph(module);
     const options = resolveOptions(graph.root, overrides);
-    const logger = overrides.logger ?? (graph.root.logger as ServerLogger | undefined) ?? new StderrLogger(options.server.name);
+    const logger = overrides.logger ?? graph.root.logger ?? new StderrLogger(options.server.name);
     const container = rootContainer.createChildContainer();
     const transient = new Set<unknown>();
     const entries = graph.providers.map((p) => register(container, p, transient)).filter((e): e is ProviderEntry => e !== undefined);

@@ -109,7 +109,7 @@ class Builder {
     const template = new UriTemplate(options.uriTemplate);
     const clash = this.templates.find((t) => t.template.shape === template.shape);
     if (clash) throw new ClashingUriTemplateError(clash.template.template, clash.where, template.template, ref.where);
-    const declared = options.params ?? (isClass(ref.firstParam) && hasInputMetadata(ref.firstParam) ? ref.firstParam : undefined);
+    const declared = options.input ?? (isClass(ref.firstParam) && hasInputMetadata(ref.firstParam) ? ref.firstParam : undefined);
     const params = declared ? this.checkedClass(ref.where, declared) : undefined;
     const definition = deepFreeze(clean({ uriTemplate: template.template, ...common }));
     this.templates.push({ ...ref.handler, template, definition, params, completers: new Map() });
@@ -120,7 +120,7 @@ class Builder {
     const name = options.name ?? method;
     const existing = this.prompts.get(name);
     if (existing) throw new DuplicatePromptNameError(name, existing.where, ref.where);
-    const args = this.inputClass(ref.where, options.args as InputClass | undefined, ref.firstParam);
+    const args = this.inputClass(ref.where, options.input as InputClass | undefined, ref.firstParam);
     const definition = deepFreeze(
       clean({
         name,
