@@ -29,6 +29,10 @@ export {
   MissingInputMetadataError,
   ReflectMetadataMissingError,
   InvalidModuleError,
+  InvalidHandlerSignatureError,
+  MissingNestedTypeError,
+  UnresolvableProviderError,
+  AddressInUseError,
 } from './errors';
 export { McpApplication } from './kernel/mcp-application';
 export type { ListenOptions, ListenResult } from './kernel/mcp-application';
@@ -36,6 +40,7 @@ export type { ApplicationOptions } from './kernel/application-options';
 export type { Middleware, Invocation } from './kernel/middleware';
 export type { ServerLogger } from './kernel/server-logger';
 export { StderrLogger } from './kernel/server-logger';
+export { redirectConsoleToStderr } from './kernel/console-redirect';
 export { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS } from './kernel/tokens';
 export { McpContext, CompletionContext } from './context/mcp-context';
 export type { SessionInfo, AuthInfo, McpLogger, ElicitFormRequest, ElicitFormResult, ElicitUrlRequest, ClientRequestOptions } from './context/mcp-context';

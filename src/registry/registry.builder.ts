@@ -4,6 +4,7 @@ import { DuplicatePromptNameError } from '../errors/duplicate-prompt-name.error'
 import { DuplicateResourceError } from '../errors/duplicate-resource.error';
 import { DuplicateToolNameError } from '../errors/duplicate-tool-name.error';
 import { InvalidDecoratorOptionsError } from '../errors/invalid-decorator-options.error';
+import { InvalidHandlerSignatureError } from '../errors/invalid-handler-signature.error';
 import { MissingInputMetadataError } from '../errors/missing-input-metadata.error';
 import { ReflectMetadataMissingError } from '../errors/reflect-metadata-missing.error';
 import { UnknownCompletionTargetError } from '../errors/unknown-completion-target.error';
@@ -166,7 +167,15 @@ class Builder {
       throw new ReflectMetadataMissingError(`No design-time parameter types were emitted for ${where}`);
     }
     const firstParam = paramTypes?.[0];
-    const contextFirst = isClass(firstParam) && (firstParam === McpContext || firstParam.prototype instanceof McpContext);
+    const contextFirst = isContext(firstParam);
+    if (contextFirst && paramTypes !== undefined && paramTypes.length > 1) {
+      const input = typeName(paramTypes[1]);
+      throw new InvalidHandlerSignatureError(
+        where,
+        `the context is the first parameter, so mcpkit would pass the context there and nothing as ${input}. ` +
+          `The input comes first and the context last: declare it as ${method}(input: ${input}, ctx: McpContext).`,
+      );
+    }
     return { handler: { kind, provider: token, method, where, contextFirst }, where, firstParam: contextFirst ? undefined : firstParam };
   }
 
@@ -195,6 +204,10 @@ function promptArguments(schema: JsonSchemaObject): PromptArgument[] {
 
 function emptySchema(): JsonSchemaObject {
   return { type: 'object', properties: {} };
+}
+
+function isContext(value: unknown): boolean {
+  return isClass(value) && (value === McpContext || value.prototype instanceof McpContext);
 }
 
 function isClass(value: unknown): value is new (...args: never[]) => unknown {
