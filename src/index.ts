@@ -54,7 +54,7 @@ export { EmptyInput } from './schema/empty-input';
 export { JsonSchemaBuilder } from './schema/json-schema.builder';
 export { UriTemplate } from './registry/uri-template';
 export type { UriVariables } from './registry/uri-template';
-export type { Registry, PrimitiveKind, ListKind } from './registry/registry';
+export type { Registry, PrimitiveKind, ListKind, RegistryKinds } from './registry/registry';
 export { elicitationSchema } from './schema/elicitation-schema.builder';
 export type { MessageTransport, InboundSink } from './transports/message-transport';
 export type { ClientTransport } from './transports/in-memory.transport';
