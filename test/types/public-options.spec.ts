@@ -1,5 +1,18 @@
 import { IsString } from 'class-validator';
-import { McpApplication, McpModule, Prompt, Resource, Tool, type ApplicationOptions, type ListenOptions, type ModuleOptions } from '../../src';
+import {
+  Complete,
+  Field,
+  JsonSchema,
+  McpApplication,
+  McpModule,
+  Prompt,
+  Resource,
+  Tool,
+  type ApplicationOptions,
+  type ListenOptions,
+  type ModuleOptions,
+  type Provider,
+} from '../../src';
 
 /*
  * Type-level checks of the public option types: `npm test` type-checks test/ with tsc before jest
@@ -32,6 +45,22 @@ export const misspelledHttp: ListenOptions = {
   http: { prot: 3000 },
 };
 
+export const misspelledTasks: ApplicationOptions = {
+  // @ts-expect-error `maxTTLMs` is not a task option (it is `maxTtlMs`)
+  tasks: { maxTTLMs: 1000 },
+};
+
+class Service {}
+// @ts-expect-error `useClas` is not a provider form (it is `useClass`)
+export const misspelledProvider: Provider = { provide: 'svc', useClas: Service };
+
+// @ts-expect-error `additionalProps` is not an option of @JsonSchema
+@JsonSchema({ additionalProps: false })
+export class MisspelledSchema {
+  // @ts-expect-error `descripton` is not an option of @Field
+  @Field({ descripton: 'typo' }) name?: string;
+}
+
 // @ts-expect-error `provders` is not an option of @McpModule
 @McpModule({ provders: [] })
 export class MisspelledModule {}
@@ -55,6 +84,12 @@ export class Handlers {
   @Resource({ uriTemplate: 'x://{topic}', params: Args })
   d(input: Args) {
     return input.topic;
+  }
+
+  // @ts-expect-error `arg` is not an option of @Complete (it is `argument`)
+  @Complete({ prompt: 'g', arg: 'topic' })
+  h(value: string) {
+    return [value];
   }
 
   // One option name for the argument class on all three decorators.
