@@ -86,8 +86,8 @@ export class Handlers {
     return input.topic;
   }
 
-  // @ts-expect-error `arg` is not an option of @Complete (it is `argument`)
-  @Complete({ prompt: 'g', arg: 'topic' })
+  // @ts-expect-error `mode` is not an option of @Complete
+  @Complete({ prompt: 'g', argument: 'topic', mode: 'fast' })
   h(value: string) {
     return [value];
   }
