@@ -29,6 +29,10 @@ export {
   MissingInputMetadataError,
   ReflectMetadataMissingError,
   InvalidModuleError,
+  InvalidHandlerSignatureError,
+  MissingNestedTypeError,
+  UnresolvableProviderError,
+  AddressInUseError,
 } from './errors';
 export { McpApplication } from './kernel/mcp-application';
 export type { ListenOptions, ListenResult } from './kernel/mcp-application';
@@ -36,6 +40,7 @@ export type { ApplicationOptions } from './kernel/application-options';
 export type { Middleware, Invocation } from './kernel/middleware';
 export type { ServerLogger } from './kernel/server-logger';
 export { StderrLogger } from './kernel/server-logger';
+export { redirectConsoleToStderr } from './kernel/console-redirect';
 export { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS } from './kernel/tokens';
 export { McpContext, CompletionContext } from './context/mcp-context';
 export type { SessionInfo, AuthInfo, McpLogger, ElicitFormRequest, ElicitFormResult, ElicitUrlRequest, ClientRequestOptions } from './context/mcp-context';
@@ -49,7 +54,7 @@ export { EmptyInput } from './schema/empty-input';
 export { JsonSchemaBuilder } from './schema/json-schema.builder';
 export { UriTemplate } from './registry/uri-template';
 export type { UriVariables } from './registry/uri-template';
-export type { Registry, PrimitiveKind, ListKind } from './registry/registry';
+export type { Registry, PrimitiveKind, ListKind, RegistryKinds } from './registry/registry';
 export { elicitationSchema } from './schema/elicitation-schema.builder';
 export type { MessageTransport, InboundSink } from './transports/message-transport';
 export type { ClientTransport } from './transports/in-memory.transport';

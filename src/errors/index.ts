@@ -9,3 +9,7 @@ export { UnknownCompletionTargetError } from './unknown-completion-target.error'
 export { MissingInputMetadataError } from './missing-input-metadata.error';
 export { ReflectMetadataMissingError } from './reflect-metadata-missing.error';
 export { InvalidModuleError } from './invalid-module.error';
+export { InvalidHandlerSignatureError } from './invalid-handler-signature.error';
+export { MissingNestedTypeError } from './missing-nested-type.error';
+export { UnresolvableProviderError } from './unresolvable-provider.error';
+export { AddressInUseError } from './address-in-use.error';

@@ -4,8 +4,13 @@ import { McpDefinitionError } from './mcp-definition.error';
 export class MissingInputMetadataError extends McpDefinitionError {
   constructor(where: string, typeName: string) {
     super(
-      `${where}: input type ${typeName} carries no class-validator metadata. ` +
-        `Use a class whose properties have class-validator decorators (or EmptyInput for no arguments).`,
+      typeName === 'Object'
+        ? `${where}: the input type is an interface, a type literal or \`any\` (its runtime type is Object). ` +
+            `Interfaces and types vanish at runtime, so there is nothing to derive a schema from or validate against: ` +
+            `declare the input as a class whose properties have class-validator decorators ` +
+            `(class SearchInput { @IsString() q!: string }), or pass it as \`input: SearchInput\` to the decorator.`
+        : `${where}: input type ${typeName} carries no class-validator metadata. ` +
+            `Use a class whose properties have class-validator decorators (or EmptyInput for no arguments).`,
     );
   }
 }

@@ -51,8 +51,8 @@ export interface ResolvedOptions {
   middleware: Middleware[];
 }
 
-export function resolveOptions(fromModule: Record<string, unknown>, overrides: ApplicationOptions): ResolvedOptions {
-  const merged = { ...fromModule, ...overrides } as ApplicationOptions;
+export function resolveOptions(fromModule: ApplicationOptions, overrides: ApplicationOptions): ResolvedOptions {
+  const merged: ApplicationOptions = { ...fromModule, ...overrides };
   const pageSize = merged.pageSize ?? 100;
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a positive integer, not ${pageSize}`);
   return {

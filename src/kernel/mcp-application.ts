@@ -1,6 +1,7 @@
 import { container as rootContainer, DependencyContainer, instancePerContainerCachingFactory, InjectionToken, Lifecycle } from 'tsyringe';
 import { McpContext, SessionInfo } from '../context/mcp-context';
-import { InvalidModuleError } from '../errors/invalid-module.error';
+import { AddressInUseError } from '../errors/address-in-use.error';
+import { UnresolvableProviderError } from '../errors/unresolvable-provider.error';
 import type { ClassType, Provider } from '../metadata/records';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { Implementation } from '../mcp/mcp-types';
@@ -17,9 +18,11 @@ import { StdioOptions, StdioTransport } from '../transports/stdio.transport';
 import { ApplicationOptions, resolveOptions, ResolvedOptions, TaskStoreOption } from './application-options';
 import { compose } from './middleware';
 import { resolveModuleGraph } from './module-graph';
+import { holdConsoleOnStderr, redirectConsoleToStderr } from './console-redirect';
 import { ServerLogger, StderrLogger } from './server-logger';
 import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS, TASK_STORE } from './tokens';
 import { ScaleOut } from './scale-out';
+import { unlistedHandlerClassWarnings } from './unlisted-classes';
 import { InMemoryTaskStore } from '../tasks/in-memory.task-store';
 import { TaskManager } from '../tasks/task-manager';
 import { tasksFeature } from '../tasks/tasks.feature';
@@ -66,6 +69,7 @@ interface Served {
  */
 export class McpApplication {
   private readonly served = new Set<Served>();
+  private readonly httpServed = new WeakMap<StreamableHttpTransport, Served>();
   private closing?: Promise<void>;
 
   private constructor(
@@ -83,9 +87,20 @@ export class McpApplication {
 
   /** Builds an application from a module class decorated with `@McpModule`. */
   static async create(module: ClassType, overrides: ApplicationOptions = {}): Promise<McpApplication> {
+    // Provider constructors run in here; whether stdio will be served is not known yet, so their
+    // console output goes to stderr, where it cannot corrupt a stdio stream.
+    const release = holdConsoleOnStderr();
+    try {
+      return McpApplication.build(module, overrides);
+    } finally {
+      release();
+    }
+  }
+
+  private static build(module: ClassType, overrides: ApplicationOptions): McpApplication {
     const graph = resolveModuleGraph(module);
     const options = resolveOptions(graph.root, overrides);
-    const logger = overrides.logger ?? (graph.root.logger as ServerLogger | undefined) ?? new StderrLogger(options.server.name);
+    const logger = overrides.logger ?? graph.root.logger ?? new StderrLogger(options.server.name);
     const container = rootContainer.createChildContainer();
     const transient = new Set<unknown>();
     const entries = graph.providers.map((p) => register(container, p, transient)).filter((e): e is ProviderEntry => e !== undefined);
@@ -126,6 +141,7 @@ export class McpApplication {
     container.register(MCP_OPTIONS, { useValue: options });
     container.register(MCP_LOGGER, { useValue: logger });
     resolveAll(container, entries);
+    for (const warning of unlistedHandlerClassWarnings()) logger.warn(warning);
     return app;
   }
 
@@ -233,19 +249,41 @@ export class McpApplication {
       { createSession: (sink, o) => this.engine.createSession(sink, o), logError: (m, e) => this.logger.error(m, e) },
       shared ? { ...shared, ...options } : options,
     );
-    this.served.add({ stopAccepting: () => transport.stopAccepting(), close: () => transport.close() });
+    const served: Served = { stopAccepting: () => transport.stopAccepting(), close: () => transport.close() };
+    this.served.add(served);
+    this.httpServed.set(transport, served);
     return transport;
   }
 
-  /** Starts serving. With `stdio`, the application closes when stdin ends. */
+  /**
+   * Starts serving. With `stdio`, the application closes when stdin ends, and `console.log`/`info`/
+   * `debug` write to stderr from here on (stdout carries protocol messages only). Rejects with
+   * `AddressInUseError` when the HTTP address is taken.
+   */
   async listen(options: ListenOptions): Promise<ListenResult> {
+    if (options.stdio) redirectConsoleToStderr();
     const result: ListenResult = {};
-    if (options.http) result.http = await this.httpTransport(options.http).listen();
+    if (options.http) result.http = await this.listenHttp(options.http);
     if (options.stdio) {
       const stdio = new StdioTransport(options.stdio === true ? {} : options.stdio);
       this.connect(stdio, { onClose: () => void this.close() });
     }
     return result;
+  }
+
+  private async listenHttp(options: HttpOptions): Promise<NonNullable<ListenResult['http']>> {
+    const transport = this.httpTransport(options);
+    try {
+      return await transport.listen();
+    } catch (error) {
+      const served = this.httpServed.get(transport);
+      if (served) this.served.delete(served);
+      await transport.close().catch(() => undefined);
+      const code = (error as NodeJS.ErrnoException | undefined)?.code;
+      if (code !== 'EADDRINUSE') throw error;
+      const { address, port } = error as { address?: string; port?: number };
+      throw new AddressInUseError(address ?? options.host ?? '127.0.0.1', port ?? options.port ?? 3000, { cause: error });
+    }
   }
 
   /** Closes on SIGINT/SIGTERM, then lets the process exit. */
@@ -313,7 +351,10 @@ function resolveAll(container: DependencyContainer, entries: ProviderEntry[]): v
     try {
       container.resolve(entry.token as InjectionToken<unknown>);
     } catch (error) {
-      throw new InvalidModuleError(`Cannot construct provider ${entry.cls.name}: ${(error as Error).message}`);
+      const detail = error instanceof Error ? error.message : String(error);
+      // tsyringe's own wording names neither the provider nor a fix: "TypeInfo not known for X".
+      const missing = /TypeInfo not known for "?([\w$]+)"?/.exec(detail)?.[1];
+      throw new UnresolvableProviderError(entry.cls.name, detail, missing);
     }
   }
 }

@@ -16,6 +16,13 @@ interface ClassRecords {
 }
 
 const records = new WeakMap<object, ClassRecords>();
+/**
+ * Classes with handler decorators and module classes, in declaration order, so that bootstrap can
+ * spot a decorated class that no module lists. Classes are module-level values that live as long as
+ * the process anyway, so holding them costs nothing.
+ */
+const handlerClasses = new Set<object>();
+const moduleClasses = new Set<object>();
 
 function own(target: object): ClassRecords {
   let r = records.get(target);
@@ -28,21 +35,26 @@ function own(target: object): ClassRecords {
 
 export const metadataStore = {
   addTool(target: object, record: MethodRecord<ToolOptions>): void {
+    handlerClasses.add(target);
     own(target).tools.push(record);
   },
   addResource(target: object, record: MethodRecord<ResourceOptions>): void {
+    handlerClasses.add(target);
     own(target).resources.push(record);
   },
   addPrompt(target: object, record: MethodRecord<PromptOptions>): void {
+    handlerClasses.add(target);
     own(target).prompts.push(record);
   },
   addComplete(target: object, record: MethodRecord<CompleteOptions>): void {
+    handlerClasses.add(target);
     own(target).completes.push(record);
   },
   addField(target: object, property: string, options: FieldOptions): void {
     own(target).fields.push({ property, options });
   },
   setModule(target: object, options: ModuleOptions): void {
+    moduleClasses.add(target);
     own(target).module = options;
   },
   setSchema(target: object, options: ClassSchemaOptions): void {
@@ -70,5 +82,15 @@ export const metadataStore = {
 
   module(target: object): ModuleOptions | undefined {
     return records.get(target)?.module;
+  },
+
+  /** Every class that has `@Tool`, `@Resource`, `@Prompt` or `@Complete` methods of its own. */
+  handlerClasses(): readonly object[] {
+    return [...handlerClasses];
+  },
+
+  /** Every class decorated with `@McpModule`. */
+  moduleClasses(): readonly object[] {
+    return [...moduleClasses];
   },
 };

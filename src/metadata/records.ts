@@ -1,3 +1,4 @@
+import type { ApplicationOptions } from '../kernel/application-options';
 import type { Annotations, Icon, Meta, TaskSupport, ToolAnnotations, Implementation } from '../mcp/mcp-types';
 
 /** A class constructor, as decorators see it. */
@@ -45,8 +46,8 @@ export interface StaticResourceOptions extends ResourceCommonOptions {
 export interface TemplateResourceOptions extends ResourceCommonOptions {
   uriTemplate: string;
   uri?: never;
-  /** A class-validator class the template variables are validated against. */
-  params?: ClassType;
+  /** The class the template variables are validated against; defaults to the type of the method's first parameter. */
+  input?: ClassType;
 }
 
 export type ResourceOptions = StaticResourceOptions | TemplateResourceOptions;
@@ -59,7 +60,7 @@ export interface PromptOptions {
   icons?: Icon[];
   _meta?: Meta;
   /** The arguments class; defaults to the type of the method's first parameter. */
-  args?: ClassType;
+  input?: ClassType;
 }
 
 /** Options of `@Complete`: which prompt or template argument the method completes. */
@@ -112,13 +113,14 @@ export interface ServerInfo extends Implementation {
   instructions?: string;
 }
 
-/** Options of `@McpModule`. */
-export interface ModuleOptions {
-  server?: ServerInfo;
+/**
+ * Options of `@McpModule`: its providers and imports, plus any application option (those of the root
+ * module apply; `McpApplication.create` overrides them). No index signature, so a misspelled option
+ * fails to compile.
+ */
+export interface ModuleOptions extends ApplicationOptions {
+  /** Classes holding tools, resources, prompts and completions, and services they depend on. */
   providers?: Provider[];
+  /** Modules whose providers this module also serves. */
   imports?: ClassType[];
-  /** Page size of every list method (default 100). */
-  pageSize?: number;
-  /** Further application options; see `ApplicationOptions`. */
-  [option: string]: unknown;
 }

@@ -4,6 +4,7 @@ import { DuplicatePromptNameError } from '../errors/duplicate-prompt-name.error'
 import { DuplicateResourceError } from '../errors/duplicate-resource.error';
 import { DuplicateToolNameError } from '../errors/duplicate-tool-name.error';
 import { InvalidDecoratorOptionsError } from '../errors/invalid-decorator-options.error';
+import { InvalidHandlerSignatureError } from '../errors/invalid-handler-signature.error';
 import { MissingInputMetadataError } from '../errors/missing-input-metadata.error';
 import { ReflectMetadataMissingError } from '../errors/reflect-metadata-missing.error';
 import { UnknownCompletionTargetError } from '../errors/unknown-completion-target.error';
@@ -109,7 +110,7 @@ class Builder {
     const template = new UriTemplate(options.uriTemplate);
     const clash = this.templates.find((t) => t.template.shape === template.shape);
     if (clash) throw new ClashingUriTemplateError(clash.template.template, clash.where, template.template, ref.where);
-    const declared = options.params ?? (isClass(ref.firstParam) && hasInputMetadata(ref.firstParam) ? ref.firstParam : undefined);
+    const declared = options.input ?? (isClass(ref.firstParam) && hasInputMetadata(ref.firstParam) ? ref.firstParam : undefined);
     const params = declared ? this.checkedClass(ref.where, declared) : undefined;
     const definition = deepFreeze(clean({ uriTemplate: template.template, ...common }));
     this.templates.push({ ...ref.handler, template, definition, params, completers: new Map() });
@@ -120,7 +121,7 @@ class Builder {
     const name = options.name ?? method;
     const existing = this.prompts.get(name);
     if (existing) throw new DuplicatePromptNameError(name, existing.where, ref.where);
-    const args = this.inputClass(ref.where, options.args as InputClass | undefined, ref.firstParam);
+    const args = this.inputClass(ref.where, options.input as InputClass | undefined, ref.firstParam);
     const definition = deepFreeze(
       clean({
         name,
@@ -166,7 +167,15 @@ class Builder {
       throw new ReflectMetadataMissingError(`No design-time parameter types were emitted for ${where}`);
     }
     const firstParam = paramTypes?.[0];
-    const contextFirst = isClass(firstParam) && (firstParam === McpContext || firstParam.prototype instanceof McpContext);
+    const contextFirst = isContext(firstParam);
+    if (contextFirst && paramTypes !== undefined && paramTypes.length > 1) {
+      const input = typeName(paramTypes[1]);
+      throw new InvalidHandlerSignatureError(
+        where,
+        `the context is the first parameter, so mcpkit would pass the context there and nothing as ${input}. ` +
+          `The input comes first and the context last: declare it as ${method}(input: ${input}, ctx: McpContext).`,
+      );
+    }
     return { handler: { kind, provider: token, method, where, contextFirst }, where, firstParam: contextFirst ? undefined : firstParam };
   }
 
@@ -195,6 +204,10 @@ function promptArguments(schema: JsonSchemaObject): PromptArgument[] {
 
 function emptySchema(): JsonSchemaObject {
   return { type: 'object', properties: {} };
+}
+
+function isContext(value: unknown): boolean {
+  return isClass(value) && (value === McpContext || value.prototype instanceof McpContext);
 }
 
 function isClass(value: unknown): value is new (...args: never[]) => unknown {

@@ -7,6 +7,19 @@ export type PrimitiveKind = 'tool' | 'resource' | 'template' | 'prompt';
 /** The lists whose changes clients hear about (`notifications/<list>/list_changed`). */
 export type ListKind = 'tools' | 'resources' | 'prompts';
 
+/**
+ * Which kinds of primitive the registry holds (hidden or not): what server capabilities derive from.
+ * Removing or disabling a primitive does not change them; adding providers can.
+ */
+export interface RegistryKinds {
+  readonly tools: boolean;
+  readonly resources: boolean;
+  readonly prompts: boolean;
+  readonly completions: boolean;
+  /** Some tool may run as a task. */
+  readonly taskTools: boolean;
+}
+
 const LIST_OF: Record<PrimitiveKind, ListKind> = { tool: 'tools', resource: 'resources', template: 'resources', prompt: 'prompts' };
 
 /**
@@ -18,6 +31,7 @@ export class Registry {
   private readonly hidden: Record<PrimitiveKind, Set<string>> = { tool: new Set(), resource: new Set(), template: new Set(), prompt: new Set() };
   private readonly removed: Record<PrimitiveKind, Set<string>> = { tool: new Set(), resource: new Set(), template: new Set(), prompt: new Set() };
   private readonly listeners = new Set<(list: ListKind) => void>();
+  private readonly kindListeners = new Set<(kinds: RegistryKinds, previous: RegistryKinds) => void>();
   private cache: Partial<Record<ListKind | 'templates', unknown[]>> = {};
   /** Bumped on every change; serialized pages of an older version are stale. */
   version = 0;
@@ -88,6 +102,20 @@ export class Registry {
     return this.templates.some((t) => t.completers.size > 0) || [...this.prompts.values()].some((p) => p.completers.size > 0);
   }
 
+  /** The kinds held now (a fresh object each call; compare fields, not identity). */
+  kinds(): RegistryKinds {
+    return { tools: this.hasTools, resources: this.hasResources, prompts: this.hasPrompts, completions: this.hasCompletions, taskTools: this.hasTaskTools };
+  }
+
+  /**
+   * Listens to changes of `kinds()` (after `replaceWith`, i.e. `app.addProviders()`), so that server
+   * capabilities can be recomputed; called after the list-change listeners. Returns the function that stops listening.
+   */
+  onKindsChange(listener: (kinds: RegistryKinds, previous: RegistryKinds) => void): () => void {
+    this.kindListeners.add(listener);
+    return () => this.kindListeners.delete(listener);
+  }
+
   /** Shows or hides a primitive; returns false when there is no such primitive. */
   setEnabled(kind: PrimitiveKind, key: string, enabled: boolean): boolean {
     if (!this.has(kind, key)) return false;
@@ -109,6 +137,7 @@ export class Registry {
 
   /** Takes the content of a fresh build (after providers were added), keeping what was hidden or removed. */
   replaceWith(next: Registry): void {
+    const kindsBefore = this.kinds();
     const before = { tools: this.toolDefinitions(), resources: [...this.resourceDefinitions(), ...this.templateDefinitions()], prompts: this.promptDefinitions() };
     this.tools = next.tools;
     this.resources = next.resources;
@@ -119,6 +148,10 @@ export class Registry {
     const after = { tools: this.toolDefinitions(), resources: [...this.resourceDefinitions(), ...this.templateDefinitions()], prompts: this.promptDefinitions() };
     for (const list of ['tools', 'resources', 'prompts'] as const) {
       if (before[list].length !== after[list].length || before[list].some((d, i) => d !== after[list][i])) this.emit(list);
+    }
+    const kindsAfter = this.kinds();
+    if ((Object.keys(kindsAfter) as (keyof RegistryKinds)[]).some((k) => kindsAfter[k] !== kindsBefore[k])) {
+      for (const listener of this.kindListeners) listener(kindsAfter, kindsBefore);
     }
   }
 

@@ -1,9 +1,9 @@
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
-import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
 import { metadataStore } from '../metadata/metadata-store';
 import type { FieldOptions } from '../metadata/records';
 import type { JsonSchemaObject } from '../mcp/mcp-types';
+import { nestedClass, transformedClass } from './nested-type';
 
 export type JsonSchema = Record<string, unknown>;
 type Ctor = abstract new (...args: never[]) => unknown;
@@ -164,14 +164,14 @@ export class JsonSchemaBuilder {
     for (const v of validations) {
       const into = v.each && !ARRAY_RULES.has(v.name ?? '') ? target : schema;
       if (v.type === ValidationTypes.NESTED_VALIDATION) {
-        const nested = this.nestedClass(cls, name, designType);
+        const nested = nestedClass(cls, name, designType, isArray || v.each === true);
         if (nested) Object.assign(isArray ? target : schema, this.objectSchema(nested));
       } else if (v.type === ValidationTypes.CUSTOM_VALIDATION && v.name && RULES[v.name]) {
         RULES[v.name](into, v.constraints ?? []);
       }
     }
     if (isArray) {
-      const nested = Object.keys(target).length === 0 ? this.nestedClass(cls, name, designType) : undefined;
+      const nested = Object.keys(target).length === 0 ? transformedClass(cls, name, true) : undefined;
       schema.items = nested ? this.objectSchema(nested) : target;
     }
     annotate(schema, field);
@@ -184,16 +184,6 @@ export class JsonSchemaBuilder {
     if (designType === Boolean) return { type: 'boolean' };
     if (designType === Date) return { type: 'string', format: 'date-time' };
     return {};
-  }
-
-  private nestedClass(cls: Ctor, name: string, designType: unknown): Ctor | undefined {
-    const typed = defaultMetadataStorage.findTypeMetadata(cls as unknown as new () => unknown, name);
-    const fromDecorator = typed?.typeFunction?.() as Ctor | undefined;
-    if (fromDecorator) return fromDecorator;
-    if (typeof designType === 'function' && ![Object, Array, String, Number, Boolean, Date].includes(designType as never)) {
-      return designType as Ctor;
-    }
-    return undefined;
   }
 }
 

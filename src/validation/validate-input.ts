@@ -1,6 +1,5 @@
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate, ValidationError, ValidatorOptions, validateSync } from 'class-validator';
-import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
 import { metadataStore } from '../metadata/metadata-store';
 
 type Ctor = new (...args: never[]) => object;
@@ -55,11 +54,7 @@ function planFor(cls: Ctor): Plan {
   const sync = metadatas.every(
     (m) => m.type !== 'nestedValidation' && m.type !== 'promiseValidation' && !(m.constraintCls && storage.getTargetValidatorConstraints(m.constraintCls).some((c) => c.async)),
   );
-  const transformer = defaultMetadataStorage;
-  const transformerFree =
-    transformer.getExposedMetadatas(target).length === 0 &&
-    transformer.getExcludedMetadatas(target).length === 0 &&
-    properties.every((p) => !transformer.findTypeMetadata(target, p) && transformer.findTransformMetadatas(target, p, 0).length === 0);
+  const transformerFree = copiesVerbatim(cls, properties);
   const Class = cls as unknown as new () => Record<string, unknown>;
   plan = {
     options,
@@ -74,6 +69,35 @@ function planFor(cls: Ctor): Plan {
   };
   plans.set(cls, plan);
   return plan;
+}
+
+/**
+ * True when plainToInstance only copies the given members of `cls`: probes of every kind of value
+ * (text with spaces and capitals, a fraction, a plain object) come out unchanged. Any @Type,
+ * @Transform, @Expose or @Exclude on those members changes at least one of them; when in doubt the
+ * general path is kept. Uses class-transformer's public API only (its metadata storage is private).
+ */
+function copiesVerbatim(cls: Ctor, properties: string[]): boolean {
+  const probes: ((p: string, i: number) => unknown)[] = [(p) => ` Probe ${p} `, (_, i) => i + 0.5, (p) => ({ probe: p })];
+  try {
+    for (const make of probes) {
+      const input = Object.fromEntries(properties.map((p, i) => [p, make(p, i)]));
+      const out = plainToInstance(cls as unknown as TransformerCtor, input) as Record<string, unknown>;
+      if (!(out instanceof cls)) return false;
+      for (const p of properties) {
+        const expected = input[p];
+        const actual = out[p];
+        if (typeof expected !== 'object') {
+          if (actual !== expected) return false;
+        } else if (typeof actual !== 'object' || actual === null || actual.constructor !== Object || JSON.stringify(actual) !== JSON.stringify(expected)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function collect(errors: ValidationError[], prefix: string, into: string[]): void {

@@ -181,7 +181,7 @@ describe('buildRegistry', () => {
     }
     expect(() => build(WithBareClass)).toThrow(MissingInputMetadataError);
     expect(() => build(WithBareClass)).toThrow('WithBareClass.t: input type Bare carries no class-validator metadata');
-    expect(() => build(WithInterface)).toThrow('input type Object');
+    expect(() => build(WithInterface)).toThrow('WithInterface.t: the input type is an interface, a type literal or `any`');
     expect(() => build(WithPrimitive)).toThrow('input type String');
   });
 
