@@ -12,7 +12,6 @@ export type {
   ProviderLifecycle,
   ProviderToken,
   ResourceOptions,
-  ServerInfo,
   StaticResourceOptions,
   TemplateResourceOptions,
   ToolOptions,
@@ -35,8 +34,8 @@ export {
   AddressInUseError,
 } from './errors';
 export { McpApplication } from './kernel/mcp-application';
-export type { ListenOptions, ListenResult } from './kernel/mcp-application';
-export type { ApplicationOptions } from './kernel/application-options';
+export type { ListenOptions, ListenResult, ConnectOptions, ConnectionHandle } from './kernel/listen-options';
+export type { ApplicationOptions, ServerInfo } from './kernel/application-options';
 export type { Middleware, Invocation } from './kernel/middleware';
 export type { ServerLogger } from './kernel/server-logger';
 export { StderrLogger } from './kernel/server-logger';

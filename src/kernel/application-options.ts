@@ -1,9 +1,14 @@
-import type { ServerInfo } from '../metadata/records';
+import type { Implementation } from '../mcp/mcp-types';
 import type { Middleware } from './middleware';
 import type { ServerLogger } from './server-logger';
 import type { TaskStore } from '../tasks/task-store';
 import type { RedisConnection } from '../redis/redis-connection';
 import { resolveTaskOptions, ResolvedTaskOptions, TaskOptions } from '../tasks/task-options';
+
+/** The server's `serverInfo`, plus the `instructions` sent at initialize. */
+export interface ServerInfo extends Implementation {
+  instructions?: string;
+}
 
 /** Options of an application: from its root module's `@McpModule`, overridden by `McpApplication.create`. */
 export interface ApplicationOptions {

@@ -1,12 +1,9 @@
-import { container as rootContainer, DependencyContainer, instancePerContainerCachingFactory, InjectionToken, Lifecycle } from 'tsyringe';
+import { container as rootContainer, DependencyContainer, InjectionToken } from 'tsyringe';
 import { McpContext, SessionInfo } from '../context/mcp-context';
 import { AddressInUseError } from '../errors/address-in-use.error';
-import { UnresolvableProviderError } from '../errors/unresolvable-provider.error';
 import type { ClassType, Provider } from '../metadata/records';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
-import type { Implementation } from '../mcp/mcp-types';
 import { ProtocolEngine } from '../protocol/protocol-engine';
-import type { ConnectionOptions } from '../protocol/connection';
 import type { HttpOptions } from '../transports/http/http-options';
 import { StreamableHttpTransport } from '../transports/http/streamable-http';
 import type { HandlerRef } from '../registry/descriptors';
@@ -14,47 +11,20 @@ import type { PrimitiveKind, Registry } from '../registry/registry';
 import { buildRegistry, ProviderEntry } from '../registry/registry.builder';
 import { ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
-import { StdioOptions, StdioTransport } from '../transports/stdio.transport';
-import { ApplicationOptions, resolveOptions, ResolvedOptions, TaskStoreOption } from './application-options';
+import { StdioTransport } from '../transports/stdio.transport';
+import { ApplicationOptions, resolveOptions, ResolvedOptions } from './application-options';
+import type { ConnectionHandle, ConnectOptions, ListenOptions, ListenResult } from './listen-options';
+import { register, resolveAll, taskStoreProvider } from './providers';
 import { compose } from './middleware';
 import { resolveModuleGraph } from './module-graph';
 import { holdConsoleOnStderr, redirectConsoleToStderr } from './console-redirect';
 import { ServerLogger, StderrLogger } from './server-logger';
 import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS, TASK_STORE } from './tokens';
-import { ScaleOut } from './scale-out';
+import { ScaleOut, throttled } from './scale-out';
 import { unlistedHandlerClassWarnings } from './unlisted-classes';
-import { InMemoryTaskStore } from '../tasks/in-memory.task-store';
 import { TaskManager } from '../tasks/task-manager';
 import { tasksFeature } from '../tasks/tasks.feature';
 import type { TaskStore } from '../tasks/task-store';
-
-/** Where `listen` serves the application. */
-export interface ListenOptions {
-  /** Serve one client over this process's stdin/stdout. */
-  stdio?: boolean | StdioOptions;
-  /** Serve Streamable HTTP on a Koa server of its own. */
-  http?: HttpOptions;
-}
-
-/** Options of `connect` (a transport with one client). */
-export interface ConnectOptions extends Pick<ConnectionOptions, 'requireInitialize'> {
-  /** Called once the transport closed and the requests in flight ended. */
-  onClose?: () => void;
-}
-
-/** One client served by `connect`. */
-export interface ConnectionHandle {
-  readonly initialized: boolean;
-  readonly closed: boolean;
-  readonly protocolVersion: string;
-  readonly clientInfo?: Implementation;
-  /** Cancels the client's requests in flight and closes the transport. */
-  close(): Promise<void>;
-}
-
-export interface ListenResult {
-  http?: { host: string; port: number; url: string };
-}
 
 /** Something that serves the application and must be shut down with it. */
 interface Served {
@@ -319,65 +289,6 @@ export class McpApplication {
       await new Promise((resolve) => setTimeout(resolve, 10).unref());
     }
   }
-}
-
-/** Calls `log` at most once per `ms` (a Redis outage reports every reconnection attempt). */
-function throttled(log: (error: Error) => void, ms: number): (error: Error) => void {
-  let last = 0;
-  return (error) => {
-    const now = Date.now();
-    if (now - last < ms) return;
-    last = now;
-    log(error);
-  };
-}
-
-/** How the `taskStore` option is registered under TASK_STORE (in-memory when absent): one store per application. */
-function taskStoreProvider(option: TaskStoreOption | undefined): { useFactory: (c: DependencyContainer) => TaskStore } {
-  const make = (c: DependencyContainer): TaskStore => {
-    if (option === undefined) return new InMemoryTaskStore();
-    if (typeof option === 'function') return c.resolve(option as InjectionToken<TaskStore>);
-    if ('useClass' in option) return c.resolve(option.useClass as InjectionToken<TaskStore>);
-    if ('useValue' in option) return option.useValue;
-    if ('useFactory' in option) return option.useFactory((t) => c.resolve(t as InjectionToken<never>));
-    return option;
-  };
-  return { useFactory: instancePerContainerCachingFactory(make) };
-}
-
-/** Fails at bootstrap, not on the first call, when a provider cannot be constructed. */
-function resolveAll(container: DependencyContainer, entries: ProviderEntry[]): void {
-  for (const entry of entries) {
-    try {
-      container.resolve(entry.token as InjectionToken<unknown>);
-    } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
-      // tsyringe's own wording names neither the provider nor a fix: "TypeInfo not known for X".
-      const missing = /TypeInfo not known for "?([\w$]+)"?/.exec(detail)?.[1];
-      throw new UnresolvableProviderError(entry.cls.name, detail, missing);
-    }
-  }
-}
-
-function register(container: DependencyContainer, provider: Provider, transient: Set<unknown>): ProviderEntry | undefined {
-  if (typeof provider === 'function') {
-    container.register(provider, { useClass: provider }, { lifecycle: Lifecycle.ContainerScoped });
-    return { token: provider, cls: provider };
-  }
-  const token = provider.provide as InjectionToken<unknown>;
-  if ('useClass' in provider) {
-    const lifecycle = provider.lifecycle === 'transient' ? Lifecycle.Transient : Lifecycle.ContainerScoped;
-    if (lifecycle === Lifecycle.Transient) transient.add(token);
-    container.register(token, { useClass: provider.useClass }, { lifecycle });
-    return { token, cls: provider.useClass };
-  }
-  if ('useValue' in provider) {
-    container.register(token, { useValue: provider.useValue });
-    return undefined;
-  }
-  const factory = provider.useFactory;
-  container.register(token, { useFactory: instancePerContainerCachingFactory((c) => factory((t) => c.resolve(t as InjectionToken<never>))) });
-  return undefined;
 }
 
 function stripInstructions({ instructions: _instructions, ...info }: ResolvedOptions['server']) {

@@ -51,3 +51,14 @@ export class ScaleOut {
     await Promise.allSettled([this.events?.close(), this.sessions?.close()]);
   }
 }
+
+/** Calls `log` at most once per `ms` (a Redis outage reports every reconnection attempt). */
+export function throttled(log: (error: Error) => void, ms: number): (error: Error) => void {
+  let last = 0;
+  return (error) => {
+    const now = Date.now();
+    if (now - last < ms) return;
+    last = now;
+    log(error);
+  };
+}

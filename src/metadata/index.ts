@@ -13,7 +13,6 @@ export type {
   ProviderLifecycle,
   ProviderToken,
   ResourceOptions,
-  ServerInfo,
   StaticResourceOptions,
   TemplateResourceOptions,
   ToolOptions,

@@ -1,5 +1,5 @@
 import type { ApplicationOptions } from '../kernel/application-options';
-import type { Annotations, Icon, Meta, TaskSupport, ToolAnnotations, Implementation } from '../mcp/mcp-types';
+import type { Annotations, Icon, Meta, TaskSupport, ToolAnnotations } from '../mcp/mcp-types';
 
 /** A class constructor, as decorators see it. */
 export type Constructor<T = unknown> = abstract new (...args: never[]) => T;
@@ -109,10 +109,6 @@ export type Provider =
   | { provide: ProviderToken; useFactory: (resolve: <T>(token: ProviderToken<T>) => T) => unknown };
 
 /** Server information sent on initialize. */
-export interface ServerInfo extends Implementation {
-  instructions?: string;
-}
-
 /**
  * Options of `@McpModule`: its providers and imports, plus any application option (those of the root
  * module apply; `McpApplication.create` overrides them). No index signature, so a misspelled option
