@@ -47,7 +47,7 @@ export class ProtocolEngine implements SessionHost {
   private readonly changedLists = new Set<ListKind>();
   private listChangedTimer?: NodeJS.Timeout;
   private readonly rootsListeners = new Set<(peer: PeerState) => void>();
-  private caps?: { version: number; value: ServerCapabilities };
+  private caps?: ServerCapabilities;
 
   constructor(private readonly options: ProtocolEngineOptions) {
     this.clientRequestTimeoutMs = options.clientRequestTimeoutMs;
@@ -71,13 +71,13 @@ export class ProtocolEngine implements SessionHost {
     this.add(completionHandlers(env), 'completions');
     for (const feature of this.features) this.add(feature.methods, feature.capability);
     options.registry.onChange((list) => this.listChanged(list));
+    options.registry.onKindsChange(() => (this.caps = undefined));
   }
 
-  /** The capabilities for the registry as it is now (recomputed only after it changed). */
+  /** The capabilities for the registry as it is now (recomputed only when the kinds it holds changed). */
   get capabilities(): ServerCapabilities {
-    const registry = this.options.registry;
-    if (this.caps?.version !== registry.version) this.caps = { version: registry.version, value: this.deriveCapabilities() };
-    return this.caps.value;
+    this.caps ??= this.deriveCapabilities();
+    return this.caps;
   }
 
   handler(method: string): MethodHandler | undefined {
@@ -161,10 +161,11 @@ export class ProtocolEngine implements SessionHost {
       const value = feature.capabilityFor(registry);
       if (value !== undefined) (caps as Record<string, unknown>)[feature.capability] = value;
     }
-    if (registry.hasTools) caps.tools = { listChanged: true };
-    if (registry.hasResources) caps.resources = { subscribe: true, listChanged: true };
-    if (registry.hasPrompts) caps.prompts = { listChanged: true };
-    if (registry.hasCompletions) caps.completions = {};
+    const kinds = registry.kinds();
+    if (kinds.tools) caps.tools = { listChanged: true };
+    if (kinds.resources) caps.resources = { subscribe: true, listChanged: true };
+    if (kinds.prompts) caps.prompts = { listChanged: true };
+    if (kinds.completions) caps.completions = {};
     return caps;
   }
 }

@@ -12,7 +12,7 @@ export function tasksFeature(tasks: TaskManager, tools: ToolInvoker, pageSize: n
   return {
     capability: 'tasks',
     capabilityFor: (registry) =>
-      registry.hasTaskTools
+      registry.kinds().taskTools
         ? { list: {}, cancel: {}, requests: { tools: { call: {} } }, responses: { modes: ['task', 'immediate', 'streaming'] } }
         : undefined,
     methods: {
