@@ -1,0 +1,157 @@
+import type { JsonRpcMessage, RequestId } from '../../../src/mcp/json-rpc';
+import { McpError } from '../../../src/mcp/mcp.error';
+import type { MethodHandler, RequestScope } from '../../../src/protocol/request-scope';
+import { ServerSession, SessionHost } from '../../../src/protocol/server-session';
+
+type Sent = { message: JsonRpcMessage; related?: RequestId; final?: boolean };
+
+function setup(handlers: Record<string, MethodHandler> = {}, options: ConstructorParameters<typeof ServerSession>[2] = {}) {
+  const sent: Sent[] = [];
+  const errors: string[] = [];
+  const host: SessionHost = {
+    handler: (method) => ({ ping: () => ({}), ...handlers })[method],
+    clientRequestTimeoutMs: 1_000,
+    capabilities: { tools: {} },
+    logError: (message) => errors.push(message),
+  };
+  const session = new ServerSession(host, (message, related, final) => void sent.push({ message, related, final }), options);
+  return { session, sent, errors };
+}
+
+const req = (id: RequestId, method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0' as const, id, method, params });
+
+describe('ServerSession', () => {
+  it('refuses requests other than initialize and ping before initialize, unless told not to', async () => {
+    const { session } = setup({ work: () => 'done' });
+    expect(await session.handleRequest(req(1, 'work'))).toMatchObject({ error: { code: -32600 } });
+    expect(await session.handleRequest(req(2, 'ping'))).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    const open = setup({ work: () => 'done' }, { requireInitialize: false }).session;
+    expect(await open.handleRequest(req(1, 'work'))).toEqual({ jsonrpc: '2.0', id: 1, result: 'done' });
+  });
+
+  it('answers an unknown method with -32601, a reused id in flight with -32600', async () => {
+    let release!: () => void;
+    const { session } = setup({ slow: () => new Promise<string>((r) => (release = () => r('ok'))) }, { requireInitialize: false });
+    expect(await session.handleRequest(req(1, 'nope'))).toMatchObject({ error: { code: -32601, message: 'Method not found: nope' } });
+    const first = session.handleRequest(req(7, 'slow'));
+    expect(await session.handleRequest(req(7, 'slow'))).toMatchObject({ error: { code: -32600 } });
+    release();
+    expect(await first).toMatchObject({ result: 'ok' });
+  });
+
+  it('maps an McpError to its code and anything else to -32603 without details, logged', async () => {
+    const { session, errors } = setup(
+      {
+        refuse: () => {
+          throw McpError.invalidParams('bad x');
+        },
+        crash: () => {
+          throw new Error('secret detail');
+        },
+      },
+      { requireInitialize: false },
+    );
+    expect(await session.handleRequest(req(1, 'refuse'))).toMatchObject({ error: { code: -32602, message: 'bad x' } });
+    const crashed = await session.handleRequest(req(2, 'crash'));
+    expect(crashed).toMatchObject({ error: { code: -32603, message: 'Internal error' } });
+    expect(JSON.stringify(crashed)).not.toContain('secret');
+    expect(errors).toEqual(['Unhandled error in crash']);
+  });
+
+  it('aborts a request the client cancels and sends no answer for it', async () => {
+    let scope!: RequestScope;
+    const { session, sent } = setup({ wait: (_p, s) => ((scope = s), new Promise((_r, reject) => s.signal.addEventListener('abort', () => reject(s.signal.reason)))) }, { requireInitialize: false });
+    const running = session.receive(req(3, 'wait'));
+    await new Promise((r) => setImmediate(r));
+    expect(session.runs(3)).toBe(true);
+    await session.receive({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'user' } });
+    await running;
+    expect(scope.cancelled).toBe(true);
+    expect(sent).toEqual([]);
+    expect(session.runs(3)).toBe(false);
+  });
+
+  it('marks the final response final and an intermediate result not final', async () => {
+    const { session, sent } = setup({ stream: async (_p, s) => (await s.outbound.sendIntermediateResult(s.id, { part: 1 }), { part: 2 }) }, { requireInitialize: false });
+    await session.receive(req('s', 'stream'));
+    expect(sent).toEqual([
+      { message: { jsonrpc: '2.0', id: 's', result: { part: 1 } }, related: 's', final: false },
+      { message: { jsonrpc: '2.0', id: 's', result: { part: 2 } }, related: 's', final: true },
+    ]);
+  });
+
+  it('correlates requests to the client with their answers, and fails them on error, timeout, abort and close', async () => {
+    const { session, sent } = setup();
+    const ok = session.request('roots/list', {}, { relatedRequestId: 9 });
+    const okId = (sent.at(-1)!.message as { id: RequestId }).id;
+    expect(sent.at(-1)!.related).toBe(9);
+    expect(session.awaits(okId)).toBe(true);
+    await session.receive({ jsonrpc: '2.0', id: okId, result: { roots: [] } });
+    await expect(ok).resolves.toEqual({ roots: [] });
+
+    const failing = session.request('sampling/createMessage', {});
+    await session.receive({ jsonrpc: '2.0', id: (sent.at(-1)!.message as { id: RequestId }).id, error: { code: -1, message: 'declined' } });
+    await expect(failing).rejects.toMatchObject({ code: -1, message: 'declined' });
+
+    const late = session.request('roots/list', {}, { timeoutMs: 5 });
+    await expect(late).rejects.toMatchObject({ code: -32001 });
+    expect(sent.at(-1)!.message).toMatchObject({ method: 'notifications/cancelled' });
+
+    const controller = new AbortController();
+    const aborted = session.request('roots/list', {}, { signal: controller.signal });
+    controller.abort(McpError.invalidRequest('stop'));
+    await expect(aborted).rejects.toMatchObject({ message: 'stop' });
+
+    const pending = session.request('roots/list', {});
+    session.close();
+    await expect(pending).rejects.toMatchObject({ message: 'Session closed' });
+    await expect(session.request('roots/list', {})).rejects.toMatchObject({ message: 'Session closed' });
+  });
+
+  it('keeps one PeerState, changed only through initialize, setLogLevel and restore', async () => {
+    const changes: unknown[] = [];
+    const { session } = setup({}, { id: 'abc' });
+    session.onStateChange = (c) => changes.push(c);
+    const before = session.peer;
+    session.initialize({ protocolVersion: '2025-06-18', clientCapabilities: { roots: {} }, clientInfo: { name: 'c', version: '1' } }, { tools: {} });
+    expect(session.peer).toEqual({ protocolVersion: '2025-06-18', clientCapabilities: { roots: {} }, clientInfo: { name: 'c', version: '1' }, sessionId: 'abc' });
+    expect(session.peer).not.toBe(before);
+    session.setLogLevel('warning');
+    expect(session.peer.logLevel).toBe('warning');
+    session.subscribe('x://1');
+    expect(changes).toEqual([{ logLevel: 'warning' }, { subscribe: 'x://1' }]);
+    session.applyRemoteChange({ logLevel: 'debug' });
+    expect(session.peer.logLevel).toBe('debug');
+    expect(changes).toHaveLength(2);
+
+    const replica = setup({}, { id: 'abc' }).session;
+    replica.restore(session.snapshot());
+    expect(replica.peer).toEqual(session.peer);
+    expect(replica.initialized).toBe(true);
+    expect(replica.advertised).toEqual({ tools: {} });
+  });
+
+  it('gives each request an owner: the authenticated subject, else the anonymous owner, else the session', async () => {
+    const owners: string[] = [];
+    const handlers = { who: ((_p, s) => (owners.push(s.owner), 'ok')) as MethodHandler };
+    await setup(handlers, { requireInitialize: false, id: 'sid' }).session.handleRequest(req(1, 'who'), { auth: { subject: 'ana' } });
+    await setup(handlers, { requireInitialize: false, anonymousOwner: 'anonymous' }).session.handleRequest(req(1, 'who'));
+    await setup(handlers, { requireInitialize: false, id: 'sid' }).session.handleRequest(req(1, 'who'));
+    const local = setup(handlers, { requireInitialize: false }).session;
+    await local.handleRequest(req(1, 'who'));
+    await local.handleRequest(req(2, 'who'));
+    expect(owners.slice(0, 3)).toEqual(['sub:ana', 'anonymous', 'ses:sid']);
+    expect(owners[3]).toMatch(/^ses:[\w-]{16}$/);
+    expect(owners[4]).toBe(owners[3]);
+  });
+
+  it('tells whether unsolicited messages reach the client', () => {
+    let open = false;
+    const { session } = setup({}, { reachable: () => open });
+    expect(session.reachable).toBe(false);
+    open = true;
+    expect(session.reachable).toBe(true);
+    session.close();
+    expect(session.reachable).toBe(false);
+  });
+});
