@@ -1,5 +1,5 @@
 import type { Implementation } from '../mcp/mcp-types';
-import type { ConnectionOptions } from '../protocol/connection';
+import type { Connection, ConnectionOptions } from '../protocol/connection';
 import type { HttpOptions } from '../transports/http/http-options';
 import type { StdioOptions } from '../transports/stdio.transport';
 
@@ -29,4 +29,30 @@ export interface ConnectionHandle {
 
 export interface ListenResult {
   http?: { host: string; port: number; url: string };
+}
+
+/** Something that serves the application and must be shut down with it. */
+export interface Served {
+  /** Refuses new work (requests in flight go on). */
+  stopAccepting(): void;
+  close(): Promise<void>;
+}
+
+/** The handle `connect` returns: a view of the connection, never the connection itself. */
+export function handleOf(connection: Connection, close: () => Promise<void>): ConnectionHandle {
+  return {
+    get initialized() {
+      return connection.initialized;
+    },
+    get closed() {
+      return connection.closed;
+    },
+    get clientInfo() {
+      return connection.peer.clientInfo;
+    },
+    get protocolVersion() {
+      return connection.peer.protocolVersion;
+    },
+    close,
+  };
 }

@@ -13,7 +13,7 @@ import { ClientTransport, createInMemoryTransportPair } from '../transports/in-m
 import type { MessageTransport } from '../transports/message-transport';
 import { StdioTransport } from '../transports/stdio.transport';
 import { ApplicationOptions, resolveOptions, ResolvedOptions } from './application-options';
-import type { ConnectionHandle, ConnectOptions, ListenOptions, ListenResult } from './listen-options';
+import { ConnectionHandle, ConnectOptions, handleOf, ListenOptions, ListenResult, Served } from './listen-options';
 import { register, resolveAll, taskStoreProvider } from './providers';
 import { compose } from './middleware';
 import { resolveModuleGraph } from './module-graph';
@@ -25,13 +25,6 @@ import { unlistedHandlerClassWarnings } from './unlisted-classes';
 import { TaskManager } from '../tasks/task-manager';
 import { tasksFeature } from '../tasks/tasks.feature';
 import type { TaskStore } from '../tasks/task-store';
-
-/** Something that serves the application and must be shut down with it. */
-interface Served {
-  /** Refuses new work (requests in flight go on). */
-  stopAccepting(): void;
-  close(): Promise<void>;
-}
 
 /**
  * One MCP server application: its own DI container, registry and protocol engine, served over any
@@ -171,34 +164,28 @@ export class McpApplication {
       },
     };
     this.served.add(served);
-    void transport.start(
+    const logError = (what: string) => (error: unknown) => this.logger.error(what, error);
+    const started = transport.start(
       (input) => {
-        if (!input.ok) void transport.send(input.error);
-        else void session.receive(input.message);
+        if (!input.ok) transport.send(input.error).catch(logError('Could not answer a malformed message'));
+        // receive answers every failure of a handler itself; this catches only a broken transport.
+        else session.receive(input.message).catch(logError('Could not serve a message'));
       },
       () => {
         this.served.delete(served);
-        void this.drain(() => session.inflightCount).then(() => {
-          session.close();
-          options?.onClose?.();
-        });
+        void this.drain(() => session.inflightCount)
+          .then(() => {
+            session.close();
+            options?.onClose?.();
+          })
+          .catch(logError('Could not close a connection'));
       },
     );
-    return {
-      get initialized() {
-        return session.initialized;
-      },
-      get closed() {
-        return session.closed;
-      },
-      get clientInfo() {
-        return session.peer.clientInfo;
-      },
-      get protocolVersion() {
-        return session.peer.protocolVersion;
-      },
-      close: () => served.close(),
-    };
+    Promise.resolve(started).catch((error) => {
+      this.logger.error('A transport failed to start', error);
+      void served.close().catch(logError('Could not close a transport that failed to start'));
+    });
+    return handleOf(session, () => served.close());
   }
 
   /** Connects an in-process client; the returned transport fits the official SDK `Client` and `McpTestClient`. */
@@ -236,7 +223,7 @@ export class McpApplication {
     if (options.http) result.http = await this.listenHttp(options.http);
     if (options.stdio) {
       const stdio = new StdioTransport(options.stdio === true ? {} : options.stdio);
-      this.connect(stdio, { onClose: () => void this.close() });
+      this.connect(stdio, { onClose: () => void this.close().catch((e) => this.logger.error('Could not close the application', e)) });
     }
     return result;
   }
@@ -248,7 +235,8 @@ export class McpApplication {
     } catch (error) {
       const served = this.httpServed.get(transport);
       if (served) this.served.delete(served);
-      await transport.close().catch(() => undefined);
+      // The listen error is what the caller needs; a failure to release the half-started transport is only logged.
+      await transport.close().catch((e) => this.logger.error('Could not close a transport that failed to listen', e));
       const code = (error as NodeJS.ErrnoException | undefined)?.code;
       if (code !== 'EADDRINUSE') throw error;
       const { address, port } = error as { address?: string; port?: number };
@@ -258,7 +246,17 @@ export class McpApplication {
 
   /** Closes on SIGINT/SIGTERM, then lets the process exit. */
   enableShutdownHooks(signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM']): this {
-    for (const signal of signals) process.once(signal, () => void this.close().finally(() => process.exit(0)));
+    for (const signal of signals) {
+      process.once(signal, () => {
+        this.close().then(
+          () => process.exit(0),
+          (error) => {
+            this.logger.error('Could not close the application cleanly', error);
+            process.exit(1);
+          },
+        );
+      });
+    }
     return this;
   }
 

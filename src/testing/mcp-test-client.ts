@@ -101,7 +101,8 @@ export class McpTestClient {
       else pending.resolve(message.result);
     } else if (isRequest(message)) {
       this.serverRequests.push(message);
-      void this.answer(message);
+      // A transport that cannot send the answer is closed: nothing is left to tell.
+      this.answer(message).catch(() => undefined);
     } else {
       this.notifications.push(message);
       for (const w of [...this.waiters]) {
