@@ -31,6 +31,7 @@ export {
   InvalidHandlerSignatureError,
   MissingNestedTypeError,
   UnresolvableProviderError,
+  DuplicatePeerPackageError,
   AddressInUseError,
 } from './errors';
 export { McpApplication } from './kernel/mcp-application';
@@ -57,12 +58,10 @@ export type { Registry, PrimitiveKind, ListKind, RegistryKinds } from './registr
 export { elicitationSchema } from './schema/elicitation-schema.builder';
 export type { MessageTransport, InboundSink } from './transports/message-transport';
 export type { ClientTransport } from './transports/in-memory.transport';
-export { createInMemoryTransportPair } from './transports/in-memory.transport';
 export { StdioTransport } from './transports/stdio.transport';
 export type { StdioOptions } from './transports/stdio.transport';
-export { McpTestClient } from './testing/mcp-test-client';
-export type { TestClientOptions, ClientRequestHandler } from './testing/mcp-test-client';
 export { StreamableHttpTransport } from './transports/http/streamable-http';
+export type { HttpMiddleware, RequestListener } from './transports/http/streamable-http';
 export type { HttpOptions } from './transports/http/http-options';
 export { InMemoryEventStore } from './transports/http/event-store';
 export type { EventStore, StoredEvent } from './transports/http/event-store';
@@ -75,12 +74,6 @@ export { RELATED_TASK, MODEL_IMMEDIATE_RESPONSE, FALLBACK_MODE, isTerminal } fro
 export type { TaskOptions } from './tasks/task-options';
 export type { TaskStoreOption } from './kernel/application-options';
 export { TASK_STORE } from './kernel/tokens';
-export { RedisTaskStore } from './redis/redis.task-store';
-export type { RedisTaskStoreOptions } from './redis/redis.task-store';
-export { StorageUnavailableError } from './redis/redis-connection';
-export type { RedisConnection } from './redis/redis-connection';
-export { RedisEventStore } from './redis/redis.event-store';
-export type { RedisEventStoreOptions } from './redis/redis.event-store';
-export { RedisSessionBackplane } from './redis/redis.session-backplane';
-export type { RedisSessionBackplaneOptions } from './redis/redis.session-backplane';
 export type { SessionBackplane, SessionEnvelope, SharedSessionState } from './transports/http/session-backplane';
+export type { ScaleOut, ScaleOutFactory, ScaleOutEnvironment } from './kernel/scale-out';
+export type { TaskBus, TaskBusMessage } from './tasks/task-bus';

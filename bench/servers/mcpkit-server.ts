@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { McpApplication, McpModule, Tool } from '../../src';
+import { redisScaleOut } from '../../src/redis';
 import { MODE, reportReady, TOOL_COUNT, WITH_TASKS } from './ipc';
 
 export class EchoInput {
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
   const redis = process.env.REDIS_URL;
   const app = await McpApplication.create(BenchModule, {
     logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
-    ...(redis ? { scaleOut: { redis, keyPrefix: 'bench:' } } : {}),
+    ...(redis ? { scaleOut: redisScaleOut({ redis, keyPrefix: 'bench:' }) } : {}),
     // One benchmark client runs many tasks at once; the per-owner limit would turn some away.
     tasks: { maxActivePerOwner: 100_000 },
   });

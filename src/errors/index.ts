@@ -12,4 +12,5 @@ export { InvalidModuleError } from './invalid-module.error';
 export { InvalidHandlerSignatureError } from './invalid-handler-signature.error';
 export { MissingNestedTypeError } from './missing-nested-type.error';
 export { UnresolvableProviderError } from './unresolvable-provider.error';
+export { DuplicatePeerPackageError } from './duplicate-peer-package.error';
 export { AddressInUseError } from './address-in-use.error';

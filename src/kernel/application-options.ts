@@ -2,7 +2,7 @@ import type { Implementation } from '../mcp/mcp-types';
 import type { Middleware } from './middleware';
 import type { ServerLogger } from './server-logger';
 import type { TaskStore } from '../tasks/task-store';
-import type { RedisConnection } from '../redis/redis-connection';
+import type { ScaleOutFactory } from './scale-out';
 import { resolveTaskOptions, ResolvedTaskOptions, TaskOptions } from '../tasks/task-options';
 
 /** The server's `serverInfo`, plus the `instructions` sent at initialize. */
@@ -33,9 +33,10 @@ export interface ApplicationOptions {
   tasks?: TaskOptions;
   /**
    * Serve from several instances behind a load balancer: tasks (unless `taskStore` is given), SSE
-   * events and sessions all go to this Redis, so that any instance can serve any request.
+   * events and sessions all go to shared storage, so that any instance can serve any request.
+   * `redisScaleOut({ redis, keyPrefix })` from `mcpkit/redis`.
    */
-  scaleOut?: { redis: RedisConnection; keyPrefix?: string };
+  scaleOut?: ScaleOutFactory;
 }
 
 export type TaskStoreOption =
@@ -47,7 +48,7 @@ export type TaskStoreOption =
 
 export interface ResolvedOptions {
   server: ServerInfo;
-  scaleOut?: { redis: RedisConnection; keyPrefix?: string };
+  scaleOut?: ScaleOutFactory;
   taskStore?: TaskStoreOption;
   tasks: ResolvedTaskOptions;
   pageSize: number;

@@ -5,7 +5,7 @@ import type { ClassType, Provider } from '../metadata/records';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import { ProtocolEngine } from '../protocol/protocol-engine';
 import type { HttpOptions } from '../transports/http/http-options';
-import { StreamableHttpTransport } from '../transports/http/streamable-http';
+import type { StreamableHttpTransport } from '../transports/http/streamable-http';
 import type { HandlerRef } from '../registry/descriptors';
 import type { PrimitiveKind, Registry } from '../registry/registry';
 import { buildRegistry, ProviderEntry } from '../registry/registry.builder';
@@ -22,6 +22,7 @@ import { ServerLogger, StderrLogger } from './server-logger';
 import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS, TASK_STORE } from './tokens';
 import { ScaleOut, throttled } from './scale-out';
 import { unlistedHandlerClassWarnings } from './unlisted-classes';
+import { describePeerCopies, findPeerCopies } from './peer-copies';
 import { TaskManager } from '../tasks/task-manager';
 import { tasksFeature } from '../tasks/tasks.feature';
 import type { TaskStore } from '../tasks/task-store';
@@ -64,6 +65,8 @@ export class McpApplication {
     const graph = resolveModuleGraph(module);
     const options = resolveOptions(graph.root, overrides);
     const logger = overrides.logger ?? graph.root.logger ?? new StderrLogger(options.server.name);
+    const copies = findPeerCopies();
+    if (copies.length > 0) logger.warn(describePeerCopies(copies));
     const container = rootContainer.createChildContainer();
     const transient = new Set<unknown>();
     const entries = graph.providers.map((p) => register(container, p, transient)).filter((e): e is ProviderEntry => e !== undefined);
@@ -85,7 +88,7 @@ export class McpApplication {
         ? call
         : (ref: HandlerRef, args: unknown[]): Promise<unknown> =>
             run({ kind: ref.kind, handler: ref.where, args, context: args.find((a): a is McpContext => a instanceof McpContext) }, () => call(ref, args));
-    const scaleOut = options.scaleOut && new ScaleOut(options.scaleOut, throttled((e) => logger.error('Redis connection error (repeats within 10 s are not logged)', e), 10_000));
+    const scaleOut = options.scaleOut?.({ onError: throttled((e) => logger.error('Redis connection error (repeats within 10 s are not logged)', e), 10_000) });
     container.register(TASK_STORE, taskStoreProvider(options.taskStore ?? scaleOut?.taskStore()));
     const store = container.resolve<TaskStore>(TASK_STORE);
     const tasks = new TaskManager(store, options.tasks, (message, error) => logger.error(message, error), options.clientRequestTimeoutMs, scaleOut?.taskBus());
@@ -202,7 +205,10 @@ export class McpApplication {
   httpTransport(options: HttpOptions = {}): StreamableHttpTransport {
     if (this.closing) throw new Error('The application is closing');
     const shared = this.scaleOut?.httpDefaults();
-    const transport = new StreamableHttpTransport(
+    // Loaded here, not at import: a stdio-only server never loads Koa.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { StreamableHttpTransport: Transport } = require('../transports/http/streamable-http') as typeof import('../transports/http/streamable-http');
+    const transport = new Transport(
       { createSession: (sink, o) => this.engine.createSession(sink, o), logError: (m, e) => this.logger.error(m, e) },
       shared ? { ...shared, ...options } : options,
     );

@@ -1,5 +1,7 @@
 import { DependencyContainer, instancePerContainerCachingFactory, InjectionToken, Lifecycle } from 'tsyringe';
+import { DuplicatePeerPackageError } from '../errors/duplicate-peer-package.error';
 import { UnresolvableProviderError } from '../errors/unresolvable-provider.error';
+import { describePeerCopies, findPeerCopies } from './peer-copies';
 import type { Provider } from '../metadata/records';
 import type { ProviderEntry } from '../registry/registry.builder';
 import { InMemoryTaskStore } from '../tasks/in-memory.task-store';
@@ -28,6 +30,9 @@ export function resolveAll(container: DependencyContainer, entries: ProviderEntr
       const detail = error instanceof Error ? error.message : String(error);
       // tsyringe's own wording names neither the provider nor a fix: "TypeInfo not known for X".
       const missing = /TypeInfo not known for "?([\w$]+)"?/.exec(detail)?.[1];
+      // The usual cause after a folder or linked install: @injectable() wrote into another tsyringe.
+      const copies = missing ? findPeerCopies().filter((c) => c.name === 'tsyringe') : [];
+      if (copies.length > 0) throw new DuplicatePeerPackageError(entry.cls.name, detail, describePeerCopies(copies));
       throw new UnresolvableProviderError(entry.cls.name, detail, missing);
     }
   }

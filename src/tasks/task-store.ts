@@ -15,7 +15,7 @@ export interface CreateTaskInput {
  * owner does not exist as far as the caller can tell. Implementations must enforce the lifecycle
  * (working <-> input_required -> completed | failed | cancelled; terminal never changes) atomically,
  * and must wake `waitForChange` callers on every change without polling.
- * The contract suite in test/contract/task-store.contract.ts checks all of this for any store.
+ * The contract suite in src/testing/task-store.contract.ts (exported from mcpkit/testing) checks all of this for any store.
  */
 export interface TaskStore {
   /** Creates a task in `working` status with a cryptographically random id. */

@@ -1,5 +1,6 @@
 import { injectable } from 'tsyringe';
-import { EmptyInput, McpApplication, McpModule, McpTestClient, Resource, Tool } from '../../src';
+import { McpTestClient } from '../../src/testing';
+import { EmptyInput, McpApplication, McpModule, Resource, Tool } from '../../src';
 
 @injectable()
 class OnlyResource {

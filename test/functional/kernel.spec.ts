@@ -1,7 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { IsString } from 'class-validator';
 import { inject, injectable } from 'tsyringe';
-import { EmptyInput, MCP_APPLICATION, McpApplication, McpModule, McpTestClient, Middleware, Prompt, Tool, ToolError } from '../../src';
+import { McpTestClient } from '../../src/testing';
+import { EmptyInput, MCP_APPLICATION, McpApplication, McpModule, Middleware, Prompt, Tool, ToolError } from '../../src';
 import { connect } from '../helpers/in-memory';
 
 @injectable()

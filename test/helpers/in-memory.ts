@@ -1,4 +1,5 @@
-import { McpApplication, McpTestClient, type ApplicationOptions, type ClassType, type TestClientOptions } from '../../src';
+import { McpApplication, type ApplicationOptions, type ClassType } from '../../src';
+import { McpTestClient, type TestClientOptions } from '../../src/testing';
 
 /** Builds an application from a module and connects an initialized in-memory test client. */
 export async function connect(module: ClassType, options: ApplicationOptions = {}, clientOptions: TestClientOptions = {}) {

@@ -1,8 +1,6 @@
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Router from '@koa/router';
-import Koa from 'koa';
-import type { AuthInfo } from '../../context/mcp-context';
+import type Koa from 'koa';
 import { ErrorCode, errorResponse, isRequest, JsonRpcMessage, JsonRpcRequest } from '../../mcp/json-rpc';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../mcp/mcp-types';
 import type { TransportExtra } from '../../protocol/request-scope';
@@ -12,13 +10,16 @@ import { InMemoryEventStore } from './event-store';
 import { HostGuard } from './host-guard';
 import { HttpOptions, ResolvedHttpOptions, resolveHttpOptions } from './http-options';
 import type { HttpSession } from './http-session';
-import { STANDALONE_STREAM } from './http-session';
 import { SessionDirectory, SessionFactory } from './session-directory';
 import { McpError } from '../../mcp/mcp.error';
 import type { SseConnection } from './sse-stream';
 import type { ChannelContext } from './stream-channel';
+import { HttpMiddleware, loadKoa, RequestListener } from './koa-loader';
+import { accepted, accepts, applyCors, fail, preflight, reply } from './koa-replies';
+import { authenticate, findSession, resumeStream } from './http-requests';
 
 export type { SessionFactory } from './session-directory';
+export type { HttpMiddleware, RequestListener } from './koa-loader';
 
 type Ctx = Koa.ParameterizedContext;
 
@@ -30,7 +31,7 @@ const ALLOW = 'GET, POST, DELETE';
  */
 export class StreamableHttpTransport {
   readonly options: ResolvedHttpOptions;
-  readonly koa: Koa;
+  private readonly koa: Koa;
   private readonly sessions: SessionDirectory;
   private readonly connections = new Set<SseConnection>();
   private readonly guard: HostGuard;
@@ -42,29 +43,33 @@ export class StreamableHttpTransport {
     this.options = resolveHttpOptions(options, () => new InMemoryEventStore());
     this.guard = new HostGuard(this.options.allowedHosts, this.options.allowedOrigins, options.port || undefined);
     this.sessions = new SessionDirectory(factory, this.options, (id) => this.channelContext(id));
-    this.koa = new Koa();
-    this.koa.use(this.middleware());
+    this.koa = new (loadKoa().Koa)();
+    this.koa.use(this.koaMiddleware());
     this.startTimers();
   }
 
   /** A Koa middleware serving the MCP endpoint (and health path); mount it in your own Koa app. */
-  middleware(): Koa.Middleware {
-    const router = new Router();
+  middleware(): HttpMiddleware {
+    return this.koaMiddleware() as HttpMiddleware;
+  }
+
+  private koaMiddleware(): Koa.Middleware {
+    const router = new (loadKoa().Router)();
     const { path, healthPath } = this.options;
     router.post(path, (ctx) => this.guarded(ctx, () => this.post(ctx)));
     router.get(path, (ctx) => this.guarded(ctx, () => this.get(ctx)));
     router.delete(path, (ctx) => this.guarded(ctx, () => this.delete(ctx)));
-    router.options(path, (ctx) => this.preflight(ctx));
+    router.options(path, (ctx) => preflight(ctx, this.options.cors, ALLOW));
     router.all(path, (ctx) => {
       ctx.set('Allow', ALLOW);
-      this.fail(ctx, 405, -32000, 'Method not allowed');
+      fail(ctx, 405, -32000, 'Method not allowed');
     });
     if (healthPath) router.get(healthPath, (ctx) => void (ctx.body = { status: 'ok', sessions: this.sessions.size }));
     return router.routes() as unknown as Koa.Middleware;
   }
 
   /** A Node request listener (for http.createServer or supertest). */
-  callback(): ReturnType<Koa['callback']> {
+  callback(): RequestListener {
     return this.koa.callback();
   }
 
@@ -103,42 +108,42 @@ export class StreamableHttpTransport {
   }
 
   private async guarded(ctx: Ctx, handle: () => Promise<void>): Promise<void> {
-    if (this.options.cors) this.applyCors(ctx);
-    if (this.closing) return this.fail(ctx, 503, -32000, 'Server is shutting down');
+    if (this.options.cors) applyCors(ctx, this.options.cors);
+    if (this.closing) return fail(ctx, 503, -32000, 'Server is shutting down');
     if (this.options.dnsRebindingProtection) {
       const problem = this.guard.check(ctx.get('host') || undefined, ctx.get('origin') || undefined);
-      if (problem) return this.fail(ctx, 403, -32000, `Forbidden: ${problem}`);
+      if (problem) return fail(ctx, 403, -32000, `Forbidden: ${problem}`);
     }
     const version = ctx.get('mcp-protocol-version');
     if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      return this.fail(ctx, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+      return fail(ctx, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
     }
     await handle();
   }
 
   private async post(ctx: Ctx): Promise<void> {
     if (!accepts(ctx, 'application/json') || !accepts(ctx, 'text/event-stream')) {
-      return this.fail(ctx, 406, -32000, 'Not Acceptable: Accept must list application/json and text/event-stream');
+      return fail(ctx, 406, -32000, 'Not Acceptable: Accept must list application/json and text/event-stream');
     }
-    if (!ctx.is('application/json')) return this.fail(ctx, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
-    const principal = await this.authenticate(ctx);
+    if (!ctx.is('application/json')) return fail(ctx, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    const principal = await authenticate(ctx, this.options.authenticate);
     if (!principal) return;
     const { auth } = principal;
     let raw: Buffer;
     try {
       raw = await readBody(ctx.req, this.options.maxBodyBytes);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) return this.fail(ctx, 413, -32000, `Payload Too Large: the limit is ${this.options.maxBodyBytes} bytes`);
+      if (error instanceof BodyTooLargeError) return fail(ctx, 413, -32000, `Payload Too Large: the limit is ${this.options.maxBodyBytes} bytes`);
       throw error;
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw.toString('utf8'));
     } catch {
-      return this.fail(ctx, 400, ErrorCode.ParseError, 'Parse error: invalid JSON');
+      return fail(ctx, 400, ErrorCode.ParseError, 'Parse error: invalid JSON');
     }
     const checked = checkMessage(parsed);
-    if (!checked.ok) return this.reply(ctx, 400, checked.error);
+    if (!checked.ok) return reply(ctx, 400, checked.error);
     const message = checked.message;
     const extra: TransportExtra = { headers: ctx.req.headers, auth };
     const isInitialize = isRequest(message) && message.method === 'initialize';
@@ -147,10 +152,10 @@ export class StreamableHttpTransport {
 
     let http: HttpSession;
     if (isInitialize) {
-      if (this.sessions.size >= this.options.maxSessions) return this.fail(ctx, 503, -32000, 'Service Unavailable: too many sessions');
+      if (this.sessions.size >= this.options.maxSessions) return fail(ctx, 503, -32000, 'Service Unavailable: too many sessions');
       http = this.sessions.create(auth?.subject);
     } else {
-      const found = await this.findSession(ctx, auth);
+      const found = await findSession(ctx, this.sessions, auth);
       if (!found) return;
       http = found;
     }
@@ -237,34 +242,18 @@ export class StreamableHttpTransport {
   private async get(ctx: Ctx): Promise<void> {
     if (!this.options.enableGetStream) {
       ctx.set('Allow', 'POST, DELETE');
-      return this.fail(ctx, 405, -32000, 'Method not allowed: this server offers no standalone SSE stream');
+      return fail(ctx, 405, -32000, 'Method not allowed: this server offers no standalone SSE stream');
     }
-    if (!accepts(ctx, 'text/event-stream')) return this.fail(ctx, 406, -32000, 'Not Acceptable: Accept must list text/event-stream');
-    const principal = await this.authenticate(ctx);
+    if (!accepts(ctx, 'text/event-stream')) return fail(ctx, 406, -32000, 'Not Acceptable: Accept must list text/event-stream');
+    const principal = await authenticate(ctx, this.options.authenticate);
     if (!principal) return;
     const { auth } = principal;
-    const http = await this.findSession(ctx, auth);
+    const http = await findSession(ctx, this.sessions, auth);
     if (!http) return;
     http.lastActivity = Date.now();
     const lastEventId = ctx.get('last-event-id');
-    const store = this.options.eventStore!;
-    if (lastEventId) {
-      const found = await store.eventsAfter(http.id!, lastEventId);
-      if (!found) return this.fail(ctx, 400, -32000, 'Bad Request: unknown Last-Event-ID for this session');
-      const channel = found.streamId === STANDALONE_STREAM ? http.standalone : http.streams.get(found.streamId);
-      ctx.respond = false;
-      if (channel) {
-        await channel.resume(ctx.res, async () => (await store.eventsAfter(http.id!, lastEventId))?.events ?? []);
-        return;
-      }
-      // The stream lives on another instance: replay, then follow it there until it ends.
-      if (this.sessions.cluster) return this.sessions.cluster.follow(http, found.streamId, lastEventId, ctx.res, store);
-      // The request stream already finished: replay what it sent after that event, then end.
-      const ended = http.finishedStream(found.streamId);
-      await ended.resume(ctx.res, async () => found.events);
-      return;
-    }
-    if (http.standaloneConnected) return this.fail(ctx, 409, -32000, 'Conflict: this session already has a standalone SSE stream');
+    if (lastEventId) return resumeStream(ctx, http, lastEventId, this.options.eventStore!, this.sessions.cluster);
+    if (http.standaloneConnected) return fail(ctx, 409, -32000, 'Conflict: this session already has a standalone SSE stream');
     ctx.respond = false;
     await http.standalone.open(ctx.res);
   }
@@ -272,62 +261,15 @@ export class StreamableHttpTransport {
   private async delete(ctx: Ctx): Promise<void> {
     if (!this.options.sessions) {
       ctx.set('Allow', 'POST');
-      return this.fail(ctx, 405, -32000, 'Method not allowed: this server keeps no sessions');
+      return fail(ctx, 405, -32000, 'Method not allowed: this server keeps no sessions');
     }
-    const principal = await this.authenticate(ctx);
+    const principal = await authenticate(ctx, this.options.authenticate);
     if (!principal) return;
     const { auth } = principal;
-    const http = await this.findSession(ctx, auth);
+    const http = await findSession(ctx, this.sessions, auth);
     if (!http) return;
     await this.sessions.terminate(http, true);
     ctx.status = 200;
-  }
-
-  /** Runs the `authenticate` option; answers 401 (and resolves undefined) when it refuses. */
-  private async authenticate(ctx: Ctx): Promise<{ auth: AuthInfo | undefined } | undefined> {
-    try {
-      return { auth: await this.options.authenticate?.({ headers: ctx.req.headers, method: ctx.method, url: ctx.url }) };
-    } catch {
-      this.fail(ctx, 401, -32000, 'Unauthorized');
-      return undefined;
-    }
-  }
-
-  private preflight(ctx: Ctx): void {
-    if (this.options.cors) this.applyCors(ctx);
-    ctx.set('Allow', ALLOW);
-    ctx.status = 204;
-  }
-
-  private applyCors(ctx: Ctx): void {
-    const { origins } = this.options.cors!;
-    const origin = ctx.get('origin');
-    if (origins === '*') ctx.set('Access-Control-Allow-Origin', '*');
-    else if (origin && origins.includes(origin)) {
-      ctx.set('Access-Control-Allow-Origin', origin);
-      ctx.vary('Origin');
-    } else return;
-    ctx.set('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
-    ctx.set('Access-Control-Allow-Headers', 'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID');
-    ctx.set('Access-Control-Expose-Headers', 'Mcp-Session-Id, Mcp-Protocol-Version');
-  }
-
-  /** The session named by the request, or undefined after answering 400 (no id), 404 (unknown) or 503 (store down). */
-  private async findSession(ctx: Ctx, auth: AuthInfo | undefined): Promise<HttpSession | undefined> {
-    const id = ctx.get('mcp-session-id');
-    if (!id) {
-      this.fail(ctx, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-      return undefined;
-    }
-    try {
-      const http = await this.sessions.find(id, auth?.subject);
-      if (!http) this.fail(ctx, 404, -32001, 'Session not found');
-      return http;
-    } catch (error) {
-      if (!(error instanceof McpError)) throw error;
-      this.fail(ctx, 503, error.code, error.message);
-      return undefined;
-    }
   }
 
   private channelContext(sessionId: string | undefined): ChannelContext {
@@ -352,31 +294,4 @@ export class StreamableHttpTransport {
       this.timers.push(setInterval(() => this.sessions.sweep(), sweep).unref());
     }
   }
-
-  private reply(ctx: Ctx, status: number, body: unknown): void {
-    ctx.status = status;
-    ctx.type = 'application/json';
-    ctx.body = JSON.stringify(body);
-  }
-
-  private fail(ctx: Ctx, status: number, code: number, message: string): void {
-    this.reply(ctx, status, { jsonrpc: '2.0', id: null, error: { code, message } });
-  }
-}
-
-/** 202 Accepted with an empty body (Koa would otherwise write the status text). */
-function accepted(ctx: Ctx): void {
-  ctx.body = null;
-  ctx.status = 202;
-}
-
-/** True when the Accept header admits `type` (wildcards included). */
-function accepts(ctx: Ctx, type: string): boolean {
-  const accept = ctx.get('accept');
-  if (!accept) return false;
-  const [major] = type.split('/');
-  return accept
-    .split(',')
-    .map((part) => part.split(';')[0].trim().toLowerCase())
-    .some((t) => t === type || t === '*/*' || t === `${major}/*`);
 }

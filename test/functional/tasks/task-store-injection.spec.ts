@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
-import { InMemoryTaskStore, McpApplication, McpModule, McpTestClient, TASK_STORE, type CreateTaskInput, type TaskStore } from '../../../src';
+import { McpTestClient } from '../../../src/testing';
+import { InMemoryTaskStore, McpApplication, McpModule, TASK_STORE, type CreateTaskInput, type TaskStore } from '../../../src';
 import { TaskTools } from '../../helpers/task-tools';
 
 const STORE_NAME = Symbol('store-name');

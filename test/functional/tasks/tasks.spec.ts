@@ -1,4 +1,4 @@
-import { McpTestClient } from '../../../src';
+import { McpTestClient } from '../../../src/testing';
 import { connect } from '../../helpers/in-memory';
 import { TaskModule, TaskTools } from '../../helpers/task-tools';
 

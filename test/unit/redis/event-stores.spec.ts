@@ -1,4 +1,5 @@
-import { InMemoryEventStore, RedisEventStore, type EventStore } from '../../../src';
+import { InMemoryEventStore, type EventStore } from '../../../src';
+import { RedisEventStore } from '../../../src/redis';
 import { PrivateRedis } from '../../helpers/redis-server';
 
 let redis: PrivateRedis;

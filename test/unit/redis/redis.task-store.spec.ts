@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
-import { RedisTaskStore } from '../../../src';
-import { describeTaskStoreContract } from '../../contract/task-store.contract';
+import { RedisTaskStore } from '../../../src/redis';
+import { describeTaskStoreContract } from '../../../src/testing';
 import { PrivateRedis } from '../../helpers/redis-server';
 
 let redis: PrivateRedis;
@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => redis.stop());
 
-describeTaskStoreContract('RedisTaskStore (URL)', async () => new RedisTaskStore(redis.url, { keyPrefix: `t${++prefix}:` }));
+describeTaskStoreContract({ describe, it, beforeEach, afterEach }, 'RedisTaskStore (URL)', async () => new RedisTaskStore(redis.url, { keyPrefix: `t${++prefix}:` }));
 
 describe('RedisTaskStore specifics', () => {
   it('works on a client the caller owns, and leaves it open on close', async () => {

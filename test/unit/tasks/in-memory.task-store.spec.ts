@@ -1,7 +1,7 @@
 import { InMemoryTaskStore, TaskStoreFullError } from '../../../src';
-import { describeTaskStoreContract } from '../../contract/task-store.contract';
+import { describeTaskStoreContract } from '../../../src/testing';
 
-describeTaskStoreContract('InMemoryTaskStore', async () => new InMemoryTaskStore({ sweepIntervalMs: 25 }));
+describeTaskStoreContract({ describe, it, beforeEach, afterEach }, 'InMemoryTaskStore', async () => new InMemoryTaskStore({ sweepIntervalMs: 25 }));
 
 describe('InMemoryTaskStore bounds', () => {
   it('evicts terminal tasks first when full, and refuses when every task is live', async () => {

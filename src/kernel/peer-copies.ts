@@ -1,0 +1,70 @@
+import { dirname, sep } from 'node:path';
+
+/** The peers whose state lives in the module (tsyringe's type registry, class-transformer's metadata). */
+const PEERS = ['tsyringe', 'class-validator', 'class-transformer'] as const;
+
+/** A peer package found at more than one place in one process. */
+export interface PeerCopies {
+  name: string;
+  /** The copy mcpkit itself uses. */
+  ours: string;
+  /** The other copies: loaded in this process, or what the application's entry or working directory resolves. */
+  others: string[];
+}
+
+/**
+ * Finds second copies of mcpkit's peers: a user's `@injectable()` registers into the tsyringe their
+ * code imports, and mcpkit resolves through its own; when those differ, injection fails with
+ * "TypeInfo not known". Copies are found among the modules already loaded (CommonJS and ESM users
+ * alike load these CommonJS packages through `require.cache`) and by resolving each peer from the
+ * entry script's folder and from the working directory, as the application's own imports would.
+ */
+export function findPeerCopies(): PeerCopies[] {
+  const loaded = Object.keys(require.cache);
+  const bases = [process.argv[1] ? dirname(process.argv[1]) : undefined, process.cwd()].filter((b): b is string => !!b);
+  const found: PeerCopies[] = [];
+  for (const name of PEERS) {
+    const ours = packageRoot(name, safeResolve(name));
+    if (!ours) continue;
+    const roots = new Set<string>();
+    for (const file of loaded) {
+      const root = packageRoot(name, file);
+      if (root) roots.add(root);
+    }
+    for (const base of bases) {
+      const root = packageRoot(name, safeResolve(name, base));
+      if (root) roots.add(root);
+    }
+    roots.delete(ours);
+    if (roots.size > 0) found.push({ name, ours, others: [...roots] });
+  }
+  return found;
+}
+
+/** One line per peer with copies, naming every path and the fix. */
+export function describePeerCopies(copies: PeerCopies[]): string {
+  return copies
+    .map(
+      (c) =>
+        `${c.name} is loaded from more than one place: mcpkit uses ${c.ours}, the application also sees ${c.others.join(', ')}. ` +
+        `Install one copy (it is a peer dependency of mcpkit: \`npm install ${c.name}\` in the application, then \`npm dedupe\`; ` +
+        `a folder or linked install of mcpkit must not carry its own node_modules/${c.name}).`,
+    )
+    .join('\n');
+}
+
+function safeResolve(name: string, from?: string): string | undefined {
+  try {
+    return from ? require.resolve(name, { paths: [from] }) : require.resolve(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `/app/node_modules/tsyringe/dist/cjs/index.js` -> `/app/node_modules/tsyringe`. */
+function packageRoot(name: string, file: string | undefined): string | undefined {
+  if (!file) return undefined;
+  const marker = `${sep}node_modules${sep}${name}${sep}`;
+  const at = file.lastIndexOf(marker);
+  return at < 0 ? undefined : file.slice(0, at + marker.length - 1);
+}

@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import type { ScaleOut, ScaleOutFactory } from '../kernel/scale-out';
+import type { TaskBus } from '../tasks/task-bus';
+import type { HttpOptions } from '../transports/http/http-options';
+import { RedisEventStore } from './redis.event-store';
+import { RedisSessionBackplane } from './redis.session-backplane';
+import { RedisTaskStore } from './redis.task-store';
+import type { RedisConnection } from './redis-connection';
+
+/** Where the instances of a deployment share their state. */
+export interface RedisScaleOutOptions {
+  /** A URL (mcpkit opens and closes the connections) or an ioredis client (the caller owns it). */
+  redis: RedisConnection;
+  /** Prefix of every key and channel, so that several deployments can share one Redis. */
+  keyPrefix?: string;
+}
+
+/**
+ * The `scaleOut` option on Redis: tasks go to RedisTaskStore (unless `taskStore` is given), SSE
+ * events to RedisEventStore and sessions to RedisSessionBackplane, so that any instance can serve
+ * any request. `McpApplication.create(AppModule, { scaleOut: redisScaleOut({ redis: url }) })`.
+ */
+export function redisScaleOut(options: RedisScaleOutOptions): ScaleOutFactory {
+  return (env) => new RedisScaleOut(options, env.onError);
+}
+
+/** The Redis-backed pieces, created on first use. */
+class RedisScaleOut implements ScaleOut {
+  private tasks?: RedisTaskStore;
+  private events?: RedisEventStore;
+  private sessions?: RedisSessionBackplane;
+
+  constructor(
+    private readonly config: RedisScaleOutOptions,
+    private readonly onError: (error: Error) => void,
+  ) {}
+
+  taskStore(): RedisTaskStore {
+    this.tasks ??= new RedisTaskStore(this.config.redis, { keyPrefix: this.config.keyPrefix, onError: this.onError });
+    return this.tasks;
+  }
+
+  /** Task channels over the session backplane's pub/sub. */
+  taskBus(): TaskBus {
+    const backplane = this.backplane();
+    const instanceId = randomBytes(8).toString('hex');
+    const channel = (taskId: string) => `task:${taskId}`;
+    return {
+      instanceId,
+      publish: (taskId, message) => backplane.publish(channel(taskId), { kind: 'task', message, from: instanceId }),
+      subscribe: (taskId, listener) =>
+        backplane.subscribe(channel(taskId), (envelope) => {
+          if (envelope.kind === 'task') listener(envelope.message);
+        }),
+    };
+  }
+
+  httpDefaults(): Pick<HttpOptions, 'eventStore' | 'sessionBackplane'> {
+    this.events ??= new RedisEventStore(this.config.redis, { keyPrefix: this.config.keyPrefix, onError: this.onError });
+    return { eventStore: this.events, sessionBackplane: this.backplane() };
+  }
+
+  private backplane(): RedisSessionBackplane {
+    this.sessions ??= new RedisSessionBackplane(this.config.redis, { keyPrefix: this.config.keyPrefix, onError: this.onError });
+    return this.sessions;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([this.events?.close(), this.sessions?.close()]);
+  }
+}
