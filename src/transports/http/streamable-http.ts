@@ -14,12 +14,13 @@ import { SessionDirectory, SessionFactory } from './session-directory';
 import { McpError } from '../../mcp/mcp.error';
 import type { SseConnection } from './sse-stream';
 import type { ChannelContext } from './stream-channel';
-import { HttpMiddleware, loadKoa, RequestListener } from './koa-loader';
+import type { HttpMiddleware, RequestListener } from './http-handler.types';
+import { loadKoa } from './koa-loader';
 import { accepted, accepts, applyCors, fail, preflight, reply } from './koa-replies';
 import { authenticate, findSession, resumeStream } from './http-requests';
 
 export type { SessionFactory } from './session-directory';
-export type { HttpMiddleware, RequestListener } from './koa-loader';
+export type { HttpMiddleware, RequestListener } from './http-handler.types';
 
 type Ctx = Koa.ParameterizedContext;
 
