@@ -6,17 +6,19 @@
  *  3. tools/call over stdio, 64 requests in flight;
  *  4. heap per idle HTTP session, over 2,000 sessions;
  *  5. 10,000 tasks created and completed (tools/call as a task, then tasks/result), with heap after
- *     completion and after the tasks' ttl ran out.
+ *     completion and after the tasks' ttl ran out;
+ *  6. cold start over stdio: spawn -> answer to the first tools/call (and a bare Node process as the floor).
  * Run: `npm run bench` (add `-- --quick` for a shorter run). Prints figures; asserts nothing.
  */
 import { ChildProcess, fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { coldStart } from './coldstart';
 
 type Impl = 'mcpkit' | 'sdk';
 const QUICK = process.argv.includes('--quick');
-/** `--only=call,list,stdio,memory,tasks` runs some workloads only. */
+/** `--only=call,list,stdio,memory,tasks,coldstart` runs some workloads only. */
 const ONLY = /--only=([\w,]+)/.exec(process.argv.join(' '))?.[1]?.split(',');
 const wanted = (name: string) => !ONLY || ONLY.includes(name);
 const DURATION = QUICK ? 3 : 8;
@@ -331,6 +333,18 @@ async function main(): Promise<void> {
     ratioLine('tools/call over stdio, 64 in flight', 'mcpkit', 'sdk'),
     ratioLine(`${QUICK ? 3_000 : 10_000} tasks: tools/call + tasks/result, stdio`, 'mcpkit', 'sdk'),
   ]) if (line) console.log(line);
+  if (wanted('coldstart')) await printColdStart();
+}
+
+async function printColdStart(): Promise<void> {
+  const runs = QUICK ? 10 : 30;
+  const figures = await coldStart(runs);
+  const bare = figures.find((f) => f.impl === 'bare node')!;
+  console.log(`\ncold start over stdio, spawn -> first tools/call answer (${runs} runs each, alternating):`);
+  for (const f of figures) {
+    const over = f === bare ? '' : `  (+${(f.median - bare.median).toFixed(0)} ms over bare node)`;
+    console.log(`  ${f.impl.padEnd(10)} median ${f.median.toFixed(0).padStart(4)} ms   p90 ${f.p90.toFixed(0).padStart(4)} ms${over}`);
+  }
 }
 
 main().catch((error) => {

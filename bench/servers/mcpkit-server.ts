@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { McpApplication, McpModule, Tool } from '../../src';
-import { redisScaleOut } from '../../src/redis';
 import { MODE, reportReady, TOOL_COUNT, WITH_TASKS } from './ipc';
 
 export class EchoInput {
@@ -42,7 +41,8 @@ async function main(): Promise<void> {
   const redis = process.env.REDIS_URL;
   const app = await McpApplication.create(BenchModule, {
     logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
-    ...(redis ? { scaleOut: redisScaleOut({ redis, keyPrefix: 'bench:' }) } : {}),
+    // Loaded only when used, as an application would: a stdio server without Redis never loads ioredis.
+    ...(redis ? { scaleOut: (await import('../../src/redis')).redisScaleOut({ redis, keyPrefix: 'bench:' }) } : {}),
     // One benchmark client runs many tasks at once; the per-owner limit would turn some away.
     tasks: { maxActivePerOwner: 100_000 },
   });

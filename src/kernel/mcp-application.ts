@@ -1,4 +1,4 @@
-import { container as rootContainer, DependencyContainer, InjectionToken } from 'tsyringe';
+import { DependencyContainer, InjectionToken } from 'tsyringe';
 import { McpContext, SessionInfo } from '../context/mcp-context';
 import { AddressInUseError } from '../errors/address-in-use.error';
 import type { ClassType, Provider } from '../metadata/records';
@@ -22,7 +22,7 @@ import { ServerLogger, StderrLogger } from './server-logger';
 import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS, TASK_STORE } from './tokens';
 import { ScaleOut, throttled } from './scale-out';
 import { unlistedHandlerClassWarnings } from './unlisted-classes';
-import { describePeerCopies, findPeerCopies } from './peer-copies';
+import { applicationRoot } from './peer-copies';
 import { TaskManager } from '../tasks/task-manager';
 import { tasksFeature } from '../tasks/tasks.feature';
 import type { TaskStore } from '../tasks/task-store';
@@ -65,9 +65,7 @@ export class McpApplication {
     const graph = resolveModuleGraph(module);
     const options = resolveOptions(graph.root, overrides);
     const logger = overrides.logger ?? graph.root.logger ?? new StderrLogger(options.server.name);
-    const copies = findPeerCopies();
-    if (copies.length > 0) logger.warn(describePeerCopies(copies));
-    const container = rootContainer.createChildContainer();
+    const container = applicationRoot(logger).createChildContainer();
     const transient = new Set<unknown>();
     const entries = graph.providers.map((p) => register(container, p, transient)).filter((e): e is ProviderEntry => e !== undefined);
     const registry = buildRegistry(entries);

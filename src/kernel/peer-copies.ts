@@ -1,4 +1,6 @@
 import { dirname, sep } from 'node:path';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import type { ServerLogger } from './server-logger';
 
 /** The peers whose state lives in the module (tsyringe's type registry, class-transformer's metadata). */
 const PEERS = ['tsyringe', 'class-validator', 'class-transformer'] as const;
@@ -41,6 +43,17 @@ export function findPeerCopies(): PeerCopies[] {
   return found;
 }
 
+/**
+ * The one other copy of `name` that the application has loaded, when there is exactly one: the copy
+ * its decorators registered into (after `npm install ../mcpkit`, mcpkit's own imports resolve from
+ * the linked folder's node_modules instead).
+ */
+export function applicationCopy(copies: PeerCopies[], name: string): string | undefined {
+  const loaded = new Set(Object.keys(require.cache).map((file) => packageRoot(name, file)));
+  const others = copies.find((c) => c.name === name)?.others.filter((root) => loaded.has(root)) ?? [];
+  return others.length === 1 ? others[0] : undefined;
+}
+
 /** One line per peer with copies, naming every path and the fix. */
 export function describePeerCopies(copies: PeerCopies[]): string {
   return copies
@@ -67,4 +80,20 @@ function packageRoot(name: string, file: string | undefined): string | undefined
   const marker = `${sep}node_modules${sep}${name}${sep}`;
   const at = file.lastIndexOf(marker);
   return at < 0 ? undefined : file.slice(0, at + marker.length - 1);
+}
+
+/**
+ * The root container to build from: mcpkit's tsyringe, or (warning with both paths) the one copy of
+ * tsyringe the application loaded besides it, since the application's `@injectable()` classes are
+ * known to that copy only.
+ */
+export function applicationRoot(logger: ServerLogger): DependencyContainer {
+  const copies = findPeerCopies();
+  if (copies.length === 0) return rootContainer;
+  logger.warn(describePeerCopies(copies));
+  const theirs = applicationCopy(copies, 'tsyringe');
+  if (!theirs) return rootContainer;
+  logger.warn(`mcpkit resolves providers through the application's tsyringe (${theirs}).`);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require(theirs) as typeof import('tsyringe')).container;
 }
