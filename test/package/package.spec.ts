@@ -1,0 +1,215 @@
+import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from '../helpers/paths';
+import { RawStdioPeer } from '../helpers/raw-stdio';
+import { consumerDependencies, npmInstall, pack, project, readmeExample, sh } from './consumer-projects';
+
+/**
+ * The package as users get it: `npm pack`, installed from the tarball into temporary projects
+ * (CommonJS + tsc, ESM + NodeNext + tsc, tsx, vitest 3), each running the README's example; and a
+ * folder install whose folder carries its own copy of the peers. Needs the npm registry.
+ */
+jest.setTimeout(180_000);
+
+const CALL = { jsonrpc: '2.0', id: 'call', method: 'tools/call', params: { name: 'greet', arguments: { name: 'Ada' } } };
+const temp: string[] = [];
+let packed: { tarball: string; files: string[] };
+let root: string;
+const bin = (name: string) => join(root, 'node_modules', '.bin', name);
+
+beforeAll(async () => {
+  packed = await pack();
+  root = mkdtempSync(join(tmpdir(), 'mcpkit-consumers-'));
+  temp.push(root, join(packed.tarball, '..'));
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'consumers', private: true }));
+  await npmInstall(root, consumerDependencies(packed.tarball));
+}, 300_000);
+
+afterAll(() => {
+  for (const dir of temp) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs a stdio server, calls the README's tool, and returns its answer text and stderr. */
+async function callOverStdio(script: string, args: string[], cwd: string, command = process.execPath): Promise<{ text: string; stderr: string }> {
+  const peer = new RawStdioPeer(script, args, command, cwd);
+  try {
+    await peer.initialize();
+    peer.send(CALL);
+    const answer = await peer.response('call');
+    expect(peer.garbage).toEqual([]);
+    return { text: (answer.result as { content: { text: string }[] } | undefined)?.content[0].text ?? JSON.stringify(answer), stderr: peer.stderr };
+  } finally {
+    peer.endInput();
+    await peer.exited;
+  }
+}
+
+/** Starts the example on PORT=0, reads the URL it prints, and calls the tool over Streamable HTTP. */
+async function callOverHttp(script: string, cwd: string): Promise<string> {
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [script], { cwd, env: { ...process.env, PORT: '0' }, stdio: 'pipe' });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let err = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        err += chunk.toString('utf8');
+        const found = /listening on (http:\/\/\S+)/.exec(err);
+        if (found) resolve(found[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`the example exited with ${code}: ${err}`)));
+    });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const init = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) });
+    const session = { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id') ?? '', 'mcp-protocol-version': '2025-11-25' };
+    await fetch(url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    // The handler logs before answering, so the answer comes as SSE: the message with the call's id.
+    const body = await (await fetch(url, { method: 'POST', headers: session, body: JSON.stringify(CALL) })).text();
+    const messages = body.startsWith('{') ? [body] : body.split('\n').filter((l) => l.startsWith('data: ') && l.length > 6).map((l) => l.slice(6));
+    const answer = messages.map((m) => JSON.parse(m) as { id?: string; result?: { content: { text: string }[] } }).find((m) => m.id === 'call');
+    return answer?.result?.content[0].text ?? body;
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+/** Imports every entry point and prints what it found (the same classes through require and import). */
+const ENTRIES_ESM = `import { createRequire } from 'node:module';
+import * as core from 'mcpkit';
+import * as redis from 'mcpkit/redis';
+import * as testing from 'mcpkit/testing';
+import type { HttpMiddleware, TaskStore } from 'mcpkit';
+import type { RedisScaleOutOptions } from 'mcpkit/redis';
+const require = createRequire(import.meta.url);
+const options: RedisScaleOutOptions = { redis: 'redis://127.0.0.1:1' };
+const store: TaskStore = new core.InMemoryTaskStore();
+const mount = (m: HttpMiddleware) => typeof m;
+console.log(JSON.stringify({
+  core: typeof core.McpApplication, redis: typeof redis.redisScaleOut(options), testing: typeof testing.describeTaskStoreContract,
+  client: typeof testing.McpTestClient, mount: mount(async () => undefined), store: typeof store.create,
+  sameClass: require('mcpkit').McpApplication === core.McpApplication,
+}));
+`;
+
+describe('the packed tarball', () => {
+  it('holds the library build, LICENSE, README and package.json only', () => {
+    const files = packed.files;
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'lib/index.js', 'lib/index.mjs', 'lib/index.d.ts', 'lib/index.d.mts', 'lib/redis/index.js', 'lib/testing/index.js', 'lib/testing/task-store.contract.js']));
+    expect(files.filter((f) => !f.startsWith('lib/') && !['LICENSE', 'README.md', 'package.json'].includes(f))).toEqual([]);
+    expect(files.filter((f) => /(^|\/)(test|bench|samples|dist)\/|\.tsbuildinfo$|\.spec\.|\.map$|(?<!\.d)\.m?ts$/.test(f))).toEqual([]);
+  });
+
+  it('runs the README example compiled by tsc as CommonJS, over stdio and HTTP, without skipLibCheck or @types/koa', async () => {
+    const dir = project(root, 'cjs', 'commonjs', { module: 'commonjs', moduleResolution: 'node10' }, { 'src/main.ts': readmeExample() });
+    await sh(dir, bin('tsc'), ['-p', '.']);
+    expect((await callOverStdio(join(dir, 'out', 'main.js'), ['--stdio'], dir)).text).toBe('Hello, Ada!');
+    expect(await callOverHttp(join(dir, 'out', 'main.js'), dir)).toBe('Hello, Ada!');
+  });
+
+  it('runs the README example compiled by tsc as ESM (NodeNext), and every entry point imports with types', async () => {
+    const dir = project(root, 'esm', 'module', { module: 'NodeNext', moduleResolution: 'NodeNext' }, { 'src/main.ts': readmeExample(), 'src/entries.ts': ENTRIES_ESM });
+    await sh(dir, bin('tsc'), ['-p', '.']);
+    expect((await callOverStdio(join(dir, 'out', 'main.js'), ['--stdio'], dir)).text).toBe('Hello, Ada!');
+    expect(await callOverHttp(join(dir, 'out', 'main.js'), dir)).toBe('Hello, Ada!');
+    const printed = JSON.parse(await sh(dir, process.execPath, [join(dir, 'out', 'entries.js')])) as Record<string, unknown>;
+    expect(printed).toEqual({ core: 'function', redis: 'function', testing: 'function', client: 'function', mount: 'function', store: 'function', sameClass: true });
+  });
+
+  it('loads neither koa nor ioredis when a stdio server imports it', async () => {
+    const script = "require('reflect-metadata'); require('mcpkit'); console.log(Object.keys(require.cache).filter((f) => /node_modules[\\\\/](koa|@koa|ioredis)[\\\\/]/.test(f)).length)";
+    expect((await sh(root, process.execPath, ['-e', script])).trim()).toBe('0');
+  });
+});
+
+// These two run the example without decorator metadata (esbuild): they need `@Tool({ input })` to
+// work without `design:paramtypes`, which lands with the explicit-metadata work.
+describe('the packed tarball under esbuild-based runners', () => {
+  it('runs the README example under tsx', async () => {
+    const dir = project(root, 'tsx', 'commonjs', { module: 'commonjs' }, { 'src/main.ts': readmeExample() });
+    // A failure to start shows up as the message of the rejected wait (it carries the server's stderr).
+    const { text } = await callOverStdio(join(dir, 'src', 'main.ts'), ['--stdio'], dir, bin('tsx')).catch((e: Error) => ({ text: e.message }));
+    expect(text).toBe('Hello, Ada!');
+  });
+
+  it('runs the README example and the TaskStore contract under vitest 3', async () => {
+    const example = readmeExample();
+    const dir = project(root, 'vitest', 'module', { module: 'NodeNext', moduleResolution: 'NodeNext' }, {
+      'src/example.ts': example.slice(0, example.indexOf('async function main')),
+      'src/example.test.ts': `import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InMemoryTaskStore, McpApplication } from 'mcpkit';
+import { describeTaskStoreContract, McpTestClient } from 'mcpkit/testing';
+import { AppModule } from './example.js';
+
+describe('the README example', () => {
+  it('answers tools/call', async () => {
+    const app = await McpApplication.create(AppModule);
+    const client = await McpTestClient.connect(app.connectInMemory());
+    expect(await client.request('tools/call', { name: 'greet', arguments: { name: 'Ada' } })).toMatchObject({ content: [{ type: 'text', text: 'Hello, Ada!' }] });
+    await app.close();
+  });
+});
+
+describeTaskStoreContract({ describe, it, beforeEach, afterEach }, 'InMemoryTaskStore', async () => new InMemoryTaskStore({ sweepIntervalMs: 25 }));
+`,
+    });
+    const out = await sh(dir, bin('vitest'), ['run', '--root', dir]);
+    expect(out).toMatch(/Tests\s+13 passed/);
+  });
+});
+
+describe('a folder install (npm install ../path)', () => {
+  it('injects constructor dependencies although the folder carries its own tsyringe, and reports the second copy with both paths', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'mcpkit-folder-'));
+    temp.push(base);
+    await sh(base, 'tar', ['-xzf', packed.tarball]);
+    // The folder brings its own peers, as a checkout of the repository (with its devDependencies) does.
+    mkdirSync(join(base, 'package', 'node_modules'));
+    for (const peer of ['tsyringe', 'class-validator', 'class-transformer', 'reflect-metadata']) {
+      symlinkSync(join(ROOT, 'node_modules', peer), join(base, 'package', 'node_modules', peer), 'dir');
+    }
+    const dir = project(base, 'app', 'commonjs', { module: 'commonjs', moduleResolution: 'node10' }, {
+      'src/main.ts': `import 'reflect-metadata';
+import { IsString } from 'class-validator';
+import { injectable } from 'tsyringe';
+import { McpApplication, McpModule, Tool } from 'mcpkit';
+
+@injectable()
+export class Words {
+  readonly hello = 'Hello';
+}
+
+class GreetInput {
+  @IsString() name!: string;
+}
+
+@injectable()
+export class Greeter {
+  constructor(private readonly words: Words) {}
+
+  @Tool({ input: GreetInput })
+  greet(input: GreetInput) {
+    return \`\${this.words.hello}, \${input.name}!\`;
+  }
+}
+
+@McpModule({ server: { name: 'linked', version: '1.0.0' }, providers: [Greeter, Words] })
+class AppModule {}
+
+McpApplication.create(AppModule)
+  .then((app) => app.listen({ stdio: true }))
+  .catch((error) => {
+    console.error(String(error));
+    process.exit(1);
+  });
+`,
+    });
+    const deps = consumerDependencies(packed.tarball).filter((d) => /^(reflect-metadata|class-validator|class-transformer|tsyringe|@types\/node)@/.test(d));
+    await npmInstall(dir, ['../package', ...deps]);
+    await sh(dir, bin('tsc'), ['-p', '.']);
+    const { text, stderr } = await callOverStdio(join(dir, 'out', 'main.js'), [], dir);
+    expect(text).toBe('Hello, Ada!');
+    expect(stderr).toContain('tsyringe is loaded from more than one place');
+    expect(stderr).toContain(realpathSync(join(ROOT, 'node_modules', 'tsyringe')));
+    expect(stderr).toContain(realpathSync(join(dir, 'node_modules', 'tsyringe')));
+  });
+});
