@@ -211,5 +211,14 @@ McpApplication.create(AppModule)
     expect(stderr).toContain('tsyringe is loaded from more than one place');
     expect(stderr).toContain(realpathSync(join(ROOT, 'node_modules', 'tsyringe')));
     expect(stderr).toContain(realpathSync(join(dir, 'node_modules', 'tsyringe')));
+
+    // When mcpkit cannot use the application's copy (here: dropped from the module cache after the
+    // decorators ran), bootstrap fails with an error that names both copies instead of "TypeInfo not known".
+    writeFileSync(join(dir, 'out', 'unadoptable.js'), `for (const file of Object.keys(require.cache)) if (file.includes(${JSON.stringify(join(realpathSync(dir), 'node_modules', 'tsyringe'))})) delete require.cache[file];`);
+    const main = join(dir, 'out', 'main.js');
+    const failed = await sh(dir, process.execPath, ['-e', `const M = require('module'); const load = M._load; M._load = function (request, ...rest) { const m = load.call(this, request, ...rest); if (request === 'mcpkit') require('./out/unadoptable.js'); return m; }; require(${JSON.stringify(main)});`]).catch((e: Error) => e.message);
+    expect(failed).toContain('DuplicatePeerPackageError');
+    expect(failed).toContain('Cannot construct provider Greeter');
+    expect(failed).toContain(realpathSync(join(ROOT, 'node_modules', 'tsyringe')));
   });
 });
