@@ -128,10 +128,12 @@ describe('stdio bad input (real child process)', () => {
   });
 
   it('sends no response to a cancelled request', async () => {
-    peer.send({ jsonrpc: '2.0', id: 'doomed', method: 'tools/call', params: { name: 'echo', arguments: { text: 'never', delayMs: 200 } } });
-    await new Promise((r) => setTimeout(r, 20));
+    // echo ignores cancellation; its timers fire in the order they were set, so when the marker answers,
+    // the doomed handler has finished too, and any response to it would already be on stdout.
+    peer.send({ jsonrpc: '2.0', id: 'doomed', method: 'tools/call', params: { name: 'echo', arguments: { text: 'never', delayMs: 50 } } });
     peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'doomed', reason: 'test' } });
-    await new Promise((r) => setTimeout(r, 400));
+    peer.send({ jsonrpc: '2.0', id: 'marker', method: 'tools/call', params: { name: 'echo', arguments: { text: 'after', delayMs: 50 } } });
+    await peer.response('marker');
     expect(peer.lines.some((m) => m.id === 'doomed')).toBe(false);
     await stillServing();
   });
