@@ -1,7 +1,7 @@
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
 import type { Circus } from '@jest/types';
 import { TestEnvironment } from 'jest-environment-node';
-import { PROCESS_FAULTS, type ProcessFault } from './process-faults';
+import { faultError, PROCESS_FAULTS, type ProcessFault } from './process-faults';
 
 /**
  * The node environment, plus a record of every unhandled rejection and uncaught exception of the real
@@ -30,16 +30,19 @@ export default class ProcessFaultsEnvironment extends TestEnvironment {
     await super.teardown();
   }
 
-  handleTestEvent(event: Circus.Event, state: Circus.State): void {
+  async handleTestEvent(event: Circus.Event, state: Circus.State): Promise<void> {
     if (event.name === 'run_start') {
       // jest-circus has just put its own handlers in place, which pin a fault on whichever test is
-      // running when Node gets round to reporting it (often the next one). Ours replace them; the setup
-      // file flushes and reports at the end of the test that caused the fault.
+      // running when Node gets round to reporting it (often the next one). Ours replace them until
+      // teardown; the setup file flushes and reports at the end of the test that caused the fault.
       process.removeAllListeners('unhandledRejection');
       process.removeAllListeners('uncaughtException');
       this.listen();
-    } else if (event.name === 'run_finish' && this.faults.length > 0) {
-      state.unhandledErrors.push(...this.faults.splice(0).map((f) => `${f.kind} after the last test: ${describeReason(f.reason)}`));
+    } else if (event.name === 'run_finish') {
+      // A promise that failed in the last afterAll is reported once the microtasks drain: wait for it,
+      // while our listener is still there to take it (without one, Node would end the worker).
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.faults.length > 0) state.unhandledErrors.push(faultError(this.faults.splice(0), 'after the last test'));
     }
   }
 
@@ -47,8 +50,4 @@ export default class ProcessFaultsEnvironment extends TestEnvironment {
     if (!process.listeners('unhandledRejection').includes(this.onRejection)) process.on('unhandledRejection', this.onRejection);
     if (!process.listeners('uncaughtException').includes(this.onException)) process.on('uncaughtException', this.onException);
   }
-}
-
-function describeReason(reason: unknown): string {
-  return typeof reason === 'object' && reason !== null && 'stack' in reason ? String((reason as { stack: unknown }).stack) : String(reason);
 }

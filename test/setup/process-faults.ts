@@ -14,14 +14,18 @@ export interface ProcessFault {
 export function faultError(faults: readonly ProcessFault[], when: string): Error {
   const describe = (f: ProcessFault) => `${f.kind} ${when}: ${reasonMessage(f.reason)}`;
   const error = new Error(faults.map(describe).join('\n'));
-  error.stack = [error.message, ...faults.map((f) => (f.reason instanceof Error && f.reason.stack ? `\n${f.kind}: ${f.reason.stack}` : ''))].join('\n');
+  error.stack = [error.message, ...faults.map((f) => (errorLike(f.reason)?.stack ? `\n${f.kind}: ${errorLike(f.reason)!.stack}` : ''))].join('\n');
   return error;
 }
 
+/** Duck-typed: an error from the test's vm realm fails `instanceof Error` in the environment's realm. */
+function errorLike(reason: unknown): { name?: unknown; message: unknown; stack?: unknown } | undefined {
+  return typeof reason === 'object' && reason !== null && 'message' in reason ? (reason as { message: unknown }) : undefined;
+}
+
 function reasonMessage(reason: unknown): string {
-  if (reason instanceof Error) return `${reason.name}: ${reason.message}`;
-  // A reason from the test realm fails `instanceof Error` of the outer realm; duck-type it.
-  if (typeof reason === 'object' && reason !== null && 'message' in reason) return String((reason as { message: unknown }).message);
+  const error = errorLike(reason);
+  if (error) return typeof error.name === 'string' ? `${error.name}: ${String(error.message)}` : String(error.message);
   try {
     return JSON.stringify(reason) ?? String(reason);
   } catch {

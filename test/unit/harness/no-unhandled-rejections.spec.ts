@@ -13,6 +13,7 @@ interface JestJson {
  */
 describe('no-unhandled-rejections guard', () => {
   let results: Map<string, { status: string; failure: string }>;
+  let suiteMessage: string;
 
   beforeAll(() => {
     const config = {
@@ -32,11 +33,12 @@ describe('no-unhandled-rejections guard', () => {
     expect(run.status).toBe(1);
     const json = JSON.parse(run.stdout) as JestJson;
     expect(json.testResults).toHaveLength(1);
+    suiteMessage = json.testResults[0].message;
     results = new Map(json.testResults[0].assertionResults.map((a) => [a.title, { status: a.status, failure: a.failureMessages.join('\n') }]));
   }, 60_000);
 
   it.each([
-    ['faulty: a promise rejected in src code that nobody awaits', 'unhandled rejection during this test: Error: floating rejection from src'],
+    ['faulty: a promise rejected in src code that nobody awaits', 'unhandled rejection during this test: Error: next() called multiple times'],
     ['faulty: a floating rejection at the very end of a synchronous test', 'unhandled rejection during this test: Error: floating rejection at the end'],
     ['faulty: an exception thrown from a timer callback', 'uncaught exception during this test: Error: uncaught from a timer'],
     ['faulty: a rejection under fake timers', 'unhandled rejection during this test: Error: floating under fake timers'],
@@ -46,5 +48,10 @@ describe('no-unhandled-rejections guard', () => {
 
   it.each([['clean: the test after a faulty one is not blamed for it'], ['clean: a rejection that is handled']])('passes "%s"', (title) => {
     expect(results.get(title)?.status).toBe('passed');
+  });
+
+  it('fails the file for a fault in an afterAll hook, or after the last hook has run', () => {
+    expect(suiteMessage).toContain('unhandled rejection in an afterAll hook: Error: floating in afterAll');
+    expect(suiteMessage).toContain('unhandled rejection after the last test: Error: floating after the last hook');
   });
 });
