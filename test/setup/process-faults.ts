@@ -14,7 +14,11 @@ export interface ProcessFault {
 export function faultError(faults: readonly ProcessFault[], when: string): Error {
   const describe = (f: ProcessFault) => `${f.kind} ${when}: ${reasonMessage(f.reason)}`;
   const error = new Error(faults.map(describe).join('\n'));
-  error.stack = [error.message, ...faults.map((f) => (errorLike(f.reason)?.stack ? `\n${f.kind}: ${errorLike(f.reason)!.stack}` : ''))].join('\n');
+  const stacks = faults.map((f) => {
+    const stack = errorLike(f.reason)?.stack;
+    return stack ? `\n${f.kind}: ${String(stack)}` : '';
+  });
+  error.stack = [error.message, ...stacks].join('\n');
   return error;
 }
 
