@@ -1,13 +1,29 @@
 import type { Config } from 'jest';
 
-const config: Config = {
-  testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.spec.ts'],
-  // `npm test` type-checks the whole tree with tsc first, so ts-jest only transpiles.
+/** What every project shares: ts-jest transpiles only, because `npm test` type-checks the whole tree with tsc first. */
+const common = {
+  testEnvironment: '<rootDir>/test/setup/process-faults.environment.ts',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] },
   setupFiles: ['reflect-metadata'],
-  testTimeout: 20000,
+  // A test fails when an unhandled rejection or uncaught exception happens while it runs.
+  setupFilesAfterEnv: ['<rootDir>/test/setup/no-unhandled-rejections.ts'],
+} satisfies Config;
+
+/**
+ * Three projects, one command each: `npm run test:unit` (test/unit, and the store contracts in
+ * test/contract), `test:functional` (the public API in-process), `test:interop` (compiled processes
+ * driven by the official SDK; it needs `dist/`, which `pretest:interop` builds). `npm test` runs all three.
+ * The scripts end `--selectProjects x` with `--watchman` (the default anyway) so that a path given after
+ * `npm run test:unit --` is a test path, not a second project name.
+ */
+const config: Config = {
+  // Jest 29 reads testTimeout from the global config only; it applies to every project.
+  testTimeout: 20_000,
+  projects: [
+    { ...common, displayName: 'unit', roots: ['<rootDir>/test/unit', '<rootDir>/test/contract'], testMatch: ['**/*.spec.ts'] },
+    { ...common, displayName: 'functional', roots: ['<rootDir>/test/functional'], testMatch: ['**/*.spec.ts'] },
+    { ...common, displayName: 'interop', roots: ['<rootDir>/test/interop'], testMatch: ['**/*.spec.ts'] },
+  ],
 };
 
 export default config;

@@ -1,4 +1,5 @@
 import { InvalidTaskCursorError, InvalidTaskTransitionError, type TaskStore } from '../../src';
+import { waitFor } from '../helpers/wait-for';
 
 /**
  * The contract every TaskStore must meet. Call it from a spec with a factory for a fresh store:
@@ -66,7 +67,7 @@ export function describeTaskStoreContract(name: string, makeStore: () => Promise
 
     it('updates lastUpdatedAt and version on every change', async () => {
       const { task, version } = await create();
-      await new Promise((r) => setTimeout(r, 5));
+      await waitFor(() => Date.now() > Date.parse(task.createdAt), { what: 'the clock to pass createdAt' });
       const later = await store.setStatus(task.taskId, 'owner-a', 'input_required');
       expect(later!.version).toBeGreaterThan(version);
       expect(Date.parse(later!.task.lastUpdatedAt)).toBeGreaterThan(Date.parse(task.createdAt));
@@ -127,7 +128,7 @@ export function describeTaskStoreContract(name: string, makeStore: () => Promise
       const id = record.task.taskId;
       let woke = false;
       const waiting = store.waitForChange(id, 'owner-a', record.version).then(() => (woke = true));
-      await new Promise((r) => setTimeout(r, 30));
+      await store.get(id, 'owner-a'); // a round trip through the store, which changes nothing
       expect(woke).toBe(false);
       await store.appendSegments(id, 'owner-a', [{ type: 'text', text: 'x' }]);
       await waiting;
@@ -143,8 +144,7 @@ export function describeTaskStoreContract(name: string, makeStore: () => Promise
     it('expires tasks after their ttl and says so', async () => {
       const { task } = await create('owner-a', 50);
       expect(await store.wasExpired(task.taskId)).toBe(false);
-      await new Promise((r) => setTimeout(r, 1_200));
-      expect(await store.get(task.taskId, 'owner-a')).toBeUndefined();
+      await waitFor(async () => (await store.get(task.taskId, 'owner-a')) === undefined, { what: 'the task to expire' });
       expect(await store.wasExpired(task.taskId)).toBe(true);
       expect(await store.wasExpired('never-existed')).toBe(false);
       expect(await store.list('owner-a', undefined, 10)).toEqual({ tasks: [] });

@@ -108,13 +108,12 @@ describe('stdio bad input (real child process)', () => {
     expect(await peer.response('two')).toEqual({ jsonrpc: '2.0', id: 'two', result: {} });
   });
 
-  it('serves pipelined requests concurrently (a slow call does not block a fast one)', async () => {
-    peer.send({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'echo', arguments: { text: 'slow', delayMs: 300 } } });
-    peer.send({ jsonrpc: '2.0', id: 'fast', method: 'tools/call', params: { name: 'echo', arguments: { text: 'fast' } } });
-    await peer.response('fast');
-    const order = peer.lines.map((m) => m.id);
-    expect(order.indexOf('slow')).toBe(-1);
-    await peer.response('slow');
+  it('serves pipelined requests concurrently (a call still running does not block the next one)', async () => {
+    // `hold` answers only after `release` has run: served one at a time, neither would ever answer.
+    peer.send({ jsonrpc: '2.0', id: 'held', method: 'tools/call', params: { name: 'hold', arguments: { key: 'pipelined' } } });
+    peer.send({ jsonrpc: '2.0', id: 'releaser', method: 'tools/call', params: { name: 'release', arguments: { key: 'pipelined' } } });
+    expect(await peer.response('releaser')).toMatchObject({ result: { content: [{ type: 'text', text: 'ok' }] } });
+    expect(await peer.response('held')).toMatchObject({ result: { content: [{ type: 'text', text: 'released pipelined' }] } });
   });
 
   it('writes every progress notification, increasing, before the response it belongs to', async () => {
@@ -128,10 +127,12 @@ describe('stdio bad input (real child process)', () => {
   });
 
   it('sends no response to a cancelled request', async () => {
-    peer.send({ jsonrpc: '2.0', id: 'doomed', method: 'tools/call', params: { name: 'echo', arguments: { text: 'never', delayMs: 200 } } });
-    await new Promise((r) => setTimeout(r, 20));
+    // echo ignores cancellation; its timers fire in the order they were set, so when the marker answers,
+    // the doomed handler has finished too, and any response to it would already be on stdout.
+    peer.send({ jsonrpc: '2.0', id: 'doomed', method: 'tools/call', params: { name: 'echo', arguments: { text: 'never', delayMs: 50 } } });
     peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'doomed', reason: 'test' } });
-    await new Promise((r) => setTimeout(r, 400));
+    peer.send({ jsonrpc: '2.0', id: 'marker', method: 'tools/call', params: { name: 'echo', arguments: { text: 'after', delayMs: 50 } } });
+    await peer.response('marker');
     expect(peer.lines.some((m) => m.id === 'doomed')).toBe(false);
     await stillServing();
   });
