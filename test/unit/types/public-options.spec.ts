@@ -12,7 +12,7 @@ import {
   type ListenOptions,
   type ModuleOptions,
   type Provider,
-} from '../../src';
+} from '../../../src';
 
 /*
  * Type-level checks of the public option types: `npm test` type-checks test/ with tsc before jest
