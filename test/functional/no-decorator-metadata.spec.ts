@@ -15,6 +15,7 @@ import {
   ReflectMetadataMissingError,
   Resource,
   Tool,
+  UnresolvableProviderError,
 } from '../../src';
 import { connect } from '../helpers/in-memory';
 
@@ -287,5 +288,41 @@ describe('without decorator metadata (tsx, esbuild, vitest, bun)', () => {
     class M {}
     const { client } = await connect(M);
     expect(await client.request('tools/call', { name: 'time', arguments: {} })).toMatchObject({ content: [{ text: 'it is noon' }] });
+  });
+
+  it('names the constructor parameters that lack @inject, instead of constructing with undefined', async () => {
+    class Clock {}
+    class Store {}
+    class HalfInjected {
+      constructor(
+        readonly clock: Clock,
+        readonly store: Store,
+      ) {}
+      @Tool({ input: null }) t() {
+        return `${this.store !== undefined}`;
+      }
+    }
+    stripDesignMetadata(HalfInjected);
+    inject(Clock)(HalfInjected, undefined, 0);
+    injectable()(HalfInjected);
+    @McpModule({ providers: [HalfInjected, Clock, Store] })
+    class Half {}
+    const error = await failure(Half);
+    expect(error).toBeInstanceOf(UnresolvableProviderError);
+    expect(error?.message).toMatch(/^Cannot construct provider HalfInjected: .*parameter 1 has no @inject\. Put @inject\(Dependency\)/);
+
+    class NoneInjected {
+      constructor(readonly clock: Clock) {}
+      @Tool({ input: null }) t() {
+        return 'x';
+      }
+    }
+    stripDesignMetadata(NoneInjected);
+    injectable()(NoneInjected);
+    @McpModule({ providers: [NoneInjected, Clock] })
+    class None {}
+    const noneError = await failure(None);
+    expect(noneError).toBeInstanceOf(UnresolvableProviderError);
+    expect(noneError?.message).toMatch(/NoneInjected.*tsx, esbuild, vitest, bun.*@inject\(Dependency\) on each constructor parameter/);
   });
 });
