@@ -1,10 +1,12 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsInt, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsEnum, IsIn, IsInt, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { inject, injectable } from 'tsyringe';
 import {
   Complete,
   EmptyInput,
+  Field,
   InvalidHandlerSignatureError,
+  JsonSchema,
   McpApplication,
   McpContext,
   McpModule,
@@ -324,5 +326,59 @@ describe('without decorator metadata (tsx, esbuild, vitest, bun)', () => {
     const noneError = await failure(None);
     expect(noneError).toBeInstanceOf(UnresolvableProviderError);
     expect(noneError?.message).toMatch(/NoneInjected.*tsx, esbuild, vitest, bun.*@inject\(Dependency\) on each constructor parameter/);
+  });
+
+  it('gives the README cookbook DTO the same schema with and without decorator metadata', async () => {
+    enum Priority {
+      Low = 'low',
+      High = 'high',
+    }
+    class ShipTo {
+      @IsString() city!: string;
+      @IsOptional() @IsString() zip?: string;
+    }
+    class LineItem {
+      @IsString() sku!: string;
+      @IsInt() @Min(1) quantity!: number;
+    }
+    @JsonSchema({ additionalProperties: false })
+    class CreateOrderInput {
+      @Field('Who the order is for') @IsString() @Length(1, 80) customer!: string;
+      @Field({ description: 'How urgent', default: Priority.Low }) @IsOptional() @IsEnum(Priority) priority?: Priority;
+      @IsIn(['card', 'invoice']) payment!: 'card' | 'invoice';
+      @IsOptional() @IsArray() @ArrayMaxSize(5) @IsString({ each: true }) tags?: string[];
+      @ValidateNested() @Type(() => ShipTo) shipTo!: ShipTo;
+      @IsArray() @ValidateNested({ each: true }) @Type(() => LineItem) items!: LineItem[];
+      @IsOptional() @IsInt() @Min(0) @Max(100) discountPercent?: number;
+    }
+    class Orders {
+      @Tool({ input: CreateOrderInput }) create(input: CreateOrderInput) {
+        return `${input.customer}: ${input.items.length} items to ${input.shipTo.city}`;
+      }
+    }
+    @McpModule({ providers: [Orders] })
+    class M {}
+    const schemaOf = async () => {
+      const { client } = await connect(M);
+      const { tools } = (await client.request('tools/list')) as { tools: { inputSchema: object }[] };
+      return tools[0].inputSchema;
+    };
+    const withMetadata = await schemaOf();
+    stripDesignMetadata(Orders);
+    stripDesignMetadata(CreateOrderInput, ['customer', 'priority', 'payment', 'tags', 'shipTo', 'items', 'discountPercent']);
+    stripDesignMetadata(ShipTo, ['city', 'zip']);
+    stripDesignMetadata(LineItem, ['sku', 'quantity']);
+    expect(Reflect.getMetadata('design:type', CreateOrderInput.prototype, 'tags')).toBeUndefined();
+    const withoutMetadata = await schemaOf();
+    expect(withoutMetadata).toEqual(withMetadata);
+    expect(withoutMetadata).toMatchObject({
+      properties: {
+        priority: { type: 'string', enum: ['low', 'high'], default: 'low', description: 'How urgent' },
+        tags: { type: 'array', maxItems: 5, items: { type: 'string' } },
+        items: { type: 'array', items: { type: 'object', required: ['sku', 'quantity'] } },
+      },
+      required: ['customer', 'payment', 'shipTo', 'items'],
+      additionalProperties: false,
+    });
   });
 });
