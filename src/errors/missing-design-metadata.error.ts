@@ -2,7 +2,7 @@ import { McpDefinitionError } from './mcp-definition.error';
 
 /**
  * reflect-metadata is loaded, but a handler's parameter types were not emitted (runners built on
- * esbuild — tsx, vitest, bun — never emit them; nor does tsc without `emitDecoratorMetadata`), and the
+ * esbuild — tsx, vitest — never emit them; nor does tsc without `emitDecoratorMetadata`), and the
  * decorator does not name the input class either. Without one or the other, mcpkit cannot tell the
  * input class from the context.
  */
@@ -15,7 +15,7 @@ export class MissingDesignMetadataError extends McpDefinitionError {
   constructor(where: string, decorator: string, classHasNone: boolean) {
     const why = classHasNone
       ? `${where.split('.')[0]} carries no decorator metadata at all: it was compiled without emitDecoratorMetadata ` +
-        `(runners built on esbuild, such as tsx, vitest and bun, never emit it), or reflect-metadata was imported after it`
+        `(esbuild-based runners such as tsx and vitest never emit it), or reflect-metadata was imported after it`
       : `no design-time parameter types were emitted for this method`;
     super(
       `${where}: mcpkit cannot tell this handler's input class, as ${why}. ` +

@@ -12,7 +12,7 @@ export class UnresolvableProviderError extends McpDefinitionError {
             (missing === provider ? '' : ` (a constructor dependency of ${provider})`) +
             `. Either decorate ${missing} with @injectable() from tsyringe, so its constructor parameters are injected, ` +
             `or list it in a module's providers as { provide: ${missing}, useValue | useFactory }. ` +
-            `Under runners that emit no decorator metadata (tsx, esbuild, vitest, bun), @injectable() also needs ` +
+            `Under runners that emit no decorator metadata (tsx, esbuild, vitest), @injectable() also needs ` +
             `@inject(Dependency) on each constructor parameter.`
         : `Cannot construct provider ${provider}: ${detail}`,
     );

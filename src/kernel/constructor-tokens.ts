@@ -23,7 +23,7 @@ function injectionTokensKey(): unknown | null {
 }
 
 /**
- * Without `design:paramtypes` (runners built on esbuild: tsx, vitest, bun), tsyringe knows only the
+ * Without `design:paramtypes` (esbuild-based runners: tsx, vitest), tsyringe knows only the
  * constructor parameters that carry `@inject`: with some of them marked, it would call the constructor
  * with `undefined` for the others, silently. Say which parameters need `@inject`. (With none marked,
  * tsyringe fails with "TypeInfo not known", which UnresolvableProviderError explains.)
@@ -37,8 +37,8 @@ export function checkConstructorTokens(cls: Ctor): void {
   if (missing.length === 0 || missing.length === cls.length) return;
   throw new UnresolvableProviderError(
     cls.name,
-    `its constructor parameter types were not emitted (no emitDecoratorMetadata: runners built on esbuild, such as tsx, ` +
-      `vitest and bun, never emit them), and parameter${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ` +
+    `its constructor parameter types were not emitted (compiled without emitDecoratorMetadata: esbuild-based ` +
+      `runners such as tsx and vitest never emit them), and parameter${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ` +
       `${missing.length > 1 ? 'have' : 'has'} no @inject. Put @inject(Dependency) from tsyringe on each constructor parameter, ` +
       `or compile with emitDecoratorMetadata (tsc, ts-jest, swc with decoratorMetadata).`,
   );

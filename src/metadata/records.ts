@@ -17,7 +17,7 @@ export interface ToolOptions {
   /**
    * The input class; defaults to the type of the method's first parameter. `null`: the tool takes no
    * arguments and the method only the context (`method(ctx)`). Runtimes that emit no decorator
-   * metadata (tsx, esbuild, vitest, bun) need one of the two whenever the method has parameters.
+   * metadata (tsx, esbuild, vitest; bun without emitDecoratorMetadata) need one of the two whenever the method has parameters.
    */
   input?: ClassType | null;
   /** A class-validator class describing `structuredContent`; the result is validated against it. */
@@ -70,7 +70,7 @@ export interface PromptOptions {
   /**
    * The arguments class; defaults to the type of the method's first parameter. `null`: the prompt takes
    * no arguments and the method only the context (`method(ctx)`). Runtimes that emit no decorator
-   * metadata (tsx, esbuild, vitest, bun) need one of the two whenever the method has parameters.
+   * metadata (tsx, esbuild, vitest; bun without emitDecoratorMetadata) need one of the two whenever the method has parameters.
    */
   input?: ClassType | null;
 }

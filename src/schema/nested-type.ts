@@ -39,7 +39,7 @@ export function nestedClass(cls: Ctor, property: string, designType: unknown, as
     throw new MissingNestedTypeError(
       cls.name,
       property,
-      'is on a property whose type was not emitted (no emitDecoratorMetadata: runners built on esbuild, such as tsx, vitest and bun, never emit it)',
+      'is on a property whose type was not emitted (compiled without emitDecoratorMetadata: esbuild-based runners such as tsx and vitest never emit it)',
     );
   }
   if (designType === Object) {

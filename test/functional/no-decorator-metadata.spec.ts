@@ -22,7 +22,7 @@ import {
 import { connect } from '../helpers/in-memory';
 
 // ts-jest emits decorator metadata; these tests remove it afterwards, so that the classes look as
-// tsx, esbuild, vitest or bun leave them. test/interop/tsx-runtime.spec.ts runs the real thing.
+// tsx, esbuild or vitest leave them. test/interop/tsx-runtime.spec.ts runs the real thing.
 
 type AnyClass = abstract new (...args: never[]) => unknown;
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
@@ -65,7 +65,7 @@ stripDesignMetadata(UserVars, ['id']);
 stripDesignMetadata(TopicArgs, ['topic']);
 stripDesignMetadata(Address, ['city']);
 
-describe('without decorator metadata (tsx, esbuild, vitest, bun)', () => {
+describe('without decorator metadata (tsx, esbuild, vitest)', () => {
   it('serves tools, templates and prompts whose classes are named with `input` / `output`, context-only handlers, completers and static resources', async () => {
     class Handlers {
       @Tool({ input: GreetInput, output: Greeting })
@@ -325,7 +325,7 @@ describe('without decorator metadata (tsx, esbuild, vitest, bun)', () => {
     class None {}
     const noneError = await failure(None);
     expect(noneError).toBeInstanceOf(UnresolvableProviderError);
-    expect(noneError?.message).toMatch(/NoneInjected.*tsx, esbuild, vitest, bun.*@inject\(Dependency\) on each constructor parameter/);
+    expect(noneError?.message).toMatch(/NoneInjected.*tsx, esbuild, vitest.*@inject\(Dependency\) on each constructor parameter/);
   });
 
   it('gives the README cookbook DTO the same schema with and without decorator metadata', async () => {
