@@ -27,6 +27,7 @@ export {
   UnknownCompletionTargetError,
   MissingInputMetadataError,
   ReflectMetadataMissingError,
+  MissingDesignMetadataError,
   InvalidModuleError,
   InvalidHandlerSignatureError,
   MissingNestedTypeError,
