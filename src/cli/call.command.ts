@@ -33,6 +33,12 @@ ${ENTRY_HELP}`,
       } catch (error) {
         if (error instanceof McpError) throw new CliError(`tools/call ${tool} failed: ${error.message} (JSON-RPC error ${error.code})`);
         throw error;
+      } finally {
+        // What the tool logged reaches the user too, on stderr, apart from the result.
+        for (const n of client.notifications.filter((n) => n.method === 'notifications/message')) {
+          const { level, data } = (n.params ?? {}) as { level?: string; data?: unknown };
+          process.stderr.write(`[${level}] ${typeof data === 'string' ? data : JSON.stringify(data)}\n`);
+        }
       }
     });
     await writeOut(JSON.stringify(result, null, 2) + '\n');
