@@ -34,9 +34,10 @@ path runs its compiled output, by the tsconfig's rootDir/outDir).
       port: { type: 'string' },
       project: { type: 'string', short: 'p' },
     });
-    if (positionals.length > 1 && !args.includes('--')) throw new CliError(`dev takes one entry, got ${positionals.length} (see mcpkit dev --help)`, 2);
     const extra = args.includes('--') ? args.slice(args.indexOf('--') + 1) : [];
-    const entryArg = positionals.length > extra.length ? positionals[0] : undefined;
+    const entries = positionals.slice(0, positionals.length - extra.length);
+    if (entries.length > 1) throw new CliError(`dev takes one entry, got ${entries.length}; server arguments go after -- (see mcpkit dev --help)`, 2);
+    const entryArg = entries[0];
     const port = values.port ?? process.env.PORT ?? '3000';
     if (!/^\d+$/.test(port)) throw new CliError(`--port must be a number, got "${port}"`, 2);
     const log = (line: string): void => void process.stderr.write(`mcpkit dev: ${line}\n`);

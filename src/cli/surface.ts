@@ -1,6 +1,7 @@
 import { McpApplication } from '../kernel/mcp-application';
 import type { ClassType } from '../metadata/records';
 import { McpTestClient } from '../testing/mcp-test-client';
+import { CliError, firstLine } from './cli-error';
 
 /** A server's surface as its clients see it: exactly what initialize and the list methods answer. */
 export interface Surface {
@@ -19,7 +20,13 @@ export interface Surface {
  * both: what `use` sees is what a real client would.
  */
 export async function withClient<T>(moduleClass: ClassType, use: (client: McpTestClient) => Promise<T>): Promise<T> {
-  const app = await McpApplication.create(moduleClass);
+  let app: McpApplication;
+  try {
+    app = await McpApplication.create(moduleClass);
+  } catch (error) {
+    // Definition mistakes name the class, the member and the fix already.
+    throw new CliError(`cannot build ${moduleClass.name}: ${firstLine(error)}`);
+  }
   try {
     const client = await McpTestClient.connect(app.connectInMemory(), { capabilities: {} });
     try {

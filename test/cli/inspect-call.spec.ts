@@ -145,6 +145,23 @@ describe('mcpkit errors: one line naming the problem and the fix, non-zero exit'
     expect(JSON.parse(b.stdout)).toMatchObject({ server: { name: 'b' }, tools: [] });
   });
 
+  it('a definition mistake: the named error on one line, no stack', async () => {
+    writeFileSync(
+      join(dir, 'duplicate.js'),
+      `const { McpModule, Tool, EmptyInput } = require(${JSON.stringify(join(ROOT, 'dist', 'src'))});
+       class Tools { a() {} b() {} }
+       for (const m of ['a', 'b']) {
+         Reflect.defineMetadata('design:paramtypes', [EmptyInput], Tools.prototype, m);
+         Tool({ name: 'same' })(Tools.prototype, m, Object.getOwnPropertyDescriptor(Tools.prototype, m));
+       }
+       class Dup {} McpModule({ server: { name: 'dup', version: '1' }, providers: [Tools] })(Dup);
+       module.exports = { Dup };`,
+    );
+    const { code, stderr } = await mcpkit(['inspect', join(dir, 'duplicate.js')]);
+    expect(code).toBe(1);
+    expect(stderr).toBe('mcpkit: cannot build Dup: Tool name "same" is declared twice: by Tools.a and by Tools.b\n');
+  });
+
   it('an unknown command or option is a usage error (exit 2)', async () => {
     expect(await mcpkit(['frobnicate'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^mcpkit: unknown command "frobnicate": use one of init, dev, inspect, call/) });
     expect(await mcpkit(['inspect', '--bogus'])).toMatchObject({ code: 2, stderr: "mcpkit: Unknown option '--bogus' (see mcpkit inspect --help)\n" });
