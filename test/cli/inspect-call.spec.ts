@@ -118,6 +118,16 @@ describe('mcpkit errors: one line naming the problem and the fix, non-zero exit'
     expect(stderr).toMatch(/notes\.tools\.js exports no class decorated with @McpModule \(its exports: .*NotesTools\): export your module class/);
   });
 
+  it('a module decorated by another copy of mcpkit than the CLI\'s: says to run that project\'s own CLI', async () => {
+    mkdirSync(join(dir, 'other', 'node_modules', 'mcpkit'), { recursive: true });
+    writeFileSync(join(dir, 'other', 'node_modules', 'mcpkit', 'package.json'), '{ "name": "mcpkit", "main": "index.js" }');
+    writeFileSync(join(dir, 'other', 'node_modules', 'mcpkit', 'index.js'), 'exports.McpModule = () => () => undefined;');
+    writeFileSync(join(dir, 'other', 'app.module.js'), "const { McpModule } = require('mcpkit'); class AppModule {} McpModule({})(AppModule); exports.AppModule = AppModule;");
+    const { code, stderr } = await mcpkit(['inspect', join(dir, 'other', 'app.module.js')]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/has no @McpModule class known to this CLI: its code uses the mcpkit at .*other\/node_modules\/mcpkit\/index\.js; run that project's own CLI \(npx mcpkit\)\n$/);
+  });
+
   it('a failing build: the compiler output goes to stderr, then one line', async () => {
     mkdirSync(join(dir, 'broken', 'src'), { recursive: true });
     writeFileSync(join(dir, 'broken', 'tsconfig.json'), JSON.stringify({ compilerOptions: { rootDir: 'src', outDir: 'dist', types: [] }, include: ['src'] }));
