@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { FSWatcher, watch } from 'node:fs';
+import { existsSync, FSWatcher, watch } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Command } from './command';
 import { parseCommandArgs } from './command';
@@ -45,6 +45,7 @@ path runs its compiled output, by the tsconfig's rootDir/outDir).
     const project = readTsProject(values.project ?? join(findUp('tsconfig.json', process.cwd()) ?? process.cwd(), 'tsconfig.json'));
     if (!(await build(project))) throw buildFailed(project);
     const entry = resolveEntry(entryArg, { kind: 'main', build: false, project: project.tsconfig });
+    if (!existsSync(entry.js)) throw new CliError(`entry file not found: ${shown(entry.js)} (after ${buildCommand(project)}); pass the file that starts your server, or fix "main" in package.json`);
     const server = new DevServer({
       js: entry.js,
       args: [...(values.stdio ? ['--stdio'] : []), ...extra],

@@ -111,6 +111,18 @@ describe('mcpkit errors: one line naming the problem and the fix, non-zero exit'
     expect(stderr).toMatch(/entry file not found: no .*src\/app\.module\.ts; pass the file/);
   });
 
+  it('dev: a package main that the build does not produce', async () => {
+    const project = join(dir, 'no-main');
+    mkdirSync(join(project, 'src'), { recursive: true });
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'no-main', main: 'dist/server.js' }));
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { rootDir: 'src', outDir: 'dist', types: [] }, include: ['src'] }));
+    writeFileSync(join(project, 'src', 'other.ts'), 'export const other = 1;\n');
+    const { code, stderr } = await mcpkit(['dev'], project);
+    expect(code).toBe(1);
+    oneLine(stderr);
+    expect(stderr).toBe('mcpkit: entry file not found: dist/server.js (after tsc -p tsconfig.json); pass the file that starts your server, or fix "main" in package.json\n');
+  });
+
   it('a module without @McpModule', async () => {
     const { code, stderr } = await mcpkit(['call', 'dist/samples/notes/notes.tools.js', 'count']);
     expect(code).toBe(1);
