@@ -26,6 +26,7 @@ export class DevServer {
   private initialized = false;
   private readonly held: string[] = [];
   private readonly pending = new Map<string, unknown>();
+  private closed = false;
 
   constructor(
     private readonly options: DevServerOptions,
@@ -40,6 +41,7 @@ export class DevServer {
   }
 
   start(): void {
+    if (this.closed) return;
     const { js, args, env, stdio } = this.options;
     const child = spawn(process.execPath, [js, ...args], { env, stdio: stdio ? ['pipe', 'pipe', 'inherit'] : ['ignore', 'inherit', 'inherit'] });
     this.child = child;
@@ -74,6 +76,17 @@ export class DevServer {
     const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
     await this.exited;
     clearTimeout(timer);
+  }
+
+  /** Whether a server process runs now. */
+  get running(): boolean {
+    return this.child !== undefined;
+  }
+
+  /** Stops the server for good: a restart still in progress does not bring it back. */
+  close(): Promise<void> {
+    this.closed = true;
+    return this.stop();
   }
 
   async restart(): Promise<void> {

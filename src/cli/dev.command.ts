@@ -92,7 +92,7 @@ path runs its compiled output, by the tsconfig's rootDir/outDir).
       const finish = () => {
         clearTimeout(timer);
         for (const w of watchers) w.close();
-        server.stop().then(() => done(0), () => done(1));
+        server.close().then(() => done(0), () => done(1));
       };
       if (values.stdio) server.attachClient(process.stdin, finish);
       process.once('SIGINT', finish);

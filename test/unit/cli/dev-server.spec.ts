@@ -40,7 +40,7 @@ describe('DevServer over stdio', () => {
   });
 
   afterEach(async () => {
-    await server.stop();
+    await server.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -78,5 +78,13 @@ describe('DevServer over stdio', () => {
     send({ id: 'held', method: 'ping' });
     server.start();
     expect(await answer('held')).toMatchObject({ result: { seen: ['ping'] } });
+  });
+
+  it('starts no new server once closed, even from a restart under way', async () => {
+    server.start();
+    expect(server.running).toBe(true);
+    await server.close();
+    await server.restart();
+    expect(server.running).toBe(false);
   });
 });
