@@ -15,8 +15,8 @@ export class RawStdioPeer {
   readonly exited: Promise<number | null>;
   private readonly child: ChildProcessWithoutNullStreams;
 
-  constructor(script: string, args: string[] = [], command: string = process.execPath) {
-    this.child = spawn(command, script ? [script, ...args] : args, { stdio: 'pipe', cwd: ROOT });
+  constructor(script: string, args: string[] = [], command: string = process.execPath, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+    this.child = spawn(command, script ? [script, ...args] : args, { stdio: 'pipe', cwd: options.cwd ?? ROOT, env: options.env ?? process.env });
     this.child.stdout.on('data', (chunk: Buffer) => {
       this.buffer += chunk.toString('utf8');
       let nl: number;
