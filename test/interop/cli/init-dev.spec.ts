@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RawStdioPeer } from '../helpers/raw-stdio';
-import { CLI, cleanEnv, mcpkit, packMcpkit, run } from './cli-helpers';
+import { RawStdioPeer } from '../../helpers/raw-stdio';
+import { CLI, cleanEnv, mcpkit, packMcpkit, run } from '../../helpers/cli';
 
 /*
  * One generated project, installed once from the registry (mcpkit itself from a tarball of this

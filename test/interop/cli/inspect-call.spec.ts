@@ -1,10 +1,10 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { McpApplication, McpTestClient } from '../../src';
-import { AppModule } from '../../samples/notes/app.module';
-import { ROOT } from '../helpers/paths';
-import { mcpkit } from './cli-helpers';
+import { McpApplication, McpTestClient } from '../../../src';
+import { AppModule } from '../../../samples/notes/app.module';
+import { ROOT } from '../../helpers/paths';
+import { mcpkit } from '../../helpers/cli';
 
 const NOTES = 'dist/samples/notes/app.module.js';
 

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../helpers/paths';
+import { ROOT } from './paths';
 
 /** The compiled CLI, as `npm test` builds it (the published package maps it to bin `mcpkit`). */
 export const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
