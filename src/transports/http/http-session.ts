@@ -39,7 +39,7 @@ export class HttpSession {
 
   /** Opens the stream of one POSTed request. */
   openRequest(id: RequestId, res: ServerResponse): StreamChannel {
-    const channel = new StreamChannel(`r${++this.nextStream}`, this.channelContext, res);
+    const channel = new StreamChannel(`r${++this.nextStream}`, this.channelContext, res, id);
     this.requests.set(id, channel);
     this.streams.set(channel.streamId, channel);
     return channel;

@@ -38,7 +38,10 @@ export class StreamableHttpTransport {
   private timers: NodeJS.Timeout[] = [];
   private closing = false;
 
-  constructor(factory: SessionFactory, options: HttpOptions = {}) {
+  constructor(
+    private readonly factory: SessionFactory,
+    options: HttpOptions = {},
+  ) {
     this.options = resolveHttpOptions(options, () => new InMemoryEventStore());
     this.guard = new HostGuard(this.options.allowedHosts, this.options.allowedOrigins, options.port || undefined);
     this.sessions = new SessionDirectory(factory, this.options, (id) => this.channelContext(id));
@@ -113,7 +116,22 @@ export class StreamableHttpTransport {
     if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
       return this.fail(ctx, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
     }
-    await handle();
+    try {
+      await handle();
+    } catch (error) {
+      this.unexpected(ctx, error);
+    }
+  }
+
+  /** A fault nothing closer handled: logged, and answered with a JSON-RPC error (never Koa's text 500). */
+  private unexpected(ctx: Ctx, error: unknown): void {
+    this.factory.logError(`${ctx.method} ${this.options.path} failed`, error);
+    if (ctx.respond === false || ctx.headerSent) {
+      if (!ctx.res.writableEnded) ctx.res.end();
+      return;
+    }
+    const e = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
+    this.fail(ctx, 500, e.code, e.message);
   }
 
   private async post(ctx: Ctx): Promise<void> {
@@ -144,6 +162,10 @@ export class StreamableHttpTransport {
     const isInitialize = isRequest(message) && message.method === 'initialize';
 
     if (!this.options.sessions) return this.serveStateless(ctx, message, extra);
+    await this.serveInSession(ctx, message, extra, auth, isInitialize);
+  }
+
+  private async serveInSession(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra, auth: AuthInfo | undefined, isInitialize: boolean): Promise<void> {
 
     let http: HttpSession;
     if (isInitialize) {
@@ -161,12 +183,14 @@ export class StreamableHttpTransport {
       return accepted(ctx);
     }
     // A new shared session is saved before its id reaches the client, so any instance knows it next.
+    // The request goes on after the HTTP answer starts; its completion never rejects, so it is left to run.
     await this.answer(ctx, http, message, extra, isInitialize ? () => this.sessions.register(http) : undefined);
   }
 
   /**
    * Answers one request: JSON when nothing else was sent first, else an SSE stream. Resolves once the
-   * HTTP answer has started, with a promise of the request being completely answered.
+   * HTTP answer has started, with a promise of the request being completely answered (which never
+   * rejects: a fault ends the request with a JSON-RPC error and is logged).
    */
   private async answer(
     ctx: Ctx,
@@ -177,7 +201,13 @@ export class StreamableHttpTransport {
   ): Promise<{ finished: Promise<void> }> {
     if (http.id) ctx.set('Mcp-Session-Id', http.id);
     const handle = async () => {
-      const response = await http.session.handleRequest(request, extra);
+      let response: JsonRpcMessage | undefined;
+      try {
+        response = await http.session.handleRequest(request, extra);
+      } catch (error) {
+        this.factory.logError(`Unhandled error answering ${request.method}`, error);
+        return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
+      }
       try {
         await beforeReply?.();
       } catch (error) {
@@ -194,9 +224,10 @@ export class StreamableHttpTransport {
       return { finished: Promise.resolve() };
     }
     const channel = http.openRequest(request.id, ctx.res);
+    // Channel work never rejects (a fault breaks the stream and is logged there): nothing to await.
     extra.closeStream = () => void channel.closeConnection();
     if (this.options.responseMode === 'sse') void channel.startStream();
-    const done = handle();
+    const done = handle(); // never rejects: every fault becomes an error response above
     const first = await Promise.race([done.then((response) => ({ response })), channel.upgrade.then(() => undefined)]);
     if (first && channel.state === 'pending') {
       http.closeRequest(request.id, channel);
@@ -232,7 +263,8 @@ export class StreamableHttpTransport {
       return accepted(ctx);
     }
     const { finished } = await this.answer(ctx, http, message, extra);
-    void finished.finally(() => http.session.close());
+    // `finished` never rejects (see answer), so this chain cannot either.
+    void finished.then(() => http.session.close());
   }
 
   private async get(ctx: Ctx): Promise<void> {
@@ -340,6 +372,7 @@ export class StreamableHttpTransport {
       headers,
       track: (connection, open) => (open ? this.connections.add(connection) : this.connections.delete(connection)),
       publish: cluster && ((streamId, eventId, message) => cluster.publish(sessionId!, streamId, eventId, message)),
+      logError: (message, error) => this.factory.logError(message, error),
     };
   }
 
