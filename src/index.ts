@@ -61,6 +61,7 @@ export type { TestClientOptions, ClientRequestHandler } from './testing/mcp-test
 export { StreamableHttpTransport } from './transports/http/streamable-http';
 export type { HttpOptions } from './transports/http/http-options';
 export { InMemoryEventStore } from './transports/http/event-store';
+export type { InMemoryEventStoreOptions } from './transports/http/event-store';
 export type { EventStore, StoredEvent } from './transports/http/event-store';
 export { InMemoryTaskStore } from './tasks/in-memory.task-store';
 export type { InMemoryTaskStoreOptions } from './tasks/in-memory.task-store';
