@@ -60,6 +60,7 @@ export { McpTestClient } from './testing/mcp-test-client';
 export type { TestClientOptions, ClientRequestHandler } from './testing/mcp-test-client';
 export { StreamableHttpTransport } from './transports/http/streamable-http';
 export type { HttpOptions } from './transports/http/http-options';
+export { UnauthorizedError } from './transports/http/unauthorized.error';
 export { InMemoryEventStore } from './transports/http/event-store';
 export type { InMemoryEventStoreOptions } from './transports/http/event-store';
 export type { EventStore, StoredEvent } from './transports/http/event-store';

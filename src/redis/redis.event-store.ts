@@ -9,6 +9,7 @@ export interface RedisEventStoreOptions {
   maxEventsPerStream?: number;
   /** How long a session's events are kept after the last one, in ms (default one hour). */
   ttlMs?: number;
+  /** Told of connection errors (default: the server log of the transport using the store, at most once per 10 s). */
   onError?: (error: Error) => void;
 }
 
@@ -31,12 +32,14 @@ export class RedisEventStore implements EventStore {
   private readonly redis: Commands;
   private readonly owned: boolean;
   private readonly prefix: string;
+  private logError?: (message: string, error?: unknown) => void;
+  private lastLogged = 0;
 
   constructor(
     connection: RedisConnection,
     private readonly options: RedisEventStoreOptions = {},
   ) {
-    const { redis, owned } = connect(connection, options.onError ?? (() => undefined));
+    const { redis, owned } = connect(connection, options.onError ?? ((error) => this.report(error)));
     this.redis = redis as Commands;
     this.owned = owned;
     this.prefix = options.keyPrefix ?? 'mcpkit:';
@@ -76,8 +79,20 @@ export class RedisEventStore implements EventStore {
     });
   }
 
+  attachLogger(logError: (message: string, error?: unknown) => void): void {
+    this.logError ??= logError;
+  }
+
   async close(): Promise<void> {
     if (this.owned) this.redis.disconnect();
+  }
+
+  /** The default onError: a reconnecting client repeats its error every few hundred ms, so repeats within 10 s are not logged. */
+  private report(error: Error): void {
+    const now = Date.now();
+    if (!this.logError || now - this.lastLogged < 10_000) return;
+    this.lastLogged = now;
+    this.logError('Redis connection error in the event store (repeats within 10 s are not logged)', error);
   }
 
   private keys(sessionId: string) {

@@ -22,6 +22,11 @@ export interface EventStore {
   eventsAfter(sessionId: string, lastEventId: string): Promise<{ streamId: string; events: StoredEvent[] } | undefined>;
   /** Forgets everything stored for a session (it ended). */
   clearSession(sessionId: string): Promise<void>;
+  /**
+   * Called by the transport that uses the store with the server log, for faults the store cannot
+   * report through a call (a connection dropping in the background).
+   */
+  attachLogger?(logError: (message: string, error?: unknown) => void): void;
 }
 
 /** Limits of the in-memory event store. Sizes are of the serialized messages (one unit per character). */

@@ -47,7 +47,10 @@ export interface HttpOptions {
    * of any session); pair it with a shared `eventStore` (e.g. RedisEventStore).
    */
   sessionBackplane?: SessionBackplane;
-  /** Establishes who is calling; the result is `ctx.auth` and scopes sessions. Throw to refuse (401). */
+  /**
+   * Establishes who is calling; the result is `ctx.auth` and scopes sessions. Throw an UnauthorizedError
+   * to refuse (401); any other exception is logged and answered 500.
+   */
   authenticate?: (request: { headers: IncomingHttpHeaders; method: string; url: string }) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
 }
 

@@ -17,6 +17,7 @@ import { SessionDirectory, SessionFactory } from './session-directory';
 import { McpError } from '../../mcp/mcp.error';
 import type { SseConnection } from './sse-stream';
 import type { ChannelContext } from './stream-channel';
+import { UnauthorizedError } from './unauthorized.error';
 
 export type { SessionFactory } from './session-directory';
 
@@ -43,6 +44,7 @@ export class StreamableHttpTransport {
     options: HttpOptions = {},
   ) {
     this.options = resolveHttpOptions(options, () => new InMemoryEventStore());
+    this.options.eventStore?.attachLogger?.((message, error) => factory.logError(message, error));
     this.guard = new HostGuard(this.options.allowedHosts, this.options.allowedOrigins, options.port || undefined);
     this.sessions = new SessionDirectory(factory, this.options, (id) => this.channelContext(id));
     this.koa = new Koa();
@@ -316,12 +318,21 @@ export class StreamableHttpTransport {
     ctx.status = 200;
   }
 
-  /** Runs the `authenticate` option; answers 401 (and resolves undefined) when it refuses. */
+  /**
+   * Runs the `authenticate` option; resolves undefined after answering 401 when it refuses
+   * (UnauthorizedError), or 500 when it fails otherwise (logged: a broken hook is not a bad client).
+   */
   private async authenticate(ctx: Ctx): Promise<{ auth: AuthInfo | undefined } | undefined> {
     try {
       return { auth: await this.options.authenticate?.({ headers: ctx.req.headers, method: ctx.method, url: ctx.url }) };
-    } catch {
-      this.fail(ctx, 401, -32000, 'Unauthorized');
+    } catch (error) {
+      if (error instanceof UnauthorizedError) {
+        if (error.challenge) ctx.set('WWW-Authenticate', error.challenge);
+        this.fail(ctx, 401, -32000, error.message);
+      } else {
+        this.factory.logError('The authenticate hook failed', error);
+        this.fail(ctx, 500, ErrorCode.InternalError, 'Internal error');
+      }
       return undefined;
     }
   }
