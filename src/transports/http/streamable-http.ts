@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { AuthInfo } from '../../context/mcp-context';
-import { ErrorCode, errorResponse, isRequest, JsonRpcMessage, JsonRpcRequest } from '../../mcp/json-rpc';
+import { ErrorCode, errorResponse, isRequest, JsonRpcMessage, JsonRpcRequest, RequestId } from '../../mcp/json-rpc';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../mcp/mcp-types';
 import type { TransportExtra } from '../../protocol/request-scope';
 import { checkMessage, encodeMessage } from '../../protocol/wire';
-import { BodyTooLargeError, readBody } from './body';
+import { BodyTimeoutError, BodyTooLargeError, readBody } from './body';
 import { InMemoryEventStore } from './event-store';
 import { HostGuard } from './host-guard';
 import { HttpOptions, ResolvedHttpOptions, resolveHttpOptions } from './http-options';
@@ -64,7 +64,7 @@ export class StreamableHttpTransport {
       ctx.set('Allow', ALLOW);
       this.fail(ctx, 405, -32000, 'Method not allowed');
     });
-    if (healthPath) router.get(healthPath, (ctx) => void (ctx.body = { status: 'ok', sessions: this.sessions.size }));
+    if (healthPath) router.get(healthPath, (ctx) => this.health(ctx));
     return router.routes() as unknown as Koa.Middleware;
   }
 
@@ -107,13 +107,24 @@ export class StreamableHttpTransport {
     this.server?.closeAllConnections();
   }
 
+  /** The health endpoint, behind the same Host/Origin check as the MCP path (it tells the session count). */
+  private health(ctx: Ctx): void {
+    if (this.hostRefused(ctx)) return;
+    ctx.body = { status: 'ok', sessions: this.sessions.size };
+  }
+
+  /** True after answering 403 when DNS-rebinding protection refuses the request's Host or Origin. */
+  private hostRefused(ctx: Ctx): boolean {
+    if (!this.options.dnsRebindingProtection) return false;
+    const problem = this.guard.check(ctx.get('host') || undefined, ctx.get('origin') || undefined);
+    if (problem) this.fail(ctx, 403, -32000, `Forbidden: ${problem}`);
+    return problem !== undefined;
+  }
+
   private async guarded(ctx: Ctx, handle: () => Promise<void>): Promise<void> {
     if (this.options.cors) this.applyCors(ctx);
     if (this.closing) return this.fail(ctx, 503, -32000, 'Server is shutting down');
-    if (this.options.dnsRebindingProtection) {
-      const problem = this.guard.check(ctx.get('host') || undefined, ctx.get('origin') || undefined);
-      if (problem) return this.fail(ctx, 403, -32000, `Forbidden: ${problem}`);
-    }
+    if (this.hostRefused(ctx)) return;
     const version = ctx.get('mcp-protocol-version');
     if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
       return this.fail(ctx, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
@@ -146,9 +157,15 @@ export class StreamableHttpTransport {
     const { auth } = principal;
     let raw: Buffer;
     try {
-      raw = await readBody(ctx.req, this.options.maxBodyBytes);
+      raw = await readBody(ctx.req, this.options.maxBodyBytes, this.options.bodyTimeoutMs);
     } catch (error) {
       if (error instanceof BodyTooLargeError) return this.fail(ctx, 413, -32000, `Payload Too Large: the limit is ${this.options.maxBodyBytes} bytes`);
+      if (error instanceof BodyTimeoutError) {
+        // The rest of the body may still come: this connection cannot carry another request.
+        ctx.set('Connection', 'close');
+        return this.fail(ctx, 408, -32000, `Request Timeout: the body did not arrive within ${this.options.bodyTimeoutMs} ms`);
+      }
+      if (ctx.req.destroyed) return; // the client went away mid-body: nobody to answer, nothing wrong here
       throw error;
     }
     let parsed: unknown;
@@ -160,21 +177,22 @@ export class StreamableHttpTransport {
     const checked = checkMessage(parsed);
     if (!checked.ok) return this.reply(ctx, 400, checked.error);
     const message = checked.message;
+    // From here on, errors name the request they answer.
+    const id = isRequest(message) ? message.id : null;
     const extra: TransportExtra = { headers: ctx.req.headers, auth };
     const isInitialize = isRequest(message) && message.method === 'initialize';
 
     if (!this.options.sessions) return this.serveStateless(ctx, message, extra);
-    await this.serveInSession(ctx, message, extra, auth, isInitialize);
+    await this.serveInSession(ctx, message, extra, auth, isInitialize, id);
   }
 
-  private async serveInSession(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra, auth: AuthInfo | undefined, isInitialize: boolean): Promise<void> {
-
+  private async serveInSession(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra, auth: AuthInfo | undefined, isInitialize: boolean, id: RequestId | null): Promise<void> {
     let http: HttpSession;
     if (isInitialize) {
-      if (this.sessions.size >= this.options.maxSessions) return this.fail(ctx, 503, -32000, 'Service Unavailable: too many sessions');
+      if (this.sessions.size >= this.options.maxSessions) return this.fail(ctx, 503, -32000, 'Service Unavailable: too many sessions', id);
       http = this.sessions.create(auth?.subject);
     } else {
-      const found = await this.findSession(ctx, auth);
+      const found = await this.findSession(ctx, auth, id);
       if (!found) return;
       http = found;
     }
@@ -315,6 +333,7 @@ export class StreamableHttpTransport {
     const http = await this.findSession(ctx, auth);
     if (!http) return;
     await this.sessions.terminate(http, true);
+    ctx.body = null; // an empty body (Koa would otherwise write the status text)
     ctx.status = 200;
   }
 
@@ -356,20 +375,23 @@ export class StreamableHttpTransport {
     ctx.set('Access-Control-Expose-Headers', 'Mcp-Session-Id, Mcp-Protocol-Version');
   }
 
-  /** The session named by the request, or undefined after answering 400 (no id), 404 (unknown) or 503 (store down). */
-  private async findSession(ctx: Ctx, auth: AuthInfo | undefined): Promise<HttpSession | undefined> {
+  /**
+   * The session named by the request, or undefined after answering 400 (no id), 404 (unknown) or 503
+   * (store down); `requestId` is the id of the POSTed request the errors answer.
+   */
+  private async findSession(ctx: Ctx, auth: AuthInfo | undefined, requestId: RequestId | null = null): Promise<HttpSession | undefined> {
     const id = ctx.get('mcp-session-id');
     if (!id) {
-      this.fail(ctx, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      this.fail(ctx, 400, -32000, 'Bad Request: Mcp-Session-Id header is required', requestId);
       return undefined;
     }
     try {
       const http = await this.sessions.find(id, auth?.subject);
-      if (!http) this.fail(ctx, 404, -32001, 'Session not found');
+      if (!http) this.fail(ctx, 404, -32001, 'Session not found', requestId);
       return http;
     } catch (error) {
       if (!(error instanceof McpError)) throw error;
-      this.fail(ctx, 503, error.code, error.message);
+      this.fail(ctx, 503, error.code, error.message, requestId);
       return undefined;
     }
   }
@@ -398,14 +420,15 @@ export class StreamableHttpTransport {
     }
   }
 
-  private reply(ctx: Ctx, status: number, body: unknown): void {
+  /** Every JSON body of the MCP path goes through encodeMessage, like SSE events and stdio lines. */
+  private reply(ctx: Ctx, status: number, body: JsonRpcMessage): void {
     ctx.status = status;
     ctx.type = 'application/json';
-    ctx.body = JSON.stringify(body);
+    ctx.body = encodeMessage(body);
   }
 
-  private fail(ctx: Ctx, status: number, code: number, message: string): void {
-    this.reply(ctx, status, { jsonrpc: '2.0', id: null, error: { code, message } });
+  private fail(ctx: Ctx, status: number, code: number, message: string, id: RequestId | null = null): void {
+    this.reply(ctx, status, errorResponse(id, code, message));
   }
 }
 
