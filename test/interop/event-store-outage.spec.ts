@@ -15,8 +15,9 @@ describe('event store outage mid-stream', () => {
     server = await spawnHttpServer(HTTP_FIXTURE, { REDIS_URL: redis.url, REDIS_PREFIX: 'outage:' });
   }, 60_000);
   afterAll(async () => {
-    await redis.up();
     await server.stop();
+    // PrivateRedis.stop() waits forever for a process down() already killed: bring it back first.
+    await redis.up();
     await redis.stop();
   });
 
@@ -49,6 +50,7 @@ describe('event store outage mid-stream', () => {
     const res = await fetch(server.url, { method: 'POST', headers: { ...HEADERS, 'mcp-session-id': bystander }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'count', arguments: {} } }) });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: expect.stringContaining('count') }] } });
-    expect(server.stderr().match(/SSE stream r\d+ of session \w+ ended/g)).toHaveLength(1);
+    // Logged once: the request's later messages are dropped, not rerouted to (and failing on) the standalone stream.
+    expect(server.stderr().match(/SSE stream \w+ of session \w+ ended/g)).toHaveLength(1);
   }, 30_000);
 });

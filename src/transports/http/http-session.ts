@@ -54,6 +54,8 @@ export class HttpSession {
   route(message: JsonRpcMessage, relatedRequestId?: RequestId): Promise<void> {
     const key = isResponse(message) ? (message.id ?? undefined) : relatedRequestId;
     const channel = key === undefined ? undefined : this.requests.get(key);
+    // The request's stream broke (logged there, its client told): its later messages have nowhere to go.
+    if (channel?.failed) return Promise.resolve();
     if (channel && channel.state !== 'done') return channel.send(message);
     return this.standalone.send(message);
   }

@@ -54,6 +54,11 @@ export class StreamChannel {
     this.state = pendingRes ? 'pending' : 'sse';
   }
 
+  /** True once a write failed on this stream (see `break`) until a new connection is opened. */
+  get failed(): boolean {
+    return this.broken;
+  }
+
   get connected(): boolean {
     return this.connection?.isOpen ?? false;
   }
