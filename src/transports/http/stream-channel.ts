@@ -165,7 +165,13 @@ export class StreamChannel {
    * (see `break`), so callers may drop the promise and a store fault never escapes as an unhandled rejection.
    */
   private enqueue(work: () => Promise<void>): Promise<void> {
-    this.tail = this.tail.then(work).catch((error: unknown) => this.break(error));
+    this.tail = this.tail.then(work).catch((error: unknown) => {
+      try {
+        this.break(error);
+      } catch {
+        // Only a throwing logger gets here; the queue must stay usable and never reject.
+      }
+    });
     return this.tail;
   }
 
@@ -179,13 +185,13 @@ export class StreamChannel {
     this.broken = true;
     const fault = error instanceof StreamFault ? error : undefined;
     const message = fault?.message ?? (error instanceof McpError ? error.message : 'Internal error');
-    this.ctx.logError(`SSE stream ${this.streamId}${this.ctx.store ? ` of session ${this.ctx.store.sessionId}` : ''} ended: ${message}`, fault?.cause ?? error);
     const connection = this.connection;
     if (this.requestId !== undefined) {
       this.state = 'done';
       if (connection?.isOpen) connection.send(errorResponse(this.requestId, ErrorCode.InternalError, message));
     }
     connection?.end();
+    this.ctx.logError(`SSE stream ${this.streamId}${this.ctx.store ? ` of session ${this.ctx.store.sessionId}` : ''} ended: ${message}`, fault?.cause ?? error);
   }
 }
 
