@@ -47,9 +47,17 @@ export class RedisEventStore implements EventStore {
   }
 
   storeEvent(sessionId: string, streamId: string, message: JsonRpcMessage | null): Promise<string> {
+    return this.store(sessionId, streamId, message === null ? '' : JSON.stringify(message));
+  }
+
+  storeSerialized(sessionId: string, streamId: string, _message: JsonRpcMessage, json: string): Promise<string> {
+    return this.store(sessionId, streamId, json);
+  }
+
+  private store(sessionId: string, streamId: string, json: string): Promise<string> {
     return guarded('The event store', this.redis, () => {
       const k = this.keys(sessionId);
-      return this.redis.mcpStoreEvent(k.seq, k.stream(streamId), k.streams, streamId, message === null ? '' : JSON.stringify(message), this.options.maxEventsPerStream ?? 1_000, this.options.ttlMs ?? 3_600_000);
+      return this.redis.mcpStoreEvent(k.seq, k.stream(streamId), k.streams, streamId, json, this.options.maxEventsPerStream ?? 1_000, this.options.ttlMs ?? 3_600_000);
     });
   }
 

@@ -16,6 +16,11 @@ export interface EventStore {
   /** Stores an event of `streamId` in `sessionId` and returns its id. */
   storeEvent(sessionId: string, streamId: string, message: JsonRpcMessage | null): Promise<string>;
   /**
+   * Optional fast path, used instead of storeEvent when present: the same event, given as the JSON
+   * text the transport already made with encodeMessage (so a streamed message is serialized once).
+   */
+  storeSerialized?(sessionId: string, streamId: string, message: JsonRpcMessage, json: string): Promise<string>;
+  /**
    * The stream an event belongs to and the events stored on that stream after it, oldest first;
    * undefined when the id is unknown to this session (or has been evicted).
    */
@@ -88,6 +93,14 @@ export class InMemoryEventStore implements EventStore {
   }
 
   async storeEvent(sessionId: string, streamId: string, message: JsonRpcMessage | null): Promise<string> {
+    return this.store(sessionId, streamId, message === null ? null : encodeMessage(message));
+  }
+
+  async storeSerialized(sessionId: string, streamId: string, _message: JsonRpcMessage, json: string): Promise<string> {
+    return this.store(sessionId, streamId, json);
+  }
+
+  private store(sessionId: string, streamId: string, json: string | null): string {
     let log = this.sessions.get(sessionId);
     if (log) {
       // Least recently written last: the store-wide byte bound takes from the front.
@@ -99,7 +112,6 @@ export class InMemoryEventStore implements EventStore {
     this.sessions.set(sessionId, log);
     const seq = ++log.seq;
     const id = `${streamId}.${seq}`;
-    const json = message === null ? null : encodeMessage(message);
     const entry: Entry = { id, seq, json, bytes: OVERHEAD + (json?.length ?? 0) };
     let events = log.streams.get(streamId);
     if (!events) log.streams.set(streamId, (events = []));

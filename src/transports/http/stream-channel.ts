@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { ErrorCode, errorResponse, isResponse, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
+import { encodeMessage } from '../../protocol/wire';
 import type { EventStore } from './event-store';
 import { SseConnection } from './sse-stream';
 
@@ -89,8 +90,9 @@ export class StreamChannel {
     if (this.state === 'pending') void this.startStream();
     return this.enqueue(async () => {
       if (this.broken) return;
-      const id = await this.store(message);
-      if (this.connection?.isOpen) this.connection.send(message, id);
+      const json = encodeMessage(message);
+      const id = await this.store(message, json);
+      if (this.connection?.isOpen) this.connection.sendSerialized(json, id);
       else if (this.ctx.publish) await this.ctx.publish(this.streamId, id, message);
     });
   }
@@ -151,10 +153,12 @@ export class StreamChannel {
   }
 
   /** Stores an outbound event when the stream is resumable; a failure names the event store. */
-  private async store(message: JsonRpcMessage | null): Promise<string | undefined> {
+  private async store(message: JsonRpcMessage | null, json?: string): Promise<string | undefined> {
     if (!this.ctx.store) return undefined;
+    const { sessionId, events } = this.ctx.store;
     try {
-      return await this.ctx.store.events.storeEvent(this.ctx.store.sessionId, this.streamId, message);
+      if (message !== null && json !== undefined && events.storeSerialized) return await events.storeSerialized(sessionId, this.streamId, message, json);
+      return await events.storeEvent(sessionId, this.streamId, message);
     } catch (error) {
       throw new StreamFault(error instanceof McpError ? error.message : 'The event store is unavailable', error);
     }

@@ -76,6 +76,18 @@ describe('StreamChannel', () => {
     expect((await store.eventsAfter('s1', prime.id!))?.events.map((e) => e.message)).toEqual([note(1), result(1)]);
   });
 
+  it('works with a store that only implements storeEvent (storeSerialized is optional)', async () => {
+    const inner = new InMemoryEventStore();
+    const plain: EventStore = { storeEvent: (...a) => inner.storeEvent(...a), eventsAfter: (...a) => inner.eventsAfter(...a), clearSession: (id) => inner.clearSession(id) };
+    const r = res();
+    const channel = new StreamChannel('r1', context(plain).ctx, asRes(r), 1);
+    await channel.send(note(1));
+    await channel.finish(result(1));
+    const [prime] = parseSse(r.body);
+    expect(r.messages).toEqual([note(1), result(1)]);
+    expect((await plain.eventsAfter('s1', prime.id!))?.events.map((e) => e.message)).toEqual([note(1), result(1)]);
+  });
+
   it('writes no ids and no priming event without a store (stateless)', async () => {
     const r = res();
     const channel = new StreamChannel('r1', context().ctx, asRes(r), 1);
@@ -91,7 +103,7 @@ describe('StreamChannel', () => {
     const { ctx, logged } = context(store);
     const channel = new StreamChannel('r1', ctx, asRes(r), 'req-7');
     await channel.send(note(1));
-    store.storeEvent = () => Promise.reject(new Error('store down'));
+    store.storeEvent = store.storeSerialized = () => Promise.reject(new Error('store down'));
     await expect(channel.send(note(2))).resolves.toBeUndefined();
     await expect(channel.send(note(3))).resolves.toBeUndefined();
     await expect(channel.finish(result(7))).resolves.toBeUndefined();
@@ -104,7 +116,7 @@ describe('StreamChannel', () => {
   it('passes on the message of a store error meant for clients (StorageUnavailableError)', async () => {
     const r = res();
     const failing = new InMemoryEventStore();
-    failing.storeEvent = () => Promise.reject(new StorageUnavailableError('The event store', new Error('ECONNREFUSED')));
+    failing.storeEvent = failing.storeSerialized = () => Promise.reject(new StorageUnavailableError('The event store', new Error('ECONNREFUSED')));
     const channel = new StreamChannel('r1', context(failing).ctx, asRes(r), 3);
     await channel.send(note(1));
     expect(r.messages).toEqual([{ jsonrpc: '2.0', id: 3, error: { code: -32603, message: 'The event store is unavailable: ECONNREFUSED' } }]);
@@ -112,9 +124,10 @@ describe('StreamChannel', () => {
 
   it('lets the standalone stream recover on the next connection after a store failure', async () => {
     const store = new InMemoryEventStore();
-    const real = store.storeEvent.bind(store);
+    const real = { storeEvent: store.storeEvent.bind(store), storeSerialized: store.storeSerialized.bind(store) };
     let down = true;
-    store.storeEvent = (...args) => (down ? Promise.reject(new Error('blip')) : real(...args));
+    store.storeEvent = (...args) => (down ? Promise.reject(new Error('blip')) : real.storeEvent(...args));
+    store.storeSerialized = (...args) => (down ? Promise.reject(new Error('blip')) : real.storeSerialized(...args));
     const { ctx, logged } = context(store);
     const channel = new StreamChannel('g', ctx);
     const first = res();
