@@ -9,6 +9,7 @@ export interface RedisEventStoreOptions {
   maxEventsPerStream?: number;
   /** How long a session's events are kept after the last one, in ms (default one hour). */
   ttlMs?: number;
+  /** Told of connection errors (default: the server log of the transport using the store, at most once per 10 s). */
   onError?: (error: Error) => void;
 }
 
@@ -31,12 +32,14 @@ export class RedisEventStore implements EventStore {
   private readonly redis: Commands;
   private readonly owned: boolean;
   private readonly prefix: string;
+  private logError?: (message: string, error?: unknown) => void;
+  private lastLogged = 0;
 
   constructor(
     connection: RedisConnection,
     private readonly options: RedisEventStoreOptions = {},
   ) {
-    const { redis, owned } = connect(connection, options.onError ?? (() => undefined));
+    const { redis, owned } = connect(connection, options.onError ?? ((error) => this.report(error)));
     this.redis = redis as Commands;
     this.owned = owned;
     this.prefix = options.keyPrefix ?? 'mcpkit:';
@@ -44,9 +47,17 @@ export class RedisEventStore implements EventStore {
   }
 
   storeEvent(sessionId: string, streamId: string, message: JsonRpcMessage | null): Promise<string> {
+    return this.store(sessionId, streamId, message === null ? '' : JSON.stringify(message));
+  }
+
+  storeSerialized(sessionId: string, streamId: string, _message: JsonRpcMessage, json: string): Promise<string> {
+    return this.store(sessionId, streamId, json);
+  }
+
+  private store(sessionId: string, streamId: string, json: string): Promise<string> {
     return guarded('The event store', this.redis, () => {
       const k = this.keys(sessionId);
-      return this.redis.mcpStoreEvent(k.seq, k.stream(streamId), k.streams, streamId, message === null ? '' : JSON.stringify(message), this.options.maxEventsPerStream ?? 1_000, this.options.ttlMs ?? 3_600_000);
+      return this.redis.mcpStoreEvent(k.seq, k.stream(streamId), k.streams, streamId, json, this.options.maxEventsPerStream ?? 1_000, this.options.ttlMs ?? 3_600_000);
     });
   }
 
@@ -76,8 +87,20 @@ export class RedisEventStore implements EventStore {
     });
   }
 
+  attachLogger(logError: (message: string, error?: unknown) => void): void {
+    this.logError ??= logError;
+  }
+
   async close(): Promise<void> {
     if (this.owned) this.redis.disconnect();
+  }
+
+  /** The default onError: a reconnecting client repeats its error every few hundred ms, so repeats within 10 s are not logged. */
+  private report(error: Error): void {
+    const now = Date.now();
+    if (!this.logError || now - this.lastLogged < 10_000) return;
+    this.lastLogged = now;
+    this.logError('Redis connection error in the event store (repeats within 10 s are not logged)', error);
   }
 
   private keys(sessionId: string) {

@@ -39,7 +39,7 @@ export class HttpSession {
 
   /** Opens the stream of one POSTed request. */
   openRequest(id: RequestId, res: ServerResponse): StreamChannel {
-    const channel = new StreamChannel(`r${++this.nextStream}`, this.channelContext, res);
+    const channel = new StreamChannel(`r${++this.nextStream}`, this.channelContext, res, id);
     this.requests.set(id, channel);
     this.streams.set(channel.streamId, channel);
     return channel;
@@ -54,6 +54,8 @@ export class HttpSession {
   route(message: JsonRpcMessage, relatedRequestId?: RequestId): Promise<void> {
     const key = isResponse(message) ? (message.id ?? undefined) : relatedRequestId;
     const channel = key === undefined ? undefined : this.requests.get(key);
+    // The request's stream broke (logged there, its client told): its later messages have nowhere to go.
+    if (channel?.failed) return Promise.resolve();
     if (channel && channel.state !== 'done') return channel.send(message);
     return this.standalone.send(message);
   }

@@ -80,7 +80,7 @@ export class SessionCluster {
     this.touched.delete(id);
     const stop = this.unsubscribe.get(id);
     this.unsubscribe.delete(id);
-    await stop?.().catch(() => undefined);
+    await stop?.().catch((e) => this.logError('Could not stop listening to a shared session', e));
   }
 
   /**
@@ -113,10 +113,11 @@ export class SessionCluster {
     if (envelope.from === this.instanceId) return;
     switch (envelope.kind) {
       case 'inbound':
-        void http.session.receive(envelope.message);
+        http.session.receive(envelope.message).catch((e) => this.logError('Could not handle a message forwarded by another instance', e));
         break;
       case 'event': {
         // Queued behind any resume in progress on the channel, which writes it unless the replay did.
+        // Channel work never rejects (a failed write breaks the stream and is logged by the channel).
         const channel = envelope.streamId === STANDALONE_STREAM ? http.standalone : http.streams.get(envelope.streamId);
         void channel?.deliverRemote(envelope.eventId, envelope.message).then(() => {
           if (channel.state === 'done') http.streams.delete(envelope.streamId);
@@ -129,7 +130,9 @@ export class SessionCluster {
       case 'task':
         break;
       case 'terminate':
-        void this.forget(http.id!).then(() => this.onTerminated(http));
+        this.forget(http.id!)
+          .then(() => this.onTerminated(http))
+          .catch((e) => this.logError('Could not end a session terminated by another instance', e));
         break;
     }
   }

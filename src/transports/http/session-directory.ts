@@ -87,7 +87,9 @@ export class SessionDirectory {
   sweep(): void {
     const deadline = Date.now() - this.options.sessionIdleTimeoutMs;
     for (const http of this.sessions.values()) {
-      if (http.lastActivity < deadline && !http.busy && !http.standaloneConnected) void this.drop(http, !this.cluster);
+      if (http.lastActivity < deadline && !http.busy && !http.standaloneConnected) {
+        this.drop(http, !this.cluster).catch((e) => this.factory.logError('Could not close an idle session', e));
+      }
     }
   }
 
@@ -108,6 +110,6 @@ export class SessionDirectory {
     await this.cluster?.forget(http.id!);
     http.session.close();
     await http.endStreams();
-    if (clearEvents) await this.options.eventStore?.clearSession(http.id!).catch(() => undefined);
+    if (clearEvents) await this.options.eventStore?.clearSession(http.id!).catch((e) => this.factory.logError('Could not clear the events of an ended session', e));
   }
 }

@@ -2,46 +2,46 @@ import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
-import type { AuthInfo } from '../../context/mcp-context';
-import { ErrorCode, errorResponse, isRequest, JsonRpcMessage, JsonRpcRequest } from '../../mcp/json-rpc';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '../../mcp/mcp-types';
-import type { TransportExtra } from '../../protocol/request-scope';
-import { checkMessage, encodeMessage } from '../../protocol/wire';
-import { BodyTooLargeError, readBody } from './body';
 import { InMemoryEventStore } from './event-store';
-import { HostGuard } from './host-guard';
+import { Ctx, fail } from './http-replies';
 import { HttpOptions, ResolvedHttpOptions, resolveHttpOptions } from './http-options';
-import type { HttpSession } from './http-session';
-import { STANDALONE_STREAM } from './http-session';
+import { PostHandler } from './post-handler';
+import { ALLOW, RequestGuards } from './request-guards';
 import { SessionDirectory, SessionFactory } from './session-directory';
-import { McpError } from '../../mcp/mcp.error';
 import type { SseConnection } from './sse-stream';
 import type { ChannelContext } from './stream-channel';
+import { StreamHandlers } from './stream-handlers';
 
 export type { SessionFactory } from './session-directory';
 
-type Ctx = Koa.ParameterizedContext;
-
-const ALLOW = 'GET, POST, DELETE';
-
 /**
  * The Streamable HTTP transport (MCP 2025-11-25) on Koa: one endpoint for POST, GET and DELETE,
- * JSON or SSE answers, sessions, resumable streams, and the safety checks of the spec.
+ * JSON or SSE answers, sessions, resumable streams, and the safety checks of the spec. This class
+ * routes and owns the lifecycle; the methods are served by PostHandler and StreamHandlers.
  */
 export class StreamableHttpTransport {
   readonly options: ResolvedHttpOptions;
   readonly koa: Koa;
   private readonly sessions: SessionDirectory;
   private readonly connections = new Set<SseConnection>();
-  private readonly guard: HostGuard;
+  private readonly guards: RequestGuards;
+  private readonly posts: PostHandler;
+  private readonly streams: StreamHandlers;
   private server?: Server;
   private timers: NodeJS.Timeout[] = [];
   private closing = false;
 
-  constructor(factory: SessionFactory, options: HttpOptions = {}) {
+  constructor(
+    private readonly factory: SessionFactory,
+    options: HttpOptions = {},
+  ) {
     this.options = resolveHttpOptions(options, () => new InMemoryEventStore());
-    this.guard = new HostGuard(this.options.allowedHosts, this.options.allowedOrigins, options.port || undefined);
+    const logError = (message: string, error?: unknown) => factory.logError(message, error);
+    this.options.eventStore?.attachLogger?.(logError);
+    this.guards = new RequestGuards(this.options, options.port || undefined, logError);
     this.sessions = new SessionDirectory(factory, this.options, (id) => this.channelContext(id));
+    this.posts = new PostHandler(this.options, this.sessions, this.guards, logError);
+    this.streams = new StreamHandlers(this.options, this.sessions, this.guards);
     this.koa = new Koa();
     this.koa.use(this.middleware());
     this.startTimers();
@@ -51,15 +51,15 @@ export class StreamableHttpTransport {
   middleware(): Koa.Middleware {
     const router = new Router();
     const { path, healthPath } = this.options;
-    router.post(path, (ctx) => this.guarded(ctx, () => this.post(ctx)));
-    router.get(path, (ctx) => this.guarded(ctx, () => this.get(ctx)));
-    router.delete(path, (ctx) => this.guarded(ctx, () => this.delete(ctx)));
-    router.options(path, (ctx) => this.preflight(ctx));
+    router.post(path, (ctx) => this.guarded(ctx, () => this.posts.handle(ctx)));
+    router.get(path, (ctx) => this.guarded(ctx, () => this.streams.get(ctx)));
+    router.delete(path, (ctx) => this.guarded(ctx, () => this.streams.delete(ctx)));
+    router.options(path, (ctx) => this.guards.preflight(ctx));
     router.all(path, (ctx) => {
       ctx.set('Allow', ALLOW);
-      this.fail(ctx, 405, -32000, 'Method not allowed');
+      fail(ctx, 405, -32000, 'Method not allowed');
     });
-    if (healthPath) router.get(healthPath, (ctx) => void (ctx.body = { status: 'ok', sessions: this.sessions.size }));
+    if (healthPath) router.get(healthPath, (ctx) => this.health(ctx));
     return router.routes() as unknown as Koa.Middleware;
   }
 
@@ -77,7 +77,7 @@ export class StreamableHttpTransport {
       server.listen(this.options.port, this.options.host, () => resolve());
     });
     const port = (server.address() as AddressInfo).port;
-    this.guard.setPort(port);
+    this.guards.host.setPort(port);
     const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
     return { host: this.options.host, port, url: `http://${host}:${port}${this.options.path}` };
   }
@@ -102,232 +102,20 @@ export class StreamableHttpTransport {
     this.server?.closeAllConnections();
   }
 
+  /** Runs a method handler behind the guards; a fault it did not handle still gets a JSON-RPC answer. */
   private async guarded(ctx: Ctx, handle: () => Promise<void>): Promise<void> {
-    if (this.options.cors) this.applyCors(ctx);
-    if (this.closing) return this.fail(ctx, 503, -32000, 'Server is shutting down');
-    if (this.options.dnsRebindingProtection) {
-      const problem = this.guard.check(ctx.get('host') || undefined, ctx.get('origin') || undefined);
-      if (problem) return this.fail(ctx, 403, -32000, `Forbidden: ${problem}`);
-    }
-    const version = ctx.get('mcp-protocol-version');
-    if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      return this.fail(ctx, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
-    }
-    await handle();
-  }
-
-  private async post(ctx: Ctx): Promise<void> {
-    if (!accepts(ctx, 'application/json') || !accepts(ctx, 'text/event-stream')) {
-      return this.fail(ctx, 406, -32000, 'Not Acceptable: Accept must list application/json and text/event-stream');
-    }
-    if (!ctx.is('application/json')) return this.fail(ctx, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
-    const principal = await this.authenticate(ctx);
-    if (!principal) return;
-    const { auth } = principal;
-    let raw: Buffer;
+    if (!this.guards.admit(ctx, this.closing)) return;
     try {
-      raw = await readBody(ctx.req, this.options.maxBodyBytes);
+      await handle();
     } catch (error) {
-      if (error instanceof BodyTooLargeError) return this.fail(ctx, 413, -32000, `Payload Too Large: the limit is ${this.options.maxBodyBytes} bytes`);
-      throw error;
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw.toString('utf8'));
-    } catch {
-      return this.fail(ctx, 400, ErrorCode.ParseError, 'Parse error: invalid JSON');
-    }
-    const checked = checkMessage(parsed);
-    if (!checked.ok) return this.reply(ctx, 400, checked.error);
-    const message = checked.message;
-    const extra: TransportExtra = { headers: ctx.req.headers, auth };
-    const isInitialize = isRequest(message) && message.method === 'initialize';
-
-    if (!this.options.sessions) return this.serveStateless(ctx, message, extra);
-
-    let http: HttpSession;
-    if (isInitialize) {
-      if (this.sessions.size >= this.options.maxSessions) return this.fail(ctx, 503, -32000, 'Service Unavailable: too many sessions');
-      http = this.sessions.create(auth?.subject);
-    } else {
-      const found = await this.findSession(ctx, auth);
-      if (!found) return;
-      http = found;
-    }
-    http.lastActivity = Date.now();
-    if (!isRequest(message)) {
-      await http.session.receive(message, extra);
-      await this.sessions.cluster?.forward(http, message);
-      return accepted(ctx);
-    }
-    // A new shared session is saved before its id reaches the client, so any instance knows it next.
-    await this.answer(ctx, http, message, extra, isInitialize ? () => this.sessions.register(http) : undefined);
-  }
-
-  /**
-   * Answers one request: JSON when nothing else was sent first, else an SSE stream. Resolves once the
-   * HTTP answer has started, with a promise of the request being completely answered.
-   */
-  private async answer(
-    ctx: Ctx,
-    http: HttpSession,
-    request: JsonRpcRequest,
-    extra: TransportExtra,
-    beforeReply?: () => Promise<void>,
-  ): Promise<{ finished: Promise<void> }> {
-    if (http.id) ctx.set('Mcp-Session-Id', http.id);
-    const handle = async () => {
-      const response = await http.session.handleRequest(request, extra);
-      try {
-        await beforeReply?.();
-      } catch (error) {
-        // The session could not be shared (storage down): it does not exist, and the client is told why.
-        this.sessions.discard(http);
-        ctx.remove('Mcp-Session-Id');
-        const e = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
-        return errorResponse(request.id, e.code, e.message);
-      }
-      return response;
-    };
-    if (this.options.responseMode === 'json') {
-      this.replyJson(ctx, await handle());
-      return { finished: Promise.resolve() };
-    }
-    const channel = http.openRequest(request.id, ctx.res);
-    extra.closeStream = () => void channel.closeConnection();
-    if (this.options.responseMode === 'sse') void channel.startStream();
-    const done = handle();
-    const first = await Promise.race([done.then((response) => ({ response })), channel.upgrade.then(() => undefined)]);
-    if (first && channel.state === 'pending') {
-      http.closeRequest(request.id, channel);
-      this.replyJson(ctx, first.response);
-      return { finished: Promise.resolve() };
-    }
-    ctx.respond = false;
-    const finished = done.then(async (response) => {
-      await channel.finish(response);
-      http.closeRequest(request.id, channel);
-      http.lastActivity = Date.now();
-    });
-    return { finished };
-  }
-
-  private replyJson(ctx: Ctx, response: JsonRpcMessage | undefined): void {
-    if (!response) {
-      ctx.status = 204; // the client cancelled the request: there is nothing to answer
-      return;
-    }
-    ctx.status = 200;
-    ctx.type = 'application/json';
-    ctx.body = encodeMessage(response);
-  }
-
-  private async serveStateless(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra): Promise<void> {
-    // Without the header and without a session there is no other way to know: the spec says assume 2025-03-26.
-    const http = this.sessions.ephemeral(extra.auth?.subject, ctx.get('mcp-protocol-version') || '2025-03-26');
-    if (!isRequest(message)) {
-      await http.session.receive(message, extra);
-      http.session.close();
-      return accepted(ctx);
-    }
-    const { finished } = await this.answer(ctx, http, message, extra);
-    void finished.finally(() => http.session.close());
-  }
-
-  private async get(ctx: Ctx): Promise<void> {
-    if (!this.options.enableGetStream) {
-      ctx.set('Allow', 'POST, DELETE');
-      return this.fail(ctx, 405, -32000, 'Method not allowed: this server offers no standalone SSE stream');
-    }
-    if (!accepts(ctx, 'text/event-stream')) return this.fail(ctx, 406, -32000, 'Not Acceptable: Accept must list text/event-stream');
-    const principal = await this.authenticate(ctx);
-    if (!principal) return;
-    const { auth } = principal;
-    const http = await this.findSession(ctx, auth);
-    if (!http) return;
-    http.lastActivity = Date.now();
-    const lastEventId = ctx.get('last-event-id');
-    const store = this.options.eventStore!;
-    if (lastEventId) {
-      const found = await store.eventsAfter(http.id!, lastEventId);
-      if (!found) return this.fail(ctx, 400, -32000, 'Bad Request: unknown Last-Event-ID for this session');
-      const channel = found.streamId === STANDALONE_STREAM ? http.standalone : http.streams.get(found.streamId);
-      ctx.respond = false;
-      if (channel) {
-        await channel.resume(ctx.res, async () => (await store.eventsAfter(http.id!, lastEventId))?.events ?? []);
-        return;
-      }
-      // The stream lives on another instance: replay, then follow it there until it ends.
-      if (this.sessions.cluster) return this.sessions.cluster.follow(http, found.streamId, lastEventId, ctx.res, store);
-      // The request stream already finished: replay what it sent after that event, then end.
-      const ended = http.finishedStream(found.streamId);
-      await ended.resume(ctx.res, async () => found.events);
-      return;
-    }
-    if (http.standaloneConnected) return this.fail(ctx, 409, -32000, 'Conflict: this session already has a standalone SSE stream');
-    ctx.respond = false;
-    await http.standalone.open(ctx.res);
-  }
-
-  private async delete(ctx: Ctx): Promise<void> {
-    if (!this.options.sessions) {
-      ctx.set('Allow', 'POST');
-      return this.fail(ctx, 405, -32000, 'Method not allowed: this server keeps no sessions');
-    }
-    const principal = await this.authenticate(ctx);
-    if (!principal) return;
-    const { auth } = principal;
-    const http = await this.findSession(ctx, auth);
-    if (!http) return;
-    await this.sessions.terminate(http, true);
-    ctx.status = 200;
-  }
-
-  /** Runs the `authenticate` option; answers 401 (and resolves undefined) when it refuses. */
-  private async authenticate(ctx: Ctx): Promise<{ auth: AuthInfo | undefined } | undefined> {
-    try {
-      return { auth: await this.options.authenticate?.({ headers: ctx.req.headers, method: ctx.method, url: ctx.url }) };
-    } catch {
-      this.fail(ctx, 401, -32000, 'Unauthorized');
-      return undefined;
+      this.guards.unexpected(ctx, error);
     }
   }
 
-  private preflight(ctx: Ctx): void {
-    if (this.options.cors) this.applyCors(ctx);
-    ctx.set('Allow', ALLOW);
-    ctx.status = 204;
-  }
-
-  private applyCors(ctx: Ctx): void {
-    const { origins } = this.options.cors!;
-    const origin = ctx.get('origin');
-    if (origins === '*') ctx.set('Access-Control-Allow-Origin', '*');
-    else if (origin && origins.includes(origin)) {
-      ctx.set('Access-Control-Allow-Origin', origin);
-      ctx.vary('Origin');
-    } else return;
-    ctx.set('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
-    ctx.set('Access-Control-Allow-Headers', 'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID');
-    ctx.set('Access-Control-Expose-Headers', 'Mcp-Session-Id, Mcp-Protocol-Version');
-  }
-
-  /** The session named by the request, or undefined after answering 400 (no id), 404 (unknown) or 503 (store down). */
-  private async findSession(ctx: Ctx, auth: AuthInfo | undefined): Promise<HttpSession | undefined> {
-    const id = ctx.get('mcp-session-id');
-    if (!id) {
-      this.fail(ctx, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-      return undefined;
-    }
-    try {
-      const http = await this.sessions.find(id, auth?.subject);
-      if (!http) this.fail(ctx, 404, -32001, 'Session not found');
-      return http;
-    } catch (error) {
-      if (!(error instanceof McpError)) throw error;
-      this.fail(ctx, 503, error.code, error.message);
-      return undefined;
-    }
+  /** The health endpoint, behind the same Host/Origin check as the MCP path (it tells the session count). */
+  private health(ctx: Ctx): void {
+    if (this.guards.hostRefused(ctx)) return;
+    ctx.body = { status: 'ok', sessions: this.sessions.size };
   }
 
   private channelContext(sessionId: string | undefined): ChannelContext {
@@ -339,6 +127,7 @@ export class StreamableHttpTransport {
       headers,
       track: (connection, open) => (open ? this.connections.add(connection) : this.connections.delete(connection)),
       publish: cluster && ((streamId, eventId, message) => cluster.publish(sessionId!, streamId, eventId, message)),
+      logError: (message, error) => this.factory.logError(message, error),
     };
   }
 
@@ -352,31 +141,4 @@ export class StreamableHttpTransport {
       this.timers.push(setInterval(() => this.sessions.sweep(), sweep).unref());
     }
   }
-
-  private reply(ctx: Ctx, status: number, body: unknown): void {
-    ctx.status = status;
-    ctx.type = 'application/json';
-    ctx.body = JSON.stringify(body);
-  }
-
-  private fail(ctx: Ctx, status: number, code: number, message: string): void {
-    this.reply(ctx, status, { jsonrpc: '2.0', id: null, error: { code, message } });
-  }
-}
-
-/** 202 Accepted with an empty body (Koa would otherwise write the status text). */
-function accepted(ctx: Ctx): void {
-  ctx.body = null;
-  ctx.status = 202;
-}
-
-/** True when the Accept header admits `type` (wildcards included). */
-function accepts(ctx: Ctx, type: string): boolean {
-  const accept = ctx.get('accept');
-  if (!accept) return false;
-  const [major] = type.split('/');
-  return accept
-    .split(',')
-    .map((part) => part.split(';')[0].trim().toLowerCase())
-    .some((t) => t === type || t === '*/*' || t === `${major}/*`);
 }

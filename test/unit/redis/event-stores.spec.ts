@@ -41,6 +41,13 @@ describe.each([
     expect(await store.eventsAfter('s1', id)).toBeUndefined();
   });
 
+  it('stores an already serialized message (storeSerialized) like storeEvent', async () => {
+    const prime = await store.storeEvent('s1', 'r1', null);
+    const id = await store.storeSerialized!('s1', 'r1', ping(1), JSON.stringify(ping(1)));
+    expect(id.startsWith('r1.')).toBe(true);
+    expect(await store.eventsAfter('s1', prime)).toEqual({ streamId: 'r1', events: [{ id, message: ping(1) }] });
+  });
+
   it('keeps a bounded number of events per stream', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) ids.push(await store.storeEvent('s1', 'r1', ping(i)));
