@@ -73,7 +73,7 @@ export class RedisEventStore implements EventStore {
       for (const entry of entries.slice(index + 1)) {
         const nl = entry.indexOf('\n');
         const json = entry.slice(nl + 1);
-        if (json) events.push({ id: entry.slice(0, nl), message: JSON.parse(json) as JsonRpcMessage });
+        events.push({ id: entry.slice(0, nl), message: json ? (JSON.parse(json) as JsonRpcMessage) : null });
       }
       return { streamId, events };
     });

@@ -1,7 +1,11 @@
 import type { JsonRpcMessage } from '../../mcp/json-rpc';
 import { encodeMessage } from '../../protocol/wire';
 
-/** One stored SSE event. `message` is null for a priming event (it marks a position only). */
+/**
+ * One stored SSE event. `message` is null for a marker: the priming event that opens a stream, or the
+ * end of a request stream (stored after its final response). `eventsAfter` returns markers too: a
+ * replay that meets an end marker ends the resumed stream.
+ */
 export interface StoredEvent {
   readonly id: string;
   readonly message: JsonRpcMessage | null;
@@ -136,7 +140,7 @@ export class InMemoryEventStore implements EventStore {
     const index = events?.findIndex((e) => e.id === lastEventId) ?? -1;
     if (!events || index < 0) return undefined;
     const after: StoredEvent[] = [];
-    for (const e of events.slice(index + 1)) if (e.json !== null) after.push({ id: e.id, message: JSON.parse(e.json) as JsonRpcMessage });
+    for (const e of events.slice(index + 1)) after.push({ id: e.id, message: e.json === null ? null : (JSON.parse(e.json) as JsonRpcMessage) });
     return { streamId, events: after };
   }
 

@@ -65,8 +65,10 @@ export class SessionCluster {
   }
 
   /** Publishes a server message for a stream whose client is connected elsewhere. */
-  publish(sessionId: string, streamId: string, eventId: string | undefined, message: JsonRpcMessage): Promise<void> {
-    return this.backplane.publish(sessionId, { kind: 'event', streamId, eventId, message, from: this.instanceId });
+  publish(sessionId: string, streamId: string, eventId: string | undefined, message: JsonRpcMessage, final: boolean): Promise<void> {
+    const envelope: SessionEnvelope = { kind: 'event', streamId, eventId, message, from: this.instanceId };
+    if (final) envelope.final = true;
+    return this.backplane.publish(sessionId, envelope);
   }
 
   /** Ends a session everywhere (DELETE). */
@@ -119,7 +121,7 @@ export class SessionCluster {
         // Queued behind any resume in progress on the channel, which writes it unless the replay did.
         // Channel work never rejects (a failed write breaks the stream and is logged by the channel).
         const channel = envelope.streamId === STANDALONE_STREAM ? http.standalone : http.streams.get(envelope.streamId);
-        void channel?.deliverRemote(envelope.eventId, envelope.message).then(() => {
+        void channel?.deliverRemote(envelope.eventId, envelope.message, envelope.final === true).then(() => {
           if (channel.state === 'done') http.streams.delete(envelope.streamId);
         });
         break;

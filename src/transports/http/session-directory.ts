@@ -49,7 +49,7 @@ export class SessionDirectory {
   /** A one-request session (stateless mode). */
   ephemeral(owner: string | undefined, protocolVersion: string): HttpSession {
     const http = new HttpSession(undefined, owner, this.channelContext(undefined));
-    http.session = this.factory.createSession((m, related) => http.route(m, related), {
+    http.session = this.factory.createSession((m, related, final) => http.route(m, related, final), {
       requireInitialize: false,
       anonymousOwner: ANONYMOUS_OWNER,
       peer: { protocolVersion },
@@ -100,7 +100,7 @@ export class SessionDirectory {
 
   private build(id: string, owner: string | undefined): HttpSession {
     const http = new HttpSession(id, owner, this.channelContext(id));
-    http.session = this.factory.createSession((m, related) => http.route(m, related), { id, reachable: () => http.standaloneConnected });
+    http.session = this.factory.createSession((m, related, final) => http.route(m, related, final), { id, reachable: () => http.standaloneConnected });
     return http;
   }
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { ErrorCode, errorResponse, isResponse, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
+import { ErrorCode, errorResponse, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import { encodeMessage } from '../../protocol/wire';
 import type { EventStore } from './event-store';
@@ -13,18 +13,21 @@ export interface ChannelContext {
   readonly headers: Record<string, string>;
   /** Told when a connection opens or closes (for keep-alives and shutdown). */
   track(connection: SseConnection, open: boolean): void;
-  /** With shared sessions: hands a message to the instance that holds the client's connection. */
-  publish?(streamId: string, eventId: string | undefined, message: JsonRpcMessage): Promise<void>;
+  /**
+   * With shared sessions: hands a message to the instance that holds the client's connection;
+   * `final` when it is the request's last response (the stream ends there).
+   */
+  publish?(streamId: string, eventId: string | undefined, message: JsonRpcMessage, final: boolean): Promise<void>;
   /** The server log, told once when a stream breaks (its store or its delivery failed). */
   logError(message: string, error?: unknown): void;
 }
 
-/** A request stream ends with the request's last response: any response except a streamed partial one. */
-function endsStream(streamId: string, message: JsonRpcMessage): boolean {
-  if (streamId === 'g' || !isResponse(message)) return false;
-  const result = 'result' in message ? (message.result as { isComplete?: unknown } | undefined) : undefined;
-  return result?.isComplete !== false;
-}
+/*
+ * Where a request stream ends is known from the session, which marks a request's final response
+ * (`finish`); the transport never reads result fields. In storage, the end is an event with no
+ * message after the last response: the only other such event is the priming one, which opens a
+ * stream, so it is never among the events replayed after a Last-Event-ID.
+ */
 
 /**
  * One logical SSE stream of a session: a POSTed request's answer, or the standalone GET stream.
@@ -84,8 +87,11 @@ export class StreamChannel {
     return this.open(res);
   }
 
-  /** Sends a message (starting the stream if the answer was pending); stored first when resumable. */
-  send(message: JsonRpcMessage): Promise<void> {
+  /**
+   * Sends a message (starting the stream if the answer was pending); stored first when resumable.
+   * `final` marks the request's last response, for an instance that follows this stream elsewhere.
+   */
+  send(message: JsonRpcMessage, final = false): Promise<void> {
     // startStream only queues work on this channel, and queued work never rejects (see enqueue).
     if (this.state === 'pending') void this.startStream();
     return this.enqueue(async () => {
@@ -93,27 +99,28 @@ export class StreamChannel {
       const json = encodeMessage(message);
       const id = await this.store(message, json);
       if (this.connection?.isOpen) this.connection.sendSerialized(json, id);
-      else if (this.ctx.publish) await this.ctx.publish(this.streamId, id, message);
+      else if (this.ctx.publish) await this.ctx.publish(this.streamId, id, message, final);
     });
   }
 
   /** Writes a message another instance produced (and stored) for this stream's client. */
-  deliverRemote(eventId: string | undefined, message: JsonRpcMessage): Promise<void> {
+  deliverRemote(eventId: string | undefined, message: JsonRpcMessage, final: boolean): Promise<void> {
     return this.enqueue(async () => {
       if (eventId !== undefined && this.replayed.has(eventId)) return;
       this.connection?.send(message, eventId);
-      if (endsStream(this.streamId, message)) {
+      if (final) {
         this.state = 'done';
         this.connection?.end();
       }
     });
   }
 
-  /** Sends the final response and ends the stream for good. */
+  /** Sends the final response and ends the stream for good (marking the end in storage when resumable). */
   async finish(message?: JsonRpcMessage): Promise<void> {
-    if (message) await this.send(message);
+    if (message) await this.send(message, true);
     await this.enqueue(async () => {
       this.state = 'done';
+      if (message && !this.broken) await this.store(null);
       this.connection?.end();
     });
   }
@@ -137,9 +144,12 @@ export class StreamChannel {
       const missed = await events();
       this.replayed = new Set(missed.map((e) => e.id));
       for (const e of missed) {
-        if (!e.message) continue;
+        // An event with no message after a Last-Event-ID is the end of a request stream (see above).
+        if (!e.message) {
+          if (this.streamId !== 'g') this.state = 'done';
+          continue;
+        }
         this.connection!.send(e.message, e.id);
-        if (endsStream(this.streamId, e.message)) this.state = 'done';
       }
       if (this.state === 'done') this.connection!.end();
     });
@@ -190,7 +200,8 @@ export class StreamChannel {
     const fault = error instanceof StreamFault ? error : undefined;
     const message = fault?.message ?? (error instanceof McpError ? error.message : 'Internal error');
     const connection = this.connection;
-    if (this.requestId !== undefined) {
+    // After the final response (a failed end marker), there is nothing left to tell the client.
+    if (this.requestId !== undefined && this.state !== 'done') {
       this.state = 'done';
       if (connection?.isOpen) connection.send(errorResponse(this.requestId, ErrorCode.InternalError, message));
     }

@@ -126,7 +126,7 @@ export class StreamableHttpTransport {
       retryMs: this.options.retryMs,
       headers,
       track: (connection, open) => (open ? this.connections.add(connection) : this.connections.delete(connection)),
-      publish: cluster && ((streamId, eventId, message) => cluster.publish(sessionId!, streamId, eventId, message)),
+      publish: cluster && ((streamId, eventId, message, final) => cluster.publish(sessionId!, streamId, eventId, message, final)),
       logError: (message, error) => this.factory.logError(message, error),
     };
   }

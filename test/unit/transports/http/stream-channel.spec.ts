@@ -72,8 +72,8 @@ describe('StreamChannel', () => {
     expect(channel.state).toBe('done');
     expect(r.ended).toBe(true);
     expect(r.messages).toEqual([note(1), result(1)]);
-    // Everything written is stored: a resume after the priming event replays it all.
-    expect((await store.eventsAfter('s1', prime.id!))?.events.map((e) => e.message)).toEqual([note(1), result(1)]);
+    // Everything written is stored, then the end marker: a resume after the priming event replays it all and ends.
+    expect((await store.eventsAfter('s1', prime.id!))?.events.map((e) => e.message)).toEqual([note(1), result(1), null]);
   });
 
   it('works with a store that only implements storeEvent (storeSerialized is optional)', async () => {
@@ -85,7 +85,7 @@ describe('StreamChannel', () => {
     await channel.finish(result(1));
     const [prime] = parseSse(r.body);
     expect(r.messages).toEqual([note(1), result(1)]);
-    expect((await plain.eventsAfter('s1', prime.id!))?.events.map((e) => e.message)).toEqual([note(1), result(1)]);
+    expect((await plain.eventsAfter('s1', prime.id!))?.events.map((e) => e.message)).toEqual([note(1), result(1), null]);
   });
 
   it('writes no ids and no priming event without a store (stateless)', async () => {
@@ -161,33 +161,53 @@ describe('StreamChannel', () => {
     expect(second.ended).toBe(true);
   });
 
-  it('ends a resumed stream at once when the replay holds its final response', async () => {
-    const channel = new StreamChannel('r1', context(new InMemoryEventStore()).ctx);
-    channel.state = 'done';
+  it('ends a resumed stream at once when the replay holds the end marker stored after its final response', async () => {
+    const store = new InMemoryEventStore();
+    const first = res();
+    const live = new StreamChannel('r1', context(store).ctx, asRes(first), 1);
+    await live.send(note(1));
+    await live.finish(result(1));
+    const events = (await store.eventsAfter('s1', parseSse(first.body)[0].id!))!.events;
+    expect(events.map((e) => e.message)).toEqual([note(1), result(1), null]);
+    // Another instance follows the same stream from storage: it learns the end from the marker.
+    const channel = new StreamChannel('r1', context(store).ctx);
     const r = res();
-    await channel.resume(asRes(r), async () => [
-      { id: 'r1.2', message: note(1) },
-      { id: 'r1.3', message: result(1) },
-    ]);
+    await channel.resume(asRes(r), async () => events);
     expect(r.messages).toEqual([note(1), result(1)]);
     expect(r.ids).toEqual(['r1.2', 'r1.3']);
     expect(r.ended).toBe(true);
   });
 
   it('hands a message to another instance when its client is not connected here', async () => {
-    const published: [string, string | undefined, JsonRpcMessage][] = [];
-    const { ctx } = context(new InMemoryEventStore(), { publish: async (streamId, eventId, message) => void published.push([streamId, eventId, message]) });
+    const published: [string, string | undefined, JsonRpcMessage, boolean][] = [];
+    const { ctx } = context(new InMemoryEventStore(), { publish: async (streamId, eventId, message, final) => void published.push([streamId, eventId, message, final]) });
     const channel = new StreamChannel('r4', ctx);
     await channel.send(note(9));
-    expect(published).toEqual([['r4', expect.stringMatching(/^r4\./), note(9)]]);
+    await channel.finish(result(9));
+    expect(published).toEqual([
+      ['r4', expect.stringMatching(/^r4\./), note(9), false],
+      ['r4', expect.stringMatching(/^r4\./), result(9), true],
+    ]);
+  });
+
+  it('does not end a stream on a response alone: only the session says which response is final', async () => {
+    const channel = new StreamChannel('r1', context(new InMemoryEventStore()).ctx);
+    const r = res();
+    await channel.resume(asRes(r), async () => [{ id: 'r1.2', message: result(1) }]);
+    await channel.deliverRemote('r1.3', result(2), false);
+    expect(channel.state).toBe('sse');
+    expect(r.ended).toBe(false);
+    await channel.deliverRemote('r1.4', result(3), true);
+    expect(channel.state).toBe('done');
+    expect(r.ended).toBe(true);
   });
 
   it('writes a message delivered by another instance once, even when the replay already wrote it', async () => {
     const channel = new StreamChannel('r1', context(new InMemoryEventStore()).ctx);
     const r = res();
     await channel.resume(asRes(r), async () => [{ id: 'r1.2', message: note(1) }]);
-    await channel.deliverRemote('r1.2', note(1));
-    await channel.deliverRemote('r1.3', result(1));
+    await channel.deliverRemote('r1.2', note(1), false);
+    await channel.deliverRemote('r1.3', result(1), true);
     expect(r.messages).toEqual([note(1), result(1)]);
     expect(channel.state).toBe('done');
     expect(r.ended).toBe(true);
