@@ -14,7 +14,7 @@ import {
   isRequest,
   isResponse,
 } from '../mcp/json-rpc';
-import { McpError } from '../mcp/mcp.error';
+import { McpError, mcpErrorOf } from '../mcp/mcp.error';
 import type { MethodHandler, RequestScope, TransportExtra } from './request-scope';
 
 /** Where a session's outbound messages go; `relatedRequestId` names the request they belong to. */
@@ -118,7 +118,8 @@ export class ServerSession {
       return scope.cancelled ? undefined : { jsonrpc: '2.0', id, result: result ?? {} };
     } catch (error) {
       if (scope.cancelled) return undefined;
-      if (error instanceof McpError) return errorResponse(id, error.code, error.message, error.data);
+      const mapped = mcpErrorOf(error);
+      if (mapped) return errorResponse(id, mapped.code, mapped.message, mapped.data);
       this.host.logError(`Unhandled error in ${method}`, error);
       return errorResponse(id, ErrorCode.InternalError, 'Internal error');
     } finally {

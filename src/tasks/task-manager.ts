@@ -2,6 +2,7 @@ import { ErrorCode, RequestId } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
 import type { HandlerEnv } from '../protocol/handlers/handler-env';
 import { callTool } from '../protocol/handlers/tools.handlers';
+import { echo } from '../protocol/wire';
 import type { RequestScope, TaskBinding } from '../protocol/request-scope';
 import { SegmentStreamer } from './segment-streamer';
 import { TaskScope } from './task-scope';
@@ -9,7 +10,7 @@ import { firstText, related } from './task-results';
 import { ANONYMOUS_OWNER, ServerSession } from '../protocol/server-session';
 import type { ToolDescriptor } from '../registry/descriptors';
 import type { ResolvedTaskOptions } from './task-options';
-import { InvalidTaskTransitionError } from './task-store.errors';
+import { InvalidTaskCursorError, InvalidTaskTransitionError, StorageUnavailableError } from './task-store.errors';
 import type { TaskStore } from './task-store';
 import { FALLBACK_MODE, MODEL_IMMEDIATE_RESPONSE, RESPONSE_MODES, ResponseMode, TaskOutcome, TaskRecord, TaskSegment } from './task.types';
 
@@ -137,7 +138,7 @@ export class TaskManager {
         return;
       } catch (error) {
         if (error instanceof InvalidTaskTransitionError) return; // cancelled meanwhile: it stays cancelled
-        const unavailable = error instanceof Error && error.name === 'StorageUnavailableError';
+        const unavailable = error instanceof StorageUnavailableError;
         if (!unavailable || Date.now() > deadline) {
           this.logError(`Could not record the end of task ${taskId}`, error);
           return;
@@ -245,7 +246,7 @@ export class TaskManager {
       if (page.nextCursor) result.nextCursor = page.nextCursor;
       return result;
     } catch (error) {
-      if (error instanceof Error && error.name === 'InvalidTaskCursorError') throw McpError.invalidParams('Invalid cursor', { cursor });
+      if (error instanceof InvalidTaskCursorError) throw McpError.invalidParams('Invalid cursor', { cursor: echo(cursor) });
       throw error;
     }
   }

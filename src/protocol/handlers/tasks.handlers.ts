@@ -1,4 +1,5 @@
 import type { TaskManager } from '../../tasks/task-manager';
+import { readCursor } from '../pagination';
 import type { MethodHandler } from '../request-scope';
 import type { HandlerEnv } from './handler-env';
 
@@ -7,7 +8,7 @@ export function tasksHandlers(env: HandlerEnv, tasks: TaskManager): Record<strin
   return {
     'tasks/get': (params, scope) => tasks.get(params.taskId as string, scope),
     'tasks/result': (params, scope) => tasks.result(params.taskId as string, params.lastSeqNr, scope),
-    'tasks/list': (params, scope) => tasks.list(params.cursor as string | undefined, env.pageSize, scope),
+    'tasks/list': (params, scope) => tasks.list(readCursor(params), env.pageSize, scope),
     'tasks/cancel': (params, scope) => tasks.cancel(params.taskId as string, scope),
   };
 }
