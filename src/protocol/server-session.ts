@@ -138,7 +138,7 @@ export class ServerSession {
         this.host.rootsListChanged?.(this);
         break;
       case 'notifications/cancelled': {
-        this.inflight.get(params.requestId as RequestId)?.cancel(new McpError(ErrorCode.InvalidRequest, String(params.reason ?? 'Cancelled by the client')));
+        this.inflight.get(params.requestId as RequestId)?.cancel(new McpError(ErrorCode.InvalidRequest, typeof params.reason === 'string' ? params.reason : 'Cancelled by the client'));
         break;
       }
       default:

@@ -95,6 +95,13 @@ describe('stdio bad input (real child process)', () => {
     expect(label).toBeTruthy();
   });
 
+  it('survives a cancellation whose reason cannot be turned into a string', async () => {
+    peer.send({ jsonrpc: '2.0', id: 'to-cancel', method: 'tools/call', params: { name: 'echo', arguments: { text: 'x', delayMs: 300 } } });
+    await new Promise((r) => setTimeout(r, 20));
+    peer.write('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"to-cancel","reason":{"toString":1}}}\n');
+    await stillServing();
+  });
+
   it('answers an unknown resource with -32002', async () => {
     peer.send({ jsonrpc: '2.0', id: 'r1', method: 'resources/read', params: { uri: 'file:///etc/passwd' } });
     expect(await peer.response('r1')).toMatchObject({ error: { code: -32002, data: { uri: 'file:///etc/passwd' } } });
