@@ -59,6 +59,12 @@ const BASES: Base[] = [
   { method: 'tasks/get', params: { taskId: 'b64-task-id' } },
   { method: 'tasks/result', params: { taskId: 'b64-task-id' } },
   { method: 'tasks/cancel', params: { taskId: 'b64-task-id' } },
+  { method: 'tasks/result', params: { taskId: 'b64-task-id', lastSeqNr: 1 } },
+  { method: 'tools/call', params: { name: 'reindex', arguments: { batches: 2, delayMs: 1 }, _meta: { progressToken: 'p1' } } },
+  { method: 'tools/call', params: { name: 'exportNotes', arguments: {}, task: { responseModes: ['immediate', 'streaming'] } } },
+  { method: 'tools/call', params: { name: 'reindex', arguments: { batches: 1, delayMs: 1 }, task: { responseModes: ['immediate'] } } },
+  { method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'summarize-note' }, argument: { name: 'style', value: 'b' }, context: { arguments: { id: 'note-1' } } } },
+  { method: 'resources/read', params: { uri: 'notes://tags/%F0%9F%92%A5?limit=abc' } },
 ];
 
 const ODD_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '', '\u0000', '💥'];
@@ -81,9 +87,18 @@ export class InputGenerator {
     return items[this.int(items.length)];
   }
 
+  /**
+   * A cancellation of one of the fuzzer's own requests, with a reason of any type. The request is
+   * then owed no answer (the spec lets the server drop it).
+   */
+  cancel(requestId: string): Buffer {
+    return Buffer.from(this.serialize({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: this.value() } }));
+  }
+
   /** A value of any JSON type, sometimes nasty. */
   private value(): Json {
-    switch (this.int(14)) {
+    switch (this.int(15)) {
+      case 14: return JSON.parse(`{${JSON.stringify(this.pick(ODD_KEYS))}:1}`) as Json;
       case 0: return null;
       case 1: return this.rnd() < 0.5;
       case 2: return this.pick([0, -1, 1.5, 1e308, -1e308, 2 ** 53, 2 ** 31, 5e-324]);

@@ -6,7 +6,7 @@
  *  - nonJsonRpc: an HTTP answer on the MCP path (or a stdout line) that is not JSON-RPC;
  *  - internalErrors: a -32603 answer, though every input here is the client's doing.
  * Run: `npm run fuzz` (60 s per transport, both at once), `-- --seconds=N`, `-- --seed=N`,
- * `-- --only=stdio|http`. Prints a table and exits non-zero when a count is above 0; the first
+ * `-- --only=stdio|http`, `-- --script=path/to/server.js` (default: the built notes sample). Prints a table and exits non-zero when a count is above 0; the first
  * failing inputs of each kind are written to a file named in the output.
  */
 import { spawn } from 'node:child_process';
@@ -64,7 +64,7 @@ class Tally {
       mutation: input?.mutation ?? '-',
       method: input?.method,
       input: input ? input.bytes.toString('utf8', 0, Math.min(input.bytes.length, 20_000)) : '',
-      detail: detail.slice(0, 300),
+      detail: detail.slice(0, 1000),
     });
   }
 
@@ -97,6 +97,13 @@ async function fuzzStdio(script: string, rnd: () => number, deadline: number, ti
   const child = spawn(process.execPath, [script, '--stdio'], { stdio: 'pipe' });
   const gen = new InputGenerator(rnd, 'f');
   const owed = new Map<string, { input: FuzzInput; since: number }[]>();
+  /** The last inputs written, for the report of a crash. */
+  const recent: Buffer[] = [];
+  const write = (bytes: Buffer) => {
+    recent.push(bytes.subarray(0, 300));
+    if (recent.length > 3) recent.shift();
+    return child.stdin.write(Buffer.concat([bytes, Buffer.from('\n')]));
+  };
   let exited = false;
   const exit = new Promise<void>((resolve) => child.on('exit', () => ((exited = true), resolve())));
   child.stderr.resume();
@@ -164,6 +171,19 @@ async function fuzzStdio(script: string, rnd: () => number, deadline: number, ti
       expire(Date.now());
       continue;
     }
+    if (rnd() < 0.03 && owed.size > 0) {
+      // Cancel a request in flight (its answer is no longer owed), with a reason of any type.
+      const [key, list] = owed.entries().next().value!; // the oldest: the likeliest to be still running
+      const requestId: unknown = JSON.parse(key);
+      if (typeof requestId === 'string' && requestId !== 'init') {
+        list.shift();
+        tally.counts.owed--;
+        if (list.length === 0) owed.delete(key);
+        tally.counts.sent++;
+        write(gen.cancel(requestId));
+        continue;
+      }
+    }
     const input = gen.next();
     tally.counts.sent++;
     if (input.owedId) {
@@ -172,13 +192,13 @@ async function fuzzStdio(script: string, rnd: () => number, deadline: number, ti
       list.push({ input, since: Date.now() });
       owed.set(input.owedId, list);
     }
-    const ok = child.stdin.write(Buffer.concat([input.bytes, Buffer.from('\n')]));
-    if (!ok) await new Promise<void>((resolve) => child.stdin.once('drain', resolve));
+    const ok = write(input.bytes);
+    if (!ok) await Promise.race([new Promise<void>((resolve) => child.stdin.once('drain', resolve)), exit]);
     if (tally.counts.sent % 8 === 0) await new Promise((resolve) => setImmediate(resolve));
   }
   const drainUntil = Date.now() + timeoutMs;
   while (outstanding() > 0 && Date.now() < drainUntil && !exited) await waitForOutput(50);
-  if (exited) tally.fail('crashes', undefined, `exit code ${child.exitCode}, signal ${child.signalCode}`);
+  if (exited) tally.fail('crashes', undefined, `exit code ${child.exitCode}, signal ${child.signalCode}; last inputs: ${recent.map((b) => b.toString('utf8')).join(' | ')}`);
   expire(Number.POSITIVE_INFINITY);
   child.stdin.end();
   await within(exit, 5_000);
@@ -212,11 +232,16 @@ async function fuzzHttp(script: string, rnd: () => number, deadline: number, tim
   }
   const gen = new InputGenerator(rnd, 'h');
   let sessionId = '';
-  const post = async (body: Buffer | string, input?: FuzzInput): Promise<{ status: number; type: string; text: string; session: string | null } | undefined> => {
+  const post = async (body: Buffer | string, input?: FuzzInput, headerChange?: Record<string, string>): Promise<{ status: number; type: string; text: string; session: string | null } | undefined> => {
     try {
+      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...(sessionId ? { 'mcp-session-id': sessionId } : {}) };
+      for (const [name, value] of Object.entries(headerChange ?? {})) {
+        if (value === '') delete headers[name];
+        else headers[name] = value;
+      }
       const res = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...(sessionId ? { 'mcp-session-id': sessionId } : {}) },
+        headers,
         body,
         signal: AbortSignal.timeout(timeoutMs),
       });
@@ -234,12 +259,60 @@ async function fuzzHttp(script: string, rnd: () => number, deadline: number, tim
   };
   await initialize();
 
-  const one = async (input: FuzzInput) => {
+  /** Header changes: each is answered by an HTTP error with a JSON-RPC body (id null), never by the method. */
+  const HEADER_CHANGES: Record<string, string>[] = [
+    { 'mcp-session-id': '' },
+    { 'mcp-session-id': 'f'.repeat(32) },
+    { 'mcp-session-id': 'x'.repeat(5_000) },
+    { 'mcp-protocol-version': '1999-01-01' },
+    { 'content-type': 'text/plain' },
+    { accept: 'application/json' },
+  ];
+  /** Requests in flight by id, and those the fuzzer cancelled (owed no answer then). */
+  const inflight = new Set<string>();
+  const cancelled = new Set<string>();
+  const one = async (generated: FuzzInput) => {
+    if (rnd() < 0.03 && inflight.size > 0) {
+      const key = inflight.values().next().value!; // the oldest: the likeliest to be still running
+      const requestId: unknown = JSON.parse(key);
+      if (typeof requestId === 'string') {
+        cancelled.add(key);
+        tally.counts.sent++;
+        const res = await post(gen.cancel(requestId));
+        if (res && !(res.status === 202 && res.text === '')) tally.fail('nonJsonRpc', undefined, `a cancellation was answered ${res.status} ${res.text.slice(0, 200)}`);
+        return;
+      }
+    }
+    if (generated.owedId) inflight.add(generated.owedId);
+    try {
+      await request(generated);
+    } finally {
+      if (generated.owedId) inflight.delete(generated.owedId);
+      if (generated.owedId) cancelled.delete(generated.owedId);
+    }
+  };
+  const request = async (generated: FuzzInput) => {
+    const headerChange = rnd() < 0.1 ? HEADER_CHANGES[Math.floor(rnd() * HEADER_CHANGES.length)] : undefined;
+    // An initialize without a session header legitimately opens a session and answers.
+    const input = headerChange ? { ...generated, owedId: undefined, mutation: `${generated.mutation}; headers ${JSON.stringify(headerChange).slice(0, 60)}` } : generated;
     tally.counts.sent++;
     if (input.owedId) tally.counts.owed++;
-    const res = await post(input.bytes, input);
+    const res = await post(input.bytes, input, headerChange);
     if (!res) return;
-    if (res.status === 404 && /session/i.test(res.text)) return initialize(); // the session was closed: start another
+    if (input.owedId && cancelled.has(input.owedId)) {
+      // Cancelled: no answer is owed (204, or whatever came first); a body must still be JSON-RPC.
+      tally.counts.owed--;
+      if (res.status === 204 || res.text === '') return;
+      if (res.type.startsWith('application/json')) {
+        try {
+          JSON.parse(res.text);
+        } catch {
+          tally.fail('nonJsonRpc', input, `${res.status} ${res.text.slice(0, 200)}`);
+        }
+      }
+      return;
+    }
+    if (!headerChange && res.status === 404 && /session/i.test(res.text)) return initialize(); // the session was closed: start another
     if (res.status === 202 && res.text === '') {
       if (input.owedId) tally.fail('unanswered', input, 'a request was answered 202 Accepted');
       return;
@@ -346,6 +419,7 @@ if (require.main === module) {
     seconds: Number(arg('seconds') ?? 60),
     seed: arg('seed') === undefined ? undefined : Number(arg('seed')),
     only: only === 'stdio' || only === 'http' ? only : undefined,
+    script: arg('script'),
   })
     .then((report) => {
       printReport(report);
