@@ -1,7 +1,7 @@
 import { IsString, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { injectable } from 'tsyringe';
-import { InMemoryTaskStore, McpError, McpModule, Resource, StorageUnavailableError, Tool, type TaskStore } from '../../src';
+import { EmptyInput, InMemoryTaskStore, McpError, McpModule, Resource, StorageUnavailableError, Tool, type TaskStore } from '../../src';
 import { connect } from '../helpers/in-memory';
 import { TaskTools } from '../helpers/task-tools';
 
@@ -25,6 +25,11 @@ class Tools {
   @Tool({ description: 'Looks things up' })
   find(input: Args) {
     return input.query;
+  }
+
+  @Tool({ description: 'Always over quota' })
+  spend(_: EmptyInput): string {
+    throw new QuotaExceeded('over quota');
   }
 
   @Resource({ uri: 'test://quota', mimeType: 'text/plain' })
@@ -96,10 +101,12 @@ describe('errors a task store throws', () => {
     await app.close();
   });
 
-  it('an error class exposing its JSON-RPC mapping is answered with it', async () => {
+  it('an error class exposing its JSON-RPC mapping is answered with it (as an McpError would be)', async () => {
     const { app, client, logged } = await connect(ErrorsModule);
     const error = await errorOf(client.request('resources/read', { uri: 'test://quota' }));
     expect(error).toMatchObject({ code: -32000, message: 'Quota exceeded: at most 5 reads a minute' });
+    const fromTool = await errorOf(client.request('tools/call', { name: 'spend', arguments: {} }));
+    expect(fromTool).toMatchObject({ code: -32000, message: 'Quota exceeded: at most 5 reads a minute' });
     expect(logged).toEqual([]);
     await app.close();
   });

@@ -1,6 +1,6 @@
 import type { ToolDescriptor } from '../../registry/descriptors';
 import { validateInput } from '../../validation/validate-input';
-import { McpError } from '../../mcp/mcp.error';
+import { McpError, mcpErrorOf } from '../../mcp/mcp.error';
 import type { CallToolResult, ContentBlock } from '../../mcp/mcp-types';
 import { Paginator } from '../pagination';
 import type { MethodHandler, RequestScope } from '../request-scope';
@@ -55,7 +55,8 @@ export async function callTool(
     if (isAsyncIterable(value)) value = await collect(value, scope, onBlocks);
     return await mapToolResult(tool, value, env.logError);
   } catch (error) {
-    if (error instanceof McpError) throw error;
+    const mapped = mcpErrorOf(error);
+    if (mapped) throw mapped;
     return mapToolError(tool, error, env.logError);
   }
 }
