@@ -185,6 +185,15 @@ describe('stdio lifecycle (real child process)', () => {
     expect(await peer.exited).toBe(0);
   });
 
+  it('ends cleanly, without an unhandled EPIPE, when the client closes its end of stdout', async () => {
+    const peer = new RawStdioPeer(FAULTY_SERVER);
+    await peer.initialize();
+    peer.closeOutput();
+    for (let i = 0; i < 20; i++) peer.send({ jsonrpc: '2.0', id: `gone-${i}`, method: 'ping' });
+    expect(await peer.exited).toBe(0);
+    expect(peer.stderr).not.toMatch(/Unhandled 'error' event/);
+  });
+
   it('finishes a request in flight before exiting when stdin ends', async () => {
     const peer = new RawStdioPeer(FAULTY_SERVER);
     await peer.initialize();
