@@ -232,6 +232,9 @@ async function fuzzHttp(script: string, rnd: () => number, deadline: number, tim
   }
   const gen = new InputGenerator(rnd, 'h');
   let sessionId = '';
+  /** Requests in flight by id, and those the fuzzer cancelled (owed no answer then). */
+  const inflight = new Set<string>();
+  const cancelled = new Set<string>();
   const post = async (body: Buffer | string, input?: FuzzInput, headerChange?: Record<string, string>): Promise<{ status: number; type: string; text: string; session: string | null } | undefined> => {
     try {
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...(sessionId ? { 'mcp-session-id': sessionId } : {}) };
@@ -247,7 +250,8 @@ async function fuzzHttp(script: string, rnd: () => number, deadline: number, tim
       });
       return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text(), session: res.headers.get('mcp-session-id') };
     } catch (error) {
-      if (!exited) tally.fail('unanswered', input, `HTTP request failed: ${error instanceof Error ? error.message : String(error)}`);
+      const wasCancelled = input?.owedId !== undefined && cancelled.has(input.owedId);
+      if (!exited && !wasCancelled) tally.fail('unanswered', input, `HTTP request failed: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
     }
   };
@@ -268,9 +272,6 @@ async function fuzzHttp(script: string, rnd: () => number, deadline: number, tim
     { 'content-type': 'text/plain' },
     { accept: 'application/json' },
   ];
-  /** Requests in flight by id, and those the fuzzer cancelled (owed no answer then). */
-  const inflight = new Set<string>();
-  const cancelled = new Set<string>();
   const one = async (generated: FuzzInput) => {
     if (rnd() < 0.03 && inflight.size > 0) {
       const key = inflight.values().next().value!; // the oldest: the likeliest to be still running

@@ -16,6 +16,7 @@ import {
 } from '../mcp/json-rpc';
 import { McpError, mcpErrorOf } from '../mcp/mcp.error';
 import type { MethodHandler, RequestScope, TransportExtra } from './request-scope';
+import { echo } from './wire';
 
 /** Where a session's outbound messages go; `relatedRequestId` names the request they belong to. */
 export type MessageSink = (message: JsonRpcMessage, relatedRequestId?: RequestId) => void | Promise<void>;
@@ -105,9 +106,9 @@ export class ServerSession {
   /** Runs one request; resolves to its response, or undefined when the client cancelled it. */
   async handleRequest(request: JsonRpcRequest, extra?: TransportExtra): Promise<JsonRpcResponse | undefined> {
     const { id, method } = request;
-    if (this.inflight.has(id)) return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use`);
+    if (this.inflight.has(id)) return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(echo(id))} is already in use`);
     const handler = this.host.handlers.get(method);
-    if (!handler) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    if (!handler) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${echo(method)}`);
     if (this.requireInitialize && !this.initialized && method !== 'initialize' && method !== 'ping') {
       return errorResponse(id, ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
     }

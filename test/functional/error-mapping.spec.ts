@@ -1,7 +1,7 @@
 import { IsString, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { injectable } from 'tsyringe';
-import { EmptyInput, InMemoryTaskStore, McpError, McpModule, Resource, StorageUnavailableError, Tool, type TaskStore } from '../../src';
+import { Complete, EmptyInput, InMemoryTaskStore, Prompt, McpError, McpModule, Resource, StorageUnavailableError, Tool, type TaskStore } from '../../src';
 import { connect } from '../helpers/in-memory';
 import { TaskTools } from '../helpers/task-tools';
 
@@ -20,8 +20,22 @@ class QuotaExceeded extends Error {
   }
 }
 
+class GreetArgs {
+  @IsString() who!: string;
+}
+
 @injectable()
 class Tools {
+  @Prompt({ description: 'Greets' })
+  greet(args: GreetArgs): string {
+    return `Hello ${args.who}`;
+  }
+
+  @Complete({ prompt: 'greet', argument: 'who' })
+  who(): string[] {
+    return ['world'];
+  }
+
   @Tool({ description: 'Looks things up' })
   find(input: Args) {
     return input.query;
@@ -74,6 +88,24 @@ describe('client mistakes are the client\'s (-32602 or an isError tool result), 
     const error = await errorOf(client.request('tasks/list', { cursor }));
     expect(error.code).toBe(-32602);
     expect(logged).toEqual([]);
+    await app.close();
+  });
+});
+
+describe('errors echo little of what the client sent', () => {
+  const long = 'n'.repeat(10_000);
+  it.each([
+    ['an unknown tool', 'tools/call', { name: long, arguments: {} }],
+    ['an unknown prompt', 'prompts/get', { name: long }],
+    ['an unknown method', long, {}],
+    ['an unknown logging level', 'logging/setLevel', { level: long }],
+    ['an unknown completion prompt', 'completion/complete', { ref: { type: 'ref/prompt', name: long }, argument: { name: 'a', value: '' } }],
+    ['an unknown completion template', 'completion/complete', { ref: { type: 'ref/resource', uri: long }, argument: { name: 'a', value: '' } }],
+  ])('%s: the name is shortened in the message', async (_label, method, params) => {
+    const { app, client } = await connect(ErrorsModule);
+    const error = await errorOf(client.request(method, params));
+    expect(error.message).toMatch(/nnn/);
+    expect(error.message.length).toBeLessThan(200);
     await app.close();
   });
 });

@@ -3,6 +3,7 @@ import { validateInput } from '../../validation/validate-input';
 import { McpError, mcpErrorOf } from '../../mcp/mcp.error';
 import type { CallToolResult, ContentBlock } from '../../mcp/mcp-types';
 import { Paginator } from '../pagination';
+import { echo } from '../wire';
 import type { MethodHandler, RequestScope } from '../request-scope';
 import { HandlerEnv, optionalObject, requireString } from './handler-env';
 import { errorResult, isAsyncIterable, mapToolError, mapToolResult, toContent } from './tool-result.mapper';
@@ -17,12 +18,12 @@ export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
       const name = requireString(params, 'name');
       const args = optionalObject(params, 'arguments');
       const tool = env.registry.tool(name);
-      if (!tool) throw McpError.invalidParams(`Unknown tool: ${name}`);
+      if (!tool) throw McpError.invalidParams(`Unknown tool: ${echo(name)}`);
       if (env.tasks) {
         // Task augmentation is honoured only when the server declared it (else the field is ignored).
         const task = optionalObject(params, 'task');
-        if (task && tool.taskSupport === 'forbidden') throw McpError.methodNotFound(`tools/call as a task (tool "${name}" does not support tasks)`);
-        if (!task && tool.taskSupport === 'required') throw McpError.methodNotFound(`tools/call without a task (tool "${name}" must run as a task)`);
+        if (task && tool.taskSupport === 'forbidden') throw McpError.methodNotFound(`tools/call as a task (tool "${tool.name}" does not support tasks)`);
+        if (!task && tool.taskSupport === 'required') throw McpError.methodNotFound(`tools/call without a task (tool "${tool.name}" must run as a task)`);
         if (task) return env.tasks.callTool(env, tool, args, task, scope);
       }
       return callTool(env, tool, args, scope);
