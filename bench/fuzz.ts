@@ -279,8 +279,9 @@ async function fuzzHttp(script: string, rnd: () => number, deadline: number, tim
       if (typeof requestId === 'string') {
         cancelled.add(key);
         tally.counts.sent++;
-        const res = await post(gen.cancel(requestId));
-        if (res && !(res.status === 202 && res.text === '')) tally.fail('nonJsonRpc', undefined, `a cancellation was answered ${res.status} ${res.text.slice(0, 200)}`);
+        const cancel: FuzzInput = { bytes: gen.cancel(requestId), mutation: 'cancel in flight', method: 'notifications/cancelled' };
+        const res = await post(cancel.bytes);
+        if (res && !(res.status === 202 && res.text === '')) tally.fail('nonJsonRpc', cancel, `a cancellation was answered ${res.status} ${res.text.slice(0, 200)}`);
         return;
       }
     }
