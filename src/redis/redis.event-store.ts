@@ -1,6 +1,7 @@
 import type Redis from 'ioredis';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { EventStore, StoredEvent } from '../transports/http/event-store';
+import { encodeMessage } from '../protocol/wire';
 import { connect, guarded, RedisConnection } from './redis-connection';
 
 export interface RedisEventStoreOptions {
@@ -46,7 +47,7 @@ export class RedisEventStore implements EventStore {
   storeEvent(sessionId: string, streamId: string, message: JsonRpcMessage | null): Promise<string> {
     return guarded('The event store', this.redis, () => {
       const k = this.keys(sessionId);
-      return this.redis.mcpStoreEvent(k.seq, k.stream(streamId), k.streams, streamId, message === null ? '' : JSON.stringify(message), this.options.maxEventsPerStream ?? 1_000, this.options.ttlMs ?? 3_600_000);
+      return this.redis.mcpStoreEvent(k.seq, k.stream(streamId), k.streams, streamId, message === null ? '' : encodeMessage(message), this.options.maxEventsPerStream ?? 1_000, this.options.ttlMs ?? 3_600_000);
     });
   }
 
