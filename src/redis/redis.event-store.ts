@@ -1,6 +1,7 @@
 import type Redis from 'ioredis';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { EventStore, StoredEvent } from '../transports/http/event-store';
+import { encodeMessage } from '../protocol/wire';
 import { connect, guarded, RedisConnection } from './redis-connection';
 
 export interface RedisEventStoreOptions {
@@ -47,7 +48,7 @@ export class RedisEventStore implements EventStore {
   }
 
   storeEvent(sessionId: string, streamId: string, message: JsonRpcMessage | null): Promise<string> {
-    return this.store(sessionId, streamId, message === null ? '' : JSON.stringify(message));
+    return this.store(sessionId, streamId, message === null ? '' : encodeMessage(message));
   }
 
   storeSerialized(sessionId: string, streamId: string, _message: JsonRpcMessage, json: string): Promise<string> {

@@ -100,6 +100,9 @@ export function describeTaskStoreContract(name: string, makeStore: () => Promise
       expect(seen).toEqual(ids);
       expect(pages).toBe(3);
       await expect(store.list('owner-a', 'not a cursor!', 2)).rejects.toBeInstanceOf(InvalidTaskCursorError);
+      // A cursor whose text reads like a connection failure is still just a bad cursor.
+      await expect(store.list('owner-a', 'connect', 2)).rejects.toBeInstanceOf(InvalidTaskCursorError);
+      await expect(store.list('owner-a', 'ECONNREFUSED', 2)).rejects.toBeInstanceOf(InvalidTaskCursorError);
     });
 
     it("counts the owner's live tasks", async () => {

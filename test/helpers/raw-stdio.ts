@@ -67,6 +67,11 @@ export class RawStdioPeer {
     return this.next((m) => m.id === id && ('result' in m || 'error' in m));
   }
 
+  /** Closes this end of the server's stdout, as a client that went away does. */
+  closeOutput(): void {
+    this.child.stdout.destroy();
+  }
+
   endInput(): void {
     this.child.stdin.end();
   }

@@ -32,6 +32,15 @@ describe.each([
     expect(await store.eventsAfter('s1', e2)).toEqual({ streamId: 'r1', events: [] });
   });
 
+  it('stores a response that cannot be serialized, and replays an answer for the same id', async () => {
+    const result: Record<string, unknown> = { content: [] };
+    result.self = result;
+    const prime = await store.storeEvent('s1', 'r9', null);
+    await expect(store.storeEvent('s1', 'r9', { jsonrpc: '2.0', id: 'c', result })).resolves.toEqual(expect.any(String));
+    const replayed = await store.eventsAfter('s1', prime);
+    expect(replayed?.events.map((e) => (e.message as { id?: unknown }).id)).toEqual(['c']);
+  });
+
   it('never replays across sessions, forgets unknown ids, and clears a session', async () => {
     const id = await store.storeEvent('s1', 'g', ping(1));
     expect(await store.eventsAfter('s2', id)).toBeUndefined();
