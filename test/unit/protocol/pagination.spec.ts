@@ -1,4 +1,5 @@
 import { McpError } from '../../../src/mcp/mcp.error';
+import { echo } from '../../../src/protocol/wire';
 import { Paginator } from '../../../src/protocol/pagination';
 
 type Page = { items: number[]; nextCursor?: string };
@@ -90,7 +91,7 @@ describe('Paginator', () => {
     const error = rejectionOf(() => pages.page(cursor));
     expect(error.code).toBe(-32602);
     // The cursor is echoed back, cut to 64 characters (a client's value is never echoed unbounded).
-    expect(error.data).toEqual({ cursor: cursor.length > 64 ? `${cursor.slice(0, 64)}…` : cursor });
+    expect(error.data).toEqual({ cursor: echo(cursor) });
   });
 
   it("refuses another list's cursor", () => {
