@@ -1,3 +1,4 @@
+import { echo } from '../../protocol/wire';
 /**
  * DNS-rebinding protection: a browser tricked into calling a local server sends a foreign Host and
  * Origin. Allowed hosts are matched by name, and by port when the entry (or the server) names one.
@@ -24,8 +25,8 @@ export class HostGuard {
 
   /** Why the request is refused, or undefined when it may proceed. */
   check(host: string | undefined, origin: string | undefined): string | undefined {
-    if (!host || !this.hostAllowed(host.toLowerCase())) return `Host header not allowed: ${host ?? '(none)'}`;
-    if (origin !== undefined && !this.originAllowed(origin.toLowerCase())) return `Origin not allowed: ${origin}`;
+    if (!host || !this.hostAllowed(host.toLowerCase())) return `Host header not allowed: ${host === undefined ? '(none)' : echo(host)}`;
+    if (origin !== undefined && !this.originAllowed(origin.toLowerCase())) return `Origin not allowed: ${echo(origin)}`;
     return undefined;
   }
 

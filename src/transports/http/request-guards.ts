@@ -1,3 +1,4 @@
+import { echo } from '../../protocol/wire';
 import type { AuthInfo } from '../../context/mcp-context';
 import { ErrorCode } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
@@ -35,7 +36,7 @@ export class RequestGuards {
     if (this.hostRefused(ctx)) return false;
     const version = ctx.get('mcp-protocol-version');
     if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      fail(ctx, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+      fail(ctx, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${echo(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
       return false;
     }
     return true;
