@@ -1,13 +1,32 @@
 import type { Config } from 'jest';
 
-const config: Config = {
-  testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.spec.ts'],
-  // `npm test` type-checks the whole tree with tsc first, so ts-jest only transpiles.
+/** What every project shares: ts-jest transpiles only, because `npm test` type-checks the whole tree with tsc first. */
+const common = {
+  testEnvironment: '<rootDir>/test/setup/process-faults.environment.ts',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] },
   setupFiles: ['reflect-metadata'],
-  testTimeout: 20000,
+  // A test fails when an unhandled rejection or uncaught exception happens while it runs.
+  setupFilesAfterEnv: ['<rootDir>/test/setup/no-unhandled-rejections.ts'],
+} satisfies Config;
+
+/**
+ * Four projects, one command each: `npm run test:unit` (test/unit; the store contract lives in
+ * src/testing, shipped as mcpkit/testing), `test:functional` (the public API in-process), `test:interop`
+ * (compiled processes driven by the official SDK; it needs `dist/`, which `pretest:interop` builds),
+ * `test:package` (the packed tarball installed into temporary projects; needs the npm registry).
+ * `npm test` runs all four.
+ * The scripts end `--selectProjects x` with `--watchman` (the default anyway) so that a path given after
+ * `npm run test:unit --` is a test path, not a second project name.
+ */
+const config: Config = {
+  // Jest 29 reads testTimeout from the global config only; it applies to every project.
+  testTimeout: 20_000,
+  projects: [
+    { ...common, displayName: 'unit', roots: ['<rootDir>/test/unit'], testMatch: ['**/*.spec.ts'] },
+    { ...common, displayName: 'functional', roots: ['<rootDir>/test/functional'], testMatch: ['**/*.spec.ts'] },
+    { ...common, displayName: 'interop', roots: ['<rootDir>/test/interop'], testMatch: ['**/*.spec.ts'] },
+    { ...common, displayName: 'package', roots: ['<rootDir>/test/package'], testMatch: ['**/*.spec.ts'] },
+  ],
 };
 
 export default config;

@@ -27,6 +27,7 @@ export {
   UnknownCompletionTargetError,
   MissingInputMetadataError,
   ReflectMetadataMissingError,
+  MissingDesignMetadataError,
   InvalidModuleError,
   InvalidHandlerSignatureError,
   MissingNestedTypeError,
@@ -46,7 +47,7 @@ export { McpContext, CompletionContext } from './context/mcp-context';
 export type { SessionInfo, AuthInfo, McpLogger, ElicitFormRequest, ElicitFormResult, ElicitUrlRequest, ClientRequestOptions } from './context/mcp-context';
 export { text, image, audio, resourceLink, embeddedResource, userMessage, assistantMessage } from './content/content.helpers';
 export { ToolError } from './content/tool.error';
-export { McpError } from './mcp/mcp.error';
+export { McpError, mcpErrorOf, type McpErrorMapping } from './mcp/mcp.error';
 export { ErrorCode } from './mcp/json-rpc';
 export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse, RequestId } from './mcp/json-rpc';
 export * from './mcp/mcp-types';
@@ -63,12 +64,14 @@ export type { StdioOptions } from './transports/stdio.transport';
 export { StreamableHttpTransport } from './transports/http/streamable-http';
 export type { HttpMiddleware, RequestListener } from './transports/http/streamable-http';
 export type { HttpOptions } from './transports/http/http-options';
+export { UnauthorizedError } from './transports/http/unauthorized.error';
 export { InMemoryEventStore } from './transports/http/event-store';
+export type { InMemoryEventStoreOptions } from './transports/http/event-store';
 export type { EventStore, StoredEvent } from './transports/http/event-store';
 export { InMemoryTaskStore } from './tasks/in-memory.task-store';
 export type { InMemoryTaskStoreOptions } from './tasks/in-memory.task-store';
 export type { TaskStore, CreateTaskInput } from './tasks/task-store';
-export { InvalidTaskTransitionError, InvalidTaskCursorError, TaskStoreFullError } from './tasks/task-store.errors';
+export { InvalidTaskTransitionError, InvalidTaskCursorError, TaskStoreError, TaskStoreFullError, StorageUnavailableError, toMcpError } from './tasks/task-store.errors';
 export type { Task, TaskStatus, TaskRecord, TaskOutcome, TaskSegment, ResponseMode } from './tasks/task.types';
 export { RELATED_TASK, MODEL_IMMEDIATE_RESPONSE, FALLBACK_MODE, isTerminal } from './tasks/task.types';
 export type { TaskOptions } from './tasks/task-options';

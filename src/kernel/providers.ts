@@ -4,6 +4,7 @@ import { UnresolvableProviderError } from '../errors/unresolvable-provider.error
 import { describePeerCopies, findPeerCopies } from './peer-copies';
 import type { Provider } from '../metadata/records';
 import type { ProviderEntry } from '../registry/registry.builder';
+import { checkConstructorTokens } from './constructor-tokens';
 import { InMemoryTaskStore } from '../tasks/in-memory.task-store';
 import type { TaskStore } from '../tasks/task-store';
 import type { TaskStoreOption } from './application-options';
@@ -24,6 +25,7 @@ export function taskStoreProvider(option: TaskStoreOption | undefined): { useFac
 /** Fails at bootstrap, not on the first call, when a provider cannot be constructed. */
 export function resolveAll(container: DependencyContainer, entries: ProviderEntry[]): void {
   for (const entry of entries) {
+    checkConstructorTokens(entry.cls);
     try {
       container.resolve(entry.token as InjectionToken<unknown>);
     } catch (error) {

@@ -30,3 +30,23 @@ export class McpError extends Error {
     return new McpError(ErrorCode.ResourceNotFound, 'Resource not found', { uri });
   }
 }
+
+/** An error that knows the JSON-RPC error a client should get for it (store errors, a user's own classes). */
+export interface McpErrorMapping {
+  toMcpError(): McpError;
+}
+
+/**
+ * The JSON-RPC error for anything a handler threw: an McpError as it is, an error exposing
+ * `toMcpError()` mapped by it; undefined for anything else (a server fault).
+ */
+export function mcpErrorOf(error: unknown): McpError | undefined {
+  if (error instanceof McpError) return error;
+  if (typeof error !== 'object' || error === null || typeof (error as Partial<McpErrorMapping>).toMcpError !== 'function') return undefined;
+  try {
+    const mapped = (error as McpErrorMapping).toMcpError();
+    return mapped instanceof McpError ? mapped : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -14,8 +14,12 @@ export interface ToolOptions {
   annotations?: ToolAnnotations;
   icons?: Icon[];
   _meta?: Meta;
-  /** The input class; defaults to the type of the method's first parameter. */
-  input?: ClassType;
+  /**
+   * The input class; defaults to the type of the method's first parameter. `null`: the tool takes no
+   * arguments and the method only the context (`method(ctx)`). Runtimes that emit no decorator
+   * metadata (tsx, esbuild, vitest; bun without emitDecoratorMetadata) need one of the two whenever the method has parameters.
+   */
+  input?: ClassType | null;
   /** A class-validator class describing `structuredContent`; the result is validated against it. */
   output?: ClassType;
   /** Whether the tool may (or must) run as a task. Default `forbidden`. */
@@ -46,8 +50,12 @@ export interface StaticResourceOptions extends ResourceCommonOptions {
 export interface TemplateResourceOptions extends ResourceCommonOptions {
   uriTemplate: string;
   uri?: never;
-  /** The class the template variables are validated against; defaults to the type of the method's first parameter. */
-  input?: ClassType;
+  /**
+   * The class the template variables are validated against; defaults to the type of the method's first
+   * parameter. `null`: the method takes only the context (`method(ctx)`). Without decorator metadata and
+   * without this option, the method receives the variables unvalidated.
+   */
+  input?: ClassType | null;
 }
 
 export type ResourceOptions = StaticResourceOptions | TemplateResourceOptions;
@@ -59,8 +67,12 @@ export interface PromptOptions {
   description?: string;
   icons?: Icon[];
   _meta?: Meta;
-  /** The arguments class; defaults to the type of the method's first parameter. */
-  input?: ClassType;
+  /**
+   * The arguments class; defaults to the type of the method's first parameter. `null`: the prompt takes
+   * no arguments and the method only the context (`method(ctx)`). Runtimes that emit no decorator
+   * metadata (tsx, esbuild, vitest; bun without emitDecoratorMetadata) need one of the two whenever the method has parameters.
+   */
+  input?: ClassType | null;
 }
 
 /** Options of `@Complete`: which prompt or template argument the method completes. */

@@ -1,5 +1,20 @@
 import { McpError } from '../mcp/mcp.error';
-import { RawJson } from './wire';
+import { echo, RawJson } from './wire';
+
+/** Longest cursor accepted: the cursors mcpkit and its stores issue are far shorter. */
+export const MAX_CURSOR_CHARS = 512;
+
+/**
+ * The `cursor` param of a list request: absent, or a string of sane length. Anything else is the
+ * client's mistake (-32602), checked here where the input enters, before a store sees it.
+ */
+export function readCursor(params: Record<string, unknown>): string | undefined {
+  const cursor = params.cursor;
+  if (cursor === undefined) return undefined;
+  if (typeof cursor !== 'string') throw McpError.invalidParams('Invalid params: "cursor" must be a string', { cursor: echo(cursor) });
+  if (cursor.length > MAX_CURSOR_CHARS) throw McpError.invalidParams('Invalid cursor', { cursor: echo(cursor) });
+  return cursor;
+}
 
 /**
  * Serves one list (tools, resources, templates, prompts) in pages. Cursors are opaque to clients
@@ -38,11 +53,12 @@ export class Paginator<T> {
     return page;
   }
 
-  private offset(cursor: unknown): number {
-    if (cursor === undefined) return 0;
-    const offset = typeof cursor === 'string' ? decodeCursor(this.kind, cursor) : undefined;
+  private offset(value: unknown): number {
+    if (value === undefined) return 0;
+    const cursor = readCursor({ cursor: value });
+    const offset = cursor === undefined ? undefined : decodeCursor(this.kind, cursor);
     if (offset === undefined || offset >= Math.max(1, this.items().length)) {
-      throw McpError.invalidParams('Invalid cursor', { cursor });
+      throw McpError.invalidParams('Invalid cursor', { cursor: echo(cursor) });
     }
     return offset;
   }

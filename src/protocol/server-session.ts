@@ -10,13 +10,14 @@ import {
   isRequest,
   isResponse,
 } from '../mcp/json-rpc';
-import { McpError } from '../mcp/mcp.error';
+import { McpError, mcpErrorOf } from '../mcp/mcp.error';
 import type { LoggingLevel, ServerCapabilities } from '../mcp/mcp-types';
 import { LATEST_PROTOCOL_VERSION } from '../mcp/mcp-types';
 import type { Connection, ConnectionOptions, MessageSink, SessionSnapshot, SessionStateChange } from './connection';
 import type { Outbound, OutboundRequestOptions, PeerState, SessionControl } from './peer';
 import type { MethodHandler, TransportExtra } from './request-scope';
 import { SessionScope } from './session-scope';
+import { echo } from './wire';
 
 /** What a session needs from the engine that owns it. */
 export interface SessionHost {
@@ -92,9 +93,9 @@ export class ServerSession implements Connection, Outbound, SessionControl {
 
   async handleRequest(request: JsonRpcRequest, extra?: TransportExtra): Promise<JsonRpcResponse | undefined> {
     const { id, method } = request;
-    if (this.inflight.has(id)) return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use`);
+    if (this.inflight.has(id)) return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(echo(id))} is already in use`);
     const handler = this.host.handler(method);
-    if (!handler) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    if (!handler) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${echo(method)}`);
     if (this.requireInitialize && !this.initialized && method !== 'initialize' && method !== 'ping') {
       return errorResponse(id, ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
     }
@@ -105,7 +106,8 @@ export class ServerSession implements Connection, Outbound, SessionControl {
       return scope.cancelled ? undefined : { jsonrpc: '2.0', id, result: result ?? {} };
     } catch (error) {
       if (scope.cancelled) return undefined;
-      if (error instanceof McpError) return errorResponse(id, error.code, error.message, error.data);
+      const mapped = mcpErrorOf(error);
+      if (mapped) return errorResponse(id, mapped.code, mapped.message, mapped.data);
       this.host.logError(`Unhandled error in ${method}`, error);
       return errorResponse(id, ErrorCode.InternalError, 'Internal error');
     } finally {
@@ -124,7 +126,7 @@ export class ServerSession implements Connection, Outbound, SessionControl {
         this.host.rootsListChanged?.(this.state);
         break;
       case 'notifications/cancelled':
-        this.inflight.get(params.requestId as RequestId)?.cancel(new McpError(ErrorCode.InvalidRequest, String(params.reason ?? 'Cancelled by the client')));
+        this.inflight.get(params.requestId as RequestId)?.cancel(new McpError(ErrorCode.InvalidRequest, typeof params.reason === 'string' ? params.reason : 'Cancelled by the client'));
         break;
       default:
         break;

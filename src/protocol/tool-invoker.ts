@@ -1,5 +1,5 @@
 import type { CallToolResult, ContentBlock } from '../mcp/mcp-types';
-import { McpError } from '../mcp/mcp.error';
+import { mcpErrorOf } from '../mcp/mcp.error';
 import type { HandlerRef, ToolDescriptor } from '../registry/descriptors';
 import { validateInput } from '../validation/validate-input';
 import { errorResult, isAsyncIterable, mapToolError, mapToolResult, toContent } from './handlers/tool-result.mapper';
@@ -39,7 +39,9 @@ export class ToolInvoker {
       if (isAsyncIterable(value)) value = await collect(value, scope, onBlocks);
       return await mapToolResult(tool, value, this.logError);
     } catch (error) {
-      if (error instanceof McpError) throw error;
+      // A JSON-RPC error (McpError, or an error that maps to one, e.g. a store's) is the call's answer.
+      const mapped = mcpErrorOf(error);
+      if (mapped) throw mapped;
       return mapToolError(tool, error, this.logError);
     }
   }

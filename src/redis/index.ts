@@ -2,7 +2,6 @@ export { redisScaleOut } from './redis.scale-out';
 export type { RedisScaleOutOptions } from './redis.scale-out';
 export { RedisTaskStore } from './redis.task-store';
 export type { RedisTaskStoreOptions } from './redis.task-store';
-export { StorageUnavailableError } from './redis-connection';
 export type { RedisConnection } from './redis-connection';
 export { RedisEventStore } from './redis.event-store';
 export type { RedisEventStoreOptions } from './redis.event-store';

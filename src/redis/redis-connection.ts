@@ -1,6 +1,6 @@
 import Redis, { type RedisOptions } from 'ioredis';
-import { ErrorCode } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
+import { StorageUnavailableError, TaskStoreError } from '../tasks/task-store.errors';
 
 /** A Redis connection given as a URL (mcpkit owns it) or as an ioredis client (the caller owns it). */
 export type RedisConnection = string | Redis;
@@ -15,13 +15,8 @@ export const FAIL_FAST: RedisOptions = {
   retryStrategy: (attempt) => Math.min(50 * attempt, 1_000),
 };
 
-/** Storage (Redis) could not be reached; sent to clients as a -32603 error that says so. */
-export class StorageUnavailableError extends McpError {
-  constructor(what: string, cause: unknown) {
-    super(ErrorCode.InternalError, `${what} is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`);
-    this.name = 'StorageUnavailableError';
-  }
-}
+/** Storage (Redis) could not be reached; sent to clients as a -32603 error naming the store. */
+export { StorageUnavailableError };
 
 /** Opens (or adopts) a command connection and a subscriber connection; errors are logged, never thrown as events. */
 export function connect(connection: RedisConnection, onError: (error: Error) => void): { redis: Redis; owned: boolean } {
@@ -39,7 +34,8 @@ export async function guarded<T>(what: string, redis: Redis, call: () => Promise
     await whenReady(redis);
     return await call();
   } catch (error) {
-    if (error instanceof McpError) throw error;
+    // A store's own errors pass as they are (a cursor reading "connect" is not a connection failure).
+    if (error instanceof McpError || error instanceof TaskStoreError) throw error;
     if (isConnectionError(error)) throw new StorageUnavailableError(what, error);
     throw error;
   }

@@ -46,6 +46,8 @@ export class RedisWaiters {
       set.delete(wake);
       if (set.size === 0) {
         this.waiting.delete(channel);
+        // Silent on purpose: it fails only when the connection is gone (the 'error' listener reports
+        // that), and a subscription left behind only delivers messages nobody waits for.
         await this.subscriber.unsubscribe(channel).catch(() => undefined);
       }
     }

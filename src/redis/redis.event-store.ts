@@ -1,6 +1,7 @@
 import type Redis from 'ioredis';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { EventStore, StoredEvent } from '../transports/http/event-store';
+import { encodeMessage } from '../protocol/wire';
 import { connect, guarded, RedisConnection } from './redis-connection';
 
 export interface RedisEventStoreOptions {
@@ -9,6 +10,7 @@ export interface RedisEventStoreOptions {
   maxEventsPerStream?: number;
   /** How long a session's events are kept after the last one, in ms (default one hour). */
   ttlMs?: number;
+  /** Told of connection errors (default: the server log of the transport using the store, at most once per 10 s). */
   onError?: (error: Error) => void;
 }
 
@@ -31,12 +33,14 @@ export class RedisEventStore implements EventStore {
   private readonly redis: Commands;
   private readonly owned: boolean;
   private readonly prefix: string;
+  private logError?: (message: string, error?: unknown) => void;
+  private lastLogged = 0;
 
   constructor(
     connection: RedisConnection,
     private readonly options: RedisEventStoreOptions = {},
   ) {
-    const { redis, owned } = connect(connection, options.onError ?? (() => undefined));
+    const { redis, owned } = connect(connection, options.onError ?? ((error) => this.report(error)));
     this.redis = redis as Commands;
     this.owned = owned;
     this.prefix = options.keyPrefix ?? 'mcpkit:';
@@ -44,9 +48,17 @@ export class RedisEventStore implements EventStore {
   }
 
   storeEvent(sessionId: string, streamId: string, message: JsonRpcMessage | null): Promise<string> {
+    return this.store(sessionId, streamId, message === null ? '' : encodeMessage(message));
+  }
+
+  storeSerialized(sessionId: string, streamId: string, _message: JsonRpcMessage, json: string): Promise<string> {
+    return this.store(sessionId, streamId, json);
+  }
+
+  private store(sessionId: string, streamId: string, json: string): Promise<string> {
     return guarded('The event store', this.redis, () => {
       const k = this.keys(sessionId);
-      return this.redis.mcpStoreEvent(k.seq, k.stream(streamId), k.streams, streamId, message === null ? '' : JSON.stringify(message), this.options.maxEventsPerStream ?? 1_000, this.options.ttlMs ?? 3_600_000);
+      return this.redis.mcpStoreEvent(k.seq, k.stream(streamId), k.streams, streamId, json, this.options.maxEventsPerStream ?? 1_000, this.options.ttlMs ?? 3_600_000);
     });
   }
 
@@ -62,7 +74,7 @@ export class RedisEventStore implements EventStore {
       for (const entry of entries.slice(index + 1)) {
         const nl = entry.indexOf('\n');
         const json = entry.slice(nl + 1);
-        if (json) events.push({ id: entry.slice(0, nl), message: JSON.parse(json) as JsonRpcMessage });
+        events.push({ id: entry.slice(0, nl), message: json ? (JSON.parse(json) as JsonRpcMessage) : null });
       }
       return { streamId, events };
     });
@@ -76,8 +88,20 @@ export class RedisEventStore implements EventStore {
     });
   }
 
+  attachLogger(logError: (message: string, error?: unknown) => void): void {
+    this.logError ??= logError;
+  }
+
   async close(): Promise<void> {
     if (this.owned) this.redis.disconnect();
+  }
+
+  /** The default onError: a reconnecting client repeats its error every few hundred ms, so repeats within 10 s are not logged. */
+  private report(error: Error): void {
+    const now = Date.now();
+    if (!this.logError || now - this.lastLogged < 10_000) return;
+    this.lastLogged = now;
+    this.logError('Redis connection error in the event store (repeats within 10 s are not logged)', error);
   }
 
   private keys(sessionId: string) {

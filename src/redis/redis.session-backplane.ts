@@ -36,8 +36,13 @@ export class RedisSessionBackplane implements SessionBackplane {
     this.subscriber.on('message', (channel: string, payload: string) => {
       const set = this.listeners.get(channel);
       if (!set) return;
-      const envelope = JSON.parse(payload) as SessionEnvelope;
-      for (const listener of [...set]) listener(envelope);
+      // A throw here would be an uncaught exception (an event listener): report it instead.
+      try {
+        const envelope = JSON.parse(payload) as SessionEnvelope;
+        for (const listener of [...set]) listener(envelope);
+      } catch (error) {
+        onError(error instanceof Error ? error : new Error(String(error)));
+      }
     });
   }
 
@@ -49,6 +54,8 @@ export class RedisSessionBackplane implements SessionBackplane {
     return guarded('The session store', this.redis, async () => {
       const raw = await this.redis.get(this.key(sessionId));
       if (raw === null) return undefined;
+      // Best effort, not awaited: the state was read; a failed refresh means the connection dropped (the
+      // 'error' listener reports that) and the next use of the session refreshes it again.
       void this.redis.pexpire(this.key(sessionId), ttlMs).catch(() => undefined);
       const state = JSON.parse(raw) as SharedSessionState;
       // Lua's JSON encoder writes an empty array as {}.
@@ -85,6 +92,8 @@ export class RedisSessionBackplane implements SessionBackplane {
         set!.delete(listener);
         if (set!.size === 0 && this.listeners.get(channel) === set) {
           this.listeners.delete(channel);
+          // Silent on purpose, as in RedisWaiters: only a lost connection fails it, and a leftover
+          // subscription delivers to no listener.
           await this.subscriber.unsubscribe(channel).catch(() => undefined);
         }
       };

@@ -35,6 +35,7 @@ export class RedisTaskStore implements TaskStore {
   private readonly owned: boolean;
   private readonly prefix: string;
   private readonly waiters: RedisWaiters;
+  private readonly onError: (error: Error) => void;
   /** When the connection last became ready (leases could not be renewed before). */
   private readySince = Date.now();
 
@@ -42,7 +43,7 @@ export class RedisTaskStore implements TaskStore {
     connection: RedisConnection,
     private readonly options: RedisTaskStoreOptions = {},
   ) {
-    const onError = options.onError ?? (() => undefined);
+    const onError = (this.onError = options.onError ?? (() => undefined));
     const { redis, owned } = connect(connection, onError);
     this.redis = redis as Commands;
     this.owned = owned;
@@ -119,6 +120,8 @@ export class RedisTaskStore implements TaskStore {
           after = Number(batch[i + 1]);
           const record = toRecord(batch[i], rows[i / 2]?.[1] as Record<string, string>);
           if (record) found.push({ record, seq: after });
+          // Housekeeping of an expired entry, not awaited: it is skipped either way, and a failed removal
+          // is retried by the next listing.
           else void this.redis.zrem(index, batch[i]).catch(() => undefined);
         }
         if (batch.length < want * 2) break;
@@ -198,7 +201,11 @@ export class RedisTaskStore implements TaskStore {
         const owner = await this.redis.hget(this.keys(id).task, 'owner');
         if (!owner) continue;
         const outcome: TaskOutcome = { result: { content: [{ type: 'text', text: statusMessage }], isError: true } };
-        const record = await this.finish(id, owner, 'failed', outcome, statusMessage).catch(() => undefined);
+        const record = await this.finish(id, owner, 'failed', outcome, statusMessage).catch((error: unknown) => {
+          // A task that ended meanwhile refuses the transition: nothing to reap. Anything else is reported.
+          if (!(error instanceof InvalidTaskTransitionError)) this.onError(error instanceof Error ? error : new Error(String(error)));
+          return undefined;
+        });
         if (record) reaped.push(record);
       }
       return reaped;

@@ -1,10 +1,8 @@
-import { McpContext } from '../context/mcp-context';
 import { ClashingUriTemplateError } from '../errors/clashing-uri-template.error';
 import { DuplicatePromptNameError } from '../errors/duplicate-prompt-name.error';
 import { DuplicateResourceError } from '../errors/duplicate-resource.error';
 import { DuplicateToolNameError } from '../errors/duplicate-tool-name.error';
 import { InvalidDecoratorOptionsError } from '../errors/invalid-decorator-options.error';
-import { InvalidHandlerSignatureError } from '../errors/invalid-handler-signature.error';
 import { MissingInputMetadataError } from '../errors/missing-input-metadata.error';
 import { ReflectMetadataMissingError } from '../errors/reflect-metadata-missing.error';
 import { UnknownCompletionTargetError } from '../errors/unknown-completion-target.error';
@@ -22,6 +20,7 @@ import type {
   TemplateDescriptor,
   ToolDescriptor,
 } from './descriptors';
+import { handlerParameters, typeName } from './handler-parameters';
 import { Registry } from './registry';
 import { UriTemplate } from './uri-template';
 
@@ -70,11 +69,11 @@ class Builder {
   }
 
   private addTool(provider: ProviderEntry, { method, options }: MethodRecord<ToolOptions>): void {
-    const ref = this.handlerRef(provider, method, 'tool');
+    const ref = this.handlerRef(provider, method, 'tool', 'Tool', options.input, false);
     const name = options.name ?? method;
     const existing = this.tools.get(name);
     if (existing) throw new DuplicateToolNameError(name, existing.where, ref.where);
-    const input = this.inputClass(ref.where, options.input as InputClass | undefined, ref.firstParam);
+    const input = this.inputClass(ref.where, ref.params.declared ?? ref.params.designType);
     const output = options.output ? this.checkedClass(`${ref.where} output`, options.output) : undefined;
     const taskSupport = options.taskSupport ?? 'forbidden';
     const definition = clean({
@@ -94,7 +93,8 @@ class Builder {
   }
 
   private addResource(provider: ProviderEntry, { method, options }: MethodRecord<ResourceOptions>): void {
-    const ref = this.handlerRef(provider, method, 'resource');
+    // A static resource is called as method(ctx), a template's handler with its variables first: both work untyped.
+    const ref = this.handlerRef(provider, method, 'resource', 'Resource', options.uriTemplate === undefined ? undefined : options.input, true);
     const name = options.name ?? method;
     const sameName = this.resourceNames.get(name);
     if (sameName) throw new DuplicateResourceError(`name "${name}"`, sameName, ref.where);
@@ -107,21 +107,22 @@ class Builder {
       this.resources.set(options.uri, { ...ref.handler, uri: options.uri, definition });
       return;
     }
-    const template = new UriTemplate(options.uriTemplate);
-    const clash = this.templates.find((t) => t.template.shape === template.shape);
-    if (clash) throw new ClashingUriTemplateError(clash.template.template, clash.where, template.template, ref.where);
-    const declared = options.input ?? (isClass(ref.firstParam) && hasInputMetadata(ref.firstParam) ? ref.firstParam : undefined);
-    const params = declared ? this.checkedClass(ref.where, declared) : undefined;
-    const definition = deepFreeze(clean({ uriTemplate: template.template, ...common }));
-    this.templates.push({ ...ref.handler, template, definition, params, completers: new Map() });
+    const uriTemplate = new UriTemplate(options.uriTemplate);
+    const clash = this.templates.find((t) => t.template.shape === uriTemplate.shape);
+    if (clash) throw new ClashingUriTemplateError(clash.template.template, clash.where, uriTemplate.template, ref.where);
+    // An untyped (or type-literal) first parameter takes the variables as they are, unvalidated.
+    const { declared, designType } = ref.params;
+    const params = declared ? this.checkedClass(ref.where, declared) : isClass(designType) && hasInputMetadata(designType) ? (designType as InputClass) : undefined;
+    const definition = deepFreeze(clean({ uriTemplate: uriTemplate.template, ...common }));
+    this.templates.push({ ...ref.handler, template: uriTemplate, definition, params, completers: new Map() });
   }
 
   private addPrompt(provider: ProviderEntry, { method, options }: MethodRecord<PromptOptions>): void {
-    const ref = this.handlerRef(provider, method, 'prompt');
+    const ref = this.handlerRef(provider, method, 'prompt', 'Prompt', options.input, false);
     const name = options.name ?? method;
     const existing = this.prompts.get(name);
     if (existing) throw new DuplicatePromptNameError(name, existing.where, ref.where);
-    const args = this.inputClass(ref.where, options.input as InputClass | undefined, ref.firstParam);
+    const args = this.inputClass(ref.where, ref.params.declared ?? ref.params.designType);
     const definition = deepFreeze(
       clean({
         name,
@@ -136,7 +137,8 @@ class Builder {
   }
 
   private addCompleter(provider: ProviderEntry, { method, options }: MethodRecord<CompleteOptions>): void {
-    const ref = this.handlerRef(provider, method, 'completion');
+    // A completer is called as method(value, ctx): nothing to learn from its parameter types.
+    const ref = this.handlerRef(provider, method, 'completion', 'Complete', undefined, true);
     let target: { completers: Map<string, CompleterDescriptor> };
     if (options.prompt !== undefined) {
       const prompt = this.prompts.get(options.prompt);
@@ -158,31 +160,16 @@ class Builder {
     target.completers.set(options.argument, { ...ref.handler, argument: options.argument });
   }
 
-  private handlerRef({ token, cls }: ProviderEntry, method: string, kind: HandlerKind) {
+  private handlerRef({ token, cls }: ProviderEntry, method: string, kind: HandlerKind, decorator: string, declared: unknown, untypedFirst: boolean) {
     const where = `${cls.name}.${method}`;
     const fn = (cls.prototype as Record<string, unknown>)[method];
     if (typeof fn !== 'function') throw new InvalidDecoratorOptionsError(kind, where, 'is not a method');
-    const paramTypes = Reflect.getMetadata('design:paramtypes', cls.prototype, method) as unknown[] | undefined;
-    if (paramTypes === undefined && fn.length > 0) {
-      throw new ReflectMetadataMissingError(`No design-time parameter types were emitted for ${where}`);
-    }
-    const firstParam = paramTypes?.[0];
-    const contextFirst = isContext(firstParam);
-    if (contextFirst && paramTypes !== undefined && paramTypes.length > 1) {
-      const input = typeName(paramTypes[1]);
-      throw new InvalidHandlerSignatureError(
-        where,
-        `the context is the first parameter, so mcpkit would pass the context there and nothing as ${input}. ` +
-          `The input comes first and the context last: declare it as ${method}(input: ${input}, ctx: McpContext).`,
-      );
-    }
-    return { handler: { kind, provider: token, method, where, contextFirst }, where, firstParam: contextFirst ? undefined : firstParam };
+    const params = handlerParameters(cls, method, decorator, declared, untypedFirst);
+    return { handler: { kind, provider: token, method, where, contextFirst: params.contextFirst }, where, params };
   }
 
-  private inputClass(where: string, declared: InputClass | undefined, firstParam: unknown): InputClass | undefined {
-    const candidate = declared ?? firstParam;
-    if (candidate === undefined) return undefined;
-    return this.checkedClass(where, candidate);
+  private inputClass(where: string, candidate: unknown): InputClass | undefined {
+    return candidate === undefined ? undefined : this.checkedClass(where, candidate);
   }
 
   private checkedClass(where: string, candidate: unknown): InputClass {
@@ -206,16 +193,8 @@ function emptySchema(): JsonSchemaObject {
   return { type: 'object', properties: {} };
 }
 
-function isContext(value: unknown): boolean {
-  return isClass(value) && (value === McpContext || value.prototype instanceof McpContext);
-}
-
 function isClass(value: unknown): value is new (...args: never[]) => unknown {
   return typeof value === 'function' && value.prototype !== undefined;
-}
-
-function typeName(value: unknown): string {
-  return typeof value === 'function' ? value.name || 'anonymous' : String(value);
 }
 
 /** Drops undefined members, so definitions serialize without them. */

@@ -37,6 +37,10 @@ function build(cls: Ctor): Record<string, unknown> {
       if (field.enumNames) prop.items = { anyOf: titled(items.enum, field.enumNames, cls, name) };
       continue;
     }
+    if (prop.type === undefined && Reflect.getMetadata?.('design:type', (cls as { prototype: object }).prototype, name) === undefined) {
+      // Without decorator metadata (tsx, esbuild, vitest) a `name?: string` says nothing at runtime.
+      throw unsupported(cls, name, 'its type is unknown, as no decorator metadata was emitted: give it a type rule (@IsString(), @IsInt(), @IsNumber(), @IsBoolean(), @IsIn(…))');
+    }
     if (!PRIMITIVE_TYPES.has(prop.type as string)) throw unsupported(cls, name, 'only strings, numbers, integers, booleans and enums can be asked for');
     if (Array.isArray(prop.enum) && field.enumNames) {
       if (field.enumStyle === 'legacy') {

@@ -158,7 +158,8 @@ export class JsonSchemaBuilder {
   private propertySchema(cls: Ctor, name: string, validations: ValidationMetadata[], field: FieldOptions): JsonSchema {
     const designType = Reflect.getMetadata?.('design:type', cls.prototype, name) as unknown;
     const eachRule = validations.some((v) => v.each && !ARRAY_RULES.has(v.name ?? ''));
-    const isArray = designType === Array || eachRule;
+    // Without design:type (no decorator metadata), @IsArray() or an `each` rule is what says "array".
+    const isArray = designType === Array || eachRule || (designType === undefined && validations.some((v) => v.name === 'isArray'));
     const schema: JsonSchema = isArray ? { type: 'array' } : this.typeOf(designType);
     const target: JsonSchema = isArray ? {} : schema;
     for (const v of validations) {

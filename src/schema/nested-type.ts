@@ -28,12 +28,20 @@ export function transformedClass(cls: Ctor, property: string, asArray: boolean):
  * The class of a `@ValidateNested` property. `@Type(() => X)` wins; without it a single value's class
  * comes from `design:type`, and `@Type` is recorded for it so that class-transformer really builds an
  * instance (else class-validator would see a plain object, find no rules and let anything through).
- * Arrays and interface-typed properties carry no class at runtime: a definition error asks for `@Type`.
+ * Arrays, interface-typed properties and code compiled without decorator metadata carry no class at
+ * runtime: a definition error asks for `@Type`.
  */
 export function nestedClass(cls: Ctor, property: string, designType: unknown, asArray: boolean): Ctor | undefined {
   const declared = transformedClass(cls, property, asArray);
   if (declared) return declared;
   if (asArray) throw new MissingNestedTypeError(cls.name, property, 'is on an array, whose element class is not known at runtime');
+  if (designType === undefined) {
+    throw new MissingNestedTypeError(
+      cls.name,
+      property,
+      'is on a property whose type was not emitted (compiled without emitDecoratorMetadata: esbuild-based runners such as tsx and vitest never emit it)',
+    );
+  }
   if (designType === Object) {
     throw new MissingNestedTypeError(cls.name, property, 'is on a property typed with an interface, a type literal or `any` (nothing of it is left at runtime)');
   }

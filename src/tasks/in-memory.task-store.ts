@@ -98,8 +98,9 @@ export class InMemoryTaskStore implements TaskStore {
   async list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: TaskRecord[]; nextCursor?: string }> {
     let after = 0;
     if (cursor !== undefined) {
-      const m = /^t(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-      if (!m || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw new InvalidTaskCursorError(cursor);
+      // Checked before decoding: a caller may hand on whatever a client sent.
+      const m = typeof cursor === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? /^t(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8')) : null;
+      if (!m) throw new InvalidTaskCursorError(String(cursor));
       after = Number(m[1]);
     }
     const tasks: TaskRecord[] = [];

@@ -1,7 +1,8 @@
 import { ErrorCode } from '../mcp/json-rpc';
-import { McpError } from '../mcp/mcp.error';
+import { McpError, mcpErrorOf } from '../mcp/mcp.error';
 import { ANONYMOUS_OWNER } from '../protocol/connection';
 import type { Outbound } from '../protocol/peer';
+import { echo } from '../protocol/wire';
 import type { RequestScope, TaskBinding } from '../protocol/request-scope';
 import type { ToolInvoker } from '../protocol/tool-invoker';
 import { SegmentStreamer } from './segment-streamer';
@@ -13,7 +14,7 @@ import { keepLeases, watchForCancellation } from './task-leases';
 import { delay, immediateAnswer, negotiate } from './task-modes';
 import type { ToolDescriptor } from '../registry/descriptors';
 import type { ResolvedTaskOptions } from './task-options';
-import { InvalidTaskTransitionError } from './task-store.errors';
+import { InvalidTaskCursorError, InvalidTaskTransitionError, StorageUnavailableError } from './task-store.errors';
 import type { TaskStore } from './task-store';
 import { FALLBACK_MODE, isTerminal, MODEL_IMMEDIATE_RESPONSE, TaskOutcome, TaskRecord, TaskSegment } from './task.types';
 
@@ -113,8 +114,9 @@ export class TaskManager {
       status = result.isError ? 'failed' : 'completed';
       message = result.isError ? firstText(result) : undefined;
     } catch (error) {
-      const e = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
-      if (!(error instanceof McpError)) this.logError(`Task ${taskId} of ${tool.where} failed`, error);
+      const mapped = mcpErrorOf(error);
+      const e = mapped ?? new McpError(ErrorCode.InternalError, 'Internal error');
+      if (!mapped) this.logError(`Task ${taskId} of ${tool.where} failed`, error);
       outcome = { error: e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data } };
       status = 'failed';
       message = e.message;
@@ -143,7 +145,7 @@ export class TaskManager {
         return;
       } catch (error) {
         if (error instanceof InvalidTaskTransitionError) return; // cancelled meanwhile: it stays cancelled
-        const unavailable = error instanceof Error && error.name === 'StorageUnavailableError';
+        const unavailable = error instanceof StorageUnavailableError;
         if (!unavailable || Date.now() > deadline) {
           this.logError(`Could not record the end of task ${taskId}`, error);
           return;
@@ -239,7 +241,7 @@ export class TaskManager {
       if (page.nextCursor) result.nextCursor = page.nextCursor;
       return result;
     } catch (error) {
-      if (error instanceof Error && error.name === 'InvalidTaskCursorError') throw McpError.invalidParams('Invalid cursor', { cursor });
+      if (error instanceof InvalidTaskCursorError) throw McpError.invalidParams('Invalid cursor', { cursor: echo(cursor) });
       throw error;
     }
   }

@@ -1,4 +1,5 @@
 import { optionalObject } from '../protocol/handlers/handler-env';
+import { readCursor } from '../protocol/pagination';
 import type { ProtocolFeature } from '../protocol/protocol-feature';
 import type { ToolInvoker } from '../protocol/tool-invoker';
 import { McpError } from '../mcp/mcp.error';
@@ -18,7 +19,7 @@ export function tasksFeature(tasks: TaskManager, tools: ToolInvoker, pageSize: n
     methods: {
       'tasks/get': (params, scope) => tasks.get(params.taskId as string, scope),
       'tasks/result': (params, scope) => tasks.result(params.taskId as string, params.lastSeqNr, scope),
-      'tasks/list': (params, scope) => tasks.list(params.cursor as string | undefined, pageSize, scope),
+      'tasks/list': (params, scope) => tasks.list(readCursor(params), pageSize, scope),
       'tasks/cancel': (params, scope) => tasks.cancel(params.taskId as string, scope),
     },
     interceptToolCall: ({ tool, args, params, scope }, enabled) => {

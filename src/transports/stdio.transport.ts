@@ -32,6 +32,18 @@ export class StdioTransport implements MessageTransport {
   private flushScheduled = false;
   /** When a notification or request was last written: responses right after it wait a little longer. */
   private lastNonResponse = 0;
+  /** The output failed (EPIPE: the client closed its end): nothing more is written. */
+  private outputFailed = false;
+  /** Keeps a late write error from becoming an uncaught 'error' event: it is expected once the client left. */
+  private readonly onOutputError = () => {
+    if (this.outputFailed) return;
+    this.outputFailed = true;
+    this.queue = [];
+    const closed = this.outputClosed;
+    this.stopInput(); // nothing read now could be answered; and an open stdin would keep the process alive
+    closed?.();
+  };
+  private outputClosed?: () => void;
 
   constructor(private readonly options: StdioOptions = {}) {
     this.input = options.input ?? process.stdin;
@@ -54,6 +66,9 @@ export class StdioTransport implements MessageTransport {
       decoder.flush();
       closed();
     };
+    // A client that closed our stdout is gone as surely as one that closed our stdin.
+    this.outputClosed = onEnd;
+    this.output.on('error', this.onOutputError);
     this.input.on('data', onData);
     this.input.on('end', onEnd);
     this.input.on('close', onEnd);
@@ -89,19 +104,24 @@ export class StdioTransport implements MessageTransport {
     return Promise.resolve();
   }
 
+  private stopInput(): void {
+    this.detach?.();
+    this.detach = undefined;
+    this.outputClosed = undefined;
+    this.input.pause();
+    if (this.input === process.stdin) process.stdin.unref?.();
+  }
+
   private flush(): void {
     if (this.queue.length === 0) return;
     const chunk = this.queue.length === 1 ? this.queue[0] : this.queue.join('');
     this.queue = [];
-    if (this.output.writable) this.output.write(chunk);
+    if (this.output.writable && !this.outputFailed) this.output.write(chunk);
   }
 
   async close(): Promise<void> {
     this.flush();
-    this.detach?.();
-    this.detach = undefined;
-    this.input.pause();
-    if (this.input === process.stdin) process.stdin.unref?.();
+    this.stopInput();
     this.restoreConsole?.();
     this.restoreConsole = undefined;
   }

@@ -16,13 +16,52 @@ export async function validateInput<T extends object>(cls: Ctor, input: unknown)
   if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
     return { ok: false, issues: ['arguments: must be an object'] };
   }
+  const hostile = input === undefined ? undefined : hostileShape(input);
+  if (hostile) return { ok: false, issues: [hostile] };
   const plan = planFor(cls);
-  const instance = (plan.copy ? plan.copy(input ?? {}) : plainToInstance(cls as unknown as TransformerCtor, input ?? {})) as T;
-  const errors = plan.sync ? validateSync(instance, plan.options) : await validate(instance, plan.options);
+  let errors: ValidationError[];
+  let instance: T;
+  try {
+    instance = (plan.copy ? plan.copy(input ?? {}) : plainToInstance(cls as unknown as TransformerCtor, input ?? {})) as T;
+    errors = plan.sync ? validateSync(instance, plan.options) : await validate(instance, plan.options);
+  } catch {
+    // The input is what class-transformer or class-validator could not handle: the caller's mistake.
+    return { ok: false, issues: ['arguments: could not be read as the expected shape'] };
+  }
   if (errors.length === 0) return { ok: true, value: instance };
   const issues: string[] = [];
   collect(errors, '', issues);
   return { ok: false, issues };
+}
+
+/** Deepest nesting accepted in input; deeper input is refused before anything recurses into it. */
+export const MAX_INPUT_DEPTH = 64;
+
+/** Keys that reach into prototypes when class-transformer copies them (or that make it throw). */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Checks input for what breaks the libraries that read it: nesting deeper than MAX_INPUT_DEPTH
+ * (class-transformer recurses and overflows the stack) and prototype keys. Iterative, so the check
+ * itself cannot overflow; returns the first problem as an issue, or undefined.
+ */
+function hostileShape(input: unknown): string | undefined {
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value: input, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > MAX_INPUT_DEPTH) return `${path || 'arguments'}: nested deeper than ${MAX_INPUT_DEPTH} levels (maxDepth)`;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) stack.push({ value: value[i], path: path ? `${path}.${i}` : String(i), depth: depth + 1 });
+      continue;
+    }
+    for (const key of Object.keys(value)) {
+      const at = path ? `${path}.${key.length > 64 ? `${key.slice(0, 64)}…` : key}` : key;
+      if (FORBIDDEN_KEYS.has(key)) return `${at}: the key "${key}" is not allowed (forbiddenKey)`;
+      stack.push({ value: (value as Record<string, unknown>)[key], path: at, depth: depth + 1 });
+    }
+  }
+  return undefined;
 }
 
 interface Plan {

@@ -2,6 +2,7 @@ import { IsInt, IsOptional } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpContext, McpModule, Tool } from '../../src';
 import { connect } from '../helpers/in-memory';
+import { deferred, waitFor } from '../helpers/wait-for';
 
 class Steps {
   @IsOptional() @IsInt() wait?: number;
@@ -10,6 +11,7 @@ class Steps {
 @injectable()
 class ContextTools {
   aborted: unknown[] = [];
+  readonly waitStarted = deferred();
 
   @Tool() async progress(_: EmptyInput, ctx: McpContext) {
     await ctx.progress(1, 3);
@@ -25,6 +27,7 @@ class ContextTools {
     return 'ok';
   }
   @Tool() async waitForCancel(input: Steps, ctx: McpContext) {
+    this.waitStarted.resolve();
     await new Promise<void>((resolve) => {
       ctx.signal.addEventListener('abort', () => {
         this.aborted.push(ctx.signal.reason);
@@ -84,13 +87,14 @@ describe('McpContext (in-memory client)', () => {
     const tools = app.container.resolve(ContextTools);
     let settled = false;
     void client.request('tools/call', { name: 'waitForCancel', arguments: {} }, 'c1').then(() => (settled = true), () => (settled = true));
-    await new Promise((r) => setTimeout(r, 20));
+    await tools.waitStarted.promise;
     await client.notify('notifications/cancelled', { requestId: 'c1', reason: 'no longer needed' });
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => tools.aborted.length > 0, { what: 'the handler to see the abort' });
     expect(tools.aborted).toHaveLength(1);
     expect((tools.aborted[0] as Error).message).toBe('no longer needed');
-    expect(settled).toBe(false);
+    // The server answers in order: a response to c1 would have arrived before this one.
     expect(await client.request('ping')).toEqual({});
+    expect(settled).toBe(false);
     await app.close();
   });
 

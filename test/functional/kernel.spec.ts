@@ -4,6 +4,7 @@ import { inject, injectable } from 'tsyringe';
 import { McpTestClient } from '../../src/testing';
 import { EmptyInput, MCP_APPLICATION, McpApplication, McpModule, Middleware, Prompt, Tool, ToolError } from '../../src';
 import { connect } from '../helpers/in-memory';
+import { deferred } from '../helpers/wait-for';
 
 @injectable()
 class Counter {
@@ -40,8 +41,15 @@ class CountingTools {
   @Tool() greet(_: EmptyInput) {
     return `${this.greeting} on ${this.clock.now()}`;
   }
+  /** Resolved when `slow` starts; `slow` answers once the test resolves `releaseSlow`. */
+  readonly slowStarted = deferred();
+  readonly releaseSlow = deferred();
+  readonly trace: string[] = [];
+
   @Tool() async slow(_: EmptyInput) {
-    await new Promise((r) => setTimeout(r, 100));
+    this.slowStarted.resolve();
+    await this.releaseSlow.promise;
+    this.trace.push('slow answered');
     return 'slow done';
   }
   @Tool() denied(_: EmptyInput) {
@@ -131,9 +139,14 @@ describe('McpApplication', () => {
 
   it('close() waits for requests in flight, then closes sessions and the container', async () => {
     const { app, client } = await connect(KernelModule);
+    const tools = app.container.resolve(CountingTools);
     const pending = client.request('tools/call', { name: 'slow', arguments: {} });
-    await new Promise((r) => setTimeout(r, 10));
-    await app.close();
+    await tools.slowStarted.promise;
+    const closing = app.close().then(() => tools.trace.push('closed'));
+    // Released a turn of the event loop later: a close() that did not wait would be done by then.
+    setImmediate(() => tools.releaseSlow.resolve());
+    await closing;
+    expect(tools.trace).toEqual(['slow answered', 'closed']);
     await expect(pending).resolves.toEqual({ content: [{ type: 'text', text: 'slow done' }] });
     await expect(client.request('ping')).rejects.toThrow();
     expect(() => app.connectInMemory()).toThrow('closing');
@@ -141,12 +154,13 @@ describe('McpApplication', () => {
 
   it('close() cancels requests still running after shutdownTimeoutMs', async () => {
     const { app, client } = await connect(KernelModule, { shutdownTimeoutMs: 20 });
-    let outcome = 'pending';
-    void client.request('tools/call', { name: 'slow', arguments: {} }).then(() => (outcome = 'answered'), () => (outcome = 'rejected'));
-    await new Promise((r) => setTimeout(r, 5));
-    await app.close();
-    await new Promise((r) => setTimeout(r, 150));
-    expect(outcome).toBe('rejected');
+    const tools = app.container.resolve(CountingTools);
+    const pending = client.request('tools/call', { name: 'slow', arguments: {} });
+    const outcome = pending.then(() => 'answered', () => 'rejected');
+    await tools.slowStarted.promise;
+    await app.close(); // never released: only the timeout can end it
+    await expect(outcome).resolves.toBe('rejected');
+    tools.releaseSlow.resolve();
   });
 
   it('serves the official SDK client over the in-memory transport', async () => {

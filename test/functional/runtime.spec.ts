@@ -2,6 +2,7 @@ import { IsBoolean, IsIn } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { DuplicateToolNameError, EmptyInput, Field, McpContext, McpModule, Prompt, Resource, Tool } from '../../src';
 import { connect } from '../helpers/in-memory';
+import { waitFor } from '../helpers/wait-for';
 
 class Confirm {
   @Field({ default: false }) @IsBoolean() ok!: boolean;
@@ -59,13 +60,13 @@ describe('runtime changes and client requests (in-memory client)', () => {
     app.disable('tool', 'beta');
     app.enable('tool', 'beta');
     await client.waitForNotification((n) => n.method === 'notifications/tools/list_changed');
-    await new Promise((r) => setTimeout(r, 30));
-    expect(client.notifications.filter((n) => n.method === 'notifications/tools/list_changed')).toHaveLength(1);
     expect(names(await client.request('tools/list'))).toEqual(['beta', 'confirm', 'login']);
     await expect(client.request('tools/call', { name: 'alpha', arguments: {} })).rejects.toMatchObject({ code: -32602 });
 
     expect(app.disable('resource', 'x://one')).toBe(true);
     await client.waitForNotification((n) => n.method === 'notifications/resources/list_changed');
+    // Notifications arrive in order: a second tools/list_changed from the first batch would be here by now.
+    expect(client.notifications.filter((n) => n.method === 'notifications/tools/list_changed')).toHaveLength(1);
     await expect(client.request('resources/read', { uri: 'x://one' })).rejects.toMatchObject({ code: -32002 });
     expect(app.remove('prompt', 'greet')).toBe(true);
     await client.waitForNotification((n) => n.method === 'notifications/prompts/list_changed');
@@ -113,7 +114,7 @@ describe('runtime changes and client requests (in-memory client)', () => {
     const seen: string[] = [];
     app.onRootsListChanged((session) => seen.push(session.clientInfo?.name ?? '?'));
     await client.notify('notifications/roots/list_changed');
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => seen.length > 0, { what: 'the roots listener' });
     expect(seen).toEqual(['mcpkit-test-client']);
     await app.close();
   });
@@ -126,7 +127,8 @@ describe('runtime changes and client requests (in-memory client)', () => {
     expect((await client.waitForNotification((n) => n.method === 'notifications/resources/updated')).params).toEqual({ uri: 'x://one' });
     expect(await client.request('resources/unsubscribe', { uri: 'x://one' })).toEqual({});
     await app.notifyResourceUpdated('x://one');
-    await new Promise((r) => setTimeout(r, 20));
+    // Messages arrive in order: an update sent to this client would precede the ping's answer.
+    await client.request('ping');
     expect(client.notifications.filter((n) => n.method === 'notifications/resources/updated')).toHaveLength(1);
     await app.close();
   });

@@ -1,6 +1,7 @@
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { EmptyInput, HttpOptions, McpApplication, McpContext, McpModule, Resource, Tool } from '../../src';
+import { deferred } from './wait-for';
 
 export class SlowInput {
   @IsOptional() @IsInt() @Min(0) @Max(5000) ms?: number;
@@ -24,6 +25,17 @@ export class HttpTestTools {
   async slow(input: SlowInput) {
     await new Promise((r) => setTimeout(r, input.ms ?? 100));
     return input.text ?? 'slow';
+  }
+
+  /** Resolved when `held` starts; `held` answers once the test resolves `release` (resolve via app.container). */
+  readonly heldStarted = deferred();
+  readonly release = deferred();
+
+  @Tool({ description: 'Answers when the test releases it' })
+  async held(_: EmptyInput) {
+    this.heldStarted.resolve();
+    await this.release.promise;
+    return 'released';
   }
 
   @Tool({ description: 'The protocol version the request is served under' })
@@ -50,7 +62,7 @@ export function initializeBody(id: string | number = 1) {
 export async function httpApp(options: HttpOptions = {}) {
   const app = await McpApplication.create(HttpTestModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
   const transport = app.httpTransport(options);
-  return { app, transport, callback: transport.callback() };
+  return { app, transport, callback: transport.callback(), tools: app.container.resolve(HttpTestTools) };
 }
 
 /** Parses an SSE body into its events. */

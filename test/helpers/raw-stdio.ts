@@ -15,8 +15,8 @@ export class RawStdioPeer {
   readonly exited: Promise<number | null>;
   private readonly child: ChildProcessWithoutNullStreams;
 
-  constructor(script: string, args: string[] = [], command: string = process.execPath, cwd: string = ROOT) {
-    this.child = spawn(command, script ? [script, ...args] : args, { stdio: 'pipe', cwd });
+  constructor(script: string, args: string[] = [], command: string = process.execPath, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+    this.child = spawn(command, script ? [script, ...args] : args, { stdio: 'pipe', cwd: options.cwd ?? ROOT, env: options.env ?? process.env });
     this.child.stdout.on('data', (chunk: Buffer) => {
       this.buffer += chunk.toString('utf8');
       let nl: number;
@@ -65,6 +65,11 @@ export class RawStdioPeer {
 
   response(id: unknown): Promise<Record<string, unknown>> {
     return this.next((m) => m.id === id && ('result' in m || 'error' in m));
+  }
+
+  /** Closes this end of the server's stdout, as a client that went away does. */
+  closeOutput(): void {
+    this.child.stdout.destroy();
   }
 
   endInput(): void {

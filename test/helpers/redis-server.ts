@@ -1,31 +1,19 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** A free loopback port. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /**
- * A private redis-server on a free loopback port, for one test file: never a shared instance. It can
- * be stopped and started again on the same port (fault tests).
+ * A private redis-server for one test file, never a shared instance, listening on a unix socket in
+ * its own temporary directory and on no TCP port at all. redis-server cannot report a port-0 bind, and
+ * probing a free port then binding it races with every other process on the machine; a socket path
+ * nobody else knows cannot be taken, even across the stop and restart of the fault tests.
  */
 export class PrivateRedis {
   private child?: ChildProcess;
   private readonly dir = mkdtempSync(join(tmpdir(), 'mcpkit-redis-'));
 
   private constructor(
-    readonly port: number,
     /** Append-only file with fsync on every write: a restart keeps everything acknowledged. */
     private readonly persistent: boolean,
   ) {}
@@ -34,32 +22,40 @@ export class PrivateRedis {
     if (spawnSync('redis-server', ['--version']).status !== 0) {
       throw new Error('redis-server is not installed: `npm test` installs it (Debian package redis-server) when it can');
     }
-    const redis = new PrivateRedis(await freePort(), options.persistent ?? false);
+    const redis = new PrivateRedis(options.persistent ?? false);
     await redis.up();
     return redis;
   }
 
+  /** The socket's path: ioredis (and so every mcpkit Redis option) takes it where it takes a URL. */
   get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+    return join(this.dir, 'redis.sock');
   }
 
   async up(): Promise<void> {
     const durability = this.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', ...durability, '--dir', this.dir], {
+    const child = spawn('redis-server', ['--port', '0', '--unixsocket', this.url, '--unixsocketperm', '700', '--save', '', ...durability, '--dir', this.dir], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
     await new Promise<void>((resolve, reject) => {
       let out = '';
-      const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${out}`)), 10_000);
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`redis-server did not start: ${out}`));
+      }, 10_000);
       child.stdout!.on('data', (chunk: Buffer) => {
         out += chunk.toString();
-        if (out.includes('Ready to accept connections')) {
+        // "Ready to accept connections tcp" on a port, "ready to accept connections at <path>" on a socket.
+        if (/ready to accept connections/i.test(out)) {
           clearTimeout(timer);
           resolve();
         }
       });
-      child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${out}`)));
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`redis-server exited with ${code}: ${out}`));
+      });
     });
   }
 

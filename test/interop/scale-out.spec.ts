@@ -6,6 +6,7 @@ import { PrivateRedis } from '../helpers/redis-server';
 import { RoundRobinProxy } from '../helpers/round-robin-proxy';
 import { SseReader } from '../helpers/sse-client';
 import { spawnHttpServer } from '../helpers/spawn-server';
+import { waitFor } from '../helpers/wait-for';
 
 type Server = Awaited<ReturnType<typeof spawnHttpServer>>;
 type Message = { type: string; task?: { taskId: string; status: string }; result?: { content: { text: string }[] } };
@@ -101,8 +102,7 @@ describe('scale-out: two instances, one Redis, round-robin', () => {
     expect(cancelled.status).toBe('cancelled');
     await long.return(undefined);
     // Whichever instance runs it, the handler stops (it says so on stderr), and the task stays cancelled.
-    const deadline = Date.now() + 5_000;
-    while (!`${a.stderr()}${b.stderr()}`.includes('sleeper aborted') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => `${a.stderr()}${b.stderr()}`.includes('sleeper aborted'), { what: 'the handler to stop' });
     expect([a, b][runner].stderr()).toMatch(/sleeper aborted after \d+ steps/);
     expect(await client.experimental.tasks.getTask(created.task!.taskId)).toMatchObject({ status: 'cancelled' });
     await client.close();
@@ -139,8 +139,7 @@ describe('scale-out: two instances, one Redis, round-robin', () => {
     await client.callTool({ name: 'addNote', arguments: { title: 'two', body: 'y' } });
     const adders = proxy.log.slice(before).filter((e) => e.rpc === 'tools/call:addNote').map((e) => e.backend);
     expect(new Set(adders)).toEqual(new Set([0, 1]));
-    const deadline = Date.now() + 5_000;
-    while (updates.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => updates.length >= 2, { what: 'both resource updates' });
     expect(updates).toEqual(['notes://index', 'notes://index']);
     await client.close();
   });

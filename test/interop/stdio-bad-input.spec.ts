@@ -68,6 +68,40 @@ describe('stdio bad input (real child process)', () => {
     expect(await peer.response(id)).toMatchObject({ error: { code: -32602, message: expect.any(String) } });
   });
 
+  it('answers a request whose echo would not serialize (a 10,000-deep cursor) and keeps serving', async () => {
+    const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+    peer.write(`{"jsonrpc":"2.0","id":"deep-cursor","method":"tools/list","params":{"cursor":${deep}}}\n`);
+    const reply = await peer.response('deep-cursor');
+    expect(reply).toMatchObject({ error: { code: -32602 } });
+    expect(JSON.stringify(reply).length).toBeLessThan(500);
+    await stillServing();
+  });
+
+  it.each([
+    ['a 10,000-deep tool argument', 'tools/call', `{"name":"search","arguments":{"query":"x","filter":${'{"a":'.repeat(10_000)}{}${'}'.repeat(10_000)}}}`],
+    ['a "constructor" key in tool arguments', 'tools/call', '{"name":"search","arguments":{"query":{"constructor":1}}}'],
+    ['an object as tasks/list cursor', 'tasks/list', '{"cursor":{"a":1}}'],
+  ])('answers %s as a client mistake, logging no stack', async (label, method, params) => {
+    const id = `client-${++seq}`;
+    const stderrBefore = peer.stderr.length;
+    peer.write(`{"jsonrpc":"2.0","id":"${id}","method":"${method}","params":${params}}\n`);
+    const reply = await peer.response(id);
+    if (method === 'tools/call') expect(reply).toMatchObject({ result: { isError: true, content: [{ type: 'text', text: expect.stringContaining('Invalid arguments') }] } });
+    else expect(reply).toMatchObject({ error: { code: -32602 } });
+    await stillServing();
+    const logged = peer.stderr.slice(stderrBefore);
+    expect(logged).not.toMatch(/\n\s+at /);
+    expect(logged.split('\n').filter(Boolean).length).toBeLessThanOrEqual(1);
+    expect(label).toBeTruthy();
+  });
+
+  it('survives a cancellation whose reason cannot be turned into a string', async () => {
+    peer.send({ jsonrpc: '2.0', id: 'to-cancel', method: 'tools/call', params: { name: 'echo', arguments: { text: 'x', delayMs: 300 } } });
+    await new Promise((r) => setTimeout(r, 20));
+    peer.write('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"to-cancel","reason":{"toString":1}}}\n');
+    await stillServing();
+  });
+
   it('answers an unknown resource with -32002', async () => {
     peer.send({ jsonrpc: '2.0', id: 'r1', method: 'resources/read', params: { uri: 'file:///etc/passwd' } });
     expect(await peer.response('r1')).toMatchObject({ error: { code: -32002, data: { uri: 'file:///etc/passwd' } } });
@@ -108,13 +142,12 @@ describe('stdio bad input (real child process)', () => {
     expect(await peer.response('two')).toEqual({ jsonrpc: '2.0', id: 'two', result: {} });
   });
 
-  it('serves pipelined requests concurrently (a slow call does not block a fast one)', async () => {
-    peer.send({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'echo', arguments: { text: 'slow', delayMs: 300 } } });
-    peer.send({ jsonrpc: '2.0', id: 'fast', method: 'tools/call', params: { name: 'echo', arguments: { text: 'fast' } } });
-    await peer.response('fast');
-    const order = peer.lines.map((m) => m.id);
-    expect(order.indexOf('slow')).toBe(-1);
-    await peer.response('slow');
+  it('serves pipelined requests concurrently (a call still running does not block the next one)', async () => {
+    // `hold` answers only after `release` has run: served one at a time, neither would ever answer.
+    peer.send({ jsonrpc: '2.0', id: 'held', method: 'tools/call', params: { name: 'hold', arguments: { key: 'pipelined' } } });
+    peer.send({ jsonrpc: '2.0', id: 'releaser', method: 'tools/call', params: { name: 'release', arguments: { key: 'pipelined' } } });
+    expect(await peer.response('releaser')).toMatchObject({ result: { content: [{ type: 'text', text: 'ok' }] } });
+    expect(await peer.response('held')).toMatchObject({ result: { content: [{ type: 'text', text: 'released pipelined' }] } });
   });
 
   it('writes every progress notification, increasing, before the response it belongs to', async () => {
@@ -128,10 +161,12 @@ describe('stdio bad input (real child process)', () => {
   });
 
   it('sends no response to a cancelled request', async () => {
-    peer.send({ jsonrpc: '2.0', id: 'doomed', method: 'tools/call', params: { name: 'echo', arguments: { text: 'never', delayMs: 200 } } });
-    await new Promise((r) => setTimeout(r, 20));
+    // echo ignores cancellation; its timers fire in the order they were set, so when the marker answers,
+    // the doomed handler has finished too, and any response to it would already be on stdout.
+    peer.send({ jsonrpc: '2.0', id: 'doomed', method: 'tools/call', params: { name: 'echo', arguments: { text: 'never', delayMs: 50 } } });
     peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'doomed', reason: 'test' } });
-    await new Promise((r) => setTimeout(r, 400));
+    peer.send({ jsonrpc: '2.0', id: 'marker', method: 'tools/call', params: { name: 'echo', arguments: { text: 'after', delayMs: 50 } } });
+    await peer.response('marker');
     expect(peer.lines.some((m) => m.id === 'doomed')).toBe(false);
     await stillServing();
   });
@@ -149,6 +184,15 @@ describe('stdio lifecycle (real child process)', () => {
     expect(await peer.response(3)).toMatchObject({ error: { code: -32600 } });
     peer.endInput();
     expect(await peer.exited).toBe(0);
+  });
+
+  it('ends cleanly, without an unhandled EPIPE, when the client closes its end of stdout', async () => {
+    const peer = new RawStdioPeer(FAULTY_SERVER);
+    await peer.initialize();
+    peer.closeOutput();
+    for (let i = 0; i < 20; i++) peer.send({ jsonrpc: '2.0', id: `gone-${i}`, method: 'ping' });
+    expect(await peer.exited).toBe(0);
+    expect(peer.stderr).not.toMatch(/Unhandled 'error' event/);
   });
 
   it('finishes a request in flight before exiting when stdin ends', async () => {

@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { connectSdkOverStdio } from '../helpers/sdk-stdio';
 import { SAMPLE_MAIN } from '../helpers/paths';
+import { waitFor } from '../helpers/wait-for';
 
 /** The official SDK client drives the built notes sample over a real stdio process. */
 describe('notes sample over stdio, official SDK client', () => {
@@ -179,10 +180,10 @@ describe('notes sample over stdio, official SDK client', () => {
     controller.abort('user changed their mind');
     await expect(call).rejects.toThrow();
     const atCancel = seen.length;
-    await new Promise((r) => setTimeout(r, 200));
-    // The SDK drops progress for a finished request, so ask the server for proof instead: it is idle and serving.
-    expect(seen.length).toBe(atCancel);
+    // stdout is ordered: progress written before the ping's answer has arrived by then. The SDK drops
+    // progress for a finished request anyway, so the server's proof is that it is idle and serving.
     await expect(client.ping()).resolves.toEqual({});
+    expect(seen.length).toBe(atCancel);
     expect(stderr()).not.toContain('error');
   });
 });
@@ -199,11 +200,3 @@ describe('requests to the client over stdio, official SDK client', () => {
     await client.close();
   });
 });
-
-async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

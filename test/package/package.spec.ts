@@ -33,7 +33,7 @@ afterAll(() => {
 
 /** Runs a stdio server, calls the README's tool, and returns its answer text and stderr. */
 async function callOverStdio(script: string, args: string[], cwd: string, command = process.execPath): Promise<{ text: string; stderr: string }> {
-  const peer = new RawStdioPeer(script, args, command, cwd);
+  const peer = new RawStdioPeer(script, args, command, { cwd });
   try {
     await peer.initialize();
     peer.send(CALL);

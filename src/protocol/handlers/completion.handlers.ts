@@ -3,6 +3,7 @@ import type { CompleterDescriptor } from '../../registry/descriptors';
 import { McpError } from '../../mcp/mcp.error';
 import type { Completion } from '../../mcp/mcp-types';
 import type { MethodHandler } from '../request-scope';
+import { echo } from '../wire';
 import { HandlerEnv, optionalObject, requireString } from './handler-env';
 
 /** The protocol's cap on completion values per response. */
@@ -30,7 +31,7 @@ function findCompleter(env: HandlerEnv, ref: Record<string, unknown>, argument: 
   if (ref.type === 'ref/prompt') {
     const name = requireString(ref, 'name');
     const prompt = env.registry.prompt(name);
-    if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${name}`);
+    if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${echo(name)}`);
     return prompt.completers.get(argument);
   }
   if (ref.type === 'ref/resource') {
@@ -38,7 +39,7 @@ function findCompleter(env: HandlerEnv, ref: Record<string, unknown>, argument: 
     const template = env.registry.templateByPattern(uri);
     if (!template) {
       if (env.registry.resource(uri)) return undefined;
-      throw McpError.invalidParams(`Unknown resource template: ${uri}`);
+      throw McpError.invalidParams(`Unknown resource template: ${echo(uri)}`);
     }
     return template.completers.get(argument);
   }

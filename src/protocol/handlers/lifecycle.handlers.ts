@@ -1,6 +1,7 @@
 import { LOGGING_LEVELS, LoggingLevel, SUPPORTED_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION, ClientCapabilities, Implementation } from '../../mcp/mcp-types';
 import { McpError } from '../../mcp/mcp.error';
 import type { MethodHandler } from '../request-scope';
+import { echo } from '../wire';
 import { HandlerEnv, optionalObject, requireString } from './handler-env';
 
 /** initialize, ping and logging/setLevel. */
@@ -24,7 +25,7 @@ export function lifecycleHandlers(env: HandlerEnv): Record<string, MethodHandler
     'logging/setLevel': (params, scope) => {
       const level = requireString(params, 'level');
       if (!LOGGING_LEVELS.includes(level as LoggingLevel)) {
-        throw McpError.invalidParams(`Invalid params: unknown logging level "${level}"`, { levels: LOGGING_LEVELS });
+        throw McpError.invalidParams(`Invalid params: unknown logging level "${echo(level)}"`, { levels: LOGGING_LEVELS });
       }
       scope.session?.setLogLevel(level as LoggingLevel);
       return {};

@@ -4,6 +4,7 @@ import { McpError } from '../../mcp/mcp.error';
 import type { GetPromptResult, PromptMessage } from '../../mcp/mcp-types';
 import { Paginator } from '../pagination';
 import type { MethodHandler } from '../request-scope';
+import { echo } from '../wire';
 import { HandlerEnv, optionalObject, requireString } from './handler-env';
 import { isContentBlock } from './tool-result.mapper';
 
@@ -16,7 +17,7 @@ export function promptsHandlers(env: HandlerEnv): Record<string, MethodHandler> 
     'prompts/get': async (params, scope) => {
       const name = requireString(params, 'name');
       const prompt = env.registry.prompt(name);
-      if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${name}`);
+      if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${echo(name)}`);
       const args = await checkArguments(prompt, optionalObject(params, 'arguments'));
       const ctx = scope.context();
       return mapPromptResult(await env.invoke(prompt, prompt.contextFirst ? [ctx] : [args, ctx]), prompt);

@@ -1,6 +1,7 @@
 import { McpError } from '../../mcp/mcp.error';
 import { Paginator } from '../pagination';
 import type { MethodHandler } from '../request-scope';
+import { echo } from '../wire';
 import { HandlerEnv, optionalObject, requireString } from './handler-env';
 
 /** tools/list and tools/call. */
@@ -13,7 +14,7 @@ export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
       const name = requireString(params, 'name');
       const args = optionalObject(params, 'arguments');
       const tool = env.registry.tool(name);
-      if (!tool) throw McpError.invalidParams(`Unknown tool: ${name}`);
+      if (!tool) throw McpError.invalidParams(`Unknown tool: ${echo(name)}`);
       if (env.features.length > 0) {
         const caps = env.capabilities();
         for (const feature of env.features) {

@@ -1,6 +1,11 @@
 import type { JsonRpcMessage } from '../../mcp/json-rpc';
+import { encodeMessage } from '../../protocol/wire';
 
-/** One stored SSE event. `message` is null for a priming event (it marks a position only). */
+/**
+ * One stored SSE event. `message` is null for a marker: the priming event that opens a stream, or the
+ * end of a request stream (stored after its final response). `eventsAfter` returns markers too: a
+ * replay that meets an end marker ends the resumed stream.
+ */
 export interface StoredEvent {
   readonly id: string;
   readonly message: JsonRpcMessage | null;
@@ -15,52 +20,115 @@ export interface EventStore {
   /** Stores an event of `streamId` in `sessionId` and returns its id. */
   storeEvent(sessionId: string, streamId: string, message: JsonRpcMessage | null): Promise<string>;
   /**
+   * Optional fast path, used instead of storeEvent when present: the same event, given as the JSON
+   * text the transport already made with encodeMessage (so a streamed message is serialized once).
+   */
+  storeSerialized?(sessionId: string, streamId: string, message: JsonRpcMessage, json: string): Promise<string>;
+  /**
    * The stream an event belongs to and the events stored on that stream after it, oldest first;
    * undefined when the id is unknown to this session (or has been evicted).
    */
   eventsAfter(sessionId: string, lastEventId: string): Promise<{ streamId: string; events: StoredEvent[] } | undefined>;
   /** Forgets everything stored for a session (it ended). */
   clearSession(sessionId: string): Promise<void>;
+  /**
+   * Called by the transport that uses the store with the server log, for faults the store cannot
+   * report through a call (a connection dropping in the background).
+   */
+  attachLogger?(logError: (message: string, error?: unknown) => void): void;
+}
+
+/** Limits of the in-memory event store. Sizes are of the serialized messages (one unit per character). */
+export interface InMemoryEventStoreOptions {
+  /** Events kept per stream (default 1 000). */
+  maxEventsPerStream?: number;
+  /** Events kept per session (default 5 000; the stream with the oldest first event goes first). */
+  maxEventsPerSession?: number;
+  /** Sessions tracked (default 10 000; the least recently written goes first). */
+  maxSessions?: number;
+  /** Bytes kept for the whole store (default 16 MiB; the least recently written session loses its oldest events first). */
+  maxBytes?: number;
+  /** Bytes kept per session (default 4 MiB; its oldest events go first). */
+  maxBytesPerSession?: number;
+}
+
+interface Entry {
+  readonly id: string;
+  readonly seq: number;
+  /** The serialized message (null for a priming event): a string holds exactly what it costs. */
+  readonly json: string | null;
+  readonly bytes: number;
 }
 
 interface SessionLog {
   seq: number;
   /** Per stream, its events in order (ids carry the stream so lookups need no index). */
-  streams: Map<string, StoredEvent[]>;
+  streams: Map<string, Entry[]>;
   size: number;
+  bytes: number;
 }
 
+/** What an event costs beyond its message (id, bookkeeping). */
+const OVERHEAD = 64;
+
 /**
- * The default EventStore: in memory, bounded per stream and per session (oldest events are evicted
- * first), and per process by the number of sessions it tracks.
+ * The default EventStore: in memory, bounded by event counts and by bytes, per stream, per session and
+ * for the whole store. Oldest events are evicted first; a resume after an evicted event is refused as
+ * for an unknown id (never replayed with a gap).
  */
 export class InMemoryEventStore implements EventStore {
   private readonly sessions = new Map<string, SessionLog>();
+  private bytes = 0;
+  private readonly limits: Required<InMemoryEventStoreOptions>;
 
-  constructor(
-    private readonly options: { maxEventsPerStream?: number; maxEventsPerSession?: number; maxSessions?: number } = {},
-  ) {}
+  constructor(options: InMemoryEventStoreOptions = {}) {
+    this.limits = {
+      maxEventsPerStream: options.maxEventsPerStream ?? 1_000,
+      maxEventsPerSession: options.maxEventsPerSession ?? 5_000,
+      maxSessions: options.maxSessions ?? 10_000,
+      maxBytes: options.maxBytes ?? 16 * 1024 * 1024,
+      maxBytesPerSession: options.maxBytesPerSession ?? 4 * 1024 * 1024,
+    };
+  }
+
+  /** Bytes held now (serialized messages plus a fixed overhead per event). */
+  get size(): number {
+    return this.bytes;
+  }
 
   async storeEvent(sessionId: string, streamId: string, message: JsonRpcMessage | null): Promise<string> {
+    return this.store(sessionId, streamId, message === null ? null : encodeMessage(message));
+  }
+
+  async storeSerialized(sessionId: string, streamId: string, _message: JsonRpcMessage, json: string): Promise<string> {
+    return this.store(sessionId, streamId, json);
+  }
+
+  private store(sessionId: string, streamId: string, json: string | null): string {
     let log = this.sessions.get(sessionId);
-    if (!log) {
-      if (this.sessions.size >= (this.options.maxSessions ?? 10_000)) {
-        const oldest = this.sessions.keys().next().value;
-        if (oldest !== undefined) this.sessions.delete(oldest);
-      }
-      log = { seq: 0, streams: new Map(), size: 0 };
-      this.sessions.set(sessionId, log);
+    if (log) {
+      // Least recently written last: the store-wide byte bound takes from the front.
+      this.sessions.delete(sessionId);
+    } else {
+      if (this.sessions.size >= this.limits.maxSessions) this.dropSession(this.sessions.keys().next().value!);
+      log = { seq: 0, streams: new Map(), size: 0, bytes: 0 };
     }
-    const id = `${streamId}.${++log.seq}`;
+    this.sessions.set(sessionId, log);
+    const seq = ++log.seq;
+    const id = `${streamId}.${seq}`;
+    const entry: Entry = { id, seq, json, bytes: OVERHEAD + (json?.length ?? 0) };
     let events = log.streams.get(streamId);
     if (!events) log.streams.set(streamId, (events = []));
-    events.push({ id, message });
-    log.size++;
-    if (events.length > (this.options.maxEventsPerStream ?? 1_000)) {
-      events.shift();
-      log.size--;
+    events.push(entry);
+    this.account(log, 1, entry.bytes);
+    if (events.length > this.limits.maxEventsPerStream) this.removeHead(log, streamId, events);
+    if (log.size > this.limits.maxEventsPerSession) this.evictOldestStream(log);
+    while (log.bytes > this.limits.maxBytesPerSession && this.evictOldestEvent(log));
+    for (const [otherId, other] of this.sessions) {
+      if (this.bytes <= this.limits.maxBytes) break;
+      while (this.bytes > this.limits.maxBytes && this.evictOldestEvent(other));
+      if (other.size === 0) this.dropSession(otherId);
     }
-    if (log.size > (this.options.maxEventsPerSession ?? 5_000)) this.evictOldestStream(log);
     return id;
   }
 
@@ -71,18 +139,51 @@ export class InMemoryEventStore implements EventStore {
     const events = this.sessions.get(sessionId)?.streams.get(streamId);
     const index = events?.findIndex((e) => e.id === lastEventId) ?? -1;
     if (!events || index < 0) return undefined;
-    return { streamId, events: events.slice(index + 1).filter((e) => e.message !== null) };
+    const after: StoredEvent[] = [];
+    for (const e of events.slice(index + 1)) after.push({ id: e.id, message: e.json === null ? null : (JSON.parse(e.json) as JsonRpcMessage) });
+    return { streamId, events: after };
   }
 
   async clearSession(sessionId: string): Promise<void> {
+    this.dropSession(sessionId);
+  }
+
+  private dropSession(sessionId: string): void {
+    const log = this.sessions.get(sessionId);
+    if (!log) return;
+    this.bytes -= log.bytes;
     this.sessions.delete(sessionId);
+  }
+
+  private account(log: SessionLog, events: number, bytes: number): void {
+    log.size += events;
+    log.bytes += bytes;
+    this.bytes += bytes;
+  }
+
+  private removeHead(log: SessionLog, streamId: string, events: Entry[]): void {
+    const head = events.shift()!;
+    this.account(log, -1, -head.bytes);
+    if (events.length === 0) log.streams.delete(streamId);
+  }
+
+  /** Drops the session's oldest event (the smallest sequence number among the stream heads); false when empty. */
+  private evictOldestEvent(log: SessionLog): boolean {
+    let oldest: { streamId: string; events: Entry[] } | undefined;
+    for (const [streamId, events] of log.streams) {
+      if (!oldest || events[0].seq < oldest.events[0].seq) oldest = { streamId, events };
+    }
+    if (!oldest) return false;
+    this.removeHead(log, oldest.streamId, oldest.events);
+    return true;
   }
 
   /** Drops the whole of the stream with the oldest first event: finished request streams go first. */
   private evictOldestStream(log: SessionLog): void {
     const first = log.streams.keys().next().value;
     if (first === undefined) return;
-    log.size -= log.streams.get(first)!.length;
+    const events = log.streams.get(first)!;
+    this.account(log, -events.length, -events.reduce((sum, e) => sum + e.bytes, 0));
     log.streams.delete(first);
   }
 }

@@ -1,13 +1,20 @@
+import { echo } from '../../protocol/wire';
 /**
  * DNS-rebinding protection: a browser tricked into calling a local server sends a foreign Host and
  * Origin. Allowed hosts are matched by name, and by port when the entry (or the server) names one.
+ * Without an origin allow-list, an origin is accepted when its host name is an allowed host, on any
+ * port: a page served by another local tool (the MCP Inspector) is not a rebinding attack, whose
+ * Origin keeps the attacker's name.
  */
 export class HostGuard {
   private readonly hosts: Set<string>;
+  /** The allowed hosts without their ports, for origins. */
+  private readonly hostNames: Set<string>;
   private readonly origins: Set<string> | undefined;
 
   constructor(allowedHosts: string[], allowedOrigins: string[] | undefined, private port: number | undefined) {
     this.hosts = new Set(allowedHosts.map((h) => h.toLowerCase()));
+    this.hostNames = new Set([...this.hosts].map((h) => splitHost(h).name));
     this.origins = allowedOrigins ? new Set(allowedOrigins.map((o) => o.toLowerCase().replace(/\/$/, ''))) : undefined;
   }
 
@@ -18,8 +25,8 @@ export class HostGuard {
 
   /** Why the request is refused, or undefined when it may proceed. */
   check(host: string | undefined, origin: string | undefined): string | undefined {
-    if (!host || !this.hostAllowed(host.toLowerCase())) return `Host header not allowed: ${host ?? '(none)'}`;
-    if (origin !== undefined && !this.originAllowed(origin.toLowerCase())) return `Origin not allowed: ${origin}`;
+    if (!host || !this.hostAllowed(host.toLowerCase())) return `Host header not allowed: ${host === undefined ? '(none)' : echo(host)}`;
+    if (origin !== undefined && !this.originAllowed(origin.toLowerCase())) return `Origin not allowed: ${echo(origin)}`;
     return undefined;
   }
 
@@ -39,7 +46,7 @@ export class HostGuard {
       return false;
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
-    return this.hostAllowed(url.host);
+    return this.hostNames.has(url.hostname);
   }
 }
 

@@ -28,10 +28,15 @@ export interface HttpOptions {
   dnsRebindingProtection?: boolean;
   /** Host names (with or without port) accepted when protection is on (default: localhost, 127.0.0.1, [::1]). */
   allowedHosts?: string[];
-  /** Origins accepted when protection is on (default: http(s) origins of the allowed hosts). */
+  /**
+   * Origins accepted when protection is on (default: http(s) origins whose host name is an allowed host,
+   * on any port, so local web tools such as the MCP Inspector at http://localhost:6274 may connect).
+   */
   allowedOrigins?: string[];
   /** Largest request body in bytes (default 4 MiB); larger ones get 413. */
   maxBodyBytes?: number;
+  /** Time allowed for a request body to arrive, in ms (default 30 000; 0 disables); slower ones get 408. */
+  bodyTimeoutMs?: number;
   /** CORS for browser clients: the allowed origins, or `*`. Off by default. */
   cors?: { origins: string[] | '*' };
   /** Where SSE events are kept for resumption (default: a bounded in-memory store). */
@@ -40,14 +45,17 @@ export interface HttpOptions {
   keepAliveMs?: number;
   /** The `retry` hint sent to clients on SSE streams, in ms (default 1 000). */
   retryMs?: number;
-  /** Path of a health endpoint answering `{"status":"ok"}` (default /health; null disables). */
+  /** Path of a health endpoint answering `{"status":"ok"}` (default /health; null disables); Host/Origin checked like the MCP path. */
   healthPath?: string | null;
   /**
    * Shares sessions with the other instances of a deployment (any instance then serves any request
    * of any session); pair it with a shared `eventStore` (e.g. RedisEventStore).
    */
   sessionBackplane?: SessionBackplane;
-  /** Establishes who is calling; the result is `ctx.auth` and scopes sessions. Throw to refuse (401). */
+  /**
+   * Establishes who is calling; the result is `ctx.auth` and scopes sessions. Throw an UnauthorizedError
+   * to refuse (401); any other exception is logged and answered 500.
+   */
   authenticate?: (request: { headers: IncomingHttpHeaders; method: string; url: string }) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
 }
 
@@ -76,6 +84,7 @@ export function resolveHttpOptions(options: HttpOptions, defaultStore: () => Eve
     allowedHosts: options.allowedHosts ?? ['localhost', '127.0.0.1', '[::1]'],
     allowedOrigins: options.allowedOrigins,
     maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+    bodyTimeoutMs: options.bodyTimeoutMs ?? 30_000,
     cors: options.cors,
     eventStore: sessions ? (options.eventStore ?? defaultStore()) : undefined,
     keepAliveMs: options.keepAliveMs ?? 15_000,

@@ -39,7 +39,7 @@ export class HttpSession {
 
   /** Opens the stream of one POSTed request. */
   openRequest(id: RequestId, res: ServerResponse): StreamChannel {
-    const channel = new StreamChannel(`r${++this.nextStream}`, this.channelContext, res);
+    const channel = new StreamChannel(`r${++this.nextStream}`, this.channelContext, res, id);
     this.requests.set(id, channel);
     this.streams.set(channel.streamId, channel);
     return channel;
@@ -51,10 +51,12 @@ export class HttpSession {
   }
 
   /** Routes an outbound message: to its request's stream when that is live, else to the standalone stream. */
-  route(message: JsonRpcMessage, relatedRequestId?: RequestId): Promise<void> {
+  route(message: JsonRpcMessage, relatedRequestId?: RequestId, final?: boolean): Promise<void> {
     const key = isResponse(message) ? (message.id ?? undefined) : relatedRequestId;
     const channel = key === undefined ? undefined : this.requests.get(key);
-    if (channel && channel.state !== 'done') return channel.send(message);
+    // The request's stream broke (logged there, its client told): its later messages have nowhere to go.
+    if (channel?.failed) return Promise.resolve();
+    if (channel && channel.state !== 'done') return final ? channel.finish(message) : channel.send(message);
     return this.standalone.send(message);
   }
 

@@ -19,7 +19,7 @@ export type SessionEnvelope =
   /** A client message (a response to a server request, a cancellation) for whichever instance waits for it. */
   | { kind: 'inbound'; message: JsonRpcMessage; from: string }
   /** A server message for the client's stream `streamId`, already stored under `eventId`. */
-  | { kind: 'event'; streamId: string; eventId?: string; message: JsonRpcMessage; from: string }
+  | { kind: 'event'; streamId: string; eventId?: string; message: JsonRpcMessage; final?: boolean; from: string }
   /** The session's shared state changed (log level, subscriptions). */
   | { kind: 'state'; change: SessionStateChange; from: string }
   /** The session was terminated (DELETE, expiry). */

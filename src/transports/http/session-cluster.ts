@@ -65,8 +65,10 @@ export class SessionCluster {
   }
 
   /** Publishes a server message for a stream whose client is connected elsewhere. */
-  publish(sessionId: string, streamId: string, eventId: string | undefined, message: JsonRpcMessage): Promise<void> {
-    return this.backplane.publish(sessionId, { kind: 'event', streamId, eventId, message, from: this.instanceId });
+  publish(sessionId: string, streamId: string, eventId: string | undefined, message: JsonRpcMessage, final: boolean): Promise<void> {
+    const envelope: SessionEnvelope = { kind: 'event', streamId, eventId, message, from: this.instanceId };
+    if (final) envelope.final = true;
+    return this.backplane.publish(sessionId, envelope);
   }
 
   /** Ends a session everywhere (DELETE). */
@@ -80,7 +82,7 @@ export class SessionCluster {
     this.touched.delete(id);
     const stop = this.unsubscribe.get(id);
     this.unsubscribe.delete(id);
-    await stop?.().catch(() => undefined);
+    await stop?.().catch((e) => this.logError('Could not stop listening to a shared session', e));
   }
 
   /**
@@ -113,12 +115,13 @@ export class SessionCluster {
     if (envelope.from === this.instanceId) return;
     switch (envelope.kind) {
       case 'inbound':
-        void http.session.receive(envelope.message);
+        http.session.receive(envelope.message).catch((e) => this.logError('Could not handle a message forwarded by another instance', e));
         break;
       case 'event': {
         // Queued behind any resume in progress on the channel, which writes it unless the replay did.
+        // Channel work never rejects (a failed write breaks the stream and is logged by the channel).
         const channel = envelope.streamId === STANDALONE_STREAM ? http.standalone : http.streams.get(envelope.streamId);
-        void channel?.deliverRemote(envelope.eventId, envelope.message).then(() => {
+        void channel?.deliverRemote(envelope.eventId, envelope.message, envelope.final === true).then(() => {
           if (channel.state === 'done') http.streams.delete(envelope.streamId);
         });
         break;
@@ -129,7 +132,9 @@ export class SessionCluster {
       case 'task':
         break;
       case 'terminate':
-        void this.forget(http.id!).then(() => this.onTerminated(http));
+        this.forget(http.id!)
+          .then(() => this.onTerminated(http))
+          .catch((e) => this.logError('Could not end a session terminated by another instance', e));
         break;
     }
   }

@@ -49,7 +49,7 @@ export class SessionDirectory {
   /** A one-request session (stateless mode). */
   ephemeral(owner: string | undefined, protocolVersion: string): HttpSession {
     const http = new HttpSession(undefined, owner, this.channelContext(undefined));
-    http.session = this.factory.createSession((m, related) => http.route(m, related), {
+    http.session = this.factory.createSession((m, related, final) => http.route(m, related, final), {
       requireInitialize: false,
       anonymousOwner: ANONYMOUS_OWNER,
       peer: { protocolVersion },
@@ -87,7 +87,9 @@ export class SessionDirectory {
   sweep(): void {
     const deadline = Date.now() - this.options.sessionIdleTimeoutMs;
     for (const http of this.sessions.values()) {
-      if (http.lastActivity < deadline && !http.busy && !http.standaloneConnected) void this.drop(http, !this.cluster);
+      if (http.lastActivity < deadline && !http.busy && !http.standaloneConnected) {
+        this.drop(http, !this.cluster).catch((e) => this.factory.logError('Could not close an idle session', e));
+      }
     }
   }
 
@@ -98,7 +100,7 @@ export class SessionDirectory {
 
   private build(id: string, owner: string | undefined): HttpSession {
     const http = new HttpSession(id, owner, this.channelContext(id));
-    http.session = this.factory.createSession((m, related) => http.route(m, related), { id, reachable: () => http.standaloneConnected });
+    http.session = this.factory.createSession((m, related, final) => http.route(m, related, final), { id, reachable: () => http.standaloneConnected });
     return http;
   }
 
@@ -108,6 +110,6 @@ export class SessionDirectory {
     await this.cluster?.forget(http.id!);
     http.session.close();
     await http.endStreams();
-    if (clearEvents) await this.options.eventStore?.clearSession(http.id!).catch(() => undefined);
+    if (clearEvents) await this.options.eventStore?.clearSession(http.id!).catch((e) => this.factory.logError('Could not clear the events of an ended session', e));
   }
 }

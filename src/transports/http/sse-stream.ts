@@ -35,7 +35,12 @@ export class SseConnection {
   }
 
   send(message: JsonRpcMessage, eventId?: string): void {
-    this.write(`${eventId === undefined ? '' : `id: ${eventId}\n`}event: message\ndata: ${encodeMessage(message)}\n\n`);
+    this.sendSerialized(encodeMessage(message), eventId);
+  }
+
+  /** Sends a message already serialized by encodeMessage. */
+  sendSerialized(json: string, eventId?: string): void {
+    this.write(`${eventId === undefined ? '' : `id: ${eventId}\n`}event: message\ndata: ${json}\n\n`);
   }
 
   keepAlive(): void {

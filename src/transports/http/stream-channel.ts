@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { isResponse, JsonRpcMessage } from '../../mcp/json-rpc';
+import { ErrorCode, errorResponse, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
+import { McpError } from '../../mcp/mcp.error';
+import { encodeMessage } from '../../protocol/wire';
 import type { EventStore } from './event-store';
 import { SseConnection } from './sse-stream';
 
@@ -11,16 +13,21 @@ export interface ChannelContext {
   readonly headers: Record<string, string>;
   /** Told when a connection opens or closes (for keep-alives and shutdown). */
   track(connection: SseConnection, open: boolean): void;
-  /** With shared sessions: hands a message to the instance that holds the client's connection. */
-  publish?(streamId: string, eventId: string | undefined, message: JsonRpcMessage): Promise<void>;
+  /**
+   * With shared sessions: hands a message to the instance that holds the client's connection;
+   * `final` when it is the request's last response (the stream ends there).
+   */
+  publish?(streamId: string, eventId: string | undefined, message: JsonRpcMessage, final: boolean): Promise<void>;
+  /** The server log, told once when a stream breaks (its store or its delivery failed). */
+  logError(message: string, error?: unknown): void;
 }
 
-/** A request stream ends with the request's last response: any response except a streamed partial one. */
-function endsStream(streamId: string, message: JsonRpcMessage): boolean {
-  if (streamId === 'g' || !isResponse(message)) return false;
-  const result = 'result' in message ? (message.result as { isComplete?: unknown } | undefined) : undefined;
-  return result?.isComplete !== false;
-}
+/*
+ * Where a request stream ends is known from the session, which marks a request's final response
+ * (`finish`); the transport never reads result fields. In storage, the end is an event with no
+ * message after the last response: the only other such event is the priming one, which opens a
+ * stream, so it is never among the events replayed after a Last-Event-ID.
+ */
 
 /**
  * One logical SSE stream of a session: a POSTed request's answer, or the standalone GET stream.
@@ -34,6 +41,8 @@ export class StreamChannel {
   private tail: Promise<void> = Promise.resolve();
   /** Ids written by the last replay, so that the same event arriving live is not written twice. */
   private replayed = new Set<string>();
+  /** Set when storing or delivering failed: the connection was ended and later sends are dropped until a new one. */
+  private broken = false;
   private upgraded!: () => void;
   /** Resolves when a pending answer became a stream. */
   readonly upgrade = new Promise<void>((resolve) => (this.upgraded = resolve));
@@ -43,8 +52,15 @@ export class StreamChannel {
     private readonly ctx: ChannelContext,
     /** The POST response still waiting for its answer, for request channels. */
     private pendingRes?: ServerResponse,
+    /** The request this stream answers (request channels): a broken stream ends with an error for it. */
+    private readonly requestId?: RequestId,
   ) {
     this.state = pendingRes ? 'pending' : 'sse';
+  }
+
+  /** True once a write failed on this stream (see `break`) until a new connection is opened. */
+  get failed(): boolean {
+    return this.broken;
   }
 
   get connected(): boolean {
@@ -54,10 +70,10 @@ export class StreamChannel {
   /** Starts SSE on `res` with a priming event (when resumable) and makes it the live connection. */
   open(res: ServerResponse): Promise<void> {
     this.begin(res);
+    this.broken = false;
     return this.enqueue(async () => {
-      if (!this.ctx.store) return;
-      const id = await this.ctx.store.events.storeEvent(this.ctx.store.sessionId, this.streamId, null);
-      this.connection?.prime(id, this.ctx.retryMs);
+      const id = await this.store(null);
+      if (id !== undefined) this.connection?.prime(id, this.ctx.retryMs);
     });
   }
 
@@ -71,39 +87,47 @@ export class StreamChannel {
     return this.open(res);
   }
 
-  /** Sends a message (starting the stream if the answer was pending); stored first when resumable. */
-  send(message: JsonRpcMessage): Promise<void> {
+  /**
+   * Sends a message (starting the stream if the answer was pending); stored first when resumable.
+   * `final` marks the request's last response, for an instance that follows this stream elsewhere.
+   */
+  send(message: JsonRpcMessage, final = false): Promise<void> {
+    // startStream only queues work on this channel, and queued work never rejects (see enqueue).
     if (this.state === 'pending') void this.startStream();
     return this.enqueue(async () => {
-      const id = this.ctx.store ? await this.ctx.store.events.storeEvent(this.ctx.store.sessionId, this.streamId, message) : undefined;
-      if (this.connection?.isOpen) this.connection.send(message, id);
-      else if (this.ctx.publish) await this.ctx.publish(this.streamId, id, message);
+      if (this.broken) return;
+      const json = encodeMessage(message);
+      const id = await this.store(message, json);
+      if (this.connection?.isOpen) this.connection.sendSerialized(json, id);
+      else if (this.ctx.publish) await this.ctx.publish(this.streamId, id, message, final);
     });
   }
 
   /** Writes a message another instance produced (and stored) for this stream's client. */
-  deliverRemote(eventId: string | undefined, message: JsonRpcMessage): Promise<void> {
+  deliverRemote(eventId: string | undefined, message: JsonRpcMessage, final: boolean): Promise<void> {
     return this.enqueue(async () => {
       if (eventId !== undefined && this.replayed.has(eventId)) return;
       this.connection?.send(message, eventId);
-      if (endsStream(this.streamId, message)) {
+      if (final) {
         this.state = 'done';
         this.connection?.end();
       }
     });
   }
 
-  /** Sends the final response and ends the stream for good. */
+  /** Sends the final response and ends the stream for good (marking the end in storage when resumable). */
   async finish(message?: JsonRpcMessage): Promise<void> {
-    if (message) await this.send(message);
+    if (message) await this.send(message, true);
     await this.enqueue(async () => {
       this.state = 'done';
+      if (message && !this.broken) await this.store(null);
       this.connection?.end();
     });
   }
 
   /** Ends the connection, not the stream: the client reconnects with Last-Event-ID (SEP-1699 polling). */
   closeConnection(): Promise<void> {
+    // As in send: the queued priming cannot reject.
     if (this.state === 'pending') void this.startStream();
     return this.enqueue(async () => this.connection?.end());
   }
@@ -114,14 +138,18 @@ export class StreamChannel {
    */
   resume(res: ServerResponse, events: () => Promise<{ id: string; message: JsonRpcMessage | null }[]>): Promise<void> {
     return this.enqueue(async () => {
-      const missed = await events();
       this.connection?.end();
       this.begin(res);
+      this.broken = false;
+      const missed = await events();
       this.replayed = new Set(missed.map((e) => e.id));
       for (const e of missed) {
-        if (!e.message) continue;
+        // An event with no message after a Last-Event-ID is the end of a request stream (see above).
+        if (!e.message) {
+          if (this.streamId !== 'g') this.state = 'done';
+          continue;
+        }
         this.connection!.send(e.message, e.id);
-        if (endsStream(this.streamId, e.message)) this.state = 'done';
       }
       if (this.state === 'done') this.connection!.end();
     });
@@ -134,8 +162,58 @@ export class StreamChannel {
     this.ctx.track(connection, true);
   }
 
+  /** Stores an outbound event when the stream is resumable; a failure names the event store. */
+  private async store(message: JsonRpcMessage | null, json?: string): Promise<string | undefined> {
+    if (!this.ctx.store) return undefined;
+    const { sessionId, events } = this.ctx.store;
+    try {
+      if (message !== null && json !== undefined && events.storeSerialized) return await events.storeSerialized(sessionId, this.streamId, message, json);
+      return await events.storeEvent(sessionId, this.streamId, message);
+    } catch (error) {
+      throw new StreamFault(error instanceof McpError ? error.message : 'The event store is unavailable', error);
+    }
+  }
+
+  /**
+   * Queues work behind everything queued before. The queue never rejects: a failure breaks the stream
+   * (see `break`), so callers may drop the promise and a store fault never escapes as an unhandled rejection.
+   */
   private enqueue(work: () => Promise<void>): Promise<void> {
-    this.tail = this.tail.then(work, work);
+    this.tail = this.tail.then(work).catch((error: unknown) => {
+      try {
+        this.break(error);
+      } catch {
+        // Only a throwing logger gets here; the queue must stay usable and never reject.
+      }
+    });
     return this.tail;
+  }
+
+  /**
+   * A write failed: logs it once, ends a request's stream with a JSON-RPC error for that request
+   * (unstored: the store may be what failed), and closes the connection. The client of a standalone
+   * stream reconnects; a request stream is over.
+   */
+  private break(error: unknown): void {
+    if (this.broken) return;
+    this.broken = true;
+    const fault = error instanceof StreamFault ? error : undefined;
+    const message = fault?.message ?? (error instanceof McpError ? error.message : 'Internal error');
+    const connection = this.connection;
+    // After the final response (a failed end marker), there is nothing left to tell the client.
+    if (this.requestId !== undefined && this.state !== 'done') {
+      this.state = 'done';
+      if (connection?.isOpen) connection.send(errorResponse(this.requestId, ErrorCode.InternalError, message));
+    }
+    connection?.end();
+    this.ctx.logError(`SSE stream ${this.streamId}${this.ctx.store ? ` of session ${this.ctx.store.sessionId}` : ''} ended: ${message}`, fault?.cause ?? error);
+  }
+}
+
+/** Storing an event failed; the message is what the client is told. */
+class StreamFault extends Error {
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+    this.name = 'StreamFault';
   }
 }

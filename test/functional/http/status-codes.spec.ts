@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { UnauthorizedError } from '../../../src';
 import { ACCEPT_BOTH, httpApp, initializeBody, parseSse } from '../../helpers/http-app';
 
 /** Every status code and security rule of the Streamable HTTP transport, through the Koa callback. */
@@ -256,7 +257,7 @@ describe('Streamable HTTP options', () => {
     const env = await httpApp({
       authenticate: ({ headers }) => {
         const token = headers.authorization;
-        if (token === 'Bearer bad') throw new Error('bad token');
+        if (token === 'Bearer bad') throw new UnauthorizedError('bad token');
         return token ? { subject: token.slice(7) } : undefined;
       },
     });

@@ -1,11 +1,16 @@
 import { ACCEPT_BOTH, httpApp, initializeBody } from '../../helpers/http-app';
 import { SseReader } from '../../helpers/sse-client';
+import { waitFor } from '../../helpers/wait-for';
 
 /** SSE streams over a real loopback socket (port 0): standalone stream, resumption, keep-alive, shutdown. */
 describe('Streamable HTTP streams', () => {
   async function start(options: Parameters<typeof httpApp>[0] = {}) {
     const env = await httpApp({ port: 0, keepAliveMs: 0, ...options });
     const { url } = await env.transport.listen();
+    return { ...env, url, ...(await session(url)), session: () => session(url) };
+  }
+
+  async function session(url: string) {
     const init = await fetch(url, { method: 'POST', headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' }, body: JSON.stringify(initializeBody()) });
     const sessionId = init.headers.get('mcp-session-id')!;
     await init.json();
@@ -13,7 +18,7 @@ describe('Streamable HTTP streams', () => {
     const post = (body: unknown) =>
       fetch(url, { method: 'POST', headers: { ...headers, accept: ACCEPT_BOTH, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const get = (extra: Record<string, string> = {}) => SseReader.open(url, { headers: { ...headers, accept: 'text/event-stream', ...extra } });
-    return { ...env, url, sessionId, headers, post, get };
+    return { sessionId, headers, post, get };
   }
 
   it('opens one standalone GET stream per session (409 for a second) with a priming event', async () => {
@@ -48,12 +53,17 @@ describe('Streamable HTTP streams', () => {
     await first.waitFor((r) => r.messages.length >= 1);
     const lastSeen = first.events[first.events.length - 1].id!;
     await first.disconnect();
+    // Another session listens: list changes go to every session at once, so once it has heard both,
+    // the first session has been sent them too, while nobody was listening to it.
+    const observer = await (await s.session()).get();
+    await observer.waitFor((r) => r.events.length >= 1);
 
     // Sent while nobody listens: stored, not lost.
     s.app.enable('tool', 'quick');
-    await new Promise((r) => setTimeout(r, 50));
+    await observer.waitFor((r) => r.messages.length >= 1);
     s.app.disable('resource', 'test://r');
-    await new Promise((r) => setTimeout(r, 50));
+    await observer.waitFor((r) => r.messages.length >= 2);
+    await observer.disconnect();
 
     const resumed = await s.get({ 'last-event-id': lastSeen });
     expect(resumed.response.status).toBe(200);
@@ -114,8 +124,7 @@ describe('Streamable HTTP streams', () => {
   it('closes sessions idle past sessionIdleTimeoutMs', async () => {
     const s = await start({ sessionIdleTimeoutMs: 200 });
     expect(s.transport.sessionCount).toBe(1);
-    await new Promise((r) => setTimeout(r, 1_300));
-    expect(s.transport.sessionCount).toBe(0);
+    await waitFor(() => s.transport.sessionCount === 0, { what: 'the idle session to be closed' });
     expect((await s.post({ jsonrpc: '2.0', id: 1, method: 'ping' })).status).toBe(404);
     await s.app.close();
   });
@@ -127,15 +136,15 @@ describe('Streamable HTTP streams', () => {
       method: 'POST',
       signal: controller.signal,
       headers: { ...s.headers, accept: ACCEPT_BOTH, 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 'dropped', method: 'tools/call', params: { name: 'slow', arguments: { ms: 150 } } }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'dropped', method: 'tools/call', params: { name: 'held', arguments: {} } }),
     }).catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 30));
+    await s.tools.heldStarted.promise;
     controller.abort();
     await pending;
     const sessions = (s.app as unknown as { engine: { inflightCount: number } }).engine;
     expect(sessions.inflightCount).toBe(1);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(sessions.inflightCount).toBe(0);
+    s.tools.release.resolve();
+    await waitFor(() => sessions.inflightCount === 0, { what: 'the request to finish' });
     await s.app.close();
   });
 
@@ -143,11 +152,12 @@ describe('Streamable HTTP streams', () => {
     const s = await start();
     const stream = await s.get();
     await stream.waitFor((r) => r.events.length >= 1);
-    const inflight = s.post({ jsonrpc: '2.0', id: 'last', method: 'tools/call', params: { name: 'slow', arguments: { ms: 150, text: 'finished' } } });
-    await new Promise((r) => setTimeout(r, 30));
+    const inflight = s.post({ jsonrpc: '2.0', id: 'last', method: 'tools/call', params: { name: 'held', arguments: {} } });
+    await s.tools.heldStarted.promise;
     const closing = s.app.close();
+    setImmediate(() => s.tools.release.resolve());
     const answer = await (await inflight).json();
-    expect(answer).toEqual({ jsonrpc: '2.0', id: 'last', result: { content: [{ type: 'text', text: 'finished' }] } });
+    expect(answer).toEqual({ jsonrpc: '2.0', id: 'last', result: { content: [{ type: 'text', text: 'released' }] } });
     await closing;
     await stream.finished();
     expect(stream.ended).toBe(true);

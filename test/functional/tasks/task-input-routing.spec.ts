@@ -2,6 +2,7 @@ import { McpApplication } from '../../../src';
 import { ACCEPT_BOTH, initializeBody } from '../../helpers/http-app';
 import { SseReader } from '../../helpers/sse-client';
 import { TaskModule } from '../../helpers/task-tools';
+import { waitFor } from '../../helpers/wait-for';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw JSON-RPC answers, checked field by field
@@ -79,12 +80,9 @@ describe('routing a task’s requests to the client', () => {
     const client = await session('cy');
     const created = await client.json({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask', arguments: {}, task: {} } });
     const taskId = created.result.task.taskId;
-    let status = '';
-    for (let i = 0; i < 200 && status !== 'input_required'; i++) {
-      status = (await client.json({ jsonrpc: '2.0', id: `g${i}`, method: 'tasks/get', params: { taskId } })).result.status;
-      if (status !== 'input_required') await new Promise((r) => setTimeout(r, 10));
-    }
-    expect(status).toBe('input_required');
+    // The client polls tasks/get, as the spec says, until the task needs input.
+    let polls = 0;
+    await waitFor(async () => (await client.json({ jsonrpc: '2.0', id: `g${++polls}`, method: 'tasks/get', params: { taskId } })).result.status === 'input_required');
     const waiting = await client.stream({ jsonrpc: '2.0', id: 'late', method: 'tasks/result', params: { taskId } });
     await waiting.waitFor((r) => elicitations(r).length > 0);
     const [ask] = elicitations(waiting);

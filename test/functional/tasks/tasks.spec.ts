@@ -1,6 +1,7 @@
 import { McpTestClient } from '../../../src/testing';
 import { connect } from '../../helpers/in-memory';
 import { TaskModule, TaskTools } from '../../helpers/task-tools';
+import { waitFor } from '../../helpers/wait-for';
 
 type Task = { taskId: string; status: string; statusMessage?: string; createdAt: string; lastUpdatedAt: string; ttl: number; pollInterval?: number };
 const RELATED = 'io.modelcontextprotocol/related-task';
@@ -82,9 +83,8 @@ describe('tasks (2025-11-25)', () => {
     const { app, start, result, status } = await setup();
     const t = await start('wait', { ms: 120 });
     const reads = jest.spyOn(app.taskStore, 'get');
-    const started = Date.now();
+    // It can only answer with the handler's own result once the handler has finished: it blocked.
     const final = await result(t.task.taskId);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(80);
     // One read before waiting and one per change (progress does not change the task): no polling.
     expect(reads.mock.calls.length).toBeLessThanOrEqual(3);
     reads.mockRestore();
@@ -110,11 +110,11 @@ describe('tasks (2025-11-25)', () => {
     const t = await start('wait', { ms: 500 });
     const cancelled = (await client.request('tasks/cancel', { taskId: t.task.taskId })) as Task;
     expect(cancelled).toMatchObject({ taskId: t.task.taskId, status: 'cancelled' });
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => tools.aborted.length > 0, { what: 'the handler to be aborted' });
     expect(tools.aborted).toHaveLength(1);
     const stubborn = await start('stubborn', { ms: 60 });
     await client.request('tasks/cancel', { taskId: stubborn.task.taskId });
-    await new Promise((r) => setTimeout(r, 120));
+    await waitFor(() => tools.finishedAfterCancel > 0, { what: 'the stubborn handler to finish' });
     expect(tools.finishedAfterCancel).toBe(1);
     expect((await status(stubborn.task.taskId)).status).toBe('cancelled');
     expect(await result(stubborn.task.taskId)).toMatchObject({ isError: true });
@@ -134,8 +134,9 @@ describe('tasks (2025-11-25)', () => {
     await expect(client.request('tasks/cancel', { taskId: 'nope' })).rejects.toMatchObject({ code: -32602 });
     await expect(client.request('tasks/get', {})).rejects.toMatchObject({ code: -32602 });
     const t = await start('quick', {}, { ttl: 30 });
-    await new Promise((r) => setTimeout(r, 60));
-    await expect(client.request('tasks/get', { taskId: t.task.taskId })).rejects.toMatchObject({ code: -32602, message: 'Failed to retrieve task: Task has expired' });
+    const get = () => client.request('tasks/get', { taskId: t.task.taskId });
+    await waitFor(() => get().then(() => false, () => true), { what: 'the task to expire' });
+    await expect(get()).rejects.toMatchObject({ code: -32602, message: 'Failed to retrieve task: Task has expired' });
     await app.close();
   });
 

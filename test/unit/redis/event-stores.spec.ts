@@ -33,6 +33,15 @@ describe.each([
     expect(await store.eventsAfter('s1', e2)).toEqual({ streamId: 'r1', events: [] });
   });
 
+  it('stores a response that cannot be serialized, and replays an answer for the same id', async () => {
+    const result: Record<string, unknown> = { content: [] };
+    result.self = result;
+    const prime = await store.storeEvent('s1', 'r9', null);
+    await expect(store.storeEvent('s1', 'r9', { jsonrpc: '2.0', id: 'c', result })).resolves.toEqual(expect.any(String));
+    const replayed = await store.eventsAfter('s1', prime);
+    expect(replayed?.events.map((e) => (e.message as { id?: unknown }).id)).toEqual(['c']);
+  });
+
   it('never replays across sessions, forgets unknown ids, and clears a session', async () => {
     const id = await store.storeEvent('s1', 'g', ping(1));
     expect(await store.eventsAfter('s2', id)).toBeUndefined();
@@ -40,6 +49,13 @@ describe.each([
     expect(await store.eventsAfter('s1', 'garbage')).toBeUndefined();
     await store.clearSession('s1');
     expect(await store.eventsAfter('s1', id)).toBeUndefined();
+  });
+
+  it('stores an already serialized message (storeSerialized) like storeEvent', async () => {
+    const prime = await store.storeEvent('s1', 'r1', null);
+    const id = await store.storeSerialized!('s1', 'r1', ping(1), JSON.stringify(ping(1)));
+    expect(id.startsWith('r1.')).toBe(true);
+    expect(await store.eventsAfter('s1', prime)).toEqual({ streamId: 'r1', events: [{ id, message: ping(1) }] });
   });
 
   it('keeps a bounded number of events per stream', async () => {

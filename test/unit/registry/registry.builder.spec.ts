@@ -12,6 +12,7 @@ import {
   McpApplication,
   McpContext,
   McpModule,
+  MissingDesignMetadataError,
   MissingInputMetadataError,
   Prompt,
   ReflectMetadataMissingError,
@@ -192,8 +193,8 @@ describe('buildRegistry', () => {
       }
     }
     Tool()(NoMetadata.prototype, 't', Object.getOwnPropertyDescriptor(NoMetadata.prototype, 't')!);
-    expect(() => build(NoMetadata)).toThrow(ReflectMetadataMissingError);
-    expect(() => build(NoMetadata)).toThrow(/No design-time parameter types were emitted for NoMetadata.t.*emitDecoratorMetadata/);
+    expect(() => build(NoMetadata)).toThrow(MissingDesignMetadataError);
+    expect(() => build(NoMetadata)).toThrow(/^NoMetadata\.t: .*NoMetadata carries no decorator metadata at all.*compile with emitDecoratorMetadata .* or pass `input: YourClass` to @Tool/);
   });
 
   it('rejects bootstrapping when reflect-metadata is not loaded', () => {

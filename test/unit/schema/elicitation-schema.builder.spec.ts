@@ -53,4 +53,13 @@ describe('elicitationSchema', () => {
     expect(() => elicitationSchema(Nested)).toThrow(McpDefinitionError);
     expect(() => elicitationSchema(BadNames)).toThrow('enumNames has 1 names for 2 values');
   });
+
+  it('asks for a type rule on a property whose type was not emitted (no decorator metadata)', () => {
+    class Untyped {
+      @IsOptional() nickname?: string;
+    }
+    Reflect.deleteMetadata('design:type', Untyped.prototype, 'nickname');
+    expect(() => elicitationSchema(Untyped)).toThrow(McpDefinitionError);
+    expect(() => elicitationSchema(Untyped)).toThrow(/Untyped\.nickname: its type is unknown, as no decorator metadata was emitted: give it a type rule \(@IsString\(\)/);
+  });
 });

@@ -7,6 +7,7 @@ import { ToolInvoker } from '../../../src/protocol/tool-invoker';
 import type { ToolDescriptor } from '../../../src/registry/descriptors';
 import { RequestContext } from '../../../src/context/request-context';
 import { TaskManager } from '../../../src/tasks/task-manager';
+import { waitFor } from '../../helpers/wait-for';
 import { resolveTaskOptions } from '../../../src/tasks/task-options';
 
 type Handler = (ctx: McpContext) => Promise<unknown> | unknown;
@@ -55,9 +56,6 @@ function setup(handlers: Record<string, Handler>, options: Parameters<typeof res
   return { manager, store, start, errors };
 }
 
-const until = async (cond: () => boolean | Promise<boolean>) => {
-  for (let i = 0; i < 400 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 5));
-};
 
 describe('TaskManager', () => {
   it('answers a task-augmented call with the task at once and records the outcome tools/call would have had', async () => {
@@ -94,13 +92,14 @@ describe('TaskManager', () => {
 
   it('cancels: the status is cancelled before the answer, the handler’s signal aborts, and it stays cancelled', async () => {
     let signal!: AbortSignal;
-    const { manager, start } = setup({ hang: (ctx) => ((signal = ctx.signal), new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))) });
+    const { manager, start, errors } = setup({ hang: (ctx) => ((signal = ctx.signal), new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))) });
     const { outbound } = fakeOutbound();
     const { task } = await start('hang', scope(1, outbound));
-    await until(() => signal !== undefined);
+    await waitFor(() => signal !== undefined);
     expect(await manager.cancel(task.taskId, scope(2, outbound))).toMatchObject({ status: 'cancelled' });
     expect(signal.aborted).toBe(true);
-    await new Promise((r) => setTimeout(r, 10));
+    // The handler's rejection is recorded after the cancellation: the task stays cancelled.
+    await waitFor(() => errors.length === 0 && manager['running'].size === 0);
     expect(await manager.get(task.taskId, scope(3, outbound))).toMatchObject({ status: 'cancelled' });
     await expect(manager.cancel(task.taskId, scope(4, outbound))).rejects.toMatchObject({ code: -32602 });
   });
@@ -111,11 +110,11 @@ describe('TaskManager', () => {
     const origin = fakeOutbound(false);
     const carrier = fakeOutbound(true, () => new Promise((r) => (answer = r)));
     const { task } = await start('ask', scope(1, origin.outbound));
-    await until(async () => ((await manager.get(task.taskId, scope(2, origin.outbound))).status as string) === 'input_required');
+    await waitFor(async () => ((await manager.get(task.taskId, scope(2, origin.outbound))).status as string) === 'input_required');
     // Nothing reached the client yet: its connection does not reach it, and no tasks/result waits.
     expect(origin.sent.filter((m) => m.kind === 'request')).toEqual([]);
     const result = manager.result(task.taskId, undefined, scope('wait', carrier.outbound));
-    await until(() => answer !== undefined);
+    await waitFor(() => answer !== undefined);
     expect(carrier.sent.filter((m) => m.kind === 'request')).toEqual([{ kind: 'request', method: 'elicitation/create', related: 'wait' }]);
     answer({ action: 'decline' });
     expect(await result).toMatchObject({ content: [{ type: 'text', text: 'decline' }] });
@@ -127,7 +126,7 @@ describe('TaskManager', () => {
     const { manager, start } = setup({ ask: async (ctx) => (await ctx.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } }, { timeoutMs: 20 })).action });
     const { outbound } = fakeOutbound(false);
     const { task } = await start('ask', scope(1, outbound));
-    await until(async () => ((await manager.get(task.taskId, scope(2, outbound))).status as string) === 'failed');
+    await waitFor(async () => ((await manager.get(task.taskId, scope(2, outbound))).status as string) === 'failed');
     const done = await manager.get(task.taskId, scope(3, outbound));
     expect(done.statusMessage).toMatch(/timed out after 20 ms/);
   });

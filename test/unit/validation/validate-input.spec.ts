@@ -1,4 +1,5 @@
-import { IsString, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { IsString, Validate, ValidateNested, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { Type } from 'class-transformer';
 import { validateInput } from '../../../src/validation/validate-input';
 
 @ValidatorConstraint({ name: 'slowlyUnique', async: true })
@@ -30,5 +31,38 @@ describe('validateInput', () => {
   it('still runs asynchronous custom constraints', async () => {
     expect(await validateInput(WithAsync, { name: 'free' })).toMatchObject({ ok: true });
     expect(await validateInput(WithAsync, { name: 'taken' })).toEqual({ ok: false, issues: ['name: name is taken (slowlyUnique)'] });
+  });
+});
+
+describe('validateInput on hostile input', () => {
+  class Inner {
+    @IsString() tag!: string;
+  }
+  class Outer {
+    @IsString() query!: string;
+    @ValidateNested() @Type(() => Inner) filter?: Inner;
+  }
+  const deep = (depth: number): unknown => {
+    let value: unknown = {};
+    for (let i = 0; i < depth; i++) value = { a: value };
+    return value;
+  };
+
+  it.each([
+    ['a 10,000-deep object in a nested member', () => ({ query: 'x', filter: deep(10_000) }), /filter(\.a)*: .*nested/],
+    ['a 10,000-deep object in a plain member', () => ({ query: deep(10_000) }), /query(\.a)*: .*nested/],
+    ['a "constructor" key in a value', () => JSON.parse('{"query":{"constructor":1}}'), /query\.constructor: .*not allowed/],
+    ['a "constructor" key in a nested object', () => JSON.parse('{"query":"x","filter":{"tag":{"constructor":1}}}'), /filter\.tag\.constructor: .*not allowed/],
+    ['a "__proto__" key', () => JSON.parse('{"query":"x","filter":{"__proto__":{"tag":5}}}'), /filter\.__proto__: .*not allowed/],
+    ['a "prototype" key', () => JSON.parse('{"query":"x","prototype":{"x":1}}'), /prototype: .*not allowed/],
+  ])('reports %s as an issue instead of throwing', async (_label, input, issue) => {
+    const outcome = await validateInput(Outer, input());
+    expect(outcome.ok).toBe(false);
+    expect(!outcome.ok && outcome.issues.some((i) => issue.test(i))).toBe(true);
+  });
+
+  it('still accepts ordinary nested input', async () => {
+    const outcome = await validateInput<Outer>(Outer, { query: 'x', filter: { tag: 't' } });
+    expect(outcome.ok && outcome.value.filter).toBeInstanceOf(Inner);
   });
 });

@@ -12,7 +12,7 @@ import {
   type ListenOptions,
   type ModuleOptions,
   type Provider,
-} from '../../src';
+} from '../../../src';
 
 /*
  * Type-level checks of the public option types: `npm test` type-checks test/ with tsc before jest
@@ -102,6 +102,19 @@ export class Handlers {
   @Prompt({ input: Args }) g(input: Args) {
     return input.topic;
   }
+
+  // `input: null`, the same on all three: the method takes only the context.
+  @Tool({ input: null }) i() {}
+  @Resource({ uriTemplate: 'z://{topic}', input: null }) j() {}
+  @Prompt({ input: null }) k() {}
+
+  // @ts-expect-error a static resource has no input: it is always called as method(ctx)
+  @Resource({ uri: 'x://b', input: null })
+  l() {}
+
+  // @ts-expect-error `input` takes a class (or null), not a name
+  @Tool({ input: 'Args' })
+  m() {}
 }
 
 describe('public option types', () => {

@@ -1,0 +1,186 @@
+/** The files of a new project, by path. Kept as plain text so a reader sees exactly what `init` writes. */
+export interface InitTemplateOptions {
+  readonly name: string;
+  /** The dependency spec of mcpkit itself. */
+  readonly mcpkit: string;
+  /** Version ranges of mcpkit's peers (reflect-metadata, class-validator, class-transformer, tsyringe). */
+  readonly peers: Readonly<Record<string, string>>;
+}
+
+const DEV_DEPENDENCIES = {
+  '@types/jest': '^29.5.14',
+  '@types/node': '^20.19.0',
+  jest: '^29.7.0',
+  'ts-jest': '^29.4.0',
+  typescript: '~5.9.2',
+};
+
+export function initTemplates(o: InitTemplateOptions): Record<string, string> {
+  const packageJson = {
+    name: o.name,
+    version: '0.1.0',
+    private: true,
+    main: 'dist/src/main.js',
+    scripts: {
+      build: 'tsc -p tsconfig.json',
+      start: 'npm run -s build && node dist/src/main.js',
+      dev: 'mcpkit dev',
+      inspect: 'mcpkit inspect',
+      test: 'jest',
+    },
+    dependencies: { mcpkit: o.mcpkit, ...o.peers },
+    devDependencies: DEV_DEPENDENCIES,
+    jest: {
+      testEnvironment: 'node',
+      roots: ['<rootDir>/test'],
+      transform: { '^.+\\.ts$': 'ts-jest' },
+      setupFiles: ['reflect-metadata'],
+    },
+  };
+  const tsconfig = {
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'commonjs',
+      lib: ['ES2022'],
+      types: ['node', 'jest'],
+      strict: true,
+      experimentalDecorators: true,
+      emitDecoratorMetadata: true,
+      esModuleInterop: true,
+      skipLibCheck: true,
+      sourceMap: true,
+      rootDir: '.',
+      outDir: 'dist',
+    },
+    include: ['src', 'test'],
+  };
+  return {
+    'package.json': JSON.stringify(packageJson, null, 2) + '\n',
+    'tsconfig.json': JSON.stringify(tsconfig, null, 2) + '\n',
+    '.gitignore': 'node_modules/\ndist/\n',
+    'src/app.module.ts': APP_MODULE.replaceAll('__NAME__', o.name),
+    'src/main.ts': MAIN.replaceAll('__NAME__', o.name),
+    'test/app.module.spec.ts': TEST,
+    'README.md': README.replaceAll('__NAME__', o.name),
+  };
+}
+
+const APP_MODULE = `import { IsInt, IsOptional, IsString, Length } from 'class-validator';
+import { injectable } from 'tsyringe';
+import { Field, McpContext, McpModule, Prompt, Resource, Tool, userMessage } from 'mcpkit';
+
+export class AddInput {
+  @Field('The first number') @IsInt() a!: number;
+  @Field('The second number') @IsInt() b!: number;
+}
+
+export class Sum {
+  @IsInt() sum!: number;
+}
+
+export class GreetingArgs {
+  @Field('Who to greet') @IsString() @Length(1, 40) name!: string;
+  @Field('The language of the greeting') @IsOptional() @IsString() language?: string;
+}
+
+@injectable()
+export class CalculatorTools {
+  @Tool({ description: 'Adds two integers', output: Sum, annotations: { readOnlyHint: true } })
+  async add(input: AddInput, ctx: McpContext): Promise<Sum> {
+    await ctx.log.info(\`adding \${input.a} and \${input.b}\`);
+    return { sum: input.a + input.b };
+  }
+
+  @Resource({ uri: 'info://about', name: 'about', mimeType: 'text/plain', description: 'What this server does' })
+  about(): string {
+    return '__NAME__ adds numbers and writes greetings.';
+  }
+
+  @Prompt({ name: 'greeting', description: 'Asks the model to greet someone' })
+  greeting(args: GreetingArgs) {
+    return [userMessage(\`Write a short greeting for \${args.name}\${args.language ? \` in \${args.language}\` : ''}.\`)];
+  }
+}
+
+@McpModule({
+  server: { name: '__NAME__', version: '0.1.0' },
+  providers: [CalculatorTools],
+})
+export class AppModule {}
+`;
+
+const MAIN = `import 'reflect-metadata';
+import { McpApplication } from 'mcpkit';
+import { AppModule } from './app.module';
+
+/** Serves over Streamable HTTP on 127.0.0.1:$PORT/mcp (default 3000), or over stdio with --stdio. */
+async function main(): Promise<void> {
+  const app = await McpApplication.create(AppModule);
+  app.enableShutdownHooks();
+  if (process.argv.includes('--stdio')) {
+    await app.listen({ stdio: true });
+    process.stderr.write('__NAME__: serving MCP over stdio\\n');
+    return;
+  }
+  const { http } = await app.listen({ http: { port: Number(process.env.PORT ?? 3000) } });
+  process.stderr.write(\`__NAME__: serving MCP at \${http!.url}\\n\`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(\`__NAME__: failed to start: \${error instanceof Error ? error.message : String(error)}\\n\`);
+  process.exit(1);
+});
+`;
+
+const TEST = `import 'reflect-metadata';
+import { McpApplication } from 'mcpkit';
+import { McpTestClient } from 'mcpkit/testing';
+import { AppModule } from '../src/app.module';
+
+describe('AppModule', () => {
+  let app: McpApplication;
+  let client: McpTestClient;
+
+  beforeEach(async () => {
+    app = await McpApplication.create(AppModule);
+    client = await McpTestClient.connect(app.connectInMemory());
+  });
+
+  afterEach(async () => {
+    await client.close();
+    await app.close();
+  });
+
+  it('adds two numbers', async () => {
+    const result = await client.request('tools/call', { name: 'add', arguments: { a: 2, b: 3 } });
+    expect(result).toMatchObject({ structuredContent: { sum: 5 } });
+  });
+
+  it('names each invalid argument', async () => {
+    const result = (await client.request('tools/call', { name: 'add', arguments: { a: 'two', b: 3 } })) as { isError?: boolean; content: { text: string }[] };
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toContain('a');
+  });
+
+  it('serves the about resource and the greeting prompt', async () => {
+    expect(await client.request('resources/read', { uri: 'info://about' })).toMatchObject({ contents: [{ uri: 'info://about' }] });
+    expect(await client.request('prompts/get', { name: 'greeting', arguments: { name: 'Ada' } })).toMatchObject({ messages: [{ role: 'user' }] });
+  });
+});
+`;
+
+const README = `# __NAME__
+
+An MCP server built with [mcpkit](https://www.npmjs.com/package/mcpkit).
+
+\`\`\`bash
+npm install && npm test    # install, then run the tests (an in-memory client calls the server)
+npm start                  # build and serve on http://127.0.0.1:3000/mcp (PORT to change; --stdio for stdio)
+\`\`\`
+
+While you work, \`npx mcpkit dev\` rebuilds and restarts the server on every change (same port);
+\`npx mcpkit inspect\` prints its tools, resources and prompts, \`npx mcpkit call add '{"a":1,"b":2}'\` calls a tool.
+
+Tools, resources and prompts live in \`src/app.module.ts\`; \`src/main.ts\` serves them.
+For a desktop client over stdio, run \`npm run build\` and point it at \`node dist/src/main.js --stdio\`.
+`;

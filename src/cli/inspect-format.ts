@@ -1,0 +1,53 @@
+import type { Surface } from './surface';
+
+type Json = Record<string, unknown>;
+
+/** The surface as text for people; `--json` is the form for machines. */
+export function formatSurface(s: Surface): string {
+  const lines: string[] = [];
+  const { name, version, title } = s.server as { name?: string; version?: string; title?: string };
+  lines.push(`${name ?? '?'} ${version ?? ''}${title ? ` (${title})` : ''}, protocol ${s.protocolVersion}`.trim());
+  if (s.instructions) lines.push(`  ${s.instructions}`);
+  section(lines, 'Tools', s.tools, (t) => {
+    const out = [`${t.name}${describe(t)}`];
+    out.push(...schemaLines('input', t.inputSchema as Json | undefined));
+    if (t.outputSchema) out.push(...schemaLines('output', t.outputSchema as Json));
+    const annotations = t.annotations ? Object.entries(t.annotations as Json).map(([k, v]) => `${k}=${JSON.stringify(v)}`) : [];
+    if (annotations.length) out.push(`  annotations: ${annotations.join(' ')}`);
+    return out;
+  });
+  section(lines, 'Resources', s.resources, (r) => [`${r.uri}${r.mimeType ? ` [${r.mimeType}]` : ''}${describe(r)}`]);
+  section(lines, 'Resource templates', s.resourceTemplates, (r) => [`${r.uriTemplate}${r.mimeType ? ` [${r.mimeType}]` : ''}${describe(r)}`]);
+  section(lines, 'Prompts', s.prompts, (p) => {
+    const args = ((p.arguments ?? []) as Json[]).map((a) => `${a.name}${a.required ? '' : '?'}`);
+    return [`${p.name}(${args.join(', ')})${describe(p)}`];
+  });
+  return lines.join('\n') + '\n';
+}
+
+function section(lines: string[], title: string, items: Json[], render: (item: Json) => string[]): void {
+  lines.push('', `${title} (${items.length})`);
+  for (const item of items) lines.push(...render(item).map((l) => `  ${l}`));
+}
+
+function describe(item: Json): string {
+  const text = [item.title, item.description].filter((v) => typeof v === 'string' && v !== item.name);
+  return text.length ? ` - ${text.join(': ')}` : '';
+}
+
+function schemaLines(label: string, schema: Json | undefined): string[] {
+  const properties = (schema?.properties ?? {}) as Record<string, Json>;
+  const required = new Set((schema?.required ?? []) as string[]);
+  const names = Object.keys(properties);
+  if (names.length === 0) return [`  ${label}: (none)`];
+  return [`  ${label}:`, ...names.map((n) => `    ${n}${required.has(n) ? '' : '?'}: ${typeOf(properties[n])}${properties[n].description ? `  ${properties[n].description}` : ''}`)];
+}
+
+function typeOf(schema: Json): string {
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
+  if (schema.type === 'array') return `${typeOf((schema.items ?? {}) as Json)}[]`;
+  if (Array.isArray(schema.type)) return schema.type.join(' | ');
+  if (typeof schema.type === 'string') return schema.type;
+  if (Array.isArray(schema.anyOf)) return (schema.anyOf as Json[]).map(typeOf).join(' | ');
+  return schema.$ref ? String(schema.$ref).split('/').pop() ?? 'object' : 'any';
+}

@@ -1,0 +1,53 @@
+import { dirname } from 'node:path';
+import type { ClassType } from '../metadata/records';
+import { metadataStore } from '../metadata/metadata-store';
+import { CliError, firstLine } from './cli-error';
+import { shown } from './project';
+
+/**
+ * Loads a compiled entry and picks its @McpModule class: the only one among its exports (default
+ * or named), or the one `--module` names.
+ */
+export function loadModuleClass(js: string, name?: string): ClassType {
+  let exports: unknown;
+  try {
+    exports = require(js);
+  } catch (error) {
+    throw new CliError(`cannot load ${shown(js)}: ${firstLine(error)}`);
+  }
+  const named = exportsOf(exports);
+  const modules = [...new Set(named.filter(([, v]) => metadataStore.module(v) !== undefined).map(([, v]) => v))];
+  if (name !== undefined) {
+    const chosen = modules.find((m) => m.name === name) ?? named.find(([k, v]) => k === name && modules.includes(v))?.[1];
+    if (!chosen) throw new CliError(`${shown(js)} exports no @McpModule class named ${name}${modules.length ? ` (it has: ${modules.map((m) => m.name).join(', ')})` : ''}; check --module`);
+    return chosen;
+  }
+  if (modules.length === 1) return modules[0];
+  if (modules.length > 1) throw new CliError(`${shown(js)} exports several @McpModule classes (${modules.map((m) => m.name).join(', ')}): choose one with --module <Name>`);
+  throw new CliError(noModuleMessage(js, named.map(([k]) => k)));
+}
+
+function exportsOf(exports: unknown): [string, ClassType][] {
+  const entries: [string, unknown][] = typeof exports === 'function' ? [['module.exports', exports]] : [];
+  if (exports !== null && (typeof exports === 'object' || typeof exports === 'function')) entries.push(...Object.entries(exports as object));
+  return entries.filter((e): e is [string, ClassType] => typeof e[1] === 'function');
+}
+
+function noModuleMessage(js: string, names: string[]): string {
+  const other = otherMcpkit(js);
+  if (other) {
+    return `${shown(js)} has no @McpModule class known to this CLI: its code uses the mcpkit at ${shown(other)}; run that project's own CLI (npx mcpkit)`;
+  }
+  const found = names.length ? ` (its exports: ${names.join(', ')})` : '';
+  return `${shown(js)} exports no class decorated with @McpModule${found}: export your module class (export class AppModule {} under @McpModule({...})) or pass the file that does`;
+}
+
+/** The mcpkit the entry's own code resolves, when it is not the copy this CLI runs from. */
+function otherMcpkit(js: string): string | undefined {
+  try {
+    const theirs = require.resolve('mcpkit', { paths: [dirname(js)] });
+    return dirname(theirs) === dirname(__dirname) ? undefined : theirs;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,69 @@
+import { McpApplication } from '../kernel/mcp-application';
+import type { ClassType } from '../metadata/records';
+import { McpTestClient } from '../testing/mcp-test-client';
+import { CliError, firstLine } from './cli-error';
+
+/** A server's surface as its clients see it: exactly what initialize and the list methods answer. */
+export interface Surface {
+  server: Record<string, unknown>;
+  protocolVersion: string;
+  capabilities: Record<string, unknown>;
+  instructions?: string;
+  tools: Record<string, unknown>[];
+  resources: Record<string, unknown>[];
+  resourceTemplates: Record<string, unknown>[];
+  prompts: Record<string, unknown>[];
+}
+
+/**
+ * Builds the application without listening, connects an in-memory client, runs `use`, then closes
+ * both: what `use` sees is what a real client would.
+ */
+export async function withClient<T>(moduleClass: ClassType, use: (client: McpTestClient) => Promise<T>): Promise<T> {
+  let app: McpApplication;
+  try {
+    app = await McpApplication.create(moduleClass);
+  } catch (error) {
+    // Definition mistakes name the class, the member and the fix already.
+    throw new CliError(`cannot build ${moduleClass.name}: ${firstLine(error)}`);
+  }
+  try {
+    const client = await McpTestClient.connect(app.connectInMemory(), { capabilities: {} });
+    try {
+      return await use(client);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await app.close();
+  }
+}
+
+/** Reads every page of every list the server's capabilities announce. */
+export async function readSurface(client: McpTestClient): Promise<Surface> {
+  const init = client.initializeResult ?? {};
+  const capabilities = (init.capabilities ?? {}) as Record<string, unknown>;
+  const list = (capability: string, method: string, key: string) =>
+    capabilities[capability] ? listAll(client, method, key) : Promise.resolve([]);
+  return {
+    server: (init.serverInfo ?? {}) as Record<string, unknown>,
+    protocolVersion: String(init.protocolVersion),
+    capabilities,
+    ...(typeof init.instructions === 'string' ? { instructions: init.instructions } : {}),
+    tools: await list('tools', 'tools/list', 'tools'),
+    resources: await list('resources', 'resources/list', 'resources'),
+    resourceTemplates: await list('resources', 'resources/templates/list', 'resourceTemplates'),
+    prompts: await list('prompts', 'prompts/list', 'prompts'),
+  };
+}
+
+async function listAll(client: McpTestClient, method: string, key: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = (await client.request(method, cursor === undefined ? {} : { cursor })) as Record<string, unknown>;
+    items.push(...((page[key] ?? []) as Record<string, unknown>[]));
+    cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
+  } while (cursor !== undefined);
+  return items;
+}

@@ -1,0 +1,105 @@
+import type { AuthInfo } from '../../context/mcp-context';
+import { ErrorCode, isRequest, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
+import type { TransportExtra } from '../../protocol/request-scope';
+import { checkMessage } from '../../protocol/wire';
+import { BodyTimeoutError, BodyTooLargeError, readBody } from './body';
+import { accepted, accepts, Ctx, fail, replyMessage } from './http-replies';
+import type { ResolvedHttpOptions } from './http-options';
+import type { HttpSession } from './http-session';
+import { answerRequest } from './request-answer';
+import type { RequestGuards } from './request-guards';
+import type { SessionDirectory } from './session-directory';
+import { findSession } from './session-lookup';
+
+/** POST on the MCP endpoint: one client message, in a session or (stateless) on its own. */
+export class PostHandler {
+  constructor(
+    private readonly options: ResolvedHttpOptions,
+    private readonly sessions: SessionDirectory,
+    private readonly guards: RequestGuards,
+    private readonly logError: (message: string, error?: unknown) => void,
+  ) {}
+
+  async handle(ctx: Ctx): Promise<void> {
+    if (!accepts(ctx, 'application/json') || !accepts(ctx, 'text/event-stream')) {
+      return fail(ctx, 406, -32000, 'Not Acceptable: Accept must list application/json and text/event-stream');
+    }
+    if (!ctx.is('application/json')) return fail(ctx, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    const principal = await this.guards.authenticate(ctx);
+    if (!principal) return;
+    const message = await this.readMessage(ctx);
+    if (!message) return;
+    const extra: TransportExtra = { headers: ctx.req.headers, auth: principal.auth };
+    if (!this.options.sessions) return this.serveStateless(ctx, message, extra);
+    await this.serveInSession(ctx, message, extra, principal.auth);
+  }
+
+  /** The body as one checked JSON-RPC message, or undefined after answering 413, 408 or 400. */
+  private async readMessage(ctx: Ctx): Promise<JsonRpcMessage | undefined> {
+    let raw: Buffer;
+    try {
+      raw = await readBody(ctx.req, this.options.maxBodyBytes, this.options.bodyTimeoutMs);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return void fail(ctx, 413, -32000, `Payload Too Large: the limit is ${this.options.maxBodyBytes} bytes`);
+      if (error instanceof BodyTimeoutError) {
+        // The rest of the body may still come: this connection cannot carry another request.
+        ctx.set('Connection', 'close');
+        return void fail(ctx, 408, -32000, `Request Timeout: the body did not arrive within ${this.options.bodyTimeoutMs} ms`);
+      }
+      if (ctx.req.destroyed) return undefined; // the client went away mid-body: nobody to answer, nothing wrong here
+      throw error;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw.toString('utf8'));
+    } catch {
+      return void fail(ctx, 400, ErrorCode.ParseError, 'Parse error: invalid JSON');
+    }
+    const checked = checkMessage(parsed);
+    if (!checked.ok) return void replyMessage(ctx, 400, checked.error);
+    return checked.message;
+  }
+
+  private async serveInSession(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra, auth: AuthInfo | undefined): Promise<void> {
+    // From here on, errors name the request they answer.
+    const id: RequestId | null = isRequest(message) ? message.id : null;
+    const isInitialize = isRequest(message) && message.method === 'initialize';
+    let http: HttpSession;
+    if (isInitialize) {
+      if (this.sessions.size >= this.options.maxSessions) return fail(ctx, 503, -32000, 'Service Unavailable: too many sessions', id);
+      http = this.sessions.create(auth?.subject);
+    } else {
+      const found = await findSession(ctx, this.sessions, auth, id);
+      if (!found) return;
+      http = found;
+    }
+    http.lastActivity = Date.now();
+    if (!isRequest(message)) {
+      await http.session.receive(message, extra);
+      await this.sessions.cluster?.forward(http, message);
+      return accepted(ctx);
+    }
+    // A new shared session is saved before its id reaches the client, so any instance knows it next.
+    // The request goes on after the HTTP answer starts; its completion never rejects, so it is left to run.
+    await answerRequest(ctx, http, message, extra, {
+      responseMode: this.options.responseMode,
+      logError: this.logError,
+      beforeReply: isInitialize ? () => this.sessions.register(http) : undefined,
+      // The session could not be shared (storage down): it does not exist.
+      onBeforeReplyFailed: () => this.sessions.discard(http),
+    });
+  }
+
+  private async serveStateless(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra): Promise<void> {
+    // Without the header and without a session there is no other way to know: the spec says assume 2025-03-26.
+    const http = this.sessions.ephemeral(extra.auth?.subject, ctx.get('mcp-protocol-version') || '2025-03-26');
+    if (!isRequest(message)) {
+      await http.session.receive(message, extra);
+      http.session.close();
+      return accepted(ctx);
+    }
+    const { finished } = await answerRequest(ctx, http, message, extra, { responseMode: this.options.responseMode, logError: this.logError });
+    // `finished` never rejects (see answerRequest), so this chain cannot either.
+    void finished.then(() => http.session.close());
+  }
+}

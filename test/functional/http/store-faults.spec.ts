@@ -1,0 +1,88 @@
+import { EmptyInput, EventStore, HttpOptions, McpApplication, McpContext, McpModule, Tool } from '../../../src';
+import { injectable } from 'tsyringe';
+import { ACCEPT_BOTH, initializeBody, parseSse } from '../../helpers/http-app';
+
+@injectable()
+class StoreFaultTools {
+  @Tool({ description: 'Reports progress, then answers' })
+  async progressing(_: EmptyInput, ctx: McpContext) {
+    await ctx.log.info('working');
+    return 'done';
+  }
+
+  @Tool({ description: 'Answers at once' })
+  quick(_: EmptyInput) {
+    return 'quick';
+  }
+}
+
+@McpModule({ providers: [StoreFaultTools], server: { name: 'store-faults', version: '1.0.0' } })
+class StoreFaultModule {}
+
+/** An event store whose writes fail while `down`, as a store whose backend went away does. */
+class BrokenEventStore implements EventStore {
+  down = false;
+  private n = 0;
+  async storeEvent(_session: string, streamId: string): Promise<string> {
+    if (this.down) throw new Error('disk on fire');
+    return `${streamId}.${++this.n}`;
+  }
+  async eventsAfter() {
+    return undefined;
+  }
+  async clearSession(): Promise<void> {}
+}
+
+async function serve(options: HttpOptions) {
+  const errors: string[] = [];
+  const app = await McpApplication.create(StoreFaultModule, {
+    logger: { error: (message) => void errors.push(message), warn: () => undefined, info: () => undefined },
+  });
+  const { url } = await app.httpTransport({ port: 0, ...options }).listen();
+  const post = async (body: unknown, sessionId?: string) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...(sessionId ? { 'mcp-session-id': sessionId } : {}) },
+      body: JSON.stringify(body),
+    });
+  const session = async () => {
+    const res = await post(initializeBody());
+    await res.text();
+    return res.headers.get('mcp-session-id')!;
+  };
+  return { app, errors, post, session };
+}
+
+/** The last JSON-RPC message of an answer, JSON or SSE. */
+async function lastMessage(res: Response): Promise<unknown> {
+  const body = await res.text();
+  if (res.headers.get('content-type') !== 'text/event-stream') return JSON.parse(body);
+  const events = parseSse(body).filter((e) => e.data);
+  return JSON.parse(events.at(-1)!.data);
+}
+
+/** A store that fails while an answer streams ends that request with an error, never the process. */
+describe('HTTP transport with a failing event store', () => {
+  it.each([
+    ['an answer upgraded to SSE', 'auto' as const, 'progressing'],
+    ['responseMode sse', 'sse' as const, 'quick'],
+  ])('ends %s with a -32603 error naming the store, logs it once, and serves others', async (_label, responseMode, tool) => {
+    const store = new BrokenEventStore();
+    const env = await serve({ eventStore: store, responseMode });
+    try {
+      const id = await env.session();
+      store.down = true;
+      const res = await env.post({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: tool, arguments: {} } }, id);
+      expect(res.headers.get('content-type')).toBe('text/event-stream');
+      expect(await lastMessage(res)).toEqual({ jsonrpc: '2.0', id: 5, error: { code: -32603, message: expect.stringMatching(/event store is unavailable/i) } });
+      expect(env.errors.filter((m) => /event store/i.test(m))).toHaveLength(1);
+      store.down = false;
+
+      const other = await env.session();
+      const ping = await env.post({ jsonrpc: '2.0', id: 6, method: 'ping' }, other);
+      expect(await lastMessage(ping)).toEqual({ jsonrpc: '2.0', id: 6, result: {} });
+    } finally {
+      await env.app.close();
+    }
+  });
+});

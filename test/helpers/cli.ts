@@ -1,0 +1,57 @@
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './paths';
+
+/** The compiled CLI, as `npm test` builds it (the published package maps it to bin `mcpkit`). */
+export const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment without the npm_* variables of the `npm test` that runs us, which would steer inner npm runs. */
+export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
+  return { ...env, ...extra };
+}
+
+/** Runs a program to its end and collects its output (never rejects on a non-zero exit). */
+export function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(
+      command,
+      args,
+      { cwd: options.cwd ?? ROOT, env: options.env ?? cleanEnv(), timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** `mcpkit <args>` through the compiled CLI. */
+export function mcpkit(args: string[], cwd: string = ROOT): Promise<CliRun> {
+  return run(process.execPath, [CLI, ...args], { cwd });
+}
+
+/**
+ * A tarball of this tree as a package (built dist/src plus package.json, bin pointing at the
+ * compiled CLI), the way a project gets mcpkit before it is on the registry.
+ */
+export async function packMcpkit(into: string): Promise<string> {
+  const stage = join(into, 'mcpkit-package');
+  mkdirSync(join(stage, 'dist'), { recursive: true });
+  cpSync(join(ROOT, 'dist', 'src'), join(stage, 'dist', 'src'), { recursive: true });
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+  delete pkg.scripts;
+  delete pkg.devDependencies;
+  pkg.bin = { mcpkit: 'dist/src/cli/main.js' };
+  writeFileSync(join(stage, 'package.json'), JSON.stringify(pkg, null, 2));
+  const packed = await run('npm', ['pack', stage, '--pack-destination', into, '--silent'], { cwd: into });
+  if (packed.code !== 0) throw new Error(`npm pack failed: ${packed.stderr}`);
+  return join(into, packed.stdout.trim().split('\n').pop()!);
+}

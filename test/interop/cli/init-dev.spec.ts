@@ -1,0 +1,177 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RawStdioPeer } from '../../helpers/raw-stdio';
+import { CLI, cleanEnv, mcpkit, packMcpkit, run } from '../../helpers/cli';
+
+/*
+ * One generated project, installed once from the registry (mcpkit itself from a tarball of this
+ * tree), serves every test here: its own test command, serving over stdio, and `mcpkit dev`.
+ */
+let tmp: string;
+let app: string;
+
+beforeAll(async () => {
+  tmp = mkdtempSync(join(tmpdir(), 'mcpkit-init-'));
+  const tarball = await packMcpkit(tmp);
+  const init = await mcpkit(['init', join(tmp, 'my-server'), '--mcpkit', `file:${tarball}`], tmp);
+  expect(init).toMatchObject({ code: 0, stderr: '' });
+  app = join(tmp, 'my-server');
+  const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, timeoutMs: 240_000 });
+  expect({ code: install.code, stderr: install.code === 0 ? '' : install.stderr }).toEqual({ code: 0, stderr: '' });
+}, 300_000);
+
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function setDescription(description: string): void {
+  const file = join(app, 'src', 'app.module.ts');
+  writeFileSync(file, readFileSync(file, 'utf8').replace(/description: '[^']*', output: Sum/, `description: '${description}', output: Sum`));
+}
+
+describe('mcpkit init', () => {
+  it('writes the project files, and refuses a directory that is not empty', async () => {
+    for (const file of ['package.json', 'tsconfig.json', 'src/app.module.ts', 'src/main.ts', 'test/app.module.spec.ts', 'README.md']) {
+      expect(readFileSync(join(app, file), 'utf8').length).toBeGreaterThan(0);
+    }
+    const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['class-transformer', 'class-validator', 'mcpkit', 'reflect-metadata', 'tsyringe']);
+    expect(pkg.devDependencies.typescript).toMatch(/5\.9/);
+    const again = await mcpkit(['init', app]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^mcpkit: .*my-server is not an empty directory: choose a new or empty one\n$/);
+  });
+
+  it('defaults the mcpkit dependency to this version', async () => {
+    const dir = join(tmp, 'default-spec');
+    expect((await mcpkit(['init', dir])).code).toBe(0);
+    const version = (JSON.parse(readFileSync(join(CLI, '..', '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies.mcpkit).toBe(`^${version}`);
+  });
+
+  it('passes its own test command (the in-memory client calls its tool, resource and prompt)', async () => {
+    const test = await run('npm', ['test'], { cwd: app });
+    expect({ code: test.code, output: test.code === 0 ? '' : test.stdout + test.stderr }).toEqual({ code: 0, output: '' });
+    expect(test.stderr).toMatch(/Tests:\s+3 passed/);
+  }, 120_000);
+
+  it('builds and serves a tools/call over stdio with nothing but protocol on stdout', async () => {
+    const build = await run('npm', ['run', 'build'], { cwd: app });
+    expect(build.code).toBe(0);
+    const server = new RawStdioPeer(join(app, 'dist', 'src', 'main.js'), ['--stdio'], process.execPath, { cwd: app });
+    try {
+      await server.initialize();
+      server.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 40 } } });
+      expect(await server.response(2)).toMatchObject({ result: { structuredContent: { sum: 42 } } });
+      expect(server.garbage).toEqual([]);
+      server.endInput();
+      expect(await server.exited).toBe(0);
+    } finally {
+      server.kill();
+    }
+  }, 60_000);
+});
+
+describe('mcpkit dev', () => {
+  it('over HTTP: serves on PORT, rebuilds and restarts on a change, on the same port', async () => {
+    const port = await freePort();
+    const dev = spawn(process.execPath, [CLI, 'dev'], { cwd: app, env: cleanEnv({ PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = collect(dev);
+    try {
+      const url = `http://127.0.0.1:${port}/mcp`;
+      await output.waitFor(`serving MCP at ${url}`, 1);
+      expect(await toolDescription(url)).toBe('Adds two integers');
+      setDescription('Adds two integers, restarted');
+      await output.waitFor('rebuilt and restarted', 1);
+      await output.waitFor(`serving MCP at ${url}`, 2);
+      expect(await toolDescription(url)).toBe('Adds two integers, restarted');
+    } finally {
+      await stop(dev);
+    }
+  }, 90_000);
+
+  it('over stdio: only protocol on stdout, and the session carries over a restart', async () => {
+    const dev = new RawStdioPeer(CLI, ['dev', '--stdio'], process.execPath, { cwd: app, env: cleanEnv() });
+    try {
+      await dev.initialize();
+      dev.send({ jsonrpc: '2.0', id: 'before', method: 'tools/list' });
+      expect(await dev.response('before')).toMatchObject({ result: { tools: [{ name: 'add' }] } });
+      setDescription('Adds two integers, over stdio');
+      await until(() => dev.stderr.includes('rebuilt and restarted'), () => dev.stderr);
+      dev.send({ jsonrpc: '2.0', id: 'after', method: 'tools/list' });
+      expect(await dev.response('after')).toMatchObject({ result: { tools: [{ name: 'add', description: 'Adds two integers, over stdio' }] } });
+      expect(dev.stderr).toContain('change detected: tsc -p tsconfig.json');
+      expect(dev.garbage).toEqual([]);
+      // Only the answers to the client's own requests: the replayed initialize's answer stays hidden.
+      expect(dev.lines.filter((m) => 'id' in m).map((m) => m.id)).toEqual(['init', 'before', 'after']);
+      dev.endInput();
+      expect(await dev.exited).toBe(0);
+    } finally {
+      dev.kill();
+    }
+  }, 90_000);
+
+  it('stops with one line when the first build fails', async () => {
+    const file = join(app, 'src', 'app.module.ts');
+    const source = readFileSync(file, 'utf8');
+    writeFileSync(file, source + "\nexport const broken: number = 'no';\n");
+    try {
+      const { code, stdout, stderr } = await mcpkit(['dev'], app);
+      expect(code).toBe(1);
+      expect(stdout).toBe('');
+      expect(stderr.trimEnd().split('\n').pop()).toBe('mcpkit: build failed: tsc -p tsconfig.json reported errors (above); fix them and run again');
+    } finally {
+      writeFileSync(file, source);
+    }
+  }, 60_000);
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
+}
+
+/** stdout and stderr together, and a wait for the n-th occurrence of a text in them. */
+function collect(child: ChildProcess) {
+  let text = '';
+  child.stdout!.on('data', (c: Buffer) => (text += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (text += c.toString()));
+  return {
+    waitFor: (needle: string, occurrence: number) => until(() => text.split(needle).length > occurrence, () => text),
+  };
+}
+
+async function until(condition: () => boolean, describe: () => string): Promise<void> {
+  for (let i = 0; i < 1200 && !condition(); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!condition()) throw new Error(`condition not met; output so far:\n${describe()}`);
+}
+
+/** A fresh session over Streamable HTTP: initialize, then the description of the tool "add". */
+async function toolDescription(url: string): Promise<string> {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const init = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+  });
+  const session = init.headers.get('mcp-session-id')!;
+  await init.json();
+  const sessionHeaders = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+  await fetch(url, { method: 'POST', headers: sessionHeaders, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  const list = await fetch(url, { method: 'POST', headers: sessionHeaders, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+  const body = (await list.json()) as { result: { tools: { name: string; description: string }[] } };
+  return body.result.tools.find((t) => t.name === 'add')!.description;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
