@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { ClassType } from '../metadata/records';
 import { metadataStore } from '../metadata/metadata-store';
@@ -42,11 +43,13 @@ function noModuleMessage(js: string, names: string[]): string {
   return `${shown(js)} exports no class decorated with @McpModule${found}: export your module class (export class AppModule {} under @McpModule({...})) or pass the file that does`;
 }
 
-/** The mcpkit the entry's own code resolves, when it is not the copy this CLI runs from. */
+/** The mcpkit the entry's own code resolves and loaded, when it is not the copy this CLI runs from. */
 function otherMcpkit(js: string): string | undefined {
   try {
-    const theirs = require.resolve('mcpkit', { paths: [dirname(js)] });
-    return dirname(theirs) === dirname(__dirname) ? undefined : theirs;
+    // Resolved as the entry would (a require() here would find this package itself through its
+    // "exports"), and counted only when the entry's code did load it.
+    const theirs = createRequire(js).resolve('mcpkit');
+    return dirname(theirs) === dirname(__dirname) || !require.cache[theirs] ? undefined : theirs;
   } catch {
     return undefined;
   }

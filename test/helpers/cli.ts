@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { ROOT } from './paths';
 
 /** The compiled CLI, as `npm test` builds it (the published package maps it to bin `mcpkit`). */
@@ -38,20 +38,12 @@ export function mcpkit(args: string[], cwd: string = ROOT): Promise<CliRun> {
   return run(process.execPath, [CLI, ...args], { cwd });
 }
 
-/**
- * A tarball of this tree as a package (built dist/src plus package.json, bin pointing at the
- * compiled CLI), the way a project gets mcpkit before it is on the registry.
- */
+/** The packed package (`npm pack` of this tree), copied into `into`: the way a project gets mcpkit before it is on the registry. */
 export async function packMcpkit(into: string): Promise<string> {
-  const stage = join(into, 'mcpkit-package');
-  mkdirSync(join(stage, 'dist'), { recursive: true });
-  cpSync(join(ROOT, 'dist', 'src'), join(stage, 'dist', 'src'), { recursive: true });
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
-  delete pkg.scripts;
-  delete pkg.devDependencies;
-  pkg.bin = { mcpkit: 'dist/src/cli/main.js' };
-  writeFileSync(join(stage, 'package.json'), JSON.stringify(pkg, null, 2));
-  const packed = await run('npm', ['pack', stage, '--pack-destination', into, '--silent'], { cwd: into });
-  if (packed.code !== 0) throw new Error(`npm pack failed: ${packed.stderr}`);
-  return join(into, packed.stdout.trim().split('\n').pop()!);
+  // Loaded here: packed-tarball imports this file.
+  const { packedTarball } = await import('./packed-tarball');
+  const { tarball } = await packedTarball();
+  const copy = join(into, basename(tarball));
+  cpSync(tarball, copy);
+  return copy;
 }

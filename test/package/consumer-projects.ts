@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { cleanEnv } from '../helpers/cli';
 import { ROOT } from '../helpers/paths';
 
 const run = promisify(execFile);
@@ -10,24 +10,12 @@ const run = promisify(execFile);
 /** Runs a command in `cwd`; a failure carries its output. */
 export async function sh(cwd: string, command: string, args: string[], env: Record<string, string> = {}, timeout = 120_000): Promise<string> {
   try {
-    const { stdout, stderr } = await run(command, args, { cwd, env: { ...process.env, ...env }, timeout, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout, stderr } = await run(command, args, { cwd, env: cleanEnv(env), timeout, maxBuffer: 16 * 1024 * 1024 });
     return stdout + stderr;
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
     throw new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
   }
-}
-
-export interface PackedFile {
-  path: string;
-}
-
-/** `npm pack` of the repository (its `prepare` builds lib/), into a fresh directory. */
-export async function pack(): Promise<{ tarball: string; files: string[] }> {
-  const dir = mkdtempSync(join(tmpdir(), 'mcpkit-pack-'));
-  const out = await sh(ROOT, 'npm', ['pack', '--json', '--pack-destination', dir], {}, 180_000);
-  const json = JSON.parse(out.slice(out.indexOf('['), out.lastIndexOf(']') + 1)) as { filename: string; files: PackedFile[] }[];
-  return { tarball: join(dir, json[0].filename), files: json[0].files.map((f) => f.path) };
 }
 
 /** Installs packages from the registry; says so clearly when the registry cannot be reached. */

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/paths';
 import { RawStdioPeer } from '../helpers/raw-stdio';
-import { consumerDependencies, npmInstall, pack, project, readmeExample, sh } from './consumer-projects';
+import { packedTarball } from '../helpers/packed-tarball';
+import { consumerDependencies, npmInstall, project, readmeExample, sh } from './consumer-projects';
 
 /**
  * The package as users get it: `npm pack`, installed from the tarball into temporary projects
@@ -20,9 +21,9 @@ let root: string;
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 
 beforeAll(async () => {
-  packed = await pack();
+  packed = await packedTarball();
   root = mkdtempSync(join(tmpdir(), 'mcpkit-consumers-'));
-  temp.push(root, join(packed.tarball, '..'));
+  temp.push(root);
   writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'consumers', private: true }));
   await npmInstall(root, consumerDependencies(packed.tarball));
 }, 300_000);
@@ -91,6 +92,19 @@ console.log(JSON.stringify({
 }));
 `;
 
+/** The same through require (moduleResolution node10 reads the subpaths' types from typesVersions). */
+const ENTRIES_CJS = `import { InMemoryTaskStore, McpApplication, type HttpMiddleware, type TaskStore } from 'mcpkit';
+import { redisScaleOut, type RedisScaleOutOptions } from 'mcpkit/redis';
+import { describeTaskStoreContract, McpTestClient } from 'mcpkit/testing';
+const options: RedisScaleOutOptions = { redis: 'redis://127.0.0.1:1' };
+const store: TaskStore = new InMemoryTaskStore();
+const mount = (m: HttpMiddleware) => typeof m;
+console.log(JSON.stringify({
+  core: typeof McpApplication, redis: typeof redisScaleOut(options), testing: typeof describeTaskStoreContract,
+  client: typeof McpTestClient, mount: mount(async () => undefined), store: typeof store.create, sameClass: true,
+}));
+`;
+
 describe('the packed tarball', () => {
   it('holds the library build, LICENSE, README and package.json only', () => {
     const files = packed.files;
@@ -99,11 +113,13 @@ describe('the packed tarball', () => {
     expect(files.filter((f) => /(^|\/)(test|bench|samples|dist)\/|\.tsbuildinfo$|\.spec\.|\.map$|(?<!\.d)\.m?ts$/.test(f))).toEqual([]);
   });
 
-  it('runs the README example compiled by tsc as CommonJS, over stdio and HTTP, without skipLibCheck or @types/koa', async () => {
-    const dir = project(root, 'cjs', 'commonjs', { module: 'commonjs', moduleResolution: 'node10' }, { 'src/main.ts': readmeExample() });
+  it('runs the README example compiled by tsc as CommonJS (node10 resolution), over stdio and HTTP, and every entry point requires with types, without skipLibCheck or @types/koa', async () => {
+    const dir = project(root, 'cjs', 'commonjs', { module: 'commonjs', moduleResolution: 'node10' }, { 'src/main.ts': readmeExample(), 'src/entries.ts': ENTRIES_CJS });
     await sh(dir, bin('tsc'), ['-p', '.']);
     expect((await callOverStdio(join(dir, 'out', 'main.js'), ['--stdio'], dir)).text).toBe('Hello, Ada!');
     expect(await callOverHttp(join(dir, 'out', 'main.js'), dir)).toBe('Hello, Ada!');
+    const printed = JSON.parse(await sh(dir, process.execPath, [join(dir, 'out', 'entries.js')])) as Record<string, unknown>;
+    expect(printed).toEqual({ core: 'function', redis: 'function', testing: 'function', client: 'function', mount: 'function', store: 'function', sameClass: true });
   });
 
   it('runs the README example compiled by tsc as ESM (NodeNext), and every entry point imports with types', async () => {
