@@ -43,8 +43,8 @@ export interface ColdStartRow {
  * moment of the machine hits them alike) and time spawn -> first tools/call answer.
  */
 export async function coldStart(runs: number): Promise<ColdStartRow[]> {
-  const servers = { mcpkit: 'mcpkit-server.js', sdk: 'sdk-server.js', 'bare node': 'bare-server.js' };
-  const times: Record<string, number[]> = { mcpkit: [], sdk: [], 'bare node': [] };
+  const servers: Record<string, string> = { mcpkit: 'mcpkit-server.js', sdk: 'sdk-server.js', 'bare node': 'bare-server.js', 'node + peers': 'peers-server.js' };
+  const times: Record<string, number[]> = Object.fromEntries(Object.keys(servers).map((impl) => [impl, []]));
   for (const script of Object.values(servers)) await once(script); // warm the file cache
   for (let i = 0; i < runs; i++) {
     for (const [impl, script] of Object.entries(servers)) times[impl].push(await once(script));
