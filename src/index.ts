@@ -80,3 +80,5 @@ export { TASK_STORE } from './kernel/tokens';
 export type { SessionBackplane, SessionEnvelope, SharedSessionState } from './transports/http/session-backplane';
 export type { ScaleOut, ScaleOutFactory, ScaleOutEnvironment } from './kernel/scale-out';
 export type { TaskBus, TaskBusMessage } from './tasks/task-bus';
+export type { TokenVerifier, VerifyContext } from './auth/token-verifier';
+export { InvalidTokenError, ForbiddenError, FORBIDDEN_CODE } from './auth/auth.errors';

@@ -18,11 +18,21 @@ export interface SessionInfo {
   readonly clientCapabilities: ClientCapabilities;
 }
 
-/** Authentication facts a transport established for the request, if any. */
+/**
+ * Who is calling, as verified by the transport (a bearer token's verifier, or your `authenticate`
+ * hook). The token itself is never kept here: mcpkit does not pass tokens through.
+ */
 export interface AuthInfo {
+  /** The principal (a token's `sub`). Tasks and sessions belong to it. */
   readonly subject?: string;
-  readonly token?: string;
+  /** The OAuth client the token was issued to (`client_id` / `azp`). */
+  readonly clientId?: string;
+  /** Granted scopes (empty when none). */
   readonly scopes?: readonly string[];
+  /** The verified claims of the token (JWT payload or introspection response). */
+  readonly claims?: Readonly<Record<string, unknown>>;
+  /** When the credentials expire, in seconds since the epoch. */
+  readonly expiresAt?: number;
   readonly [key: string]: unknown;
 }
 
