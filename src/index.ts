@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 
-export { Tool, Resource, Prompt, Complete, Field, McpModule, JsonSchema } from './decorators';
+export { Tool, Resource, Prompt, Complete, Field, McpModule, JsonSchema, RequireScopes, Public, UseGuards, UseMiddleware } from './decorators';
+export type { ClassOrMethodDecorator } from './decorators';
 export type {
   ClassSchemaOptions,
   ClassType,
@@ -81,4 +82,5 @@ export type { SessionBackplane, SessionEnvelope, SharedSessionState } from './tr
 export type { ScaleOut, ScaleOutFactory, ScaleOutEnvironment } from './kernel/scale-out';
 export type { TaskBus, TaskBusMessage } from './tasks/task-bus';
 export type { TokenVerifier, VerifyContext } from './auth/token-verifier';
+export type { CanActivate, GuardContext, GuardClass } from './auth/guard';
 export { InvalidTokenError, ForbiddenError, FORBIDDEN_CODE } from './auth/auth.errors';

@@ -5,3 +5,8 @@ export { Complete } from './complete.decorator';
 export { Field } from './field.decorator';
 export { McpModule } from './mcp-module.decorator';
 export { JsonSchema } from './json-schema.decorator';
+export { RequireScopes } from './require-scopes.decorator';
+export { Public } from './public.decorator';
+export { UseGuards } from './use-guards.decorator';
+export { UseMiddleware } from './use-middleware.decorator';
+export type { ClassOrMethodDecorator } from './access-target';

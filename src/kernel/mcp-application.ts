@@ -1,12 +1,12 @@
-import { DependencyContainer, InjectionToken } from 'tsyringe';
-import { McpContext, SessionInfo } from '../context/mcp-context';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import type { CanActivate } from '../auth/guard';
+import type { SessionInfo } from '../context/mcp-context';
 import { AddressInUseError } from '../errors/address-in-use.error';
 import type { ClassType, Provider } from '../metadata/records';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import { ProtocolEngine } from '../protocol/protocol-engine';
 import type { HttpOptions } from '../transports/http/http-options';
 import type { StreamableHttpTransport } from '../transports/http/streamable-http';
-import type { HandlerRef } from '../registry/descriptors';
 import type { PrimitiveKind, Registry } from '../registry/registry';
 import { buildRegistry, ProviderEntry } from '../registry/registry.builder';
 import { ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
@@ -15,7 +15,7 @@ import { StdioTransport } from '../transports/stdio.transport';
 import { ApplicationOptions, resolveOptions, ResolvedOptions } from './application-options';
 import { ConnectionHandle, ConnectOptions, handleOf, ListenOptions, ListenResult, Served } from './listen-options';
 import { register, resolveAll, taskStoreProvider } from './providers';
-import { compose } from './middleware';
+import { handlerInvoker } from './handler-invoker';
 import { resolveModuleGraph } from './module-graph';
 import { holdConsoleOnStderr, redirectConsoleToStderr } from './console-redirect';
 import { ServerLogger, StderrLogger } from './server-logger';
@@ -69,23 +69,7 @@ export class McpApplication {
     const transient = new Set<unknown>();
     const entries = graph.providers.map((p) => register(container, p, transient)).filter((e): e is ProviderEntry => e !== undefined);
     const registry = buildRegistry(entries);
-    const instances = new Map<unknown, Record<string, (...a: unknown[]) => unknown>>();
-    // Singletons are resolved through the container once, then reused; transient providers every call.
-    const resolve = (token: unknown) => {
-      let instance = instances.get(token);
-      if (!instance) {
-        instance = container.resolve(token as InjectionToken<Record<string, (...a: unknown[]) => unknown>>);
-        if (!transient.has(token)) instances.set(token, instance);
-      }
-      return instance;
-    };
-    const call = async (ref: HandlerRef, args: unknown[]) => resolve(ref.provider)[ref.method](...args);
-    const run = compose(options.middleware);
-    const invoke =
-      options.middleware.length === 0
-        ? call
-        : (ref: HandlerRef, args: unknown[]): Promise<unknown> =>
-            run({ kind: ref.kind, handler: ref.where, args, context: args.find((a): a is McpContext => a instanceof McpContext) }, () => call(ref, args));
+    const invoke = handlerInvoker(container, transient, options.middleware);
     const scaleOut = options.scaleOut?.({ onError: throttled((e) => logger.error('Redis connection error (repeats within 10 s are not logged)', e), 10_000) });
     container.register(TASK_STORE, taskStoreProvider(options.taskStore ?? scaleOut?.taskStore()));
     const store = container.resolve<TaskStore>(TASK_STORE);
@@ -98,6 +82,7 @@ export class McpApplication {
       pageSize: options.pageSize,
       clientRequestTimeoutMs: options.clientRequestTimeoutMs,
       invoke,
+      resolveGuard: (guard) => container.resolve(guard as unknown as InjectionToken<CanActivate>),
       logError: (message, error) => logger.error(message, error),
     });
     const app = new McpApplication(container, registry, engine, options, logger, entries, transient, tasks, scaleOut);

@@ -1,5 +1,7 @@
 export { metadataStore } from './metadata-store';
 export type {
+  AccessRecord,
+  ClassAccessRecords,
   ClassSchemaOptions,
   ClassType,
   CompleteOptions,

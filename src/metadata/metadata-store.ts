@@ -1,4 +1,4 @@
-import type { ClassSchemaOptions, CompleteOptions, FieldOptions, FieldRecord, MethodRecord, ModuleOptions, PromptOptions, ResourceOptions, ToolOptions } from './records';
+import type { AccessRecord, ClassAccessRecords, ClassSchemaOptions, CompleteOptions, FieldOptions, FieldRecord, MethodRecord, ModuleOptions, PromptOptions, ResourceOptions, ToolOptions } from './records';
 
 /**
  * What the decorators saw, keyed by class. Decorators only append records here; everything derived
@@ -11,6 +11,7 @@ interface ClassRecords {
   prompts: MethodRecord<PromptOptions>[];
   completes: MethodRecord<CompleteOptions>[];
   fields: FieldRecord[];
+  access?: { type: AccessRecord[]; methods: Map<string, AccessRecord[]> };
   module?: ModuleOptions;
   schema?: ClassSchemaOptions;
 }
@@ -52,6 +53,34 @@ export const metadataStore = {
   },
   addField(target: object, property: string, options: FieldOptions): void {
     own(target).fields.push({ property, options });
+  },
+  /**
+   * Records an access decorator on a class (`method` undefined) or a method. Decorators apply bottom-up,
+   * so each record goes first: the list reads in source order.
+   */
+  addAccess(target: object, method: string | undefined, record: AccessRecord): void {
+    const r = own(target);
+    const access = (r.access ??= { type: [] as AccessRecord[], methods: new Map<string, AccessRecord[]>() });
+    if (method === undefined) access.type.unshift(record);
+    else {
+      const list: AccessRecord[] = access.methods.get(method) ?? [];
+      list.unshift(record);
+      access.methods.set(method, list);
+    }
+  },
+  /** The access records of a class and its ancestors, ancestors first. */
+  access(target: object): ClassAccessRecords {
+    const type: AccessRecord[] = [];
+    const methods = new Map<string, AccessRecord[]>();
+    const chain: object[] = [];
+    for (let c: object | null = target; c && c !== Function.prototype; c = Object.getPrototypeOf(c)) chain.unshift(c);
+    for (const c of chain) {
+      const access = records.get(c)?.access;
+      if (!access) continue;
+      type.push(...access.type);
+      for (const [method, list] of access.methods) methods.set(method, [...(methods.get(method) ?? []), ...list]);
+    }
+    return { type, methods };
   },
   setModule(target: object, options: ModuleOptions): void {
     moduleClasses.add(target);

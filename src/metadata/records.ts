@@ -1,4 +1,6 @@
+import type { GuardClass } from '../auth/guard';
 import type { ApplicationOptions } from '../kernel/application-options';
+import type { Middleware } from '../kernel/middleware';
 import type { Annotations, Icon, Meta, TaskSupport, ToolAnnotations } from '../mcp/mcp-types';
 
 /** A class constructor, as decorators see it. */
@@ -104,6 +106,20 @@ export interface ClassSchemaOptions {
 export interface MethodRecord<O> {
   readonly method: string;
   readonly options: O;
+}
+
+/** One `@RequireScopes`, `@Public`, `@UseGuards` or `@UseMiddleware`, on a class or a method. */
+export interface AccessRecord {
+  readonly scopes?: readonly string[];
+  readonly public?: true;
+  readonly guards?: readonly GuardClass[];
+  readonly middleware?: readonly Middleware[];
+}
+
+/** The access records of a class: those on the class itself, and those of each method. */
+export interface ClassAccessRecords {
+  readonly type: readonly AccessRecord[];
+  readonly methods: ReadonlyMap<string, readonly AccessRecord[]>;
 }
 
 export interface FieldRecord {

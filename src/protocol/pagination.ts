@@ -17,47 +17,84 @@ export function readCursor(params: Record<string, unknown>): string | undefined 
 }
 
 /**
+ * What one caller sees of a list. Callers with the same `key` see the same items and share serialized
+ * pages; without a key (guards decided) nothing is cached.
+ */
+export interface ListView<T> {
+  readonly key?: string;
+  readonly items: () => readonly T[];
+}
+
+/** Distinct visibility classes whose pages are kept per list (least recently used ones are dropped). */
+export const MAX_CACHED_VIEWS = 64;
+
+interface CachedView<T> {
+  items?: readonly T[];
+  readonly pages: Map<number, RawJson>;
+}
+
+/**
  * Serves one list (tools, resources, templates, prompts) in pages. Cursors are opaque to clients
- * (base64url of the list's kind and an offset); each page is serialized once and then reused.
+ * (base64url of the list's kind and an offset into the caller's view); each page is serialized once
+ * per visibility class and then reused.
  */
 export class Paginator<T> {
-  private readonly pages = new Map<number, RawJson>();
+  private readonly views = new Map<string, CachedView<T>>();
+  private readonly everything: ListView<T>;
 
   constructor(
     private readonly kind: string,
     private readonly key: string,
-    private readonly items: () => readonly T[],
+    items: () => readonly T[],
     private readonly pageSize: number,
     /** The source's version: pages serialized for another version are dropped. */
     private readonly version: () => number = () => 0,
-  ) {}
+  ) {
+    this.everything = { key: '', items };
+  }
 
   private seen = 0;
 
-  page(cursor: unknown): RawJson {
+  /** A page of `view` (default: the whole list, one cache for every caller). */
+  page(cursor: unknown, view: ListView<T> = this.everything): RawJson {
     const version = this.version();
     if (version !== this.seen) {
-      this.pages.clear();
+      this.views.clear();
       this.seen = version;
     }
-    const offset = this.offset(cursor);
-    let page = this.pages.get(offset);
+    const cached = view.key === undefined ? { pages: new Map<number, RawJson>() } : this.cached(view.key);
+    const items = () => (cached.items ??= view.items());
+    const offset = this.offset(cursor, items);
+    let page = cached.pages.get(offset);
     if (!page) {
-      const all = this.items();
+      const all = items();
       const next = offset + this.pageSize;
       const result: Record<string, unknown> = { [this.key]: all.slice(offset, next) };
       if (next < all.length) result.nextCursor = encodeCursor(this.kind, next);
       page = new RawJson(JSON.stringify(result));
-      this.pages.set(offset, page);
+      cached.pages.set(offset, page);
     }
     return page;
   }
 
-  private offset(value: unknown): number {
+  private cached(key: string): CachedView<T> {
+    let cached = this.views.get(key);
+    if (cached) {
+      // Most recently used last, so the first is the one to drop.
+      this.views.delete(key);
+    } else {
+      cached = { pages: new Map() };
+      if (this.views.size >= MAX_CACHED_VIEWS) this.views.delete(this.views.keys().next().value as string);
+    }
+    this.views.set(key, cached);
+    return cached;
+  }
+
+  private offset(value: unknown, items: () => readonly T[]): number {
     if (value === undefined) return 0;
     const cursor = readCursor({ cursor: value });
     const offset = cursor === undefined ? undefined : decodeCursor(this.kind, cursor);
-    if (offset === undefined || offset >= Math.max(1, this.items().length)) {
+    if (offset === undefined || offset >= Math.max(1, items().length)) {
       throw McpError.invalidParams('Invalid cursor', { cursor: echo(cursor) });
     }
     return offset;

@@ -1,12 +1,14 @@
 import type { Implementation, ServerCapabilities } from '../mcp/mcp-types';
 import type { ListKind, Registry } from '../registry/registry';
 import type { Connection, ConnectionOptions, MessageSink } from './connection';
+import { Authorizer, ResolveGuard } from './authorizer';
 import { completionHandlers } from './handlers/completion.handlers';
 import type { HandlerEnv } from './handlers/handler-env';
 import { lifecycleHandlers } from './handlers/lifecycle.handlers';
 import { promptsHandlers } from './handlers/prompts.handlers';
 import { resourcesHandlers } from './handlers/resources.handlers';
 import { toolsHandlers } from './handlers/tools.handlers';
+import type { CanActivate } from '../auth/guard';
 import type { PeerState } from './peer';
 import type { ProtocolFeature } from './protocol-feature';
 import type { MethodHandler } from './request-scope';
@@ -22,6 +24,8 @@ export interface ProtocolEngineOptions {
   pageSize: number;
   clientRequestTimeoutMs: number;
   invoke: Invoke;
+  /** Resolves `@UseGuards` classes (through the application's container); default: `new Guard()`. */
+  resolveGuard?: ResolveGuard;
   logError(message: string, error?: unknown): void;
   /** Protocol features beyond the core (tasks). */
   features?: (env: Omit<HandlerEnv, 'features'>) => ProtocolFeature[];
@@ -60,6 +64,7 @@ export class ProtocolEngine implements SessionHost {
       pageSize: options.pageSize,
       invoke: options.invoke,
       tools: this.tools,
+      authorizer: new Authorizer(options.resolveGuard ?? ((guard) => new (guard as new () => CanActivate)())),
       logError: options.logError,
     };
     this.features = options.features?.(base) ?? [];

@@ -1,16 +1,40 @@
 import type {
+  Annotations,
   PromptDefinition,
   ResourceDefinition,
   ResourceTemplateDefinition,
   TaskSupport,
+  ToolAnnotations,
   ToolDefinition,
 } from '../mcp/mcp-types';
+import type { GuardClass } from '../auth/guard';
+import type { Middleware } from '../kernel/middleware';
 import type { UriTemplate } from './uri-template';
 
 export type InputClass = new (...args: never[]) => object;
 
 /** Where a handler lives: the provider class (resolved through the container at call time) and method. */
 export type HandlerKind = 'tool' | 'resource' | 'prompt' | 'completion';
+
+/** Who may use a handler, resolved from `@RequireScopes`, `@Public`, `@UseGuards` and `@UseMiddleware`. */
+export interface HandlerAccess {
+  /** The kind as guards see it (a template is not a resource). */
+  readonly kind: 'tool' | 'resource' | 'template' | 'prompt' | 'completion';
+  /** The tool's or prompt's name, the resource's or template's name, or the completed argument. */
+  readonly name: string;
+  readonly annotations?: ToolAnnotations | Annotations;
+  readonly _meta?: Readonly<Record<string, unknown>>;
+  /** Every scope the caller needs: class-level and method-level, sorted, without repeats. */
+  readonly scopes: readonly string[];
+  /** Class-level guards first, then the method's. */
+  readonly guards: readonly GuardClass[];
+  /** Marked `@Public` (its class's requirements do not apply). */
+  readonly public: boolean;
+  /** The handler's own middleware, outermost first (inside the application's middleware). */
+  readonly middleware: readonly Middleware[];
+  /** True when a caller needs authentication: some scope or guard applies. */
+  readonly restricted: boolean;
+}
 
 export interface HandlerRef {
   readonly kind: HandlerKind;
@@ -21,6 +45,7 @@ export interface HandlerRef {
   readonly where: string;
   /** True when the method's first parameter is the context (it takes no input). */
   readonly contextFirst: boolean;
+  readonly access: HandlerAccess;
 }
 
 export interface ToolDescriptor extends HandlerRef {

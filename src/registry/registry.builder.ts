@@ -20,6 +20,7 @@ import type {
   TemplateDescriptor,
   ToolDescriptor,
 } from './descriptors';
+import { AccessTarget, resolveAccess } from './handler-access';
 import { handlerParameters, typeName } from './handler-parameters';
 import { Registry } from './registry';
 import { UriTemplate } from './uri-template';
@@ -69,8 +70,8 @@ class Builder {
   }
 
   private addTool(provider: ProviderEntry, { method, options }: MethodRecord<ToolOptions>): void {
-    const ref = this.handlerRef(provider, method, 'tool', 'Tool', options.input, false);
     const name = options.name ?? method;
+    const ref = this.handlerRef(provider, method, 'tool', 'Tool', options.input, false, { kind: 'tool', name, annotations: options.annotations, _meta: options._meta });
     const existing = this.tools.get(name);
     if (existing) throw new DuplicateToolNameError(name, existing.where, ref.where);
     const input = this.inputClass(ref.where, ref.params.declared ?? ref.params.designType);
@@ -94,8 +95,9 @@ class Builder {
 
   private addResource(provider: ProviderEntry, { method, options }: MethodRecord<ResourceOptions>): void {
     // A static resource is called as method(ctx), a template's handler with its variables first: both work untyped.
-    const ref = this.handlerRef(provider, method, 'resource', 'Resource', options.uriTemplate === undefined ? undefined : options.input, true);
     const name = options.name ?? method;
+    const target: AccessTarget = { kind: options.uri !== undefined ? 'resource' : 'template', name, annotations: options.annotations, _meta: options._meta };
+    const ref = this.handlerRef(provider, method, 'resource', 'Resource', options.uriTemplate === undefined ? undefined : options.input, true, target);
     const sameName = this.resourceNames.get(name);
     if (sameName) throw new DuplicateResourceError(`name "${name}"`, sameName, ref.where);
     this.resourceNames.set(name, ref.where);
@@ -118,8 +120,8 @@ class Builder {
   }
 
   private addPrompt(provider: ProviderEntry, { method, options }: MethodRecord<PromptOptions>): void {
-    const ref = this.handlerRef(provider, method, 'prompt', 'Prompt', options.input, false);
     const name = options.name ?? method;
+    const ref = this.handlerRef(provider, method, 'prompt', 'Prompt', options.input, false, { kind: 'prompt', name, _meta: options._meta });
     const existing = this.prompts.get(name);
     if (existing) throw new DuplicatePromptNameError(name, existing.where, ref.where);
     const args = this.inputClass(ref.where, ref.params.declared ?? ref.params.designType);
@@ -138,7 +140,7 @@ class Builder {
 
   private addCompleter(provider: ProviderEntry, { method, options }: MethodRecord<CompleteOptions>): void {
     // A completer is called as method(value, ctx): nothing to learn from its parameter types.
-    const ref = this.handlerRef(provider, method, 'completion', 'Complete', undefined, true);
+    const ref = this.handlerRef(provider, method, 'completion', 'Complete', undefined, true, { kind: 'completion', name: options.argument });
     let target: { completers: Map<string, CompleterDescriptor> };
     if (options.prompt !== undefined) {
       const prompt = this.prompts.get(options.prompt);
@@ -160,12 +162,13 @@ class Builder {
     target.completers.set(options.argument, { ...ref.handler, argument: options.argument });
   }
 
-  private handlerRef({ token, cls }: ProviderEntry, method: string, kind: HandlerKind, decorator: string, declared: unknown, untypedFirst: boolean) {
+  private handlerRef({ token, cls }: ProviderEntry, method: string, kind: HandlerKind, decorator: string, declared: unknown, untypedFirst: boolean, target: AccessTarget) {
     const where = `${cls.name}.${method}`;
     const fn = (cls.prototype as Record<string, unknown>)[method];
     if (typeof fn !== 'function') throw new InvalidDecoratorOptionsError(kind, where, 'is not a method');
     const params = handlerParameters(cls, method, decorator, declared, untypedFirst);
-    return { handler: { kind, provider: token, method, where, contextFirst: params.contextFirst }, where, params };
+    const access = resolveAccess(cls, method, where, target);
+    return { handler: { kind, provider: token, method, where, contextFirst: params.contextFirst, access }, where, params };
   }
 
   private inputClass(where: string, candidate: unknown): InputClass | undefined {

@@ -32,7 +32,7 @@ export class Registry {
   private readonly removed: Record<PrimitiveKind, Set<string>> = { tool: new Set(), resource: new Set(), template: new Set(), prompt: new Set() };
   private readonly listeners = new Set<(list: ListKind) => void>();
   private readonly kindListeners = new Set<(kinds: RegistryKinds, previous: RegistryKinds) => void>();
-  private cache: Partial<Record<ListKind | 'templates', unknown[]>> = {};
+  private cache: Partial<Record<string, unknown[]>> = {};
   /** Bumped on every change; serialized pages of an older version are stale. */
   version = 0;
 
@@ -70,19 +70,36 @@ export class Registry {
   }
 
   toolDefinitions(): ToolDefinition[] {
-    return this.list('tools', () => [...this.tools.values()].filter((t) => this.visible('tool', t.name)).map((t) => t.definition));
+    return this.list('tools', () => this.toolDescriptors().map((t) => t.definition));
   }
 
   resourceDefinitions(): ResourceDefinition[] {
-    return this.list('resources', () => [...this.resources.values()].filter((r) => this.visible('resource', r.uri)).map((r) => r.definition));
+    return this.list('resources', () => this.resourceDescriptors().map((r) => r.definition));
   }
 
   templateDefinitions(): ResourceTemplateDefinition[] {
-    return this.list('templates', () => this.templates.filter((t) => this.visible('template', t.template.template)).map((t) => t.definition));
+    return this.list('templates', () => this.templateDescriptors().map((t) => t.definition));
   }
 
   promptDefinitions(): PromptDefinition[] {
-    return this.list('prompts', () => [...this.prompts.values()].filter((p) => this.visible('prompt', p.name)).map((p) => p.definition));
+    return this.list('prompts', () => this.promptDescriptors().map((p) => p.definition));
+  }
+
+  /** The enabled tools, in list order (what per-caller lists are filtered from). */
+  toolDescriptors(): ToolDescriptor[] {
+    return this.list('tool', () => [...this.tools.values()].filter((t) => this.visible('tool', t.name)));
+  }
+
+  resourceDescriptors(): ResourceDescriptor[] {
+    return this.list('resource', () => [...this.resources.values()].filter((r) => this.visible('resource', r.uri)));
+  }
+
+  templateDescriptors(): TemplateDescriptor[] {
+    return this.list('template', () => this.templates.filter((t) => this.visible('template', t.template.template)));
+  }
+
+  promptDescriptors(): PromptDescriptor[] {
+    return this.list('prompt', () => [...this.prompts.values()].filter((p) => this.visible('prompt', p.name)));
   }
 
   get hasTools(): boolean {
@@ -179,7 +196,7 @@ export class Registry {
     return !this.hidden[kind].has(key) && !this.removed[kind].has(key);
   }
 
-  private list<T>(key: ListKind | 'templates', build: () => T[]): T[] {
+  private list<T>(key: string, build: () => T[]): T[] {
     return (this.cache[key] ??= build()) as T[];
   }
 

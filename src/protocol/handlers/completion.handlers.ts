@@ -1,5 +1,5 @@
 import { CompletionContext, McpContext } from '../../context/mcp-context';
-import type { CompleterDescriptor } from '../../registry/descriptors';
+import type { CompleterDescriptor, HandlerRef } from '../../registry/descriptors';
 import { McpError } from '../../mcp/mcp.error';
 import type { Completion } from '../../mcp/mcp-types';
 import type { MethodHandler } from '../request-scope';
@@ -19,29 +19,32 @@ export function completionHandlers(env: HandlerEnv): Record<string, MethodHandle
       const argName = requireString(argument, 'name');
       const value = requireString(argument, 'value');
       const resolved = (optionalObject(params, 'context')?.arguments ?? {}) as Record<string, string>;
-      const completer = findCompleter(env, ref, argName);
+      const { target, completer } = findCompleter(env, ref, argName);
+      // Completing an argument of a prompt or template the caller may not use is refused like using it.
+      if (target) await env.authorizer.assert(target, scope.extra?.auth);
       if (!completer) return { completion: { values: [], hasMore: false } };
+      await env.authorizer.assert(completer, scope.extra?.auth);
       const ctx = completionContext(scope.context(), resolved);
       return { completion: capCompletion(await env.invoke(completer, [value, ctx]), completer) };
     },
   };
 }
 
-function findCompleter(env: HandlerEnv, ref: Record<string, unknown>, argument: string): CompleterDescriptor | undefined {
+function findCompleter(env: HandlerEnv, ref: Record<string, unknown>, argument: string): { target?: HandlerRef; completer?: CompleterDescriptor } {
   if (ref.type === 'ref/prompt') {
     const name = requireString(ref, 'name');
     const prompt = env.registry.prompt(name);
     if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${echo(name)}`);
-    return prompt.completers.get(argument);
+    return { target: prompt, completer: prompt.completers.get(argument) };
   }
   if (ref.type === 'ref/resource') {
     const uri = requireString(ref, 'uri');
     const template = env.registry.templateByPattern(uri);
     if (!template) {
-      if (env.registry.resource(uri)) return undefined;
+      if (env.registry.resource(uri)) return {};
       throw McpError.invalidParams(`Unknown resource template: ${echo(uri)}`);
     }
-    return template.completers.get(argument);
+    return { target: template, completer: template.completers.get(argument) };
   }
   throw McpError.invalidParams('Invalid params: ref.type must be "ref/prompt" or "ref/resource"');
 }

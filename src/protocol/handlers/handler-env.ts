@@ -1,6 +1,7 @@
 import type { Registry } from '../../registry/registry';
 import type { Implementation, ServerCapabilities } from '../../mcp/mcp-types';
 import { McpError } from '../../mcp/mcp.error';
+import type { Authorizer } from '../authorizer';
 import type { ProtocolFeature } from '../protocol-feature';
 import type { Invoke, ToolInvoker } from '../tool-invoker';
 
@@ -16,6 +17,8 @@ export interface HandlerEnv {
   readonly invoke: Invoke;
   /** Runs a tool call: validation, invocation, result mapping. */
   readonly tools: ToolInvoker;
+  /** Decides per-handler requirements (scopes, guards) for calls and lists. */
+  readonly authorizer: Authorizer;
   readonly features: readonly ProtocolFeature[];
   logError(message: string, error?: unknown): void;
 }

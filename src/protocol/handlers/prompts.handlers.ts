@@ -2,6 +2,7 @@ import type { PromptDescriptor } from '../../registry/descriptors';
 import { validateInput } from '../../validation/validate-input';
 import { McpError } from '../../mcp/mcp.error';
 import type { GetPromptResult, PromptMessage } from '../../mcp/mcp-types';
+import { ListViews } from '../list-views';
 import { Paginator } from '../pagination';
 import type { MethodHandler } from '../request-scope';
 import { echo } from '../wire';
@@ -12,12 +13,14 @@ import { isContentBlock } from './tool-result.mapper';
 export function promptsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
   const registry = env.registry;
   const pages = new Paginator('prompts', 'prompts', () => registry.promptDefinitions(), env.pageSize, () => registry.version);
+  const views = new ListViews(env.authorizer, () => registry.promptDescriptors(), () => registry.version);
   return {
-    'prompts/list': (params) => pages.page(params.cursor),
+    'prompts/list': async (params, scope) => pages.page(params.cursor, await views.view(scope.extra?.auth)),
     'prompts/get': async (params, scope) => {
       const name = requireString(params, 'name');
       const prompt = env.registry.prompt(name);
       if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${echo(name)}`);
+      await env.authorizer.assert(prompt, scope.extra?.auth);
       const args = await checkArguments(prompt, optionalObject(params, 'arguments'));
       const ctx = scope.context();
       return mapPromptResult(await env.invoke(prompt, prompt.contextFirst ? [ctx] : [args, ctx]), prompt);

@@ -3,6 +3,7 @@ import type { UriVariables } from '../../registry/uri-template';
 import { validateInput } from '../../validation/validate-input';
 import { McpError } from '../../mcp/mcp.error';
 import type { ReadResourceResult, ResourceContents } from '../../mcp/mcp-types';
+import { ListViews } from '../list-views';
 import { Paginator } from '../pagination';
 import type { MethodHandler } from '../request-scope';
 import { HandlerEnv, requireString } from './handler-env';
@@ -13,12 +14,16 @@ export function resourcesHandlers(env: HandlerEnv): Record<string, MethodHandler
   const version = () => registry.version;
   const resourcePages = new Paginator('resources', 'resources', () => registry.resourceDefinitions(), env.pageSize, version);
   const templatePages = new Paginator('templates', 'resourceTemplates', () => registry.templateDefinitions(), env.pageSize, version);
+  const resourceViews = new ListViews(env.authorizer, () => registry.resourceDescriptors(), version);
+  const templateViews = new ListViews(env.authorizer, () => registry.templateDescriptors(), version);
   return {
-    'resources/list': (params) => resourcePages.page(params.cursor),
-    'resources/templates/list': (params) => templatePages.page(params.cursor),
-    'resources/subscribe': (params, scope) => {
+    'resources/list': async (params, scope) => resourcePages.page(params.cursor, await resourceViews.view(scope.extra?.auth)),
+    'resources/templates/list': async (params, scope) => templatePages.page(params.cursor, await templateViews.view(scope.extra?.auth)),
+    'resources/subscribe': async (params, scope) => {
       const uri = requireString(params, 'uri');
-      if (!registry.resource(uri) && !registry.matchTemplate(uri)) throw McpError.resourceNotFound(uri);
+      const target = registry.resource(uri) ?? registry.matchTemplate(uri)?.descriptor;
+      if (!target) throw McpError.resourceNotFound(uri);
+      await env.authorizer.assert(target, scope.extra?.auth);
       scope.session?.subscribe(uri);
       return {};
     },
@@ -31,10 +36,12 @@ export function resourcesHandlers(env: HandlerEnv): Record<string, MethodHandler
       const ctx = scope.context();
       const resource = env.registry.resource(uri);
       if (resource) {
+        await env.authorizer.assert(resource, scope.extra?.auth);
         return mapResourceResult(await env.invoke(resource, [ctx]), uri, resource.definition.mimeType);
       }
       const match = env.registry.matchTemplate(uri);
       if (!match) throw McpError.resourceNotFound(uri);
+      await env.authorizer.assert(match.descriptor, scope.extra?.auth);
       const variables = await checkVariables(match.descriptor, match.variables);
       const value = await env.invoke(match.descriptor, match.descriptor.contextFirst ? [ctx] : [variables, ctx]);
       return mapResourceResult(value, uri, match.descriptor.definition.mimeType);

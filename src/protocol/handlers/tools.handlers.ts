@@ -1,4 +1,5 @@
 import { McpError } from '../../mcp/mcp.error';
+import { ListViews } from '../list-views';
 import { Paginator } from '../pagination';
 import type { MethodHandler } from '../request-scope';
 import { echo } from '../wire';
@@ -8,13 +9,16 @@ import { HandlerEnv, optionalObject, requireString } from './handler-env';
 export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
   const registry = env.registry;
   const pages = new Paginator('tools', 'tools', () => registry.toolDefinitions(), env.pageSize, () => registry.version);
+  const views = new ListViews(env.authorizer, () => registry.toolDescriptors(), () => registry.version);
   return {
-    'tools/list': (params) => pages.page(params.cursor),
+    'tools/list': async (params, scope) => pages.page(params.cursor, await views.view(scope.extra?.auth)),
     'tools/call': async (params, scope) => {
       const name = requireString(params, 'name');
       const args = optionalObject(params, 'arguments');
       const tool = env.registry.tool(name);
       if (!tool) throw McpError.invalidParams(`Unknown tool: ${echo(name)}`);
+      // Before validation and before a task is created: a forbidden call is a JSON-RPC error.
+      await env.authorizer.assert(tool, scope.extra?.auth);
       if (env.features.length > 0) {
         const caps = env.capabilities();
         for (const feature of env.features) {

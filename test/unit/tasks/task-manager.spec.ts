@@ -43,7 +43,8 @@ function scope(id: RequestId, outbound: Outbound, owner = 'ses:1', params: Recor
 }
 
 function tool(name: string): ToolDescriptor {
-  return { kind: 'tool', provider: name, method: name, where: `T.${name}`, contextFirst: true, name, definition: { name, inputSchema: { type: 'object' } }, taskSupport: 'optional', streaming: false };
+  return { kind: 'tool', provider: name, method: name, where: `T.${name}`, contextFirst: true, name, definition: { name, inputSchema: { type: 'object' } }, taskSupport: 'optional', streaming: false,
+    access: { kind: 'tool', name, scopes: [], guards: [], public: false, middleware: [], restricted: false } };
 }
 
 function setup(handlers: Record<string, Handler>, options: Parameters<typeof resolveTaskOptions>[0] = {}) {

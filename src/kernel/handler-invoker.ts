@@ -1,0 +1,44 @@
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import { McpContext } from '../context/mcp-context';
+import type { Invoke } from '../protocol/tool-invoker';
+import type { HandlerRef } from '../registry/descriptors';
+import { compose, Invocation, Middleware } from './middleware';
+
+type Instance = Record<string, (...a: unknown[]) => unknown>;
+
+/**
+ * How the application runs a user handler: the application's middleware, then the handler's own
+ * (`@UseMiddleware`), then the method on its provider. Singletons are resolved through the container
+ * once, then reused; transient providers on every call.
+ */
+export function handlerInvoker(container: DependencyContainer, transient: ReadonlySet<unknown>, middleware: readonly Middleware[]): Invoke {
+  const instances = new Map<unknown, Instance>();
+  const resolve = (token: unknown) => {
+    let instance = instances.get(token);
+    if (!instance) {
+      instance = container.resolve(token as InjectionToken<Instance>);
+      if (!transient.has(token)) instances.set(token, instance);
+    }
+    return instance;
+  };
+  const call = async (ref: HandlerRef, args: unknown[]) => resolve(ref.provider)[ref.method](...args);
+  const own = new WeakMap<HandlerRef, ReturnType<typeof compose>>();
+  const inner = (ref: HandlerRef, invocation: Invocation, args: unknown[]): Promise<unknown> => {
+    if (ref.access.middleware.length === 0) return call(ref, args);
+    let run = own.get(ref);
+    if (!run) own.set(ref, (run = compose(ref.access.middleware)));
+    return run(invocation, () => call(ref, args));
+  };
+  const run = compose(middleware);
+  const invocation = (ref: HandlerRef, args: unknown[]): Invocation => ({
+    kind: ref.kind,
+    handler: ref.where,
+    args,
+    context: args.find((a): a is McpContext => a instanceof McpContext),
+  });
+  return (ref, args) => {
+    if (middleware.length === 0 && ref.access.middleware.length === 0) return call(ref, args);
+    const inv = invocation(ref, args);
+    return run(inv, () => inner(ref, inv, args));
+  };
+}

@@ -1,0 +1,52 @@
+import { InvalidDecoratorOptionsError } from '../errors/invalid-decorator-options.error';
+import type { GuardClass } from '../auth/guard';
+import { metadataStore } from '../metadata/metadata-store';
+import type { AccessRecord } from '../metadata/records';
+import type { HandlerAccess } from './descriptors';
+
+/** What a handler is, as guards see it. */
+export type AccessTarget = Pick<HandlerAccess, 'kind' | 'name' | 'annotations' | '_meta'>;
+
+/**
+ * Resolves a handler's requirements from the access records of its class and method: scopes are the
+ * union of both levels, guards and middleware class-level first; `@Public` drops its level's (and, on
+ * the method, the class's) scopes and guards. Contradictions on one level are definition errors.
+ */
+export function resolveAccess(cls: object, method: string, where: string, target: AccessTarget): HandlerAccess {
+  const records = metadataStore.access(cls);
+  const type = level(records.type, (cls as { name?: string }).name || 'anonymous class');
+  const own = level(records.methods.get(method) ?? [], where);
+  const applies = own.isPublic ? [own] : type.isPublic ? [own] : [type, own];
+  const scopes = [...new Set(applies.flatMap((l) => l.scopes))].sort();
+  const guards = [...new Set(applies.flatMap((l) => l.guards))];
+  for (const guard of guards) {
+    if (typeof (guard.prototype as Partial<Record<string, unknown>> | undefined)?.canActivate !== 'function') {
+      throw new InvalidDecoratorOptionsError('UseGuards', where, `${guard.name || 'a guard'} has no canActivate method`);
+    }
+  }
+  const middleware = [...type.middleware, ...own.middleware];
+  return Object.freeze({
+    ...target,
+    scopes: Object.freeze(scopes),
+    guards: Object.freeze(guards),
+    public: own.isPublic || (type.isPublic && own.scopes.length === 0 && own.guards.length === 0),
+    middleware: Object.freeze(middleware),
+    restricted: scopes.length > 0 || guards.length > 0,
+  });
+}
+
+interface Level {
+  isPublic: boolean;
+  scopes: string[];
+  guards: GuardClass[];
+  middleware: AccessRecord['middleware'] & object;
+}
+
+function level(records: readonly AccessRecord[], where: string): Level {
+  const isPublic = records.some((r) => r.public);
+  const scopes = records.flatMap((r) => r.scopes ?? []);
+  const guards = records.flatMap((r) => r.guards ?? []);
+  if (isPublic && scopes.length > 0) throw new InvalidDecoratorOptionsError('Public', where, 'cannot be combined with @RequireScopes on the same target');
+  if (isPublic && guards.length > 0) throw new InvalidDecoratorOptionsError('Public', where, 'cannot be combined with @UseGuards on the same target');
+  return { isPublic, scopes, guards, middleware: records.flatMap((r) => r.middleware ?? []) };
+}
