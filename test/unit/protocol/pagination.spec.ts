@@ -1,6 +1,6 @@
 import { McpError } from '../../../src/mcp/mcp.error';
 import { echo } from '../../../src/protocol/wire';
-import { Paginator, readCursor } from '../../../src/protocol/pagination';
+import { MAX_CACHED_VIEWS, Paginator, readCursor } from '../../../src/protocol/pagination';
 
 type Page = { items: number[]; nextCursor?: string };
 
@@ -135,5 +135,36 @@ describe('pagination cursors', () => {
     expect(readCursor({ cursor: 'abc' })).toBe('abc');
     expect(rejectionOf(() => readCursor({ cursor: { a: 1 } })).code).toBe(-32602);
     expect(rejectionOf(() => readCursor({ cursor: 'x'.repeat(10_000) })).code).toBe(-32602);
+  });
+});
+
+describe('Paginator views (per-caller lists)', () => {
+  const numbers = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+  it('pages each view on its own: cursors are offsets into that view, pages are cached per key', () => {
+    const paginator = new Paginator('items', 'items', () => numbers(5), 2);
+    const evens = { key: 'evens', items: jest.fn(() => [0, 2, 4]) };
+    const first = paginator.page(undefined, evens);
+    const { nextCursor } = JSON.parse(first.json) as Page;
+    expect(JSON.parse(paginator.page(nextCursor, evens).json)).toEqual({ items: [4] });
+    expect(paginator.page(undefined, { key: 'evens', items: () => [] })).toBe(first);
+    expect(evens.items).toHaveBeenCalledTimes(1);
+    expect(JSON.parse(paginator.page(undefined).json)).toEqual({ items: [0, 1], nextCursor: expect.any(String) });
+    // A view without a key (decided by guards) is never cached, and its cursors are checked against it.
+    const once = { items: () => [9] };
+    expect(paginator.page(undefined, once)).not.toBe(paginator.page(undefined, once));
+    expect(rejectionOf(() => paginator.page(nextCursor, once)).code).toBe(-32602);
+  });
+
+  it('keeps at most MAX_CACHED_VIEWS keyed views, dropping the least recently used', () => {
+    const paginator = new Paginator<string>('items', 'items', () => [], 2);
+    const view = (key: string) => ({ key, items: () => [key] });
+    const kept = paginator.page(undefined, view('k0'));
+    const dropped = paginator.page(undefined, view('k1'));
+    for (let i = 2; i < MAX_CACHED_VIEWS; i++) paginator.page(undefined, view(`k${i}`));
+    expect(paginator.page(undefined, view('k0'))).toBe(kept);
+    paginator.page(undefined, view('one more'));
+    expect(paginator.page(undefined, view('k0'))).toBe(kept);
+    expect(paginator.page(undefined, view('k1'))).not.toBe(dropped);
   });
 });
