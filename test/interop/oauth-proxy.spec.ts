@@ -243,4 +243,26 @@ describe('OAuth proxy in front of an OIDC provider without dynamic registration'
     const noRefresh = await tokenRequest({ grant_type: 'refresh_token', client_id: await registerPublicClient(), refresh_token: 'nope' });
     expect(await noRefresh.json()).toMatchObject({ error: 'invalid_grant' });
   });
+
+  it('authenticates a confidential client by its secret, and revokes the whole grant when a rotated refresh token comes back', async () => {
+    const registered = (await (
+      await fetch(`${origin}/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ client_name: 'Confidential', redirect_uris: [CLIENT_REDIRECT] }) })
+    ).json()) as { client_id: string; client_secret: string };
+    const basic = (secret: string) => `Basic ${Buffer.from(`${registered.client_id}:${secret}`).toString('base64')}`;
+    const post = (params: Record<string, string>, secret = registered.client_secret) =>
+      fetch(`${origin}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic(secret) }, body: new URLSearchParams(params) });
+    const { code, verifier } = await codeFor(registered.client_id);
+    const wrongSecret = await post({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: CLIENT_REDIRECT }, 'not-the-secret');
+    expect(wrongSecret.status).toBe(401);
+    expect(await wrongSecret.json()).toMatchObject({ error: 'invalid_client' });
+
+    const again = await codeFor(registered.client_id);
+    const first = (await (await post({ grant_type: 'authorization_code', code: again.code, code_verifier: again.verifier, redirect_uri: CLIENT_REDIRECT })).json()) as OAuthTokens;
+    const second = (await (await post({ grant_type: 'refresh_token', refresh_token: first.refresh_token! })).json()) as OAuthTokens;
+    expect((await proxy.verifier().verify(second.access_token, { resource })).subject).toBe('alice');
+    const replay = await post({ grant_type: 'refresh_token', refresh_token: first.refresh_token! });
+    expect(await replay.json()).toMatchObject({ error: 'invalid_grant' });
+    await expect(proxy.verifier().verify(second.access_token, { resource })).rejects.toBeInstanceOf(InvalidTokenError);
+    expect(await (await post({ grant_type: 'refresh_token', refresh_token: second.refresh_token! })).json()).toMatchObject({ error: 'invalid_grant' });
+  });
 });

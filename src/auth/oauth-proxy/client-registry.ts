@@ -51,7 +51,7 @@ export class ClientRegistry {
   async find(clientId: string): Promise<ClientRecord> {
     if (this.isDocumentUrl(clientId)) return this.fromDocument(clientId);
     const client = await this.records.get<ClientRecord>(`client:${clientId}`);
-    if (!client) throw new OAuthError('invalid_client', 'Unknown client', 401);
+    if (!client) throw new OAuthError('invalid_client', 'Unknown client');
     return client;
   }
 

@@ -8,6 +8,7 @@ import type { OAuthProxyOptions, UpstreamTokens } from './oauth-proxy.options';
 import { OAuthError } from './oauth.error';
 import { readParams, sendError, sendJson } from './proxy-http';
 import { ProxyRecords } from './proxy-records';
+import { isLoopbackHost } from './redirect-uris';
 import { TokenEndpoint } from './token.endpoint';
 import { TokenIssuer } from './token-issuer';
 import { UpstreamClient } from './upstream-client';
@@ -92,8 +93,8 @@ export class OAuthProxy {
     const url = new URL(req.url ?? '/', 'http://x');
     const route = this.route(url.pathname, req.method ?? 'GET');
     if (!route) return false;
-    this.currentIssuer ??= `http://${req.headers.host ?? 'localhost'}`;
     try {
+      this.currentIssuer ??= issuerFromRequest(req);
       if (req.method === 'OPTIONS') return this.preflight(res);
       const params = await readParams(req, url);
       await route(req, res, params);
@@ -144,6 +145,14 @@ export class OAuthProxy {
   private url(suffix: string): string {
     return `${this.currentIssuer}${suffix}`;
   }
+}
+
+/** Without a configured issuer, a loopback Host names it (development); any other Host could be an attacker's. */
+function issuerFromRequest(req: IncomingMessage): string {
+  const host = req.headers.host ?? '';
+  const hostname = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
+  if (!isLoopbackHost(hostname)) throw new Error(`OAuthProxy: set the issuer option (a request came for ${host || 'no host'})`);
+  return `http://${host}`;
 }
 
 function withoutNulls(client: object): Record<string, unknown> {
