@@ -83,4 +83,4 @@ export type { TaskBus, TaskBusMessage } from './tasks/task-bus';
 export type { TokenVerifier, VerifyContext } from './auth/token-verifier';
 export { InvalidTokenError, ForbiddenError, FORBIDDEN_CODE } from './auth/auth.errors';
 export { OAuthProxy, InMemoryOAuthProxyStore, OAuthError } from './auth/oauth-proxy';
-export type { OAuthProxyOptions, UpstreamProviderOptions, UpstreamTokens, UpstreamIdentity, OAuthProxyStore, InMemoryOAuthProxyStoreOptions } from './auth/oauth-proxy';
+export type { OAuthProxyOptions, UpstreamProviderOptions, UpstreamTokens, UpstreamIdentity, SigningJwk, OAuthProxyStore, InMemoryOAuthProxyStoreOptions } from './auth/oauth-proxy';

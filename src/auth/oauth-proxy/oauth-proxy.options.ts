@@ -1,4 +1,3 @@
-import type { JWK } from 'jose';
 import type { OAuthProxyStore } from './oauth-proxy.store';
 
 /** The identity provider behind the proxy, where the proxy is one confidential client with a fixed id and secret. */
@@ -39,6 +38,16 @@ export interface UpstreamIdentity {
   claims: Record<string, unknown>;
 }
 
+/** A private JSON Web Key (RFC 7517), typed here so that mcpkit's declarations need no jose types. */
+export interface SigningJwk {
+  kty: string;
+  kid?: string;
+  alg?: string;
+  crv?: string;
+  d?: string;
+  [member: string]: unknown;
+}
+
 /** Options of `new OAuthProxy(...)`. */
 export interface OAuthProxyOptions {
   /**
@@ -52,7 +61,7 @@ export interface OAuthProxyOptions {
   /** Default: a bounded in-memory store (one instance only). */
   store?: OAuthProxyStore;
   /** A private JWK (EC P-256 / ES256, or RSA / RS256) signing the proxy's tokens; default: a key generated at start, so tokens die with the process. */
-  signingKey?: JWK;
+  signingKey?: SigningJwk;
   /** Scopes MCP clients may ask for (advertised in the metadata); requests for others are refused with invalid_scope. */
   scopesSupported?: string[];
   /** `skip: true` approves every request without the consent page: development only. */

@@ -2,6 +2,7 @@ import type { JWK, KeyLike } from 'jose';
 import type { AuthInfo } from '../../context/mcp-context';
 import { InvalidTokenError } from '../auth.errors';
 import type { TokenVerifier, VerifyContext } from '../token-verifier';
+import type { SigningJwk } from './oauth-proxy.options';
 import { randomToken } from './pkce';
 import type { GrantRecord, ProxyRecords } from './proxy-records';
 
@@ -27,7 +28,7 @@ export class TokenIssuer {
 
   constructor(
     private readonly records: ProxyRecords,
-    private readonly signingKey: JWK | undefined,
+    private readonly signingKey: SigningJwk | undefined,
     private readonly issuer: () => string | undefined,
   ) {}
 
@@ -86,10 +87,11 @@ export class TokenIssuer {
   private async createKeys(): Promise<Keys> {
     const j = jose();
     if (this.signingKey) {
+      const jwk = this.signingKey as JWK;
       const alg = this.signingKey.alg ?? (this.signingKey.kty === 'RSA' ? 'RS256' : 'ES256');
-      const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicPart } = this.signingKey;
+      const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicPart } = jwk;
       const kid = this.signingKey.kid ?? (await j.calculateJwkThumbprint(publicPart));
-      const privateKey = await j.importJWK(this.signingKey, alg);
+      const privateKey = await j.importJWK(jwk, alg);
       const publicKey = await j.importJWK(publicPart, alg);
       return { alg, kid, privateKey, publicKey, publicJwk: { ...publicPart, kid, alg, use: 'sig' } };
     }
