@@ -3,9 +3,9 @@ import type { ClientRegistry } from './client-registry';
 import { consentPage } from './consent-page';
 import type { OAuthProxyOptions } from './oauth-proxy.options';
 import { OAuthError } from './oauth.error';
-import { randomToken, sameSecret } from './pkce';
+import { randomToken, sameSecret, tokenKey } from './pkce';
 import { cookie, param, redirect, sendHtml, withQuery } from './proxy-http';
-import type { GrantRecord, PendingAuthorization, ProxyRecords } from './proxy-records';
+import type { CodeRecord, GrantRecord, PendingAuthorization, ProxyRecords, UpstreamRecord } from './proxy-records';
 import type { UpstreamClient } from './upstream-client';
 
 const CSRF_COOKIE = 'mcpkit_oauth_csrf';
@@ -90,17 +90,20 @@ export class AuthorizeEndpoint {
     const code = param(params, 'code');
     if (!code) return back('server_error', 'The identity provider sent no code');
     let grant: GrantRecord;
+    let upstream: UpstreamRecord;
     try {
       const tokens = await this.upstream.exchange(code, flow.verifier);
       const identity = this.options.identify ? await this.options.identify(tokens, () => this.upstream.userinfo(tokens)) : await this.upstream.identify(tokens);
       grant = { grantId: randomToken(16), clientId: flow.clientId, scopes: flow.scopes, resource: flow.resource, subject: identity.subject };
-      await this.records.put(`upstream:${grant.grantId}`, { tokens, identity: identity.claims }, this.options.ttl?.refreshToken ?? 30 * 86_400);
+      // The upstream's tokens wait in the code; they are kept for the grant once the code is redeemed.
+      upstream = { tokens, identity: identity.claims };
     } catch (error) {
       this.options.logError?.('OAuth proxy: the upstream sign-in failed', error);
       return back('server_error', 'The identity provider could not be reached or refused the sign-in');
     }
     const proxyCode = randomToken();
-    await this.records.put(`code:${proxyCode}`, { ...grant, redirectUri: flow.redirectUri, codeChallenge: flow.codeChallenge }, this.options.ttl?.code ?? 120);
+    const record: CodeRecord = { ...grant, redirectUri: flow.redirectUri, codeChallenge: flow.codeChallenge, upstream };
+    await this.records.put(tokenKey('code', proxyCode), record, this.options.ttl?.code ?? 120);
     redirect(res, withQuery(flow.redirectUri, { code: proxyCode, state: flow.state, iss: this.issuer() }));
   }
 

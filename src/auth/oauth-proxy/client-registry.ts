@@ -41,7 +41,7 @@ export class ClientRegistry {
       grant_types: grants as string[],
       client_id_issued_at: Math.floor(Date.now() / 1000),
       ...(typeof metadata.scope === 'string' ? { scope: metadata.scope } : {}),
-      ...(method === 'none' ? {} : { client_secret: randomToken(32) }),
+      ...(method === 'none' ? {} : { client_secret: randomToken(32), client_secret_expires_at: 0 }),
     };
     await this.records.put(`client:${client.client_id}`, client, this.options.ttl?.client ?? 90 * DAY);
     return client;

@@ -69,7 +69,7 @@ export function sendHtml(res: ServerResponse, html: string, headers: Record<stri
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
+  res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.end(html);
 }

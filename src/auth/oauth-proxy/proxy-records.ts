@@ -1,3 +1,4 @@
+import type { UpstreamTokens } from './oauth-proxy.options';
 import type { OAuthProxyStore } from './oauth-proxy.store';
 
 /** A client the proxy knows: registered (RFC 7591) or read from its metadata document. */
@@ -7,6 +8,7 @@ export interface ClientRecord {
   redirect_uris: string[];
   token_endpoint_auth_method: 'none' | 'client_secret_post' | 'client_secret_basic';
   client_secret?: string;
+  client_secret_expires_at?: number;
   grant_types?: string[];
   scope?: string;
   client_id_issued_at?: number;
@@ -30,6 +32,19 @@ export interface GrantRecord {
   scopes: string[];
   resource: string;
   subject: string;
+}
+
+/** The upstream's answer for a grant, kept server-side. */
+export interface UpstreamRecord {
+  tokens: UpstreamTokens;
+  identity: Record<string, unknown>;
+}
+
+/** A proxy authorization code: the grant it will start, bound to the request's redirect_uri and PKCE challenge. */
+export interface CodeRecord extends GrantRecord {
+  redirectUri: string;
+  codeChallenge: string;
+  upstream: UpstreamRecord;
 }
 
 /** The store, read and written as JSON under typed key families. */

@@ -4,13 +4,8 @@ import type { OAuthProxyOptions } from './oauth-proxy.options';
 import { OAuthError } from './oauth.error';
 import { isVerifier, randomToken, s256, sameSecret, tokenKey } from './pkce';
 import { param, sendJson } from './proxy-http';
-import type { ClientRecord, GrantRecord, ProxyRecords } from './proxy-records';
+import type { ClientRecord, CodeRecord, GrantRecord, ProxyRecords } from './proxy-records';
 import type { TokenIssuer } from './token-issuer';
-
-interface CodeRecord extends GrantRecord {
-  redirectUri: string;
-  codeChallenge: string;
-}
 
 /** /token (authorization_code, refresh_token with rotation) and /revoke (RFC 7009). */
 export class TokenEndpoint {
@@ -43,22 +38,26 @@ export class TokenEndpoint {
     const client = await this.authenticate(req, params);
     const grantId = (await this.records.get<GrantRecord>(tokenKey('refresh', token)))?.grantId ?? grantOfJwt(token);
     const grant = grantId ? await this.records.get<GrantRecord>(`grant:${grantId}`) : undefined;
-    if (grant && grant.clientId === client.client_id) await this.dropGrant(grant.grantId);
-    if (grant && grant.clientId === client.client_id) await this.records.delete(tokenKey('refresh', token));
+    if (grant && grant.clientId === client.client_id) {
+      await this.dropGrant(grant.grantId);
+      await this.records.delete(tokenKey('refresh', token));
+    }
     sendJson(res, 200, {});
   }
 
   private async redeemCode(client: ClientRecord, params: Record<string, unknown>): Promise<GrantRecord> {
     const code = param(params, 'code', true)!;
-    const record = await this.records.take<CodeRecord>(`code:${code}`);
+    const record = await this.records.take<CodeRecord>(tokenKey('code', code));
     if (!record || record.clientId !== client.client_id) throw new OAuthError('invalid_grant', 'The code is invalid, expired or already used');
     if (param(params, 'redirect_uri') !== record.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
     const verifier = param(params, 'code_verifier');
     if (!verifier || !isVerifier(verifier) || !sameSecret(s256(verifier), record.codeChallenge)) throw new OAuthError('invalid_grant', 'The PKCE code_verifier does not match');
     const resource = param(params, 'resource');
     if (resource !== undefined && resource !== record.resource) throw new OAuthError('invalid_target', 'resource differs from the authorization request');
-    const { redirectUri: _r, codeChallenge: _c, ...grant } = record;
+    const { redirectUri: _r, codeChallenge: _c, upstream, ...grant } = record;
+    // A grant lasts refreshToken seconds from the sign-in, however often its tokens are refreshed.
     await this.records.put(`grant:${grant.grantId}`, grant, this.refreshTtl);
+    await this.records.put(`upstream:${grant.grantId}`, upstream, this.refreshTtl);
     return grant;
   }
 
