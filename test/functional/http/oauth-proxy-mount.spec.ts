@@ -66,4 +66,19 @@ describe('the OAuth proxy mounted on the HTTP transport', () => {
     expect(to.searchParams.get('code_challenge')).not.toBe('x'.repeat(43));
     await app.close();
   });
+
+  it('shows a consent page that escapes what the client registered and sets its CSRF cookie HttpOnly', async () => {
+    const proxy = new OAuthProxy({ issuer: 'http://127.0.0.1:8080', resource: 'http://127.0.0.1:8080/mcp', upstream });
+    const { app, transport } = await httpApp({ oauthProxy: proxy });
+    const server = transport.callback();
+    const { client_id } = (await request(server).post('/register').send({ client_name: '<script>alert(1)</script>', redirect_uris: ['https://client.example/cb'], token_endpoint_auth_method: 'none' })).body as { client_id: string };
+    const query = new URLSearchParams({ response_type: 'code', client_id, redirect_uri: 'https://client.example/cb', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' });
+    const page = await request(server).get(`/authorize?${query}`);
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain('<script>');
+    expect(page.text).toContain('&#60;script&#62;');
+    expect(page.text).toContain('client.example');
+    expect(page.headers['set-cookie'][0]).toMatch(/HttpOnly; SameSite=Lax/);
+    await app.close();
+  });
 });
