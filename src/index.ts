@@ -84,3 +84,5 @@ export type { TaskBus, TaskBusMessage } from './tasks/task-bus';
 export type { TokenVerifier, VerifyContext } from './auth/token-verifier';
 export type { CanActivate, GuardContext, GuardClass } from './auth/guard';
 export { InvalidTokenError, ForbiddenError, FORBIDDEN_CODE } from './auth/auth.errors';
+export { OAuthProxy, InMemoryOAuthProxyStore, OAuthError } from './auth/oauth-proxy';
+export type { OAuthProxyOptions, UpstreamProviderOptions, UpstreamTokens, UpstreamIdentity, SigningJwk, OAuthProxyStore, InMemoryOAuthProxyStoreOptions } from './auth/oauth-proxy';

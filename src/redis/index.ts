@@ -7,3 +7,5 @@ export { RedisEventStore } from './redis.event-store';
 export type { RedisEventStoreOptions } from './redis.event-store';
 export { RedisSessionBackplane } from './redis.session-backplane';
 export type { RedisSessionBackplaneOptions } from './redis.session-backplane';
+export { RedisOAuthProxyStore } from './redis.oauth-proxy-store';
+export type { RedisOAuthProxyStoreOptions } from './redis.oauth-proxy-store';

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '../../context/mcp-context';
 import type { EventStore } from './event-store';
 import type { SessionBackplane } from './session-backplane';
@@ -57,10 +57,20 @@ export interface HttpOptions {
    * to refuse (401); any other exception is logged and answered 500.
    */
   authenticate?: (request: { headers: IncomingHttpHeaders; method: string; url: string }) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+  /**
+   * Serves an authorization server next to the MCP endpoint (an `OAuthProxy`: metadata, /register,
+   * /authorize, /token...), on the same port; pair it with an `auth` verifier from `oauthProxy.verifier()`.
+   */
+  oauthProxy?: OAuthEndpoints;
 }
 
-export type ResolvedHttpOptions = Required<Omit<HttpOptions, 'cors' | 'eventStore' | 'authenticate' | 'allowedOrigins' | 'healthPath' | 'sessionBackplane'>> &
-  Pick<HttpOptions, 'cors' | 'authenticate' | 'allowedOrigins' | 'sessionBackplane'> & { eventStore: EventStore | undefined; healthPath: string | null };
+/** Something serving OAuth endpoints on plain Node requests, resolving false for requests it does not serve (OAuthProxy). */
+export interface OAuthEndpoints {
+  handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+}
+
+export type ResolvedHttpOptions = Required<Omit<HttpOptions, 'cors' | 'eventStore' | 'authenticate' | 'allowedOrigins' | 'healthPath' | 'sessionBackplane' | 'oauthProxy'>> &
+  Pick<HttpOptions, 'cors' | 'authenticate' | 'allowedOrigins' | 'sessionBackplane' | 'oauthProxy'> & { eventStore: EventStore | undefined; healthPath: string | null };
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
@@ -92,5 +102,6 @@ export function resolveHttpOptions(options: HttpOptions, defaultStore: () => Eve
     healthPath: options.healthPath === undefined ? '/health' : options.healthPath,
     authenticate: options.authenticate,
     sessionBackplane: sessions ? options.sessionBackplane : undefined,
+    oauthProxy: options.oauthProxy,
   };
 }

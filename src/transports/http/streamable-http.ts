@@ -66,7 +66,16 @@ export class StreamableHttpTransport {
       fail(ctx, 405, -32000, 'Method not allowed');
     });
     if (healthPath) router.get(healthPath, (ctx) => this.health(ctx));
-    return router.routes() as unknown as Koa.Middleware;
+    const routes = router.routes() as unknown as Koa.Middleware;
+    const proxy = this.options.oauthProxy;
+    if (!proxy) return routes;
+    // The authorization server's endpoints answer on the raw request, before the MCP routes.
+    return async (ctx, next) => {
+      ctx.respond = false;
+      if (await proxy.handle(ctx.req, ctx.res)) return;
+      ctx.respond = true;
+      return routes(ctx, next);
+    };
   }
 
   /** A Node request listener (for http.createServer or supertest). */

@@ -1,0 +1,78 @@
+import type { UpstreamTokens } from './oauth-proxy.options';
+import type { OAuthProxyStore } from './oauth-proxy.store';
+
+/** A client the proxy knows: registered (RFC 7591) or read from its metadata document. */
+export interface ClientRecord {
+  client_id: string;
+  client_name?: string;
+  redirect_uris: string[];
+  token_endpoint_auth_method: 'none' | 'client_secret_post' | 'client_secret_basic';
+  client_secret?: string;
+  client_secret_expires_at?: number;
+  grant_types?: string[];
+  scope?: string;
+  client_id_issued_at?: number;
+}
+
+/** An authorization request the proxy accepted, on its way through consent and the upstream. */
+export interface PendingAuthorization {
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  state?: string;
+  scopes: string[];
+  resource: string;
+  csrf: string;
+}
+
+/** What a proxy authorization code or a grant stands for. */
+export interface GrantRecord {
+  grantId: string;
+  clientId: string;
+  scopes: string[];
+  resource: string;
+  subject: string;
+}
+
+/** The upstream's answer for a grant, kept server-side. */
+export interface UpstreamRecord {
+  tokens: UpstreamTokens;
+  identity: Record<string, unknown>;
+}
+
+/** A proxy authorization code: the grant it will start, bound to the request's redirect_uri and PKCE challenge. */
+export interface CodeRecord extends GrantRecord {
+  redirectUri: string;
+  codeChallenge: string;
+  upstream: UpstreamRecord;
+}
+
+/** The store, read and written as JSON under typed key families. */
+export class ProxyRecords {
+  constructor(readonly store: OAuthProxyStore) {}
+
+  async get<T>(key: string): Promise<T | undefined> {
+    return parse<T>(await this.store.get(key));
+  }
+
+  async take<T>(key: string): Promise<T | undefined> {
+    return parse<T>(await this.store.take(key));
+  }
+
+  put(key: string, value: unknown, ttlSeconds: number): Promise<void> {
+    return this.store.put(key, JSON.stringify(value), ttlSeconds * 1000);
+  }
+
+  delete(key: string): Promise<void> {
+    return this.store.delete(key);
+  }
+}
+
+function parse<T>(text: string | undefined): T | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return undefined;
+  }
+}

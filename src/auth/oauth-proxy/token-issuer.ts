@@ -1,0 +1,103 @@
+import type { JWK, KeyLike } from 'jose';
+import type { AuthInfo } from '../../context/mcp-context';
+import { InvalidTokenError } from '../auth.errors';
+import type { TokenVerifier, VerifyContext } from '../token-verifier';
+import type { SigningJwk } from './oauth-proxy.options';
+import { randomToken } from './pkce';
+import type { GrantRecord, ProxyRecords } from './proxy-records';
+
+type Jose = typeof import('jose');
+
+// jose is loaded when the proxy first signs or verifies, so importing mcpkit stays light.
+function jose(): Jose {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('jose') as Jose;
+}
+
+interface Keys {
+  alg: string;
+  kid: string;
+  privateKey: KeyLike | Uint8Array;
+  publicKey: KeyLike | Uint8Array;
+  publicJwk: JWK;
+}
+
+/** Signs the proxy's access tokens (RFC 9068 JWTs) and verifies them for the resource server. */
+export class TokenIssuer {
+  private keys?: Promise<Keys>;
+
+  constructor(
+    private readonly records: ProxyRecords,
+    private readonly signingKey: SigningJwk | undefined,
+    private readonly issuer: () => string | undefined,
+  ) {}
+
+  async jwks(): Promise<{ keys: JWK[] }> {
+    return { keys: [(await this.load()).publicJwk] };
+  }
+
+  async sign(grant: GrantRecord, ttlSeconds: number): Promise<string> {
+    const keys = await this.load();
+    const now = Math.floor(Date.now() / 1000);
+    return new (jose().SignJWT)({ client_id: grant.clientId, scope: grant.scopes.join(' '), gid: grant.grantId })
+      .setProtectedHeader({ alg: keys.alg, kid: keys.kid, typ: 'at+jwt' })
+      .setIssuer(this.issuer()!)
+      .setSubject(grant.subject)
+      .setAudience(grant.resource)
+      .setIssuedAt(now)
+      .setExpirationTime(now + ttlSeconds)
+      .setJti(randomToken(16))
+      .sign(keys.privateKey);
+  }
+
+  /** A TokenVerifier accepting this proxy's live tokens for the resource being served. */
+  verifier(): TokenVerifier {
+    return { verify: (token, context) => this.verify(token, context) };
+  }
+
+  private async verify(token: string, context: VerifyContext): Promise<AuthInfo> {
+    const issuer = this.issuer();
+    if (!issuer) throw new InvalidTokenError('The token was not issued by this server');
+    const keys = await this.load();
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await jose().jwtVerify(token, keys.publicKey, { issuer, audience: context.resource, algorithms: [keys.alg], typ: 'at+jwt' }));
+    } catch {
+      throw new InvalidTokenError('The access token is invalid or expired');
+    }
+    // A revoked grant takes its access tokens with it.
+    if (typeof payload.gid !== 'string' || !(await this.records.get(`grant:${payload.gid}`))) {
+      throw new InvalidTokenError('The access token was revoked');
+    }
+    const scope = typeof payload.scope === 'string' ? payload.scope : '';
+    return {
+      subject: payload.sub as string,
+      clientId: payload.client_id as string,
+      scopes: scope ? scope.split(' ') : [],
+      claims: payload,
+      expiresAt: payload.exp as number,
+    };
+  }
+
+  private load(): Promise<Keys> {
+    this.keys ??= this.createKeys();
+    return this.keys;
+  }
+
+  private async createKeys(): Promise<Keys> {
+    const j = jose();
+    if (this.signingKey) {
+      const jwk = this.signingKey as JWK;
+      const alg = this.signingKey.alg ?? (this.signingKey.kty === 'RSA' ? 'RS256' : 'ES256');
+      const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicPart } = jwk;
+      const kid = this.signingKey.kid ?? (await j.calculateJwkThumbprint(publicPart));
+      const privateKey = await j.importJWK(jwk, alg);
+      const publicKey = await j.importJWK(publicPart, alg);
+      return { alg, kid, privateKey, publicKey, publicJwk: { ...publicPart, kid, alg, use: 'sig' } };
+    }
+    const { privateKey, publicKey } = await j.generateKeyPair('ES256', { extractable: true });
+    const jwk = await j.exportJWK(publicKey);
+    const kid = await j.calculateJwkThumbprint(jwk);
+    return { alg: 'ES256', kid, privateKey, publicKey, publicJwk: { ...jwk, kid, alg: 'ES256', use: 'sig' } };
+  }
+}

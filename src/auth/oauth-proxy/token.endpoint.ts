@@ -1,0 +1,119 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ClientRegistry } from './client-registry';
+import type { OAuthProxyOptions } from './oauth-proxy.options';
+import { OAuthError } from './oauth.error';
+import { isVerifier, randomToken, s256, sameSecret, tokenKey } from './pkce';
+import { param, sendJson } from './proxy-http';
+import type { ClientRecord, CodeRecord, GrantRecord, ProxyRecords } from './proxy-records';
+import type { TokenIssuer } from './token-issuer';
+
+/** /token (authorization_code, refresh_token with rotation) and /revoke (RFC 7009). */
+export class TokenEndpoint {
+  constructor(
+    private readonly records: ProxyRecords,
+    private readonly clients: ClientRegistry,
+    private readonly issuer: TokenIssuer,
+    private readonly options: OAuthProxyOptions,
+  ) {}
+
+  private get refreshTtl(): number {
+    return this.options.ttl?.refreshToken ?? 30 * 86_400;
+  }
+
+  async token(req: IncomingMessage, res: ServerResponse, params: Record<string, unknown>): Promise<void> {
+    const grantType = param(params, 'grant_type', true);
+    if (grantType !== 'authorization_code' && grantType !== 'refresh_token') throw new OAuthError('unsupported_grant_type', `Unsupported grant_type ${grantType}`);
+    const client = await this.authenticate(req, params);
+    const grant = grantType === 'authorization_code' ? await this.redeemCode(client, params) : await this.rotate(client, params);
+    const ttl = this.options.ttl?.accessToken ?? 3600;
+    const accessToken = await this.issuer.sign(grant, ttl);
+    const refreshToken = randomToken();
+    await this.records.put(tokenKey('refresh', refreshToken), grant, this.refreshTtl);
+    sendJson(res, 200, { access_token: accessToken, token_type: 'Bearer', expires_in: ttl, refresh_token: refreshToken, scope: grant.scopes.join(' ') });
+  }
+
+  /** Revokes the grant behind a refresh or access token (both die with it); unknown tokens are fine (RFC 7009). */
+  async revoke(req: IncomingMessage, res: ServerResponse, params: Record<string, unknown>): Promise<void> {
+    const token = param(params, 'token', true)!;
+    const client = await this.authenticate(req, params);
+    const grantId = (await this.records.get<GrantRecord>(tokenKey('refresh', token)))?.grantId ?? grantOfJwt(token);
+    const grant = grantId ? await this.records.get<GrantRecord>(`grant:${grantId}`) : undefined;
+    if (grant && grant.clientId === client.client_id) {
+      await this.dropGrant(grant.grantId);
+      await this.records.delete(tokenKey('refresh', token));
+    }
+    sendJson(res, 200, {});
+  }
+
+  private async redeemCode(client: ClientRecord, params: Record<string, unknown>): Promise<GrantRecord> {
+    const code = param(params, 'code', true)!;
+    const record = await this.records.take<CodeRecord>(tokenKey('code', code));
+    if (!record || record.clientId !== client.client_id) throw new OAuthError('invalid_grant', 'The code is invalid, expired or already used');
+    if (param(params, 'redirect_uri') !== record.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
+    const verifier = param(params, 'code_verifier');
+    if (!verifier || !isVerifier(verifier) || !sameSecret(s256(verifier), record.codeChallenge)) throw new OAuthError('invalid_grant', 'The PKCE code_verifier does not match');
+    const resource = param(params, 'resource');
+    if (resource !== undefined && resource !== record.resource) throw new OAuthError('invalid_target', 'resource differs from the authorization request');
+    const { redirectUri: _r, codeChallenge: _c, upstream, ...grant } = record;
+    // A grant lasts refreshToken seconds from the sign-in, however often its tokens are refreshed.
+    await this.records.put(`grant:${grant.grantId}`, grant, this.refreshTtl);
+    await this.records.put(`upstream:${grant.grantId}`, upstream, this.refreshTtl);
+    return grant;
+  }
+
+  /** One use per refresh token: a second use of a rotated token revokes the whole grant (it was stolen or replayed). */
+  private async rotate(client: ClientRecord, params: Record<string, unknown>): Promise<GrantRecord> {
+    const token = param(params, 'refresh_token', true)!;
+    const record = await this.records.take<GrantRecord>(tokenKey('refresh', token));
+    if (!record) {
+      const replayed = await this.records.get<string>(tokenKey('used', token));
+      if (replayed) await this.dropGrant(replayed);
+      throw new OAuthError('invalid_grant', 'The refresh token is invalid, expired or already used');
+    }
+    await this.records.put(tokenKey('used', token), record.grantId, this.refreshTtl);
+    if (record.clientId !== client.client_id) throw new OAuthError('invalid_grant', 'The refresh token belongs to another client');
+    if (!(await this.records.get(`grant:${record.grantId}`))) throw new OAuthError('invalid_grant', 'The grant was revoked');
+    const resource = param(params, 'resource');
+    if (resource !== undefined && resource !== record.resource) throw new OAuthError('invalid_target', 'resource differs from the grant');
+    const scope = param(params, 'scope');
+    if (scope === undefined) return record;
+    const narrowed = scope.split(' ').filter(Boolean);
+    if (narrowed.some((s) => !record.scopes.includes(s))) throw new OAuthError('invalid_scope', 'A refresh cannot widen the scopes');
+    return { ...record, scopes: narrowed };
+  }
+
+  private async dropGrant(grantId: string): Promise<void> {
+    await this.records.delete(`grant:${grantId}`);
+    await this.records.delete(`upstream:${grantId}`);
+  }
+
+  /** Client authentication: public clients name themselves; confidential ones prove their secret (post or basic). */
+  private async authenticate(req: IncomingMessage, params: Record<string, unknown>): Promise<ClientRecord> {
+    let id = param(params, 'client_id');
+    let secret = param(params, 'client_secret');
+    const header = req.headers.authorization;
+    if (header?.startsWith('Basic ')) {
+      const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      id = decodeURIComponent(decoded.slice(0, colon));
+      secret = decodeURIComponent(decoded.slice(colon + 1));
+    }
+    if (!id) throw new OAuthError('invalid_client', 'Client authentication is required', 401);
+    const client = await this.clients.find(id).catch(() => {
+      throw new OAuthError('invalid_client', 'Unknown client', 401);
+    });
+    if (client.token_endpoint_auth_method !== 'none' && (!secret || !client.client_secret || !sameSecret(secret, client.client_secret))) {
+      throw new OAuthError('invalid_client', 'Client authentication failed', 401);
+    }
+    return client;
+  }
+}
+
+function grantOfJwt(token: string): string | undefined {
+  try {
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { gid?: unknown };
+    return typeof payload.gid === 'string' ? payload.gid : undefined;
+  } catch {
+    return undefined;
+  }
+}
