@@ -15,6 +15,12 @@ export interface ListenOptions {
 export interface ConnectOptions extends Pick<ConnectionOptions, 'requireInitialize'> {
   /** Called once the transport closed and the requests in flight ended. */
   onClose?: () => void;
+  /**
+   * The client is the local user (stdio, in-process): per-handler requirements (`@RequireScopes`,
+   * guards) are waived, as the MCP spec leaves such connections to their environment. Default: true
+   * for `listen({ stdio })` without `auth` and for `connectInMemory`, false for `connect`.
+   */
+  local?: boolean;
 }
 
 /** One client served by `connect`. */

@@ -141,7 +141,10 @@ export class McpApplication {
   /** Serves one client over a message transport; the handle tells its state and closes it. */
   connect(transport: MessageTransport, options?: ConnectOptions): ConnectionHandle {
     if (this.closing) throw new Error('The application is closing');
-    const session = this.engine.createSession((message: JsonRpcMessage) => transport.send(message), options);
+    const session = this.engine.createSession((message: JsonRpcMessage) => transport.send(message), {
+      requireInitialize: options?.requireInitialize,
+      extra: options?.local ? { local: true } : undefined,
+    });
     const served: Served = {
       stopAccepting: () => undefined,
       close: async () => {
@@ -177,7 +180,7 @@ export class McpApplication {
   /** Connects an in-process client; the returned transport fits the official SDK `Client` and `McpTestClient`. */
   connectInMemory(options?: ConnectOptions): ClientTransport {
     const { client, server } = createInMemoryTransportPair();
-    this.connect(server, options);
+    this.connect(server, { local: true, ...options });
     return client;
   }
 
@@ -212,7 +215,7 @@ export class McpApplication {
     if (options.http) result.http = await this.listenHttp(options.http);
     if (options.stdio) {
       const stdio = new StdioTransport(options.stdio === true ? {} : options.stdio);
-      this.connect(stdio, { onClose: () => void this.close().catch((e) => this.logger.error('Could not close the application', e)) });
+      this.connect(stdio, { local: true, onClose: () => void this.close().catch((e) => this.logger.error('Could not close the application', e)) });
     }
     return result;
   }

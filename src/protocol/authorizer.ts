@@ -2,6 +2,19 @@ import { ForbiddenError } from '../auth/auth.errors';
 import type { CanActivate, GuardClass, GuardContext } from '../auth/guard';
 import type { AuthInfo } from '../context/mcp-context';
 import type { HandlerAccess, HandlerRef } from '../registry/descriptors';
+import type { TransportExtra } from './request-scope';
+
+/** Who is calling, for authorization: a verified principal, nobody, or the trusted local user (see `TransportExtra.local`). */
+export type Caller = AuthInfo | typeof LOCAL_USER | undefined;
+
+/** The local user of a stdio or in-process connection without authentication: every requirement is waived. */
+export const LOCAL_USER: unique symbol = Symbol('mcpkit.localUser');
+
+/** The caller of a request, from what its transport established. */
+export function callerOf(extra: TransportExtra | undefined): Caller {
+  if (extra?.auth) return extra.auth;
+  return extra?.local ? LOCAL_USER : undefined;
+}
 
 /** Turns a guard class into its instance (through the application's container). */
 export type ResolveGuard = (guard: GuardClass) => CanActivate;
@@ -10,6 +23,7 @@ export type ResolveGuard = (guard: GuardClass) => CanActivate;
  * The one place per-handler requirements are decided. The rule: a handler without requirements (no
  * scope, no guard, or `@Public`) is usable by anyone the transport let in; any other handler needs an
  * authenticated caller (`auth` present) holding every required scope, and every guard must allow.
+ * The local user of a stdio or in-process connection without authentication passes every check.
  */
 export class Authorizer {
   private readonly instances = new Map<GuardClass, CanActivate>();
@@ -17,9 +31,9 @@ export class Authorizer {
   constructor(private readonly resolveGuard: ResolveGuard) {}
 
   /** Throws ForbiddenError (naming every scope the operation needs) unless the caller may use the handler. */
-  async assert(ref: HandlerRef, auth: AuthInfo | undefined): Promise<void> {
+  async assert(ref: HandlerRef, auth: Caller): Promise<void> {
     const access = ref.access;
-    if (!access.restricted) return;
+    if (!access.restricted || auth === LOCAL_USER) return;
     if (!auth) throw new ForbiddenError(`${describe(access)} requires an authenticated caller`, access.scopes);
     const missing = access.scopes.filter((s) => !auth.scopes?.includes(s));
     if (missing.length > 0) throw new ForbiddenError(`${describe(access)} requires scopes: ${missing.join(' ')}`, access.scopes);
@@ -27,7 +41,8 @@ export class Authorizer {
   }
 
   /** Whether the caller may use the handler (for lists). */
-  async allows(ref: HandlerRef, auth: AuthInfo | undefined): Promise<boolean> {
+  async allows(ref: HandlerRef, auth: Caller): Promise<boolean> {
+    if (auth === LOCAL_USER) return true;
     if (!auth || !this.scopesAllow(ref.access, auth)) return !ref.access.restricted;
     try {
       return await this.guardsAllow(ref, auth);
@@ -39,8 +54,8 @@ export class Authorizer {
   }
 
   /** The scope part of the rule alone: no guard runs. */
-  scopesAllow(access: HandlerAccess, auth: AuthInfo | undefined): boolean {
-    if (!access.restricted) return true;
+  scopesAllow(access: HandlerAccess, auth: Caller): boolean {
+    if (!access.restricted || auth === LOCAL_USER) return true;
     if (!auth) return false;
     return access.scopes.every((s) => auth.scopes?.includes(s));
   }

@@ -36,6 +36,8 @@ export interface ConnectionOptions {
   peer?: Partial<PeerState>;
   /** Whether a message that belongs to no request reaches the client now (default: always). */
   reachable?: () => boolean;
+  /** Facts of every message that arrives without its own (a stdio connection's local user, or its verified auth). */
+  extra?: TransportExtra;
 }
 
 /** The owner of tasks created by unauthenticated stateless requests. */

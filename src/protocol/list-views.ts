@@ -1,6 +1,5 @@
-import type { AuthInfo } from '../context/mcp-context';
 import type { HandlerRef } from '../registry/descriptors';
-import type { Authorizer } from './authorizer';
+import { Authorizer, Caller, LOCAL_USER } from './authorizer';
 import type { ListView } from './pagination';
 
 interface Summary {
@@ -27,9 +26,10 @@ export class ListViews<D extends HandlerRef & { readonly definition: unknown }> 
     private readonly version: () => number,
   ) {}
 
-  async view(auth: AuthInfo | undefined): Promise<ListView<D['definition']> | undefined> {
+  async view(auth: Caller): Promise<ListView<D['definition']> | undefined> {
     const summary = this.summarize();
-    if (!summary.restricted) return undefined;
+    // The local user sees everything: the one shared view.
+    if (!summary.restricted || auth === LOCAL_USER) return undefined;
     if (!summary.guarded) {
       const key = auth ? `+${[...new Set(auth.scopes ?? [])].filter((s) => summary.scopes.has(s)).sort().join(' ')}` : '-';
       return { key, items: () => this.descriptors().filter((d) => this.authorizer.scopesAllow(d.access, auth)).map((d) => d.definition) };

@@ -8,6 +8,12 @@ export interface TransportExtra {
   auth?: AuthInfo;
   /** Ends the HTTP connection carrying this request's stream; the client resumes it (SSE polling). */
   closeStream?: () => void;
+  /**
+   * The caller is the local user of a stdio or in-process connection that has no authentication
+   * configured: the MCP spec leaves such connections to their environment, so per-handler
+   * requirements (scopes, guards) are waived for it. Never set for HTTP.
+   */
+  local?: boolean;
 }
 
 /**

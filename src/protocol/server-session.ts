@@ -56,6 +56,7 @@ export class ServerSession implements Connection, Outbound, SessionControl {
   private readonly requireInitialize: boolean;
   private readonly anonymousOwner: string | undefined;
   private readonly isReachable: () => boolean;
+  private readonly defaultExtra: TransportExtra | undefined;
   private readonly inflight = new Map<RequestId, SessionScope>();
   private readonly outbound = new Map<RequestId, Pending>();
   private nextOutboundId = 0;
@@ -69,6 +70,7 @@ export class ServerSession implements Connection, Outbound, SessionControl {
     this.requireInitialize = options.requireInitialize ?? true;
     this.anonymousOwner = options.anonymousOwner;
     this.isReachable = options.reachable ?? (() => true);
+    this.defaultExtra = options.extra;
     this.state = { protocolVersion: LATEST_PROTOCOL_VERSION, clientCapabilities: {}, ...options.peer, sessionId: options.id };
   }
 
@@ -80,7 +82,7 @@ export class ServerSession implements Connection, Outbound, SessionControl {
     return !this.closed && this.isReachable();
   }
 
-  async receive(message: JsonRpcMessage, extra?: TransportExtra): Promise<void> {
+  async receive(message: JsonRpcMessage, extra: TransportExtra | undefined = this.defaultExtra): Promise<void> {
     if (isRequest(message)) {
       const response = await this.handleRequest(message, extra);
       if (response) await this.emit(response, message.id, true);
@@ -91,7 +93,7 @@ export class ServerSession implements Connection, Outbound, SessionControl {
     }
   }
 
-  async handleRequest(request: JsonRpcRequest, extra?: TransportExtra): Promise<JsonRpcResponse | undefined> {
+  async handleRequest(request: JsonRpcRequest, extra: TransportExtra | undefined = this.defaultExtra): Promise<JsonRpcResponse | undefined> {
     const { id, method } = request;
     if (this.inflight.has(id)) return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(echo(id))} is already in use`);
     const handler = this.host.handler(method);

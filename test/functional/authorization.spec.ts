@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { injectable } from 'tsyringe';
 import { CanActivate, McpApplication, McpError, McpModule, Middleware, Public, RequireScopes, Tool, UseGuards, UseMiddleware } from '../../src';
+import { McpTestClient } from '../../src/testing';
 import { Paginator } from '../../src/protocol/pagination';
 import { ACCEPT_BOTH } from '../helpers/http-app';
 import { connect } from '../helpers/in-memory';
@@ -10,7 +11,7 @@ const quiet = { logger: { error: () => undefined, warn: () => undefined, info: (
 describe('per-handler authorization', () => {
   afterEach(() => jest.restoreAllMocks());
 
-  describe('over a transport without authentication (in memory)', () => {
+  describe('over a transport without authentication (in memory, not the local user)', () => {
     @injectable()
     @RequireScopes('admin')
     class AdminTools {
@@ -35,8 +36,14 @@ describe('per-handler authorization', () => {
     @McpModule({ providers: [AdminTools] })
     class AdminModule {}
 
+    /** A client that is not the local user: what a remote, unauthenticated caller gets. */
+    const remote = async () => {
+      const app = await McpApplication.create(AdminModule, quiet);
+      return { app, client: await McpTestClient.connect(app.connectInMemory({ local: false })) };
+    };
+
     it('refuses a protected tool with JSON-RPC error -32003 and data.requiredScopes (not an isError result)', async () => {
-      const { app, client } = await connect(AdminModule);
+      const { app, client } = await remote();
       const error = (await client.request('tools/call', { name: 'purge', arguments: {} }).catch((e: unknown) => e)) as McpError;
       expect(error).toBeInstanceOf(McpError);
       expect(error.code).toBe(-32003);
@@ -47,10 +54,17 @@ describe('per-handler authorization', () => {
     });
 
     it('refuses a forbidden call made as a task before any task is created', async () => {
-      const { app, client } = await connect(AdminModule);
+      const { app, client } = await remote();
       const error = (await client.request('tools/call', { name: 'report', arguments: {}, task: {} }).catch((e: unknown) => e)) as McpError;
       expect(error.code).toBe(-32003);
       expect(await client.request('tasks/list')).toMatchObject({ tasks: [] });
+      await app.close();
+    });
+
+    it('waives every requirement for the local user of an in-process (or stdio) connection', async () => {
+      const { app, client } = await connect(AdminModule);
+      expect(await client.request('tools/call', { name: 'purge', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'purged' }] });
+      expect(((await client.request('tools/list')) as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(['purge', 'report', 'status']);
       await app.close();
     });
   });

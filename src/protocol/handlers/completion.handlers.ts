@@ -2,6 +2,7 @@ import { CompletionContext, McpContext } from '../../context/mcp-context';
 import type { CompleterDescriptor, HandlerRef } from '../../registry/descriptors';
 import { McpError } from '../../mcp/mcp.error';
 import type { Completion } from '../../mcp/mcp-types';
+import { callerOf } from '../authorizer';
 import type { MethodHandler } from '../request-scope';
 import { echo } from '../wire';
 import { HandlerEnv, optionalObject, requireString } from './handler-env';
@@ -21,9 +22,9 @@ export function completionHandlers(env: HandlerEnv): Record<string, MethodHandle
       const resolved = (optionalObject(params, 'context')?.arguments ?? {}) as Record<string, string>;
       const { target, completer } = findCompleter(env, ref, argName);
       // Completing an argument of a prompt or template the caller may not use is refused like using it.
-      if (target) await env.authorizer.assert(target, scope.extra?.auth);
+      if (target) await env.authorizer.assert(target, callerOf(scope.extra));
       if (!completer) return { completion: { values: [], hasMore: false } };
-      await env.authorizer.assert(completer, scope.extra?.auth);
+      await env.authorizer.assert(completer, callerOf(scope.extra));
       const ctx = completionContext(scope.context(), resolved);
       return { completion: capCompletion(await env.invoke(completer, [value, ctx]), completer) };
     },

@@ -4,6 +4,7 @@ import { McpError } from '../../mcp/mcp.error';
 import type { GetPromptResult, PromptMessage } from '../../mcp/mcp-types';
 import { ListViews } from '../list-views';
 import { Paginator } from '../pagination';
+import { callerOf } from '../authorizer';
 import type { MethodHandler } from '../request-scope';
 import { echo } from '../wire';
 import { HandlerEnv, optionalObject, requireString } from './handler-env';
@@ -15,12 +16,12 @@ export function promptsHandlers(env: HandlerEnv): Record<string, MethodHandler> 
   const pages = new Paginator('prompts', 'prompts', () => registry.promptDefinitions(), env.pageSize, () => registry.version);
   const views = new ListViews(env.authorizer, () => registry.promptDescriptors(), () => registry.version);
   return {
-    'prompts/list': async (params, scope) => pages.page(params.cursor, await views.view(scope.extra?.auth)),
+    'prompts/list': async (params, scope) => pages.page(params.cursor, await views.view(callerOf(scope.extra))),
     'prompts/get': async (params, scope) => {
       const name = requireString(params, 'name');
       const prompt = env.registry.prompt(name);
       if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${echo(name)}`);
-      await env.authorizer.assert(prompt, scope.extra?.auth);
+      await env.authorizer.assert(prompt, callerOf(scope.extra));
       const args = await checkArguments(prompt, optionalObject(params, 'arguments'));
       const ctx = scope.context();
       return mapPromptResult(await env.invoke(prompt, prompt.contextFirst ? [ctx] : [args, ctx]), prompt);

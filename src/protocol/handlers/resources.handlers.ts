@@ -5,6 +5,7 @@ import { McpError } from '../../mcp/mcp.error';
 import type { ReadResourceResult, ResourceContents } from '../../mcp/mcp-types';
 import { ListViews } from '../list-views';
 import { Paginator } from '../pagination';
+import { callerOf } from '../authorizer';
 import type { MethodHandler } from '../request-scope';
 import { HandlerEnv, requireString } from './handler-env';
 
@@ -17,13 +18,13 @@ export function resourcesHandlers(env: HandlerEnv): Record<string, MethodHandler
   const resourceViews = new ListViews(env.authorizer, () => registry.resourceDescriptors(), version);
   const templateViews = new ListViews(env.authorizer, () => registry.templateDescriptors(), version);
   return {
-    'resources/list': async (params, scope) => resourcePages.page(params.cursor, await resourceViews.view(scope.extra?.auth)),
-    'resources/templates/list': async (params, scope) => templatePages.page(params.cursor, await templateViews.view(scope.extra?.auth)),
+    'resources/list': async (params, scope) => resourcePages.page(params.cursor, await resourceViews.view(callerOf(scope.extra))),
+    'resources/templates/list': async (params, scope) => templatePages.page(params.cursor, await templateViews.view(callerOf(scope.extra))),
     'resources/subscribe': async (params, scope) => {
       const uri = requireString(params, 'uri');
       const target = registry.resource(uri) ?? registry.matchTemplate(uri)?.descriptor;
       if (!target) throw McpError.resourceNotFound(uri);
-      await env.authorizer.assert(target, scope.extra?.auth);
+      await env.authorizer.assert(target, callerOf(scope.extra));
       scope.session?.subscribe(uri);
       return {};
     },
@@ -36,12 +37,12 @@ export function resourcesHandlers(env: HandlerEnv): Record<string, MethodHandler
       const ctx = scope.context();
       const resource = env.registry.resource(uri);
       if (resource) {
-        await env.authorizer.assert(resource, scope.extra?.auth);
+        await env.authorizer.assert(resource, callerOf(scope.extra));
         return mapResourceResult(await env.invoke(resource, [ctx]), uri, resource.definition.mimeType);
       }
       const match = env.registry.matchTemplate(uri);
       if (!match) throw McpError.resourceNotFound(uri);
-      await env.authorizer.assert(match.descriptor, scope.extra?.auth);
+      await env.authorizer.assert(match.descriptor, callerOf(scope.extra));
       const variables = await checkVariables(match.descriptor, match.variables);
       const value = await env.invoke(match.descriptor, match.descriptor.contextFirst ? [ctx] : [variables, ctx]);
       return mapResourceResult(value, uri, match.descriptor.definition.mimeType);

@@ -1,6 +1,7 @@
 import { McpError } from '../../mcp/mcp.error';
 import { ListViews } from '../list-views';
 import { Paginator } from '../pagination';
+import { callerOf } from '../authorizer';
 import type { MethodHandler } from '../request-scope';
 import { echo } from '../wire';
 import { HandlerEnv, optionalObject, requireString } from './handler-env';
@@ -11,14 +12,14 @@ export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
   const pages = new Paginator('tools', 'tools', () => registry.toolDefinitions(), env.pageSize, () => registry.version);
   const views = new ListViews(env.authorizer, () => registry.toolDescriptors(), () => registry.version);
   return {
-    'tools/list': async (params, scope) => pages.page(params.cursor, await views.view(scope.extra?.auth)),
+    'tools/list': async (params, scope) => pages.page(params.cursor, await views.view(callerOf(scope.extra))),
     'tools/call': async (params, scope) => {
       const name = requireString(params, 'name');
       const args = optionalObject(params, 'arguments');
       const tool = env.registry.tool(name);
       if (!tool) throw McpError.invalidParams(`Unknown tool: ${echo(name)}`);
       // Before validation and before a task is created: a forbidden call is a JSON-RPC error.
-      await env.authorizer.assert(tool, scope.extra?.auth);
+      await env.authorizer.assert(tool, callerOf(scope.extra));
       if (env.features.length > 0) {
         const caps = env.capabilities();
         for (const feature of env.features) {
