@@ -82,3 +82,10 @@ export type { ScaleOut, ScaleOutFactory, ScaleOutEnvironment } from './kernel/sc
 export type { TaskBus, TaskBusMessage } from './tasks/task-bus';
 export type { TokenVerifier, VerifyContext } from './auth/token-verifier';
 export { InvalidTokenError, ForbiddenError, FORBIDDEN_CODE } from './auth/auth.errors';
+export type { ResourceServerOptions, StdioAuthOptions } from './auth/resource-server-options';
+export { AuthConfigurationError } from './auth/auth-configuration.error';
+export { JwtVerifier, DEFAULT_JWT_ALGORITHMS } from './auth/jwt.verifier';
+export type { JwtVerifierOptions } from './auth/jwt.verifier';
+export { IntrospectionVerifier } from './auth/introspection.verifier';
+export type { IntrospectionVerifierOptions } from './auth/introspection.verifier';
+export { StaticTokenVerifier } from './auth/static-token.verifier';

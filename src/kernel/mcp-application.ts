@@ -12,6 +12,7 @@ import { buildRegistry, ProviderEntry } from '../registry/registry.builder';
 import { ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
 import { StdioTransport } from '../transports/stdio.transport';
+import { verifyStdioToken } from '../auth/stdio-auth';
 import { ApplicationOptions, resolveOptions, ResolvedOptions } from './application-options';
 import { ConnectionHandle, ConnectOptions, handleOf, ListenOptions, ListenResult, Served } from './listen-options';
 import { register, resolveAll, taskStoreProvider } from './providers';
@@ -166,11 +167,12 @@ export class McpApplication {
     };
     this.served.add(served);
     const logError = (what: string) => (error: unknown) => this.logger.error(what, error);
+    const extra = options?.auth ? { auth: options.auth } : undefined;
     const started = transport.start(
       (input) => {
         if (!input.ok) transport.send(input.error).catch(logError('Could not answer a malformed message'));
         // receive answers every failure of a handler itself; this catches only a broken transport.
-        else session.receive(input.message).catch(logError('Could not serve a message'));
+        else session.receive(input.message, extra).catch(logError('Could not serve a message'));
       },
       () => {
         this.served.delete(served);
@@ -226,8 +228,10 @@ export class McpApplication {
     const result: ListenResult = {};
     if (options.http) result.http = await this.listenHttp(options.http);
     if (options.stdio) {
-      const stdio = new StdioTransport(options.stdio === true ? {} : options.stdio);
-      this.connect(stdio, { onClose: () => void this.close().catch((e) => this.logger.error('Could not close the application', e)) });
+      const stdioOptions = options.stdio === true ? {} : options.stdio;
+      const auth = stdioOptions.auth ? await verifyStdioToken(stdioOptions.auth) : undefined;
+      const stdio = new StdioTransport(stdioOptions);
+      this.connect(stdio, { auth, onClose: () => void this.close().catch((e) => this.logger.error('Could not close the application', e)) });
     }
     return result;
   }
