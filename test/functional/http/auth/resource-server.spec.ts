@@ -33,8 +33,20 @@ class AuthModule {}
 
 const quiet = { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } };
 
-async function authApp(options: HttpOptions) {
-  const app = await McpApplication.create(AuthModule, quiet);
+/** Every application a test opens, closed after it even when it fails (a listening one would keep jest alive). */
+const opened: McpApplication[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((app) => app.close()));
+});
+
+async function create(options: Parameters<typeof McpApplication.create>[1] = quiet, perTest = true): Promise<McpApplication> {
+  const app = await McpApplication.create(AuthModule, options);
+  if (perTest) opened.push(app);
+  return app;
+}
+
+async function authApp(options: HttpOptions, perTest = true) {
+  const app = await create(quiet, perTest);
   const transport = app.httpTransport({ sessions: false, ...options });
   return { app, callback: transport.callback() };
 }
@@ -66,7 +78,7 @@ describe('HTTP transport as an OAuth resource server (JWT)', () => {
         resourceName: 'Files',
         verifier: new JwtVerifier({ issuer: ISSUER, jwksUri: jwks.url, jwksCooldownMs: 0 }),
       },
-    });
+    }, false);
   });
   afterAll(async () => {
     await env.app.close();
@@ -197,7 +209,7 @@ describe('resource server options', () => {
   });
 
   it('takes the listen URL as the resource by default, with the metadata URL on the same origin', async () => {
-    const app = await McpApplication.create(AuthModule, quiet);
+    const app = await create();
     const { http } = await app.listen({ http: { port: 0, auth: { authorizationServers: [ISSUER], verifier } } });
     const origin = new URL(http!.url).origin;
     const res = await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`);
@@ -208,7 +220,7 @@ describe('resource server options', () => {
   });
 
   it('refuses `auth` together with `authenticate`, and a wildcard bind without `resource`', async () => {
-    const app = await McpApplication.create(AuthModule, quiet);
+    const app = await create();
     expect(() => app.httpTransport({ auth: { authorizationServers: [ISSUER], verifier }, authenticate: () => undefined })).toThrow(AuthConfigurationError);
     expect(() => app.httpTransport({ host: '0.0.0.0', auth: { authorizationServers: [ISSUER], verifier } })).toThrow(/auth.resource is required/);
     await app.close();
@@ -216,7 +228,7 @@ describe('resource server options', () => {
 
   it('answers 500 (logged) when mounted without listen() and without `resource`', async () => {
     const errors: unknown[] = [];
-    const app = await McpApplication.create(AuthModule, { logger: { error: (m: string) => errors.push(m), warn: () => undefined, info: () => undefined } });
+    const app = await create({ logger: { error: (m: string) => errors.push(m), warn: () => undefined, info: () => undefined } });
     const transport = app.httpTransport({ sessions: false, auth: { authorizationServers: [ISSUER], verifier } });
     const res = await call(transport.callback(), 'whoami', 'dev-token');
     expect(res.status).toBe(500);
@@ -225,7 +237,7 @@ describe('resource server options', () => {
   });
 
   it('gives an in-process or stdio connection the AuthInfo it was verified with', async () => {
-    const app = await McpApplication.create(AuthModule, quiet);
+    const app = await create();
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client({ name: 't', version: '1' });
     await client.connect(app.connectInMemory({ auth: await verifier.verify('dev-token') }));
