@@ -1,5 +1,4 @@
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify } from 'jose';
-import type { JSONWebKeySet, JWTPayload, JWTVerifyGetKey } from 'jose';
+import type * as Jose from 'jose';
 import type { AuthInfo } from '../context/mcp-context';
 import { InvalidTokenError } from './auth.errors';
 import { authInfoFromClaims } from './auth-info-from-claims';
@@ -14,8 +13,8 @@ export interface JwtVerifierOptions {
   issuer: string;
   /** Where the signing keys are published (the `jwks_uri` of the authorization server's metadata). */
   jwksUri?: string | URL;
-  /** A fixed key set instead of `jwksUri`. */
-  jwks?: JSONWebKeySet;
+  /** A fixed key set (public JWKs) instead of `jwksUri`. */
+  jwks?: { keys: readonly Record<string, unknown>[] };
   /** Accepted `aud` values (default: the protected resource's canonical URL, as RFC 8707 asks). */
   audience?: string | readonly string[];
   /** Accepted signing algorithms (default DEFAULT_JWT_ALGORITHMS); symmetric ones and `none` are refused. */
@@ -32,17 +31,21 @@ export interface JwtVerifierOptions {
 
 /** Verifies JWT access tokens (RFC 9068) against a JWKS: signature, algorithm, issuer, audience, exp, nbf. */
 export class JwtVerifier implements TokenVerifier {
-  private readonly keys: JWTVerifyGetKey;
+  private readonly jose: typeof Jose;
+  private readonly keys: Jose.JWTVerifyGetKey;
   private readonly algorithms: string[];
 
   constructor(private readonly options: JwtVerifierOptions) {
+    // Loaded here, not at import: an application without JWT verification never loads jose (cold start).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const jose = (this.jose = require('jose') as typeof Jose);
     if (!options.issuer) throw new TypeError('JwtVerifier: `issuer` is required');
     this.algorithms = [...(options.algorithms ?? DEFAULT_JWT_ALGORITHMS)];
     const refused = this.algorithms.filter((a) => a === 'none' || /^HS/i.test(a));
     if (refused.length > 0) throw new TypeError(`JwtVerifier: algorithms ${refused.join(', ')} cannot be verified with published keys`);
-    if (options.jwks) this.keys = createLocalJWKSet(options.jwks);
+    if (options.jwks) this.keys = jose.createLocalJWKSet(options.jwks as unknown as Jose.JSONWebKeySet);
     else if (options.jwksUri) {
-      this.keys = createRemoteJWKSet(new URL(options.jwksUri), {
+      this.keys = jose.createRemoteJWKSet(new URL(options.jwksUri), {
         cooldownDuration: options.jwksCooldownMs ?? 30_000,
         cacheMaxAge: options.jwksCacheMaxAgeMs ?? 600_000,
         timeoutDuration: options.jwksTimeoutMs ?? 5_000,
@@ -51,9 +54,9 @@ export class JwtVerifier implements TokenVerifier {
   }
 
   async verify(token: string, context: VerifyContext): Promise<AuthInfo> {
-    let payload: JWTPayload;
+    let payload: Jose.JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.keys, {
+      ({ payload } = await this.jose.jwtVerify(token, this.keys, {
         issuer: this.options.issuer,
         audience: typeof this.options.audience === 'string' ? this.options.audience : this.options.audience ? [...this.options.audience] : context.resource,
         algorithms: this.algorithms,
@@ -61,14 +64,14 @@ export class JwtVerifier implements TokenVerifier {
         requiredClaims: ['exp'],
       }));
     } catch (error) {
-      throw toInvalidToken(error);
+      throw toInvalidToken(error, this.jose.errors);
     }
     return authInfoFromClaims(payload);
   }
 }
 
 /** A short, client-safe description of why jose refused the token; faults of the key source stay faults. */
-function toInvalidToken(error: unknown): unknown {
+function toInvalidToken(error: unknown, errors: typeof Jose.errors): unknown {
   if (error instanceof errors.JWTExpired) return new InvalidTokenError('The token expired');
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.claim === 'nbf') return new InvalidTokenError('The token is not valid yet');

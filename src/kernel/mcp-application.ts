@@ -224,15 +224,13 @@ export class McpApplication {
    * `AddressInUseError` when the HTTP address is taken.
    */
   async listen(options: ListenOptions): Promise<ListenResult> {
-    if (options.stdio) redirectConsoleToStderr();
+    const stdio = options.stdio === true ? {} : options.stdio || undefined;
+    // Checked before anything is served: a server whose one client would be refused does not start.
+    const auth = stdio?.auth && (await verifyStdioToken(stdio.auth));
+    if (stdio) redirectConsoleToStderr();
     const result: ListenResult = {};
     if (options.http) result.http = await this.listenHttp(options.http);
-    if (options.stdio) {
-      const stdioOptions = options.stdio === true ? {} : options.stdio;
-      const auth = stdioOptions.auth ? await verifyStdioToken(stdioOptions.auth) : undefined;
-      const stdio = new StdioTransport(stdioOptions);
-      this.connect(stdio, { auth, onClose: () => void this.close().catch((e) => this.logger.error('Could not close the application', e)) });
-    }
+    if (stdio) this.connect(new StdioTransport(stdio), { auth, onClose: () => void this.close().catch((e) => this.logger.error('Could not close the application', e)) });
     return result;
   }
 

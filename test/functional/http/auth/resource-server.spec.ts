@@ -1,6 +1,6 @@
 import { injectable } from 'tsyringe';
 import request from 'supertest';
-import { AuthConfigurationError, EmptyInput, ForbiddenError, HttpOptions, JwtVerifier, McpApplication, McpContext, McpModule, StaticTokenVerifier, Tool } from '../../../../src';
+import { AuthConfigurationError, EmptyInput, InvalidTokenError, ForbiddenError, HttpOptions, JwtVerifier, McpApplication, McpContext, McpModule, StaticTokenVerifier, Tool } from '../../../../src';
 import { hmacWithPublicKey, jwksServer, signToken, TestKey, testKey, unsignedToken } from '../../../helpers/jwks-server';
 import { parseSse } from '../../../helpers/http-app';
 
@@ -234,6 +234,19 @@ describe('resource server options', () => {
     expect(res.status).toBe(500);
     expect(errors).toContain('Authorization is misconfigured');
     await app.close();
+  });
+
+  it('refuses to serve stdio when its token is missing or invalid, before anything is served', async () => {
+    const app = await create();
+    const stdio = (token?: string) => ({ stdio: { auth: { verifier, resource: RESOURCE, token } } });
+    const saved = process.env.MCP_ACCESS_TOKEN;
+    delete process.env.MCP_ACCESS_TOKEN;
+    try {
+      await expect(app.listen(stdio())).rejects.toThrow(AuthConfigurationError);
+      await expect(app.listen(stdio('wrong'))).rejects.toThrow(new InvalidTokenError('The token is unknown'));
+    } finally {
+      if (saved !== undefined) process.env.MCP_ACCESS_TOKEN = saved;
+    }
   });
 
   it('gives an in-process or stdio connection the AuthInfo it was verified with', async () => {
