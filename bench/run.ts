@@ -7,18 +7,21 @@
  *  4. heap per idle HTTP session, over 2,000 sessions;
  *  5. 10,000 tasks created and completed (tools/call as a task, then tasks/result), with heap after
  *     completion and after the tasks' ttl ran out;
- *  6. cold start over stdio: spawn -> answer to the first tools/call (and a bare Node process as the floor).
+ *  6. cold start over stdio: spawn -> answer to the first tools/call (and a bare Node process as the floor);
+ *  7. (`--only=auth`, not run by default) mcpkit's tools/call over stateless HTTP with a bearer JWT
+ *     verified on every request (local keys, as a cached JWKS) beside the same without auth.
  * Run: `npm run bench` (add `-- --quick` for a shorter run). Prints figures; asserts nothing.
  */
 import { ChildProcess, fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { coldStart } from './coldstart';
 
 type Impl = 'mcpkit' | 'sdk';
 const QUICK = process.argv.includes('--quick');
-/** `--only=call,list,stdio,memory,tasks,coldstart` runs some workloads only. */
+/** `--only=call,list,stdio,memory,tasks,coldstart,auth` runs some workloads only (auth runs only when named). */
 const ONLY = /--only=([\w,]+)/.exec(process.argv.join(' '))?.[1]?.split(',');
 const wanted = (name: string) => !ONLY || ONLY.includes(name);
 const DURATION = QUICK ? 3 : 8;
@@ -100,10 +103,18 @@ async function check(port: number, headers: Record<string, string>, body: string
   if (!json.result || !expect(json.result)) throw new Error(`unexpected answer: ${text.slice(0, 300)}`);
 }
 
-async function httpLoad(workload: string, impl: Impl, mode: 'stateless' | 'sessions', body: string, tools: number, expect: (r: Record<string, unknown>) => boolean): Promise<void> {
-  const server = await startServer(impl, { MODE: mode, TOOLS: String(tools) });
+async function httpLoad(
+  workload: string,
+  impl: Impl,
+  mode: 'stateless' | 'sessions',
+  body: string,
+  tools: number,
+  expect: (r: Record<string, unknown>) => boolean,
+  auth?: { env: Record<string, string>; headers: Record<string, string>; label: string },
+): Promise<void> {
+  const server = await startServer(impl, { MODE: mode, TOOLS: String(tools), ...auth?.env });
   try {
-    const headers = mode === 'sessions' ? await openSession(server.port) : HEADERS;
+    const headers = mode === 'sessions' ? await openSession(server.port) : { ...HEADERS, ...auth?.headers };
     await check(server.port, headers, body, expect);
     const run = (duration: number) =>
       autocannon({ url: `http://127.0.0.1:${server.port}/mcp`, method: 'POST', headers, body, connections: 32, duration, timeout: 20 });
@@ -114,7 +125,7 @@ async function httpLoad(workload: string, impl: Impl, mode: 'stateless' | 'sessi
     const bad = result.non2xx + result.errors + result.timeouts;
     rows.push({
       workload,
-      impl: `${impl} ${mode === 'sessions' ? '(sessions)' : '(stateless)'}`,
+      impl: auth?.label ?? `${impl} ${mode === 'sessions' ? '(sessions)' : '(stateless)'}`,
       rps: result.requests.average,
       p50: result.latency.p50,
       p99: result.latency.p99,
@@ -300,8 +311,39 @@ async function warmLoadGenerator(): Promise<void> {
   await new Promise((r) => server.close(r));
 }
 
+const AUTH_WORKLOAD = 'tools/call over HTTP stateless, bearer JWT vs none';
+
+/** mcpkit with no auth, then with every request's RS256 JWT verified (local key set: the JWKS-cached path). */
+async function authLoad(isCall: (r: Record<string, unknown>) => boolean): Promise<void> {
+  const issuer = 'https://as.bench.example';
+  const resource = 'https://mcp.bench.example/mcp';
+  const { privateKey, publicKey } = await generateKeyPair('RS256');
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'RS256' };
+  const now = Math.floor(Date.now() / 1000);
+  const token = await new SignJWT({ sub: 'bench', scope: 'tools', client_id: 'bench' })
+    .setProtectedHeader({ alg: 'RS256', kid: 'bench' })
+    .setIssuer(issuer)
+    .setAudience(resource)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .sign(privateKey);
+  await httpLoad(AUTH_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall, { env: {}, headers: {}, label: 'mcpkit, no auth' });
+  await httpLoad(AUTH_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall, {
+    env: { AUTH_JWKS: JSON.stringify({ keys: [jwk] }), AUTH_ISSUER: issuer, AUTH_RESOURCE: resource },
+    headers: { authorization: `Bearer ${token}` },
+    label: 'mcpkit, JWT RS256',
+  });
+}
+
+function authOverheadLine(): string | undefined {
+  const none = rows.find((r) => r.workload === AUTH_WORKLOAD && r.impl === 'mcpkit, no auth');
+  const jwt = rows.find((r) => r.workload === AUTH_WORKLOAD && r.impl === 'mcpkit, JWT RS256');
+  if (!none || !jwt || !none.cpu || !jwt.cpu) return undefined;
+  return `  ${AUTH_WORKLOAD}: JWT verification costs ${(jwt.cpu - none.cpu).toFixed(0)} µs of server CPU per request (${((jwt.cpu / none.cpu - 1) * 100).toFixed(0)}% more), throughput ${((1 - jwt.rps / none.rps) * 100).toFixed(0)}% lower`;
+}
+
 async function main(): Promise<void> {
-  if (wanted('call') || wanted('list')) await warmLoadGenerator();
+  if (wanted('call') || wanted('list') || ONLY?.includes('auth')) await warmLoadGenerator();
   const isCall = (r: Record<string, unknown>) => (r.content as { text: string }[])?.[0]?.text === 'hello';
   const isList = (r: Record<string, unknown>) => (r.tools as unknown[])?.length === 1000;
   const call = 'tools/call over HTTP, 32 connections';
@@ -315,6 +357,8 @@ async function main(): Promise<void> {
     if (wanted('memory')) await sessionMemory(impl);
     if (wanted('tasks')) await tasksLoad(impl);
   }
+  // Not part of the comparison with the SDK: run only when asked for.
+  if (ONLY?.includes('auth')) await authLoad(isCall);
   rows.sort((a, b) => a.workload.localeCompare(b.workload));
 
   const fmt = (n: number | undefined, digits = 0) => (n === undefined || !Number.isFinite(n) ? '-' : n === 0 ? '<1' : n.toFixed(digits));
@@ -332,6 +376,7 @@ async function main(): Promise<void> {
     ratioLine(list, 'mcpkit (sessions)', 'sdk (sessions)'),
     ratioLine('tools/call over stdio, 64 in flight', 'mcpkit', 'sdk'),
     ratioLine(`${QUICK ? 3_000 : 10_000} tasks: tools/call + tasks/result, stdio`, 'mcpkit', 'sdk'),
+    authOverheadLine(),
   ]) if (line) console.log(line);
   if (wanted('coldstart')) await printColdStart();
 }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
-import { McpApplication, McpModule, Tool } from '../../src';
+import { JwtVerifier, McpApplication, McpModule, ResourceServerOptions, Tool } from '../../src';
 import { MODE, reportReady, TOOL_COUNT, WITH_TASKS } from './ipc';
 
 export class EchoInput {
@@ -50,8 +50,16 @@ async function main(): Promise<void> {
     await app.listen({ stdio: true });
     return;
   }
-  const { http } = await app.listen({ http: { port: 0, sessions: MODE === 'sessions', keepAliveMs: 0 } });
+  const { http } = await app.listen({ http: { port: 0, sessions: MODE === 'sessions', keepAliveMs: 0, auth: benchAuth() } });
   reportReady({ port: http!.port });
+}
+
+/** The auth workload: JWT verification with a local key set (AUTH_JWKS), as with JWKS keys once cached. */
+function benchAuth(): ResourceServerOptions | undefined {
+  const jwks = process.env.AUTH_JWKS;
+  if (!jwks) return undefined;
+  const issuer = process.env.AUTH_ISSUER!;
+  return { authorizationServers: [issuer], resource: process.env.AUTH_RESOURCE!, verifier: new JwtVerifier({ issuer, jwks: JSON.parse(jwks) }) };
 }
 
 process.on('SIGINT', () => process.exit(0));

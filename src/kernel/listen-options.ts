@@ -1,3 +1,4 @@
+import type { AuthInfo } from '../context/mcp-context';
 import type { Implementation } from '../mcp/mcp-types';
 import type { Connection, ConnectionOptions } from '../protocol/connection';
 import type { HttpOptions } from '../transports/http/http-options';
@@ -13,6 +14,8 @@ export interface ListenOptions {
 
 /** Options of `connect` (a transport with one client). */
 export interface ConnectOptions extends Pick<ConnectionOptions, 'requireInitialize'> {
+  /** Who the client is, already verified (e.g. a stdio token): `ctx.auth` of every request. */
+  auth?: AuthInfo;
   /** Called once the transport closed and the requests in flight ended. */
   onClose?: () => void;
   /**

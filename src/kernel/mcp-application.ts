@@ -12,6 +12,7 @@ import { buildRegistry, ProviderEntry } from '../registry/registry.builder';
 import { ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
 import { StdioTransport } from '../transports/stdio.transport';
+import { verifyStdioToken } from '../auth/stdio-auth';
 import { ApplicationOptions, resolveOptions, ResolvedOptions } from './application-options';
 import { ConnectionHandle, ConnectOptions, handleOf, ListenOptions, ListenResult, Served } from './listen-options';
 import { register, resolveAll, taskStoreProvider } from './providers';
@@ -143,7 +144,8 @@ export class McpApplication {
     if (this.closing) throw new Error('The application is closing');
     const session = this.engine.createSession((message: JsonRpcMessage) => transport.send(message), {
       requireInitialize: options?.requireInitialize,
-      extra: options?.local ? { local: true } : undefined,
+      // A verified principal, else (when asked) the machine's local user: the facts of every message it sends.
+      extra: options?.auth ? { auth: options.auth } : options?.local ? { local: true } : undefined,
     });
     const served: Served = {
       stopAccepting: () => undefined,
@@ -210,13 +212,14 @@ export class McpApplication {
    * `AddressInUseError` when the HTTP address is taken.
    */
   async listen(options: ListenOptions): Promise<ListenResult> {
-    if (options.stdio) redirectConsoleToStderr();
+    const stdio = options.stdio === true ? {} : options.stdio || undefined;
+    // Checked before anything is served: a server whose one client would be refused does not start.
+    const auth = stdio?.auth && (await verifyStdioToken(stdio.auth));
+    if (stdio) redirectConsoleToStderr();
     const result: ListenResult = {};
     if (options.http) result.http = await this.listenHttp(options.http);
-    if (options.stdio) {
-      const stdio = new StdioTransport(options.stdio === true ? {} : options.stdio);
-      this.connect(stdio, { local: true, onClose: () => void this.close().catch((e) => this.logger.error('Could not close the application', e)) });
-    }
+    // Without a verified token, the stdio client is the machine's local user (see ConnectOptions.local).
+    if (stdio) this.connect(new StdioTransport(stdio), { auth, local: !auth, onClose: () => void this.close().catch((e) => this.logger.error('Could not close the application', e)) });
     return result;
   }
 

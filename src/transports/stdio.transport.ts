@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import type { StdioAuthOptions } from '../auth/resource-server-options';
 import { ErrorCode, errorResponse, isResponse, JsonRpcMessage } from '../mcp/json-rpc';
 import { decodeMessage, encodeMessage } from '../protocol/wire';
 import { LineDecoder } from './line-decoder';
@@ -11,6 +12,12 @@ export interface StdioOptions {
   redirectConsole?: boolean;
   input?: Readable;
   output?: Writable;
+  /**
+   * Authenticates the one client of this process (off by default: the MCP spec has stdio servers take
+   * credentials from the environment, not OAuth). The token (MCP_ACCESS_TOKEN by default) is verified
+   * once by `listen`, which rejects when it is missing or invalid; every request then sees its AuthInfo.
+   */
+  auth?: StdioAuthOptions;
 }
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;

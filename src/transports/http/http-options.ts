@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '../../context/mcp-context';
+import type { ResourceServerOptions } from '../../auth/resource-server-options';
+import { AuthConfigurationError } from '../../auth/auth-configuration.error';
 import type { EventStore } from './event-store';
 import type { SessionBackplane } from './session-backplane';
 
@@ -54,9 +56,15 @@ export interface HttpOptions {
   sessionBackplane?: SessionBackplane;
   /**
    * Establishes who is calling; the result is `ctx.auth` and scopes sessions. Throw an UnauthorizedError
-   * to refuse (401); any other exception is logged and answered 500.
+   * to refuse (401); any other exception is logged and answered 500. The custom path: for OAuth
+   * bearer tokens use `auth` (the two together are a configuration error).
    */
   authenticate?: (request: { headers: IncomingHttpHeaders; method: string; url: string }) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+  /**
+   * Makes the server an OAuth 2.1 resource server as MCP authorization asks: bearer tokens checked by
+   * `auth.verifier`, 401 challenges, Protected Resource Metadata at `/.well-known/oauth-protected-resource/<path>`.
+   */
+  auth?: ResourceServerOptions;
   /**
    * Serves an authorization server next to the MCP endpoint (an `OAuthProxy`: metadata, /register,
    * /authorize, /token...), on the same port; pair it with an `auth` verifier from `oauthProxy.verifier()`.
@@ -69,8 +77,8 @@ export interface OAuthEndpoints {
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
 }
 
-export type ResolvedHttpOptions = Required<Omit<HttpOptions, 'cors' | 'eventStore' | 'authenticate' | 'allowedOrigins' | 'healthPath' | 'sessionBackplane' | 'oauthProxy'>> &
-  Pick<HttpOptions, 'cors' | 'authenticate' | 'allowedOrigins' | 'sessionBackplane' | 'oauthProxy'> & { eventStore: EventStore | undefined; healthPath: string | null };
+export type ResolvedHttpOptions = Required<Omit<HttpOptions, 'cors' | 'eventStore' | 'authenticate' | 'auth' | 'allowedOrigins' | 'healthPath' | 'sessionBackplane' | 'oauthProxy'>> &
+  Pick<HttpOptions, 'cors' | 'authenticate' | 'auth' | 'allowedOrigins' | 'sessionBackplane' | 'oauthProxy'> & { eventStore: EventStore | undefined; healthPath: string | null };
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
@@ -79,6 +87,7 @@ function isLoopback(host: string): boolean {
 }
 
 export function resolveHttpOptions(options: HttpOptions, defaultStore: () => EventStore): ResolvedHttpOptions {
+  if (options.auth && options.authenticate) throw new AuthConfigurationError('Give the HTTP transport `auth` (OAuth bearer tokens) or `authenticate` (a custom check), not both');
   const host = options.host ?? '127.0.0.1';
   const sessions = options.sessions ?? true;
   return {
@@ -101,6 +110,7 @@ export function resolveHttpOptions(options: HttpOptions, defaultStore: () => Eve
     retryMs: options.retryMs ?? 1_000,
     healthPath: options.healthPath === undefined ? '/health' : options.healthPath,
     authenticate: options.authenticate,
+    auth: options.auth,
     sessionBackplane: sessions ? options.sessionBackplane : undefined,
     oauthProxy: options.oauthProxy,
   };

@@ -84,6 +84,7 @@ export class PostHandler {
     await answerRequest(ctx, http, message, extra, {
       responseMode: this.options.responseMode,
       logError: this.logError,
+      forbiddenChallenge: (scopes, description) => this.guards.forbiddenChallenge(scopes, description),
       beforeReply: isInitialize ? () => this.sessions.register(http) : undefined,
       // The session could not be shared (storage down): it does not exist.
       onBeforeReplyFailed: () => this.sessions.discard(http),
@@ -98,7 +99,11 @@ export class PostHandler {
       http.session.close();
       return accepted(ctx);
     }
-    const { finished } = await answerRequest(ctx, http, message, extra, { responseMode: this.options.responseMode, logError: this.logError });
+    const { finished } = await answerRequest(ctx, http, message, extra, {
+      responseMode: this.options.responseMode,
+      logError: this.logError,
+      forbiddenChallenge: (scopes, description) => this.guards.forbiddenChallenge(scopes, description),
+    });
     // `finished` never rejects (see answerRequest), so this chain cannot either.
     void finished.then(() => http.session.close());
   }

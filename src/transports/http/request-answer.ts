@@ -1,7 +1,8 @@
+import { FORBIDDEN_CODE } from '../../auth/auth.errors';
 import { ErrorCode, errorResponse, JsonRpcMessage, JsonRpcRequest } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import type { TransportExtra } from '../../protocol/request-scope';
-import { Ctx, replyJson } from './http-replies';
+import { Ctx, replyJson, replyMessage } from './http-replies';
 import type { HttpSession } from './http-session';
 
 export interface AnswerOptions {
@@ -11,6 +12,8 @@ export interface AnswerOptions {
   readonly beforeReply?: () => Promise<void>;
   /** Called when `beforeReply` failed: the session does not exist, and the client is told why. */
   readonly onBeforeReplyFailed?: () => void;
+  /** The `WWW-Authenticate` of a 403 answering a ForbiddenError (RFC 6750 insufficient_scope). */
+  readonly forbiddenChallenge: (requiredScopes: readonly string[], description: string) => string;
 }
 
 /**
@@ -39,7 +42,7 @@ export async function answerRequest(ctx: Ctx, http: HttpSession, request: JsonRp
     return response;
   };
   if (options.responseMode === 'json') {
-    replyJson(ctx, await handle());
+    replyAnswer(ctx, await handle(), options);
     return { finished: Promise.resolve() };
   }
   const channel = http.openRequest(request.id, ctx.res);
@@ -50,7 +53,7 @@ export async function answerRequest(ctx: Ctx, http: HttpSession, request: JsonRp
   const first = await Promise.race([done.then((response) => ({ response })), channel.upgrade.then(() => undefined)]);
   if (first && channel.state === 'pending') {
     http.closeRequest(request.id, channel);
-    replyJson(ctx, first.response);
+    replyAnswer(ctx, first.response, options);
     return { finished: Promise.resolve() };
   }
   ctx.respond = false;
@@ -60,4 +63,17 @@ export async function answerRequest(ctx: Ctx, http: HttpSession, request: JsonRp
     http.lastActivity = Date.now();
   });
   return { finished };
+}
+
+/**
+ * The answer as plain JSON, except that a refusal for lack of authorization (FORBIDDEN_CODE) is an
+ * HTTP 403 with an insufficient_scope challenge, so that the client can step up its scopes. Once the
+ * answer became a stream, the same refusal can only be the JSON-RPC error it already is.
+ */
+function replyAnswer(ctx: Ctx, response: JsonRpcMessage | undefined, options: AnswerOptions): void {
+  if (!response || !('error' in response) || response.error.code !== FORBIDDEN_CODE) return replyJson(ctx, response);
+  const data = response.error.data as { requiredScopes?: unknown } | undefined;
+  const scopes = Array.isArray(data?.requiredScopes) ? data.requiredScopes.filter((s): s is string => typeof s === 'string') : [];
+  ctx.set('WWW-Authenticate', options.forbiddenChallenge(scopes, response.error.message));
+  replyMessage(ctx, 403, response);
 }

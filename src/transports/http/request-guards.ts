@@ -6,6 +6,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '../../mcp/mcp-types';
 import { HostGuard } from './host-guard';
 import { Ctx, fail } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
+import { forbiddenChallenge, ResourceServer } from './resource-server';
 import { UnauthorizedError } from './unauthorized.error';
 
 /** The methods of the MCP endpoint. */
@@ -17,6 +18,8 @@ export const ALLOW = 'GET, POST, DELETE';
  */
 export class RequestGuards {
   readonly host: HostGuard;
+  /** Set when the `auth` option makes this transport an OAuth resource server. */
+  readonly resourceServer?: ResourceServer;
 
   constructor(
     private readonly options: ResolvedHttpOptions,
@@ -24,6 +27,7 @@ export class RequestGuards {
     private readonly logError: (message: string, error?: unknown) => void,
   ) {
     this.host = new HostGuard(options.allowedHosts, options.allowedOrigins, configuredPort);
+    if (options.auth) this.resourceServer = new ResourceServer(options.auth, options.path, options.host, logError);
   }
 
   /** True when the request may be served; otherwise it has been answered (503, 403 or 400). */
@@ -51,10 +55,12 @@ export class RequestGuards {
   }
 
   /**
-   * Runs the `authenticate` option; resolves undefined after answering 401 when it refuses
-   * (UnauthorizedError), or 500 when it fails otherwise (logged: a broken hook is not a bad client).
+   * Checks the bearer token (`auth`) or runs the `authenticate` option; resolves undefined after
+   * answering 401 when it refuses (UnauthorizedError), or 500 when it fails otherwise (logged: a broken
+   * hook is not a bad client).
    */
   async authenticate(ctx: Ctx): Promise<{ auth: AuthInfo | undefined } | undefined> {
+    if (this.resourceServer) return this.resourceServer.authenticate(ctx);
     try {
       return { auth: await this.options.authenticate?.({ headers: ctx.req.headers, method: ctx.method, url: ctx.url }) };
     } catch (error) {
@@ -67,6 +73,11 @@ export class RequestGuards {
       }
       return undefined;
     }
+  }
+
+  /** The 403 challenge of a ForbiddenError answered before anything else was sent. */
+  forbiddenChallenge(requiredScopes: readonly string[], description: string): string {
+    return this.resourceServer ? this.resourceServer.forbiddenChallenge(requiredScopes, description) : forbiddenChallenge(requiredScopes, description);
   }
 
   /** A fault nothing closer handled: logged, and answered with a JSON-RPC error (never Koa's text 500). */
@@ -96,6 +107,6 @@ export class RequestGuards {
     } else return;
     ctx.set('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
     ctx.set('Access-Control-Allow-Headers', 'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID');
-    ctx.set('Access-Control-Expose-Headers', 'Mcp-Session-Id, Mcp-Protocol-Version');
+    ctx.set('Access-Control-Expose-Headers', 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate');
   }
 }

@@ -66,6 +66,14 @@ export class StreamableHttpTransport {
       fail(ctx, 405, -32000, 'Method not allowed');
     });
     if (healthPath) router.get(healthPath, (ctx) => this.health(ctx));
+    const resourceServer = this.guards.resourceServer;
+    for (const metadataPath of resourceServer?.metadataPaths ?? []) {
+      const serve = (ctx: Ctx) => {
+        if (!this.guards.hostRefused(ctx)) resourceServer!.serveMetadata(ctx);
+      };
+      router.get(metadataPath, serve);
+      router.options(metadataPath, serve);
+    }
     const routes = router.routes() as unknown as Koa.Middleware;
     const proxy = this.options.oauthProxy;
     if (!proxy) return routes;
@@ -94,7 +102,9 @@ export class StreamableHttpTransport {
     const port = (server.address() as AddressInfo).port;
     this.guards.host.setPort(port);
     const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
-    return { host: this.options.host, port, url: `http://${host}:${port}${this.options.path}` };
+    const url = `http://${host}:${port}${this.options.path}`;
+    this.guards.resourceServer?.listening(url);
+    return { host: this.options.host, port, url };
   }
 
   /** Answers new requests with 503 and stops accepting connections; requests in flight go on. */

@@ -1,0 +1,161 @@
+import type { AuthInfo } from '../../context/mcp-context';
+import { AuthConfigurationError } from '../../auth/auth-configuration.error';
+import { InvalidTokenError } from '../../auth/auth.errors';
+import type { ResourceServerOptions } from '../../auth/resource-server-options';
+import { ErrorCode } from '../../mcp/json-rpc';
+import { Ctx, fail } from './http-replies';
+
+const WELL_KNOWN = '/.well-known/oauth-protected-resource';
+/** Refresh tokens are the client's business with the authorization server: never advertised by the resource. */
+const NEVER_ADVERTISED = 'offline_access';
+
+/** The canonical form of a resource URL (RFC 8707, MCP spec): lower-case scheme and host, no fragment, no lone "/". */
+export function canonicalResource(url: string): string {
+  const parsed = new URL(url);
+  parsed.hash = '';
+  const href = parsed.href;
+  return parsed.pathname === '/' && !parsed.search ? href.slice(0, -1) : href;
+}
+
+/**
+ * The transport's side of MCP authorization: bearer tokens checked by the verifier, 401 challenges
+ * pointing at the Protected Resource Metadata (RFC 9728), which it also serves. Nothing here knows a
+ * protocol era: it yields the AuthInfo that travels in the request scope.
+ */
+export class ResourceServer {
+  private resource?: string;
+  readonly metadataPaths: readonly string[];
+  private readonly scopes: readonly string[];
+
+  constructor(
+    private readonly options: ResourceServerOptions,
+    endpointPath: string,
+    bindHost: string,
+    private readonly logError: (message: string, error?: unknown) => void,
+  ) {
+    if (options.authorizationServers.length === 0) throw new AuthConfigurationError('auth.authorizationServers must name at least one authorization server');
+    for (const issuer of options.authorizationServers) new URL(issuer); // fails fast on a typo
+    if (options.resource) this.resource = canonicalResource(options.resource);
+    else if (bindHost === '0.0.0.0' || bindHost === '::') {
+      throw new AuthConfigurationError(`auth.resource is required when listening on ${bindHost}: tokens must name the URL clients use`);
+    }
+    const path = this.resource ? new URL(this.resource).pathname : endpointPath;
+    this.metadataPaths = path === '/' ? [WELL_KNOWN] : [`${WELL_KNOWN}${path}`, WELL_KNOWN];
+    this.scopes = (options.scopesSupported ?? []).filter((s) => s !== NEVER_ADVERTISED);
+  }
+
+  /** Takes the URL `listen()` bound as the resource when none was configured. */
+  listening(url: string): void {
+    if (this.resource) return;
+    this.resource = canonicalResource(url);
+  }
+
+  /** The Protected Resource Metadata document (RFC 9728 §2). */
+  metadata(): Record<string, unknown> {
+    const resource = this.requireResource();
+    return {
+      resource,
+      authorization_servers: [...this.options.authorizationServers],
+      ...(this.scopes.length > 0 ? { scopes_supported: [...this.scopes] } : {}),
+      bearer_methods_supported: ['header'],
+      ...(this.options.resourceName ? { resource_name: this.options.resourceName } : {}),
+      ...(this.options.documentation ? { resource_documentation: this.options.documentation } : {}),
+    };
+  }
+
+  /** Answers a GET of a metadata URL; public and CORS-open, as browser-based clients fetch it. */
+  serveMetadata(ctx: Ctx): void {
+    ctx.set('Access-Control-Allow-Origin', '*');
+    if (ctx.method === 'OPTIONS') {
+      ctx.set('Access-Control-Allow-Methods', 'GET, OPTIONS');
+      ctx.set('Access-Control-Allow-Headers', 'Mcp-Protocol-Version');
+      ctx.status = 204;
+      return;
+    }
+    const metadata = this.resolvedOr500(ctx, () => this.metadata());
+    if (!metadata) return;
+    ctx.set('Cache-Control', 'max-age=300');
+    ctx.body = metadata;
+  }
+
+  /**
+   * The caller's verified AuthInfo (undefined for an anonymous caller when allowed); resolves
+   * undefined after answering 401 (no or bad token) or 500 (the verifier failed: logged).
+   */
+  async authenticate(ctx: Ctx): Promise<{ auth: AuthInfo | undefined } | undefined> {
+    const resource = this.resolvedOr500(ctx, () => this.requireResource());
+    if (!resource) return undefined;
+    const header = ctx.get('authorization');
+    if (!header) {
+      if (this.options.allowAnonymous) return { auth: undefined };
+      return this.refuse(ctx, 'Unauthorized: a bearer token is required');
+    }
+    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+    if (!match) return this.refuse(ctx, 'Unauthorized: the Authorization header is not a bearer token', 'The Authorization header is not a bearer token');
+    try {
+      const auth = await this.options.verifier.verify(match[1], { resource });
+      if (auth.expiresAt !== undefined && auth.expiresAt * 1000 <= Date.now()) throw new InvalidTokenError('The token expired');
+      return { auth };
+    } catch (error) {
+      if (error instanceof InvalidTokenError) return this.refuse(ctx, `Unauthorized: ${error.description}`, error.description);
+      this.logError('The token verifier failed', error);
+      fail(ctx, 500, ErrorCode.InternalError, 'Internal error');
+      return undefined;
+    }
+  }
+
+  /** `WWW-Authenticate` for 401: no `error` when no credentials came (RFC 6750 §3.1), `invalid_token` otherwise. */
+  challenge(description?: string): string {
+    const params: [string, string][] = [];
+    if (description !== undefined) params.push(['error', 'invalid_token'], ['error_description', description]);
+    params.push(['resource_metadata', this.metadataUrl()]);
+    if (this.scopes.length > 0) params.push(['scope', this.scopes.join(' ')]);
+    return bearer(params);
+  }
+
+  /** `WWW-Authenticate` for 403: the scopes the operation needs, so the client can step up. */
+  forbiddenChallenge(requiredScopes: readonly string[], description: string): string {
+    return forbiddenChallenge(requiredScopes.filter((s) => s !== NEVER_ADVERTISED), description, this.resource && this.metadataUrl());
+  }
+
+  private metadataUrl(): string {
+    const url = new URL(this.requireResource());
+    return `${url.origin}${this.metadataPaths[0]}`;
+  }
+
+  private refuse(ctx: Ctx, message: string, description?: string): undefined {
+    ctx.set('WWW-Authenticate', this.challenge(description));
+    fail(ctx, 401, -32000, message);
+    return undefined;
+  }
+
+  private requireResource(): string {
+    if (!this.resource) throw new AuthConfigurationError('auth.resource is required when the transport is served without listen(): tokens must name this server');
+    return this.resource;
+  }
+
+  private resolvedOr500<T>(ctx: Ctx, get: () => T): T | undefined {
+    try {
+      return get();
+    } catch (error) {
+      this.logError('Authorization is misconfigured', error);
+      fail(ctx, 500, ErrorCode.InternalError, 'Internal error');
+      return undefined;
+    }
+  }
+}
+
+/** The 403 challenge (RFC 6750 §3.1 insufficient_scope), with the metadata URL when one is known. */
+export function forbiddenChallenge(requiredScopes: readonly string[], description: string, metadataUrl?: string): string {
+  const params: [string, string][] = [['error', 'insufficient_scope']];
+  if (requiredScopes.length > 0) params.push(['scope', requiredScopes.join(' ')]);
+  if (metadataUrl) params.push(['resource_metadata', metadataUrl]);
+  params.push(['error_description', description]);
+  return bearer(params);
+}
+
+/** RFC 7235 auth-params as quoted strings; descriptions keep to RFC 6750's characters (no quote, no backslash). */
+function bearer(params: readonly [string, string][]): string {
+  const quoted = params.map(([k, v]) => `${k}="${v.replace(/[^\x20-\x21\x23-\x5B\x5D-\x7E]/g, ' ')}"`);
+  return `Bearer ${quoted.join(', ')}`;
+}
