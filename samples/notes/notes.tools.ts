@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsEnum, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { injectable } from 'tsyringe';
-import { EmptyInput, Field, McpContext, resourceLink, text, Tool, ToolError } from '../../src';
+import { EmptyInput, Field, McpContext, RequireScopes, resourceLink, text, Tool, ToolError } from '../../src';
 import { NotesRepository } from './notes.repository';
 
 export class AddNoteInput {
@@ -115,6 +115,7 @@ export class NotesTools {
   }
 
   @Tool({ description: 'Delete a note', annotations: { destructiveHint: true, idempotentHint: true } })
+  @RequireScopes('notes:write')
   deleteNote(input: NoteIdInput) {
     if (!this.notes.delete(input.id)) throw new ToolError(`No note has id "${input.id}"`);
     return text(`Deleted ${input.id}`);

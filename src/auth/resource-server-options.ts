@@ -18,6 +18,12 @@ export interface ResourceServerOptions {
   resource?: string;
   /** Scopes advertised in the metadata and in 401 challenges (`offline_access` is never advertised). */
   scopesSupported?: readonly string[];
+  /**
+   * The scopes a 401 challenge asks for, when fewer than `scopesSupported` should be granted at first
+   * (least privilege: clients step up when an operation answers 403 insufficient_scope). Default:
+   * `scopesSupported`.
+   */
+  challengeScopes?: readonly string[];
   /** A human-readable name of this server, published as `resource_name`. */
   resourceName?: string;
   /** A page documenting this server for developers, published as `resource_documentation`. */

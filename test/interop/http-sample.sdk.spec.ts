@@ -114,12 +114,11 @@ describe('Streamable HTTP, official SDK client', () => {
     other.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(`other:${n.params.uri}`));
     other.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged.push('other'));
     await client.subscribeResource({ uri: 'notes://index' });
-    const added = await client.callTool({ name: 'addNote', arguments: { title: 'sub', body: 'b' } });
-    const id = (added.structuredContent as { id: string }).id;
+    await client.callTool({ name: 'addNote', arguments: { title: 'sub', body: 'b' } });
     await waitFor(() => updates.includes('notes://index'));
     expect(updates).toEqual(['notes://index']); // the other session did not subscribe; notes://<id> nobody did
     await client.unsubscribeResource({ uri: 'notes://index' });
-    await client.callTool({ name: 'deleteNote', arguments: { id } });
+    await client.callTool({ name: 'addNote', arguments: { title: 'after unsubscribing', body: 'b' } });
 
     await client.callTool({ name: 'toggleTool', arguments: { name: 'count', enabled: false } });
     await waitFor(() => listChanged.length > 0);

@@ -2,9 +2,9 @@ import { injectable } from 'tsyringe';
 import request from 'supertest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { EmptyInput, IntrospectionVerifier, JwtVerifier, McpApplication, McpContext, McpModule, Tool } from '../../src';
+import { MemoryOAuthProvider, REDIRECT_URI } from '../helpers/oauth-client';
 import { authorizeWithoutBrowser, startOidcProvider } from '../helpers/oidc-provider';
 
 @injectable()
@@ -19,44 +19,6 @@ class FlowTools {
 class FlowModule {}
 
 const quiet = { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } };
-const REDIRECT_URI = 'http://127.0.0.1:1/oauth/callback';
-
-/** What a client application keeps between runs; here, in memory. The browser step is recorded for the test to play. */
-class MemoryOAuthProvider implements OAuthClientProvider {
-  information?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = '';
-  authorizationUrl?: URL;
-
-  get redirectUrl() {
-    return REDIRECT_URI;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'mcpkit oauth test', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.information;
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.information = information;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 /** MCP authorization end to end: a real authorization server (oidc-provider), the official SDK client, mcpkit as the resource server. */
 describe('OAuth authorization flow, official SDK client and oidc-provider', () => {
   let provider: Awaited<ReturnType<typeof startOidcProvider>>;

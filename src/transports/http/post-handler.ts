@@ -84,7 +84,7 @@ export class PostHandler {
     await answerRequest(ctx, http, message, extra, {
       responseMode: this.options.responseMode,
       logError: this.logError,
-      forbiddenChallenge: (scopes, description) => this.guards.forbiddenChallenge(scopes, description),
+      forbiddenChallenge: (scopes, description) => this.guards.forbiddenChallenge(stepUpScopes(extra, scopes), description),
       beforeReply: isInitialize ? () => this.sessions.register(http) : undefined,
       // The session could not be shared (storage down): it does not exist.
       onBeforeReplyFailed: () => this.sessions.discard(http),
@@ -102,9 +102,17 @@ export class PostHandler {
     const { finished } = await answerRequest(ctx, http, message, extra, {
       responseMode: this.options.responseMode,
       logError: this.logError,
-      forbiddenChallenge: (scopes, description) => this.guards.forbiddenChallenge(scopes, description),
+      forbiddenChallenge: (scopes, description) => this.guards.forbiddenChallenge(stepUpScopes(extra, scopes), description),
     });
     // `finished` never rejects (see answerRequest), so this chain cannot either.
     void finished.then(() => http.session.close());
   }
+}
+
+/**
+ * The scopes a 403 asks for: what the caller was granted plus what the operation needs, so that a
+ * client stepping up does not lose the permissions it had (the spec's recommended approach).
+ */
+function stepUpScopes(extra: TransportExtra, required: readonly string[]): string[] {
+  return [...new Set([...(extra.auth?.scopes ?? []), ...required])];
 }

@@ -26,6 +26,7 @@ export class ResourceServer {
   private resource?: string;
   readonly metadataPaths: readonly string[];
   private readonly scopes: readonly string[];
+  private readonly challengeScopes: readonly string[];
 
   constructor(
     private readonly options: ResourceServerOptions,
@@ -42,6 +43,7 @@ export class ResourceServer {
     const path = this.resource ? new URL(this.resource).pathname : endpointPath;
     this.metadataPaths = path === '/' ? [WELL_KNOWN] : [`${WELL_KNOWN}${path}`, WELL_KNOWN];
     this.scopes = (options.scopesSupported ?? []).filter((s) => s !== NEVER_ADVERTISED);
+    this.challengeScopes = options.challengeScopes ? options.challengeScopes.filter((s) => s !== NEVER_ADVERTISED) : this.scopes;
   }
 
   /** Takes the URL `listen()` bound as the resource when none was configured. */
@@ -109,7 +111,7 @@ export class ResourceServer {
     const params: [string, string][] = [];
     if (description !== undefined) params.push(['error', 'invalid_token'], ['error_description', description]);
     params.push(['resource_metadata', this.metadataUrl()]);
-    if (this.scopes.length > 0) params.push(['scope', this.scopes.join(' ')]);
+    if (this.challengeScopes.length > 0) params.push(['scope', this.challengeScopes.join(' ')]);
     return bearer(params);
   }
 
