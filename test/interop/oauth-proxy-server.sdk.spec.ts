@@ -1,0 +1,81 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { injectable } from 'tsyringe';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { EmptyInput, McpApplication, McpContext, McpModule, OAuthProxy, Tool } from '../../src';
+import { Browser } from '../helpers/browser';
+import { MemoryOAuthProvider, REDIRECT_URI } from '../helpers/oauth-client';
+import { startUpstreamIdp } from '../helpers/upstream-idp';
+
+@injectable()
+class WhoTools {
+  @Tool({ description: 'Tells who is calling' })
+  whoami(_: EmptyInput, ctx: McpContext) {
+    return `${ctx.auth?.subject} with ${ctx.auth?.scopes?.join(' ')}`;
+  }
+}
+
+@McpModule({ providers: [WhoTools], server: { name: 'proxied', version: '1.0.0' } })
+class WhoModule {}
+
+/**
+ * One mcpkit server that is both the resource server (`auth`) and, through the OAuth proxy, the
+ * authorization server in front of an upstream IdP without dynamic registration (oidc-provider): the
+ * official SDK client's transport goes from a 401 to a tool call with a token the proxy issued.
+ */
+describe('an mcpkit server with the OAuth proxy and the resource server, official SDK client', () => {
+  let server: Server;
+  let origin: string;
+  let app: McpApplication;
+  let idp: Awaited<ReturnType<typeof startUpstreamIdp>>;
+
+  beforeAll(async () => {
+    let handler: (req: IncomingMessage, res: ServerResponse) => void = (_q, res) => res.end();
+    server = createServer((req, res) => handler(req, res));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    idp = await startUpstreamIdp({ CLIENT_ID: 'mcp-proxy', CLIENT_SECRET: 'upstream-secret', REDIRECT_URI: `${origin}/callback` });
+    const resource = `${origin}/mcp`;
+    const proxy = new OAuthProxy({
+      issuer: origin,
+      resource,
+      upstream: { issuer: idp.url, clientId: 'mcp-proxy', clientSecret: 'upstream-secret', scopes: ['openid', 'email'] },
+      scopesSupported: ['mcp:tools'],
+      logError: () => undefined,
+    });
+    app = await McpApplication.create(WhoModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
+    // Mounted on a server of the test's own (its port is known before the proxy is built), so `resource` is explicit.
+    const transport = app.httpTransport({ oauthProxy: proxy, auth: { authorizationServers: [origin], resource, scopesSupported: ['mcp:tools'], verifier: proxy.verifier() } });
+    handler = transport.callback();
+  }, 30_000);
+
+  afterAll(async () => {
+    await app?.close();
+    server?.close();
+    await idp?.stop();
+  });
+
+  it('registers, consents, signs in upstream and calls a tool with the proxy’s token', async () => {
+    const url = new URL(`${origin}/mcp`);
+    const oauth = new MemoryOAuthProvider();
+    await expect(new Client({ name: 'proxied', version: '1' }).connect(new StreamableHTTPClientTransport(url, { authProvider: oauth }))).rejects.toThrow(UnauthorizedError);
+    const authorizationUrl = oauth.authorizationUrl!;
+    expect(authorizationUrl.origin).toBe(origin); // the proxy, not the upstream IdP
+    expect(authorizationUrl.searchParams.get('resource')).toBe(url.href);
+
+    const browser = new Browser(REDIRECT_URI);
+    const consent = await browser.go(authorizationUrl.href);
+    expect(consent.body).toContain('mcp:tools');
+    const back = new URL((await browser.consent(consent, 'approve')).url);
+    const transport = new StreamableHTTPClientTransport(url, { authProvider: oauth });
+    await transport.finishAuth(back.searchParams.get('code')!);
+
+    const client = new Client({ name: 'proxied', version: '1' });
+    await client.connect(transport);
+    const result = (await client.callTool({ name: 'whoami', arguments: {} })) as { content: { text: string }[] };
+    expect(result.content[0].text).toBe('alice with mcp:tools');
+    await client.close();
+  }, 30_000);
+});
