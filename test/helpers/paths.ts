@@ -1,7 +1,8 @@
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
-/** Compiled entry points (`npm test` runs tsc first). */
-export const ROOT = join(__dirname, '..', '..');
+/** Compiled entry points (`npm test` runs tsc first). ROOT is the repository both from test/helpers (jest) and from dist/test/helpers (scripts/). */
+const up = join(__dirname, '..', '..');
+export const ROOT = basename(up) === 'dist' ? dirname(up) : up;
 export const SAMPLE_MAIN = join(ROOT, 'dist', 'samples', 'notes', 'main.js');
 export const FAULTY_SERVER = join(ROOT, 'dist', 'test', 'fixtures', 'faulty-server.js');
 export const CONFORMANCE_MAIN = join(ROOT, 'dist', 'samples', 'conformance', 'main.js');
