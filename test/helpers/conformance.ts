@@ -1,15 +1,25 @@
 import { spawn } from 'node:child_process';
 import { ROOT } from './paths';
 
-/** Runs a conformance CLI to its exit and returns its exit code with stdout and stderr interleaved. */
-export function runConformance(node: string, cli: string, args: string[]): Promise<{ code: number | null; output: string }> {
+/**
+ * Runs a conformance CLI to its exit and returns its exit code with stdout and stderr interleaved. After
+ * `killAfterMs` the CLI is killed (code null), so a hung scenario cannot outlive the test that ran it.
+ */
+export function runConformance(node: string, cli: string, args: string[], killAfterMs = 120_000): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(node, [cli, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, output }));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
   });
 }
 

@@ -33,7 +33,7 @@ describe('official MCP conformance suite', () => {
   });
 
   it('0.1.13 passes every server scenario with no failure', async () => {
-    const { code, output } = await runConformance(process.execPath, CONFORMANCE_CLI, ['server', '--url', url, '--suite', 'all']);
+    const { code, output } = await runConformance(process.execPath, CONFORMANCE_CLI, ['server', '--url', url, '--suite', 'all'], 230_000);
     const summary = output.slice(output.indexOf('=== SUMMARY ==='));
     process.stdout.write(`${summary}\n`);
     const total = /Total: (\d+) passed, (\d+) failed/.exec(output);
@@ -44,7 +44,7 @@ describe('official MCP conformance suite', () => {
   }, 240_000);
 
   it('0.2.0-alpha.12 passes every scenario the 2025-11-25 requirements hold, scored or not', async () => {
-    const { code, output } = await runConformance(NODE22, CONFORMANCE_NEXT_CLI, ['server', '--url', url, '--requirements', '2025-11-25', '--timeout', '20000']);
+    const { code, output } = await runConformance(NODE22, CONFORMANCE_NEXT_CLI, ['server', '--url', url, '--requirements', '2025-11-25', '--timeout', '20000'], 80_000);
     process.stdout.write(`${output.slice(output.lastIndexOf('=== SUMMARY ==='))}\n`);
     const { scenarios, total } = parseSummary(output);
     expect(total).not.toBeNull();
