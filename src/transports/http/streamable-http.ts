@@ -59,6 +59,10 @@ export class StreamableHttpTransport {
     }
     this.koa = new (loadKoa().Koa)();
     this.koa.use(this.koaMiddleware());
+    // A client dropping a long-lived stream is normal; anything else goes to the server log, not Koa's console.error.
+    this.koa.on('error', (error: NodeJS.ErrnoException) => {
+      if (!['ECONNRESET', 'EPIPE', 'ECONNABORTED'].includes(error?.code ?? '')) logError('An HTTP request failed', error);
+    });
     this.startTimers();
   }
 
