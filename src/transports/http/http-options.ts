@@ -70,6 +70,13 @@ export interface HttpOptions {
    * /authorize, /token...), on the same port; pair it with an `auth` verifier from `oauthProxy.verifier()`.
    */
   oauthProxy?: OAuthEndpoints;
+  /**
+   * The HTTP+SSE transport of protocol 2024-11-05 beside the MCP endpoint, for older clients: a GET on
+   * `path` (default /sse) opens the stream, whose `endpoint` event names the POST URL under
+   * `messagesPath` (default /messages). On by default with sessions (off with `sessions: false`);
+   * `false` turns it off. Its sessions live on this instance only: a `sessionBackplane` does not share them.
+   */
+  legacySse?: false | { path?: string; messagesPath?: string };
 }
 
 /** Something serving OAuth endpoints on plain Node requests, resolving false for requests it does not serve (OAuthProxy). */
@@ -77,8 +84,12 @@ export interface OAuthEndpoints {
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
 }
 
-export type ResolvedHttpOptions = Required<Omit<HttpOptions, 'cors' | 'eventStore' | 'authenticate' | 'auth' | 'allowedOrigins' | 'healthPath' | 'sessionBackplane' | 'oauthProxy'>> &
-  Pick<HttpOptions, 'cors' | 'authenticate' | 'auth' | 'allowedOrigins' | 'sessionBackplane' | 'oauthProxy'> & { eventStore: EventStore | undefined; healthPath: string | null };
+export type ResolvedHttpOptions = Required<Omit<HttpOptions, 'cors' | 'eventStore' | 'authenticate' | 'auth' | 'allowedOrigins' | 'healthPath' | 'sessionBackplane' | 'oauthProxy' | 'legacySse'>> &
+  Pick<HttpOptions, 'cors' | 'authenticate' | 'auth' | 'allowedOrigins' | 'sessionBackplane' | 'oauthProxy'> & {
+    eventStore: EventStore | undefined;
+    healthPath: string | null;
+    legacySse: false | { path: string; messagesPath: string };
+  };
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
@@ -113,5 +124,11 @@ export function resolveHttpOptions(options: HttpOptions, defaultStore: () => Eve
     auth: options.auth,
     sessionBackplane: sessions ? options.sessionBackplane : undefined,
     oauthProxy: options.oauthProxy,
+    legacySse: resolveLegacySse(options.legacySse, sessions),
   };
+}
+
+function resolveLegacySse(option: HttpOptions['legacySse'], sessions: boolean): ResolvedHttpOptions['legacySse'] {
+  if (option === false || (option === undefined && !sessions)) return false;
+  return { path: option?.path ?? '/sse', messagesPath: option?.messagesPath ?? '/messages' };
 }

@@ -1,11 +1,10 @@
 import type { AuthInfo } from '../../context/mcp-context';
-import { ErrorCode, isRequest, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
+import { isRequest, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
 import type { TransportExtra } from '../../protocol/request-scope';
-import { checkMessage } from '../../protocol/wire';
-import { BodyTimeoutError, BodyTooLargeError, readBody } from './body';
-import { accepted, accepts, Ctx, fail, replyMessage } from './http-replies';
+import { accepted, accepts, Ctx, fail } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import type { HttpSession } from './http-session';
+import { readMessage } from './read-message';
 import { answerRequest } from './request-answer';
 import type { RequestGuards } from './request-guards';
 import type { SessionDirectory } from './session-directory';
@@ -27,37 +26,11 @@ export class PostHandler {
     if (!ctx.is('application/json')) return fail(ctx, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
     const principal = await this.guards.authenticate(ctx);
     if (!principal) return;
-    const message = await this.readMessage(ctx);
+    const message = await readMessage(ctx, this.options);
     if (!message) return;
     const extra: TransportExtra = { headers: ctx.req.headers, auth: principal.auth };
     if (!this.options.sessions) return this.serveStateless(ctx, message, extra);
     await this.serveInSession(ctx, message, extra, principal.auth);
-  }
-
-  /** The body as one checked JSON-RPC message, or undefined after answering 413, 408 or 400. */
-  private async readMessage(ctx: Ctx): Promise<JsonRpcMessage | undefined> {
-    let raw: Buffer;
-    try {
-      raw = await readBody(ctx.req, this.options.maxBodyBytes, this.options.bodyTimeoutMs);
-    } catch (error) {
-      if (error instanceof BodyTooLargeError) return void fail(ctx, 413, -32000, `Payload Too Large: the limit is ${this.options.maxBodyBytes} bytes`);
-      if (error instanceof BodyTimeoutError) {
-        // The rest of the body may still come: this connection cannot carry another request.
-        ctx.set('Connection', 'close');
-        return void fail(ctx, 408, -32000, `Request Timeout: the body did not arrive within ${this.options.bodyTimeoutMs} ms`);
-      }
-      if (ctx.req.destroyed) return undefined; // the client went away mid-body: nobody to answer, nothing wrong here
-      throw error;
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw.toString('utf8'));
-    } catch {
-      return void fail(ctx, 400, ErrorCode.ParseError, 'Parse error: invalid JSON');
-    }
-    const checked = checkMessage(parsed);
-    if (!checked.ok) return void replyMessage(ctx, 400, checked.error);
-    return checked.message;
   }
 
   private async serveInSession(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra, auth: AuthInfo | undefined): Promise<void> {

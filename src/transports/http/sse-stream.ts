@@ -43,6 +43,11 @@ export class SseConnection {
     this.write(`${eventId === undefined ? '' : `id: ${eventId}\n`}event: message\ndata: ${json}\n\n`);
   }
 
+  /** The first event of a 2024-11-05 HTTP+SSE stream: where the client POSTs its messages. */
+  endpoint(url: string): void {
+    this.write(`event: endpoint\ndata: ${url}\n\n`);
+  }
+
   keepAlive(): void {
     this.write(': keep-alive\n\n');
   }

@@ -12,6 +12,7 @@ import type { ChannelContext } from './stream-channel';
 import { StreamHandlers } from './stream-handlers';
 import type { HttpMiddleware, RequestListener } from './http-handler.types';
 import { loadKoa } from './koa-loader';
+import { LegacySseEndpoint } from './legacy-sse';
 
 export type { SessionFactory } from './session-directory';
 export type { HttpMiddleware, RequestListener } from './http-handler.types';
@@ -19,7 +20,8 @@ export type { HttpMiddleware, RequestListener } from './http-handler.types';
 /**
  * The Streamable HTTP transport (MCP 2025-11-25) on Koa: one endpoint for POST, GET and DELETE,
  * JSON or SSE answers, sessions, resumable streams, and the safety checks of the spec. This class
- * routes and owns the lifecycle; the methods are served by PostHandler and StreamHandlers.
+ * routes and owns the lifecycle; the methods are served by PostHandler and StreamHandlers, and the
+ * 2024-11-05 HTTP+SSE endpoint for older clients by LegacySseEndpoint.
  */
 export class StreamableHttpTransport {
   readonly options: ResolvedHttpOptions;
@@ -29,6 +31,8 @@ export class StreamableHttpTransport {
   private readonly guards: RequestGuards;
   private readonly posts: PostHandler;
   private readonly streams: StreamHandlers;
+  /** The 2024-11-05 HTTP+SSE endpoint, unless turned off. */
+  private readonly legacy?: LegacySseEndpoint;
   private server?: Server;
   private timers: NodeJS.Timeout[] = [];
   private closing = false;
@@ -44,8 +48,21 @@ export class StreamableHttpTransport {
     this.sessions = new SessionDirectory(factory, this.options, (id) => this.channelContext(id));
     this.posts = new PostHandler(this.options, this.sessions, this.guards, logError);
     this.streams = new StreamHandlers(this.options, this.sessions, this.guards);
+    const { legacySse } = this.options;
+    if (legacySse) {
+      this.legacy = new LegacySseEndpoint({ ...this.options, legacySse }, {
+        factory,
+        guards: this.guards,
+        track: (connection, open) => (open ? this.connections.add(connection) : this.connections.delete(connection)),
+        otherSessions: () => this.sessions.size,
+      });
+    }
     this.koa = new (loadKoa().Koa)();
     this.koa.use(this.koaMiddleware());
+    // A client dropping a long-lived stream is normal; anything else goes to the server log, not Koa's console.error.
+    this.koa.on('error', (error: NodeJS.ErrnoException) => {
+      if (!['ECONNRESET', 'EPIPE', 'ECONNABORTED'].includes(error?.code ?? '')) logError('An HTTP request failed', error);
+    });
     this.startTimers();
   }
 
@@ -66,6 +83,14 @@ export class StreamableHttpTransport {
       fail(ctx, 405, -32000, 'Method not allowed');
     });
     if (healthPath) router.get(healthPath, (ctx) => this.health(ctx));
+    const { legacy } = this;
+    if (legacy && this.options.legacySse) {
+      const { path: ssePath, messagesPath } = this.options.legacySse;
+      router.get(ssePath, (ctx) => this.guarded(ctx, () => legacy.open(ctx)));
+      router.post(messagesPath, (ctx) => this.guarded(ctx, () => legacy.post(ctx)));
+      router.options(ssePath, (ctx) => this.guards.preflight(ctx));
+      router.options(messagesPath, (ctx) => this.guards.preflight(ctx));
+    }
     const resourceServer = this.guards.resourceServer;
     for (const metadataPath of resourceServer?.metadataPaths ?? []) {
       const serve = (ctx: Ctx) => {
@@ -113,8 +138,9 @@ export class StreamableHttpTransport {
     this.server?.close();
   }
 
+  /** Sessions served here, HTTP+SSE ones included. */
   get sessionCount(): number {
-    return this.sessions.size;
+    return this.sessions.size + (this.legacy?.size ?? 0);
   }
 
   /** Stops accepting, ends every stream and session, and closes the server. */
@@ -123,6 +149,7 @@ export class StreamableHttpTransport {
     for (const t of this.timers) clearInterval(t);
     this.server?.close();
     await this.sessions.closeAll();
+    this.legacy?.closeAll();
     for (const c of [...this.connections]) c.end();
     this.server?.closeAllConnections();
   }
