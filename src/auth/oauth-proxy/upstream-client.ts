@@ -98,6 +98,7 @@ export class UpstreamClient {
     const origin = new URL(issuer).origin;
     const path = new URL(issuer).pathname.replace(/\/$/, '');
     for (const url of [`${base}/.well-known/openid-configuration`, `${origin}/.well-known/oauth-authorization-server${path}`]) {
+      // One of two well-known locations: an unreachable one is simply the next one's turn (the error after the loop says none answered).
       const response = await fetch(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
       if (!response?.ok) continue;
       const doc = (await response.json()) as Partial<Endpoints>;
