@@ -75,6 +75,12 @@ export interface ClientRequestOptions {
   /** Milliseconds to wait for the client's answer (default: the application's `clientRequestTimeoutMs`). */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * 2026-07-28 clients: the key of this request in the InputRequiredResult, under which the client
+   * answers (default `elicitation-0`, `sampling-1`… numbered by call order). Give stable keys when
+   * the handler's requests depend on earlier answers.
+   */
+  key?: string;
 }
 
 /**
@@ -113,6 +119,14 @@ export abstract class McpContext {
   abstract sample(params: CreateMessageParams, options?: ClientRequestOptions): Promise<CreateMessageResult>;
   /** Lists the client's roots (`roots/list`). */
   abstract roots(options?: ClientRequestOptions): Promise<Root[]>;
+  /**
+   * Computes a value once per request, even across the rounds of a 2026-07-28 multi round-trip
+   * request (where the handler re-runs from the start after each answer from the client): the value
+   * travels, sealed, in the request's requestState. Use it for work that must not happen twice
+   * (creating an order before asking for confirmation). Values must be JSON. Outside a multi
+   * round-trip request it simply calls `compute`.
+   */
+  abstract once<T>(key: string, compute: () => T | Promise<T>): Promise<T>;
   /**
    * Over Streamable HTTP, closes the connection that carries this request's SSE stream without ending
    * the stream: the client reconnects with Last-Event-ID and receives what followed (SEP-1699

@@ -7,6 +7,7 @@ import type { RequestScope } from '../protocol/request-scope';
 import { elicitationSchema } from '../schema/elicitation-schema.builder';
 import { RELATED_TASK } from '../tasks/task.types';
 import { validateInput } from '../validation/validate-input';
+import { missingCapability } from '../protocol/modern/envelope';
 import {
   AuthInfo,
   ClientRequestOptions,
@@ -68,7 +69,7 @@ export class RequestContext extends McpContext {
     const caps = this.scope.peer.clientCapabilities.elicitation as { form?: object; url?: object } | undefined;
     const mode = request.mode ?? 'form';
     const supported = mode === 'url' ? caps?.url !== undefined : caps !== undefined && (caps.form !== undefined || caps.url === undefined);
-    if (!supported) throw capabilityError(`elicitation (${mode} mode)`);
+    if (!supported) throw this.capabilityError(`elicitation (${mode} mode)`, { elicitation: { [mode]: {} } });
     return (await this.clientRequest('elicitation/create', { ...request }, options)) as ElicitResult;
   }
 
@@ -85,14 +86,19 @@ export class RequestContext extends McpContext {
   }
 
   async sample(params: CreateMessageParams, options?: ClientRequestOptions): Promise<CreateMessageResult> {
-    if (!this.scope.peer.clientCapabilities.sampling) throw capabilityError('sampling');
+    if (!this.scope.peer.clientCapabilities.sampling) throw this.capabilityError('sampling', { sampling: {} });
     return (await this.clientRequest('sampling/createMessage', { ...params }, options)) as CreateMessageResult;
   }
 
   async roots(options?: ClientRequestOptions): Promise<Root[]> {
-    if (!this.scope.peer.clientCapabilities.roots) throw capabilityError('roots');
+    if (!this.scope.peer.clientCapabilities.roots) throw this.capabilityError('roots', { roots: {} });
     const result = (await this.clientRequest('roots/list', {}, options)) as { roots?: Root[] };
     return result.roots ?? [];
+  }
+
+  async once<T>(key: string, compute: () => T | Promise<T>): Promise<T> {
+    const round = this.scope.round;
+    return round ? round.once(key, compute) : compute();
   }
 
   closeStream(): void {
@@ -109,7 +115,13 @@ export class RequestContext extends McpContext {
     const task = this.scope.task;
     // Inside a task, the task carries the request (and waits for input meanwhile); it names the task.
     if (task) return task.request(method, this.withTask(params), { timeoutMs: options?.timeoutMs, signal });
-    return this.scope.outbound.request(method, params, { relatedRequestId: this.scope.id, timeoutMs: options?.timeoutMs, signal });
+    return this.scope.outbound.request(method, params, { relatedRequestId: this.scope.id, timeoutMs: options?.timeoutMs, signal, key: options?.key });
+  }
+
+  /** The client lacks a capability: -32021 naming it in the modern era, -32600 in a legacy session. */
+  private capabilityError(what: string, required: Record<string, unknown>): McpError {
+    if (this.scope.peer.modern) return missingCapability(required, what);
+    return new McpError(ErrorCode.InvalidRequest, `The client does not support ${what}`);
   }
 
   /** Adds the related-task `_meta` when the request runs as a task. */
@@ -127,9 +139,6 @@ export class RequestContext extends McpContext {
   }
 }
 
-function capabilityError(what: string): McpError {
-  return new McpError(ErrorCode.InvalidRequest, `The client does not support ${what}`);
-}
 
 /** Builds the eight level methods around one sending function. */
 function createLogger(send: (level: LoggingLevel, data: unknown, logger?: string) => Promise<void>): McpLogger {

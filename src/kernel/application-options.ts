@@ -3,6 +3,9 @@ import type { Middleware } from './middleware';
 import type { ServerLogger } from './server-logger';
 import type { TaskStore } from '../tasks/task-store';
 import type { ScaleOutFactory } from './scale-out';
+import type { EraSupport } from '../mcp/eras';
+import type { CacheHints } from '../protocol/modern/cache-hints';
+import type { RequestStateOptions } from '../protocol/modern/request-state';
 import { resolveTaskOptions, ResolvedTaskOptions, TaskOptions } from '../tasks/task-options';
 
 /** The server's `serverInfo`, plus the `instructions` sent at initialize. */
@@ -37,6 +40,18 @@ export interface ApplicationOptions {
    * `redisScaleOut({ redis, keyPrefix })` from `mcpkit/redis`.
    */
   scaleOut?: ScaleOutFactory;
+  /**
+   * Which MCP eras to serve: 'dual' (default) serves 2026-07-28 stateless requests and 2025-11-25
+   * (and older) sessions on the same endpoint and stdio process; 'modern' or 'legacy' serve one only.
+   */
+  eras?: EraSupport;
+  /**
+   * How 2026-07-28 multi round-trip requests seal their requestState (HMAC keys and rotation, lifetime,
+   * size). Set `secrets` when several instances serve the same clients.
+   */
+  requestState?: RequestStateOptions;
+  /** Caching hints (`ttlMs`, `cacheScope`) of 2026-07-28 results: discover, lists and resource reads. */
+  cache?: CacheHints;
 }
 
 export type TaskStoreOption =
@@ -55,6 +70,9 @@ export interface ResolvedOptions {
   clientRequestTimeoutMs: number;
   shutdownTimeoutMs: number;
   middleware: Middleware[];
+  eras: EraSupport;
+  requestState?: RequestStateOptions;
+  cache?: CacheHints;
 }
 
 export function resolveOptions(fromModule: ApplicationOptions, overrides: ApplicationOptions): ResolvedOptions {
@@ -70,5 +88,14 @@ export function resolveOptions(fromModule: ApplicationOptions, overrides: Applic
     taskStore: merged.taskStore,
     scaleOut: merged.scaleOut,
     tasks: resolveTaskOptions(merged.tasks),
+    eras: resolveEras(merged.eras),
+    requestState: merged.requestState,
+    cache: merged.cache,
   };
+}
+
+function resolveEras(eras: EraSupport | undefined): EraSupport {
+  if (eras === undefined) return 'dual';
+  if (eras !== 'dual' && eras !== 'modern' && eras !== 'legacy') throw new RangeError(`eras must be 'dual', 'modern' or 'legacy', not ${String(eras)}`);
+  return eras;
 }

@@ -85,6 +85,9 @@ export class McpApplication {
       invoke,
       resolveGuard: (guard) => container.resolve(guard as unknown as InjectionToken<CanActivate>),
       logError: (message, error) => logger.error(message, error),
+      eras: options.eras,
+      requestState: options.requestState,
+      cache: options.cache,
     });
     const app = new McpApplication(container, registry, engine, options, logger, entries, transient, tasks, scaleOut);
     container.register(MCP_APPLICATION, { useValue: app });
@@ -144,6 +147,8 @@ export class McpApplication {
     if (this.closing) throw new Error('The application is closing');
     const session = this.engine.createSession((message: JsonRpcMessage) => transport.send(message), {
       requireInitialize: options?.requireInitialize,
+      // stdio and in-process clients: the first initialize or 2026-07-28 request decides the era.
+      era: this.engine.eras === 'dual' ? 'auto' : this.engine.eras,
       // A verified principal, else (when asked) the machine's local user: the facts of every message it sends.
       extra: options?.auth ? { auth: options.auth } : options?.local ? { local: true } : undefined,
     });
@@ -197,7 +202,7 @@ export class McpApplication {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { StreamableHttpTransport: Transport } = require('../transports/http/streamable-http') as typeof import('../transports/http/streamable-http');
     const transport = new Transport(
-      { createSession: (sink, o) => this.engine.createSession(sink, o), logError: (m, e) => this.logger.error(m, e) },
+      { createSession: (sink, o) => this.engine.createSession(sink, o), logError: (m, e) => this.logger.error(m, e), modern: this.engine.modern },
       shared ? { ...shared, ...options } : options,
     );
     const served: Served = { stopAccepting: () => transport.stopAccepting(), close: () => transport.close() };

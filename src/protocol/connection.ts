@@ -1,5 +1,6 @@
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../mcp/json-rpc';
 import type { LoggingLevel } from '../mcp/mcp-types';
+import type { Era } from '../mcp/eras';
 import type { PeerState } from './peer';
 import type { TransportExtra } from './request-scope';
 
@@ -36,6 +37,11 @@ export interface ConnectionOptions {
   peer?: Partial<PeerState>;
   /** Whether a message that belongs to no request reaches the client now (default: always). */
   reachable?: () => boolean;
+  /**
+   * The era this connection serves: 'legacy' (initialize and a session; the default), 'modern' (every
+   * request stateless, with its own `_meta`), or 'auto' (stdio: the first initialize or modern request decides).
+   */
+  era?: Era | 'auto';
   /** Facts of every message that arrives without its own (a stdio connection's local user, or its verified auth). */
   extra?: TransportExtra;
 }

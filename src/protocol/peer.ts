@@ -14,11 +14,15 @@ export interface PeerState {
   readonly logLevel?: LoggingLevel;
   /** The session id, when the client has one (Streamable HTTP with sessions). */
   readonly sessionId?: string;
+  /** A modern (2026-07-28) request: it brought this state in its own `_meta`. */
+  readonly modern?: boolean;
 }
 
 /** True when a log message at `level` passes the client's chosen minimum. */
 export function passesLogLevel(peer: PeerState, level: LoggingLevel): boolean {
-  return peer.logLevel === undefined || LOGGING_LEVELS.indexOf(level) >= LOGGING_LEVELS.indexOf(peer.logLevel);
+  // A modern request that names no log level gets no log messages at all.
+  if (peer.logLevel === undefined) return !peer.modern;
+  return LOGGING_LEVELS.indexOf(level) >= LOGGING_LEVELS.indexOf(peer.logLevel);
 }
 
 /** Options of a request sent to the client. */
@@ -27,6 +31,8 @@ export interface OutboundRequestOptions {
   relatedRequestId?: RequestId;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** The key of this request in a 2026-07-28 InputRequiredResult (see ClientRequestOptions.key). */
+  key?: string;
 }
 
 /** The way back to the client that sent a request: notifications, requests, and intermediate results. */

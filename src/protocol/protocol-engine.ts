@@ -14,6 +14,10 @@ import type { ProtocolFeature } from './protocol-feature';
 import type { MethodHandler } from './request-scope';
 import { ServerSession, SessionHost } from './server-session';
 import { Invoke, ToolInvoker } from './tool-invoker';
+import type { EraSupport } from '../mcp/eras';
+import { ModernDispatch } from './modern/modern-dispatch';
+import type { CacheHints } from './modern/cache-hints';
+import { RequestStateOptions, RequestStateSealer } from './modern/request-state';
 
 export interface ProtocolEngineOptions {
   registry: Registry;
@@ -29,6 +33,14 @@ export interface ProtocolEngineOptions {
   logError(message: string, error?: unknown): void;
   /** Protocol features beyond the core (tasks). */
   features?: (env: Omit<HandlerEnv, 'features'>) => ProtocolFeature[];
+  /** The eras served (default 'dual': 2026-07-28 requests and 2025-11-25 sessions alike). */
+  eras?: EraSupport;
+  /** How multi round-trip requests seal their requestState. */
+  requestState?: RequestStateOptions;
+  /** Caching hints of modern results. */
+  cache?: CacheHints;
+  /** Handlers of methods that exist only in the modern era (subscriptions/listen). */
+  modernHandlers?: (engine: ProtocolEngine) => Record<string, MethodHandler>;
 }
 
 /** A method and the capability that must be on for it to exist. */
@@ -45,6 +57,9 @@ interface Route {
 export class ProtocolEngine implements SessionHost {
   readonly clientRequestTimeoutMs: number;
   readonly tools: ToolInvoker;
+  /** Serves 2026-07-28 requests; undefined when the server serves the legacy era only. */
+  readonly modern?: ModernDispatch;
+  readonly eras: EraSupport;
   private readonly routes = new Map<string, Route>();
   private readonly features: ProtocolFeature[];
   private readonly sessions = new Set<ServerSession>();
@@ -75,6 +90,19 @@ export class ProtocolEngine implements SessionHost {
     this.add(promptsHandlers(env), 'prompts');
     this.add(completionHandlers(env), 'completions');
     for (const feature of this.features) this.add(feature.methods, feature.capability);
+    this.eras = options.eras ?? 'dual';
+    if (this.eras !== 'legacy') {
+      this.modern = new ModernDispatch({
+        support: this.eras,
+        sealer: new RequestStateSealer(options.requestState),
+        serverInfo: options.serverInfo,
+        instructions: options.instructions,
+        capabilities: () => this.capabilities,
+        handler: (method) => this.handler(method),
+        modernHandlers: options.modernHandlers?.(this),
+        cache: options.cache,
+      });
+    }
     options.registry.onChange((list) => this.listChanged(list));
     options.registry.onKindsChange(() => (this.caps = undefined));
   }

@@ -39,6 +39,8 @@ export interface RequestScope {
   readonly extra: TransportExtra | undefined;
   /** Set when the request runs as a task: its requests to the client go through the task. */
   readonly task?: TaskBinding;
+  /** The round of a modern multi round-trip request (tools/call, prompts/get, resources/read). */
+  readonly round?: { once<T>(key: string, compute: () => T | Promise<T>): Promise<T> };
   /** The handler-facing context, built on first use. */
   context(): McpContext;
 }

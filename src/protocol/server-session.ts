@@ -17,6 +17,10 @@ import type { Connection, ConnectionOptions, MessageSink, SessionSnapshot, Sessi
 import type { Outbound, OutboundRequestOptions, PeerState, SessionControl } from './peer';
 import type { MethodHandler, TransportExtra } from './request-scope';
 import { SessionScope } from './session-scope';
+import { ClientRequests } from './client-requests';
+import type { ModernDispatch } from './modern/modern-dispatch';
+import type { ModernScope } from './modern/modern-scope';
+import { Era, isEnveloped } from '../mcp/eras';
 import { echo } from './wire';
 
 /** What a session needs from the engine that owns it. */
@@ -29,12 +33,8 @@ export interface SessionHost {
   logError(message: string, error?: unknown): void;
   onSessionClosed?(session: ServerSession): void;
   rootsListChanged?(peer: PeerState): void;
-}
-
-interface Pending {
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-  cleanup(): void;
+  /** Serves modern (2026-07-28) requests; absent when the server serves the legacy era only. */
+  readonly modern?: ModernDispatch;
 }
 
 /**
@@ -57,9 +57,9 @@ export class ServerSession implements Connection, Outbound, SessionControl {
   private readonly anonymousOwner: string | undefined;
   private readonly isReachable: () => boolean;
   private readonly defaultExtra: TransportExtra | undefined;
+  private era: Era | 'auto';
   private readonly inflight = new Map<RequestId, SessionScope>();
-  private readonly outbound = new Map<RequestId, Pending>();
-  private nextOutboundId = 0;
+  private readonly outbound: ClientRequests;
 
   constructor(
     private readonly host: SessionHost,
@@ -71,6 +71,12 @@ export class ServerSession implements Connection, Outbound, SessionControl {
     this.anonymousOwner = options.anonymousOwner;
     this.isReachable = options.reachable ?? (() => true);
     this.defaultExtra = options.extra;
+    this.era = options.era ?? 'legacy';
+    this.outbound = new ClientRequests(
+      host.clientRequestTimeoutMs,
+      (message, related) => this.emit(message, related),
+      (params) => this.notify('notifications/cancelled', params),
+    );
     this.state = { protocolVersion: LATEST_PROTOCOL_VERSION, clientCapabilities: {}, ...options.peer, sessionId: options.id };
   }
 
@@ -96,26 +102,53 @@ export class ServerSession implements Connection, Outbound, SessionControl {
   async handleRequest(request: JsonRpcRequest, extra: TransportExtra | undefined = this.defaultExtra): Promise<JsonRpcResponse | undefined> {
     const { id, method } = request;
     if (this.inflight.has(id)) return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(echo(id))} is already in use`);
-    const handler = this.host.handler(method);
-    if (!handler) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${echo(method)}`);
-    if (this.requireInitialize && !this.initialized && method !== 'initialize' && method !== 'ping') {
-      return errorResponse(id, ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
+    const modern = this.host.modern && this.eraOf(request) === 'modern' ? this.host.modern : undefined;
+    let scope: SessionScope;
+    let handler: MethodHandler;
+    if (modern) {
+      try {
+        ({ scope, handler } = modern.prepare(request, extra, this, this.ownerKey(extra)));
+      } catch (error) {
+        const e = modern.mapError(mcpErrorOf(error) ?? new McpError(ErrorCode.InternalError, 'Internal error'));
+        return errorResponse(id, e.code, e.message, e.data);
+      }
+    } else {
+      const found = this.host.handler(method);
+      if (!found) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${echo(method)}`);
+      if (this.requireInitialize && !this.initialized && method !== 'initialize' && method !== 'ping') {
+        return errorResponse(id, ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
+      }
+      handler = found;
+      scope = new SessionScope(id, method, request.params ?? {}, this, this.ownerKey(extra), extra);
     }
-    const scope = new SessionScope(id, method, request.params ?? {}, this, this.ownerKey(extra), extra);
     this.inflight.set(id, scope);
     try {
-      const result = await handler(scope.params, scope);
+      const result = modern ? await modern.run(handler, scope as ModernScope) : await handler(scope.params, scope);
       return scope.cancelled ? undefined : { jsonrpc: '2.0', id, result: result ?? {} };
     } catch (error) {
       if (scope.cancelled) return undefined;
       const mapped = mcpErrorOf(error);
-      if (mapped) return errorResponse(id, mapped.code, mapped.message, mapped.data);
+      if (mapped) {
+        const e = modern ? modern.mapError(mapped) : mapped;
+        return errorResponse(id, e.code, e.message, e.data);
+      }
       this.host.logError(`Unhandled error in ${method}`, error);
       return errorResponse(id, ErrorCode.InternalError, 'Internal error');
     } finally {
       this.inflight.delete(id);
       scope.finish();
     }
+  }
+
+  /**
+   * The era of a request. A connection of one era keeps it; an undecided one (stdio serving both) is
+   * pinned by its first `initialize` (legacy) or `server/discover` / enveloped request (modern).
+   */
+  private eraOf(request: JsonRpcRequest): Era {
+    if (this.era !== 'auto') return this.era;
+    if (request.method === 'initialize') this.era = 'legacy';
+    else if (request.method === 'server/discover' || isEnveloped(request)) this.era = 'modern';
+    return this.era === 'auto' ? 'legacy' : this.era;
   }
 
   private handleNotification(notification: JsonRpcNotification): void {
@@ -136,10 +169,7 @@ export class ServerSession implements Connection, Outbound, SessionControl {
   }
 
   private handleResponse(response: JsonRpcResponse): void {
-    const pending = response.id === null ? undefined : this.outbound.get(response.id);
-    if (!pending) return;
-    if ('error' in response) pending.reject(new McpError(response.error.code, response.error.message, response.error.data));
-    else pending.resolve(response.result);
+    this.outbound.settle(response);
   }
 
   async notify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): Promise<void> {
@@ -150,38 +180,7 @@ export class ServerSession implements Connection, Outbound, SessionControl {
 
   request(method: string, params: Record<string, unknown>, options: OutboundRequestOptions = {}): Promise<unknown> {
     if (this.closed) return Promise.reject(new McpError(ErrorCode.InternalError, 'Session closed'));
-    const id = `s${++this.nextOutboundId}`;
-    return new Promise<unknown>((resolve, reject) => {
-      const timeoutMs = options.timeoutMs ?? this.host.clientRequestTimeoutMs;
-      const abort = (reason: unknown) => {
-        // notify never rejects: emit logs what the sink could not send.
-        void this.notify('notifications/cancelled', { requestId: id, reason: String(reason instanceof Error ? reason.message : reason) });
-        pending.cleanup();
-        reject(reason instanceof McpError ? reason : new McpError(ErrorCode.InternalError, 'Request to the client was cancelled'));
-      };
-      const onAbort = () => abort(options.signal?.reason);
-      const timer = setTimeout(() => abort(new McpError(-32001, `Request to the client timed out after ${timeoutMs} ms`, { method, timeoutMs })), timeoutMs);
-      timer.unref?.();
-      const pending: Pending = {
-        resolve: (value) => {
-          pending.cleanup();
-          resolve(value);
-        },
-        reject: (error) => {
-          pending.cleanup();
-          reject(error);
-        },
-        cleanup: () => {
-          clearTimeout(timer);
-          options.signal?.removeEventListener('abort', onAbort);
-          this.outbound.delete(id);
-        },
-      };
-      if (options.signal?.aborted) return abort(options.signal.reason);
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-      this.outbound.set(id, pending);
-      this.emit({ jsonrpc: '2.0', id, method, params }, options.relatedRequestId).catch((error) => pending.reject(error));
-    });
+    return this.outbound.send(method, params, options);
   }
 
   async sendIntermediateResult(id: RequestId, result: unknown): Promise<void> {
@@ -227,12 +226,12 @@ export class ServerSession implements Connection, Outbound, SessionControl {
     if (this.closed) return;
     this.closed = true;
     for (const scope of this.inflight.values()) scope.cancel(new McpError(ErrorCode.InternalError, 'Session closed'));
-    for (const pending of [...this.outbound.values()]) pending.reject(new McpError(ErrorCode.InternalError, 'Session closed'));
+    this.outbound.failAll(new McpError(ErrorCode.InternalError, 'Session closed'));
     this.host.onSessionClosed?.(this);
   }
 
   awaits(id: RequestId): boolean {
-    return this.outbound.has(id);
+    return this.outbound.awaits(id);
   }
 
   runs(id: RequestId): boolean {

@@ -17,6 +17,7 @@ export class SessionScope implements RequestScope {
   private controller?: AbortController;
   cancelled = false;
   private reason: unknown;
+  private aborted = false;
 
   constructor(
     readonly id: RequestId,
@@ -39,7 +40,7 @@ export class SessionScope implements RequestScope {
   get signal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController();
-      if (this.cancelled) this.controller.abort(this.reason);
+      if (this.aborted) this.controller.abort(this.reason);
     }
     return this.controller.signal;
   }
@@ -47,6 +48,13 @@ export class SessionScope implements RequestScope {
   cancel(reason: unknown): void {
     if (this.cancelled) return;
     this.cancelled = true;
+    this.abortSignal(reason);
+  }
+
+  /** Aborts the handler's signal without marking the request cancelled (its answer still goes out). */
+  protected abortSignal(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
     this.reason = reason;
     this.controller?.abort(reason);
   }

@@ -5,6 +5,8 @@ import { callerOf } from '../authorizer';
 import type { MethodHandler } from '../request-scope';
 import { echo } from '../wire';
 import { HandlerEnv, optionalObject, requireString } from './handler-env';
+import { TASKS_EXTENSION } from '../../mcp/eras';
+import { missingCapability } from '../modern/envelope';
 
 /** tools/list and tools/call. */
 export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
@@ -20,7 +22,10 @@ export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
       if (!tool) throw McpError.invalidParams(`Unknown tool: ${echo(name)}`);
       // Before validation and before a task is created: a forbidden call is a JSON-RPC error.
       await env.authorizer.assert(tool, callerOf(scope.extra));
-      if (env.features.length > 0) {
+      if (scope.peer.modern) {
+        // Tasks of the modern era are an extension mcpkit does not offer yet.
+        if (tool.taskSupport === 'required') throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `the tasks extension ${TASKS_EXTENSION} (tool "${tool.name}" runs only as a task)`);
+      } else if (env.features.length > 0) {
         const caps = env.capabilities();
         for (const feature of env.features) {
           const taken = feature.interceptToolCall?.({ tool, args, params, scope }, caps[feature.capability] !== undefined);

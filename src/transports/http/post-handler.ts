@@ -1,13 +1,17 @@
 import type { AuthInfo } from '../../context/mcp-context';
-import { isRequest, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
+import { ErrorCode, errorResponse, isRequest, isResponse, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
+import { ModernErrorCode, supportedVersions } from '../../mcp/eras';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../../mcp/mcp-types';
+import { echo } from '../../protocol/wire';
+import { checkModernHeaders, isModernPost, modernStatus } from './modern-headers';
 import type { TransportExtra } from '../../protocol/request-scope';
-import { accepted, accepts, Ctx, fail } from './http-replies';
+import { accepted, accepts, Ctx, fail, replyMessage } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import type { HttpSession } from './http-session';
 import { readMessage } from './read-message';
 import { answerRequest } from './request-answer';
 import type { RequestGuards } from './request-guards';
-import type { SessionDirectory } from './session-directory';
+import type { SessionDirectory, SessionFactory } from './session-directory';
 import { findSession } from './session-lookup';
 
 /** POST on the MCP endpoint: one client message, in a session or (stateless) on its own. */
@@ -17,6 +21,7 @@ export class PostHandler {
     private readonly sessions: SessionDirectory,
     private readonly guards: RequestGuards,
     private readonly logError: (message: string, error?: unknown) => void,
+    private readonly modern: SessionFactory['modern'],
   ) {}
 
   async handle(ctx: Ctx): Promise<void> {
@@ -29,6 +34,10 @@ export class PostHandler {
     const message = await readMessage(ctx, this.options);
     if (!message) return;
     const extra: TransportExtra = { headers: ctx.req.headers, auth: principal.auth };
+    const support = this.modern?.support ?? 'legacy';
+    if (isModernPost(message, ctx.get('mcp-protocol-version') || undefined, support)) return this.serveModern(ctx, message, extra);
+    const version = ctx.get('mcp-protocol-version');
+    if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return this.unsupportedVersion(ctx, version, isRequest(message) ? message.id : null);
     if (!this.options.sessions) return this.serveStateless(ctx, message, extra);
     await this.serveInSession(ctx, message, extra, principal.auth);
   }
@@ -62,6 +71,40 @@ export class PostHandler {
       // The session could not be shared (storage down): it does not exist.
       onBeforeReplyFailed: () => this.sessions.discard(http),
     });
+  }
+
+  /** A 2026-07-28 request: checked, then served on its own, statelessly; closing its stream cancels it. */
+  private async serveModern(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra): Promise<void> {
+    if (!isRequest(message)) {
+      if (isResponse(message)) return fail(ctx, 400, ErrorCode.InvalidRequest, 'Bad Request: a 2026-07-28 client sends no responses');
+      return accepted(ctx);
+    }
+    const support = this.modern?.support ?? 'legacy';
+    const refused = checkModernHeaders(ctx, message, support);
+    if (refused) return replyMessage(ctx, 400, errorResponse(message.id, refused.code, refused.message, refused.data));
+    if (!this.modern?.knows(message.method)) return replyMessage(ctx, 404, errorResponse(message.id, ErrorCode.MethodNotFound, `Method not found: ${echo(message.method)}`));
+    const http = this.sessions.ephemeral(extra.auth?.subject, ctx.get('mcp-protocol-version'), 'modern');
+    const cancel = () => http.session.close();
+    ctx.res.once('close', cancel);
+    const { finished } = await answerRequest(ctx, http, message, extra, {
+      responseMode: this.options.responseMode === 'sse' ? 'sse' : 'auto',
+      logError: this.logError,
+      forbiddenChallenge: (scopes, description) => this.guards.forbiddenChallenge(stepUpScopes(extra, scopes), description),
+      statusOf: modernStatus,
+    });
+    // `finished` never rejects (see answerRequest), so this chain cannot either.
+    void finished.then(() => {
+      ctx.res.off('close', cancel);
+      http.session.close();
+    });
+  }
+
+  /** A legacy request naming a version this server does not serve: 400, with the versions it does. */
+  private unsupportedVersion(ctx: Ctx, version: string, id: RequestId | null): void {
+    const support = this.modern?.support ?? 'legacy';
+    // Only a server that speaks the modern era answers with a modern error (a dual-era client then stays modern).
+    if (support === 'legacy') return fail(ctx, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${echo(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`, id);
+    replyMessage(ctx, 400, errorResponse(id, ModernErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: MCP-Protocol-Version ${echo(version)} is not served here`, { supported: supportedVersions(support), requested: echo(version) }));
   }
 
   private async serveStateless(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra): Promise<void> {

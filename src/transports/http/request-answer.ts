@@ -14,6 +14,8 @@ export interface AnswerOptions {
   readonly onBeforeReplyFailed?: () => void;
   /** The `WWW-Authenticate` of a 403 answering a ForbiddenError (RFC 6750 insufficient_scope). */
   readonly forbiddenChallenge: (requiredScopes: readonly string[], description: string) => string;
+  /** The HTTP status of an error answered as plain JSON (modern requests: 404 for -32601, 400 for -32020..-32022). */
+  readonly statusOf?: (code: number) => number;
 }
 
 /**
@@ -71,6 +73,9 @@ export async function answerRequest(ctx: Ctx, http: HttpSession, request: JsonRp
  * answer became a stream, the same refusal can only be the JSON-RPC error it already is.
  */
 function replyAnswer(ctx: Ctx, response: JsonRpcMessage | undefined, options: AnswerOptions): void {
+  if (response && 'error' in response && options.statusOf && response.error.code !== FORBIDDEN_CODE) {
+    return replyMessage(ctx, options.statusOf(response.error.code), response);
+  }
   if (!response || !('error' in response) || response.error.code !== FORBIDDEN_CODE) return replyJson(ctx, response);
   const data = response.error.data as { requiredScopes?: unknown } | undefined;
   const scopes = Array.isArray(data?.requiredScopes) ? data.requiredScopes.filter((s): s is string => typeof s === 'string') : [];

@@ -39,7 +39,8 @@ export class RequestGuards {
     }
     if (this.hostRefused(ctx)) return false;
     const version = ctx.get('mcp-protocol-version');
-    if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    // A POST's version is judged with its body (the era of the request decides how).
+    if (ctx.method !== 'POST' && version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
       fail(ctx, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${echo(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
       return false;
     }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ANONYMOUS_OWNER, Connection, ConnectionOptions, MessageSink } from '../../protocol/connection';
 import type { ResolvedHttpOptions } from './http-options';
+import type { Era, EraSupport } from '../../mcp/eras';
 import { HttpSession } from './http-session';
 import { SessionCluster } from './session-cluster';
 import type { ChannelContext } from './stream-channel';
@@ -9,6 +10,8 @@ import type { ChannelContext } from './stream-channel';
 export interface SessionFactory {
   createSession(sink: MessageSink, options?: ConnectionOptions): Connection;
   logError(message: string, error?: unknown): void;
+  /** The modern era's dispatch, when the application serves it. */
+  readonly modern?: { readonly support: EraSupport; knows(method: string): boolean };
 }
 
 /**
@@ -47,13 +50,14 @@ export class SessionDirectory {
   }
 
   /** A one-request session (stateless mode). */
-  ephemeral(owner: string | undefined, protocolVersion: string): HttpSession {
+  ephemeral(owner: string | undefined, protocolVersion: string, era: Era = 'legacy'): HttpSession {
     const http = new HttpSession(undefined, owner, this.channelContext(undefined));
     http.session = this.factory.createSession((m, related, final) => http.route(m, related, final), {
       requireInitialize: false,
       anonymousOwner: ANONYMOUS_OWNER,
       peer: { protocolVersion },
       reachable: () => false,
+      era,
     });
     return http;
   }

@@ -46,7 +46,7 @@ export class StreamableHttpTransport {
     this.options.eventStore?.attachLogger?.(logError);
     this.guards = new RequestGuards(this.options, options.port || undefined, logError);
     this.sessions = new SessionDirectory(factory, this.options, (id) => this.channelContext(id));
-    this.posts = new PostHandler(this.options, this.sessions, this.guards, logError);
+    this.posts = new PostHandler(this.options, this.sessions, this.guards, logError, factory.modern);
     this.streams = new StreamHandlers(this.options, this.sessions, this.guards);
     const { legacySse } = this.options;
     if (legacySse) {

@@ -1,0 +1,132 @@
+import { EraSupport, MetaKey, supportedVersions } from '../../mcp/eras';
+import { ErrorCode, JsonRpcRequest } from '../../mcp/json-rpc';
+import { McpError } from '../../mcp/mcp.error';
+import type { Implementation, ServerCapabilities } from '../../mcp/mcp-types';
+import type { MethodHandler, TransportExtra } from '../request-scope';
+import { RawJson, echo } from '../wire';
+import { MODERN_METHODS, MRTR_METHODS, readEnvelope } from './envelope';
+import { InputRound } from './input-round';
+import { ModernScope, ModernSession } from './modern-scope';
+import { digestOf, RequestStateSealer } from './request-state';
+import type { CacheHints } from './cache-hints';
+
+export type { CacheHint, CacheHints } from './cache-hints';
+
+export interface ModernDispatchOptions {
+  support: EraSupport;
+  sealer: RequestStateSealer;
+  serverInfo: Implementation;
+  instructions?: string;
+  capabilities(): ServerCapabilities;
+  /** The handler of a method the server offers now (the core's, or a feature's). */
+  handler(method: string): MethodHandler | undefined;
+  /** Handlers of methods that exist only in the modern era (subscriptions/listen). */
+  modernHandlers?: Readonly<Record<string, MethodHandler>>;
+  cache?: CacheHints;
+}
+
+const LISTS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
+
+/**
+ * Serves modern (2026-07-28) requests on any connection: reads each request's envelope, routes the
+ * modern methods only, runs multi round-trip requests, and completes every result with `resultType`,
+ * `serverInfo` and, where the spec asks for them, caching hints.
+ */
+export class ModernDispatch {
+  private readonly serverInfoMeta: Record<string, unknown>;
+
+  constructor(private readonly options: ModernDispatchOptions) {
+    this.serverInfoMeta = { [MetaKey.serverInfo]: options.serverInfo };
+  }
+
+  get support(): EraSupport {
+    return this.options.support;
+  }
+
+  /** Checks the envelope and the method; throws the McpError to answer with. */
+  prepare(request: JsonRpcRequest, extra: TransportExtra | undefined, session: ModernSession, owner: string): { scope: ModernScope; handler: MethodHandler } {
+    const peer = readEnvelope(request, this.options.support);
+    const handler = this.route(request.method);
+    if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${echo(request.method)}`);
+    const params = request.params ?? {};
+    const round = MRTR_METHODS.has(request.method) ? this.round(request.method, params, peer.clientCapabilities, extra) : undefined;
+    return { scope: new ModernScope(request.id, request.method, params, session, owner, extra, peer, round), handler };
+  }
+
+  /** Runs the handler: its result completed, or the InputRequiredResult of a run that needs input. */
+  async run(handler: MethodHandler, scope: ModernScope): Promise<unknown> {
+    const running = Promise.resolve().then(() => handler(scope.params, scope));
+    if (!scope.round) return this.complete(scope, await running);
+    const outcome = await Promise.race([running.then((result) => ({ result })), scope.round.needed.then(() => undefined)]);
+    if (outcome) return this.complete(scope, outcome.result);
+    // The abandoned run's later failure (its signal aborted) is of no interest to anyone.
+    running.catch(() => undefined);
+    scope.abandon();
+    return { ...scope.round.interim(), _meta: this.serverInfoMeta };
+  }
+
+  /** The modern form of an error: a resource not found is -32602 with the URI (it was -32002). */
+  mapError(error: McpError): McpError {
+    if (error.code !== ErrorCode.ResourceNotFound) return error;
+    return new McpError(ErrorCode.InvalidParams, error.message, error.data);
+  }
+
+  /** True when the modern era has this method now. */
+  knows(method: string): boolean {
+    return this.route(method) !== undefined;
+  }
+
+  private route(method: string): MethodHandler | undefined {
+    const own = this.options.modernHandlers?.[method];
+    if (own) return own;
+    if (method === 'server/discover') return () => this.discover();
+    return MODERN_METHODS.has(method) ? this.options.handler(method) : undefined;
+  }
+
+  private discover(): Record<string, unknown> {
+    const { tasks: _legacyTasks, ...capabilities } = this.options.capabilities();
+    const result: Record<string, unknown> = { supportedVersions: supportedVersions(this.options.support), capabilities };
+    if (this.options.instructions) result.instructions = this.options.instructions;
+    return result;
+  }
+
+  private round(method: string, params: Record<string, unknown>, capabilities: ModernScope['peer']['clientCapabilities'], extra: TransportExtra | undefined): InputRound {
+    const name = method === 'resources/read' ? params.uri : params.name;
+    const binding = {
+      principal: extra?.auth?.subject ?? (extra?.local ? 'local' : ''),
+      method,
+      name: typeof name === 'string' ? name : '',
+      digest: digestOf(params.arguments ?? null),
+    };
+    const responses = params.inputResponses;
+    if ('inputResponses' in params && (typeof responses !== 'object' || responses === null || Array.isArray(responses))) {
+      throw McpError.invalidParams('Invalid params: inputResponses must be an object');
+    }
+    const previous = params.requestState === undefined ? undefined : this.options.sealer.open(params.requestState, binding);
+    return new InputRound(this.options.sealer, binding, capabilities, previous, responses as Record<string, unknown> | undefined);
+  }
+
+  private complete(scope: ModernScope, result: unknown): unknown {
+    const hint = this.cacheHint(scope);
+    if (result instanceof RawJson) {
+      const head: Record<string, unknown> = { resultType: 'complete', ...hint, _meta: this.serverInfoMeta };
+      const json = JSON.stringify(head);
+      return new RawJson(result.json.length <= 2 ? json : `${json.slice(0, -1)},${result.json.slice(1)}`);
+    }
+    const value = (typeof result === 'object' && result !== null ? result : {}) as Record<string, unknown>;
+    const meta = value._meta && typeof value._meta === 'object' ? { ...(value._meta as object), ...this.serverInfoMeta } : this.serverInfoMeta;
+    return { resultType: 'complete', ...value, ...hint, _meta: meta };
+  }
+
+  private cacheHint(scope: ModernScope): { ttlMs: number; cacheScope: 'public' | 'private' } | undefined {
+    const method = scope.method;
+    const cache = this.options.cache;
+    const hint = method === 'server/discover' ? cache?.discover : LISTS.has(method) ? cache?.lists : method === 'resources/read' ? scope.cacheHint ?? cache?.reads : undefined;
+    if (!hint && method !== 'server/discover' && !LISTS.has(method) && method !== 'resources/read') return undefined;
+    // A retried multi round-trip result depends on inputs outside the cache key: never cacheable.
+    const retried = scope.params.requestState !== undefined || scope.params.inputResponses !== undefined;
+    const ttlMs = retried ? 0 : Math.max(0, Math.floor(hint?.ttlMs ?? 0));
+    const cacheScope = hint?.scope ?? (scope.extra?.auth ? 'private' : 'public');
+    return { ttlMs, cacheScope };
+  }
+}

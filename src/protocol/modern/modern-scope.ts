@@ -1,0 +1,65 @@
+import type { RequestId } from '../../mcp/json-rpc';
+import { McpError } from '../../mcp/mcp.error';
+import type { Outbound, OutboundRequestOptions, PeerState, SessionControl } from '../peer';
+import type { TransportExtra } from '../request-scope';
+import { SessionScope } from '../session-scope';
+import type { InputRound } from './input-round';
+import type { CacheHint } from './cache-hints';
+
+/** The session a modern request runs on: only its way out (the request's own stream) is used. */
+export type ModernSession = Outbound & SessionControl & { readonly peer: PeerState };
+
+/**
+ * A modern (2026-07-28) request: its PeerState comes from its own `_meta`, its notifications go on its
+ * own response stream, and its requests to the client are input requests of its InputRound (MRTR).
+ */
+export class ModernScope extends SessionScope implements Outbound {
+  /** The caching hint of what this request read (a resource's own), when it has one. */
+  cacheHint?: CacheHint;
+
+  constructor(
+    id: RequestId,
+    method: string,
+    params: Record<string, unknown>,
+    session: ModernSession,
+    owner: string,
+    extra: TransportExtra | undefined,
+    private readonly requestPeer: PeerState,
+    /** Set on the methods that may answer with an InputRequiredResult. */
+    readonly round: InputRound | undefined,
+  ) {
+    super(id, method, params, session, owner, extra);
+  }
+
+  override get peer(): PeerState {
+    return this.requestPeer;
+  }
+
+  override get outbound(): Outbound {
+    return this;
+  }
+
+  get reachable(): boolean {
+    return false;
+  }
+
+  /** Request-scoped notifications (progress, log messages) travel on this request's stream only. */
+  notify(method: string, params: Record<string, unknown> | undefined): Promise<void> {
+    if (this.cancelled) return Promise.resolve();
+    return this.session.notify(method, params, this.id);
+  }
+
+  request(method: string, params: Record<string, unknown>, options?: OutboundRequestOptions): Promise<unknown> {
+    if (!this.round) return Promise.reject(new McpError(-32603, `A ${this.method} handler cannot ask the client for input (${method}) in the 2026-07-28 era`));
+    return this.round.request(method, params, options?.key);
+  }
+
+  sendIntermediateResult(): Promise<void> {
+    return Promise.reject(new McpError(-32603, 'Streamed results do not exist in the 2026-07-28 era'));
+  }
+
+  /** Ends the run for an InputRequiredResult: the handler's signal aborts, but the request is not cancelled. */
+  abandon(): void {
+    this.abortSignal(new McpError(-32603, 'The request needs input from the client; it will be retried'));
+  }
+}

@@ -1,0 +1,89 @@
+import { EraSupport, isEnveloped, isModernVersion, metaOf, MetaKey, ModernErrorCode, supportedVersions } from '../../mcp/eras';
+import { ErrorCode, JsonRpcMessage, JsonRpcRequest } from '../../mcp/json-rpc';
+import { McpError, mcpErrorOf } from '../../mcp/mcp.error';
+import { readEnvelope } from '../../protocol/modern/envelope';
+import { echo } from '../../protocol/wire';
+import type { Ctx } from './http-replies';
+
+/** The methods whose `Mcp-Name` header mirrors `params.name` (or `params.uri` for resources/read). */
+const NAMED: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+
+/**
+ * True when a POSTed message belongs to the modern era: its body carries the per-request envelope, or
+ * its MCP-Protocol-Version header names a modern revision. A server serving only the modern era takes
+ * every message as modern; one serving only the legacy era none.
+ */
+export function isModernPost(message: JsonRpcMessage, header: string | undefined, support: EraSupport): boolean {
+  if (support === 'legacy') return false;
+  if (support === 'modern') return true;
+  return isModernVersion(header) || isEnveloped(message);
+}
+
+/**
+ * The checks of a modern POST before its method is served, in the spec's order: the
+ * MCP-Protocol-Version header (-32020 when missing), the `_meta` fields (-32602), header/body version
+ * agreement (-32020), the version itself (-32022), then Mcp-Method and Mcp-Name (-32020). Returns the
+ * McpError to answer with HTTP 400, or undefined when the request may be dispatched.
+ */
+export function checkModernHeaders(ctx: Ctx, request: JsonRpcRequest, support: EraSupport): McpError | undefined {
+  if (request.method === 'initialize' && !isEnveloped(request)) {
+    // A legacy client of a modern-only server: name the versions it could use.
+    const requested = (request.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+    return new McpError(ModernErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: this server serves ${supportedVersions(support).join(', ')}`, {
+      supported: supportedVersions(support),
+      requested: echo(requested),
+    });
+  }
+  const header = ctx.get('mcp-protocol-version');
+  if (!header) return mismatch('the MCP-Protocol-Version header is required');
+  try {
+    readEnvelope(request, support);
+  } catch (error) {
+    const e = mcpErrorOf(error)!;
+    if (e.code !== ModernErrorCode.UnsupportedProtocolVersion) return e;
+    const body = metaOf(request)?.[MetaKey.protocolVersion];
+    if (body !== header) return mismatch(`MCP-Protocol-Version header ${quote(header)} does not match _meta protocolVersion ${quote(String(body))}`);
+    return e;
+  }
+  const body = metaOf(request)?.[MetaKey.protocolVersion];
+  if (body !== header) return mismatch(`MCP-Protocol-Version header ${quote(header)} does not match _meta protocolVersion ${quote(String(body))}`);
+  const method = ctx.get('mcp-method');
+  if (!method) return mismatch('the Mcp-Method header is required');
+  if (method !== request.method) return mismatch(`Mcp-Method header ${quote(method)} does not match the body's method ${quote(request.method)}`);
+  const field = NAMED[request.method];
+  if (field) {
+    const raw = ctx.get('mcp-name');
+    if (!raw) return mismatch(`the Mcp-Name header is required for ${request.method}`);
+    const name = decodeHeaderValue(raw);
+    if (name === undefined) return mismatch('the Mcp-Name header is not a valid =?base64?…?= value');
+    const value = request.params?.[field];
+    if (name !== value) return mismatch(`Mcp-Name header ${quote(name)} does not match params.${field} ${quote(typeof value === 'string' ? value : String(echo(value)))}`);
+  }
+  return undefined;
+}
+
+/** The HTTP status of a modern JSON-RPC error answered as plain JSON. */
+export function modernStatus(code: number): number {
+  if (code === ErrorCode.MethodNotFound) return 404;
+  if (code === ModernErrorCode.HeaderMismatch || code === ModernErrorCode.MissingRequiredClientCapability || code === ModernErrorCode.UnsupportedProtocolVersion) return 400;
+  return 200;
+}
+
+/** A header value, decoded when it uses the `=?base64?…?=` sentinel; undefined when the sentinel is malformed. */
+export function decodeHeaderValue(raw: string): string | undefined {
+  if (!raw.startsWith('=?base64?') || !raw.endsWith('?=') || raw.length < 11) return raw;
+  const encoded = raw.slice(9, -2);
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded) || encoded.length % 4 !== 0) return undefined;
+  const decoded = Buffer.from(encoded, 'base64');
+  const text = decoded.toString('utf8');
+  // Bytes that are not UTF-8 do not survive the round trip: such a value cannot match any body.
+  return Buffer.from(text, 'utf8').equals(decoded) ? text : undefined;
+}
+
+function mismatch(why: string): McpError {
+  return new McpError(ModernErrorCode.HeaderMismatch, `Header mismatch: ${why}`);
+}
+
+function quote(value: string): string {
+  return JSON.stringify(echo(value));
+}
