@@ -2,6 +2,7 @@ import type { GuardClass } from '../auth/guard';
 import type { ApplicationOptions } from '../kernel/application-options';
 import type { Middleware } from '../kernel/middleware';
 import type { Annotations, Icon, Meta, TaskSupport, ToolAnnotations } from '../mcp/mcp-types';
+import type { CacheHint } from '../protocol/modern/cache-hints';
 
 /** A class constructor, as decorators see it. */
 export type Constructor<T = unknown> = abstract new (...args: never[]) => T;
@@ -39,6 +40,11 @@ interface ResourceCommonOptions {
   annotations?: Annotations;
   icons?: Icon[];
   _meta?: Meta;
+  /**
+   * The caching hint of its reads for 2026-07-28 clients (`ttlMs`, and `scope`: 'public' when the
+   * content is the same for every caller). Default: the application's `cache.reads`, else `ttlMs: 0`.
+   */
+  cache?: CacheHint;
 }
 
 /** Options of `@Resource` for one fixed URI. */

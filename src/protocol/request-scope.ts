@@ -41,6 +41,8 @@ export interface RequestScope {
   readonly task?: TaskBinding;
   /** The round of a modern multi round-trip request (tools/call, prompts/get, resources/read). */
   readonly round?: { once<T>(key: string, compute: () => T | Promise<T>): Promise<T> };
+  /** Sets the caching hint of this request's result (modern requests; resources with a `cache` option). */
+  setCacheHint?(hint: { ttlMs: number; scope?: 'public' | 'private' }): void;
   /** The handler-facing context, built on first use. */
   context(): McpContext;
 }

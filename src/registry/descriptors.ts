@@ -1,3 +1,4 @@
+import type { CacheHint } from '../protocol/modern/cache-hints';
 import type {
   Annotations,
   PromptDefinition,
@@ -63,6 +64,7 @@ export interface ToolDescriptor extends HandlerRef {
 export interface ResourceDescriptor extends HandlerRef {
   readonly uri: string;
   readonly definition: ResourceDefinition;
+  readonly cache?: CacheHint;
 }
 
 export interface CompleterDescriptor extends HandlerRef {
@@ -73,6 +75,7 @@ export interface TemplateDescriptor extends HandlerRef {
   readonly template: UriTemplate;
   readonly definition: ResourceTemplateDefinition;
   readonly params?: InputClass;
+  readonly cache?: CacheHint;
   readonly completers: ReadonlyMap<string, CompleterDescriptor>;
 }
 

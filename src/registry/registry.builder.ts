@@ -106,7 +106,7 @@ class Builder {
       const existing = this.resources.get(options.uri);
       if (existing) throw new DuplicateResourceError(`URI "${options.uri}"`, existing.where, ref.where);
       const definition = deepFreeze(clean({ uri: options.uri, ...common, size: options.size }));
-      this.resources.set(options.uri, { ...ref.handler, uri: options.uri, definition });
+      this.resources.set(options.uri, { ...ref.handler, uri: options.uri, definition, cache: options.cache });
       return;
     }
     const uriTemplate = new UriTemplate(options.uriTemplate);
@@ -116,7 +116,7 @@ class Builder {
     const { declared, designType } = ref.params;
     const params = declared ? this.checkedClass(ref.where, declared) : isClass(designType) && hasInputMetadata(designType) ? (designType as InputClass) : undefined;
     const definition = deepFreeze(clean({ uriTemplate: uriTemplate.template, ...common }));
-    this.templates.push({ ...ref.handler, template: uriTemplate, definition, params, completers: new Map() });
+    this.templates.push({ ...ref.handler, template: uriTemplate, definition, params, completers: new Map(), cache: options.cache });
   }
 
   private addPrompt(provider: ProviderEntry, { method, options }: MethodRecord<PromptOptions>): void {

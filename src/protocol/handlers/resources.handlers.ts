@@ -38,11 +38,13 @@ export function resourcesHandlers(env: HandlerEnv): Record<string, MethodHandler
       const resource = env.registry.resource(uri);
       if (resource) {
         await env.authorizer.assert(resource, callerOf(scope.extra));
+        if (resource.cache) scope.setCacheHint?.(resource.cache);
         return mapResourceResult(await env.invoke(resource, [ctx]), uri, resource.definition.mimeType);
       }
       const match = env.registry.matchTemplate(uri);
       if (!match) throw McpError.resourceNotFound(uri);
       await env.authorizer.assert(match.descriptor, callerOf(scope.extra));
+      if (match.descriptor.cache) scope.setCacheHint?.(match.descriptor.cache);
       const variables = await checkVariables(match.descriptor, match.variables);
       const value = await env.invoke(match.descriptor, match.descriptor.contextFirst ? [ctx] : [variables, ctx]);
       return mapResourceResult(value, uri, match.descriptor.definition.mimeType);

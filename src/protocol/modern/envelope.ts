@@ -30,6 +30,7 @@ export const MRTR_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts
 export function readEnvelope(request: JsonRpcRequest, support: EraSupport): PeerState {
   const params = request.params;
   const meta = params?._meta;
+  if (request.method === 'initialize' && (typeof meta !== 'object' || meta === null)) throw legacyInitialize(request, support);
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
     throw McpError.invalidParams('Invalid params: a 2026-07-28 request carries params._meta with its protocolVersion and clientCapabilities');
   }
@@ -62,6 +63,18 @@ export function readEnvelope(request: JsonRpcRequest, support: EraSupport): Peer
 export function checkVersion(requested: string, support: EraSupport): void {
   if (support !== 'legacy' && isModernVersion(requested)) return;
   throw new McpError(ModernErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+    supported: supportedVersions(support),
+    requested: echo(requested),
+  });
+}
+
+/**
+ * The answer to a legacy client's `initialize` where only the modern era is served: -32022 naming the
+ * versions this server speaks (a legacy client has no other way to learn why it cannot connect).
+ */
+export function legacyInitialize(request: JsonRpcRequest, support: EraSupport): McpError {
+  const requested = request.params?.protocolVersion;
+  return new McpError(ModernErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: this server serves ${supportedVersions(support).join(', ')}`, {
     supported: supportedVersions(support),
     requested: echo(requested),
   });

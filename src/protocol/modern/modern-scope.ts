@@ -31,6 +31,10 @@ export class ModernScope extends SessionScope implements Outbound {
     super(id, method, params, session, owner, extra);
   }
 
+  setCacheHint(hint: CacheHint): void {
+    this.cacheHint = hint;
+  }
+
   override get peer(): PeerState {
     return this.requestPeer;
   }

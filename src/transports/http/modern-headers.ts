@@ -1,7 +1,7 @@
-import { EraSupport, isEnveloped, isModernVersion, metaOf, MetaKey, ModernErrorCode, supportedVersions } from '../../mcp/eras';
+import { EraSupport, isEnveloped, isModernVersion, metaOf, MetaKey, ModernErrorCode } from '../../mcp/eras';
 import { ErrorCode, JsonRpcMessage, JsonRpcRequest } from '../../mcp/json-rpc';
 import { McpError, mcpErrorOf } from '../../mcp/mcp.error';
-import { readEnvelope } from '../../protocol/modern/envelope';
+import { legacyInitialize, readEnvelope } from '../../protocol/modern/envelope';
 import { echo } from '../../protocol/wire';
 import type { Ctx } from './http-replies';
 
@@ -26,14 +26,8 @@ export function isModernPost(message: JsonRpcMessage, header: string | undefined
  * McpError to answer with HTTP 400, or undefined when the request may be dispatched.
  */
 export function checkModernHeaders(ctx: Ctx, request: JsonRpcRequest, support: EraSupport): McpError | undefined {
-  if (request.method === 'initialize' && !isEnveloped(request)) {
-    // A legacy client of a modern-only server: name the versions it could use.
-    const requested = (request.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-    return new McpError(ModernErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: this server serves ${supportedVersions(support).join(', ')}`, {
-      supported: supportedVersions(support),
-      requested: echo(requested),
-    });
-  }
+  // A legacy client of a modern-only server: name the versions it could use.
+  if (request.method === 'initialize' && !isEnveloped(request)) return legacyInitialize(request, support);
   const header = ctx.get('mcp-protocol-version');
   if (!header) return mismatch('the MCP-Protocol-Version header is required');
   try {

@@ -33,6 +33,7 @@ export class StreamableHttpTransport {
   private readonly streams: StreamHandlers;
   /** The 2024-11-05 HTTP+SSE endpoint, unless turned off. */
   private readonly legacy?: LegacySseEndpoint;
+  private readonly modernOnly: boolean;
   private server?: Server;
   private timers: NodeJS.Timeout[] = [];
   private closing = false;
@@ -48,8 +49,10 @@ export class StreamableHttpTransport {
     this.sessions = new SessionDirectory(factory, this.options, (id) => this.channelContext(id));
     this.posts = new PostHandler(this.options, this.sessions, this.guards, logError, factory.modern);
     this.streams = new StreamHandlers(this.options, this.sessions, this.guards);
+    // A server serving only the modern era has no sessions, standalone streams or HTTP+SSE endpoint.
+    this.modernOnly = factory.modern?.support === 'modern';
     const { legacySse } = this.options;
-    if (legacySse) {
+    if (legacySse && !this.modernOnly) {
       this.legacy = new LegacySseEndpoint({ ...this.options, legacySse }, {
         factory,
         guards: this.guards,
@@ -75,11 +78,13 @@ export class StreamableHttpTransport {
     const router = new (loadKoa().Router)();
     const { path, healthPath } = this.options;
     router.post(path, (ctx) => this.guarded(ctx, () => this.posts.handle(ctx)));
-    router.get(path, (ctx) => this.guarded(ctx, () => this.streams.get(ctx)));
-    router.delete(path, (ctx) => this.guarded(ctx, () => this.streams.delete(ctx)));
+    if (!this.modernOnly) {
+      router.get(path, (ctx) => this.guarded(ctx, () => this.streams.get(ctx)));
+      router.delete(path, (ctx) => this.guarded(ctx, () => this.streams.delete(ctx)));
+    }
     router.options(path, (ctx) => this.guards.preflight(ctx));
     router.all(path, (ctx) => {
-      ctx.set('Allow', ALLOW);
+      ctx.set('Allow', this.modernOnly ? 'POST' : ALLOW);
       fail(ctx, 405, -32000, 'Method not allowed');
     });
     if (healthPath) router.get(healthPath, (ctx) => this.health(ctx));
