@@ -5,6 +5,7 @@ import { AddressInUseError } from '../errors/address-in-use.error';
 import type { ClassType, Provider } from '../metadata/records';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import { ProtocolEngine } from '../protocol/protocol-engine';
+import { listenHandler } from '../protocol/modern/subscriptions-listen';
 import type { HttpOptions } from '../transports/http/http-options';
 import type { StreamableHttpTransport } from '../transports/http/streamable-http';
 import type { PrimitiveKind, Registry } from '../registry/registry';
@@ -88,7 +89,9 @@ export class McpApplication {
       eras: options.eras,
       requestState: options.requestState,
       cache: options.cache,
+      modernHandlers: (e) => ({ 'subscriptions/listen': listenHandler({ hub: e.subscriptions, registry, authorizer: e.authorizer, capabilities: () => e.capabilities }) }),
     });
+    engine.subscriptions.attach(scaleOut?.changeBus?.());
     const app = new McpApplication(container, registry, engine, options, logger, entries, transient, tasks, scaleOut);
     container.register(MCP_APPLICATION, { useValue: app });
     container.register(MCP_OPTIONS, { useValue: options });
@@ -125,7 +128,7 @@ export class McpApplication {
     this.registry.replaceWith(next);
   }
 
-  /** Sends `notifications/resources/updated` to the sessions subscribed to `uri`. */
+  /** Sends `notifications/resources/updated` to the sessions subscribed to `uri` and the listen streams naming it (on every instance). */
   notifyResourceUpdated(uri: string): Promise<void> {
     return this.engine.notifyResourceUpdated(uri);
   }
@@ -169,7 +172,8 @@ export class McpApplication {
       },
       () => {
         this.served.delete(served);
-        void this.drain(() => session.inflightCount)
+        // A listen stream never finishes by itself: the connection is gone, so it is not waited for.
+        void this.drain(() => session.inflightCount - this.engine.subscriptions.heldBy(session))
           .then(() => {
             session.close();
             options?.onClose?.();
@@ -268,6 +272,8 @@ export class McpApplication {
     this.closing ??= (async () => {
       const served = [...this.served];
       for (const s of served) s.stopAccepting();
+      // Listen streams end first, with their final result (graceful closure), so the drain does not wait for them.
+      await this.engine.subscriptions.close();
       await this.drain(() => this.engine.inflightCount);
       await this.tasks.close();
       this.engine.closeAllSessions();

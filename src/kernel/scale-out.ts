@@ -1,3 +1,4 @@
+import type { ChangeBus } from '../protocol/modern/subscriptions';
 import type { TaskBus } from '../tasks/task-bus';
 import type { TaskStore } from '../tasks/task-store';
 import type { HttpOptions } from '../transports/http/http-options';
@@ -12,6 +13,8 @@ export interface ScaleOut {
   taskStore(): TaskStore;
   /** Channels between the instances serving a task. */
   taskBus(): TaskBus;
+  /** Carries resource updates and list changes to the listen streams of the other instances (optional). */
+  changeBus?(): ChangeBus;
   /** Defaults of every HTTP transport of the application (explicit HTTP options win). */
   httpDefaults(): Pick<HttpOptions, 'eventStore' | 'sessionBackplane'>;
   close(): Promise<void>;

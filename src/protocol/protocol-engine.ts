@@ -18,6 +18,7 @@ import type { EraSupport } from '../mcp/eras';
 import { ModernDispatch } from './modern/modern-dispatch';
 import type { CacheHints } from './modern/cache-hints';
 import { RequestStateOptions, RequestStateSealer } from './modern/request-state';
+import { SubscriptionHub } from './modern/subscriptions';
 
 export interface ProtocolEngineOptions {
   registry: Registry;
@@ -60,6 +61,10 @@ export class ProtocolEngine implements SessionHost {
   /** Serves 2026-07-28 requests; undefined when the server serves the legacy era only. */
   readonly modern?: ModernDispatch;
   readonly eras: EraSupport;
+  /** The open `subscriptions/listen` streams (2026-07-28 clients hear of changes there). */
+  readonly subscriptions: SubscriptionHub;
+  /** Decides per-handler requirements (scopes, guards). */
+  readonly authorizer: Authorizer;
   private readonly routes = new Map<string, Route>();
   private readonly features: ProtocolFeature[];
   private readonly sessions = new Set<ServerSession>();
@@ -71,6 +76,8 @@ export class ProtocolEngine implements SessionHost {
   constructor(private readonly options: ProtocolEngineOptions) {
     this.clientRequestTimeoutMs = options.clientRequestTimeoutMs;
     this.tools = new ToolInvoker(options.invoke, options.logError);
+    this.subscriptions = new SubscriptionHub(options.logError);
+    this.authorizer = new Authorizer(options.resolveGuard ?? ((guard) => new (guard as new () => CanActivate)()));
     const base = {
       registry: options.registry,
       serverInfo: options.serverInfo,
@@ -79,7 +86,7 @@ export class ProtocolEngine implements SessionHost {
       pageSize: options.pageSize,
       invoke: options.invoke,
       tools: this.tools,
-      authorizer: new Authorizer(options.resolveGuard ?? ((guard) => new (guard as new () => CanActivate)())),
+      authorizer: this.authorizer,
       logError: options.logError,
     };
     this.features = options.features?.(base) ?? [];
@@ -120,10 +127,10 @@ export class ProtocolEngine implements SessionHost {
     return route.handler;
   }
 
-  /** Tells every subscribed session that a resource changed. */
+  /** Tells every subscribed session, and every listen stream naming it (here and on other instances), that a resource changed. */
   async notifyResourceUpdated(uri: string): Promise<void> {
     const targets = [...this.sessions].filter((s) => s.subscriptions.has(uri));
-    await Promise.all(targets.map((s) => s.notify('notifications/resources/updated', { uri })));
+    await Promise.all([...targets.map((s) => s.notify('notifications/resources/updated', { uri })), this.subscriptions.changed({ kind: 'resource', uri })]);
   }
 
   /** Listens to `notifications/roots/list_changed` from any client; returns the function that stops it. */
@@ -169,7 +176,7 @@ export class ProtocolEngine implements SessionHost {
 
   /**
    * Gathers list changes for a moment, then notifies every initialized session once per list, for
-   * the lists it was told about at initialize.
+   * the lists it was told about at initialize, and the listen streams whose filter names them.
    */
   private listChanged(list: ListKind): void {
     this.changedLists.add(list);
@@ -178,6 +185,8 @@ export class ProtocolEngine implements SessionHost {
       this.listChangedTimer = undefined;
       const lists = [...this.changedLists];
       this.changedLists.clear();
+      // changed never rejects (a bus failure is logged).
+      void this.subscriptions.changed({ kind: 'lists', lists });
       for (const session of this.sessions) {
         if (!session.initialized || session.closed || !session.advertised) continue;
         // notify never rejects: the session logs what its sink could not send.

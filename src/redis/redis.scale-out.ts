@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ScaleOut, ScaleOutFactory } from '../kernel/scale-out';
+import type { ChangeBus } from '../protocol/modern/subscriptions';
 import type { TaskBus } from '../tasks/task-bus';
 import type { HttpOptions } from '../transports/http/http-options';
 import { RedisEventStore } from './redis.event-store';
@@ -51,6 +52,20 @@ class RedisScaleOut implements ScaleOut {
       subscribe: (taskId, listener) =>
         backplane.subscribe(channel(taskId), (envelope) => {
           if (envelope.kind === 'task') listener(envelope.message);
+        }),
+    };
+  }
+
+  /** One channel per deployment over the backplane's pub/sub; an instance ignores what it published. */
+  changeBus(): ChangeBus {
+    const backplane = this.backplane();
+    const instanceId = randomBytes(8).toString('hex');
+    const channel = 'changes';
+    return {
+      publish: (event) => backplane.publish(channel, { kind: 'change', event, from: instanceId }),
+      subscribe: (listener) =>
+        backplane.subscribe(channel, (envelope) => {
+          if (envelope.kind === 'change' && envelope.from !== instanceId) listener(envelope.event);
         }),
     };
   }

@@ -1,6 +1,7 @@
 import type { JsonRpcMessage } from '../../mcp/json-rpc';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../../mcp/mcp-types';
 import type { SessionStateChange } from '../../protocol/connection';
+import type { ChangeEvent } from '../../protocol/modern/subscriptions';
 import type { TaskBusMessage } from '../../tasks/task-bus';
 
 /** What a session needs to be served by any instance. */
@@ -25,7 +26,9 @@ export type SessionEnvelope =
   /** The session was terminated (DELETE, expiry). */
   | { kind: 'terminate'; from: string }
   /** On a task's channel (not a session's): what the instances serving the task tell each other. */
-  | { kind: 'task'; message: TaskBusMessage; from: string };
+  | { kind: 'task'; message: TaskBusMessage; from: string }
+  /** On the deployment's change channel: a resource update or list change for the listen streams of every instance. */
+  | { kind: 'change'; event: ChangeEvent; from: string };
 
 /**
  * Shares sessions between the instances of a deployment: their state, and a channel per session

@@ -1,0 +1,119 @@
+import { MetaKey } from '../../mcp/eras';
+import { McpError } from '../../mcp/mcp.error';
+import type { ServerCapabilities } from '../../mcp/mcp-types';
+import type { ListKind, Registry } from '../../registry/registry';
+import { Authorizer, Caller, callerOf } from '../authorizer';
+import type { MethodHandler } from '../request-scope';
+import type { SubscriptionHub } from './subscriptions';
+
+/** The `notifications` filter of a `subscriptions/listen` request. */
+export interface SubscriptionFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+}
+
+export interface ListenEnv {
+  readonly hub: SubscriptionHub;
+  readonly registry: Registry;
+  readonly authorizer: Authorizer;
+  capabilities(): ServerCapabilities;
+}
+
+/** Bounds of a filter: a stream names at most this many resources, each URI at most this long. */
+export const MAX_RESOURCE_SUBSCRIPTIONS = 256;
+export const MAX_SUBSCRIBED_URI_LENGTH = 4096;
+
+const FLAGS: readonly [keyof SubscriptionFilter, ListKind][] = [
+  ['toolsListChanged', 'tools'],
+  ['promptsListChanged', 'prompts'],
+  ['resourcesListChanged', 'resources'],
+];
+
+/**
+ * `subscriptions/listen` (2026-07-28): acknowledges the subset of the filter the server honours, then
+ * keeps the request open, delivering the change notifications it names, each tagged with the
+ * subscription id (the request's id). The client ends it by closing the stream (HTTP) or with
+ * `notifications/cancelled` (stdio); the server ends it on shutdown with a final result.
+ */
+export function listenHandler(env: ListenEnv): MethodHandler {
+  return async (params, scope) => {
+    const wanted = readFilter(params.notifications);
+    await env.hub.ready();
+    const honoured = await honour(wanted, env, callerOf(scope.extra));
+    const tag = { [MetaKey.subscriptionId]: scope.id };
+    if (scope.cancelled) return {};
+    return new Promise((resolve) => {
+      const signal = scope.signal;
+      let remove: () => void = () => undefined;
+      const stop = (result: Record<string, unknown>) => {
+        signal.removeEventListener('abort', cancelled);
+        remove();
+        resolve(result);
+      };
+      // The client left: its request is cancelled, so this result is never sent.
+      const cancelled = () => stop({});
+      // The ack goes out first: it is handed to the stream before any change can be.
+      void scope.outbound.notify('notifications/subscriptions/acknowledged', { _meta: tag, notifications: honoured });
+      if (signal.aborted) return stop({});
+      signal.addEventListener('abort', cancelled, { once: true });
+      remove = env.hub.add({
+        lists: new Set(FLAGS.filter(([flag]) => honoured[flag] === true).map(([, list]) => list)),
+        uris: new Set(honoured.resourceSubscriptions ?? []),
+        holder: scope.session ?? scope,
+        deliver: (method, params) => void scope.outbound.notify(method, { ...params, _meta: tag }),
+        end: () => stop({ _meta: tag }),
+      });
+    });
+  };
+}
+
+/** Checks the filter's shape (-32602 when wrong); unknown members are ignored. */
+function readFilter(value: unknown): SubscriptionFilter {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw McpError.invalidParams('Invalid params: "notifications" must be an object');
+  }
+  const raw = value as Record<string, unknown>;
+  const filter: SubscriptionFilter = {};
+  for (const [flag] of FLAGS) {
+    const v = raw[flag];
+    if (v === undefined) continue;
+    if (typeof v !== 'boolean') throw McpError.invalidParams(`Invalid params: "notifications.${flag}" must be a boolean`);
+    (filter as Record<string, unknown>)[flag] = v;
+  }
+  const uris = raw.resourceSubscriptions;
+  if (uris !== undefined) {
+    if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) {
+      throw McpError.invalidParams('Invalid params: "notifications.resourceSubscriptions" must be an array of strings');
+    }
+    if (uris.length > MAX_RESOURCE_SUBSCRIPTIONS) {
+      throw McpError.invalidParams(`Invalid params: "notifications.resourceSubscriptions" names more than ${MAX_RESOURCE_SUBSCRIPTIONS} resources`);
+    }
+    if (uris.some((u: string) => u.length > MAX_SUBSCRIBED_URI_LENGTH)) {
+      throw McpError.invalidParams(`Invalid params: a URI in "notifications.resourceSubscriptions" is longer than ${MAX_SUBSCRIBED_URI_LENGTH} characters`);
+    }
+    filter.resourceSubscriptions = [...new Set(uris as string[])];
+  }
+  return filter;
+}
+
+/**
+ * The subset the server honours: list changes of the lists it has, and updates of the resources it
+ * knows (by URI or template) that this caller may read.
+ */
+async function honour(wanted: SubscriptionFilter, env: ListenEnv, caller: Caller): Promise<SubscriptionFilter> {
+  const caps = env.capabilities();
+  const has: Record<ListKind, boolean> = { tools: !!caps.tools, prompts: !!caps.prompts, resources: !!caps.resources };
+  const honoured: SubscriptionFilter = {};
+  for (const [flag, list] of FLAGS) if (wanted[flag] === true && has[list]) (honoured as Record<string, unknown>)[flag] = true;
+  if (wanted.resourceSubscriptions && caps.resources?.subscribe) {
+    const allowed: string[] = [];
+    for (const uri of wanted.resourceSubscriptions) {
+      const target = env.registry.resource(uri) ?? env.registry.matchTemplate(uri)?.descriptor;
+      if (target && (await env.authorizer.allows(target, caller))) allowed.push(uri);
+    }
+    if (allowed.length > 0) honoured.resourceSubscriptions = allowed;
+  }
+  return honoured;
+}
