@@ -72,7 +72,8 @@ class Builder {
 
   private addTool(provider: ProviderEntry, { method, options }: MethodRecord<ToolOptions>): void {
     const name = options.name ?? method;
-    const ref = this.handlerRef(provider, method, 'tool', 'Tool', options.input, false, { kind: 'tool', name, annotations: options.annotations, _meta: options._meta });
+    // With a verbatim inputSchema, an untyped first parameter takes the arguments as sent.
+    const ref = this.handlerRef(provider, method, 'tool', 'Tool', options.input, options.inputSchema !== undefined, { kind: 'tool', name, annotations: options.annotations, _meta: options._meta });
     const existing = this.tools.get(name);
     if (existing) throw new DuplicateToolNameError(name, existing.where, ref.where);
     const candidate = ref.params.declared ?? ref.params.designType;
