@@ -7,8 +7,9 @@ import { spawnHttpServer } from '../test/helpers/spawn-server';
 
 /**
  * `npm run conformance:2026`: the 0.2 alpha conformance suite at the 2026-07-28 requirements against
- * samples/conformance. A progress figure for the next protocol era, not a test: it prints the totals and
- * each failing scenario's failed checks, and exits 0 whatever they are (1 only if the suite did not run).
+ * samples/conformance. A report, not a test (test/interop/conformance.spec.ts asserts the scored scenarios
+ * in `npm test`): it prints the totals and each failing scenario's failed checks, unscored ones (the tasks
+ * extension) included, and exits 0 whatever they are (1 only if the suite did not run).
  */
 const REVISION = '2026-07-28';
 

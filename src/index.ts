@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 
-export { Tool, Resource, Prompt, Complete, Field, McpModule, JsonSchema, RequireScopes, Public, UseGuards, UseMiddleware } from './decorators';
+export { Tool, Resource, Prompt, Complete, Field, McpHeader, McpModule, JsonSchema, RequireScopes, Public, UseGuards, UseMiddleware } from './decorators';
 export type { ClassOrMethodDecorator } from './decorators';
 export type {
   ClassSchemaOptions,

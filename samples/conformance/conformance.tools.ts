@@ -1,7 +1,6 @@
-import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
-import { EmptyInput, embeddedResource, Field, image, audio, JsonSchema, McpContext, text, Tool, ToolError } from '../../src';
+import { EmptyInput, embeddedResource, Field, image, audio, McpContext, text, Tool, ToolError } from '../../src';
 import { RED_PIXEL_PNG, SILENT_WAV } from './media';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -42,18 +41,6 @@ export class EnumsForm {
   @IsArray()
   @IsIn(['value1', 'value2', 'value3'], { each: true })
   titledMulti!: string[];
-}
-
-@JsonSchema({ definition: 'address' })
-export class Address {
-  @IsOptional() @IsString() street?: string;
-  @IsOptional() @IsString() city?: string;
-}
-
-@JsonSchema({ additionalProperties: false })
-export class SchemaFeaturesInput {
-  @IsOptional() @IsString() name?: string;
-  @IsOptional() @ValidateNested() @Type(() => Address) address?: Address;
 }
 
 /** The tools the official conformance suite calls, written as an mcpkit user would write them. */
@@ -146,11 +133,6 @@ export class ConformanceTools {
   async test_elicitation_sep1330_enums(_: EmptyInput, ctx: McpContext) {
     const result = await ctx.elicitForm('Please choose', EnumsForm);
     return `Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`;
-  }
-
-  @Tool({ description: 'Tool with JSON Schema 2020-12 features' })
-  json_schema_2020_12_tool(input: SchemaFeaturesInput) {
-    return `Received ${JSON.stringify(input)}`;
   }
 
   @Tool({ description: 'Closes its SSE stream mid-call; the client resumes with Last-Event-ID (SEP-1699)' })

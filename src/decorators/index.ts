@@ -3,6 +3,7 @@ export { Resource } from './resource.decorator';
 export { Prompt } from './prompt.decorator';
 export { Complete } from './complete.decorator';
 export { Field } from './field.decorator';
+export { McpHeader } from './mcp-header.decorator';
 export { McpModule } from './mcp-module.decorator';
 export { JsonSchema } from './json-schema.decorator';
 export { RequireScopes } from './require-scopes.decorator';

@@ -1,7 +1,7 @@
 import type { GuardClass } from '../auth/guard';
 import type { ApplicationOptions } from '../kernel/application-options';
 import type { Middleware } from '../kernel/middleware';
-import type { Annotations, Icon, Meta, TaskSupport, ToolAnnotations } from '../mcp/mcp-types';
+import type { Annotations, Icon, JsonSchemaObject, Meta, TaskSupport, ToolAnnotations } from '../mcp/mcp-types';
 import type { CacheHint } from '../protocol/modern/cache-hints';
 
 /** A class constructor, as decorators see it. */
@@ -23,6 +23,12 @@ export interface ToolOptions {
    * metadata (tsx, esbuild, vitest; bun without emitDecoratorMetadata) need one of the two whenever the method has parameters.
    */
   input?: ClassType | null;
+  /**
+   * The input schema to publish, verbatim (any JSON Schema 2020-12 with `type: "object"`), instead of
+   * the one derived from the input class. Arguments are then validated only by the input class if
+   * there is one (a method typed `(args: Record<string, unknown>)` receives them as sent).
+   */
+  inputSchema?: JsonSchemaObject;
   /** A class-validator class describing `structuredContent`; the result is validated against it. */
   output?: ClassType;
   /** Whether the tool may (or must) run as a task. Default `forbidden`. */

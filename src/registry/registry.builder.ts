@@ -11,6 +11,7 @@ import type { CompleteOptions, MethodRecord, PromptOptions, ResourceOptions, Too
 import type { JsonSchemaObject, PromptArgument } from '../mcp/mcp-types';
 import { EmptyInput } from '../schema/empty-input';
 import { hasInputMetadata, JsonSchemaBuilder } from '../schema/json-schema.builder';
+import { paramHeaders } from '../schema/mcp-header';
 import type {
   CompleterDescriptor,
   HandlerKind,
@@ -71,23 +72,33 @@ class Builder {
 
   private addTool(provider: ProviderEntry, { method, options }: MethodRecord<ToolOptions>): void {
     const name = options.name ?? method;
-    const ref = this.handlerRef(provider, method, 'tool', 'Tool', options.input, false, { kind: 'tool', name, annotations: options.annotations, _meta: options._meta });
+    // With a verbatim inputSchema, an untyped first parameter takes the arguments as sent.
+    const ref = this.handlerRef(provider, method, 'tool', 'Tool', options.input, options.inputSchema !== undefined, { kind: 'tool', name, annotations: options.annotations, _meta: options._meta });
     const existing = this.tools.get(name);
     if (existing) throw new DuplicateToolNameError(name, existing.where, ref.where);
-    const input = this.inputClass(ref.where, ref.params.declared ?? ref.params.designType);
+    const candidate = ref.params.declared ?? ref.params.designType;
+    // A verbatim schema needs no class: an untyped (Object) first parameter takes the arguments as sent.
+    const input = options.inputSchema && !(isClass(candidate) && !PRIMITIVES.includes(candidate) && hasInputMetadata(candidate)) ? undefined : this.inputClass(ref.where, candidate);
     const output = options.output ? this.checkedClass(`${ref.where} output`, options.output) : undefined;
     const taskSupport = options.taskSupport ?? 'forbidden';
     const definition = clean({
       name,
       title: options.title,
       description: options.description,
-      inputSchema: { $schema: JSON_SCHEMA_DIALECT, ...(input && input !== EmptyInput ? this.schemas.build(input) : emptySchema()) },
+      inputSchema: options.inputSchema
+        ? rawSchema(ref.where, options.inputSchema)
+        : { $schema: JSON_SCHEMA_DIALECT, ...(input && input !== EmptyInput ? this.schemas.build(input) : emptySchema()) },
       outputSchema: output ? this.schemas.build(output) : undefined,
       annotations: options.annotations,
       execution: taskSupport === 'forbidden' ? undefined : { taskSupport },
       icons: options.icons,
       _meta: options._meta,
     });
+    try {
+      paramHeaders(definition.inputSchema);
+    } catch (error) {
+      throw new InvalidDecoratorOptionsError('Tool', ref.where, (error as Error).message);
+    }
     const fn = (provider.cls.prototype as Record<string, unknown>)[method] as { constructor: { name: string } };
     const streaming = fn.constructor.name === 'AsyncGeneratorFunction';
     this.tools.set(name, { ...ref.handler, name, definition: deepFreeze(definition), input, output, taskSupport, streaming, immediateResponse: options.immediateResponse });
@@ -190,6 +201,12 @@ function promptArguments(schema: JsonSchemaObject): PromptArgument[] {
     const prop = p as { title?: string; description?: string };
     return clean({ name, title: prop.title, description: prop.description, required: required.has(name) });
   });
+}
+
+/** A verbatim input schema: a deep copy (the definition is frozen), which must describe an object. */
+function rawSchema(where: string, schema: JsonSchemaObject): JsonSchemaObject {
+  if (typeof schema !== 'object' || schema === null || schema.type !== 'object') throw new InvalidDecoratorOptionsError('Tool', where, 'inputSchema must be a JSON Schema with type "object"');
+  return structuredClone(schema);
 }
 
 function emptySchema(): JsonSchemaObject {

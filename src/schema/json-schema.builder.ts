@@ -3,6 +3,7 @@ import type { ValidationMetadata } from 'class-validator/types/metadata/Validati
 import { metadataStore } from '../metadata/metadata-store';
 import type { FieldOptions } from '../metadata/records';
 import type { JsonSchemaObject } from '../mcp/mcp-types';
+import { mcpHeaderOf, X_MCP_HEADER } from './mcp-header';
 import { nestedClass, transformedClass } from './nested-type';
 
 export type JsonSchema = Record<string, unknown>;
@@ -176,6 +177,8 @@ export class JsonSchemaBuilder {
       schema.items = nested ? this.objectSchema(nested) : target;
     }
     annotate(schema, field);
+    const header = mcpHeaderOf(cls, name);
+    if (header !== undefined) schema[X_MCP_HEADER] = header;
     return schema;
   }
 

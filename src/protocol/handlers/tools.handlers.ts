@@ -7,6 +7,7 @@ import { echo } from '../wire';
 import { HandlerEnv, optionalObject, requireString } from './handler-env';
 import { TASKS_EXTENSION } from '../../mcp/eras';
 import { missingCapability } from '../modern/envelope';
+import { checkParamHeaders, paramHeadersOf } from '../../schema/mcp-header';
 
 /** tools/list and tools/call. */
 export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
@@ -23,6 +24,10 @@ export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
       // Before validation and before a task is created: a forbidden call is a JSON-RPC error.
       await env.authorizer.assert(tool, callerOf(scope.extra));
       if (scope.peer.modern) {
+        // Over HTTP, the Mcp-Param-* headers of x-mcp-header properties must match the arguments.
+        const headers = scope.extra?.headers;
+        const mismatch = headers && checkParamHeaders(paramHeadersOf(tool.definition.inputSchema), args, headers);
+        if (mismatch) throw mismatch;
         // Tasks of the modern era are an extension mcpkit does not offer yet.
         if (tool.taskSupport === 'required') throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `the tasks extension ${TASKS_EXTENSION} (tool "${tool.name}" runs only as a task)`);
       } else if (env.features.length > 0) {

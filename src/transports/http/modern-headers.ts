@@ -3,6 +3,7 @@ import { ErrorCode, JsonRpcMessage, JsonRpcRequest } from '../../mcp/json-rpc';
 import { McpError, mcpErrorOf } from '../../mcp/mcp.error';
 import { legacyInitialize, readEnvelope } from '../../protocol/modern/envelope';
 import { echo } from '../../protocol/wire';
+import { decodeHeaderValue } from '../../schema/mcp-header';
 import type { Ctx } from './http-replies';
 
 /** The methods whose `Mcp-Name` header mirrors `params.name` (or `params.uri` for resources/read). */
@@ -63,16 +64,8 @@ export function modernStatus(code: number): number {
   return 200;
 }
 
-/** A header value, decoded when it uses the `=?base64?…?=` sentinel; undefined when the sentinel is malformed. */
-export function decodeHeaderValue(raw: string): string | undefined {
-  if (!raw.startsWith('=?base64?') || !raw.endsWith('?=') || raw.length < 11) return raw;
-  const encoded = raw.slice(9, -2);
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded) || encoded.length % 4 !== 0) return undefined;
-  const decoded = Buffer.from(encoded, 'base64');
-  const text = decoded.toString('utf8');
-  // Bytes that are not UTF-8 do not survive the round trip: such a value cannot match any body.
-  return Buffer.from(text, 'utf8').equals(decoded) ? text : undefined;
-}
+/** Header values use the `=?base64?…?=` sentinel where they cannot be plain ASCII (Mcp-Name, Mcp-Param-*). */
+export { decodeHeaderValue };
 
 function mismatch(why: string): McpError {
   return new McpError(ModernErrorCode.HeaderMismatch, `Header mismatch: ${why}`);
