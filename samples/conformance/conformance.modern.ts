@@ -172,6 +172,13 @@ export class ModernConformanceTools {
     return `Received ${JSON.stringify(args)}`;
   }
 
+  @Tool({ description: 'A job that runs only as a task and ends with an error result', taskSupport: 'required' })
+  async failing_job(_: EmptyInput, ctx: McpContext) {
+    await pause(1_000);
+    if (ctx.signal.aborted) return { isError: true, content: [{ type: 'text' as const, text: 'Cancelled' }] };
+    return { isError: true, content: [{ type: 'text' as const, text: 'The job failed' }] };
+  }
+
   @Prompt({ description: 'A prompt that asks the user for context first (input request user_context)' })
   async test_input_required_result_prompt(_: EmptyInput, ctx: McpContext) {
     const answer = await ctx.elicit(
