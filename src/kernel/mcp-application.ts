@@ -87,7 +87,7 @@ export class McpApplication {
       resolveGuard: (guard) => container.resolve(guard as unknown as InjectionToken<CanActivate>),
       logError: (message, error) => logger.error(message, error),
       eras: options.eras,
-      requestState: options.requestState,
+      requestState: { loadSecret: scaleOut?.requestStateKey && (() => scaleOut.requestStateKey!()), ...options.requestState },
       cache: options.cache,
       modernHandlers: (e) => ({ 'subscriptions/listen': listenHandler({ hub: e.subscriptions, registry, authorizer: e.authorizer, capabilities: () => e.capabilities }) }),
     });

@@ -15,6 +15,8 @@ export interface ScaleOut {
   taskBus(): TaskBus;
   /** Carries resource updates and list changes to the listen streams of the other instances (optional). */
   changeBus?(): ChangeBus;
+  /** A requestState signing key every instance shares (generated once), unless the application sets one. */
+  requestStateKey?(): Promise<Buffer>;
   /** Defaults of every HTTP transport of the application (explicit HTTP options win). */
   httpDefaults(): Pick<HttpOptions, 'eventStore' | 'sessionBackplane'>;
   close(): Promise<void>;

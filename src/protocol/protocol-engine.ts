@@ -108,6 +108,7 @@ export class ProtocolEngine implements SessionHost {
         handler: (method) => this.handler(method),
         modernHandlers: options.modernHandlers?.(this),
         cache: options.cache,
+        logError: options.logError,
       });
     }
     options.registry.onChange((list) => this.listChanged(list));

@@ -70,6 +70,10 @@ class RedisScaleOut implements ScaleOut {
     };
   }
 
+  requestStateKey(): Promise<Buffer> {
+    return this.backplane().sharedSecret('request-state-key');
+  }
+
   httpDefaults(): Pick<HttpOptions, 'eventStore' | 'sessionBackplane'> {
     this.events ??= new RedisEventStore(this.config.redis, { keyPrefix: this.config.keyPrefix, onError: this.onError });
     return { eventStore: this.events, sessionBackplane: this.backplane() };

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { SessionBackplane, SessionEnvelope, SharedSessionState } from '../transports/http/session-backplane';
 import { connect, guarded, RedisConnection, whenReady } from './redis-connection';
@@ -43,6 +44,17 @@ export class RedisSessionBackplane implements SessionBackplane {
       } catch (error) {
         onError(error instanceof Error ? error : new Error(String(error)));
       }
+    });
+  }
+
+  /** A random 32-byte secret stored once under `name` (the first instance to ask creates it). */
+  sharedSecret(name: string): Promise<Buffer> {
+    return guarded('The session store', this.redis, async () => {
+      const key = `${this.prefix}${name}`;
+      await this.redis.set(key, randomBytes(32).toString('base64'), 'NX');
+      const stored = await this.redis.get(key);
+      if (!stored) throw new Error(`${key} vanished after it was set`);
+      return Buffer.from(stored, 'base64');
     });
   }
 

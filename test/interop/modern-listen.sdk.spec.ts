@@ -115,4 +115,20 @@ describe('subscriptions/listen across scaled-out instances', () => {
 
     await Promise.all([clientA.close(), clientB.close(), onA.disconnect(), onB.disconnect()]);
   });
+
+  it('lets a multi round-trip request go on at another instance: requestState is sealed with a key the instances share', async () => {
+    const post = async (url: string, id: number, params: Record<string, unknown>) => {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'confirmLater' },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'confirmLater', arguments: { ms: 1 }, ...params, _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } } }),
+      });
+      return (await res.json()) as { result?: { resultType: string; requestState?: string; inputRequests?: Record<string, unknown>; content?: { text: string }[] }; error?: { code: number } };
+    };
+    const first = await post(a.url, 1, {});
+    expect(first.result).toMatchObject({ resultType: 'input_required', inputRequests: { 'elicitation-0': { method: 'elicitation/create' } } });
+    const retry = await post(b.url, 2, { requestState: first.result!.requestState, inputResponses: { 'elicitation-0': { action: 'accept', content: { confirm: true } } } });
+    expect(retry.error).toBeUndefined();
+    expect(retry.result).toMatchObject({ resultType: 'complete', content: [{ text: expect.stringContaining(`confirmed=true on pid ${b.pid}`) }] });
+  });
 });

@@ -29,8 +29,8 @@ const hasOwn = (o: object, key: string) => Object.prototype.hasOwnProperty.call(
  */
 export class InputRound {
   private next = 0;
-  private readonly answers: Record<string, unknown>;
-  private readonly kept: Record<string, unknown>;
+  private answers: Record<string, unknown> = {};
+  private kept: Record<string, unknown> = {};
   private readonly issued = new Map<string, { method: string; params: Record<string, unknown> }>();
   private signal?: () => void;
   /** Resolves once the handler asked for something the client has not answered yet. */
@@ -40,12 +40,19 @@ export class InputRound {
     private readonly sealer: RequestStateSealer,
     private readonly binding: StateBinding,
     private readonly capabilities: ClientCapabilities,
-    previous: RoundState | undefined,
+    /** The requestState of the retry, not yet opened. */
+    private readonly state: unknown,
     private readonly responses: Record<string, unknown> = {},
   ) {
-    this.answers = { ...(previous?.answers ?? {}) };
-    this.kept = { ...(previous?.kept ?? {}) };
     this.needed = new Promise((resolve) => (this.signal = resolve));
+  }
+
+  /** Opens the retry's requestState (-32602 when it fails verification) before the handler runs. */
+  open(): void {
+    if (this.state === undefined) return;
+    const previous: RoundState = this.sealer.open(this.state, this.binding);
+    this.answers = { ...previous.answers };
+    this.kept = { ...previous.kept };
   }
 
   /**

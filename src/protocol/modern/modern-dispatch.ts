@@ -23,6 +23,7 @@ export interface ModernDispatchOptions {
   /** Handlers of methods that exist only in the modern era (subscriptions/listen). */
   modernHandlers?: Readonly<Record<string, MethodHandler>>;
   cache?: CacheHints;
+  logError(message: string, error?: unknown): void;
 }
 
 const LISTS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
@@ -55,8 +56,10 @@ export class ModernDispatch {
 
   /** Runs the handler: its result completed, or the InputRequiredResult of a run that needs input. */
   async run(handler: MethodHandler, scope: ModernScope): Promise<unknown> {
+    if (!scope.round) return this.complete(scope, await handler(scope.params, scope));
+    await this.options.sealer.ready(this.options.logError);
+    scope.round.open();
     const running = Promise.resolve().then(() => handler(scope.params, scope));
-    if (!scope.round) return this.complete(scope, await running);
     const outcome = await Promise.race([running.then((result) => ({ result })), scope.round.needed.then(() => undefined)]);
     if (outcome) return this.complete(scope, outcome.result);
     // The abandoned run's later failure (its signal aborted) is of no interest to anyone.
@@ -102,8 +105,7 @@ export class ModernDispatch {
     if ('inputResponses' in params && (typeof responses !== 'object' || responses === null || Array.isArray(responses))) {
       throw McpError.invalidParams('Invalid params: inputResponses must be an object');
     }
-    const previous = params.requestState === undefined ? undefined : this.options.sealer.open(params.requestState, binding);
-    return new InputRound(this.options.sealer, binding, capabilities, previous, responses as Record<string, unknown> | undefined);
+    return new InputRound(this.options.sealer, binding, capabilities, params.requestState, responses as Record<string, unknown> | undefined);
   }
 
   private complete(scope: ModernScope, result: unknown): unknown {

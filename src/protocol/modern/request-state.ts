@@ -14,6 +14,13 @@ export interface RequestStateOptions {
   ttlMs?: number;
   /** Largest requestState accepted or issued, in bytes (default 256 KiB). */
   maxBytes?: number;
+  /**
+   * Loads the signing key when `secrets` and `MCPKIT_STATE_SECRET` are not set (a secret manager). With
+   * `scaleOut`, mcpkit uses one key generated once and shared through the scale-out's storage.
+   * Until it loads (or while it fails: the error is logged, and retried on the next request), this
+   * process's own key is used.
+   */
+  loadSecret?: () => Promise<string | Buffer>;
 }
 
 /** What a round of a multi round-trip request is bound to: who asked, for what. */
@@ -53,10 +60,11 @@ export class RequestStateSealer {
   readonly ttlMs: number;
   readonly maxBytes: number;
   /** False when the key is this process's own random one (retries must come back to this process). */
-  readonly shared: boolean;
-  private readonly keys: Buffer[];
+  shared: boolean;
+  private keys: Buffer[];
+  private loading?: Promise<void>;
 
-  constructor(options: RequestStateOptions = {}) {
+  constructor(private readonly options: RequestStateOptions = {}) {
     const given = options.secrets?.length ? options.secrets : process.env.MCPKIT_STATE_SECRET ? [process.env.MCPKIT_STATE_SECRET] : undefined;
     this.shared = given !== undefined;
     this.keys = given ? given.map((s) => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s)) : [randomBytes(32)];
@@ -65,6 +73,29 @@ export class RequestStateSealer {
     this.maxBytes = options.maxBytes ?? 262_144;
   }
 
+
+  /**
+   * Settles once a loaded key is in use (at once when there is nothing to load); never rejects. A failed
+   * load is reported to `onError` and tried again on a later call.
+   */
+  ready(onError: (message: string, error: unknown) => void): Promise<void> | undefined {
+    const load = this.options.loadSecret;
+    if (this.shared || !load) return undefined;
+    this.loading ??= Promise.resolve()
+      .then(load)
+      .then(
+        (secret) => {
+          const key = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret;
+          if (key.length < 32) throw new RangeError('A requestState secret needs at least 32 bytes');
+          this.keys = [key];
+          this.shared = true;
+        },
+        (error) => onError('Could not load the requestState secret; this process signs with its own key until it loads', error),
+      )
+      .catch((error) => onError('The loaded requestState secret is unusable', error))
+      .finally(() => (this.loading = undefined));
+    return this.loading;
+  }
 
   seal(binding: StateBinding, state: RoundState, now = Date.now()): string {
     const sealed: Sealed = { v: 1, p: binding.principal, m: binding.method, n: binding.name, d: binding.digest, e: now + this.ttlMs, ...state };
