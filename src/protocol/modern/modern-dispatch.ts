@@ -7,7 +7,7 @@ import { RawJson, echo } from '../wire';
 import { MODERN_METHODS, MRTR_METHODS, readEnvelope } from './envelope';
 import { InputRound } from './input-round';
 import { ModernScope, ModernSession } from './modern-scope';
-import { digestOf, RequestStateSealer } from './request-state';
+import { digestOfCanonical, RequestStateSealer, stableJson, type StateBinding } from './request-state';
 import type { CacheHints } from './cache-hints';
 
 export type { CacheHint, CacheHints } from './cache-hints';
@@ -92,11 +92,17 @@ export class ModernDispatch {
 
   private round(method: string, params: Record<string, unknown>, capabilities: ModernScope['peer']['clientCapabilities'], extra: TransportExtra | undefined): InputRound {
     const name = method === 'resources/read' ? params.uri : params.name;
-    const binding = {
+    // The arguments are read now (a handler may change the object it was given), but hashed only when a
+    // round seals or opens requestState: most runs never ask the client for anything.
+    const canonical = stableJson(params.arguments ?? null);
+    let digest: string | undefined;
+    const binding: StateBinding = {
       principal: extra?.auth?.subject ?? (extra?.local ? 'local' : ''),
       method,
       name: typeof name === 'string' ? name : '',
-      digest: digestOf(params.arguments ?? null),
+      get digest() {
+        return (digest ??= digestOfCanonical(canonical));
+      },
     };
     const responses = params.inputResponses;
     if ('inputResponses' in params && (typeof responses !== 'object' || responses === null || Array.isArray(responses))) {
