@@ -57,7 +57,12 @@ export class ModernDispatch {
   async run(handler: MethodHandler, scope: ModernScope): Promise<unknown> {
     const running = Promise.resolve().then(() => handler(scope.params, scope));
     if (!scope.round) return this.complete(scope, await running);
-    const outcome = await Promise.race([running.then((result) => ({ result })), scope.round.needed.then(() => undefined)]);
+    // Promise.race, written out: two promises fewer on every call (the common run asks for nothing).
+    const round = scope.round;
+    const outcome = await new Promise<{ result: unknown } | undefined>((resolve, reject) => {
+      running.then((result) => resolve({ result }), reject);
+      void round.needed.then(() => resolve(undefined));
+    });
     if (outcome) return this.complete(scope, outcome.result);
     // The abandoned run's later failure (its signal aborted) is of no interest to anyone.
     running.catch(() => undefined);
