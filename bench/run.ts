@@ -8,6 +8,10 @@
  *  5. 10,000 tasks created and completed (tools/call as a task, then tasks/result), with heap after
  *     completion and after the tasks' ttl ran out;
  *  6. cold start over stdio: spawn -> answer to the first tools/call (and a bare Node process as the floor);
+ *  1b/3b. the same tools/call in the 2026-07-28 era (stateless, per-request `_meta` envelope, the
+ *     Mcp-Method/Mcp-Name headers on HTTP; on stdio the first enveloped request pins the era) beside
+ *     the legacy figures; `--only=modern` runs only these and their legacy stateless counterparts,
+ *     alternating, `--runs=N` times (default 3), and prints best and median of each;
  *  7. (`--only=auth`, not run by default) mcpkit's tools/call over stateless HTTP with a bearer JWT
  *     verified on every request (local keys, as a cached JWKS) beside the same without auth.
  * Run: `npm run bench` (add `-- --quick` for a shorter run). Prints figures; asserts nothing.
@@ -21,14 +25,23 @@ import { coldStart } from './coldstart';
 
 type Impl = 'mcpkit' | 'sdk';
 const QUICK = process.argv.includes('--quick');
-/** `--only=call,list,stdio,memory,tasks,coldstart,auth` runs some workloads only (auth runs only when named). */
+/**
+ * `--only=call,list,stdio,memory,tasks,coldstart,auth,modern` runs some workloads only (auth and modern
+ * run only when named; call and stdio include their modern-era rows).
+ */
 const ONLY = /--only=([\w,]+)/.exec(process.argv.join(' '))?.[1]?.split(',');
 const wanted = (name: string) => !ONLY || ONLY.includes(name);
+const RUNS = Number(/--runs=(\d+)/.exec(process.argv.join(' '))?.[1] ?? 3);
 const DURATION = QUICK ? 3 : 8;
 const SERVERS = join(__dirname, 'servers');
+const MODERN_VERSION = '2026-07-28';
+const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } });
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+/** The modern (2026-07-28) tools/call: headers mirroring the body, and the per-request envelope in `_meta`. */
+const MODERN_HEADERS = { ...HEADERS, 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': 'echo' };
+const MODERN_CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' }, _meta: MODERN_META } });
 const INIT = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
 
 interface Row {
@@ -106,15 +119,16 @@ async function check(port: number, headers: Record<string, string>, body: string
 async function httpLoad(
   workload: string,
   impl: Impl,
-  mode: 'stateless' | 'sessions',
+  mode: 'stateless' | 'sessions' | 'modern',
   body: string,
   tools: number,
   expect: (r: Record<string, unknown>) => boolean,
   auth?: { env: Record<string, string>; headers: Record<string, string>; label: string },
 ): Promise<void> {
-  const server = await startServer(impl, { MODE: mode, TOOLS: String(tools), ...auth?.env });
+  // A modern request is stateless whatever the server's sessions option: it runs on the stateless server.
+  const server = await startServer(impl, { MODE: mode === 'modern' ? 'stateless' : mode, TOOLS: String(tools), ...auth?.env });
   try {
-    const headers = mode === 'sessions' ? await openSession(server.port) : { ...HEADERS, ...auth?.headers };
+    const headers = mode === 'sessions' ? await openSession(server.port) : { ...(mode === 'modern' ? MODERN_HEADERS : HEADERS), ...auth?.headers };
     await check(server.port, headers, body, expect);
     const run = (duration: number) =>
       autocannon({ url: `http://127.0.0.1:${server.port}/mcp`, method: 'POST', headers, body, connections: 32, duration, timeout: 20 });
@@ -125,7 +139,7 @@ async function httpLoad(
     const bad = result.non2xx + result.errors + result.timeouts;
     rows.push({
       workload,
-      impl: auth?.label ?? `${impl} ${mode === 'sessions' ? '(sessions)' : '(stateless)'}`,
+      impl: auth?.label ?? `${impl} (${mode})`,
       rps: result.requests.average,
       p50: result.latency.p50,
       p99: result.latency.p99,
@@ -137,12 +151,14 @@ async function httpLoad(
   }
 }
 
+const STDIO_CALL = 'tools/call over stdio, 64 in flight';
+
 /**
  * Pipelined tools/call over stdio. The load generator shares the machine with the server, so it is
  * kept cheap and identical for both implementations: requests are pre-built strings written in one
  * batch per turn, and answers are matched by id without a full JSON parse (each is still checked).
  */
-async function stdioLoad(impl: Impl): Promise<void> {
+async function stdioLoad(impl: Impl, era: 'legacy' | 'modern' = 'legacy'): Promise<void> {
   const child = fork(join(SERVERS, `${impl}-server.js`), [], { env: { ...process.env, MODE: 'stdio', TOOLS: '1' }, stdio: ['pipe', 'pipe', 'inherit', 'ipc'] });
   const total = QUICK ? 30_000 : 150_000;
   const warmup = 5_000;
@@ -153,7 +169,8 @@ async function stdioLoad(impl: Impl): Promise<void> {
   let buffer = '';
   let outgoing: string[] = [];
   let onAnswer: (id: number) => void = () => undefined;
-  const request = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}\n`;
+  const envelope = era === 'modern' ? `,"_meta":${JSON.stringify(MODERN_META)}` : '';
+  const request = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}${envelope}}}\n`;
   const send = (id: number, line = request(id)) => {
     sentAt[id] = performance.now();
     outgoing.push(line);
@@ -179,11 +196,16 @@ async function stdioLoad(impl: Impl): Promise<void> {
   });
   await new Promise<void>((resolve) => {
     onAnswer = () => resolve();
-    send(0, `${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`);
+    // A legacy client initializes; a modern one asks server/discover, which pins the connection's era.
+    const first =
+      era === 'modern'
+        ? { jsonrpc: '2.0', id: 0, method: 'server/discover', params: { _meta: MODERN_META } }
+        : { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } };
+    send(0, `${JSON.stringify(first)}\n`);
     child.stdin!.write(outgoing.join(''));
     outgoing = [];
   });
-  child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  if (era === 'legacy') child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
   let nextId = 1;
   const pipeline = (total: number, inflight: number) =>
     new Promise<number>((resolve) => {
@@ -205,7 +227,7 @@ async function stdioLoad(impl: Impl): Promise<void> {
   const seconds = await pipeline(total, 64);
   const cpu = ((await cpuOf(child)) - cpuBefore) / total;
   const sorted = Array.from(latencies.subarray(0, measured)).sort((a, b) => a - b);
-  rows.push({ workload: 'tools/call over stdio, 64 in flight', impl, rps: total / seconds, p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), cpu });
+  rows.push({ workload: STDIO_CALL, impl: era === 'modern' ? `${impl} (modern)` : impl, rps: total / seconds, p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), cpu });
   child.kill('SIGKILL');
 }
 
@@ -342,23 +364,85 @@ function authOverheadLine(): string | undefined {
   return `  ${AUTH_WORKLOAD}: JWT verification costs ${(jwt.cpu - none.cpu).toFixed(0)} µs of server CPU per request (${((jwt.cpu / none.cpu - 1) * 100).toFixed(0)}% more), throughput ${((1 - jwt.rps / none.rps) * 100).toFixed(0)}% lower`;
 }
 
+/** True when the official SDK 2.x server package is installed (it is the one that serves 2026-07-28). */
+function sdk2ServerInstalled(): boolean {
+  try {
+    require.resolve('@modelcontextprotocol/server');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Rows measured more than once (`--only=modern`, `--runs=N`) become one row each: the median run (by
+ * throughput) with its latencies and CPU, and the best throughput in the note.
+ */
+function collapse(all: Row[]): Row[] {
+  const groups = new Map<string, Row[]>();
+  for (const r of all) {
+    const key = `${r.workload}\u0000${r.impl}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  return [...groups.values()].map((group) => {
+    if (group.length === 1) return group[0];
+    const sorted = [...group].sort((a, b) => a.rps - b.rps);
+    const median = sorted[Math.floor((sorted.length - 1) / 2)];
+    const cpus = group.map((r) => r.cpu ?? NaN).sort((a, b) => a - b);
+    const runs = group.map((r) => r.rps.toFixed(0)).join('/');
+    return { ...median, cpu: cpus[Math.floor((cpus.length - 1) / 2)], note: `median of ${group.length} (runs ${runs}), best ${sorted[sorted.length - 1].rps.toFixed(0)}${median.note ? `; ${median.note}` : ''}` };
+  });
+}
+
+/** The modern era's cost beside the legacy era's on the same server and workload. */
+function eraLine(workload: string, modern: string, legacy: string): string {
+  const a = rows.find((r) => r.workload === workload && r.impl === modern);
+  const b = rows.find((r) => r.workload === workload && r.impl === legacy);
+  if (!a || !b) return '';
+  const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
+  const cpu = a.cpu && b.cpu ? `, server CPU per request ${pct(a.cpu / b.cpu - 1)}` : '';
+  return `  ${workload}: ${modern} vs ${legacy}: throughput ${pct(a.rps / b.rps - 1)}${cpu}`;
+}
+
+const CALL_WORKLOAD = 'tools/call over HTTP, 32 connections';
+const isCall = (r: Record<string, unknown>) => (r.content as { text: string }[])?.[0]?.text === 'hello';
+const isModernCall = (r: Record<string, unknown>) => isCall(r) && r.resultType === 'complete';
+
+/** `--only=modern`: both eras of mcpkit (and the SDK's legacy stateless), alternating, RUNS times. */
+async function modernComparison(): Promise<void> {
+  for (let i = 0; i < RUNS; i++) {
+    await httpLoad(CALL_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall);
+    await httpLoad(CALL_WORKLOAD, 'mcpkit', 'modern', MODERN_CALL, 1, isModernCall);
+    await httpLoad(CALL_WORKLOAD, 'sdk', 'stateless', CALL, 1, isCall);
+    await stdioLoad('mcpkit', 'legacy');
+    await stdioLoad('mcpkit', 'modern');
+    await stdioLoad('sdk', 'legacy');
+  }
+}
+
 async function main(): Promise<void> {
-  if (wanted('call') || wanted('list') || ONLY?.includes('auth')) await warmLoadGenerator();
-  const isCall = (r: Record<string, unknown>) => (r.content as { text: string }[])?.[0]?.text === 'hello';
+  if (wanted('call') || wanted('list') || ONLY?.includes('auth') || ONLY?.includes('modern')) await warmLoadGenerator();
   const isList = (r: Record<string, unknown>) => (r.tools as unknown[])?.length === 1000;
-  const call = 'tools/call over HTTP, 32 connections';
+  const call = CALL_WORKLOAD;
   const list = 'tools/list of 1000 tools over HTTP, 32 connections';
-  for (const impl of ['mcpkit', 'sdk'] as const) {
-    for (const mode of ['stateless', 'sessions'] as const) {
-      if (wanted('call')) await httpLoad(call, impl, mode, CALL, 1, isCall);
-      if (wanted('list')) await httpLoad(list, impl, mode, LIST, 1000, isList);
+  if (ONLY?.includes('modern')) await modernComparison();
+  else {
+    for (const impl of ['mcpkit', 'sdk'] as const) {
+      for (const mode of ['stateless', 'sessions'] as const) {
+        if (wanted('call')) await httpLoad(call, impl, mode, CALL, 1, isCall);
+        if (wanted('list')) await httpLoad(list, impl, mode, LIST, 1000, isList);
+      }
+      // The 2026-07-28 era: mcpkit only (the 1.x SDK installed here serves the legacy era only).
+      if (impl === 'mcpkit' && wanted('call')) await httpLoad(call, impl, 'modern', MODERN_CALL, 1, isModernCall);
+      if (wanted('stdio')) await stdioLoad(impl);
+      if (impl === 'mcpkit' && wanted('stdio')) await stdioLoad(impl, 'modern');
+      if (wanted('memory')) await sessionMemory(impl);
+      if (wanted('tasks')) await tasksLoad(impl);
     }
-    if (wanted('stdio')) await stdioLoad(impl);
-    if (wanted('memory')) await sessionMemory(impl);
-    if (wanted('tasks')) await tasksLoad(impl);
   }
   // Not part of the comparison with the SDK: run only when asked for.
   if (ONLY?.includes('auth')) await authLoad(isCall);
+  rows.splice(0, rows.length, ...collapse(rows));
   rows.sort((a, b) => a.workload.localeCompare(b.workload));
 
   const fmt = (n: number | undefined, digits = 0) => (n === undefined || !Number.isFinite(n) ? '-' : n === 0 ? '<1' : n.toFixed(digits));
@@ -368,16 +452,27 @@ async function main(): Promise<void> {
     console.log(`${r.workload.padEnd(52)}${r.impl.padEnd(20)}${fmt(r.rps).padStart(10)}${fmt(r.p50, 2).padStart(9)}${fmt(r.p99, 2).padStart(9)}${fmt(r.cpu, 1).padStart(12)}  ${r.note ?? ''}`);
   }
   console.log('(HTTP latencies come from autocannon at 1 ms resolution; "cpu µs/req" is the server process\'s own CPU time per request.)');
+  if (rows.some((r) => r.impl.includes('(modern)'))) {
+    console.log(
+      sdk2ServerInstalled()
+        ? '("(modern)" rows: MCP 2026-07-28, stateless, per-request _meta; the SDK rows are the 1.x SDK, which serves the legacy era only.)'
+        : '("(modern)" rows: MCP 2026-07-28, stateless, per-request _meta. The official SDK 2.x server package is not installed:\n the SDK rows are the 1.x SDK (@modelcontextprotocol/sdk) serving the legacy 2025-11-25 era on the same workload.)',
+    );
+  }
   console.log('\nratios:');
   for (const line of [
     ratioLine(call, 'mcpkit (stateless)', 'sdk (stateless)'),
+    ratioLine(call, 'mcpkit (modern)', 'sdk (stateless)'),
     ratioLine(call, 'mcpkit (sessions)', 'sdk (sessions)'),
     ratioLine(list, 'mcpkit (stateless)', 'sdk (stateless)'),
     ratioLine(list, 'mcpkit (sessions)', 'sdk (sessions)'),
-    ratioLine('tools/call over stdio, 64 in flight', 'mcpkit', 'sdk'),
+    ratioLine(STDIO_CALL, 'mcpkit', 'sdk'),
+    ratioLine(STDIO_CALL, 'mcpkit (modern)', 'sdk'),
     ratioLine(`${QUICK ? 3_000 : 10_000} tasks: tools/call + tasks/result, stdio`, 'mcpkit', 'sdk'),
     authOverheadLine(),
   ]) if (line) console.log(line);
+  const eras = [eraLine(call, 'mcpkit (modern)', 'mcpkit (stateless)'), eraLine(STDIO_CALL, 'mcpkit (modern)', 'mcpkit')].filter(Boolean);
+  if (eras.length > 0) console.log(`\n2026-07-28 beside 2025-11-25 (legacy stateless), same server:\n${eras.join('\n')}`);
   if (wanted('coldstart')) await printColdStart();
 }
 

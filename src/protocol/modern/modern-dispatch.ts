@@ -7,7 +7,7 @@ import { RawJson, echo } from '../wire';
 import { MODERN_METHODS, MRTR_METHODS, readEnvelope } from './envelope';
 import { InputRound } from './input-round';
 import { ModernScope, ModernSession } from './modern-scope';
-import { digestOf, RequestStateSealer } from './request-state';
+import { digestOfCanonical, RequestStateSealer, stableJson, type StateBinding } from './request-state';
 import type { CacheHints } from './cache-hints';
 
 export type { CacheHint, CacheHints } from './cache-hints';
@@ -60,7 +60,12 @@ export class ModernDispatch {
     await this.options.sealer.ready(this.options.logError);
     scope.round.open();
     const running = Promise.resolve().then(() => handler(scope.params, scope));
-    const outcome = await Promise.race([running.then((result) => ({ result })), scope.round.needed.then(() => undefined)]);
+    // Promise.race, written out: two promises fewer on every call (the common run asks for nothing).
+    const round = scope.round;
+    const outcome = await new Promise<{ result: unknown } | undefined>((resolve, reject) => {
+      running.then((result) => resolve({ result }), reject);
+      void round.needed.then(() => resolve(undefined));
+    });
     if (outcome) return this.complete(scope, outcome.result);
     // The abandoned run's later failure (its signal aborted) is of no interest to anyone.
     running.catch(() => undefined);
@@ -95,12 +100,10 @@ export class ModernDispatch {
 
   private round(method: string, params: Record<string, unknown>, capabilities: ModernScope['peer']['clientCapabilities'], extra: TransportExtra | undefined): InputRound {
     const name = method === 'resources/read' ? params.uri : params.name;
-    const binding = {
-      principal: extra?.auth?.subject ?? (extra?.local ? 'local' : ''),
-      method,
-      name: typeof name === 'string' ? name : '',
-      digest: digestOf(params.arguments ?? null),
-    };
+    // The arguments are read now (a handler may change the object it was given), but hashed only when a
+    // round seals or opens requestState: most runs never ask the client for anything.
+    const principal = extra?.auth?.subject ?? (extra?.local ? 'local' : '');
+    const binding = new LazyBinding(principal, method, typeof name === 'string' ? name : '', stableJson(params.arguments ?? null));
     const responses = params.inputResponses;
     if ('inputResponses' in params && (typeof responses !== 'object' || responses === null || Array.isArray(responses))) {
       throw McpError.invalidParams('Invalid params: inputResponses must be an object');
@@ -130,5 +133,25 @@ export class ModernDispatch {
     const ttlMs = retried ? 0 : Math.max(0, Math.floor(hint?.ttlMs ?? 0));
     const cacheScope = hint?.scope ?? (scope.extra?.auth ? 'private' : 'public');
     return { ttlMs, cacheScope };
+  }
+}
+
+/**
+ * A StateBinding whose digest is hashed on first use. A class, not an object literal with a getter:
+ * V8 builds such a literal on a slow path (~0.5 µs each, measured), on every modern tools/call.
+ */
+class LazyBinding implements StateBinding {
+  private hashed?: string;
+
+  constructor(
+    readonly principal: string,
+    readonly method: string,
+    readonly name: string,
+    /** The arguments' canonical JSON (`stableJson`), taken when the request arrived. */
+    private readonly canonical: string,
+  ) {}
+
+  get digest(): string {
+    return (this.hashed ??= digestOfCanonical(this.canonical));
   }
 }

@@ -146,10 +146,16 @@ function invalid(why: string): McpError {
 
 /** A digest of a JSON value that does not depend on the order of object keys. */
 export function digestOf(value: unknown): string {
-  return createHash('sha256').update(stableJson(value)).digest('base64url');
+  return digestOfCanonical(stableJson(value));
 }
 
-function stableJson(value: unknown): string {
+/** The digest of a value already in its canonical form (`stableJson`): `digestOf(v) === digestOfCanonical(stableJson(v))`. */
+export function digestOfCanonical(canonical: string): string {
+  return createHash('sha256').update(canonical).digest('base64url');
+}
+
+/** A JSON text of a value that does not depend on the order of object keys. */
+export function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const keys = Object.keys(value).sort();
