@@ -64,6 +64,10 @@ export class ClientRequests {
     else pending.resolve(response.result);
   }
 
+  get size(): number {
+    return this.pending.size;
+  }
+
   awaits(id: RequestId): boolean {
     return this.pending.has(id);
   }

@@ -225,8 +225,12 @@ export class ServerSession implements Connection, Outbound, SessionControl {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const scope of this.inflight.values()) scope.cancel(new McpError(ErrorCode.InternalError, 'Session closed'));
-    this.outbound.failAll(new McpError(ErrorCode.InternalError, 'Session closed'));
+    // Built only when someone waits: an Error's stack trace is most of the cost of closing a stateless session.
+    if (this.inflight.size > 0 || this.outbound.size > 0) {
+      const closed = new McpError(ErrorCode.InternalError, 'Session closed');
+      for (const scope of this.inflight.values()) scope.cancel(closed);
+      this.outbound.failAll(closed);
+    }
     this.host.onSessionClosed?.(this);
   }
 

@@ -129,6 +129,6 @@ describe('subscriptions/listen across scaled-out instances', () => {
     expect(first.result).toMatchObject({ resultType: 'input_required', inputRequests: { 'elicitation-0': { method: 'elicitation/create' } } });
     const retry = await post(b.url, 2, { requestState: first.result!.requestState, inputResponses: { 'elicitation-0': { action: 'accept', content: { confirm: true } } } });
     expect(retry.error).toBeUndefined();
-    expect(retry.result).toMatchObject({ resultType: 'complete', content: [{ text: expect.stringContaining(`confirmed=true on pid ${b.pid}`) }] });
+    expect(retry.result).toMatchObject({ resultType: 'complete', content: [{ text: expect.stringContaining(`confirmed=true on pid ${b.child.pid}`) }] });
   });
 });

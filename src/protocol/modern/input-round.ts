@@ -32,9 +32,8 @@ export class InputRound {
   private answers: Record<string, unknown> = {};
   private kept: Record<string, unknown> = {};
   private readonly issued = new Map<string, { method: string; params: Record<string, unknown> }>();
-  private signal?: () => void;
-  /** Resolves once the handler asked for something the client has not answered yet. */
-  readonly needed: Promise<void>;
+  /** Called (once, a turn after the first request) when the handler asked for something unanswered. */
+  onNeeded?: () => void;
 
   constructor(
     private readonly sealer: RequestStateSealer,
@@ -43,9 +42,7 @@ export class InputRound {
     /** The requestState of the retry, not yet opened. */
     private readonly state: unknown,
     private readonly responses: Record<string, unknown> = {},
-  ) {
-    this.needed = new Promise((resolve) => (this.signal = resolve));
-  }
+  ) {}
 
   /** Opens the retry's requestState (-32602 when it fails verification) before the handler runs. */
   open(): void {
@@ -78,7 +75,7 @@ export class InputRound {
     if (hasOwn(this.answers, k)) return Promise.resolve(this.answers[k]);
     if (!this.issued.has(k)) this.issued.set(k, { method, params });
     // Requests made together (Promise.all) go out in the same round: signal a turn later.
-    if (this.issued.size === 1) setImmediate(() => this.signal?.());
+    if (this.issued.size === 1) setImmediate(() => this.onNeeded?.());
     return new Promise(() => undefined);
   }
 

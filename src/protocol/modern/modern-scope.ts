@@ -6,6 +6,11 @@ import { SessionScope } from '../session-scope';
 import type { InputRound } from './input-round';
 import type { CacheHint } from './cache-hints';
 
+/** Builds the InputRound of a multi round-trip request (the dispatch, which holds the sealer). */
+export interface RoundFactory {
+  roundFor(scope: ModernScope): InputRound;
+}
+
 /** The session a modern request runs on: only its way out (the request's own stream) is used. */
 export type ModernSession = Outbound & SessionControl & { readonly peer: PeerState };
 
@@ -25,10 +30,30 @@ export class ModernScope extends SessionScope implements Outbound {
     owner: string,
     extra: TransportExtra | undefined,
     private readonly requestPeer: PeerState,
-    /** Set on the methods that may answer with an InputRequiredResult. */
-    readonly round: InputRound | undefined,
+    /** Set on the methods that may answer with an InputRequiredResult: builds their round on first use. */
+    private readonly rounds: RoundFactory | undefined,
+    /** The arguments as JSON when the request arrived (what a round's requestState is bound to). */
+    readonly argsJson: string | undefined,
   ) {
     super(id, method, params, session, owner, extra);
+  }
+
+  private built?: InputRound;
+  /** Called when the handler asked the client for something unanswered (the run then ends). */
+  onNeeded?: () => void;
+
+  /** True on the methods that may answer with an InputRequiredResult (tools/call, prompts/get, resources/read). */
+  get multiRound(): boolean {
+    return this.rounds !== undefined;
+  }
+
+  /** The request's round, built when first needed (most runs never ask the client for anything). */
+  get round(): InputRound | undefined {
+    if (!this.built && this.rounds) {
+      this.built = this.rounds.roundFor(this);
+      this.built.onNeeded = () => this.onNeeded?.();
+    }
+    return this.built;
   }
 
   setCacheHint(hint: CacheHint): void {
