@@ -93,3 +93,4 @@ export type { JwtVerifierOptions } from './auth/jwt.verifier';
 export { IntrospectionVerifier } from './auth/introspection.verifier';
 export type { IntrospectionVerifierOptions } from './auth/introspection.verifier';
 export { StaticTokenVerifier } from './auth/static-token.verifier';
+export { InputRequiredError, isInputRequired } from './protocol/modern/input-round';

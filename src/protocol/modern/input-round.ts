@@ -32,8 +32,7 @@ export class InputRound {
   private answers: Record<string, unknown> = {};
   private kept: Record<string, unknown> = {};
   private readonly issued = new Map<string, { method: string; params: Record<string, unknown> }>();
-  /** Called (once, a turn after the first request) when the handler asked for something unanswered. */
-  onNeeded?: () => void;
+  private stop?: Promise<never>;
 
   constructor(
     private readonly sealer: RequestStateSealer,
@@ -52,9 +51,15 @@ export class InputRound {
     this.kept = { ...previous.kept };
   }
 
+  /** True once the handler asked for something the client has not answered: this run ends with an InputRequiredResult. */
+  get needsInput(): boolean {
+    return this.issued.size > 0;
+  }
+
   /**
-   * A request to the client: its answer when the client gave it, else recorded for the interim result
-   * (and the returned promise never settles: the run is abandoned, its signal aborted).
+   * A request to the client: its answer when the client gave it, else recorded for the interim result,
+   * and the returned promise rejects with InputRequiredError so that the handler stops there (its
+   * `finally` blocks run). Requests made together (Promise.all) all go into the same round.
    */
   request(method: string, params: Record<string, unknown>, key?: string): Promise<unknown> {
     const kind = KINDS[method];
@@ -74,9 +79,12 @@ export class InputRound {
     }
     if (hasOwn(this.answers, k)) return Promise.resolve(this.answers[k]);
     if (!this.issued.has(k)) this.issued.set(k, { method, params });
-    // Requests made together (Promise.all) go out in the same round: signal a turn later.
-    if (this.issued.size === 1) setImmediate(() => this.onNeeded?.());
-    return new Promise(() => undefined);
+    if (!this.stop) {
+      this.stop = Promise.reject(new InputRequiredError());
+      // A handler may hold the promise without awaiting it yet: that is no unhandled rejection.
+      this.stop.catch(() => undefined);
+    }
+    return this.stop;
   }
 
   /** A value computed once per multi round-trip request and carried in requestState across its rounds. */
@@ -93,4 +101,23 @@ export class InputRound {
     for (const [key, request] of this.issued) inputRequests[key] = request;
     return { resultType: 'input_required', inputRequests, requestState: this.sealer.seal(this.binding, { answers: this.answers, kept: this.kept }) };
   }
+}
+
+/**
+ * What `ctx.elicit`, `ctx.sample` and `ctx.roots` reject with in a 2026-07-28 request when the client
+ * has not answered yet: the handler stops, and the request is answered with an InputRequiredResult
+ * (the client retries it with the answers, and the handler runs again from the start). Let it
+ * propagate; a handler that catches errors around these calls should rethrow it (`isInputRequired`).
+ * Even when a handler swallows it, the request still ends with the InputRequiredResult.
+ */
+export class InputRequiredError extends McpError {
+  constructor() {
+    super(-32603, 'The request needs input from the client; it will be retried with the answers');
+    this.name = 'InputRequiredError';
+  }
+}
+
+/** True for the error a 2026-07-28 handler's request to the client rejects with until the client answers. */
+export function isInputRequired(error: unknown): error is InputRequiredError {
+  return error instanceof InputRequiredError;
 }

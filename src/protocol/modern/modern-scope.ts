@@ -39,8 +39,6 @@ export class ModernScope extends SessionScope implements Outbound {
   }
 
   private built?: InputRound;
-  /** Called when the handler asked the client for something unanswered (the run then ends). */
-  onNeeded?: () => void;
 
   /** True on the methods that may answer with an InputRequiredResult (tools/call, prompts/get, resources/read). */
   get multiRound(): boolean {
@@ -49,11 +47,13 @@ export class ModernScope extends SessionScope implements Outbound {
 
   /** The request's round, built when first needed (most runs never ask the client for anything). */
   get round(): InputRound | undefined {
-    if (!this.built && this.rounds) {
-      this.built = this.rounds.roundFor(this);
-      this.built.onNeeded = () => this.onNeeded?.();
-    }
+    if (!this.built && this.rounds) this.built = this.rounds.roundFor(this);
     return this.built;
+  }
+
+  /** True once the handler asked the client for something unanswered. */
+  get needsInput(): boolean {
+    return this.built !== undefined && this.built.needsInput;
   }
 
   setCacheHint(hint: CacheHint): void {
