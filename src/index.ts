@@ -94,3 +94,7 @@ export { IntrospectionVerifier } from './auth/introspection.verifier';
 export type { IntrospectionVerifierOptions } from './auth/introspection.verifier';
 export { StaticTokenVerifier } from './auth/static-token.verifier';
 export { InputRequiredError, isInputRequired } from './protocol/modern/input-round';
+export type { Era, EraSupport } from './mcp/eras';
+export { MODERN_PROTOCOL_VERSIONS, MetaKey, ModernErrorCode } from './mcp/eras';
+export type { CacheHint, CacheHints } from './protocol/modern/cache-hints';
+export type { RequestStateOptions } from './protocol/modern/request-state';

@@ -1,0 +1,126 @@
+import { EraSupport, McpApplication } from '../../../src';
+import type { JsonRpcMessage } from '../../../src/mcp/json-rpc';
+import type { InboundSink, MessageTransport } from '../../../src/transports/message-transport';
+import { HttpTestModule, initializeBody } from '../../helpers/http-app';
+import { envelope, modernBody, modernHeaders, postModern, postRaw } from '../../helpers/modern-http';
+import { waitFor } from '../../helpers/wait-for';
+
+const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
+const LEGACY_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+type Frame = { id?: unknown; result?: Record<string, unknown>; error?: { code: number; data?: Record<string, unknown> } };
+
+/** A stdio-like connection driven by hand. */
+class RawTransport implements MessageTransport {
+  readonly sent: Frame[] = [];
+  private inbound?: InboundSink;
+  start(inbound: InboundSink): void {
+    this.inbound = inbound;
+  }
+  async send(message: JsonRpcMessage): Promise<void> {
+    this.sent.push(message as Frame);
+  }
+  async close(): Promise<void> {}
+  async request(message: Record<string, unknown>): Promise<Frame> {
+    this.inbound!({ ok: true, message: { jsonrpc: '2.0', ...message } as JsonRpcMessage });
+    await waitFor(() => this.sent.some((f) => f.id === message.id), { what: `the answer to ${String(message.id)}` });
+    return this.sent.find((f) => f.id === message.id)!;
+  }
+}
+
+async function serve(eras: EraSupport): Promise<{ app: McpApplication; url: string; base: string }> {
+  const app = await McpApplication.create(HttpTestModule, { logger: quiet, eras });
+  const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1' } });
+  return { app, url: http!.url, base: http!.url.replace(/\/mcp$/, '') };
+}
+
+/** The `eras` option: one era only, over HTTP and over a message (stdio) connection. */
+describe('the eras option', () => {
+  it("'modern': 2026-07-28 requests are served; initialize is told the versions; no GET, DELETE or HTTP+SSE endpoint", async () => {
+    const { app, url, base } = await serve('modern');
+    try {
+      const call = await postModern(url, 'tools/call', { name: 'quick', arguments: {} });
+      expect(call.body.result).toMatchObject({ resultType: 'complete', content: [{ text: 'quick' }] });
+      const discover = await postModern(url, 'server/discover');
+      expect(discover.body.result!.supportedVersions).toEqual(['2026-07-28']);
+
+      const init = await postRaw(url, initializeBody(), LEGACY_HEADERS);
+      expect(init.status).toBe(400);
+      expect(init.body.error).toMatchObject({ code: -32022, data: { supported: ['2026-07-28'], requested: '2025-11-25' } });
+      // A legacy request that is not initialize is read as a modern one without its headers.
+      const legacyCall = await postRaw(url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'quick' } }, LEGACY_HEADERS);
+      expect(legacyCall.status).toBe(400);
+      expect(legacyCall.body.error!.code).toBe(-32020);
+
+      expect((await fetch(url, { headers: { accept: 'text/event-stream' } })).status).toBe(405);
+      expect((await fetch(url, { method: 'DELETE' })).status).toBe(405);
+      expect((await fetch(`${base}/sse`, { headers: { accept: 'text/event-stream' } })).status).toBe(404);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("'legacy': a 2026-07-28 request gets no modern answer (a dual-era client falls back), sessions work as before", async () => {
+    const { app, url } = await serve('legacy');
+    try {
+      const modern = await postModern(url, 'tools/call', { name: 'quick', arguments: {} });
+      expect(modern.status).toBe(400);
+      // Not one of the modern codes (-32020..-32022): the client recognizes a legacy server.
+      expect(modern.body.error!.code).toBe(-32000);
+
+      const init = await fetch(url, { method: 'POST', headers: LEGACY_HEADERS, body: JSON.stringify(initializeBody()) });
+      expect(init.status).toBe(200);
+      const session = init.headers.get('mcp-session-id')!;
+      await init.text();
+      // The envelope in _meta is only metadata in a legacy session.
+      const body = { ...modernBody('tools/call', { name: 'version', arguments: {} }), id: 9 };
+      const served = await postRaw(url, body, { ...LEGACY_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+      expect(served.body.result).toMatchObject({ content: [{ text: '2025-11-25' }] });
+      expect(served.body.result).not.toHaveProperty('resultType');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("'dual' (the default) serves a 2026-07-28 request and a 2025-11-25 session side by side", async () => {
+    const { app, url } = await serve('dual');
+    try {
+      const init = await fetch(url, { method: 'POST', headers: LEGACY_HEADERS, body: JSON.stringify(initializeBody()) });
+      const session = init.headers.get('mcp-session-id')!;
+      await init.text();
+      const legacy = await postRaw(url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'version', arguments: {} } }, { ...LEGACY_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+      expect(legacy.body.result).toMatchObject({ content: [{ text: '2025-11-25' }] });
+      const body = modernBody('tools/call', { name: 'version', arguments: {} });
+      const modern = await postRaw(url, body, modernHeaders(body));
+      expect(modern.body.result).toMatchObject({ resultType: 'complete', content: [{ text: '2026-07-28' }] });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('pins a message connection on its first initialize or modern request, as the option allows', async () => {
+    const cases: [EraSupport, Record<string, unknown>, (f: Frame) => void][] = [
+      ['dual', { id: 1, method: 'server/discover', params: { _meta: envelope() } }, (f) => expect(f.result).toMatchObject({ resultType: 'complete' })],
+      ['modern', { id: 1, method: 'initialize', params: initializeBody().params }, (f) => expect(f.error).toMatchObject({ code: -32022, data: { supported: ['2026-07-28'] } })],
+      ['legacy', { id: 1, method: 'server/discover', params: { _meta: envelope() } }, (f) => expect(f.error!.code).toBe(-32601)],
+    ];
+    for (const [eras, first, check] of cases) {
+      const app = await McpApplication.create(HttpTestModule, { logger: quiet, eras });
+      const client = new RawTransport();
+      app.connect(client, { local: true });
+      check(await client.request(first));
+      await app.close();
+    }
+    // A dual connection pinned by initialize stays legacy: a later modern request is not served as one.
+    const app = await McpApplication.create(HttpTestModule, { logger: quiet });
+    const client = new RawTransport();
+    app.connect(client, { local: true });
+    await client.request({ id: 1, ...initializeBody() });
+    expect((await client.request({ id: 2, method: 'server/discover', params: { _meta: envelope() } })).error!.code).toBe(-32601);
+    await app.close();
+  });
+
+  it('refuses an unknown value', async () => {
+    await expect(McpApplication.create(HttpTestModule, { logger: quiet, eras: 'future' as EraSupport })).rejects.toThrow(/eras must be/);
+  });
+});
