@@ -115,7 +115,7 @@ describe('the eras option', () => {
     const app = await McpApplication.create(HttpTestModule, { logger: quiet });
     const client = new RawTransport();
     app.connect(client, { local: true });
-    await client.request({ id: 1, ...initializeBody() });
+    await client.request(initializeBody(1));
     expect((await client.request({ id: 2, method: 'server/discover', params: { _meta: envelope() } })).error!.code).toBe(-32601);
     await app.close();
   });
