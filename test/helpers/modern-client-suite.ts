@@ -144,4 +144,16 @@ export function modernPrimitiveSuite(get: () => { client: Sdk2Client; asked: { e
     // The server goes on serving this client.
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'after' } }))).toBe('echo: after');
   });
+
+  it('opens subscriptions/listen: acknowledged with the honoured filter, hears tools/list_changed, closes', async () => {
+    const { client } = get();
+    let changes = 0;
+    client.setNotificationHandler('notifications/tools/list_changed', () => void changes++);
+    const sub = await client.listen({ toolsListChanged: true, promptsListChanged: true });
+    expect(sub.honoredFilter).toEqual({ toolsListChanged: true, promptsListChanged: true });
+    expect(textOf(await client.callTool({ name: 'touchTools', arguments: {} }))).toBe('touched');
+    await waitFor(() => changes >= 1, { what: 'notifications/tools/list_changed on the listen stream' });
+    await sub.close();
+    expect(await sub.closed).toBe('local');
+  });
 }
