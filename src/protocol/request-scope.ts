@@ -14,6 +14,8 @@ export interface TransportExtra {
    * requirements (scopes, guards) are waived for it. Never set for HTTP.
    */
   local?: boolean;
+  /** A modern request's envelope, already read and checked by the transport (HTTP reads it with the headers). */
+  envelope?: PeerState;
 }
 
 /**

@@ -4,7 +4,8 @@ import { McpError, mcpErrorOf } from '../../mcp/mcp.error';
 import { legacyInitialize, readEnvelope } from '../../protocol/modern/envelope';
 import { echo } from '../../protocol/wire';
 import { decodeHeaderValue } from '../../schema/mcp-header';
-import type { Ctx } from './http-replies';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { PeerState } from '../../protocol/peer';
 
 /** The methods whose `Mcp-Name` header mirrors `params.name` (or `params.uri` for resources/read). */
 const NAMED: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
@@ -24,15 +25,17 @@ export function isModernPost(message: JsonRpcMessage, header: string | undefined
  * The checks of a modern POST before its method is served, in the spec's order: the
  * MCP-Protocol-Version header (-32020 when missing), the `_meta` fields (-32602), header/body version
  * agreement (-32020), the version itself (-32022), then Mcp-Method and Mcp-Name (-32020). Returns the
- * McpError to answer with HTTP 400, or undefined when the request may be dispatched.
+ * McpError to answer with HTTP 400, or the request's PeerState (its envelope, read once) when it may be
+ * dispatched.
  */
-export function checkModernHeaders(ctx: Ctx, request: JsonRpcRequest, support: EraSupport): McpError | undefined {
+export function checkModernHeaders(headers: IncomingHttpHeaders, request: JsonRpcRequest, support: EraSupport): McpError | PeerState {
   // A legacy client of a modern-only server: name the versions it could use.
   if (request.method === 'initialize' && !isEnveloped(request)) return legacyInitialize(request, support);
-  const header = ctx.get('mcp-protocol-version');
+  const header = single(headers['mcp-protocol-version']);
   if (!header) return mismatch('the MCP-Protocol-Version header is required');
+  let peer: PeerState;
   try {
-    readEnvelope(request, support);
+    peer = readEnvelope(request, support);
   } catch (error) {
     const e = mcpErrorOf(error)!;
     if (e.code !== ModernErrorCode.UnsupportedProtocolVersion) return e;
@@ -42,19 +45,24 @@ export function checkModernHeaders(ctx: Ctx, request: JsonRpcRequest, support: E
   }
   const body = metaOf(request)?.[MetaKey.protocolVersion];
   if (body !== header) return mismatch(`MCP-Protocol-Version header ${quote(header)} does not match _meta protocolVersion ${quote(String(body))}`);
-  const method = ctx.get('mcp-method');
+  const method = single(headers['mcp-method']);
   if (!method) return mismatch('the Mcp-Method header is required');
   if (method !== request.method) return mismatch(`Mcp-Method header ${quote(method)} does not match the body's method ${quote(request.method)}`);
   const field = NAMED[request.method];
   if (field) {
-    const raw = ctx.get('mcp-name');
+    const raw = single(headers['mcp-name']);
     if (!raw) return mismatch(`the Mcp-Name header is required for ${request.method}`);
     const name = decodeHeaderValue(raw);
     if (name === undefined) return mismatch('the Mcp-Name header is not a valid =?base64?…?= value');
     const value = request.params?.[field];
     if (name !== value) return mismatch(`Mcp-Name header ${quote(name)} does not match params.${field} ${quote(typeof value === 'string' ? value : String(echo(value)))}`);
   }
-  return undefined;
+  return peer;
+}
+
+/** A header's value ('' when absent; repeated ones joined as Node joins them). */
+function single(value: string | string[] | undefined): string {
+  return Array.isArray(value) ? value.join(', ') : (value ?? '');
 }
 
 /** The HTTP status of a modern JSON-RPC error answered as plain JSON. */

@@ -4,6 +4,7 @@ import { ModernErrorCode, supportedVersions } from '../../mcp/eras';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../mcp/mcp-types';
 import { echo } from '../../protocol/wire';
 import { checkModernHeaders, isModernPost, modernStatus } from './modern-headers';
+import { McpError } from '../../mcp/mcp.error';
 import type { TransportExtra } from '../../protocol/request-scope';
 import { accepted, accepts, Ctx, fail, replyMessage } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
@@ -80,10 +81,12 @@ export class PostHandler {
       return accepted(ctx);
     }
     const support = this.modern?.support ?? 'legacy';
-    const refused = checkModernHeaders(ctx, message, support);
-    if (refused) return replyMessage(ctx, 400, errorResponse(message.id, refused.code, refused.message, refused.data));
+    const checked = checkModernHeaders(ctx.req.headers, message, support);
+    if (checked instanceof McpError) return replyMessage(ctx, 400, errorResponse(message.id, checked.code, checked.message, checked.data));
     if (!this.modern?.knows(message.method)) return replyMessage(ctx, 404, errorResponse(message.id, ErrorCode.MethodNotFound, `Method not found: ${echo(message.method)}`));
-    const http = this.sessions.ephemeral(extra.auth?.subject, ctx.get('mcp-protocol-version'), 'modern');
+    // The session reads the envelope from here rather than again from the body.
+    extra.envelope = checked;
+    const http = this.sessions.ephemeral(extra.auth?.subject, checked.protocolVersion, 'modern');
     const cancel = () => http.session.close();
     ctx.res.once('close', cancel);
     const { finished } = await answerRequest(ctx, http, message, extra, {
