@@ -1,32 +1,10 @@
 import { EraSupport, McpApplication } from '../../../src';
-import type { JsonRpcMessage } from '../../../src/mcp/json-rpc';
-import type { InboundSink, MessageTransport } from '../../../src/transports/message-transport';
 import { HttpTestModule, initializeBody } from '../../helpers/http-app';
 import { envelope, modernBody, modernHeaders, postModern, postRaw } from '../../helpers/modern-http';
-import { waitFor } from '../../helpers/wait-for';
+import { Frame, RawTransport } from '../../helpers/raw-transport';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
 const LEGACY_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-type Frame = { id?: unknown; result?: Record<string, unknown>; error?: { code: number; data?: Record<string, unknown> } };
-
-/** A stdio-like connection driven by hand. */
-class RawTransport implements MessageTransport {
-  readonly sent: Frame[] = [];
-  private inbound?: InboundSink;
-  start(inbound: InboundSink): void {
-    this.inbound = inbound;
-  }
-  async send(message: JsonRpcMessage): Promise<void> {
-    this.sent.push(message as Frame);
-  }
-  async close(): Promise<void> {}
-  async request(message: Record<string, unknown>): Promise<Frame> {
-    this.inbound!({ ok: true, message: { jsonrpc: '2.0', ...message } as JsonRpcMessage });
-    await waitFor(() => this.sent.some((f) => f.id === message.id), { what: `the answer to ${String(message.id)}` });
-    return this.sent.find((f) => f.id === message.id)!;
-  }
-}
 
 async function serve(eras: EraSupport): Promise<{ app: McpApplication; url: string; base: string }> {
   const app = await McpApplication.create(HttpTestModule, { logger: quiet, eras });

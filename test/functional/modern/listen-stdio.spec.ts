@@ -1,7 +1,6 @@
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpModule, RequireScopes, Resource, Tool } from '../../../src';
-import type { JsonRpcMessage } from '../../../src/mcp/json-rpc';
-import type { InboundSink, MessageTransport } from '../../../src/transports/message-transport';
+import { Frame, RawTransport as SharedRawTransport } from '../../helpers/raw-transport';
 import { deferred, waitFor } from '../../helpers/wait-for';
 
 const SUB = 'io.modelcontextprotocol/subscriptionId';
@@ -29,36 +28,8 @@ class StdioListenTools {
 @McpModule({ providers: [StdioListenTools], server: { name: 'listen-stdio', version: '1.0.0' } })
 class StdioListenModule {}
 
-type Frame = { id?: unknown; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { code: number } };
-
-/** A message transport the test drives by hand: what the server sends is recorded, what the client sends is injected. */
-class RawTransport implements MessageTransport {
-  readonly sent: Frame[] = [];
-  private inbound?: InboundSink;
-  private closed?: () => void;
-
-  start(inbound: InboundSink, closed: () => void): void {
-    this.inbound = inbound;
-    this.closed = closed;
-  }
-
-  async send(message: JsonRpcMessage): Promise<void> {
-    this.sent.push(message as Frame);
-  }
-
-  async close(): Promise<void> {
-    this.closed?.();
-  }
-
-  deliver(message: Record<string, unknown>): void {
-    this.inbound!({ ok: true, message: { jsonrpc: '2.0', ...message } as JsonRpcMessage });
-  }
-
-  /** The peer hangs up (stdin ends). */
-  hangUp(): void {
-    this.closed?.();
-  }
-
+/** The shared hand-driven transport, plus the frames of one subscription. */
+class RawTransport extends SharedRawTransport {
   of(id: unknown): Frame[] {
     return this.sent.filter((f) => f.id === id || (f.params?._meta as Record<string, unknown> | undefined)?.[SUB] === id);
   }
