@@ -2,9 +2,10 @@ import { McpModule } from '../../src';
 import { ConformanceResources } from './conformance.resources';
 import { ModernConformanceTools } from './conformance.modern';
 import { ConformanceTools } from './conformance.tools';
+import { TaskConformanceTools } from './conformance.tasks';
 
 @McpModule({
   server: { name: 'mcpkit-conformance', version: '1.0.0', description: 'The fixtures of the official MCP conformance suite, written with mcpkit' },
-  providers: [ConformanceTools, ConformanceResources, ModernConformanceTools],
+  providers: [ConformanceTools, ConformanceResources, ModernConformanceTools, TaskConformanceTools],
 })
 export class ConformanceModule {}

@@ -81,6 +81,13 @@ export interface ClientRequestOptions {
    * the handler's requests depend on earlier answers.
    */
   key?: string;
+  /**
+   * A 2026-07-28 tools/call that may become a task (the tasks extension): ask within the call itself,
+   * by multi round-trip (the client retries the call with the answer), before the task is created.
+   * Without it, a request made before the task exists creates the task at once and waits in it
+   * (`input_required`, answered by tasks/update). Ignored once the task exists, and elsewhere.
+   */
+  beforeTask?: boolean;
 }
 
 /**

@@ -114,7 +114,7 @@ export class RequestContext extends McpContext {
     const signal = options?.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
     const task = this.scope.task;
     // Inside a task, the task carries the request (and waits for input meanwhile); it names the task.
-    if (task) return task.request(method, this.withTask(params), { timeoutMs: options?.timeoutMs, signal });
+    if (task) return task.request(method, this.withTask(params), { timeoutMs: options?.timeoutMs, signal, key: options?.key, beforeTask: options?.beforeTask });
     return this.scope.outbound.request(method, params, { relatedRequestId: this.scope.id, timeoutMs: options?.timeoutMs, signal, key: options?.key });
   }
 

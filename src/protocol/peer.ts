@@ -33,6 +33,8 @@ export interface OutboundRequestOptions {
   signal?: AbortSignal;
   /** The key of this request in a 2026-07-28 InputRequiredResult (see ClientRequestOptions.key). */
   key?: string;
+  /** Asked before a 2026-07-28 task is created, by multi round-trip (see ClientRequestOptions.beforeTask). */
+  beforeTask?: boolean;
 }
 
 /** The way back to the client that sent a request: notifications, requests, and intermediate results. */

@@ -107,6 +107,7 @@ export class ProtocolEngine implements SessionHost {
         capabilities: () => this.capabilities,
         handler: (method) => this.handler(method),
         modernHandlers: options.modernHandlers?.(this),
+        featureHandler: (method) => this.featureMethod(method),
         cache: options.cache,
         logError: options.logError,
       });
@@ -119,6 +120,15 @@ export class ProtocolEngine implements SessionHost {
   get capabilities(): ServerCapabilities {
     this.caps ??= this.deriveCapabilities();
     return this.caps;
+  }
+
+  /** A modern-only method of a feature that is on now. */
+  private featureMethod(method: string): MethodHandler | undefined {
+    for (const feature of this.features) {
+      const handler = feature.modernMethods?.[method];
+      if (handler && this.capabilities[feature.capability] !== undefined) return handler;
+    }
+    return undefined;
   }
 
   handler(method: string): MethodHandler | undefined {

@@ -21,6 +21,10 @@ export interface ProtocolFeature {
   readonly capability: keyof ServerCapabilities;
   capabilityFor(registry: Registry): Record<string, unknown> | undefined;
   readonly methods: Readonly<Record<string, MethodHandler>>;
+  /** Methods it serves to 2026-07-28 requests while its capability is on (an extension's methods). */
+  readonly modernMethods?: Readonly<Record<string, MethodHandler>>;
   /** Takes over a tools/call (returns its result), or returns undefined to let the plain call run. */
   interceptToolCall?(call: ToolCall, enabled: boolean): Promise<unknown> | undefined;
+  /** The same for a 2026-07-28 tools/call (the feature reads the client's capabilities from the request). */
+  interceptModernToolCall?(call: ToolCall): Promise<unknown> | undefined;
 }

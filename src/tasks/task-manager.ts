@@ -8,6 +8,7 @@ import type { ToolInvoker } from '../protocol/tool-invoker';
 import { SegmentStreamer } from './segment-streamer';
 import type { TaskBus } from './task-bus';
 import { TaskInputs } from './task-inputs';
+import { ModernTasks } from './modern-tasks';
 import { TaskScope } from './task-scope';
 import { firstText, related } from './task-results';
 import { keepLeases, watchForCancellation } from './task-leases';
@@ -30,6 +31,8 @@ export class TaskManager {
   /** Where a task's requests to the client go: a waiting tasks/result, here or on another instance. */
   private readonly inputs: TaskInputs;
   private readonly timers: NodeJS.Timeout[];
+  /** Tasks of the 2026-07-28 era (the tasks extension), over the same store. */
+  readonly modern: ModernTasks;
 
   constructor(
     readonly store: TaskStore,
@@ -39,6 +42,7 @@ export class TaskManager {
     bus?: TaskBus,
   ) {
     this.inputs = new TaskInputs(clientRequestTimeoutMs, bus, logError);
+    this.modern = new ModernTasks(store, options, logError);
     this.timers = keepLeases(store, options.leaseMs, () => [...this.running.keys()], logError);
   }
 
@@ -270,6 +274,7 @@ export class TaskManager {
   /** Fails the tasks still running here (the server is shutting down) and aborts their handlers. */
   async close(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
+    this.modern.close();
     for (const [, controller] of this.running) controller.abort(new McpError(ErrorCode.InternalError, 'The server is shutting down'));
     this.running.clear();
   }

@@ -22,6 +22,7 @@ export function tasksFeature(tasks: TaskManager, tools: ToolInvoker, pageSize: n
       'tasks/list': (params, scope) => tasks.list(readCursor(params), pageSize, scope),
       'tasks/cancel': (params, scope) => tasks.cancel(params.taskId as string, scope),
     },
+    modernMethods: tasks.modern.handlers(),
     interceptToolCall: ({ tool, args, params, scope }, enabled) => {
       // Task augmentation is honoured only while the server declares tasks (else the field is ignored).
       if (!enabled) return undefined;
@@ -30,5 +31,6 @@ export function tasksFeature(tasks: TaskManager, tools: ToolInvoker, pageSize: n
       if (!task && tool.taskSupport === 'required') throw McpError.methodNotFound(`tools/call without a task (tool "${tool.name}" must run as a task)`);
       return task ? tasks.callTool(tools, tool, args, task, scope) : undefined;
     },
+    interceptModernToolCall: (call) => tasks.modern.intercept(tools, call),
   };
 }

@@ -28,7 +28,11 @@ export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
         const headers = scope.extra?.headers;
         const mismatch = headers && checkParamHeaders(paramHeadersOf(tool.definition.inputSchema), args, headers);
         if (mismatch) throw mismatch;
-        // Tasks of the modern era are an extension mcpkit does not offer yet.
+        // Tasks of the modern era are an extension: a feature may take the call over.
+        for (const feature of env.features) {
+          const taken = feature.interceptModernToolCall?.({ tool, args, params, scope });
+          if (taken !== undefined) return taken;
+        }
         if (tool.taskSupport === 'required') throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `the tasks extension ${TASKS_EXTENSION} (tool "${tool.name}" runs only as a task)`);
       } else if (env.features.length > 0) {
         const caps = env.capabilities();

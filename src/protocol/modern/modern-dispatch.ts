@@ -1,4 +1,4 @@
-import { EraSupport, MetaKey, supportedVersions } from '../../mcp/eras';
+import { EraSupport, MetaKey, supportedVersions, TASKS_EXTENSION } from '../../mcp/eras';
 import { ErrorCode, JsonRpcRequest } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import type { Implementation, ServerCapabilities } from '../../mcp/mcp-types';
@@ -22,6 +22,8 @@ export interface ModernDispatchOptions {
   handler(method: string): MethodHandler | undefined;
   /** Handlers of methods that exist only in the modern era (subscriptions/listen). */
   modernHandlers?: Readonly<Record<string, MethodHandler>>;
+  /** The handler of a feature's modern-only method (an extension's), while the feature is on. */
+  featureHandler?(method: string): MethodHandler | undefined;
   cache?: CacheHints;
   logError(message: string, error?: unknown): void;
 }
@@ -118,12 +120,16 @@ export class ModernDispatch implements RoundFactory {
   private route(method: string): MethodHandler | undefined {
     const own = this.options.modernHandlers?.[method];
     if (own) return own;
+    const feature = this.options.featureHandler?.(method);
+    if (feature) return feature;
     if (method === 'server/discover') return () => this.discover();
     return MODERN_METHODS.has(method) ? this.options.handler(method) : undefined;
   }
 
   private discover(): Record<string, unknown> {
-    const { tasks: _legacyTasks, ...capabilities } = this.options.capabilities();
+    const { tasks: legacyTasks, ...capabilities } = this.options.capabilities() as Record<string, unknown>;
+    // Tools that may run as tasks: the modern era offers them through the tasks extension.
+    if (legacyTasks) capabilities.extensions = { ...(capabilities.extensions as object | undefined), [TASKS_EXTENSION]: {} };
     const result: Record<string, unknown> = { supportedVersions: supportedVersions(this.options.support), capabilities };
     if (this.options.instructions) result.instructions = this.options.instructions;
     return result;

@@ -8,7 +8,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { PeerState } from '../../protocol/peer';
 
 /** The methods whose `Mcp-Name` header mirrors `params.name` (or `params.uri` for resources/read). */
-const NAMED: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+const NAMED: Record<string, 'name' | 'uri' | 'taskId'> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
 
 /**
  * True when a POSTed message belongs to the modern era: its body carries the per-request envelope, or

@@ -1,0 +1,85 @@
+import { ErrorCode } from '../mcp/json-rpc';
+import { McpError } from '../mcp/mcp.error';
+import { RELATED_TASK } from './task.types';
+
+/** An input request of a 2026-07-28 task, as tasks/get shows it. */
+export interface InputRequest {
+  method: string;
+  params: Record<string, unknown>;
+}
+
+interface Pending extends InputRequest {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+const CAPABILITY: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+
+/**
+ * The requests a task's handler makes to a 2026-07-28 client: each has a key unique over the task's
+ * life (the `key` option, else `<capability>-<n>`), is shown by tasks/get while unanswered, and is
+ * answered by tasks/update. The handler waits on them (it resumes, it is not re-run).
+ */
+export class ModernTaskInputs {
+  private readonly pending = new Map<string, Pending>();
+  private readonly used = new Set<string>();
+  private next = 0;
+
+  constructor(private readonly onOutstanding: (outstanding: boolean) => Promise<void>) {}
+
+  /** A key for a new request: the handler's own when unused, else `<capability>-<n>`. */
+  keyFor(method: string, key: string | undefined): string {
+    let k = key ?? `${CAPABILITY[method] ?? 'input'}-${this.next++}`;
+    while (this.used.has(k)) k = `${key ?? CAPABILITY[method] ?? 'input'}-${this.next++}`;
+    this.used.add(k);
+    return k;
+  }
+
+  /** Parks a request until tasks/update answers it (or the task's signal aborts). */
+  async ask(key: string, method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+    if (!CAPABILITY[method]) throw new McpError(ErrorCode.InternalError, `${method} cannot be asked of a 2026-07-28 client`);
+    const answer = new Promise<unknown>((resolve, reject) => {
+      const onAbort = () => {
+        this.pending.delete(key);
+        reject(signal?.reason ?? new McpError(ErrorCode.InternalError, 'The task was cancelled'));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const done = () => signal?.removeEventListener('abort', onAbort);
+      this.pending.set(key, { method, params: withoutTaskMeta(params), resolve: (v) => (done(), resolve(v)), reject: (e) => (done(), reject(e)) });
+    });
+    if (this.pending.size === 1) await this.onOutstanding(true);
+    try {
+      return await answer;
+    } finally {
+      if (this.pending.size === 0) await this.onOutstanding(false);
+    }
+  }
+
+  /** The unanswered requests, by key. */
+  requests(): Record<string, InputRequest> | undefined {
+    if (this.pending.size === 0) return undefined;
+    const out: Record<string, InputRequest> = {};
+    for (const [key, p] of this.pending) out[key] = { method: p.method, params: p.params };
+    return out;
+  }
+
+  /** Answers the named requests; keys of no outstanding request are ignored. */
+  answer(responses: Record<string, unknown>): void {
+    for (const [key, value] of Object.entries(responses)) {
+      const p = this.pending.get(key);
+      if (!p) continue;
+      this.pending.delete(key);
+      p.resolve(value);
+    }
+  }
+}
+
+/** The wire form of an input request has no related-task `_meta` (the task is implied). */
+function withoutTaskMeta(params: Record<string, unknown>): Record<string, unknown> {
+  const meta = params._meta as Record<string, unknown> | undefined;
+  if (!meta || !(RELATED_TASK in meta)) return params;
+  const { [RELATED_TASK]: _related, ...rest } = meta;
+  const { _meta: _m, ...others } = params;
+  return Object.keys(rest).length > 0 ? { ...others, _meta: rest } : others;
+}
