@@ -6,7 +6,8 @@
  *  3. tools/call over stdio, 64 requests in flight;
  *  4. heap per idle HTTP session, over 2,000 sessions;
  *  5. 10,000 tasks created and completed (tools/call as a task, then tasks/result), with heap after
- *     completion and after the tasks' ttl ran out;
+ *     completion and after the tasks' ttl ran out; 5b. (mcpkit) the same in the 2026-07-28 era, the tasks
+ *     extension: tools/call declaring io.modelcontextprotocol/tasks, then tasks/get until completed;
  *  6. cold start over stdio: spawn -> answer to the first tools/call (and a bare Node process as the floor);
  *  1b/3b. the same tools/call in the 2026-07-28 era (stateless, per-request `_meta` envelope, the
  *     Mcp-Method/Mcp-Name headers on HTTP; on stdio the first enveloped request pins the era) beside
@@ -36,6 +37,8 @@ const DURATION = QUICK ? 3 : 8;
 const SERVERS = join(__dirname, 'servers');
 const MODERN_VERSION = '2026-07-28';
 const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
+/** The envelope of a client declaring the tasks extension (io.modelcontextprotocol/tasks). */
+const TASKS_META = { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } });
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
@@ -235,7 +238,7 @@ async function stdioLoad(impl: Impl, era: 'legacy' | 'modern' = 'legacy'): Promi
  * 10,000 tasks created with tools/call (task-augmented) and collected with tasks/result, 64 flows
  * at a time, over stdio; then the server's heap once they are done and once their ttl ran out.
  */
-async function tasksLoad(impl: Impl): Promise<void> {
+async function tasksLoad(impl: Impl, era: 'legacy' | 'modern' = 'legacy'): Promise<void> {
   const total = QUICK ? 3_000 : 10_000;
   const ttlMs = 3_000;
   const child = fork(join(SERVERS, `${impl}-server.js`), [], { env: { ...process.env, MODE: 'stdio', TOOLS: '1', TASKS: '1' }, execArgv: ['--expose-gc'], stdio: ['pipe', 'pipe', 'inherit', 'ipc'] });
@@ -255,9 +258,11 @@ async function tasksLoad(impl: Impl): Promise<void> {
   const send = (message: object) => child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
   await new Promise<void>((resolve) => {
     onMessage = () => resolve();
-    send({ id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+    // A modern client's server/discover pins the connection's era (as in stdioLoad).
+    if (era === 'modern') send({ id: 'init', method: 'server/discover', params: { _meta: TASKS_META } });
+    else send({ id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
   });
-  send({ method: 'notifications/initialized' });
+  if (era === 'legacy') send({ method: 'notifications/initialized' });
   const before = await heap();
   const seconds = await new Promise<number>((resolve, reject) => {
     let started = 0;
@@ -265,17 +270,24 @@ async function tasksLoad(impl: Impl): Promise<void> {
     const t0 = performance.now();
     const startFlow = () => {
       const i = started++;
-      send({ id: `c${i}`, method: 'tools/call', params: { name: 'work', arguments: { text: String(i) }, task: { ttl: ttlMs } } });
+      if (era === 'modern') send({ id: `c${i}`, method: 'tools/call', params: { name: 'work_task', arguments: { text: String(i) }, _meta: TASKS_META } });
+      else send({ id: `c${i}`, method: 'tools/call', params: { name: 'work', arguments: { text: String(i) }, task: { ttl: ttlMs } } });
     };
     onMessage = (m) => {
       const id = String(m.id);
       if (id.startsWith('c')) {
-        const taskId = (m.result?.task as { taskId?: string } | undefined)?.taskId;
+        const taskId = era === 'modern' ? (m.result?.resultType === 'task' ? (m.result.taskId as string) : undefined) : (m.result?.task as { taskId?: string } | undefined)?.taskId;
         if (!taskId) return reject(new Error(`${impl}: no task in ${JSON.stringify(m)}`));
-        send({ id: `r${id.slice(1)}`, method: 'tasks/result', params: { taskId } });
+        if (era === 'modern') send({ id: `r${id.slice(1)}`, method: 'tasks/get', params: { taskId, _meta: TASKS_META } });
+        else send({ id: `r${id.slice(1)}`, method: 'tasks/result', params: { taskId } });
         return;
       }
-      const text = (m.result?.content as { text: string }[] | undefined)?.[0]?.text;
+      // tasks/get until the task is done: its result comes inline.
+      if (era === 'modern' && (m.result?.status === 'working' || m.result?.status === 'input_required')) {
+        send({ id, method: 'tasks/get', params: { taskId: m.result.taskId, _meta: TASKS_META } });
+        return;
+      }
+      const text = ((era === 'modern' ? (m.result?.result as Record<string, unknown> | undefined)?.content : m.result?.content) as { text: string }[] | undefined)?.[0]?.text;
       if (text !== `done ${id.slice(1)}`) return reject(new Error(`${impl}: bad task result ${JSON.stringify(m)}`));
       done++;
       if (started < total) startFlow();
@@ -284,16 +296,17 @@ async function tasksLoad(impl: Impl): Promise<void> {
     for (let i = 0; i < 64; i++) startFlow();
   });
   const afterDone = await heap();
-  await new Promise((r) => setTimeout(r, ttlMs + 2_000));
-  const afterTtl = await heap();
   const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+  // A modern client cannot ask for a ttl (the server's default, minutes, applies): heap when done only.
+  if (era === 'legacy') await new Promise((r) => setTimeout(r, ttlMs + 2_000));
+  const afterTtl = era === 'legacy' ? await heap() : undefined;
   rows.push({
-    workload: `${total} tasks: tools/call + tasks/result, stdio`,
-    impl,
+    workload: era === 'modern' ? `${total} tasks (modern): tools/call + tasks/get, stdio` : `${total} tasks: tools/call + tasks/result, stdio`,
+    impl: era === 'modern' ? `${impl} (modern)` : impl,
     rps: total / seconds,
     p50: NaN,
     p99: NaN,
-    note: `heap +${mb(afterDone - before)} when done, +${mb(afterTtl - before)} after ttl`,
+    note: afterTtl === undefined ? `heap +${mb(afterDone - before)} when done` : `heap +${mb(afterDone - before)} when done, +${mb(afterTtl - before)} after ttl`,
   });
   child.kill('SIGKILL');
 }
@@ -438,6 +451,8 @@ async function main(): Promise<void> {
       if (impl === 'mcpkit' && wanted('stdio')) await stdioLoad(impl, 'modern');
       if (wanted('memory')) await sessionMemory(impl);
       if (wanted('tasks')) await tasksLoad(impl);
+      // The 2026-07-28 tasks extension: mcpkit only (the 1.x SDK does not serve that era).
+      if (impl === 'mcpkit' && wanted('tasks')) await tasksLoad(impl, 'modern');
     }
   }
   // Not part of the comparison with the SDK: run only when asked for.

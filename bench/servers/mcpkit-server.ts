@@ -27,6 +27,11 @@ class TaskBenchTools {
   work(input: EchoInput) {
     return `done ${input.text}`;
   }
+
+  @Tool({ name: 'work_task', description: 'A unit of work that always runs as a task (2026-07-28 tasks extension)', taskSupport: 'required' })
+  workTask(input: EchoInput) {
+    return `done ${input.text}`;
+  }
 }
 
 // The tools/list workload: TOOLS - 1 more tools, declared the way a decorator would.
