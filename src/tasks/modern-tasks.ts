@@ -15,7 +15,7 @@ import { TaskScope } from './task-scope';
 import { isTerminal, type TaskOutcome, type TaskRecord } from './task.types';
 
 /** Tells the listeners of a task (subscriptions/listen) its new state. */
-export type TaskNotifier = (taskId: string, detailed: Record<string, unknown>) => void;
+export type TaskNotifier = (taskId: string, owner: string, detailed: Record<string, unknown>) => void;
 
 const needsTasks = (what: string) => missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, what);
 
@@ -142,7 +142,7 @@ export class ModernTasks {
 
   private notify(record: TaskRecord, outcome?: TaskOutcome): void {
     if (!this.notifier) return;
-    this.notifier(record.task.taskId, this.detailed(record, outcome));
+    this.notifier(record.task.taskId, record.owner, this.detailed(record, outcome));
   }
 
   /** The DetailedTask of a record. */

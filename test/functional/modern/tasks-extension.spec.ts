@@ -180,5 +180,28 @@ describe('the tasks extension on a message transport', () => {
     await rpc(alice, 'tasks/update', { taskId, inputResponses: { again: { action: 'decline' } } });
     await waitFor(async () => (await rpc(alice, 'tasks/get', { taskId })).result?.status === 'completed');
   });
-});
 
+  it('tells the owner\'s subscriptions/listen streams naming a task of its status, with the DetailedTask', async () => {
+    const alice = new RawTransport();
+    app.connect(alice, { auth: { subject: 'alice', scopes: [] } });
+    const bob = new RawTransport();
+    app.connect(bob, { auth: { subject: 'bob', scopes: [] } });
+    const meta = { ...withTasks(), progressToken: 'p1', 'io.modelcontextprotocol/logLevel': 'debug' };
+    const taskId = (await alice.request({ id: nextId++, method: 'tools/call', params: { name: 'asks', arguments: {}, _meta: meta } })).result!.taskId as string;
+    const listen = (t: RawTransport, id: string) => t.deliver({ id, method: 'subscriptions/listen', params: { notifications: { taskIds: [taskId] }, _meta: withTasks() } });
+    listen(alice, 'alice-listen');
+    listen(bob, 'bob-listen');
+    const acked = (t: RawTransport) => waitFor(() => t.sent.find((f) => f.method === 'notifications/subscriptions/acknowledged'));
+    expect((await acked(alice)).params).toMatchObject({ notifications: { taskIds: [taskId] } });
+    await acked(bob);
+    const statuses = (t: RawTransport) => t.sent.filter((f) => f.method === 'notifications/tasks').map((f) => f.params!);
+    await rpc(alice, 'tasks/update', { taskId, inputResponses: { 'elicitation-0': { action: 'accept', content: { ok: true } } } });
+    await rpc(alice, 'tasks/update', { taskId, inputResponses: { again: { action: 'accept', content: { ok: false } } } });
+    const done = await waitFor(() => statuses(alice).find((p) => p.status === 'completed'));
+    expect(done).toMatchObject({ taskId, result: { content: [{ text: 'answers: accept accept' }] }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'alice-listen' } });
+    expect(statuses(alice).some((p) => p.status === 'working')).toBe(true);
+    expect(statuses(bob)).toEqual([]);
+    // Neither progress nor log messages of a task reach the client.
+    expect(alice.sent.filter((f) => f.method === 'notifications/progress' || f.method === 'notifications/message')).toEqual([]);
+  });
+});
