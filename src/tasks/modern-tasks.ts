@@ -8,6 +8,7 @@ import type { MethodHandler, RequestScope, TaskBinding } from '../protocol/reque
 import type { ToolInvoker } from '../protocol/tool-invoker';
 import { ModernTaskInputs } from './modern-task-inputs';
 import { delay } from './task-modes';
+import { watchForCancellation } from './task-leases';
 import type { ResolvedTaskOptions } from './task-options';
 import { InvalidTaskTransitionError } from './task-store.errors';
 import type { TaskStore } from './task-store';
@@ -108,10 +109,18 @@ export class ModernTasks {
     const taskId = record.task.taskId;
     this.running.set(taskId, { controller, inputs });
     created(record);
-    const finishing = run.then((outcome) => this.finish(record!, outcome)).finally(() => {
-      taskScope.finish();
-      this.running.delete(taskId);
-    });
+    // With a shared store: a lease while it runs here, and a cancellation made through another instance stops it.
+    await this.store.renewLeases?.([taskId], this.options.leaseMs).catch((e) => this.logError('Could not take a task lease', e));
+    const watching = new AbortController();
+    if (this.store.distributed) void watchForCancellation(this.store, taskId, owner, controller, watching.signal, this.logError);
+    const finishing = run
+      .then((outcome) => this.finish(record!, outcome))
+      .finally(async () => {
+        watching.abort();
+        taskScope.finish();
+        this.running.delete(taskId);
+        await this.store.releaseLease?.(taskId).catch((e) => this.logError(`Could not release the lease of task ${taskId}`, e));
+      });
     if (early) {
       // Finished within the window, but the tool runs only as a task: its task is already terminal.
       await finishing;
@@ -194,6 +203,11 @@ export class ModernTasks {
     const record = await this.store.get(taskId, scope.owner);
     if (!record) throw McpError.invalidParams(`Task not found${(await this.store.wasExpired(taskId)) ? ' (expired)' : ''}`, { taskId });
     return record;
+  }
+
+  /** The tasks running here (their leases are renewed). */
+  runningIds(): string[] {
+    return [...this.running.keys()];
   }
 
   /** Aborts the handlers still running here (shutdown). */
