@@ -5,6 +5,7 @@ import type { ListKind, Registry } from '../../registry/registry';
 import { Authorizer, Caller, callerOf } from '../authorizer';
 import type { MethodHandler } from '../request-scope';
 import type { SubscriptionHub } from './subscriptions';
+import { missingCapability } from './envelope';
 
 /** The `notifications` filter of a `subscriptions/listen` request. */
 export interface SubscriptionFilter {
@@ -44,8 +45,11 @@ export function listenHandler(env: ListenEnv): MethodHandler {
     const wanted = readFilter(params.notifications);
     await env.hub.ready();
     const honoured = await honour(wanted, env, callerOf(scope.extra));
-    // Status notifications of tasks: to a client that declared the tasks extension, when the server offers it.
-    if (wanted.taskIds && env.capabilities().tasks && hasExtension(scope.peer.clientCapabilities, TASKS_EXTENSION)) honoured.taskIds = wanted.taskIds;
+    // Status notifications of tasks: only to a client that declared the tasks extension, when the server offers it.
+    if (wanted.taskIds && !hasExtension(scope.peer.clientCapabilities, TASKS_EXTENSION)) {
+      throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `the tasks extension ${TASKS_EXTENSION} (for notifications.taskIds)`);
+    }
+    if (wanted.taskIds && env.capabilities().tasks) honoured.taskIds = wanted.taskIds;
     const tag = { [MetaKey.subscriptionId]: scope.id };
     if (scope.cancelled) return {};
     return new Promise((resolve) => {

@@ -201,6 +201,9 @@ describe('the tasks extension on a message transport', () => {
     expect(done).toMatchObject({ taskId, result: { content: [{ text: 'answers: accept accept' }] }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'alice-listen' } });
     expect(statuses(alice).some((p) => p.status === 'working')).toBe(true);
     expect(statuses(bob)).toEqual([]);
+    // A client that did not declare the extension may not ask for task notifications.
+    const undeclared = await alice.request({ id: 'plain-listen', method: 'subscriptions/listen', params: { notifications: { taskIds: [taskId] }, _meta: envelope() } });
+    expect(undeclared.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } });
     // Neither progress nor log messages of a task reach the client.
     expect(alice.sent.filter((f) => f.method === 'notifications/progress' || f.method === 'notifications/message')).toEqual([]);
   });
