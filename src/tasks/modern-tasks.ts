@@ -159,7 +159,8 @@ export class ModernTasks {
     const out = view(record);
     const status = record.task.status;
     if (status === 'input_required') out.inputRequests = this.running.get(record.task.taskId)?.inputs.requests() ?? {};
-    if (outcome && status === 'completed' && 'result' in outcome) out.result = outcome.result;
+    // Inline, the result is the complete 2026-07-28 CallToolResult the tools/call would have answered.
+    if (outcome && status === 'completed' && 'result' in outcome) out.result = { resultType: 'complete', ...outcome.result };
     if (outcome && status === 'failed' && 'error' in outcome) out.error = outcome.error;
     return out;
   }

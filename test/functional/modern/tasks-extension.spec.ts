@@ -64,7 +64,7 @@ describe('the tasks extension over HTTP', () => {
     expect(await get(taskId)).toMatchObject({ resultType: 'complete', taskId, status: 'working' });
     gate('long').resolve();
     const done = await until(taskId, 'completed');
-    expect(done.result).toEqual({ content: [{ type: 'text', text: 'opened long' }] });
+    expect(done.result).toEqual({ resultType: 'complete', content: [{ type: 'text', text: 'opened long' }] });
     expect(done).not.toHaveProperty('error');
   });
 
