@@ -238,7 +238,7 @@ function stripTaskMeta(params: Record<string, unknown>): Record<string, unknown>
 /** The request a task's handler sees as its origin: once a task, its notifications (progress, logs) go nowhere. */
 function originOf(scope: RequestScope, isTask: () => boolean): RequestScope {
   const outbound: Outbound = {
-    notify: (method, params, related) => (isTask() ? Promise.resolve() : scope.outbound.notify(method, params, related)),
+    notify: (method, params, related) => (isTask() ? Promise.resolve() : scope.outbound.notify(method, params && stripTaskMeta(params), related)),
     request: (method, params, options) => scope.outbound.request(method, params, options),
     sendIntermediateResult: (id, result) => scope.outbound.sendIntermediateResult(id, result),
     reachable: false,

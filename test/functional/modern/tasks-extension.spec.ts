@@ -93,6 +93,9 @@ describe('the tasks extension over HTTP', () => {
     const taskId = created(await call('asks'));
     const first = await until(taskId, 'input_required');
     expect(first.inputRequests).toEqual({ 'elicitation-0': { method: 'elicitation/create', params: { message: 'First?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } } });
+    const invalid = await task('tasks/update', { taskId, inputResponses: { 'elicitation-0': { action: 'maybe' } } });
+    expect(invalid.body.error).toMatchObject({ code: -32602 });
+    expect((await get(taskId)).status).toBe('input_required');
     const ack = await task('tasks/update', { taskId, inputResponses: { 'elicitation-0': { action: 'accept', content: { ok: true } }, 'not-asked': { whatever: 1 } } });
     expect(Object.keys(ack.body.result!).sort()).toEqual(['_meta', 'resultType']);
     expect(ack.body.result!.resultType).toBe('complete');
