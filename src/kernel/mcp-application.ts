@@ -77,7 +77,7 @@ export class McpApplication {
     const store = container.resolve<TaskStore>(TASK_STORE);
     const tasks = new TaskManager(store, options.tasks, (message, error) => logger.error(message, error), options.clientRequestTimeoutMs, scaleOut?.taskBus());
     const engine = new ProtocolEngine({
-      features: (env) => [tasksFeature(tasks, env.tools, env.pageSize)],
+      features: (env) => [tasksFeature(tasks, env.tools, env.pageSize, env.subscriptions)],
       registry,
       serverInfo: stripInstructions(options.server),
       instructions: options.server.instructions,

@@ -87,6 +87,7 @@ export class ProtocolEngine implements SessionHost {
       invoke: options.invoke,
       tools: this.tools,
       authorizer: this.authorizer,
+      subscriptions: this.subscriptions,
       logError: options.logError,
     };
     this.features = options.features?.(base) ?? [];

@@ -15,6 +15,13 @@ interface Pending extends InputRequest {
 
 const CAPABILITY: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
 
+/** What an answer to each kind of request must look like (as for multi round-trip requests). */
+const VALID: Record<string, (v: Record<string, unknown>) => boolean> = {
+  'elicitation/create': (v) => v.action === 'accept' || v.action === 'decline' || v.action === 'cancel',
+  'sampling/createMessage': (v) => typeof v.content === 'object' && v.content !== null,
+  'roots/list': (v) => Array.isArray(v.roots),
+};
+
 /**
  * The requests a task's handler makes to a 2026-07-28 client: each has a key unique over the task's
  * life (the `key` option, else `<capability>-<n>`), is shown by tasks/get while unanswered, and is
@@ -64,8 +71,16 @@ export class ModernTaskInputs {
     return out;
   }
 
-  /** Answers the named requests; keys of no outstanding request are ignored. */
+  /**
+   * Answers the named requests; keys of no outstanding request are ignored. An answer that does not
+   * fit its request is -32602, and nothing of the update is taken.
+   */
   answer(responses: Record<string, unknown>): void {
+    for (const [key, value] of Object.entries(responses)) {
+      const p = this.pending.get(key);
+      const fits = typeof value === 'object' && value !== null && !Array.isArray(value) && VALID[p?.method ?? '']?.(value as Record<string, unknown>);
+      if (p && !fits) throw McpError.invalidParams(`Invalid params: inputResponses["${key.slice(0, 64)}"] is not a valid answer to ${p.method}`);
+    }
     for (const [key, value] of Object.entries(responses)) {
       const p = this.pending.get(key);
       if (!p) continue;

@@ -8,6 +8,7 @@ import type { MethodHandler, RequestScope, TaskBinding } from '../protocol/reque
 import type { ToolInvoker } from '../protocol/tool-invoker';
 import { ModernTaskInputs } from './modern-task-inputs';
 import { delay } from './task-modes';
+import { watchForCancellation } from './task-leases';
 import type { ResolvedTaskOptions } from './task-options';
 import { InvalidTaskTransitionError } from './task-store.errors';
 import type { TaskStore } from './task-store';
@@ -15,7 +16,7 @@ import { TaskScope } from './task-scope';
 import { isTerminal, type TaskOutcome, type TaskRecord } from './task.types';
 
 /** Tells the listeners of a task (subscriptions/listen) its new state. */
-export type TaskNotifier = (taskId: string, detailed: Record<string, unknown>) => void;
+export type TaskNotifier = (taskId: string, owner: string, detailed: Record<string, unknown>) => void;
 
 const needsTasks = (what: string) => missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, what);
 
@@ -108,10 +109,18 @@ export class ModernTasks {
     const taskId = record.task.taskId;
     this.running.set(taskId, { controller, inputs });
     created(record);
-    const finishing = run.then((outcome) => this.finish(record!, outcome)).finally(() => {
-      taskScope.finish();
-      this.running.delete(taskId);
-    });
+    // With a shared store: a lease while it runs here, and a cancellation made through another instance stops it.
+    await this.store.renewLeases?.([taskId], this.options.leaseMs).catch((e) => this.logError('Could not take a task lease', e));
+    const watching = new AbortController();
+    if (this.store.distributed) void watchForCancellation(this.store, taskId, owner, controller, watching.signal, this.logError);
+    const finishing = run
+      .then((outcome) => this.finish(record!, outcome))
+      .finally(async () => {
+        watching.abort();
+        taskScope.finish();
+        this.running.delete(taskId);
+        await this.store.releaseLease?.(taskId).catch((e) => this.logError(`Could not release the lease of task ${taskId}`, e));
+      });
     if (early) {
       // Finished within the window, but the tool runs only as a task: its task is already terminal.
       await finishing;
@@ -142,7 +151,7 @@ export class ModernTasks {
 
   private notify(record: TaskRecord, outcome?: TaskOutcome): void {
     if (!this.notifier) return;
-    this.notifier(record.task.taskId, this.detailed(record, outcome));
+    this.notifier(record.task.taskId, record.owner, this.detailed(record, outcome));
   }
 
   /** The DetailedTask of a record. */
@@ -150,7 +159,8 @@ export class ModernTasks {
     const out = view(record);
     const status = record.task.status;
     if (status === 'input_required') out.inputRequests = this.running.get(record.task.taskId)?.inputs.requests() ?? {};
-    if (outcome && status === 'completed' && 'result' in outcome) out.result = outcome.result;
+    // Inline, the result is the complete 2026-07-28 CallToolResult the tools/call would have answered.
+    if (outcome && status === 'completed' && 'result' in outcome) out.result = { resultType: 'complete', ...outcome.result };
     if (outcome && status === 'failed' && 'error' in outcome) out.error = outcome.error;
     return out;
   }
@@ -196,6 +206,11 @@ export class ModernTasks {
     return record;
   }
 
+  /** The tasks running here (their leases are renewed). */
+  runningIds(): string[] {
+    return [...this.running.keys()];
+  }
+
   /** Aborts the handlers still running here (shutdown). */
   close(): void {
     for (const [, r] of this.running) r.controller.abort(new McpError(ErrorCode.InternalError, 'The server is shutting down'));
@@ -223,7 +238,7 @@ function stripTaskMeta(params: Record<string, unknown>): Record<string, unknown>
 /** The request a task's handler sees as its origin: once a task, its notifications (progress, logs) go nowhere. */
 function originOf(scope: RequestScope, isTask: () => boolean): RequestScope {
   const outbound: Outbound = {
-    notify: (method, params, related) => (isTask() ? Promise.resolve() : scope.outbound.notify(method, params, related)),
+    notify: (method, params, related) => (isTask() ? Promise.resolve() : scope.outbound.notify(method, params && stripTaskMeta(params), related)),
     request: (method, params, options) => scope.outbound.request(method, params, options),
     sendIntermediateResult: (id, result) => scope.outbound.sendIntermediateResult(id, result),
     reachable: false,

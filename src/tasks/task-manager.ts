@@ -43,7 +43,7 @@ export class TaskManager {
   ) {
     this.inputs = new TaskInputs(clientRequestTimeoutMs, bus, logError);
     this.modern = new ModernTasks(store, options, logError);
-    this.timers = keepLeases(store, options.leaseMs, () => [...this.running.keys()], logError);
+    this.timers = keepLeases(store, options.leaseMs, () => [...this.running.keys(), ...this.modern.runningIds()], logError);
   }
 
   /** tools/call with a `task` field. */

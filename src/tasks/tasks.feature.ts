@@ -4,12 +4,15 @@ import type { ProtocolFeature } from '../protocol/protocol-feature';
 import type { ToolInvoker } from '../protocol/tool-invoker';
 import { McpError } from '../mcp/mcp.error';
 import type { TaskManager } from './task-manager';
+import type { SubscriptionHub } from '../protocol/modern/subscriptions';
 
 /**
  * Tasks (2025-11-25) and the task-result-streaming proposal as a protocol feature: the `tasks`
  * capability while some tool may run as a task, the tasks/* methods, and task-augmented tools/call.
  */
-export function tasksFeature(tasks: TaskManager, tools: ToolInvoker, pageSize: number): ProtocolFeature {
+export function tasksFeature(tasks: TaskManager, tools: ToolInvoker, pageSize: number, hub?: SubscriptionHub): ProtocolFeature {
+  // A modern task's status changes reach the subscriptions/listen streams of its owner that name it.
+  if (hub) tasks.modern.notifier = (taskId, owner, params) => void hub.changed({ kind: 'task', taskId, owner, params });
   return {
     capability: 'tasks',
     capabilityFor: (registry) =>

@@ -24,7 +24,8 @@ export function modernHeaders(body: unknown, overrides: Record<string, string | 
   const b = body as { method?: string; params?: Record<string, unknown> };
   if (b && typeof b === 'object' && !Array.isArray(b) && b.method) {
     headers['mcp-method'] = b.method;
-    const named = b.method === 'resources/read' ? b.params?.uri : b.method === 'tools/call' || b.method === 'prompts/get' ? b.params?.name : undefined;
+    const named =
+      b.method === 'resources/read' ? b.params?.uri : b.method === 'tools/call' || b.method === 'prompts/get' ? b.params?.name : b.method.startsWith('tasks/') ? b.params?.taskId : undefined;
     if (typeof named === 'string') headers['mcp-name'] = encodeName(named);
   }
   for (const [k, v] of Object.entries(overrides)) headers[k.toLowerCase()] = v;

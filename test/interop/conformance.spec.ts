@@ -30,6 +30,20 @@ const REQUIRED_2026_07_28 = [
 /** Unscored at 2026-07-28 (pending) but served by mcpkit, so held to passing too. */
 const PENDING_2026_07_28 = ['json-schema-2020-12', 'http-header-validation', 'http-custom-header-server-validation'];
 
+/** The tasks extension's scenarios (io.modelcontextprotocol/tasks, SEP-2663): unscored, served, held to passing. */
+const TASKS_2026_07_28 = [
+  'tasks-lifecycle',
+  'tasks-capability-negotiation',
+  'tasks-wire-fields',
+  'tasks-request-state-removal',
+  'tasks-mrtr-input',
+  'tasks-request-headers',
+  'tasks-dispatch-and-envelope',
+  'tasks-status-notifications',
+  'tasks-required-task-error',
+  'tasks-mrtr-composition',
+];
+
 /**
  * The official MCP conformance suite against samples/conformance over real HTTP, one server for every
  * run: 0.1.13 (`--suite all`: active and pending scenarios) and the 0.2 alpha (under Node 22) at the
@@ -73,7 +87,7 @@ describe('official MCP conformance suite', () => {
     expect(total!.passed).toBeGreaterThanOrEqual(80);
   }, 90_000);
 
-  it('0.2.0-alpha.12 passes every scenario the 2026-07-28 requirements score, and the pending ones mcpkit serves', async () => {
+  it('0.2.0-alpha.12 passes every scenario the 2026-07-28 requirements score, the pending ones mcpkit serves, and the tasks extension', async () => {
     const { output } = await runConformance(NODE22, CONFORMANCE_NEXT_CLI, ['server', '--url', url, '--requirements', '2026-07-28', '--timeout', '20000'], 110_000);
     process.stdout.write(`${output.slice(output.lastIndexOf('=== SUMMARY ==='))}\n`);
     const { scenarios, total } = parseSummary(output);
@@ -85,6 +99,9 @@ describe('official MCP conformance suite', () => {
     const pending = scenarios.filter((s) => PENDING_2026_07_28.includes(s.name));
     expect(pending.map((s) => s.name).sort()).toEqual([...PENDING_2026_07_28].sort());
     expect(pending.filter((s) => !s.ok || s.failed > 0).map((s) => `${s.name} (${s.failed} failed)`)).toEqual([]);
-    // The tasks extension (tasks-*) is run but unscored, and not served yet: it is not asserted here.
+    // The tasks extension (tasks-*) is run unscored; mcpkit serves it, so every one of them must pass.
+    const tasks = scenarios.filter((s) => s.name.startsWith('tasks-'));
+    expect(tasks.map((s) => s.name).sort()).toEqual([...TASKS_2026_07_28].sort());
+    expect(tasks.filter((s) => !s.ok || s.failed > 0).map((s) => `${s.name} (${s.failed} failed)`)).toEqual([]);
   }, 120_000);
 });

@@ -4,6 +4,7 @@ import { McpError } from '../../mcp/mcp.error';
 import type { Authorizer } from '../authorizer';
 import type { ProtocolFeature } from '../protocol-feature';
 import type { Invoke, ToolInvoker } from '../tool-invoker';
+import type { SubscriptionHub } from '../modern/subscriptions';
 
 /** What protocol handlers need from the application. */
 export interface HandlerEnv {
@@ -20,6 +21,8 @@ export interface HandlerEnv {
   /** Decides per-handler requirements (scopes, guards) for calls and lists. */
   readonly authorizer: Authorizer;
   readonly features: readonly ProtocolFeature[];
+  /** The open `subscriptions/listen` streams (a feature tells them of its own changes). */
+  readonly subscriptions: SubscriptionHub;
   logError(message: string, error?: unknown): void;
 }
 

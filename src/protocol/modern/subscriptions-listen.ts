@@ -1,10 +1,11 @@
-import { MetaKey } from '../../mcp/eras';
+import { MetaKey, TASKS_EXTENSION } from '../../mcp/eras';
 import { McpError } from '../../mcp/mcp.error';
 import type { ServerCapabilities } from '../../mcp/mcp-types';
 import type { ListKind, Registry } from '../../registry/registry';
 import { Authorizer, Caller, callerOf } from '../authorizer';
 import type { MethodHandler } from '../request-scope';
 import type { SubscriptionHub } from './subscriptions';
+import { missingCapability } from './envelope';
 
 /** The `notifications` filter of a `subscriptions/listen` request. */
 export interface SubscriptionFilter {
@@ -12,6 +13,8 @@ export interface SubscriptionFilter {
   promptsListChanged?: boolean;
   resourcesListChanged?: boolean;
   resourceSubscriptions?: string[];
+  /** Tasks extension: the tasks whose `notifications/tasks` the stream hears. */
+  taskIds?: string[];
 }
 
 export interface ListenEnv {
@@ -42,6 +45,11 @@ export function listenHandler(env: ListenEnv): MethodHandler {
     const wanted = readFilter(params.notifications);
     await env.hub.ready();
     const honoured = await honour(wanted, env, callerOf(scope.extra));
+    // Status notifications of tasks: only to a client that declared the tasks extension, when the server offers it.
+    if (wanted.taskIds && !hasExtension(scope.peer.clientCapabilities, TASKS_EXTENSION)) {
+      throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `the tasks extension ${TASKS_EXTENSION} (for notifications.taskIds)`);
+    }
+    if (wanted.taskIds && env.capabilities().tasks) honoured.taskIds = wanted.taskIds;
     const tag = { [MetaKey.subscriptionId]: scope.id };
     if (scope.cancelled) return {};
     return new Promise((resolve) => {
@@ -61,6 +69,8 @@ export function listenHandler(env: ListenEnv): MethodHandler {
       remove = env.hub.add({
         lists: new Set(FLAGS.filter(([flag]) => honoured[flag] === true).map(([, list]) => list)),
         uris: new Set(honoured.resourceSubscriptions ?? []),
+        taskIds: new Set(honoured.taskIds ?? []),
+        owner: scope.owner,
         holder: scope.session ?? scope,
         deliver: (method, params) => void scope.outbound.notify(method, { ...params, _meta: tag }),
         end: () => stop({ _meta: tag }),
@@ -95,7 +105,19 @@ function readFilter(value: unknown): SubscriptionFilter {
     }
     filter.resourceSubscriptions = [...new Set(uris as string[])];
   }
+  const ids = raw.taskIds;
+  if (ids !== undefined) {
+    if (!Array.isArray(ids) || !ids.every((u) => typeof u === 'string') || ids.length > MAX_RESOURCE_SUBSCRIPTIONS) {
+      throw McpError.invalidParams(`Invalid params: "notifications.taskIds" must be an array of at most ${MAX_RESOURCE_SUBSCRIPTIONS} strings`);
+    }
+    filter.taskIds = [...new Set(ids as string[])];
+  }
   return filter;
+}
+
+function hasExtension(caps: object, name: string): boolean {
+  const extensions = (caps as { extensions?: Record<string, unknown> }).extensions;
+  return typeof extensions === 'object' && extensions !== null && extensions[name] !== undefined;
 }
 
 /**

@@ -1,7 +1,11 @@
 import type { ListKind } from '../../registry/registry';
 
 /** A change that `subscriptions/listen` streams may be told about. */
-export type ChangeEvent = { kind: 'lists'; lists: ListKind[] } | { kind: 'resource'; uri: string };
+export type ChangeEvent =
+  | { kind: 'lists'; lists: ListKind[] }
+  | { kind: 'resource'; uri: string }
+  /** A task's new state (the tasks extension's `notifications/tasks`), for its owner's streams naming it. */
+  | { kind: 'task'; taskId: string; owner: string; params: Record<string, unknown> };
 
 /**
  * Carries changes between the instances of a deployment, so that a listen stream held by one
@@ -20,6 +24,9 @@ export interface ChangeListener {
   readonly lists: ReadonlySet<ListKind>;
   /** The resources whose updates it hears of. */
   readonly uris: ReadonlySet<string>;
+  /** The tasks whose status changes it hears of (tasks extension), and who may hear of them. */
+  readonly taskIds?: ReadonlySet<string>;
+  readonly owner?: string;
   /** The connection it was opened on (counted by `heldBy`). */
   readonly holder: object;
   /** Sends a change notification on the stream (never rejects). */
@@ -120,6 +127,8 @@ export class SubscriptionHub {
     for (const l of this.listeners) {
       if (event.kind === 'resource') {
         if (l.uris.has(event.uri)) l.deliver('notifications/resources/updated', { uri: event.uri });
+      } else if (event.kind === 'task') {
+        if (l.taskIds?.has(event.taskId) && l.owner === event.owner) l.deliver('notifications/tasks', event.params);
       } else {
         for (const list of event.lists) if (l.lists.has(list)) l.deliver(`notifications/${list}/list_changed`, {});
       }
@@ -134,5 +143,6 @@ function isChangeEvent(value: unknown): value is ChangeEvent {
   const event = value as Partial<Record<string, unknown>> | null;
   if (typeof event !== 'object' || event === null) return false;
   if (event.kind === 'resource') return typeof event.uri === 'string';
+  if (event.kind === 'task') return typeof event.taskId === 'string' && typeof event.owner === 'string' && typeof event.params === 'object' && event.params !== null;
   return event.kind === 'lists' && Array.isArray(event.lists) && event.lists.every((l) => LIST_KINDS.has(l));
 }
