@@ -76,17 +76,26 @@ export class ModernTaskInputs {
    * fit its request is -32602, and nothing of the update is taken.
    */
   answer(responses: Record<string, unknown>): void {
-    for (const [key, value] of Object.entries(responses)) {
-      const p = this.pending.get(key);
-      const fits = typeof value === 'object' && value !== null && !Array.isArray(value) && VALID[p?.method ?? '']?.(value as Record<string, unknown>);
-      if (p && !fits) throw McpError.invalidParams(`Invalid params: inputResponses["${key.slice(0, 64)}"] is not a valid answer to ${p.method}`);
-    }
+    checkAnswers(this.pending, responses);
     for (const [key, value] of Object.entries(responses)) {
       const p = this.pending.get(key);
       if (!p) continue;
       this.pending.delete(key);
       p.resolve(value);
     }
+  }
+}
+
+/**
+ * Checks the answers to open input requests (by key; keys of no open request are ignored): one that does
+ * not fit its request is -32602. Shared by the instance running a task and the one a tasks/update reached.
+ */
+export function checkAnswers(open: ReadonlyMap<string, InputRequest> | Readonly<Record<string, InputRequest>>, responses: Record<string, unknown>): void {
+  const get = (key: string) => (open instanceof Map ? open.get(key) : Object.prototype.hasOwnProperty.call(open, key) ? (open as Record<string, InputRequest>)[key] : undefined);
+  for (const [key, value] of Object.entries(responses)) {
+    const p = get(key);
+    const fits = typeof value === 'object' && value !== null && !Array.isArray(value) && VALID[p?.method ?? '']?.(value as Record<string, unknown>);
+    if (p && !fits) throw McpError.invalidParams(`Invalid params: inputResponses["${key.slice(0, 64)}"] is not a valid answer to ${p.method}`);
   }
 }
 

@@ -6,7 +6,9 @@ import type { Outbound } from '../protocol/peer';
 import type { ToolCall } from '../protocol/protocol-feature';
 import type { MethodHandler, RequestScope, TaskBinding } from '../protocol/request-scope';
 import type { ToolInvoker } from '../protocol/tool-invoker';
-import { ModernTaskInputs } from './modern-task-inputs';
+import { checkAnswers, InputRequest, ModernTaskInputs } from './modern-task-inputs';
+import { ModernTaskRelay } from './modern-task-relay';
+import type { TaskBus } from './task-bus';
 import { delay } from './task-modes';
 import { watchForCancellation } from './task-leases';
 import type { ResolvedTaskOptions } from './task-options';
@@ -37,11 +39,16 @@ export class ModernTasks {
   private readonly running = new Map<string, { controller: AbortController; inputs: ModernTaskInputs }>();
   notifier?: TaskNotifier;
 
+  private readonly relay?: ModernTaskRelay;
+
   constructor(
     private readonly store: TaskStore,
     private readonly options: ResolvedTaskOptions,
     private readonly logError: (message: string, error?: unknown) => void,
-  ) {}
+    bus?: TaskBus,
+  ) {
+    if (bus) this.relay = new ModernTaskRelay(bus, logError);
+  }
 
   /** Takes over a modern tools/call of a tool that supports tasks, when the client declared the extension. */
   intercept(tools: ToolInvoker, call: ToolCall): Promise<unknown> | undefined {
@@ -108,6 +115,8 @@ export class ModernTasks {
     record = await this.store.create({ owner, ttl: this.options.defaultTtlMs, pollInterval: this.options.pollIntervalMs });
     const taskId = record.task.taskId;
     this.running.set(taskId, { controller, inputs });
+    // Scaled out: another instance's tasks/get and tasks/update reach the inputs through the bus.
+    const relayed = this.relay ? await this.relay.serve(taskId, inputs).catch((e) => void this.logError(`Could not serve task ${taskId} to other instances`, e)) : undefined;
     created(record);
     // With a shared store: a lease while it runs here, and a cancellation made through another instance stops it.
     await this.store.renewLeases?.([taskId], this.options.leaseMs).catch((e) => this.logError('Could not take a task lease', e));
@@ -118,6 +127,7 @@ export class ModernTasks {
       .finally(async () => {
         watching.abort();
         taskScope.finish();
+        await relayed?.().catch((e) => this.logError(`Could not stop serving task ${taskId} to other instances`, e));
         this.running.delete(taskId);
         await this.store.releaseLease?.(taskId).catch((e) => this.logError(`Could not release the lease of task ${taskId}`, e));
       });
@@ -155,14 +165,22 @@ export class ModernTasks {
   }
 
   /** The DetailedTask of a record. */
-  private detailed(record: TaskRecord, outcome?: TaskOutcome): Record<string, unknown> {
+  private detailed(record: TaskRecord, outcome?: TaskOutcome, requests?: Record<string, unknown>): Record<string, unknown> {
     const out = view(record);
     const status = record.task.status;
-    if (status === 'input_required') out.inputRequests = this.running.get(record.task.taskId)?.inputs.requests() ?? {};
+    if (status === 'input_required') out.inputRequests = requests ?? this.running.get(record.task.taskId)?.inputs.requests() ?? {};
     // Inline, the result is the complete 2026-07-28 CallToolResult the tools/call would have answered.
     if (outcome && status === 'completed' && 'result' in outcome) out.result = { resultType: 'complete', ...outcome.result };
-    if (outcome && status === 'failed' && 'error' in outcome) out.error = outcome.error;
+    // A task whose instance died was failed with a message, not an error: the error says so.
+    if (status === 'failed') out.error = outcome && 'error' in outcome ? outcome.error : { code: ErrorCode.InternalError, message: record.task.statusMessage ?? 'The task failed' };
     return out;
+  }
+
+  /** The open input requests of a task: here, or asked of the instance running it. */
+  private async openRequests(taskId: string): Promise<Record<string, InputRequest> | undefined> {
+    const local = this.running.get(taskId);
+    if (local) return local.inputs.requests() ?? {};
+    return this.relay?.requests(taskId);
   }
 
   /** tasks/get, tasks/update, tasks/cancel (modern methods). */
@@ -172,13 +190,24 @@ export class ModernTasks {
         const record = await this.find(params, scope);
         const status = record.task.status;
         const outcome = status === 'completed' || status === 'failed' ? await this.store.outcome(record.task.taskId, record.owner) : undefined;
-        return this.detailed(record, outcome);
+        const requests = status === 'input_required' ? await this.openRequests(record.task.taskId) : undefined;
+        return this.detailed(record, outcome, requests);
       },
       'tasks/update': async (params, scope) => {
         const record = await this.find(params, scope);
         const responses = params.inputResponses;
         if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) throw McpError.invalidParams('Invalid params: inputResponses must be an object');
-        this.running.get(record.task.taskId)?.inputs.answer(responses as Record<string, unknown>);
+        const taskId = record.task.taskId;
+        const local = this.running.get(taskId);
+        if (local) local.inputs.answer(responses as Record<string, unknown>);
+        else if (this.relay && !isTerminal(record.task.status)) {
+          // Running on another instance: checked here against its open requests, then handed over.
+          const open = await this.relay.requests(taskId);
+          if (open) {
+            checkAnswers(open, responses as Record<string, unknown>);
+            await this.relay.update(taskId, responses as Record<string, unknown>);
+          }
+        }
         return {};
       },
       'tasks/cancel': async (params, scope) => {

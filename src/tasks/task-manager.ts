@@ -42,7 +42,7 @@ export class TaskManager {
     bus?: TaskBus,
   ) {
     this.inputs = new TaskInputs(clientRequestTimeoutMs, bus, logError);
-    this.modern = new ModernTasks(store, options, logError);
+    this.modern = new ModernTasks(store, options, logError, bus);
     this.timers = keepLeases(store, options.leaseMs, () => [...this.running.keys(), ...this.modern.runningIds()], logError);
   }
 
