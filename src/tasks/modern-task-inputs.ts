@@ -1,5 +1,6 @@
 import { ErrorCode } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
+import { INPUT_KINDS } from '../protocol/modern/input-round';
 import { RELATED_TASK } from './task.types';
 
 /** An input request of a 2026-07-28 task, as tasks/get shows it. */
@@ -12,15 +13,6 @@ interface Pending extends InputRequest {
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
-
-const CAPABILITY: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
-
-/** What an answer to each kind of request must look like (as for multi round-trip requests). */
-const VALID: Record<string, (v: Record<string, unknown>) => boolean> = {
-  'elicitation/create': (v) => v.action === 'accept' || v.action === 'decline' || v.action === 'cancel',
-  'sampling/createMessage': (v) => typeof v.content === 'object' && v.content !== null,
-  'roots/list': (v) => Array.isArray(v.roots),
-};
 
 /**
  * The requests a task's handler makes to a 2026-07-28 client: each has a key unique over the task's
@@ -36,15 +28,15 @@ export class ModernTaskInputs {
 
   /** A key for a new request: the handler's own when unused, else `<capability>-<n>`. */
   keyFor(method: string, key: string | undefined): string {
-    let k = key ?? `${CAPABILITY[method] ?? 'input'}-${this.next++}`;
-    while (this.used.has(k)) k = `${key ?? CAPABILITY[method] ?? 'input'}-${this.next++}`;
+    let k = key ?? `${INPUT_KINDS[method]?.capability ?? 'input'}-${this.next++}`;
+    while (this.used.has(k)) k = `${key ?? INPUT_KINDS[method]?.capability ?? 'input'}-${this.next++}`;
     this.used.add(k);
     return k;
   }
 
   /** Parks a request until tasks/update answers it (or the task's signal aborts). */
   async ask(key: string, method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
-    if (!CAPABILITY[method]) throw new McpError(ErrorCode.InternalError, `${method} cannot be asked of a 2026-07-28 client`);
+    if (!INPUT_KINDS[method]?.capability) throw new McpError(ErrorCode.InternalError, `${method} cannot be asked of a 2026-07-28 client`);
     const answer = new Promise<unknown>((resolve, reject) => {
       const onAbort = () => {
         this.pending.delete(key);
@@ -94,7 +86,7 @@ export function checkAnswers(open: ReadonlyMap<string, InputRequest> | Readonly<
   const get = (key: string) => (open instanceof Map ? open.get(key) : Object.prototype.hasOwnProperty.call(open, key) ? (open as Record<string, InputRequest>)[key] : undefined);
   for (const [key, value] of Object.entries(responses)) {
     const p = get(key);
-    const fits = typeof value === 'object' && value !== null && !Array.isArray(value) && VALID[p?.method ?? '']?.(value as Record<string, unknown>);
+    const fits = typeof value === 'object' && value !== null && !Array.isArray(value) && INPUT_KINDS[p?.method ?? '']?.answer(value as Record<string, unknown>);
     if (p && !fits) throw McpError.invalidParams(`Invalid params: inputResponses["${key.slice(0, 64)}"] is not a valid answer to ${p.method}`);
   }
 }

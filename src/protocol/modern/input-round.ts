@@ -10,8 +10,8 @@ export interface InputRequiredResult {
   requestState?: string;
 }
 
-/** The client capability each kind of input request needs, and what its answer must look like. */
-const KINDS: Record<string, { capability: string; answer: (value: Record<string, unknown>) => boolean }> = {
+/** The client capability each kind of input request needs, and what its answer must look like (MRTR and tasks alike). */
+export const INPUT_KINDS: Readonly<Record<string, { capability: string; answer: (value: Record<string, unknown>) => boolean }>> = {
   'elicitation/create': { capability: 'elicitation', answer: (v) => v.action === 'accept' || v.action === 'decline' || v.action === 'cancel' },
   'sampling/createMessage': { capability: 'sampling', answer: (v) => typeof v.content === 'object' && v.content !== null },
   'roots/list': { capability: 'roots', answer: (v) => Array.isArray(v.roots) },
@@ -62,7 +62,7 @@ export class InputRound {
    * `finally` blocks run). Requests made together (Promise.all) all go into the same round.
    */
   request(method: string, params: Record<string, unknown>, key?: string): Promise<unknown> {
-    const kind = KINDS[method];
+    const kind = INPUT_KINDS[method];
     if (!kind) return Promise.reject(new McpError(-32603, `${method} cannot be asked of a 2026-07-28 client`));
     if ((this.capabilities as Record<string, unknown>)[kind.capability] === undefined) {
       return Promise.reject(missingCapability({ [kind.capability]: {} }, kind.capability));
