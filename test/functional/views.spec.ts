@@ -11,6 +11,7 @@ import {
   McpApplication,
   McpModule,
   MissingTextFallbackError,
+  RequireScopes,
   Tool,
   UnknownViewError,
   View,
@@ -270,5 +271,26 @@ describe('view definition mistakes, found at bootstrap', () => {
     const error = await create(Dashboard, Tools);
     expect(error).toBeInstanceOf(MissingTextFallbackError);
     expect((error as Error).message).toMatch(/@Tool on Tools.weather: a tool with a view needs a text fallback/);
+  });
+});
+
+describe('views are authorized like resources', () => {
+  it('a view class with @RequireScopes is hidden from, and unreadable by, an unauthenticated HTTP caller', async () => {
+    @RequireScopes('views:read')
+    @View({ uri: 'ui://secret/view', html: HTML })
+    class SecretView {}
+    @McpModule({ providers: [SecretView, PlainView] })
+    class M {}
+    const app = await McpApplication.create(M, { logger: quiet });
+    const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1' } });
+    try {
+      const list = await postModern(http!.url, 'resources/list');
+      expect((list.body.result as { resources: { uri: string }[] }).resources.map((r) => r.uri)).toEqual(['ui://weather/plain']);
+      const read = await postModern(http!.url, 'resources/read', { uri: 'ui://secret/view' });
+      expect(read.body.error).toBeDefined();
+      expect(read.body.result).toBeUndefined();
+    } finally {
+      await app.close();
+    }
   });
 });
