@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 
-export { Tool, Resource, Prompt, Complete, Field, McpHeader, McpModule, JsonSchema, RequireScopes, Public, UseGuards, UseMiddleware } from './decorators';
+export { Tool, Resource, Prompt, Complete, Field, McpHeader, McpModule, JsonSchema, RequireScopes, Public, UseGuards, UseMiddleware, View } from './decorators';
+export { UI_EXTENSION, VIEW_MIME_TYPE } from './views/view.types';
+export type { ViewOptions, ViewCsp, ViewPermissions, ViewHtml, ToolUi, ToolVisibility, ViewsOptions } from './views/view.types';
 export type { ClassOrMethodDecorator } from './decorators';
 export type {
   ClassSchemaOptions,
@@ -35,6 +37,9 @@ export {
   UnresolvableProviderError,
   DuplicatePeerPackageError,
   AddressInUseError,
+  InvalidViewError,
+  UnknownViewError,
+  MissingTextFallbackError,
 } from './errors';
 export { McpApplication } from './kernel/mcp-application';
 export type { ListenOptions, ListenResult, ConnectOptions, ConnectionHandle } from './kernel/listen-options';

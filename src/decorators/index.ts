@@ -10,4 +10,5 @@ export { RequireScopes } from './require-scopes.decorator';
 export { Public } from './public.decorator';
 export { UseGuards } from './use-guards.decorator';
 export { UseMiddleware } from './use-middleware.decorator';
+export { View } from './view.decorator';
 export type { ClassOrMethodDecorator } from './access-target';

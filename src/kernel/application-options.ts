@@ -4,6 +4,7 @@ import type { ServerLogger } from './server-logger';
 import type { TaskStore } from '../tasks/task-store';
 import type { ScaleOutFactory } from './scale-out';
 import type { EraSupport } from '../mcp/eras';
+import type { ViewsOptions } from '../views/view.types';
 import type { CacheHints } from '../protocol/modern/cache-hints';
 import type { RequestStateOptions } from '../protocol/modern/request-state';
 import { resolveTaskOptions, ResolvedTaskOptions, TaskOptions } from '../tasks/task-options';
@@ -52,6 +53,8 @@ export interface ApplicationOptions {
   requestState?: RequestStateOptions;
   /** Caching hints (`ttlMs`, `cacheScope`) of 2026-07-28 results: discover, lists and resource reads. */
   cache?: CacheHints;
+  /** Interactive views (MCP Apps): `metadata: 'extension-clients'` sends tools' view metadata only to clients declaring the extension. */
+  views?: ViewsOptions;
 }
 
 export type TaskStoreOption =
@@ -73,6 +76,7 @@ export interface ResolvedOptions {
   eras: EraSupport;
   requestState?: RequestStateOptions;
   cache?: CacheHints;
+  viewMetadata: NonNullable<ViewsOptions['metadata']>;
 }
 
 export function resolveOptions(fromModule: ApplicationOptions, overrides: ApplicationOptions): ResolvedOptions {
@@ -91,7 +95,14 @@ export function resolveOptions(fromModule: ApplicationOptions, overrides: Applic
     eras: resolveEras(merged.eras),
     requestState: merged.requestState,
     cache: merged.cache,
+    viewMetadata: resolveViewMetadata(merged.views?.metadata),
   };
+}
+
+function resolveViewMetadata(metadata: ViewsOptions['metadata']): NonNullable<ViewsOptions['metadata']> {
+  if (metadata === undefined) return 'all-clients';
+  if (metadata !== 'all-clients' && metadata !== 'extension-clients') throw new RangeError(`views.metadata must be 'all-clients' or 'extension-clients', not ${String(metadata)}`);
+  return metadata;
 }
 
 function resolveEras(eras: EraSupport | undefined): EraSupport {

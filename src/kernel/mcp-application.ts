@@ -70,7 +70,7 @@ export class McpApplication {
     const container = applicationRoot(logger).createChildContainer();
     const transient = new Set<unknown>();
     const entries = graph.providers.map((p) => register(container, p, transient)).filter((e): e is ProviderEntry => e !== undefined);
-    const registry = buildRegistry(entries);
+    const registry = Object.assign(buildRegistry(entries), { viewMetadata: options.viewMetadata });
     const invoke = handlerInvoker(container, transient, options.middleware);
     const scaleOut = options.scaleOut?.({ onError: throttled((e) => logger.error('Redis connection error (repeats within 10 s are not logged)', e), 10_000) });
     container.register(TASK_STORE, taskStoreProvider(options.taskStore ?? scaleOut?.taskStore()));

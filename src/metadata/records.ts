@@ -3,6 +3,7 @@ import type { ApplicationOptions } from '../kernel/application-options';
 import type { Middleware } from '../kernel/middleware';
 import type { Annotations, Icon, JsonSchemaObject, Meta, TaskSupport, ToolAnnotations } from '../mcp/mcp-types';
 import type { CacheHint } from '../protocol/modern/cache-hints';
+import type { ToolUi } from '../views/view.types';
 
 /** A class constructor, as decorators see it. */
 export type Constructor<T = unknown> = abstract new (...args: never[]) => T;
@@ -35,6 +36,8 @@ export interface ToolOptions {
   taskSupport?: TaskSupport;
   /** When a call becomes a task, a message the host may hand the model at once (`model-immediate-response`). */
   immediateResponse?: string;
+  /** The tool's interactive view (MCP Apps): a `@View` class, or `{ view, visibility, fallback }`. */
+  ui?: ToolUi;
 }
 
 interface ResourceCommonOptions {

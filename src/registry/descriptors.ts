@@ -11,6 +11,7 @@ import type {
 import type { GuardClass } from '../auth/guard';
 import type { Middleware } from '../kernel/middleware';
 import type { UriTemplate } from './uri-template';
+import type { ViewContent } from '../views/view-content';
 
 export type InputClass = new (...args: never[]) => object;
 
@@ -65,6 +66,8 @@ export interface ResourceDescriptor extends HandlerRef {
   readonly uri: string;
   readonly definition: ResourceDefinition;
   readonly cache?: CacheHint;
+  /** Set when the resource is a `@View`: its HTML, and the `_meta.ui` its contents carry. */
+  readonly view?: { readonly content: ViewContent; readonly ui?: Readonly<Record<string, unknown>> };
 }
 
 export interface CompleterDescriptor extends HandlerRef {

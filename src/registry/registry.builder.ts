@@ -25,6 +25,7 @@ import { AccessTarget, resolveAccess } from './handler-access';
 import { handlerParameters, typeName } from './handler-parameters';
 import { Registry } from './registry';
 import { UriTemplate } from './uri-template';
+import { readView, toolViewMeta } from './view-builder';
 
 type ProviderClass = new (...args: never[]) => unknown;
 
@@ -56,9 +57,12 @@ class Builder {
   private readonly resourceNames = new Map<string, string>();
   private readonly templates: (TemplateDescriptor & { completers: Map<string, CompleterDescriptor> })[] = [];
   private readonly prompts = new Map<string, PromptDescriptor & { completers: Map<string, CompleterDescriptor> }>();
+  /** The URI of each view class listed among the providers. */
+  private readonly views = new Map<unknown, string>();
 
   build(providers: readonly ProviderEntry[]): Registry {
     const completes: [ProviderEntry, MethodRecord<CompleteOptions>][] = [];
+    for (const provider of providers) this.addView(provider);
     for (const provider of providers) {
       const records = metadataStore.collect(provider.cls);
       for (const r of records.tools) this.addTool(provider, r);
@@ -92,7 +96,7 @@ class Builder {
       annotations: options.annotations,
       execution: taskSupport === 'forbidden' ? undefined : { taskSupport },
       icons: options.icons,
-      _meta: options._meta,
+      _meta: options.ui === undefined ? options._meta : withView(options._meta, toolViewMeta(ref.where, options.ui, this.views, output !== undefined)),
     });
     try {
       paramHeaders(definition.inputSchema);
@@ -128,6 +132,24 @@ class Builder {
     const params = declared ? this.checkedClass(ref.where, declared) : isClass(designType) && hasInputMetadata(designType) ? (designType as InputClass) : undefined;
     const definition = deepFreeze(clean({ uriTemplate: uriTemplate.template, ...common }));
     this.templates.push({ ...ref.handler, template: uriTemplate, definition, params, completers: new Map(), cache: options.cache });
+  }
+
+  /** A `@View` class: served as a resource at its ui:// URI, like any `@Resource` (listed, readable, authorized). */
+  private addView(provider: ProviderEntry): void {
+    const where = provider.cls.name;
+    const view = readView(provider.cls, where);
+    if (!view || this.views.has(provider.cls)) return;
+    const name = view.definition.name;
+    const sameName = this.resourceNames.get(name);
+    if (sameName) throw new DuplicateResourceError(`name "${name}"`, sameName, where);
+    const existing = this.resources.get(view.definition.uri);
+    if (existing) throw new DuplicateResourceError(`URI "${view.definition.uri}"`, existing.where, where);
+    this.resourceNames.set(name, where);
+    const target: AccessTarget = { kind: 'resource', name, _meta: view.definition._meta };
+    const access = resolveAccess(provider.cls, '', where, target);
+    const handler = { kind: 'resource' as const, provider: provider.token, method: '', where, contextFirst: true, access };
+    this.resources.set(view.definition.uri, { ...handler, uri: view.definition.uri, definition: deepFreeze(view.definition), view: { content: view.content, ui: view.ui && deepFreeze(view.ui) } });
+    this.views.set(provider.cls, view.definition.uri);
   }
 
   private addPrompt(provider: ProviderEntry, { method, options }: MethodRecord<PromptOptions>): void {
@@ -207,6 +229,12 @@ function promptArguments(schema: JsonSchemaObject): PromptArgument[] {
 function rawSchema(where: string, schema: JsonSchemaObject): JsonSchemaObject {
   if (typeof schema !== 'object' || schema === null || schema.type !== 'object') throw new InvalidDecoratorOptionsError('Tool', where, 'inputSchema must be a JSON Schema with type "object"');
   return structuredClone(schema);
+}
+
+/** A tool's `_meta` with its view members, `ui` merged with any `ui` given in `_meta`. */
+function withView(meta: Record<string, unknown> | undefined, view: Record<string, unknown>): Record<string, unknown> {
+  const ui = { ...(meta?.ui as Record<string, unknown> | undefined), ...(view.ui as Record<string, unknown>) };
+  return { ...meta, ...view, ui };
 }
 
 function emptySchema(): JsonSchemaObject {

@@ -1,6 +1,7 @@
 import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from '../mcp/mcp-types';
 import type { PromptDescriptor, ResourceDescriptor, TemplateDescriptor, ToolDescriptor } from './descriptors';
 import type { UriVariables } from './uri-template';
+import type { ViewsOptions } from '../views/view.types';
 
 /** A kind of primitive that can be enabled, disabled or removed at runtime. */
 export type PrimitiveKind = 'tool' | 'resource' | 'template' | 'prompt';
@@ -35,6 +36,8 @@ export class Registry {
   private cache: Partial<Record<string, unknown[]>> = {};
   /** Bumped on every change; serialized pages of an older version are stale. */
   version = 0;
+  /** Who gets the view metadata of tools (application option `views.metadata`); kept across `replaceWith`. */
+  viewMetadata: ViewsOptions['metadata'] = 'all-clients';
 
   constructor(
     private tools: Map<string, ToolDescriptor>,

@@ -1,4 +1,5 @@
-import type { TemplateDescriptor } from '../../registry/descriptors';
+import type { ResourceDescriptor, TemplateDescriptor } from '../../registry/descriptors';
+import { VIEW_MIME_TYPE } from '../../views/view.types';
 import type { UriVariables } from '../../registry/uri-template';
 import { validateInput } from '../../validation/validate-input';
 import { McpError } from '../../mcp/mcp.error';
@@ -39,6 +40,7 @@ export function resourcesHandlers(env: HandlerEnv): Record<string, MethodHandler
       if (resource) {
         await env.authorizer.assert(resource, callerOf(scope.extra));
         if (resource.cache) scope.setCacheHint?.(resource.cache);
+        if (resource.view) return readView(resource.view, uri);
         return mapResourceResult(await env.invoke(resource, [ctx]), uri, resource.definition.mimeType);
       }
       const match = env.registry.matchTemplate(uri);
@@ -50,6 +52,12 @@ export function resourcesHandlers(env: HandlerEnv): Record<string, MethodHandler
       return mapResourceResult(value, uri, match.descriptor.definition.mimeType);
     },
   };
+}
+
+/** A `@View`'s contents: its HTML as `text/html;profile=mcp-app`, with the view's `_meta.ui`. */
+async function readView(view: NonNullable<ResourceDescriptor['view']>, uri: string): Promise<ReadResourceResult> {
+  const { html } = await view.content.read();
+  return { contents: [{ uri, mimeType: VIEW_MIME_TYPE, text: html, ...(view.ui ? { _meta: { ui: view.ui } } : {}) }] };
 }
 
 async function checkVariables(template: TemplateDescriptor, variables: UriVariables): Promise<unknown> {

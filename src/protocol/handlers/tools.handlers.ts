@@ -8,14 +8,21 @@ import { HandlerEnv, optionalObject, requireString } from './handler-env';
 import { TASKS_EXTENSION } from '../../mcp/eras';
 import { missingCapability } from '../modern/envelope';
 import { checkParamHeaders, paramHeadersOf } from '../../schema/mcp-header';
+import { declaresUiExtension, withoutViewMetadata } from '../../views/view-metadata';
 
 /** tools/list and tools/call. */
 export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
   const registry = env.registry;
   const pages = new Paginator('tools', 'tools', () => registry.toolDefinitions(), env.pageSize, () => registry.version);
   const views = new ListViews(env.authorizer, () => registry.toolDescriptors(), () => registry.version);
+  // With views.metadata 'extension-clients', clients that did not declare MCP Apps get tools without view metadata.
+  const plainPages = new Paginator('tools', 'tools', () => registry.toolDefinitions().map(withoutViewMetadata), env.pageSize, () => registry.version);
   return {
-    'tools/list': async (params, scope) => pages.page(params.cursor, await views.view(callerOf(scope.extra))),
+    'tools/list': async (params, scope) => {
+      const view = await views.view(callerOf(scope.extra));
+      if (registry.viewMetadata !== 'extension-clients' || declaresUiExtension(scope.peer.clientCapabilities)) return pages.page(params.cursor, view);
+      return plainPages.page(params.cursor, view && { key: view.key, items: () => view.items().map(withoutViewMetadata) });
+    },
     'tools/call': async (params, scope) => {
       const name = requireString(params, 'name');
       const args = optionalObject(params, 'arguments');
