@@ -27,26 +27,36 @@ export function toContent(value: unknown): ContentBlock[] {
 }
 
 /**
- * Maps what a tool returned to a CallToolResult: a full result passes through; with a declared output
- * class the value becomes `structuredContent` (validated) plus its JSON as text; anything else
- * becomes content blocks.
+ * Maps what a tool returned to a CallToolResult. With a declared output class, data becomes
+ * `structuredContent` (validated) plus its JSON as text (the text fallback of a tool with a view); a full
+ * result passes through, except that its `structuredContent` is validated too and, when its content is
+ * empty, the JSON text is written for it. Without an output class a full result passes through and
+ * anything else becomes content blocks.
  */
 export async function mapToolResult(tool: ToolDescriptor, value: unknown, logError: (m: string, e?: unknown) => void): Promise<CallToolResult> {
-  if (isCallToolResult(value)) return value;
-  if (tool.output) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      logError(`Tool ${tool.where} declared an output class but returned ${Array.isArray(value) ? 'an array' : typeof value}`);
-      return errorResult(`Tool "${tool.name}" produced no structured output`);
-    }
-    const checked = await validateInput(tool.output, value);
-    if (!checked.ok) {
-      logError(`Tool ${tool.where} returned output that fails its output class: ${checked.issues.join('; ')}`);
-      return errorResult(`Tool "${tool.name}" produced invalid output`);
-    }
-    const structuredContent = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
-    return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
+  if (isCallToolResult(value)) {
+    if (!tool.output || value.isError === true || value.structuredContent === undefined) return value;
+    const checked = await checkedOutput(tool, value.structuredContent, logError);
+    if ('isError' in checked) return checked;
+    return { ...value, content: value.content.length > 0 ? value.content : checked.content, structuredContent: checked.structuredContent };
   }
+  if (tool.output) return checkedOutput(tool, value, logError);
   return { content: toContent(value) };
+}
+
+/** Data checked against the tool's output class: `structuredContent` plus its JSON as text, or an error result. */
+async function checkedOutput(tool: ToolDescriptor, value: unknown, logError: (m: string, e?: unknown) => void): Promise<CallToolResult> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    logError(`Tool ${tool.where} declared an output class but returned ${Array.isArray(value) ? 'an array' : typeof value}`);
+    return errorResult(`Tool "${tool.name}" produced no structured output`);
+  }
+  const checked = await validateInput(tool.output!, value);
+  if (!checked.ok) {
+    logError(`Tool ${tool.where} returned output that fails its output class: ${checked.issues.join('; ')}`);
+    return errorResult(`Tool "${tool.name}" produced invalid output`);
+  }
+  const structuredContent = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+  return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
 }
 
 /** Maps what a tool threw: ToolError -> its message; anything else -> a generic message, details to the log. */
