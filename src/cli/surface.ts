@@ -17,9 +17,9 @@ export interface Surface {
 
 /**
  * Builds the application without listening, connects an in-memory client, runs `use`, then closes
- * both: what `use` sees is what a real client would.
+ * both: what `use` sees is what a real client with these capabilities would.
  */
-export async function withClient<T>(moduleClass: ClassType, use: (client: McpTestClient) => Promise<T>): Promise<T> {
+export async function withClient<T>(moduleClass: ClassType, use: (client: McpTestClient) => Promise<T>, capabilities: Record<string, unknown> = {}): Promise<T> {
   let app: McpApplication;
   try {
     app = await McpApplication.create(moduleClass);
@@ -28,7 +28,7 @@ export async function withClient<T>(moduleClass: ClassType, use: (client: McpTes
     throw new CliError(`cannot build ${moduleClass.name}: ${firstLine(error)}`);
   }
   try {
-    const client = await McpTestClient.connect(app.connectInMemory(), { capabilities: {} });
+    const client = await McpTestClient.connect(app.connectInMemory(), { capabilities });
     try {
       return await use(client);
     } finally {
