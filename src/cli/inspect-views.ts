@@ -1,5 +1,5 @@
 import { VIEW_MIME_TYPE } from '../views/view.types';
-import { TypeScriptDeclarations, typeName } from './schema-to-ts';
+import { docComment, TypeScriptDeclarations, typeName } from './schema-to-ts';
 import type { Surface } from './surface';
 
 type Json = Record<string, unknown>;
@@ -86,13 +86,13 @@ export function viewsDts(views: ViewSummary[]): string {
     let declared: string;
     if (distinct.length === 0) {
       declared = decls.freeName(name);
-      decls.raw(`/** ${about} */\nexport type ${declared} = unknown;`);
+      decls.raw(`${docComment(about)}export type ${declared} = unknown;`);
     } else if (distinct.length === 1) {
       declared = decls.declare(name, distinct[0].outputSchema, about);
     } else {
       const members = distinct.map((t) => decls.declare(`${name.replace(/Data$/, '')}${typeName(t.name)}Output`, t.outputSchema, `Output of the tool ${t.name}.`));
       declared = decls.freeName(name);
-      decls.raw(`/** ${about} */\nexport type ${declared} = ${members.join(' | ')};`);
+      decls.raw(`${docComment(about)}export type ${declared} = ${members.join(' | ')};`);
     }
     byUri.push([v.uri, declared]);
   }

@@ -170,7 +170,8 @@ function literal(value: unknown): string {
   return value === null || ['string', 'number', 'boolean'].includes(typeof value) ? JSON.stringify(value) : 'unknown';
 }
 
-function docComment(text: string, indent: string): string {
+/** `text` as a JSDoc comment (its own `*\/` escaped), each line prefixed by `indent`; nothing for empty text. */
+export function docComment(text: string, indent = ''): string {
   if (text === '') return '';
   const lines = text.replace(/\*\//g, '*\\/').split('\n');
   if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`;
