@@ -12,6 +12,7 @@ export interface Note {
 export class NotesRepository {
   private readonly notes = new Map<string, Note>();
   private readonly listeners = new Set<(uri: string) => void>();
+  private readonly pinned = new Set<string>();
   private nextId = 1;
 
   /** Calls `listener` with the URI of every resource that changes. */
@@ -36,7 +37,19 @@ export class NotesRepository {
     return this.notes.get(id);
   }
 
+  /** Pins an unpinned note and unpins a pinned one; false when there is no such note. */
+  togglePin(id: string): boolean {
+    if (!this.notes.has(id)) return false;
+    if (!this.pinned.delete(id)) this.pinned.add(id);
+    return true;
+  }
+
+  isPinned(id: string): boolean {
+    return this.pinned.has(id);
+  }
+
   delete(id: string): boolean {
+    this.pinned.delete(id);
     const deleted = this.notes.delete(id);
     if (deleted) this.changed(id);
     return deleted;

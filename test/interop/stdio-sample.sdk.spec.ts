@@ -47,8 +47,8 @@ describe('notes sample over stdio, official SDK client', () => {
       cursor = page.nextCursor;
       pages++;
     } while (cursor);
-    expect(pages).toBe(5);
-    expect(names).toEqual(['addNote', 'search', 'deleteNote', 'reindex', 'exportNotes', 'count', 'summarize', 'archive', 'workspaceRoots']);
+    expect(pages).toBe(6);
+    expect(names).toEqual(['addNote', 'search', 'deleteNote', 'reindex', 'exportNotes', 'count', 'summarize', 'archive', 'workspaceRoots', 'showNotes', 'togglePin']);
   });
 
   it('lists tools with schemas derived from class-validator metadata', async () => {
@@ -94,7 +94,10 @@ describe('notes sample over stdio, official SDK client', () => {
 
   it('reads a static resource and template resources, and lists both', async () => {
     const resources = await client.listResources();
-    expect(resources.resources).toEqual([expect.objectContaining({ uri: 'notes://index', name: 'index', mimeType: 'application/json' })]);
+    expect(resources.resources).toEqual([
+      expect.objectContaining({ uri: 'ui://notes/table', name: 'NotesTableView', mimeType: 'text/html;profile=mcp-app' }),
+      expect.objectContaining({ uri: 'notes://index', name: 'index', mimeType: 'application/json' }),
+    ]);
     const templates = await client.listResourceTemplates();
     expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual(['notes://{id}', 'notes://tags/{tag}{?limit}']);
     const index = await client.readResource({ uri: 'notes://index' });
