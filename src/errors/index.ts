@@ -15,3 +15,4 @@ export { MissingNestedTypeError } from './missing-nested-type.error';
 export { UnresolvableProviderError } from './unresolvable-provider.error';
 export { DuplicatePeerPackageError } from './duplicate-peer-package.error';
 export { AddressInUseError } from './address-in-use.error';
+export { InvalidExtensionError } from './invalid-extension.error';

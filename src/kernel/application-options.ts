@@ -6,6 +6,8 @@ import type { ScaleOutFactory } from './scale-out';
 import type { EraSupport } from '../mcp/eras';
 import type { CacheHints } from '../protocol/modern/cache-hints';
 import type { RequestStateOptions } from '../protocol/modern/request-state';
+import type { ExtensionSettings, Extensions } from '../mcp/extensions';
+import { checkedExtensions } from './declared-extensions';
 import { resolveTaskOptions, ResolvedTaskOptions, TaskOptions } from '../tasks/task-options';
 
 /** The server's `serverInfo`, plus the `instructions` sent at initialize. */
@@ -52,6 +54,13 @@ export interface ApplicationOptions {
   requestState?: RequestStateOptions;
   /** Caching hints (`ttlMs`, `cacheScope`) of 2026-07-28 results: discover, lists and resource reads. */
   cache?: CacheHints;
+  /**
+   * The extensions this server serves, identifier to settings (`{ 'com.example/thing': { ... } }`):
+   * advertised under `capabilities.extensions` in initialize and server/discover. Each module may
+   * declare its own; `McpApplication.create` adds to (and per identifier overrides) the modules'.
+   * Identifiers follow the `_meta` key rules, prefix required (`InvalidExtensionError` otherwise).
+   */
+  extensions?: Record<string, ExtensionSettings>;
 }
 
 export type TaskStoreOption =
@@ -73,6 +82,7 @@ export interface ResolvedOptions {
   eras: EraSupport;
   requestState?: RequestStateOptions;
   cache?: CacheHints;
+  extensions: Extensions;
 }
 
 export function resolveOptions(fromModule: ApplicationOptions, overrides: ApplicationOptions): ResolvedOptions {
@@ -91,6 +101,7 @@ export function resolveOptions(fromModule: ApplicationOptions, overrides: Applic
     eras: resolveEras(merged.eras),
     requestState: merged.requestState,
     cache: merged.cache,
+    extensions: { ...checkedExtensions(`@McpModule`, fromModule.extensions), ...checkedExtensions('McpApplication.create', overrides.extensions) },
   };
 }
 
