@@ -40,6 +40,7 @@ export {
   InvalidViewError,
   UnknownViewError,
   MissingTextFallbackError,
+  InvalidExtensionError,
 } from './errors';
 export { McpApplication } from './kernel/mcp-application';
 export type { ListenOptions, ListenResult, ConnectOptions, ConnectionHandle } from './kernel/listen-options';
@@ -100,6 +101,7 @@ export type { IntrospectionVerifierOptions } from './auth/introspection.verifier
 export { StaticTokenVerifier } from './auth/static-token.verifier';
 export { InputRequiredError, isInputRequired } from './protocol/modern/input-round';
 export type { Era, EraSupport } from './mcp/eras';
-export { MODERN_PROTOCOL_VERSIONS, MetaKey, ModernErrorCode } from './mcp/eras';
+export { MODERN_PROTOCOL_VERSIONS, MetaKey, ModernErrorCode, TASKS_EXTENSION } from './mcp/eras';
+export type { Extensions, ExtensionSettings } from './mcp/extensions';
 export type { CacheHint, CacheHints } from './protocol/modern/cache-hints';
 export type { RequestStateOptions } from './protocol/modern/request-state';

@@ -8,6 +8,7 @@ import type {
   Root,
 } from '../mcp/mcp-types';
 import type { RequestId } from '../mcp/json-rpc';
+import type { Extensions } from '../mcp/extensions';
 
 /** What a handler knows about the client session it serves. */
 export interface SessionInfo {
@@ -107,6 +108,14 @@ export abstract class McpContext {
   abstract readonly auth: AuthInfo | undefined;
   /** Client-facing logging (`notifications/message`). */
   abstract readonly log: McpLogger;
+  /**
+   * The extensions the client declared, identifier to settings: from its initialize capabilities in a
+   * legacy session, from the request's `_meta` client capabilities in the 2026-07-28 era.
+   */
+  abstract readonly extensions: Extensions;
+
+  /** True when the client declared the extension `id` (fall back to core behaviour otherwise). */
+  abstract supportsExtension(id: string): boolean;
 
   /**
    * Reports progress when the client asked for it (a `progressToken`); otherwise does nothing.

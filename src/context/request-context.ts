@@ -8,6 +8,7 @@ import { elicitationSchema } from '../schema/elicitation-schema.builder';
 import { RELATED_TASK } from '../tasks/task.types';
 import { validateInput } from '../validation/validate-input';
 import { missingCapability } from '../protocol/modern/envelope';
+import { declaresExtension, extensionsOf, type Extensions } from '../mcp/extensions';
 import {
   AuthInfo,
   ClientRequestOptions,
@@ -52,6 +53,13 @@ export class RequestContext extends McpContext {
   }
   get auth(): AuthInfo | undefined {
     return this.scope.extra?.auth;
+  }
+  get extensions(): Extensions {
+    return extensionsOf(this.scope.peer.clientCapabilities);
+  }
+
+  supportsExtension(id: string): boolean {
+    return declaresExtension(this.scope.peer.clientCapabilities, id);
   }
 
   async progress(progress: number, total?: number, message?: string): Promise<void> {

@@ -16,3 +16,4 @@ export { UnresolvableProviderError } from './unresolvable-provider.error';
 export { DuplicatePeerPackageError } from './duplicate-peer-package.error';
 export { AddressInUseError } from './address-in-use.error';
 export { InvalidViewError, UnknownViewError, MissingTextFallbackError } from './view-definition.error';
+export { InvalidExtensionError } from './invalid-extension.error';

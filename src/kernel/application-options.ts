@@ -7,6 +7,8 @@ import type { EraSupport } from '../mcp/eras';
 import type { ViewsOptions } from '../views/view.types';
 import type { CacheHints } from '../protocol/modern/cache-hints';
 import type { RequestStateOptions } from '../protocol/modern/request-state';
+import type { ExtensionSettings, Extensions } from '../mcp/extensions';
+import { checkedExtensions } from './declared-extensions';
 import { resolveTaskOptions, ResolvedTaskOptions, TaskOptions } from '../tasks/task-options';
 
 /** The server's `serverInfo`, plus the `instructions` sent at initialize. */
@@ -55,6 +57,13 @@ export interface ApplicationOptions {
   cache?: CacheHints;
   /** Interactive views (MCP Apps): `metadata: 'extension-clients'` sends tools' view metadata only to clients declaring the extension. */
   views?: ViewsOptions;
+  /**
+   * The extensions this server serves, identifier to settings (`{ 'com.example/thing': { ... } }`):
+   * advertised under `capabilities.extensions` in initialize and server/discover. Each module may
+   * declare its own; `McpApplication.create` adds to (and per identifier overrides) the modules'.
+   * Identifiers follow the `_meta` key rules, prefix required (`InvalidExtensionError` otherwise).
+   */
+  extensions?: Record<string, ExtensionSettings>;
 }
 
 export type TaskStoreOption =
@@ -77,6 +86,7 @@ export interface ResolvedOptions {
   requestState?: RequestStateOptions;
   cache?: CacheHints;
   viewMetadata: NonNullable<ViewsOptions['metadata']>;
+  extensions: Extensions;
 }
 
 export function resolveOptions(fromModule: ApplicationOptions, overrides: ApplicationOptions): ResolvedOptions {
@@ -96,6 +106,7 @@ export function resolveOptions(fromModule: ApplicationOptions, overrides: Applic
     requestState: merged.requestState,
     cache: merged.cache,
     viewMetadata: resolveViewMetadata(merged.views?.metadata),
+    extensions: { ...checkedExtensions(`@McpModule`, fromModule.extensions), ...checkedExtensions('McpApplication.create', overrides.extensions) },
   };
 }
 

@@ -87,6 +87,7 @@ export class McpApplication {
       resolveGuard: (guard) => container.resolve(guard as unknown as InjectionToken<CanActivate>),
       logError: (message, error) => logger.error(message, error),
       eras: options.eras,
+      extensions: options.extensions,
       requestState: { loadSecret: scaleOut?.requestStateKey && (() => scaleOut.requestStateKey!()), ...options.requestState },
       cache: options.cache,
       modernHandlers: (e) => ({ 'subscriptions/listen': listenHandler({ hub: e.subscriptions, registry, authorizer: e.authorizer, capabilities: () => e.capabilities }) }),
@@ -295,6 +296,4 @@ export class McpApplication {
   }
 }
 
-function stripInstructions({ instructions: _instructions, ...info }: ResolvedOptions['server']) {
-  return info;
-}
+const stripInstructions = ({ instructions: _instructions, ...info }: ResolvedOptions['server']) => info;

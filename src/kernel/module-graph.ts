@@ -1,9 +1,12 @@
 import { InvalidModuleError } from '../errors/invalid-module.error';
 import { metadataStore } from '../metadata/metadata-store';
 import type { ClassType, ModuleOptions, Provider } from '../metadata/records';
+import type { ExtensionSettings } from '../mcp/extensions';
+import { mergeExtensions } from './declared-extensions';
 
-/** A module and everything it imports, flattened: providers in import order. */
+/** A module and everything it imports, flattened: providers in import order, the extensions of every module. */
 export interface ModuleGraph {
+  /** The root module's options, with `extensions` the union of every module's (checked). */
   readonly root: ModuleOptions;
   readonly providers: readonly Provider[];
 }
@@ -14,12 +17,14 @@ export function resolveModuleGraph(rootModule: ClassType): ModuleGraph {
   // Later registrations of a token win, so a module overrides what it imports.
   const providers = new Map<unknown, Provider>();
   const visited = new Set<ClassType>();
+  const extensions: Record<string, ExtensionSettings> = {};
   const visit = (module: ClassType, path: string[]) => {
     if (visited.has(module)) return;
     visited.add(module);
     const options = metadataStore.module(module);
     if (!options) throw new InvalidModuleError(`${path.join(' -> ')} imports ${module?.name ?? String(module)}, which is not decorated with @McpModule`);
     for (const imported of options.imports ?? []) visit(imported, [...path, module.name]);
+    mergeExtensions(extensions, `@McpModule of ${module.name}`, options.extensions);
     for (const provider of options.providers ?? []) {
       const token = typeof provider === 'function' ? provider : provider?.provide;
       if (token === undefined) throw new InvalidModuleError(`${module.name} lists a provider that is neither a class nor { provide, ... }`);
@@ -28,5 +33,5 @@ export function resolveModuleGraph(rootModule: ClassType): ModuleGraph {
     }
   };
   visit(rootModule, []);
-  return { root, providers: [...providers.values()] };
+  return { root: { ...root, extensions }, providers: [...providers.values()] };
 }

@@ -136,6 +136,8 @@ export interface ClientCapabilities {
   elicitation?: { form?: object; url?: object };
   tasks?: Record<string, unknown>;
   experimental?: Record<string, object>;
+  /** Extension identifiers to settings objects (see Extension Negotiation). */
+  extensions?: Record<string, Record<string, unknown>>;
   [key: string]: unknown;
 }
 
@@ -147,6 +149,8 @@ export interface ServerCapabilities {
   logging?: object;
   tasks?: Record<string, unknown>;
   experimental?: Record<string, object>;
+  /** Extension identifiers to settings objects (see Extension Negotiation). */
+  extensions?: Record<string, Record<string, unknown>>;
 }
 
 export interface Root { uri: string; name?: string; _meta?: Meta }

@@ -19,6 +19,8 @@ import { ModernDispatch } from './modern/modern-dispatch';
 import type { CacheHints } from './modern/cache-hints';
 import { RequestStateOptions, RequestStateSealer } from './modern/request-state';
 import { SubscriptionHub } from './modern/subscriptions';
+import type { Extensions } from '../mcp/extensions';
+import { InvalidExtensionError } from '../errors/invalid-extension.error';
 
 export interface ProtocolEngineOptions {
   registry: Registry;
@@ -40,6 +42,8 @@ export interface ProtocolEngineOptions {
   requestState?: RequestStateOptions;
   /** Caching hints of modern results. */
   cache?: CacheHints;
+  /** The extensions the server author declared (checked), advertised in both eras. */
+  extensions?: Extensions;
   /** Handlers of methods that exist only in the modern era (subscriptions/listen). */
   modernHandlers?: (engine: ProtocolEngine) => Record<string, MethodHandler>;
 }
@@ -72,6 +76,7 @@ export class ProtocolEngine implements SessionHost {
   private listChangedTimer?: NodeJS.Timeout;
   private readonly rootsListeners = new Set<(peer: PeerState) => void>();
   private caps?: ServerCapabilities;
+  private modernCaps?: ServerCapabilities;
 
   constructor(private readonly options: ProtocolEngineOptions) {
     this.clientRequestTimeoutMs = options.clientRequestTimeoutMs;
@@ -91,6 +96,9 @@ export class ProtocolEngine implements SessionHost {
       logError: options.logError,
     };
     this.features = options.features?.(base) ?? [];
+    for (const { extension } of this.features) {
+      if (extension && options.extensions?.[extension]) throw new InvalidExtensionError('the application', `"${extension}" is served by mcpkit itself; do not declare it`);
+    }
     const env: HandlerEnv = { ...base, features: this.features };
     this.add(lifecycleHandlers(env));
     this.add(toolsHandlers(env), 'tools');
@@ -105,7 +113,7 @@ export class ProtocolEngine implements SessionHost {
         sealer: new RequestStateSealer(options.requestState),
         serverInfo: options.serverInfo,
         instructions: options.instructions,
-        capabilities: () => this.capabilities,
+        capabilities: () => this.modernCapabilities,
         handler: (method) => this.handler(method),
         modernHandlers: options.modernHandlers?.(this),
         featureHandler: (method) => this.featureMethod(method),
@@ -114,13 +122,27 @@ export class ProtocolEngine implements SessionHost {
       });
     }
     options.registry.onChange((list) => this.listChanged(list));
-    options.registry.onKindsChange(() => (this.caps = undefined));
+    options.registry.onKindsChange(() => (this.caps = this.modernCaps = undefined));
   }
 
   /** The capabilities for the registry as it is now (recomputed only when the kinds it holds changed). */
   get capabilities(): ServerCapabilities {
     this.caps ??= this.deriveCapabilities();
     return this.caps;
+  }
+
+  /** The same for 2026-07-28 clients: a feature served as an extension is advertised as that extension. */
+  get modernCapabilities(): ServerCapabilities {
+    if (this.modernCaps) return this.modernCaps;
+    const caps: Record<string, unknown> = { ...this.capabilities };
+    const extensions: Record<string, Record<string, unknown>> = { ...caps.extensions as object };
+    for (const feature of this.features) {
+      if (!feature.extension || caps[feature.capability] === undefined) continue;
+      delete caps[feature.capability];
+      extensions[feature.extension] = {};
+    }
+    if (Object.keys(extensions).length > 0) caps.extensions = extensions;
+    return (this.modernCaps = caps as ServerCapabilities);
   }
 
   /** A modern-only method of a feature that is on now. */
@@ -220,6 +242,8 @@ export class ProtocolEngine implements SessionHost {
     if (kinds.resources) caps.resources = { subscribe: true, listChanged: true };
     if (kinds.prompts) caps.prompts = { listChanged: true };
     if (kinds.completions) caps.completions = {};
+    const declared = this.options.extensions ?? {};
+    if (Object.keys(declared).length > 0) caps.extensions = structuredClone(declared) as ServerCapabilities['extensions'];
     return caps;
   }
 }

@@ -20,6 +20,11 @@ export interface ProtocolFeature {
   /** The capability key that gates `methods`, and its value for the registry as it is now (undefined: off). */
   readonly capability: keyof ServerCapabilities;
   capabilityFor(registry: Registry): Record<string, unknown> | undefined;
+  /**
+   * The extension under which 2026-07-28 clients get this feature: while the capability is on, the
+   * modern era advertises `extensions[extension]` (settings `{}`) in its place.
+   */
+  readonly extension?: string;
   readonly methods: Readonly<Record<string, MethodHandler>>;
   /** Methods it serves to 2026-07-28 requests while its capability is on (an extension's methods). */
   readonly modernMethods?: Readonly<Record<string, MethodHandler>>;

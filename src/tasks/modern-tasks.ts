@@ -1,4 +1,5 @@
 import { TASKS_EXTENSION } from '../mcp/eras';
+import { declaresExtension } from '../mcp/extensions';
 import { ErrorCode } from '../mcp/json-rpc';
 import { McpError, mcpErrorOf } from '../mcp/mcp.error';
 import { missingCapability } from '../protocol/modern/envelope';
@@ -24,8 +25,7 @@ const needsTasks = (what: string) => missingCapability({ extensions: { [TASKS_EX
 
 /** True when the request's client declared the tasks extension. */
 export function declaresTasks(scope: RequestScope): boolean {
-  const extensions = (scope.peer.clientCapabilities as { extensions?: Record<string, unknown> }).extensions;
-  return typeof extensions === 'object' && extensions !== null && extensions[TASKS_EXTENSION] !== undefined;
+  return declaresExtension(scope.peer.clientCapabilities, TASKS_EXTENSION);
 }
 
 /**

@@ -3,6 +3,7 @@ import { readCursor } from '../protocol/pagination';
 import type { ProtocolFeature } from '../protocol/protocol-feature';
 import type { ToolInvoker } from '../protocol/tool-invoker';
 import { McpError } from '../mcp/mcp.error';
+import { TASKS_EXTENSION } from '../mcp/eras';
 import type { TaskManager } from './task-manager';
 import type { SubscriptionHub } from '../protocol/modern/subscriptions';
 
@@ -15,6 +16,7 @@ export function tasksFeature(tasks: TaskManager, tools: ToolInvoker, pageSize: n
   if (hub) tasks.modern.notifier = (taskId, owner, params) => void hub.changed({ kind: 'task', taskId, owner, params });
   return {
     capability: 'tasks',
+    extension: TASKS_EXTENSION,
     capabilityFor: (registry) =>
       registry.kinds().taskTools
         ? { list: {}, cancel: {}, requests: { tools: { call: {} } }, responses: { modes: ['task', 'immediate', 'streaming'] } }

@@ -1,4 +1,4 @@
-import { EraSupport, MetaKey, supportedVersions, TASKS_EXTENSION } from '../../mcp/eras';
+import { EraSupport, MetaKey, supportedVersions } from '../../mcp/eras';
 import { ErrorCode, JsonRpcRequest } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import type { Implementation, ServerCapabilities } from '../../mcp/mcp-types';
@@ -17,6 +17,7 @@ export interface ModernDispatchOptions {
   sealer: RequestStateSealer;
   serverInfo: Implementation;
   instructions?: string;
+  /** The server's capabilities as 2026-07-28 clients see them (extensions included). */
   capabilities(): ServerCapabilities;
   /** The handler of a method the server offers now (the core's, or a feature's). */
   handler(method: string): MethodHandler | undefined;
@@ -127,9 +128,7 @@ export class ModernDispatch implements RoundFactory {
   }
 
   private discover(): Record<string, unknown> {
-    const { tasks: legacyTasks, ...capabilities } = this.options.capabilities() as Record<string, unknown>;
-    // Tools that may run as tasks: the modern era offers them through the tasks extension.
-    if (legacyTasks) capabilities.extensions = { ...(capabilities.extensions as object | undefined), [TASKS_EXTENSION]: {} };
+    const capabilities = this.options.capabilities();
     const result: Record<string, unknown> = { supportedVersions: supportedVersions(this.options.support), capabilities };
     if (this.options.instructions) result.instructions = this.options.instructions;
     return result;

@@ -1,4 +1,5 @@
 import { MetaKey, TASKS_EXTENSION } from '../../mcp/eras';
+import { declaresExtension } from '../../mcp/extensions';
 import { McpError } from '../../mcp/mcp.error';
 import type { ServerCapabilities } from '../../mcp/mcp-types';
 import type { ListKind, Registry } from '../../registry/registry';
@@ -46,7 +47,7 @@ export function listenHandler(env: ListenEnv): MethodHandler {
     await env.hub.ready();
     const honoured = await honour(wanted, env, callerOf(scope.extra));
     // Status notifications of tasks: only to a client that declared the tasks extension, when the server offers it.
-    if (wanted.taskIds && !hasExtension(scope.peer.clientCapabilities, TASKS_EXTENSION)) {
+    if (wanted.taskIds && !declaresExtension(scope.peer.clientCapabilities, TASKS_EXTENSION)) {
       throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `the tasks extension ${TASKS_EXTENSION} (for notifications.taskIds)`);
     }
     if (wanted.taskIds && env.capabilities().tasks) honoured.taskIds = wanted.taskIds;
@@ -113,11 +114,6 @@ function readFilter(value: unknown): SubscriptionFilter {
     filter.taskIds = [...new Set(ids as string[])];
   }
   return filter;
-}
-
-function hasExtension(caps: object, name: string): boolean {
-  const extensions = (caps as { extensions?: Record<string, unknown> }).extensions;
-  return typeof extensions === 'object' && extensions !== null && extensions[name] !== undefined;
 }
 
 /**
