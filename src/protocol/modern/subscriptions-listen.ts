@@ -63,7 +63,8 @@ export function listenHandler(env: ListenEnv): MethodHandler {
       };
       // The client left: its request is cancelled, so this result is never sent.
       const cancelled = () => stop({});
-      // The ack goes out first: it is handed to the stream before any change can be.
+      // The ack goes out first: it is handed to the stream before any change can be. notify never rejects
+      // (the session logs what its sink could not send), here and in deliver below.
       void scope.outbound.notify('notifications/subscriptions/acknowledged', { _meta: tag, notifications: honoured });
       if (signal.aborted) return stop({});
       signal.addEventListener('abort', cancelled, { once: true });
