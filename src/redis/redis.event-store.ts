@@ -92,6 +92,11 @@ export class RedisEventStore implements EventStore {
     this.logError ??= logError;
   }
 
+  /** Readiness: the Redis server answers PING. */
+  async ready(): Promise<void> {
+    await this.redis.ping();
+  }
+
   async close(): Promise<void> {
     if (this.owned) this.redis.disconnect();
   }

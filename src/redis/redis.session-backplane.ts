@@ -112,6 +112,11 @@ export class RedisSessionBackplane implements SessionBackplane {
     });
   }
 
+  /** Readiness: the Redis server answers PING. */
+  async ready(): Promise<void> {
+    await this.redis.ping();
+  }
+
   async close(): Promise<void> {
     this.listeners.clear();
     this.subscriber.disconnect();

@@ -212,6 +212,11 @@ export class RedisTaskStore implements TaskStore {
     });
   }
 
+  /** Readiness: the Redis server answers PING. */
+  async ready(): Promise<void> {
+    await this.redis.ping();
+  }
+
   async close(): Promise<void> {
     await this.waiters.close();
     if (this.owned) this.redis.disconnect();
