@@ -23,3 +23,12 @@ export function withLogFields<T>(fields: LogFields, fn: () => T): T {
 export function currentLogFields(): LogFields | undefined {
   return storage.getStore();
 }
+
+/** The log fields of a JSON-RPC message a connection receives: a request's id and method, or a notification's method. */
+export function messageLogFields(message: object): LogFields {
+  const m = message as { id?: unknown; method?: unknown };
+  const fields: LogFields = {};
+  if (typeof m.method === 'string') fields.method = m.method;
+  if (typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) fields.requestId = m.id;
+  return fields;
+}

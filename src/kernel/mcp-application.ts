@@ -21,6 +21,7 @@ import { handlerInvoker } from './handler-invoker';
 import { resolveModuleGraph } from './module-graph';
 import { holdConsoleOnStderr, redirectConsoleToStderr } from './console-redirect';
 import { applicationLogger, ServerLogger } from './server-logger';
+import { messageLogFields, withLogFields } from './log-context';
 import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS, TASK_STORE } from './tokens';
 import { ScaleOut, throttled } from './scale-out';
 import { unlistedHandlerClassWarnings } from './unlisted-classes';
@@ -169,7 +170,7 @@ export class McpApplication {
       (input) => {
         if (!input.ok) transport.send(input.error).catch(logError('Could not answer a malformed message'));
         // receive answers every failure of a handler itself; this catches only a broken transport.
-        else session.receive(input.message).catch(logError('Could not serve a message'));
+        else withLogFields(messageLogFields(input.message), () => session.receive(input.message)).catch(logError('Could not serve a message'));
       },
       () => {
         this.served.delete(served);

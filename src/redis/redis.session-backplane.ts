@@ -112,8 +112,9 @@ export class RedisSessionBackplane implements SessionBackplane {
     });
   }
 
-  /** Readiness: the Redis server answers PING. */
+  /** Readiness: the connection is up (waiting a moment while it connects) and the Redis server answers PING. */
   async ready(): Promise<void> {
+    await whenReady(this.redis);
     await this.redis.ping();
   }
 
