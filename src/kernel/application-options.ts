@@ -1,6 +1,6 @@
 import type { Implementation } from '../mcp/mcp-types';
 import type { Middleware } from './middleware';
-import type { ServerLogger } from './server-logger';
+import type { LogLevel, ServerLogger } from './server-logger';
 import type { TaskStore } from '../tasks/task-store';
 import type { ScaleOutFactory } from './scale-out';
 import type { EraSupport } from '../mcp/eras';
@@ -28,6 +28,10 @@ export interface ApplicationOptions {
   shutdownTimeoutMs?: number;
   /** The server's own log; stderr by default. */
   logger?: ServerLogger;
+  /** Entries of the server log below this level are dropped (default: info for the stderr log; all for your `logger`). */
+  logLevel?: LogLevel;
+  /** The stderr log's format: `text` lines (default) or `json` lines. Ignored with your own `logger`. */
+  logFormat?: 'text' | 'json';
   /** Wrapped around every tool, resource, prompt and completion handler, outermost first. */
   middleware?: Middleware[];
   /**

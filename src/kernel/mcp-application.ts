@@ -20,7 +20,8 @@ import { register, resolveAll, taskStoreProvider } from './providers';
 import { handlerInvoker } from './handler-invoker';
 import { resolveModuleGraph } from './module-graph';
 import { holdConsoleOnStderr, redirectConsoleToStderr } from './console-redirect';
-import { ServerLogger, StderrLogger } from './server-logger';
+import { applicationLogger, ServerLogger } from './server-logger';
+import { messageLogFields, withLogFields } from './log-context';
 import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS, TASK_STORE } from './tokens';
 import { ScaleOut, throttled } from './scale-out';
 import { unlistedHandlerClassWarnings } from './unlisted-classes';
@@ -66,7 +67,7 @@ export class McpApplication {
   private static build(module: ClassType, overrides: ApplicationOptions): McpApplication {
     const graph = resolveModuleGraph(module);
     const options = resolveOptions(graph.root, overrides);
-    const logger = overrides.logger ?? graph.root.logger ?? new StderrLogger(options.server.name);
+    const logger = applicationLogger({ ...graph.root, ...overrides }, options.server.name);
     const container = applicationRoot(logger).createChildContainer();
     const transient = new Set<unknown>();
     const entries = graph.providers.map((p) => register(container, p, transient)).filter((e): e is ProviderEntry => e !== undefined);
@@ -169,7 +170,7 @@ export class McpApplication {
       (input) => {
         if (!input.ok) transport.send(input.error).catch(logError('Could not answer a malformed message'));
         // receive answers every failure of a handler itself; this catches only a broken transport.
-        else session.receive(input.message).catch(logError('Could not serve a message'));
+        else withLogFields(messageLogFields(input.message), () => session.receive(input.message)).catch(logError('Could not serve a message'));
       },
       () => {
         this.served.delete(served);
@@ -207,7 +208,7 @@ export class McpApplication {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { StreamableHttpTransport: Transport } = require('../transports/http/streamable-http') as typeof import('../transports/http/streamable-http');
     const transport = new Transport(
-      { createSession: (sink, o) => this.engine.createSession(sink, o), logError: (m, e) => this.logger.error(m, e), modern: this.engine.modern },
+      { createSession: (sink, o) => this.engine.createSession(sink, o), logError: (m, e) => this.logger.error(m, e), modern: this.engine.modern, readiness: { taskStore: this.tasks.store } },
       shared ? { ...shared, ...options } : options,
     );
     const served: Served = { stopAccepting: () => transport.stopAccepting(), close: () => transport.close() };

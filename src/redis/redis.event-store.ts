@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { EventStore, StoredEvent } from '../transports/http/event-store';
 import { encodeMessage } from '../protocol/wire';
-import { connect, guarded, RedisConnection } from './redis-connection';
+import { connect, guarded, RedisConnection, whenReady } from './redis-connection';
 
 export interface RedisEventStoreOptions {
   keyPrefix?: string;
@@ -90,6 +90,12 @@ export class RedisEventStore implements EventStore {
 
   attachLogger(logError: (message: string, error?: unknown) => void): void {
     this.logError ??= logError;
+  }
+
+  /** Readiness: the connection is up (waiting a moment while it connects) and the Redis server answers PING. */
+  async ready(): Promise<void> {
+    await whenReady(this.redis);
+    await this.redis.ping();
   }
 
   async close(): Promise<void> {

@@ -112,6 +112,12 @@ export class RedisSessionBackplane implements SessionBackplane {
     });
   }
 
+  /** Readiness: the connection is up (waiting a moment while it connects) and the Redis server answers PING. */
+  async ready(): Promise<void> {
+    await whenReady(this.redis);
+    await this.redis.ping();
+  }
+
   async close(): Promise<void> {
     this.listeners.clear();
     this.subscriber.disconnect();

@@ -4,7 +4,7 @@ import { InvalidTaskCursorError, InvalidTaskTransitionError } from '../tasks/tas
 import type { CreateTaskInput, TaskStore } from '../tasks/task-store';
 import type { Task, TaskOutcome, TaskRecord, TaskSegment, TaskStatus, TerminalStatus } from '../tasks/task.types';
 import { randomUUID } from 'node:crypto';
-import { connect, guarded, RedisConnection } from './redis-connection';
+import { connect, guarded, RedisConnection, whenReady } from './redis-connection';
 import { RedisWaiters } from './redis-waiters';
 import { APPEND, CREATE, TRANSITION } from './task-store.scripts';
 
@@ -210,6 +210,12 @@ export class RedisTaskStore implements TaskStore {
       }
       return reaped;
     });
+  }
+
+  /** Readiness: the connection is up (waiting a moment while it connects) and the Redis server answers PING. */
+  async ready(): Promise<void> {
+    await whenReady(this.redis);
+    await this.redis.ping();
   }
 
   async close(): Promise<void> {

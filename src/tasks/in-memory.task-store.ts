@@ -160,6 +160,9 @@ export class InMemoryTaskStore implements TaskStore {
     });
   }
 
+  /** Readiness: memory is always there. */
+  async ready(): Promise<void> {}
+
   async close(): Promise<void> {
     clearInterval(this.timer);
     for (const entry of this.tasks.values()) this.wake(entry);

@@ -62,5 +62,7 @@ export interface TaskStore {
    * Fails tasks whose lease ran out (their instance died) and returns them. A store that just
    * reconnected waits `graceMs` first: during an outage no instance could renew its leases.
    */
+  /** Resolves when the store can serve (readiness endpoint); rejects with why not. Absent: always ready. */
+  ready?(): Promise<void>;
   reapAbandoned?(statusMessage: string, graceMs: number): Promise<import('./task.types').TaskRecord[]>;
 }

@@ -35,6 +35,8 @@ export interface EventStore {
    * Called by the transport that uses the store with the server log, for faults the store cannot
    * report through a call (a connection dropping in the background).
    */
+  /** Resolves when the store can serve (readiness endpoint); rejects with why not. Absent: always ready. */
+  ready?(): Promise<void>;
   attachLogger?(logError: (message: string, error?: unknown) => void): void;
 }
 
@@ -143,6 +145,9 @@ export class InMemoryEventStore implements EventStore {
     for (const e of events.slice(index + 1)) after.push({ id: e.id, message: e.json === null ? null : (JSON.parse(e.json) as JsonRpcMessage) });
     return { streamId, events: after };
   }
+
+  /** Readiness: memory is always there. */
+  async ready(): Promise<void> {}
 
   async clearSession(sessionId: string): Promise<void> {
     this.dropSession(sessionId);

@@ -50,6 +50,11 @@ export interface HttpOptions {
   /** Path of a health endpoint answering `{"status":"ok"}` (default /health; null disables); Host/Origin checked like the MCP path. */
   healthPath?: string | null;
   /**
+   * Path of a readiness endpoint (default /ready; null disables): 200 `{"status":"ready"}` when every store
+   * answers its probe, else 503 `{"status":"not ready"}`; the per-store detail only to allowed hosts.
+   */
+  readyPath?: string | null;
+  /**
    * Shares sessions with the other instances of a deployment (any instance then serves any request
    * of any session); pair it with a shared `eventStore` (e.g. RedisEventStore).
    */
@@ -84,10 +89,11 @@ export interface OAuthEndpoints {
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
 }
 
-export type ResolvedHttpOptions = Required<Omit<HttpOptions, 'cors' | 'eventStore' | 'authenticate' | 'auth' | 'allowedOrigins' | 'healthPath' | 'sessionBackplane' | 'oauthProxy' | 'legacySse'>> &
+export type ResolvedHttpOptions = Required<Omit<HttpOptions, 'cors' | 'eventStore' | 'authenticate' | 'auth' | 'allowedOrigins' | 'healthPath' | 'readyPath' | 'sessionBackplane' | 'oauthProxy' | 'legacySse'>> &
   Pick<HttpOptions, 'cors' | 'authenticate' | 'auth' | 'allowedOrigins' | 'sessionBackplane' | 'oauthProxy'> & {
     eventStore: EventStore | undefined;
     healthPath: string | null;
+    readyPath: string | null;
     legacySse: false | { path: string; messagesPath: string };
   };
 
@@ -120,6 +126,7 @@ export function resolveHttpOptions(options: HttpOptions, defaultStore: () => Eve
     keepAliveMs: options.keepAliveMs ?? 15_000,
     retryMs: options.retryMs ?? 1_000,
     healthPath: options.healthPath === undefined ? '/health' : options.healthPath,
+    readyPath: options.readyPath === undefined ? '/ready' : options.readyPath,
     authenticate: options.authenticate,
     auth: options.auth,
     sessionBackplane: sessions ? options.sessionBackplane : undefined,

@@ -1,6 +1,7 @@
 import { FORBIDDEN_CODE } from '../../auth/auth.errors';
 import { ErrorCode, errorResponse, JsonRpcMessage, JsonRpcRequest } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
+import { withLogFields } from '../../kernel/log-context';
 import type { TransportExtra } from '../../protocol/request-scope';
 import { Ctx, replyJson, replyMessage } from './http-replies';
 import type { HttpSession } from './http-session';
@@ -25,7 +26,9 @@ export interface AnswerOptions {
  */
 export async function answerRequest(ctx: Ctx, http: HttpSession, request: JsonRpcRequest, extra: TransportExtra, options: AnswerOptions): Promise<{ finished: Promise<void> }> {
   if (http.id) ctx.set('Mcp-Session-Id', http.id);
-  const handle = async (): Promise<JsonRpcMessage | undefined> => {
+  // Entries of the server log made while the request runs carry its id, method and session.
+  const fields = { requestId: request.id, method: request.method, sessionId: http.id };
+  const handle = (): Promise<JsonRpcMessage | undefined> => withLogFields(fields, async () => {
     let response: JsonRpcMessage | undefined;
     try {
       response = await http.session.handleRequest(request, extra);
@@ -42,7 +45,7 @@ export async function answerRequest(ctx: Ctx, http: HttpSession, request: JsonRp
       return errorResponse(request.id, e.code, e.message);
     }
     return response;
-  };
+  });
   if (options.responseMode === 'json') {
     replyAnswer(ctx, await handle(), options);
     return { finished: Promise.resolve() };

@@ -42,5 +42,7 @@ export interface SessionBackplane {
   publish(sessionId: string, envelope: SessionEnvelope): Promise<void>;
   /** Listens to a session's channel; resolves once listening, with the function that stops it. */
   subscribe(sessionId: string, listener: (envelope: SessionEnvelope) => void): Promise<() => Promise<void>>;
+  /** Resolves when the store can serve (readiness endpoint); rejects with why not. Absent: always ready. */
+  ready?(): Promise<void>;
   close(): Promise<void>;
 }

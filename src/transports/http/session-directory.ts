@@ -1,3 +1,4 @@
+import type { ReadinessProbe } from './readiness';
 import { randomBytes } from 'node:crypto';
 import { ANONYMOUS_OWNER, Connection, ConnectionOptions, MessageSink } from '../../protocol/connection';
 import type { ResolvedHttpOptions } from './http-options';
@@ -12,6 +13,8 @@ export interface SessionFactory {
   logError(message: string, error?: unknown): void;
   /** The modern era's dispatch, when the application serves it. */
   readonly modern?: { readonly support: EraSupport; knows(method: string): boolean };
+  /** Stores of the application the readiness endpoint asks (the transport adds its own). */
+  readonly readiness?: { readonly taskStore?: ReadinessProbe };
 }
 
 /**

@@ -13,6 +13,7 @@ import { StreamHandlers } from './stream-handlers';
 import type { HttpMiddleware, RequestListener } from './http-handler.types';
 import { loadKoa } from './koa-loader';
 import { LegacySseEndpoint } from './legacy-sse';
+import { checkReadiness } from './readiness';
 
 export type { SessionFactory } from './session-directory';
 export type { HttpMiddleware, RequestListener } from './http-handler.types';
@@ -88,6 +89,7 @@ export class StreamableHttpTransport {
       fail(ctx, 405, -32000, 'Method not allowed');
     });
     if (healthPath) router.get(healthPath, (ctx) => this.health(ctx));
+    if (this.options.readyPath) router.get(this.options.readyPath, (ctx) => this.ready(ctx));
     const { legacy } = this;
     if (legacy && this.options.legacySse) {
       const { path: ssePath, messagesPath } = this.options.legacySse;
@@ -173,6 +175,18 @@ export class StreamableHttpTransport {
   private health(ctx: Ctx): void {
     if (this.guards.hostRefused(ctx)) return;
     ctx.body = { status: 'ok', sessions: this.sessions.size };
+  }
+
+  /**
+   * The readiness endpoint: 200 `{status:'ready'}` or 503 `{status:'not ready'}`; the per-store detail
+   * only for a request whose Host (and Origin) is an allowed host, never for a foreign one.
+   */
+  private async ready(ctx: Ctx): Promise<void> {
+    const { eventStore, sessionBackplane } = this.options;
+    const report = await checkReadiness({ taskStore: this.factory.readiness?.taskStore, eventStore, sessionBackplane });
+    const local = this.guards.host.check(ctx.get('host') || undefined, ctx.get('origin') || undefined) === undefined;
+    ctx.status = report.ready ? 200 : 503;
+    ctx.body = { status: report.ready ? 'ready' : 'not ready', ...(local ? { stores: report.stores } : {}) };
   }
 
   private channelContext(sessionId: string | undefined): ChannelContext {

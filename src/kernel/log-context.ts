@@ -1,0 +1,34 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * Structured fields of a log entry. mcpkit sets `requestId`, `method` and `sessionId` on entries
+ * logged while it serves a request; `traceId` is passed through when a tracing layer sets it.
+ */
+export interface LogFields {
+  requestId?: string | number;
+  method?: string;
+  sessionId?: string;
+  traceId?: string;
+  [field: string]: unknown;
+}
+
+const storage = new AsyncLocalStorage<LogFields>();
+
+/** Runs `fn` with `fields` added to every server log entry made while it runs (request id, method, session). */
+export function withLogFields<T>(fields: LogFields, fn: () => T): T {
+  return storage.run({ ...storage.getStore(), ...fields }, fn);
+}
+
+/** The fields of the request being served, if any. */
+export function currentLogFields(): LogFields | undefined {
+  return storage.getStore();
+}
+
+/** The log fields of a JSON-RPC message a connection receives: a request's id and method, or a notification's method. */
+export function messageLogFields(message: object): LogFields {
+  const m = message as { id?: unknown; method?: unknown };
+  const fields: LogFields = {};
+  if (typeof m.method === 'string') fields.method = m.method;
+  if (typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) fields.requestId = m.id;
+  return fields;
+}
