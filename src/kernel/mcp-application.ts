@@ -89,7 +89,7 @@ export class McpApplication {
       eras: options.eras,
       extensions: options.extensions,
       requestState: { loadSecret: scaleOut?.requestStateKey && (() => scaleOut.requestStateKey!()), ...options.requestState },
-      cache: options.cache,
+      cache: options.cache, telemetry: options.telemetry,
       modernHandlers: (e) => ({ 'subscriptions/listen': listenHandler({ hub: e.subscriptions, registry, authorizer: e.authorizer, capabilities: () => e.capabilities }) }),
     });
     engine.subscriptions.attach(scaleOut?.changeBus?.());
