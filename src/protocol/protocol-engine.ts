@@ -86,7 +86,7 @@ export class ProtocolEngine implements SessionHost {
   constructor(private readonly options: ProtocolEngineOptions) {
     this.clientRequestTimeoutMs = options.clientRequestTimeoutMs;
     this.telemetry = createTelemetry(options.telemetry);
-    this.tools = new ToolInvoker(options.invoke, options.logError);
+    this.tools = new ToolInvoker(options.invoke, options.logError, this.telemetry);
     this.subscriptions = new SubscriptionHub(options.logError);
     this.authorizer = new Authorizer(options.resolveGuard ?? ((guard) => new (guard as new () => CanActivate)()));
     const base = {

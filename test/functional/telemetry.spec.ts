@@ -104,6 +104,10 @@ describe('telemetry', () => {
       'network.transport': 'pipe',
     });
     expect(span.attributes['error.type']).toBeUndefined();
+    const validation = byName(o.exporter, 'validate_arguments echo');
+    expect(validation.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+    expect(validation.spanContext().traceId).toBe(TRACE_ID);
+    expect(validation.attributes['error.type']).toBeUndefined();
     expect(byName(o.exporter, 'initialize').attributes['mcp.method.name']).toBe('initialize');
   });
 
@@ -150,13 +154,16 @@ describe('telemetry', () => {
     expect(errors.dataPoints.map((p) => [p.attributes['rpc.response.status_code'], p.value]).sort()).toEqual([['-32042', 1], ['-32601', 1]]);
   });
 
-  it('invalid tool arguments are reported on the tools/call span', async () => {
+  it('invalid tool arguments: the validation child span and the tools/call span carry the error type', async () => {
     const o = observability('full');
     const { send, answer } = await stdioClient(await create(o.telemetry));
     send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: { text: 'far too long for it' } } });
-    await answer(4);
+    expect(await answer(4)).toMatchObject({ result: { isError: true } });
     const span = byName(o.exporter, 'tools/call echo');
-    expect(span.attributes['error.type']).toEqual(expect.any(String));
+    expect(span.attributes['error.type']).toBe('tool_error');
+    const validation = byName(o.exporter, 'validate_arguments echo');
+    expect(validation.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+    expect(validation.attributes['error.type']).toBe('invalid_arguments');
   });
 
   for (const mode of ['full', 'propagation'] as const) {

@@ -48,7 +48,7 @@ export class OtelTelemetry implements RequestTelemetry {
   private readonly sessionDuration?: Api.Histogram;
   private readonly activeSessions?: Api.UpDownCounter;
   private readonly errors?: Api.Counter;
-  private readonly contexts = new WeakMap<TracedSession, Map<string | number, Api.Context>>();
+  private readonly contexts = new WeakMap<object, Map<string | number, Api.Context>>();
   private readonly opened = new WeakMap<TracedSession, number>();
 
   constructor(
@@ -108,6 +108,28 @@ export class OtelTelemetry implements RequestTelemetry {
     const carried = ctx ? contextMeta(this.api, ctx) : undefined;
     if (!carried || Object.keys(carried).length === 0) return params;
     return { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), ...carried } };
+  }
+
+  async child<T>(owner: object, id: string | number, name: string, attributes: Record<string, string>, work: () => Promise<T>, failed?: (result: T) => string | undefined): Promise<T> {
+    if (!this.tracer) return work();
+    const { api } = this;
+    const parent = this.contexts.get(owner)?.get(id) ?? api.context.active();
+    const span = this.tracer.startSpan(name, { kind: api.SpanKind.INTERNAL, attributes }, parent);
+    try {
+      const result = await api.context.with(api.trace.setSpan(parent, span), work);
+      const type = failed?.(result);
+      if (type) {
+        span.setAttribute('error.type', type);
+        span.setStatus({ code: api.SpanStatusCode.ERROR });
+      }
+      return result;
+    } catch (error) {
+      span.setAttribute('error.type', error instanceof Error ? error.constructor.name : '_OTHER');
+      span.setStatus({ code: api.SpanStatusCode.ERROR });
+      throw error;
+    } finally {
+      span.end();
+    }
   }
 
   sessionOpened(session: TracedSession): void {

@@ -20,6 +20,12 @@ export interface RequestTelemetry {
   serve<T>(request: TracedRequest, session: TracedSession, run: () => Promise<T>): Promise<T>;
   /** `params` with the trace context of client request `relatedId` in `_meta` (traceparent, tracestate, baggage). */
   inject(session: TracedSession, relatedId: string | number | undefined, params: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * Runs `work` in a child span (mcpkit's own work: argument validation) of request `id`, found by
+   * the session that serves it (`owner`), else of the active context. A span that ends with
+   * `failed(result)` true gets error.type `errorType`.
+   */
+  child<T>(owner: object, id: string | number, name: string, attributes: Record<string, string>, work: () => Promise<T>, failed?: (result: T) => string | undefined): Promise<T>;
   sessionOpened(session: TracedSession): void;
   sessionClosed(session: TracedSession): void;
 }
