@@ -17,7 +17,8 @@
  *     verified on every request (local keys, as a cached JWKS) beside the same without auth.
  *  8. (`--only=telemetry`, not run by default) mcpkit's tools/call over stateless HTTP with telemetry
  *     off, propagation only and full (spans to a dropping exporter, metrics), the request carrying a
- *     traceparent header, alternating, `--runs=N` times.
+ *     traceparent header, alternating, `--runs=N` times; `--baseline=<dir>` adds a compiled checkout
+ *     from before telemetry (run `tsc` there) as the reference row.
  * Run: `npm run bench` (add `-- --quick` for a shorter run). Prints figures; asserts nothing.
  */
 import { ChildProcess, fork } from 'node:child_process';
@@ -84,7 +85,7 @@ interface Server {
 }
 
 function startServer(impl: Impl, env: Record<string, string>): Promise<Server> {
-  const child = fork(join(SERVERS, `${impl}-server.js`), [], { env: { ...process.env, ...env }, execArgv: ['--expose-gc'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(join(env.SERVERS_DIR ?? SERVERS, `${impl}-server.js`), [], { env: { ...process.env, ...env }, execArgv: ['--expose-gc'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${impl} server exited with ${code}`)));
     child.once('message', (m: { type: string; port: number }) => {
@@ -382,11 +383,14 @@ function authOverheadLine(): string | undefined {
 
 const TELEMETRY_WORKLOAD = 'tools/call over HTTP (stateless), telemetry';
 const TELEMETRY_MODES = ['unset', 'off', 'propagation', 'full'] as const;
+/** `--baseline=<dir>`: a compiled checkout from before telemetry (its dist/bench/servers), measured beside the modes as "baseline". */
+const BASELINE = /--baseline=(\S+)/.exec(process.argv.join(' '))?.[1];
 const TRACEPARENT = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
 
 /** The same stateless tools/call with telemetry unset (today's default), off, propagation only and full, alternating. */
 async function telemetryLoad(): Promise<void> {
   for (let i = 0; i < RUNS; i++) {
+    if (BASELINE) await httpLoad(TELEMETRY_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall, { env: { SERVERS_DIR: join(BASELINE, 'dist', 'bench', 'servers') }, headers: TRACEPARENT, label: 'mcpkit, baseline' });
     for (const mode of TELEMETRY_MODES) {
       await httpLoad(TELEMETRY_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall, { env: mode === 'unset' ? {} : { TELEMETRY: mode }, headers: TRACEPARENT, label: `mcpkit, ${mode}` });
     }
@@ -395,13 +399,13 @@ async function telemetryLoad(): Promise<void> {
 
 function telemetryLines(): string[] {
   const row = (mode: string) => rows.find((r) => r.workload === TELEMETRY_WORKLOAD && r.impl === `mcpkit, ${mode}`);
-  const base = row('unset');
+  const base = row(BASELINE ? 'baseline' : 'unset');
   if (!base) return [];
-  return TELEMETRY_MODES.slice(1).flatMap((mode) => {
+  return TELEMETRY_MODES.filter((m) => BASELINE || m !== 'unset').flatMap((mode) => {
     const r = row(mode);
     if (!r) return [];
     const cpu = r.cpu && base.cpu ? `, server CPU per request ${((r.cpu / base.cpu - 1) * 100).toFixed(1)}%` : '';
-    return [`  telemetry ${mode} vs unset: throughput ${((r.rps / base.rps - 1) * 100).toFixed(1)}%${cpu}`];
+    return [`  telemetry ${mode} vs ${BASELINE ? 'baseline' : 'unset'}: throughput ${((r.rps / base.rps - 1) * 100).toFixed(1)}%${cpu}`];
   });
 }
 

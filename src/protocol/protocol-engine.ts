@@ -88,6 +88,7 @@ export class ProtocolEngine implements SessionHost {
     this.telemetry = createTelemetry(options.telemetry);
     this.tools = new ToolInvoker(options.invoke, options.logError, this.telemetry);
     this.subscriptions = new SubscriptionHub(options.logError);
+    this.telemetry?.gauge('mcpkit.server.listen.active', '{stream}', 'Open subscriptions/listen streams', () => this.subscriptions.size);
     this.authorizer = new Authorizer(options.resolveGuard ?? ((guard) => new (guard as new () => CanActivate)()));
     const base = {
       registry: options.registry,

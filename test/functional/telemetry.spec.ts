@@ -47,7 +47,7 @@ function observability(mode: TelemetryOptions['mode']) {
 }
 
 /** A stdio connection over in-process pipes: one JSON-RPC message a line, as a stdio client writes them. */
-async function stdioClient(app: McpApplication) {
+async function stdioClient(app: McpApplication, initialize = true) {
   const input = new PassThrough();
   const output = new PassThrough();
   const messages: Record<string, unknown>[] = [];
@@ -63,6 +63,7 @@ async function stdioClient(app: McpApplication) {
   await app.listen({ stdio: { input, output, redirectConsole: false } });
   const send = (message: object) => input.write(`${JSON.stringify(message)}\n`);
   const answer = async (id: number | string) => waitFor(() => messages.find((m) => m.id === id && ('result' in m || 'error' in m)));
+  if (!initialize) return { send, answer, messages };
   send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 't', version: '1' } } });
   await answer(0);
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -181,6 +182,19 @@ describe('telemetry', () => {
       else expect(meta.traceparent).toBe(`00-${TRACE_ID}-${PARENT_ID}-01`);
     });
   }
+
+  it('counts open subscriptions/listen streams', async () => {
+    const o = observability('full');
+    const { send, messages } = await stdioClient(await create(o.telemetry), false);
+    const listening = async () => (await o.metrics()).find((m) => m.descriptor.name === 'mcpkit.server.listen.active')!.dataPoints.map((p) => p.value);
+    expect(await listening()).toEqual([0]);
+    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    send({ jsonrpc: '2.0', id: 'l1', method: 'subscriptions/listen', params: { _meta: envelope, notifications: { toolsListChanged: true } } });
+    await waitFor(() => messages.find((m) => m.method === 'notifications/subscriptions/acknowledged'));
+    expect(await listening()).toEqual([1]);
+    send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'l1' } });
+    await waitFor(async () => (await listening())[0] === 0);
+  });
 
   it('propagation only emits no spans and records no metrics', async () => {
     const o = observability('propagation');

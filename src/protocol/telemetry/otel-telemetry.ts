@@ -48,6 +48,7 @@ export class OtelTelemetry implements RequestTelemetry {
   private readonly sessionDuration?: Api.Histogram;
   private readonly activeSessions?: Api.UpDownCounter;
   private readonly errors?: Api.Counter;
+  private readonly meter?: Api.Meter;
   private readonly contexts = new WeakMap<object, Map<string | number, Api.Context>>();
   private readonly opened = new WeakMap<TracedSession, number>();
 
@@ -58,6 +59,7 @@ export class OtelTelemetry implements RequestTelemetry {
     if (options.mode !== 'full') return;
     this.tracer = ((options.tracerProvider as Api.TracerProvider | undefined) ?? api.trace.getTracerProvider()).getTracer(SCOPE);
     const meter = ((options.meterProvider as Api.MeterProvider | undefined) ?? api.metrics.getMeterProvider()).getMeter(SCOPE);
+    this.meter = meter;
     const advice = { advice: { explicitBucketBoundaries: DURATION_BUCKETS } };
     this.operationDuration = meter.createHistogram('mcp.server.operation.duration', { unit: 's', description: 'MCP request duration as observed on the server', ...advice });
     this.sessionDuration = meter.createHistogram('mcp.server.session.duration', { unit: 's', description: 'The duration of the MCP session as observed on the MCP server', ...advice });
@@ -130,6 +132,10 @@ export class OtelTelemetry implements RequestTelemetry {
     } finally {
       span.end();
     }
+  }
+
+  gauge(name: string, unit: string, description: string, read: () => number): void {
+    this.meter?.createObservableUpDownCounter(name, { unit, description }).addCallback((result) => result.observe(read()));
   }
 
   sessionOpened(session: TracedSession): void {

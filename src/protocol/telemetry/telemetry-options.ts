@@ -26,6 +26,8 @@ export interface RequestTelemetry {
    * `failed(result)` true gets error.type `errorType`.
    */
   child<T>(owner: object, id: string | number, name: string, attributes: Record<string, string>, work: () => Promise<T>, failed?: (result: T) => string | undefined): Promise<T>;
+  /** A count read at each collection (full only): `mcpkit.server.listen.active` and the like. */
+  gauge(name: string, unit: string, description: string, read: () => number): void;
   sessionOpened(session: TracedSession): void;
   sessionClosed(session: TracedSession): void;
 }
