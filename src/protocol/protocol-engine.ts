@@ -21,8 +21,7 @@ import { RequestStateOptions, RequestStateSealer } from './modern/request-state'
 import { SubscriptionHub } from './modern/subscriptions';
 import type { Extensions } from '../mcp/extensions';
 import { InvalidExtensionError } from '../errors/invalid-extension.error';
-import type { RequestTelemetry, TelemetryOptions } from './telemetry/telemetry-options';
-import { createTelemetry } from './telemetry/telemetry';
+import type { RequestTelemetry } from './telemetry/telemetry-options';
 
 export interface ProtocolEngineOptions {
   registry: Registry;
@@ -48,8 +47,8 @@ export interface ProtocolEngineOptions {
   extensions?: Extensions;
   /** Handlers of methods that exist only in the modern era (subscriptions/listen). */
   modernHandlers?: (engine: ProtocolEngine) => Record<string, MethodHandler>;
-  /** Spans, metrics and trace context (see TelemetryOptions); off by default. */
-  telemetry?: TelemetryOptions;
+  /** Spans, metrics and trace context (createTelemetry of the application's TelemetryOptions); undefined when off. */
+  telemetry?: RequestTelemetry;
 }
 
 /** A method and the capability that must be on for it to exist. */
@@ -85,7 +84,7 @@ export class ProtocolEngine implements SessionHost {
 
   constructor(private readonly options: ProtocolEngineOptions) {
     this.clientRequestTimeoutMs = options.clientRequestTimeoutMs;
-    this.telemetry = createTelemetry(options.telemetry);
+    this.telemetry = options.telemetry;
     this.tools = new ToolInvoker(options.invoke, options.logError, this.telemetry);
     this.subscriptions = new SubscriptionHub(options.logError);
     this.telemetry?.gauge('mcpkit.server.listen.active', '{stream}', 'Open subscriptions/listen streams', () => this.subscriptions.size);

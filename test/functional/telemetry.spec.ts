@@ -1,4 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { PassThrough } from 'node:stream';
+import { context, ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/api';
 import { IsString, MaxLength } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { BasicTracerProvider, InMemorySpanExporter, ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -19,6 +21,9 @@ class TracedTools {
   }
   @Tool() fails(_: EmptyInput) {
     throw new McpError(-32042, 'refused');
+  }
+  @Tool({ taskSupport: 'optional' }) work(_: EmptyInput) {
+    return 'worked';
   }
   @Tool() async asks(_: EmptyInput, ctx: McpContext) {
     const answer = await ctx.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
@@ -194,6 +199,30 @@ describe('telemetry', () => {
     expect(await listening()).toEqual([1]);
     send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'l1' } });
     await waitFor(async () => (await listening())[0] === 0);
+  });
+
+  it('with a context manager (as an SDK registers), task store calls are child spans of the request', async () => {
+    const storage = new AsyncLocalStorage<Context>();
+    const manager: ContextManager = {
+      active: () => storage.getStore() ?? ROOT_CONTEXT,
+      with: (ctx, fn, thisArg, ...args) => storage.run(ctx, () => fn.call(thisArg, ...args)),
+      bind: (_ctx, target) => target,
+      enable: () => manager,
+      disable: () => manager,
+    };
+    context.setGlobalContextManager(manager);
+    try {
+      const o = observability('full');
+      const { send, answer } = await stdioClient(await create(o.telemetry));
+      send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'work', arguments: {}, task: {} } });
+      expect(await answer(9)).toMatchObject({ result: { task: { taskId: expect.any(String) } } });
+      const call = byName(o.exporter, 'tools/call work');
+      const created = byName(o.exporter, 'task_store create');
+      expect(created.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
+      expect(created.attributes['mcpkit.task_store.operation']).toBe('create');
+    } finally {
+      context.disable();
+    }
   });
 
   it('propagation only emits no spans and records no metrics', async () => {
