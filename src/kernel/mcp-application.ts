@@ -4,7 +4,7 @@ import type { SessionInfo } from '../context/mcp-context';
 import { AddressInUseError } from '../errors/address-in-use.error';
 import type { ClassType, Provider } from '../metadata/records';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
-import { ProtocolEngine } from '../protocol/protocol-engine'; import { createTelemetry } from '../protocol/telemetry/telemetry'; import { tracedTaskStore } from '../tasks/traced-task-store';
+import { ProtocolEngine } from '../protocol/protocol-engine'; import { createTelemetry } from '../protocol/telemetry/telemetry'; import { tracedTaskStore } from '../tasks/traced-task-store'; import { withTracedEventStore } from '../transports/http/traced-event-store';
 import { listenHandler } from '../protocol/modern/subscriptions-listen';
 import type { HttpOptions } from '../transports/http/http-options';
 import type { StreamableHttpTransport } from '../transports/http/streamable-http';
@@ -208,7 +208,7 @@ export class McpApplication {
     const { StreamableHttpTransport: Transport } = require('../transports/http/streamable-http') as typeof import('../transports/http/streamable-http');
     const transport = new Transport(
       { createSession: (sink, o) => this.engine.createSession(sink, o), logError: (m, e) => this.logger.error(m, e), modern: this.engine.modern },
-      shared ? { ...shared, ...options } : options,
+      withTracedEventStore(shared ? { ...shared, ...options } : options, this.engine.telemetry),
     );
     const served: Served = { stopAccepting: () => transport.stopAccepting(), close: () => transport.close() };
     this.served.add(served);
