@@ -20,7 +20,7 @@ import { SessionScope } from './session-scope';
 import { ClientRequests } from './client-requests';
 import type { ModernDispatch } from './modern/modern-dispatch';
 import type { ModernScope } from './modern/modern-scope';
-import { Era, isEnveloped } from '../mcp/eras';
+import { Era, isEnveloped, MetaKey } from '../mcp/eras';
 import { echo } from './wire';
 import type { RequestTelemetry } from './telemetry/telemetry-options';
 
@@ -105,7 +105,9 @@ export class ServerSession implements Connection, Outbound, SessionControl {
   handleRequest(request: JsonRpcRequest, extra: TransportExtra | undefined = this.defaultExtra): Promise<JsonRpcResponse | undefined> {
     const telemetry = this.host.telemetry;
     if (!telemetry) return this.serve(request, extra);
-    const traced = { ...request, headers: extra?.headers, protocolVersion: extra?.envelope?.protocolVersion ?? this.state.protocolVersion, transport: extra?.headers ? 'tcp' : 'pipe' } as const;
+    const enveloped = (request.params?._meta as Record<string, unknown> | undefined)?.[MetaKey.protocolVersion];
+    const protocolVersion = extra?.envelope?.protocolVersion ?? (typeof enveloped === 'string' ? enveloped : this.state.protocolVersion);
+    const traced = { ...request, headers: extra?.headers, protocolVersion, transport: extra?.headers ? 'tcp' : 'pipe' } as const;
     return telemetry.serve(traced, this, () => this.serve(request, extra));
   }
 

@@ -225,6 +225,17 @@ describe('telemetry', () => {
     }
   });
 
+  it('a 2026-07-28 request records the protocol version of its envelope', async () => {
+    const o = observability('full');
+    const { send, answer } = await stdioClient(await create(o.telemetry), false);
+    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    send({ jsonrpc: '2.0', id: 'm1', method: 'tools/call', params: { name: 'echo', arguments: { text: 'modern' }, _meta: { ...envelope, traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` } } });
+    expect(await answer('m1')).toMatchObject({ result: { content: [{ text: 'modern' }] } });
+    const span = byName(o.exporter, 'tools/call echo');
+    expect(span.attributes['mcp.protocol.version']).toBe('2026-07-28');
+    expect(span.parentSpanContext?.spanId).toBe(PARENT_ID);
+  });
+
   it('a configured event store has a span per call', async () => {
     const o = observability('full');
     const app = await create(o.telemetry);
