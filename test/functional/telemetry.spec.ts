@@ -220,6 +220,12 @@ describe('telemetry', () => {
       const created = byName(o.exporter, 'task_store create');
       expect(created.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
       expect(created.attributes['mcpkit.task_store.operation']).toBe('create');
+      const statuses = async () => {
+        const metric = (await o.metrics()).find((m) => m.descriptor.name === 'mcpkit.server.task.status');
+        return Object.fromEntries((metric?.dataPoints ?? []).map((p) => [p.attributes['mcpkit.task.status'], p.value]));
+      };
+      await waitFor(async () => (await statuses()).completed === 1);
+      expect(await statuses()).toEqual({ working: 1, completed: 1 });
     } finally {
       context.disable();
     }

@@ -49,6 +49,7 @@ export class OtelTelemetry implements RequestTelemetry {
   private readonly activeSessions?: Api.UpDownCounter;
   private readonly errors?: Api.Counter;
   private readonly meter?: Api.Meter;
+  private readonly counters = new Map<string, Api.Counter>();
   private readonly contexts = new WeakMap<object, Map<string | number, Api.Context>>();
   private readonly opened = new WeakMap<TracedSession, number>();
 
@@ -136,6 +137,13 @@ export class OtelTelemetry implements RequestTelemetry {
 
   gauge(name: string, unit: string, description: string, read: () => number): void {
     this.meter?.createObservableUpDownCounter(name, { unit, description }).addCallback((result) => result.observe(read()));
+  }
+
+  count(name: string, description: string, attributes: Record<string, string>): void {
+    if (!this.meter) return;
+    let counter = this.counters.get(name);
+    if (!counter) this.counters.set(name, (counter = this.meter.createCounter(name, { description })));
+    counter.add(1, attributes);
   }
 
   sessionOpened(session: TracedSession): void {

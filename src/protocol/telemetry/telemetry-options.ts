@@ -28,6 +28,8 @@ export interface RequestTelemetry {
   child<T>(owner: object, id: string | number, name: string, attributes: Record<string, string>, work: () => Promise<T>, failed?: (result: T) => string | undefined): Promise<T>;
   /** A count read at each collection (full only): `mcpkit.server.listen.active` and the like. */
   gauge(name: string, unit: string, description: string, read: () => number): void;
+  /** Adds one to counter `name` (full only), e.g. tasks reaching a status. */
+  count(name: string, description: string, attributes: Record<string, string>): void;
   sessionOpened(session: TracedSession): void;
   sessionClosed(session: TracedSession): void;
 }
