@@ -15,6 +15,10 @@
  *     alternating, `--runs=N` times (default 3), and prints best and median of each;
  *  7. (`--only=auth`, not run by default) mcpkit's tools/call over stateless HTTP with a bearer JWT
  *     verified on every request (local keys, as a cached JWKS) beside the same without auth.
+ *  8. (`--only=telemetry`, not run by default) mcpkit's tools/call over stateless HTTP with telemetry
+ *     off, propagation only and full (spans to a dropping exporter, metrics), the request carrying a
+ *     traceparent header, alternating, `--runs=N` times; `--baseline=<dir>` adds a compiled checkout
+ *     from before telemetry (run `tsc` there) as the reference row.
  * Run: `npm run bench` (add `-- --quick` for a shorter run). Prints figures; asserts nothing.
  */
 import { ChildProcess, fork } from 'node:child_process';
@@ -81,7 +85,7 @@ interface Server {
 }
 
 function startServer(impl: Impl, env: Record<string, string>): Promise<Server> {
-  const child = fork(join(SERVERS, `${impl}-server.js`), [], { env: { ...process.env, ...env }, execArgv: ['--expose-gc'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(join(env.SERVERS_DIR ?? SERVERS, `${impl}-server.js`), [], { env: { ...process.env, ...env }, execArgv: ['--expose-gc'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${impl} server exited with ${code}`)));
     child.once('message', (m: { type: string; port: number }) => {
@@ -377,6 +381,34 @@ function authOverheadLine(): string | undefined {
   return `  ${AUTH_WORKLOAD}: JWT verification costs ${(jwt.cpu - none.cpu).toFixed(0)} µs of server CPU per request (${((jwt.cpu / none.cpu - 1) * 100).toFixed(0)}% more), throughput ${((1 - jwt.rps / none.rps) * 100).toFixed(0)}% lower`;
 }
 
+const TELEMETRY_WORKLOAD = 'tools/call over HTTP (stateless), telemetry';
+const TELEMETRY_MODES = ['unset', 'off', 'propagation', 'full'] as const;
+/** `--baseline=<dir>`: a compiled checkout from before telemetry (its dist/bench/servers), measured beside the modes as "baseline". */
+const BASELINE = /--baseline=(\S+)/.exec(process.argv.join(' '))?.[1];
+const TRACEPARENT = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
+
+/** The same stateless tools/call with telemetry unset (today's default), off, propagation only and full, alternating. */
+async function telemetryLoad(): Promise<void> {
+  for (let i = 0; i < RUNS; i++) {
+    if (BASELINE) await httpLoad(TELEMETRY_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall, { env: { SERVERS_DIR: join(BASELINE, 'dist', 'bench', 'servers') }, headers: TRACEPARENT, label: 'mcpkit, baseline' });
+    for (const mode of TELEMETRY_MODES) {
+      await httpLoad(TELEMETRY_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall, { env: mode === 'unset' ? {} : { TELEMETRY: mode }, headers: TRACEPARENT, label: `mcpkit, ${mode}` });
+    }
+  }
+}
+
+function telemetryLines(): string[] {
+  const row = (mode: string) => rows.find((r) => r.workload === TELEMETRY_WORKLOAD && r.impl === `mcpkit, ${mode}`);
+  const base = row(BASELINE ? 'baseline' : 'unset');
+  if (!base) return [];
+  return TELEMETRY_MODES.filter((m) => BASELINE || m !== 'unset').flatMap((mode) => {
+    const r = row(mode);
+    if (!r) return [];
+    const cpu = r.cpu && base.cpu ? `, server CPU per request ${((r.cpu / base.cpu - 1) * 100).toFixed(1)}%` : '';
+    return [`  telemetry ${mode} vs ${BASELINE ? 'baseline' : 'unset'}: throughput ${((r.rps / base.rps - 1) * 100).toFixed(1)}%${cpu}`];
+  });
+}
+
 /** True when the official SDK 2.x server package is installed (it is the one that serves 2026-07-28). */
 function sdk2ServerInstalled(): boolean {
   try {
@@ -434,7 +466,7 @@ async function modernComparison(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (wanted('call') || wanted('list') || ONLY?.includes('auth') || ONLY?.includes('modern')) await warmLoadGenerator();
+  if (wanted('call') || wanted('list') || ONLY?.some((o) => ['auth', 'modern', 'telemetry'].includes(o))) await warmLoadGenerator();
   const isList = (r: Record<string, unknown>) => (r.tools as unknown[])?.length === 1000;
   const call = CALL_WORKLOAD;
   const list = 'tools/list of 1000 tools over HTTP, 32 connections';
@@ -457,6 +489,7 @@ async function main(): Promise<void> {
   }
   // Not part of the comparison with the SDK: run only when asked for.
   if (ONLY?.includes('auth')) await authLoad(isCall);
+  if (ONLY?.includes('telemetry')) await telemetryLoad();
   rows.splice(0, rows.length, ...collapse(rows));
   rows.sort((a, b) => a.workload.localeCompare(b.workload));
 
@@ -485,6 +518,7 @@ async function main(): Promise<void> {
     ratioLine(STDIO_CALL, 'mcpkit (modern)', 'sdk'),
     ratioLine(`${QUICK ? 3_000 : 10_000} tasks: tools/call + tasks/result, stdio`, 'mcpkit', 'sdk'),
     authOverheadLine(),
+    ...telemetryLines(),
   ]) if (line) console.log(line);
   const eras = [eraLine(call, 'mcpkit (modern)', 'mcpkit (stateless)'), eraLine(STDIO_CALL, 'mcpkit (modern)', 'mcpkit')].filter(Boolean);
   if (eras.length > 0) console.log(`\n2026-07-28 beside 2025-11-25 (legacy stateless), same server:\n${eras.join('\n')}`);

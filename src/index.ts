@@ -45,6 +45,7 @@ export {
 export { McpApplication } from './kernel/mcp-application';
 export type { ListenOptions, ListenResult, ConnectOptions, ConnectionHandle } from './kernel/listen-options';
 export type { ApplicationOptions, ServerInfo } from './kernel/application-options';
+export type { TelemetryOptions } from './protocol/telemetry/telemetry-options';
 export type { Middleware, Invocation } from './kernel/middleware';
 export type { LogFields, LogLevel, ServerLogger, StderrLoggerOptions } from './kernel/server-logger';
 export { StderrLogger } from './kernel/server-logger';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
-import { JwtVerifier, McpApplication, McpModule, ResourceServerOptions, Tool } from '../../src';
+import { JwtVerifier, McpApplication, McpModule, ResourceServerOptions, TelemetryOptions, Tool } from '../../src';
 import { MODE, reportReady, TOOL_COUNT, WITH_TASKS } from './ipc';
 
 export class EchoInput {
@@ -50,6 +50,7 @@ async function main(): Promise<void> {
     ...(redis ? { scaleOut: (await import('../../src/redis')).redisScaleOut({ redis, keyPrefix: 'bench:' }) } : {}),
     // One benchmark client runs many tasks at once; the per-owner limit would turn some away.
     tasks: { maxActivePerOwner: 100_000 },
+    ...benchTelemetry(),
   });
   if (MODE === 'stdio') {
     await app.listen({ stdio: true });
@@ -57,6 +58,21 @@ async function main(): Promise<void> {
   }
   const { http } = await app.listen({ http: { port: 0, sessions: MODE === 'sessions', keepAliveMs: 0, auth: benchAuth() } });
   reportReady({ port: http!.port });
+}
+
+/**
+ * The telemetry workload (TELEMETRY=off|propagation|full): for full, the SDK's tracer and meter providers
+ * with every span sampled and handed to a batch processor whose exporter drops them (export cost aside).
+ */
+function benchTelemetry(): { telemetry?: TelemetryOptions } {
+  const mode = process.env.TELEMETRY as TelemetryOptions['mode'] | undefined;
+  if (!mode) return {};
+  if (mode !== 'full') return { telemetry: { mode } };
+  const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { MeterProvider } = require('@opentelemetry/sdk-metrics') as typeof import('@opentelemetry/sdk-metrics');
+  const drop = { export: (_: unknown, done: (r: { code: number }) => void) => done({ code: 0 }), shutdown: async () => undefined };
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(drop)] });
+  return { telemetry: { mode, tracerProvider, meterProvider: new MeterProvider() } };
 }
 
 /** The auth workload: JWT verification with a local key set (AUTH_JWKS), as with JWKS keys once cached. */

@@ -8,6 +8,7 @@ import type { ViewsOptions } from '../views/view.types';
 import type { CacheHints } from '../protocol/modern/cache-hints';
 import type { RequestStateOptions } from '../protocol/modern/request-state';
 import type { ExtensionSettings, Extensions } from '../mcp/extensions';
+import type { TelemetryOptions } from '../protocol/telemetry/telemetry-options';
 import { checkedExtensions } from './declared-extensions';
 import { resolveTaskOptions, ResolvedTaskOptions, TaskOptions } from '../tasks/task-options';
 
@@ -20,6 +21,8 @@ export interface ServerInfo extends Implementation {
 export interface ApplicationOptions {
   /** Name, version and the rest of `serverInfo`, plus `instructions`. */
   server?: ServerInfo;
+  /** OpenTelemetry traces, metrics and trace context propagation (default: off, nothing loaded). */
+  telemetry?: TelemetryOptions;
   /** Items per page of every list method (default 100). */
   pageSize?: number;
   /** How long a request to the client (elicitation, sampling, roots) may take, in ms (default 60 000). */
@@ -79,6 +82,7 @@ export type TaskStoreOption =
 
 export interface ResolvedOptions {
   server: ServerInfo;
+  telemetry?: TelemetryOptions;
   scaleOut?: ScaleOutFactory;
   taskStore?: TaskStoreOption;
   tasks: ResolvedTaskOptions;
@@ -101,6 +105,7 @@ export function resolveOptions(fromModule: ApplicationOptions, overrides: Applic
     server: merged.server ?? { name: 'mcpkit-server', version: '0.0.0' },
     pageSize,
     clientRequestTimeoutMs: merged.clientRequestTimeoutMs ?? 60_000,
+    telemetry: merged.telemetry,
     shutdownTimeoutMs: merged.shutdownTimeoutMs ?? 5_000,
     middleware: merged.middleware ?? [],
     taskStore: merged.taskStore,

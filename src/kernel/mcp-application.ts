@@ -4,7 +4,7 @@ import type { SessionInfo } from '../context/mcp-context';
 import { AddressInUseError } from '../errors/address-in-use.error';
 import type { ClassType, Provider } from '../metadata/records';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
-import { ProtocolEngine } from '../protocol/protocol-engine';
+import { ProtocolEngine } from '../protocol/protocol-engine'; import { createTelemetry } from '../protocol/telemetry/telemetry'; import { tracedTaskStore } from '../tasks/traced-task-store'; import { withTracedEventStore } from '../transports/http/traced-event-store';
 import { listenHandler } from '../protocol/modern/subscriptions-listen';
 import type { HttpOptions } from '../transports/http/http-options';
 import type { StreamableHttpTransport } from '../transports/http/streamable-http';
@@ -75,7 +75,7 @@ export class McpApplication {
     const invoke = handlerInvoker(container, transient, options.middleware);
     const scaleOut = options.scaleOut?.({ onError: throttled((e) => logger.error('Redis connection error (repeats within 10 s are not logged)', e), 10_000) });
     container.register(TASK_STORE, taskStoreProvider(options.taskStore ?? scaleOut?.taskStore()));
-    const store = container.resolve<TaskStore>(TASK_STORE);
+    const telemetry = createTelemetry(options.telemetry), store = tracedTaskStore(container.resolve<TaskStore>(TASK_STORE), telemetry);
     const tasks = new TaskManager(store, options.tasks, (message, error) => logger.error(message, error), options.clientRequestTimeoutMs, scaleOut?.taskBus());
     const engine = new ProtocolEngine({
       features: (env) => [tasksFeature(tasks, env.tools, env.pageSize, env.subscriptions)],
@@ -90,7 +90,7 @@ export class McpApplication {
       eras: options.eras,
       extensions: options.extensions,
       requestState: { loadSecret: scaleOut?.requestStateKey && (() => scaleOut.requestStateKey!()), ...options.requestState },
-      cache: options.cache,
+      cache: options.cache, telemetry,
       modernHandlers: (e) => ({ 'subscriptions/listen': listenHandler({ hub: e.subscriptions, registry, authorizer: e.authorizer, capabilities: () => e.capabilities }) }),
     });
     engine.subscriptions.attach(scaleOut?.changeBus?.());
@@ -209,7 +209,7 @@ export class McpApplication {
     const { StreamableHttpTransport: Transport } = require('../transports/http/streamable-http') as typeof import('../transports/http/streamable-http');
     const transport = new Transport(
       { createSession: (sink, o) => this.engine.createSession(sink, o), logError: (m, e) => this.logger.error(m, e), modern: this.engine.modern, readiness: { taskStore: this.tasks.store } },
-      shared ? { ...shared, ...options } : options,
+      withTracedEventStore(shared ? { ...shared, ...options } : options, this.engine.telemetry),
     );
     const served: Served = { stopAccepting: () => transport.stopAccepting(), close: () => transport.close() };
     this.served.add(served);

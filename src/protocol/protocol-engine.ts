@@ -21,6 +21,7 @@ import { RequestStateOptions, RequestStateSealer } from './modern/request-state'
 import { SubscriptionHub } from './modern/subscriptions';
 import type { Extensions } from '../mcp/extensions';
 import { InvalidExtensionError } from '../errors/invalid-extension.error';
+import type { RequestTelemetry } from './telemetry/telemetry-options';
 
 export interface ProtocolEngineOptions {
   registry: Registry;
@@ -46,6 +47,8 @@ export interface ProtocolEngineOptions {
   extensions?: Extensions;
   /** Handlers of methods that exist only in the modern era (subscriptions/listen). */
   modernHandlers?: (engine: ProtocolEngine) => Record<string, MethodHandler>;
+  /** Spans, metrics and trace context (createTelemetry of the application's TelemetryOptions); undefined when off. */
+  telemetry?: RequestTelemetry;
 }
 
 /** A method and the capability that must be on for it to exist. */
@@ -69,6 +72,7 @@ export class ProtocolEngine implements SessionHost {
   readonly subscriptions: SubscriptionHub;
   /** Decides per-handler requirements (scopes, guards). */
   readonly authorizer: Authorizer;
+  readonly telemetry?: RequestTelemetry;
   private readonly routes = new Map<string, Route>();
   private readonly features: ProtocolFeature[];
   private readonly sessions = new Set<ServerSession>();
@@ -80,8 +84,10 @@ export class ProtocolEngine implements SessionHost {
 
   constructor(private readonly options: ProtocolEngineOptions) {
     this.clientRequestTimeoutMs = options.clientRequestTimeoutMs;
-    this.tools = new ToolInvoker(options.invoke, options.logError);
+    this.telemetry = options.telemetry;
+    this.tools = new ToolInvoker(options.invoke, options.logError, this.telemetry);
     this.subscriptions = new SubscriptionHub(options.logError);
+    this.telemetry?.gauge('mcpkit.server.listen.active', '{stream}', 'Open subscriptions/listen streams', () => this.subscriptions.size);
     this.authorizer = new Authorizer(options.resolveGuard ?? ((guard) => new (guard as new () => CanActivate)()));
     const base = {
       registry: options.registry,
@@ -181,11 +187,13 @@ export class ProtocolEngine implements SessionHost {
   createSession(sink: MessageSink, options?: ConnectionOptions): Connection {
     const session = new ServerSession(this, sink, options);
     this.sessions.add(session);
+    if (options?.requireInitialize !== false) this.telemetry?.sessionOpened(session);
     return session;
   }
 
   onSessionClosed(session: ServerSession): void {
     this.sessions.delete(session);
+    this.telemetry?.sessionClosed(session);
   }
 
   logError(message: string, error?: unknown): void {

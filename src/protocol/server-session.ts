@@ -20,8 +20,9 @@ import { SessionScope } from './session-scope';
 import { ClientRequests } from './client-requests';
 import type { ModernDispatch } from './modern/modern-dispatch';
 import type { ModernScope } from './modern/modern-scope';
-import { Era, isEnveloped } from '../mcp/eras';
+import { Era, isEnveloped, MetaKey } from '../mcp/eras';
 import { echo } from './wire';
+import type { RequestTelemetry } from './telemetry/telemetry-options';
 
 /** What a session needs from the engine that owns it. */
 export interface SessionHost {
@@ -35,6 +36,8 @@ export interface SessionHost {
   rootsListChanged?(peer: PeerState): void;
   /** Serves modern (2026-07-28) requests; absent when the server serves the legacy era only. */
   readonly modern?: ModernDispatch;
+  /** Spans, metrics and trace context; absent when telemetry is off. */
+  readonly telemetry?: RequestTelemetry;
 }
 
 /**
@@ -99,7 +102,16 @@ export class ServerSession implements Connection, Outbound, SessionControl {
     }
   }
 
-  async handleRequest(request: JsonRpcRequest, extra: TransportExtra | undefined = this.defaultExtra): Promise<JsonRpcResponse | undefined> {
+  handleRequest(request: JsonRpcRequest, extra: TransportExtra | undefined = this.defaultExtra): Promise<JsonRpcResponse | undefined> {
+    const telemetry = this.host.telemetry;
+    if (!telemetry) return this.serve(request, extra);
+    const enveloped = (request.params?._meta as Record<string, unknown> | undefined)?.[MetaKey.protocolVersion];
+    const protocolVersion = extra?.envelope?.protocolVersion ?? (typeof enveloped === 'string' ? enveloped : this.state.protocolVersion);
+    const traced = { ...request, headers: extra?.headers, protocolVersion, transport: extra?.headers ? 'tcp' : 'pipe' } as const;
+    return telemetry.serve(traced, this, () => this.serve(request, extra));
+  }
+
+  private async serve(request: JsonRpcRequest, extra: TransportExtra | undefined): Promise<JsonRpcResponse | undefined> {
     const { id, method } = request;
     if (this.inflight.has(id)) return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(echo(id))} is already in use`);
     const modern = this.host.modern && this.eraOf(request) === 'modern' ? this.host.modern : undefined;
@@ -180,7 +192,8 @@ export class ServerSession implements Connection, Outbound, SessionControl {
 
   request(method: string, params: Record<string, unknown>, options: OutboundRequestOptions = {}): Promise<unknown> {
     if (this.closed) return Promise.reject(new McpError(ErrorCode.InternalError, 'Session closed'));
-    return this.outbound.send(method, params, options);
+    const carried = this.host.telemetry ? this.host.telemetry.inject(this, options.relatedRequestId, params) : params;
+    return this.outbound.send(method, carried, options);
   }
 
   async sendIntermediateResult(id: RequestId, result: unknown): Promise<void> {

@@ -4,6 +4,7 @@ import type { HandlerRef, ToolDescriptor } from '../registry/descriptors';
 import { validateInput } from '../validation/validate-input';
 import { errorResult, isAsyncIterable, mapToolError, mapToolResult, toContent } from './handlers/tool-result.mapper';
 import type { RequestScope } from './request-scope';
+import type { RequestTelemetry } from './telemetry/telemetry-options';
 
 /** Runs a user handler: resolves its provider through the container and calls the method. */
 export type Invoke = (ref: HandlerRef, args: unknown[]) => Promise<unknown>;
@@ -16,6 +17,7 @@ export class ToolInvoker {
   constructor(
     private readonly invoke: Invoke,
     private readonly logError: (message: string, error?: unknown) => void,
+    private readonly telemetry?: RequestTelemetry,
   ) {}
 
   /** A tool written as an async generator has its yields collected; `onBlocks` sees each batch as it is produced. */
@@ -27,7 +29,10 @@ export class ToolInvoker {
   ): Promise<CallToolResult> {
     let input: unknown = args ?? {};
     if (tool.input) {
-      const checked = await validateInput(tool.input, args);
+      const inputClass = tool.input;
+      const checked = this.telemetry
+        ? await this.telemetry.child(scope.outbound, scope.id, `validate_arguments ${tool.name}`, { 'gen_ai.tool.name': tool.name }, () => validateInput(inputClass, args), (c) => (c.ok ? undefined : 'invalid_arguments'))
+        : await validateInput(inputClass, args);
       if (!checked.ok) {
         return errorResult(`Invalid arguments for tool "${tool.name}":\n${checked.issues.map((i) => `- ${i}`).join('\n')}`);
       }

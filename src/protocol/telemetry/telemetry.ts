@@ -1,0 +1,16 @@
+import type { RequestTelemetry, TelemetryOptions } from './telemetry-options';
+
+/**
+ * The telemetry of an application, or undefined when it is off: then @opentelemetry/api is never
+ * required, and a request costs one property check.
+ */
+export function createTelemetry(options: TelemetryOptions | undefined): RequestTelemetry | undefined {
+  const mode = options?.mode ?? 'off';
+  if (mode === 'off') return undefined;
+  // Loaded here only: @opentelemetry/api is an optional peer dependency.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { OtelTelemetry } = require('./otel-telemetry') as typeof import('./otel-telemetry');
+  return new OtelTelemetry(api, { ...options, mode });
+}

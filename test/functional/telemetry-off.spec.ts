@@ -1,0 +1,28 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ROOT } from '../helpers/paths';
+
+const run = promisify(execFile);
+
+/** Runs the fixture in a fresh node whose require of any @opentelemetry/* package throws. */
+async function serveWithoutOpenTelemetry(arg: string) {
+  const { stdout } = await run(
+    process.execPath,
+    ['--require', join(ROOT, 'test', 'fixtures', 'forbid-otel.cjs'), '--require', 'ts-node/register/transpile-only', join(ROOT, 'test', 'fixtures', 'telemetry-off-server.ts'), arg],
+    { cwd: ROOT, env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.test.json') }, timeout: 15_000 },
+  );
+  return JSON.parse(stdout.trim().split('\n').pop()!) as { result: { content: { text: string }[] }; loaded: string[] };
+}
+
+describe('telemetry off', () => {
+  it.each(['off', 'default'])('telemetry %s: a tool call is served and @opentelemetry/api is never required', async (arg) => {
+    const { result, loaded } = await serveWithoutOpenTelemetry(arg);
+    expect(result.content[0].text).toBe('pong');
+    expect(loaded).toEqual([]);
+  });
+
+  it('the guard works: with telemetry full, the same fixture fails to load @opentelemetry/api', async () => {
+    await expect(serveWithoutOpenTelemetry('full')).rejects.toMatchObject({ stderr: expect.stringContaining('@opentelemetry/api was required') });
+  });
+});
