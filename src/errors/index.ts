@@ -17,3 +17,4 @@ export { DuplicatePeerPackageError } from './duplicate-peer-package.error';
 export { AddressInUseError } from './address-in-use.error';
 export { InvalidViewError, UnknownViewError, MissingTextFallbackError } from './view-definition.error';
 export { InvalidExtensionError } from './invalid-extension.error';
+export { InvalidDefinitionError } from './invalid-definition.error';

@@ -21,7 +21,7 @@ export function handlerInvoker(container: DependencyContainer, transient: Readon
     }
     return instance;
   };
-  const call = async (ref: HandlerRef, args: unknown[]) => resolve(ref.provider)[ref.method](...args);
+  const call = async (ref: HandlerRef, args: unknown[]) => (ref.run ? ref.run(args) : resolve(ref.provider)[ref.method](...args));
   const own = new WeakMap<HandlerRef, ReturnType<typeof compose>>();
   const inner = (ref: HandlerRef, invocation: Invocation, args: unknown[]): Promise<unknown> => {
     if (ref.access.middleware.length === 0) return call(ref, args);

@@ -2,13 +2,14 @@ import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { CanActivate } from '../auth/guard';
 import type { SessionInfo } from '../context/mcp-context';
 import { AddressInUseError } from '../errors/address-in-use.error';
-import type { ClassType, Provider } from '../metadata/records';
+import type { ClassType } from '../metadata/records';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import { ProtocolEngine } from '../protocol/protocol-engine'; import { createTelemetry } from '../protocol/telemetry/telemetry'; import { tracedTaskStore } from '../tasks/traced-task-store'; import { withTracedEventStore } from '../transports/http/traced-event-store';
 import { listenHandler } from '../protocol/modern/subscriptions-listen';
 import type { HttpOptions } from '../transports/http/http-options';
 import type { StreamableHttpTransport } from '../transports/http/streamable-http';
-import type { PrimitiveKind, Registry } from '../registry/registry';
+import type { Registry } from '../registry/registry';
+import { ApplicationSurface } from './application-surface';
 import { buildRegistry, ProviderEntry } from '../registry/registry.builder';
 import { ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
@@ -34,7 +35,7 @@ import type { TaskStore } from '../tasks/task-store';
  * One MCP server application: its own DI container, registry and protocol engine, served over any
  * number of transports. Two applications in one process share nothing.
  */
-export class McpApplication {
+export class McpApplication extends ApplicationSurface {
   private readonly served = new Set<Served>();
   private readonly httpServed = new WeakMap<StreamableHttpTransport, Served>();
   private closing?: Promise<void>;
@@ -46,11 +47,13 @@ export class McpApplication {
     private readonly engine: ProtocolEngine,
     readonly options: ResolvedOptions,
     private readonly logger: ServerLogger,
-    private readonly entries: ProviderEntry[],
-    private readonly transient: Set<unknown>,
+    protected readonly entries: ProviderEntry[],
+    protected readonly transient: Set<unknown>,
     private readonly tasks: TaskManager,
     private readonly scaleOut: ScaleOut | undefined,
-  ) {}
+  ) {
+    super();
+  }
 
   /** Builds an application from a module class decorated with `@McpModule`. */
   static async create(module: ClassType, overrides: ApplicationOptions = {}): Promise<McpApplication> {
@@ -101,33 +104,6 @@ export class McpApplication {
     resolveAll(container, entries);
     for (const warning of unlistedHandlerClassWarnings()) logger.warn(warning);
     return app;
-  }
-
-  /** Shows a tool, resource, template or prompt again; clients are told the list changed. */
-  enable(kind: PrimitiveKind, key: string): boolean {
-    return this.registry.setEnabled(kind, key, true);
-  }
-
-  /** Hides a tool (by name), resource (by URI), template (by pattern) or prompt (by name). */
-  disable(kind: PrimitiveKind, key: string): boolean {
-    return this.registry.setEnabled(kind, key, false);
-  }
-
-  /** Removes a primitive for good. */
-  remove(kind: PrimitiveKind, key: string): boolean {
-    return this.registry.remove(kind, key);
-  }
-
-  /**
-   * Adds providers at runtime: they are registered in the container, the registry is rebuilt (with
-   * the same definition checks as at bootstrap) and clients are told which lists changed.
-   */
-  addProviders(...providers: Provider[]): void {
-    const added = providers.map((p) => register(this.container, p, this.transient)).filter((e): e is ProviderEntry => e !== undefined);
-    const next = buildRegistry([...this.entries, ...added]);
-    resolveAll(this.container, added);
-    this.entries.push(...added);
-    this.registry.replaceWith(next);
   }
 
   /** Sends `notifications/resources/updated` to the sessions subscribed to `uri` and the listen streams naming it (on every instance). */

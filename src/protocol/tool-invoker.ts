@@ -28,14 +28,16 @@ export class ToolInvoker {
     onBlocks?: (blocks: ContentBlock[]) => Promise<void>,
   ): Promise<CallToolResult> {
     let input: unknown = args ?? {};
-    if (tool.input) {
+    if (tool.validate) {
+      const checked = tool.validate(args ?? {});
+      if (!checked.ok) return invalid(tool, checked.issues);
+      input = checked.value;
+    } else if (tool.input) {
       const inputClass = tool.input;
       const checked = this.telemetry
         ? await this.telemetry.child(scope.outbound, scope.id, `validate_arguments ${tool.name}`, { 'gen_ai.tool.name': tool.name }, () => validateInput(inputClass, args), (c) => (c.ok ? undefined : 'invalid_arguments'))
         : await validateInput(inputClass, args);
-      if (!checked.ok) {
-        return errorResult(`Invalid arguments for tool "${tool.name}":\n${checked.issues.map((i) => `- ${i}`).join('\n')}`);
-      }
+      if (!checked.ok) return invalid(tool, checked.issues);
       input = checked.value;
     }
     const ctx = scope.context();
@@ -50,6 +52,10 @@ export class ToolInvoker {
       return mapToolError(tool, error, this.logError);
     }
   }
+}
+
+function invalid(tool: ToolDescriptor, issues: string[]): CallToolResult {
+  return errorResult(`Invalid arguments for tool "${tool.name}":\n${issues.map((i) => `- ${i}`).join('\n')}`);
 }
 
 /** Drains a streaming tool (an async generator) into one list of content blocks. */

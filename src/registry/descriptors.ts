@@ -48,13 +48,25 @@ export interface HandlerRef {
   /** True when the method's first parameter is the context (it takes no input). */
   readonly contextFirst: boolean;
   readonly access: HandlerAccess;
+  /**
+   * Set when the handler is a function rather than a provider method (registered at runtime, mounted
+   * from another application, proxied): called with the arguments the method would get.
+   */
+  readonly run?: (args: unknown[]) => unknown;
 }
+
+/** A compiled check of untrusted input (a JSON Schema compiled once): the value to use, or the issues. */
+export type InputCheck = (input: unknown) => { ok: true; value: unknown } | { ok: false; issues: string[] };
 
 export interface ToolDescriptor extends HandlerRef {
   readonly name: string;
   readonly definition: ToolDefinition;
   readonly input?: InputClass;
   readonly output?: InputClass;
+  /** Checks arguments against a JSON Schema (tools registered at runtime); used instead of `input`. */
+  readonly validate?: InputCheck;
+  /** Checks structured output against a JSON Schema; used instead of `output`. */
+  readonly validateOutput?: InputCheck;
   readonly taskSupport: TaskSupport;
   /** The method is an async generator: its results are produced incrementally (streamable). */
   readonly streaming: boolean;
@@ -86,5 +98,7 @@ export interface PromptDescriptor extends HandlerRef {
   readonly name: string;
   readonly definition: PromptDefinition;
   readonly args?: InputClass;
+  /** Checks arguments (prompts registered at runtime: the required ones are present); used instead of `args`. */
+  readonly validate?: InputCheck;
   readonly completers: ReadonlyMap<string, CompleterDescriptor>;
 }

@@ -26,6 +26,8 @@ import { handlerParameters, typeName } from './handler-parameters';
 import { Registry } from './registry';
 import { UriTemplate } from './uri-template';
 import { readView, toolViewMeta } from './view-builder';
+import { clean, deepFreeze } from './definition-utils';
+import type { Contribution } from './contribution';
 
 type ProviderClass = new (...args: never[]) => unknown;
 
@@ -43,11 +45,11 @@ const PRIMITIVES: unknown[] = [Object, String, Number, Boolean, Array, Function,
  * records and design-time types, derives every schema once, and throws a named definition error
  * for the first mistake it finds.
  */
-export function buildRegistry(providers: readonly ProviderEntry[]): Registry {
+export function buildRegistry(providers: readonly ProviderEntry[], contributions: readonly Contribution[] = []): Registry {
   if (typeof Reflect !== 'object' || typeof Reflect.getMetadata !== 'function') {
     throw new ReflectMetadataMissingError('Reflect.getMetadata is not available');
   }
-  return new Builder().build(providers);
+  return new Builder().build(providers, contributions);
 }
 
 class Builder {
@@ -60,7 +62,7 @@ class Builder {
   /** The URI of each view class listed among the providers. */
   private readonly views = new Map<unknown, string>();
 
-  build(providers: readonly ProviderEntry[]): Registry {
+  build(providers: readonly ProviderEntry[], contributions: readonly Contribution[]): Registry {
     const completes: [ProviderEntry, MethodRecord<CompleteOptions>][] = [];
     for (const provider of providers) this.addView(provider);
     for (const provider of providers) {
@@ -71,7 +73,40 @@ class Builder {
       for (const r of records.completes) completes.push([provider, r]);
     }
     for (const [provider, r] of completes) this.addCompleter(provider, r);
+    for (const contribution of contributions) this.merge(contribution);
     return new Registry(this.tools, this.resources, this.templates, this.prompts);
+  }
+
+  /** Descriptors made elsewhere (runtime registration, mounts, proxies), after the decorated ones, with the same collision checks. */
+  private merge(c: Contribution): void {
+    for (const t of c.tools ?? []) {
+      const existing = this.tools.get(t.name);
+      if (existing) throw new DuplicateToolNameError(t.name, existing.where, t.where);
+      this.tools.set(t.name, t);
+    }
+    for (const r of c.resources ?? []) {
+      this.claimResourceName(r.definition.name, r.where);
+      const existing = this.resources.get(r.uri);
+      if (existing) throw new DuplicateResourceError(`URI "${r.uri}"`, existing.where, r.where);
+      this.resources.set(r.uri, r);
+    }
+    for (const t of c.templates ?? []) {
+      this.claimResourceName(t.definition.name, t.where);
+      const clash = this.templates.find((other) => other.template.shape === t.template.shape);
+      if (clash) throw new ClashingUriTemplateError(clash.template.template, clash.where, t.template.template, t.where);
+      this.templates.push(t as TemplateDescriptor & { completers: Map<string, CompleterDescriptor> });
+    }
+    for (const p of c.prompts ?? []) {
+      const existing = this.prompts.get(p.name);
+      if (existing) throw new DuplicatePromptNameError(p.name, existing.where, p.where);
+      this.prompts.set(p.name, p as PromptDescriptor & { completers: Map<string, CompleterDescriptor> });
+    }
+  }
+
+  private claimResourceName(name: string, where: string): void {
+    const sameName = this.resourceNames.get(name);
+    if (sameName) throw new DuplicateResourceError(`name "${name}"`, sameName, where);
+    this.resourceNames.set(name, where);
   }
 
   private addTool(provider: ProviderEntry, { method, options }: MethodRecord<ToolOptions>): void {
@@ -113,9 +148,7 @@ class Builder {
     const name = options.name ?? method;
     const target: AccessTarget = { kind: options.uri !== undefined ? 'resource' : 'template', name, annotations: options.annotations, _meta: options._meta };
     const ref = this.handlerRef(provider, method, 'resource', 'Resource', options.uriTemplate === undefined ? undefined : options.input, true, target);
-    const sameName = this.resourceNames.get(name);
-    if (sameName) throw new DuplicateResourceError(`name "${name}"`, sameName, ref.where);
-    this.resourceNames.set(name, ref.where);
+    this.claimResourceName(name, ref.where);
     const common = { name, title: options.title, description: options.description, mimeType: options.mimeType, annotations: options.annotations, icons: options.icons, _meta: options._meta };
     if (options.uri !== undefined) {
       const existing = this.resources.get(options.uri);
@@ -140,11 +173,9 @@ class Builder {
     const view = readView(provider.cls, where);
     if (!view || this.views.has(provider.cls)) return;
     const name = view.definition.name;
-    const sameName = this.resourceNames.get(name);
-    if (sameName) throw new DuplicateResourceError(`name "${name}"`, sameName, where);
     const existing = this.resources.get(view.definition.uri);
     if (existing) throw new DuplicateResourceError(`URI "${view.definition.uri}"`, existing.where, where);
-    this.resourceNames.set(name, where);
+    this.claimResourceName(name, where);
     const target: AccessTarget = { kind: 'resource', name, _meta: view.definition._meta };
     const access = resolveAccess(provider.cls, '', where, target);
     const handler = { kind: 'resource' as const, provider: provider.token, method: '', where, contextFirst: true, access };
@@ -243,18 +274,4 @@ function emptySchema(): JsonSchemaObject {
 
 function isClass(value: unknown): value is new (...args: never[]) => unknown {
   return typeof value === 'function' && value.prototype !== undefined;
-}
-
-/** Drops undefined members, so definitions serialize without them. */
-function clean<T extends object>(value: T): T {
-  for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key];
-  return value;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }

@@ -155,6 +155,12 @@ export class Registry {
     return true;
   }
 
+  /** Forgets that a primitive was hidden or removed (it is being registered again under the same key). */
+  forget(kind: PrimitiveKind, key: string): void {
+    this.hidden[kind].delete(key);
+    this.removed[kind].delete(key);
+  }
+
   /** Takes the content of a fresh build (after providers were added), keeping what was hidden or removed. */
   replaceWith(next: Registry): void {
     const kindsBefore = this.kinds();

@@ -35,8 +35,8 @@ async function checkArguments(prompt: PromptDescriptor, args: Record<string, unk
       if (typeof value !== 'string') throw McpError.invalidParams(`Invalid arguments for prompt "${prompt.name}": ${key} must be a string`);
     }
   }
-  if (!prompt.args) return args ?? {};
-  const checked = await validateInput(prompt.args, args);
+  if (!prompt.args && !prompt.validate) return args ?? {};
+  const checked = prompt.validate ? prompt.validate(args ?? {}) : await validateInput(prompt.args!, args);
   if (!checked.ok) throw McpError.invalidParams(`Invalid arguments for prompt "${prompt.name}": ${checked.issues.join('; ')}`, { issues: checked.issues });
   return checked.value;
 }

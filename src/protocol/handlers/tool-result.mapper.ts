@@ -35,14 +35,16 @@ export function toContent(value: unknown): ContentBlock[] {
  */
 export async function mapToolResult(tool: ToolDescriptor, value: unknown, logError: (m: string, e?: unknown) => void): Promise<CallToolResult> {
   if (isCallToolResult(value)) {
-    if (!tool.output || value.isError === true || value.structuredContent === undefined) return value;
+    if (!hasOutput(tool) || value.isError === true || value.structuredContent === undefined) return value;
     const checked = await checkedOutput(tool, value.structuredContent, logError);
     if ('isError' in checked) return checked;
     return { ...value, content: value.content.length > 0 ? value.content : checked.content, structuredContent: checked.structuredContent };
   }
-  if (tool.output) return checkedOutput(tool, value, logError);
+  if (hasOutput(tool)) return checkedOutput(tool, value, logError);
   return { content: toContent(value) };
 }
+
+const hasOutput = (tool: ToolDescriptor) => tool.output !== undefined || tool.validateOutput !== undefined;
 
 /** Data checked against the tool's output class: `structuredContent` plus its JSON as text, or an error result. */
 async function checkedOutput(tool: ToolDescriptor, value: unknown, logError: (m: string, e?: unknown) => void): Promise<CallToolResult> {
@@ -50,7 +52,7 @@ async function checkedOutput(tool: ToolDescriptor, value: unknown, logError: (m:
     logError(`Tool ${tool.where} declared an output class but returned ${Array.isArray(value) ? 'an array' : typeof value}`);
     return errorResult(`Tool "${tool.name}" produced no structured output`);
   }
-  const checked = await validateInput(tool.output!, value);
+  const checked = tool.validateOutput ? tool.validateOutput(value) : await validateInput(tool.output!, value);
   if (!checked.ok) {
     logError(`Tool ${tool.where} returned output that fails its output class: ${checked.issues.join('; ')}`);
     return errorResult(`Tool "${tool.name}" produced invalid output`);

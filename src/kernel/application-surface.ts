@@ -1,0 +1,204 @@
+import type { Provider } from '../metadata/records';
+import type { Contribution } from '../registry/contribution';
+import type { PromptDescriptor, ResourceDescriptor, TemplateDescriptor, ToolDescriptor } from '../registry/descriptors';
+import { dynamicPrompt, dynamicResource, dynamicTool } from '../registry/dynamic-builder';
+import type { DynamicPrompt, DynamicResource, DynamicTool } from '../registry/dynamic-definitions';
+import type { PrimitiveKind, Registry } from '../registry/registry';
+import { buildRegistry, ProviderEntry } from '../registry/registry.builder';
+import type { DependencyContainer } from 'tsyringe';
+import { register, resolveAll } from './providers';
+import { DuplicatePromptNameError } from '../errors/duplicate-prompt-name.error';
+import { DuplicateResourceError } from '../errors/duplicate-resource.error';
+import { DuplicateToolNameError } from '../errors/duplicate-tool-name.error';
+
+function duplicate(kind: PrimitiveKind, key: string): Error {
+  const first = 'an earlier runtime registration', second = 'this one';
+  if (kind === 'tool') return new DuplicateToolNameError(key, first, second);
+  if (kind === 'prompt') return new DuplicatePromptNameError(key, first, second);
+  return new DuplicateResourceError(kind === 'template' ? `template "${key}"` : `URI "${key}"`, first, second);
+}
+
+/** The primitives registered at runtime, by key, with the definitions they were made from (for updates). */
+interface Dynamic<D, T> {
+  readonly defs: Map<string, D>;
+  readonly descriptors: Map<string, T>;
+}
+
+const RUNTIME = 'runtime';
+
+/**
+ * What an application's surface can become at runtime: primitives shown, hidden and removed, providers
+ * added, and tools, resources and prompts registered from plain definitions (no decorators). Every
+ * change rebuilds the registry through the same builder as bootstrap, so it is checked the same way
+ * (a change that fails leaves everything as it was), list pages are rebuilt once, and clients hear
+ * `list_changed` (legacy sessions and 2026-07-28 listen streams).
+ */
+export abstract class ApplicationSurface {
+  abstract readonly registry: Registry;
+  abstract readonly container: DependencyContainer;
+  protected abstract readonly entries: ProviderEntry[];
+  protected abstract readonly transient: Set<unknown>;
+  /** Descriptors made outside the decorators, by source (runtime registration, each mount, each proxy). */
+  protected readonly contributions = new Map<string, Contribution>();
+  private readonly tools: Dynamic<DynamicTool, ToolDescriptor> = { defs: new Map(), descriptors: new Map() };
+  private readonly resources: Dynamic<DynamicResource, ResourceDescriptor | TemplateDescriptor> = { defs: new Map(), descriptors: new Map() };
+  private readonly prompts: Dynamic<DynamicPrompt, PromptDescriptor> = { defs: new Map(), descriptors: new Map() };
+
+  /** Shows a tool, resource, template or prompt again; clients are told the list changed. */
+  enable(kind: PrimitiveKind, key: string): boolean {
+    return this.registry.setEnabled(kind, key, true);
+  }
+
+  /** Hides a tool (by name), resource (by URI), template (by pattern) or prompt (by name). */
+  disable(kind: PrimitiveKind, key: string): boolean {
+    return this.registry.setEnabled(kind, key, false);
+  }
+
+  /** Removes a primitive for good (one registered at runtime can be added again). */
+  remove(kind: PrimitiveKind, key: string): boolean {
+    if (kind === 'tool') return this.removeTool(key);
+    if (kind === 'prompt') return this.removePrompt(key);
+    return this.removeResource(key);
+  }
+
+  /**
+   * Adds providers at runtime: they are registered in the container, the registry is rebuilt (with
+   * the same definition checks as at bootstrap) and clients are told which lists changed.
+   */
+  addProviders(...providers: Provider[]): void {
+    const added = providers.map((p) => register(this.container, p, this.transient)).filter((e): e is ProviderEntry => e !== undefined);
+    const next = buildRegistry([...this.entries, ...added], [...this.contributions.values()]);
+    resolveAll(this.container, added);
+    this.entries.push(...added);
+    this.registry.replaceWith(next);
+  }
+
+  /**
+   * Registers a tool from a name, a JSON Schema and a handler. Its arguments are validated against
+   * the schema (compiled once, here); a schema or name mcpkit cannot serve, or a name already taken,
+   * throws a named definition error and changes nothing.
+   */
+  addTool(definition: DynamicTool): void {
+    const descriptor = dynamicTool(definition);
+    this.put(this.tools, 'tool', descriptor.name, definition, descriptor);
+  }
+
+  /** Replaces some members of a tool registered with `addTool` (its name included); false when there is none. */
+  updateTool(name: string, changes: Partial<DynamicTool>): boolean {
+    return this.update(this.tools, 'tool', name, changes, dynamicTool, (d) => d.name);
+  }
+
+  /** Removes a tool: one registered at runtime, or a decorated one (for good). */
+  removeTool(name: string): boolean {
+    return this.drop(this.tools, 'tool', name);
+  }
+
+  /** Registers a resource (`uri`) or resource template (`uriTemplate`) with its handler. */
+  addResource(definition: DynamicResource): void {
+    const built = dynamicResource(definition);
+    const [kind, key, descriptor] = 'resource' in built ? (['resource', built.resource.uri, built.resource] as const) : (['template', built.template.template.template, built.template] as const);
+    this.put(this.resources, kind, key, definition, descriptor);
+  }
+
+  /** Replaces some members of a resource or template registered with `addResource`, found by URI or template. */
+  updateResource(uriOrTemplate: string, changes: Partial<DynamicResource>): boolean {
+    const kind = this.resources.descriptors.get(uriOrTemplate) && 'template' in this.resources.descriptors.get(uriOrTemplate)! ? 'template' : 'resource';
+    return this.update(this.resources, kind, uriOrTemplate, changes as Partial<DynamicResource>, dynamicResource, (b) => ('resource' in b ? b.resource.uri : b.template.template.template));
+  }
+
+  /** Removes a resource (by URI) or template (by its pattern): registered at runtime, or decorated. */
+  removeResource(uriOrTemplate: string): boolean {
+    const own = this.resources.descriptors.get(uriOrTemplate);
+    if (own) return this.drop(this.resources, 'template' in own ? 'template' : 'resource', uriOrTemplate);
+    return this.registry.remove('resource', uriOrTemplate) || this.registry.remove('template', uriOrTemplate);
+  }
+
+  /** Registers a prompt from its arguments and a handler (completers optional). */
+  addPrompt(definition: DynamicPrompt): void {
+    const descriptor = dynamicPrompt(definition);
+    this.put(this.prompts, 'prompt', descriptor.name, definition, descriptor);
+  }
+
+  /** Replaces some members of a prompt registered with `addPrompt`; false when there is none. */
+  updatePrompt(name: string, changes: Partial<DynamicPrompt>): boolean {
+    return this.update(this.prompts, 'prompt', name, changes, dynamicPrompt, (d) => d.name);
+  }
+
+  /** Removes a prompt: one registered at runtime, or a decorated one (for good). */
+  removePrompt(name: string): boolean {
+    return this.drop(this.prompts, 'prompt', name);
+  }
+
+  /**
+   * Sets (or, with undefined, drops) the descriptors of one source and rebuilds the registry. When the
+   * build fails (a collision), the previous descriptors are put back and the error is thrown.
+   */
+  protected contribute(source: string, contribution: Contribution | undefined, forget: [PrimitiveKind, string][] = []): void {
+    const previous = this.contributions.get(source);
+    if (contribution) this.contributions.set(source, contribution);
+    else this.contributions.delete(source);
+    let next: Registry;
+    try {
+      next = buildRegistry(this.entries, [...this.contributions.values()]);
+    } catch (error) {
+      if (previous) this.contributions.set(source, previous);
+      else this.contributions.delete(source);
+      throw error;
+    }
+    for (const [kind, key] of forget) this.registry.forget(kind, key);
+    this.registry.replaceWith(next);
+  }
+
+  private put<D, T>(dynamic: Dynamic<D, T>, kind: PrimitiveKind, key: string, definition: D, descriptor: T, replacing?: string): void {
+    if (key !== replacing && dynamic.defs.has(key)) throw duplicate(kind, key);
+    const defs = new Map(dynamic.defs), descriptors = new Map(dynamic.descriptors);
+    if (replacing !== undefined) {
+      defs.delete(replacing);
+      descriptors.delete(replacing);
+    }
+    defs.set(key, definition);
+    descriptors.set(key, descriptor);
+    this.contributeRuntime({ tools: this.tools, resources: this.resources, prompts: this.prompts, [`${kind === 'template' ? 'resource' : kind}s`]: { defs, descriptors } } as never, [[kind, key]]);
+  }
+
+  private update<D, T, B>(dynamic: Dynamic<D, T>, kind: PrimitiveKind, key: string, changes: Partial<D>, build: (d: D) => B, keyOf: (b: B) => string): boolean {
+    const old = dynamic.defs.get(key);
+    if (!old) return false;
+    const definition = { ...old, ...changes } as D;
+    const built = build(definition);
+    const descriptor = (typeof built === 'object' && built !== null && ('resource' in built || 'template' in built) ? Object.values(built)[0] : built) as T;
+    this.put(dynamic, kind, keyOf(built), definition, descriptor, key);
+    return true;
+  }
+
+  private drop<D, T>(dynamic: Dynamic<D, T>, kind: PrimitiveKind, key: string): boolean {
+    if (!dynamic.defs.has(key)) return this.registry.remove(kind, key);
+    const defs = new Map(dynamic.defs), descriptors = new Map(dynamic.descriptors);
+    defs.delete(key);
+    descriptors.delete(key);
+    this.contributeRuntime({ tools: this.tools, resources: this.resources, prompts: this.prompts, [`${kind === 'template' ? 'resource' : kind}s`]: { defs, descriptors } } as never);
+    return true;
+  }
+
+  /** Rebuilds with the runtime primitives as given; on success they become the application's. */
+  private contributeRuntime(next: { tools: Dynamic<DynamicTool, ToolDescriptor>; resources: Dynamic<DynamicResource, ResourceDescriptor | TemplateDescriptor>; prompts: Dynamic<DynamicPrompt, PromptDescriptor> }, forget: [PrimitiveKind, string][] = []): void {
+    const resources = [...next.resources.descriptors.values()];
+    this.contribute(
+      RUNTIME,
+      {
+        tools: [...next.tools.descriptors.values()],
+        resources: resources.filter((r): r is ResourceDescriptor => 'uri' in r),
+        templates: resources.filter((r): r is TemplateDescriptor => 'template' in r),
+        prompts: [...next.prompts.descriptors.values()],
+      },
+      forget,
+    );
+    for (const [own, given] of [[this.tools, next.tools], [this.resources, next.resources], [this.prompts, next.prompts]] as [Dynamic<unknown, unknown>, Dynamic<unknown, unknown>][]) {
+      if (own === given) continue;
+      own.defs.clear();
+      own.descriptors.clear();
+      for (const [k, v] of given.defs) own.defs.set(k, v);
+      for (const [k, v] of given.descriptors) own.descriptors.set(k, v);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import type { McpContext } from '../context/mcp-context';
+import type { Annotations, Icon, JsonSchemaObject, PromptArgument, TaskSupport, ToolAnnotations } from '../mcp/mcp-types';
+import type { CacheHint } from '../protocol/modern/cache-hints';
+
+type Meta = Record<string, unknown>;
+
+/** Who may use a primitive registered at runtime (like `@RequireScopes` / `@Public` on a method). */
+export interface DynamicAccess {
+  /** OAuth scopes the caller needs (checked like `@RequireScopes`); none: anyone the server lets in. */
+  scopes?: string[];
+}
+
+/** Completes an argument of a prompt or a variable of a template: the values that start with `value`. */
+export type DynamicCompleter = (value: string, ctx: McpContext) => string[] | Promise<string[]>;
+
+/** A tool registered at runtime (`app.addTool()`): a JSON Schema for its input instead of a class. */
+export interface DynamicTool extends DynamicAccess {
+  name: string;
+  title?: string;
+  description?: string;
+  /** JSON Schema (2020-12) with `type: "object"`; arguments are validated against it. Default: no arguments. */
+  inputSchema?: JsonSchemaObject;
+  /** JSON Schema with `type: "object"`: what the handler returns becomes `structuredContent`, validated. */
+  outputSchema?: JsonSchemaObject;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  _meta?: Meta;
+  taskSupport?: TaskSupport;
+  /** Receives the validated arguments; returns what a `@Tool` method may (text, content, a CallToolResult, data), or is an async generator. */
+  handler: (args: Record<string, unknown>, ctx: McpContext) => unknown;
+}
+
+interface DynamicResourceCommon extends DynamicAccess {
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: Meta;
+  cache?: CacheHint;
+}
+
+/** A resource at a fixed URI registered at runtime (`app.addResource()`). */
+export interface DynamicStaticResource extends DynamicResourceCommon {
+  uri: string;
+  size?: number;
+  /** Returns what a `@Resource` method may: text, bytes, data (JSON), or full contents. */
+  handler: (ctx: McpContext) => unknown;
+}
+
+/** A resource template registered at runtime (`app.addResource()` with `uriTemplate`). */
+export interface DynamicResourceTemplate extends DynamicResourceCommon {
+  uriTemplate: string;
+  /** Receives the template's variables (strings) as matched in the URI. */
+  handler: (variables: Record<string, string>, ctx: McpContext) => unknown;
+  /** Completers of the template's variables. */
+  complete?: Record<string, DynamicCompleter>;
+}
+
+export type DynamicResource = DynamicStaticResource | DynamicResourceTemplate;
+
+/** A prompt registered at runtime (`app.addPrompt()`). */
+export interface DynamicPrompt extends DynamicAccess {
+  name: string;
+  title?: string;
+  description?: string;
+  /** The prompt's arguments; `required` ones must be present in prompts/get (else -32602). */
+  arguments?: PromptArgument[];
+  icons?: Icon[];
+  _meta?: Meta;
+  /** Receives the arguments (strings); returns messages, a GetPromptResult, or text. */
+  handler: (args: Record<string, string>, ctx: McpContext) => unknown;
+  /** Completers of the prompt's arguments. */
+  complete?: Record<string, DynamicCompleter>;
+}

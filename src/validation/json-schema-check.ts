@@ -1,0 +1,45 @@
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { InputCheck } from '../registry/descriptors';
+
+type AjvInstance = { compile(schema: object): ValidateFunction };
+let shared: AjvInstance | undefined;
+
+/**
+ * One Ajv instance (JSON Schema 2020-12, formats on), created on first use: a server without
+ * schema-defined tools never loads Ajv. Compiled checks are cached by Ajv per schema object.
+ */
+function ajv(): AjvInstance {
+  if (!shared) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const Ajv2020 = (require('ajv/dist/2020') as typeof import('ajv/dist/2020')).default;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const addFormats = (require('ajv-formats') as typeof import('ajv-formats')).default;
+    const instance = new Ajv2020({ allErrors: true, strict: false, validateSchema: true });
+    addFormats(instance);
+    shared = instance;
+  }
+  return shared;
+}
+
+/**
+ * Compiles a JSON Schema into a check, once. Throws (with Ajv's reason) when the schema itself is
+ * invalid, so that a bad definition fails where it is registered, not on the first call. Issues read
+ * `path: message (keyword)`, like those of class-validator inputs, so a model can correct its call.
+ */
+export function compileJsonSchema(schema: object): InputCheck {
+  const { $schema: _dialect, ...rest } = schema as Record<string, unknown>;
+  const validate = ajv().compile(rest);
+  return (input) => {
+    if (validate(input)) return { ok: true, value: input };
+    return { ok: false, issues: (validate.errors ?? []).map(describe) };
+  };
+}
+
+function describe(error: ErrorObject): string {
+  let path = error.instancePath.split('/').slice(1).map(unescape).join('.');
+  if (error.keyword === 'required') path = path ? `${path}.${String(error.params.missingProperty)}` : String(error.params.missingProperty);
+  if (error.keyword === 'additionalProperties') path = path ? `${path}.${String(error.params.additionalProperty)}` : String(error.params.additionalProperty);
+  return `${path || 'arguments'}: ${error.message ?? 'is invalid'} (${error.keyword})`;
+}
+
+const unescape = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~');
