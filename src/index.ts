@@ -41,8 +41,10 @@ export {
   UnknownViewError,
   MissingTextFallbackError,
   InvalidExtensionError,
+  InvalidDefinitionError,
 } from './errors';
 export { McpApplication } from './kernel/mcp-application';
+export type { DynamicTool, DynamicResource, DynamicStaticResource, DynamicResourceTemplate, DynamicPrompt, DynamicCompleter, DynamicAccess } from './registry/dynamic-definitions';
 export type { ListenOptions, ListenResult, ConnectOptions, ConnectionHandle } from './kernel/listen-options';
 export type { ApplicationOptions, ServerInfo } from './kernel/application-options';
 export type { TelemetryOptions } from './protocol/telemetry/telemetry-options';

@@ -40,7 +40,7 @@ export function dynamicTool(def: DynamicTool): ToolDescriptor {
     throw new InvalidDefinitionError(where, (error as Error).message);
   }
   return {
-    ...ref('tool', where, { kind: 'tool', name: def.name, annotations: def.annotations, _meta: def._meta }, def, false, (args) => handler(args[0], args[1])),
+    ...ref('tool', `app.addTool("${def.name}")`, { kind: 'tool', name: def.name, annotations: def.annotations, _meta: def._meta }, def, false, (args) => handler(args[0], args[1])),
     name: def.name,
     definition: deepFreeze(definition),
     validate: compile(where, 'inputSchema', inputSchema),
@@ -63,12 +63,12 @@ export function dynamicResource(def: DynamicResource): { resource: ResourceDescr
     const { uri, size } = def as { uri?: unknown; size?: number };
     if (typeof uri !== 'string' || !URI.test(uri)) throw new InvalidDefinitionError(where, 'uri must be an absolute URI (scheme:rest)');
     const definition = deepFreeze(clean({ uri, ...common, size }));
-    return { resource: { ...ref('resource', where, target, def, true, (args) => handler(args[0], undefined)), uri, definition, cache: def.cache } };
+    return { resource: { ...ref('resource', `app.addResource("${uri}")`, target, def, true, (args) => handler(args[0], undefined)), uri, definition, cache: def.cache } };
   }
   const template = new UriTemplate(def.uriTemplate);
   const completers = completersOf(where, def.complete, template.variableNames, 'variable');
   const definition = deepFreeze(clean({ uriTemplate: template.template, ...common }));
-  return { template: { ...ref('resource', where, target, def, false, (args) => handler(args[0], args[1])), template, definition, completers, cache: def.cache } };
+  return { template: { ...ref('resource', `app.addResource("${template.template}")`, target, def, false, (args) => handler(args[0], args[1])), template, definition, completers, cache: def.cache } };
 }
 
 /** A prompt registered at runtime: required arguments are checked before the handler runs. */
@@ -89,7 +89,7 @@ export function dynamicPrompt(def: DynamicPrompt): PromptDescriptor {
   };
   const definition = deepFreeze(clean({ name: def.name, title: def.title, description: def.description, arguments: args.length > 0 ? args.map((a) => clean({ ...a })) : undefined, icons: def.icons, _meta: def._meta }));
   return {
-    ...ref('prompt', where, { kind: 'prompt', name: def.name, _meta: def._meta }, def, false, (a) => handler(a[0], a[1])),
+    ...ref('prompt', `app.addPrompt("${def.name}")`, { kind: 'prompt', name: def.name, _meta: def._meta }, def, false, (a) => handler(a[0], a[1])),
     name: def.name,
     definition,
     validate,

@@ -1,0 +1,233 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { injectable } from 'tsyringe';
+import {
+  ClashingUriTemplateError,
+  DuplicatePromptNameError,
+  DuplicateResourceError,
+  DuplicateToolNameError,
+  EmptyInput,
+  InvalidDefinitionError,
+  McpApplication,
+  McpContext,
+  McpModule,
+  Prompt,
+  Resource,
+  Tool,
+  UnknownCompletionTargetError,
+} from '../../src';
+import { waitFor } from '../helpers/wait-for';
+
+@injectable()
+class Decorated {
+  @Tool() fixed(_: EmptyInput) {
+    return 'decorated';
+  }
+}
+
+@McpModule({ server: { name: 'dynamic', version: '1.0.0' }, providers: [Decorated] })
+class DynamicModule {}
+
+@injectable()
+class Seeded {
+  @Resource({ uri: 'static://readme', name: 'readme' }) readme() {
+    return 'read me';
+  }
+  @Prompt() hello(_: EmptyInput) {
+    return 'hello';
+  }
+}
+
+/** Clients hear list_changed only for the kinds the server had when they initialized (its capabilities then). */
+@McpModule({ server: { name: 'dynamic', version: '1.0.0' }, providers: [Decorated, Seeded] })
+class SeededModule {}
+
+const QUOTE_SCHEMA = {
+  type: 'object' as const,
+  properties: { symbol: { type: 'string', pattern: '^[A-Z]{1,5}$' }, count: { type: 'integer', minimum: 1, default: 1 }, email: { type: 'string', format: 'email' } },
+  required: ['symbol'],
+  additionalProperties: false,
+};
+
+async function start(module: new () => object = DynamicModule) {
+  const app = await McpApplication.create(module);
+  const client = new Client({ name: 'sdk', version: '1' });
+  const changes: string[] = [];
+  client.fallbackNotificationHandler = async (n) => void changes.push(n.method);
+  await client.connect(app.connectInMemory());
+  return { app, client, changes };
+}
+
+const toolNames = async (client: Client) => (await client.listTools()).tools.map((t) => t.name);
+const textOf = (result: unknown) => ((result as { content: { text: string }[] }).content[0] ?? { text: '' }).text;
+
+describe('tools, resources and prompts registered at runtime (official SDK client)', () => {
+  it('lists, calls, validates, updates and removes a tool, with list_changed each time', async () => {
+    const { app, client, changes } = await start();
+    const seen: unknown[] = [];
+    app.addTool({
+      name: 'quote',
+      description: 'A stock quote',
+      inputSchema: QUOTE_SCHEMA,
+      annotations: { readOnlyHint: true },
+      handler: (args, ctx) => {
+        seen.push(ctx instanceof McpContext);
+        return `${String(args.symbol)} x${String(args.count ?? 1)}`;
+      },
+    });
+    await waitFor(() => changes.includes('notifications/tools/list_changed'));
+    const listed = (await client.listTools()).tools.find((t) => t.name === 'quote')!;
+    expect(listed).toMatchObject({ description: 'A stock quote', annotations: { readOnlyHint: true }, inputSchema: { type: 'object', required: ['symbol'] } });
+    expect(listed.inputSchema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    expect(await toolNames(client)).toEqual(['fixed', 'quote']);
+
+    expect(textOf(await client.callTool({ name: 'quote', arguments: { symbol: 'ACME', count: 3 } }))).toBe('ACME x3');
+    expect(seen).toEqual([true]);
+
+    const bad = await client.callTool({ name: 'quote', arguments: { symbol: 'lower', count: 0, email: 'nope', extra: 1 } });
+    expect(bad.isError).toBe(true);
+    const message = textOf(bad);
+    expect(message).toContain('Invalid arguments for tool "quote"');
+    for (const field of ['symbol: must match pattern', 'count: must be >= 1 (minimum)', 'email: must match format "email" (format)', 'extra: must NOT have additional properties']) expect(message).toContain(field);
+    expect(textOf(await client.callTool({ name: 'quote', arguments: {} }))).toContain('symbol: must have required property');
+    expect(seen).toHaveLength(1);
+
+    changes.length = 0;
+    expect(app.updateTool('quote', { description: 'A delayed quote', handler: (args) => `delayed ${String(args.symbol)}` })).toBe(true);
+    await waitFor(() => changes.includes('notifications/tools/list_changed'));
+    expect((await client.listTools()).tools.find((t) => t.name === 'quote')!.description).toBe('A delayed quote');
+    expect(textOf(await client.callTool({ name: 'quote', arguments: { symbol: 'ACME' } }))).toBe('delayed ACME');
+    expect(app.updateTool('missing', { description: 'x' })).toBe(false);
+
+    changes.length = 0;
+    expect(app.removeTool('quote')).toBe(true);
+    await waitFor(() => changes.includes('notifications/tools/list_changed'));
+    expect(await toolNames(client)).toEqual(['fixed']);
+    await expect(client.callTool({ name: 'quote', arguments: { symbol: 'ACME' } })).rejects.toMatchObject({ code: -32602 });
+    expect(app.removeTool('quote')).toBe(false);
+
+    // Removed, then registered again under the same name: it is back.
+    app.addTool({ name: 'quote', handler: () => 'again' });
+    expect(textOf(await client.callTool({ name: 'quote', arguments: {} }))).toBe('again');
+    await app.close();
+  });
+
+  it('validates structured output against outputSchema and streams from an async generator', async () => {
+    const { app, client } = await start();
+    app.addTool({
+      name: 'point',
+      inputSchema: { type: 'object', properties: { broken: { type: 'boolean' } } },
+      outputSchema: { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } }, required: ['x', 'y'] },
+      handler: (args) => (args.broken ? { x: 'no' } : { x: 1, y: 2 }),
+    });
+    app.addTool({
+      name: 'count',
+      handler: async function* () {
+        yield 'one';
+        yield 'two';
+      },
+    });
+    const good = await client.callTool({ name: 'point', arguments: {} });
+    expect(good.structuredContent).toEqual({ x: 1, y: 2 });
+    expect((await client.listTools()).tools.find((t) => t.name === 'point')!.outputSchema).toMatchObject({ required: ['x', 'y'] });
+    const broken = await client.callTool({ name: 'point', arguments: { broken: true } });
+    expect(broken).toMatchObject({ isError: true, content: [{ text: 'Tool "point" produced invalid output' }] });
+    expect((await client.callTool({ name: 'count', arguments: {} })).content).toEqual([
+      { type: 'text', text: 'one' },
+      { type: 'text', text: 'two' },
+    ]);
+    await app.close();
+  });
+
+  it('registers resources, templates and prompts with completions, and updates and removes them', async () => {
+    const { app, client, changes } = await start(SeededModule);
+    app.addResource({ uri: 'config://app', name: 'config', mimeType: 'application/json', handler: () => ({ debug: true }) });
+    app.addResource({
+      uriTemplate: 'cities://{country}/{city}',
+      name: 'city',
+      mimeType: 'text/plain',
+      handler: (vars) => `${vars.city} in ${vars.country}`,
+      complete: { country: (value) => ['france', 'finland', 'germany'].filter((c) => c.startsWith(value)) },
+    });
+    app.addPrompt({
+      name: 'review',
+      description: 'Review code',
+      arguments: [{ name: 'language', required: true }, { name: 'style' }],
+      handler: (args) => `Review this ${args.language} code${args.style ? ` in a ${args.style} style` : ''}`,
+      complete: { language: (value) => ['go', 'typescript'].filter((l) => l.startsWith(value)) },
+    });
+    await waitFor(() => changes.includes('notifications/resources/list_changed') && changes.includes('notifications/prompts/list_changed'));
+
+    expect((await client.listResources()).resources).toEqual([{ uri: 'static://readme', name: 'readme' }, { uri: 'config://app', name: 'config', mimeType: 'application/json' }]);
+    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([{ uriTemplate: 'cities://{country}/{city}', name: 'city', mimeType: 'text/plain' }]);
+    expect((await client.readResource({ uri: 'config://app' })).contents).toEqual([{ uri: 'config://app', mimeType: 'application/json', text: '{"debug":true}' }]);
+    expect((await client.readResource({ uri: 'cities://france/lyon' })).contents).toEqual([{ uri: 'cities://france/lyon', mimeType: 'text/plain', text: 'lyon in france' }]);
+    const countries = await client.complete({ ref: { type: 'ref/resource', uri: 'cities://{country}/{city}' }, argument: { name: 'country', value: 'f' } });
+    expect(countries.completion.values).toEqual(['france', 'finland']);
+
+    expect((await client.listPrompts()).prompts.slice(1)).toEqual([{ name: 'review', description: 'Review code', arguments: [{ name: 'language', required: true }, { name: 'style' }] }]);
+    expect((await client.getPrompt({ name: 'review', arguments: { language: 'go' } })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Review this go code' } }]);
+    await expect(client.getPrompt({ name: 'review', arguments: { style: 'terse' } })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('language: is required') });
+    const languages = await client.complete({ ref: { type: 'ref/prompt', name: 'review' }, argument: { name: 'language', value: 't' } });
+    expect(languages.completion.values).toEqual(['typescript']);
+
+    expect(app.updateResource('config://app', { handler: () => ({ debug: false }) })).toBe(true);
+    expect((await client.readResource({ uri: 'config://app' })).contents[0]).toMatchObject({ text: '{"debug":false}' });
+    expect(app.updatePrompt('review', { handler: () => 'changed' })).toBe(true);
+    expect((await client.getPrompt({ name: 'review', arguments: { language: 'go' } })).messages[0].content).toEqual({ type: 'text', text: 'changed' });
+
+    changes.length = 0;
+    expect(app.removeResource('cities://{country}/{city}')).toBe(true);
+    expect(app.removeResource('config://app')).toBe(true);
+    expect(app.removePrompt('review')).toBe(true);
+    await waitFor(() => changes.includes('notifications/resources/list_changed') && changes.includes('notifications/prompts/list_changed'));
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['static://readme']);
+    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
+    await expect(client.readResource({ uri: 'config://app' })).rejects.toMatchObject({ code: -32002 });
+    await app.close();
+  });
+
+  it('refuses bad definitions and collisions with named errors, changing nothing', async () => {
+    const { app, client } = await start();
+    expect(() => app.addTool({ name: 'fixed', handler: () => 'x' })).toThrow(DuplicateToolNameError);
+    expect(() => app.addTool({ name: 'has space', handler: () => 'x' })).toThrow(InvalidDefinitionError);
+    expect(() => app.addTool({ name: 'ok', handler: 'nope' as never })).toThrow(/handler must be a function/);
+    expect(() => app.addTool({ name: 'ok', inputSchema: { type: 'array' } as never, handler: () => 'x' })).toThrow(/inputSchema must be a JSON Schema with type "object"/);
+    expect(() => app.addTool({ name: 'ok', inputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } }, handler: () => 'x' })).toThrow(/inputSchema is not a valid JSON Schema/);
+    expect(() => app.addTool({ name: 'ok', taskSupport: 'sometimes' as never, handler: () => 'x' })).toThrow(InvalidDefinitionError);
+    app.addTool({ name: 'once', handler: () => 'x' });
+    expect(() => app.addTool({ name: 'once', handler: () => 'y' })).toThrow(DuplicateToolNameError);
+    expect(() => app.updateTool('once', { name: 'fixed' })).toThrow(DuplicateToolNameError);
+
+    app.addResource({ uri: 'a://x', name: 'x', handler: () => 'x' });
+    expect(() => app.addResource({ uri: 'a://x', name: 'other', handler: () => 'x' })).toThrow(DuplicateResourceError);
+    expect(() => app.addResource({ uri: 'a://y', name: 'x', handler: () => 'x' })).toThrow(DuplicateResourceError);
+    expect(() => app.addResource({ uri: 'not a uri', name: 'z', handler: () => 'x' })).toThrow(InvalidDefinitionError);
+    app.addResource({ uriTemplate: 'b://{id}', name: 'b', handler: () => 'x' });
+    expect(() => app.addResource({ uriTemplate: 'b://{other}', name: 'b2', handler: () => 'x' })).toThrow(ClashingUriTemplateError);
+    expect(() => app.addResource({ uriTemplate: 'c://{id}', name: 'c', handler: () => 'x', complete: { nope: () => [] } })).toThrow(UnknownCompletionTargetError);
+    app.addPrompt({ name: 'p', handler: () => 'x' });
+    expect(() => app.addPrompt({ name: 'p', handler: () => 'x' })).toThrow(DuplicatePromptNameError);
+    expect(() => app.addPrompt({ name: 'q', arguments: [{ name: 'a' }, { name: 'a' }], handler: () => 'x' })).toThrow(/declared twice/);
+
+    expect(await toolNames(client)).toEqual(['fixed', 'once']);
+    expect(textOf(await client.callTool({ name: 'fixed', arguments: {} }))).toBe('decorated');
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['a://x']);
+    await app.close();
+  });
+
+  it('checks scopes of a runtime tool like @RequireScopes, and lists it only to callers who may use it', async () => {
+    const app = await McpApplication.create(DynamicModule);
+    app.addTool({ name: 'admin', scopes: ['admin'], handler: () => 'secret' });
+    const as = async (scopes: string[]) => {
+      const client = new Client({ name: 'scoped', version: '1' });
+      await client.connect(app.connectInMemory({ auth: { token: 't', clientId: 'c', scopes, subject: 's' } }));
+      return client;
+    };
+    const user = await as(['read']);
+    expect(await toolNames(user)).toEqual(['fixed']);
+    await expect(user.callTool({ name: 'admin', arguments: {} })).rejects.toMatchObject({ code: -32003 });
+    const admin = await as(['admin']);
+    expect(textOf(await admin.callTool({ name: 'admin', arguments: {} }))).toBe('secret');
+    await app.close();
+  });
+});
