@@ -4,6 +4,7 @@ import type { SessionInfo } from '../context/mcp-context';
 import { AddressInUseError } from '../errors/address-in-use.error';
 import type { ClassType } from '../metadata/records';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
+import type { Invoke } from '../protocol/tool-invoker';
 import { ProtocolEngine } from '../protocol/protocol-engine'; import { createTelemetry } from '../protocol/telemetry/telemetry'; import { tracedTaskStore } from '../tasks/traced-task-store'; import { withTracedEventStore } from '../transports/http/traced-event-store';
 import { listenHandler } from '../protocol/modern/subscriptions-listen';
 import type { HttpOptions } from '../transports/http/http-options';
@@ -51,6 +52,7 @@ export class McpApplication extends ApplicationSurface {
     protected readonly transient: Set<unknown>,
     private readonly tasks: TaskManager,
     private readonly scaleOut: ScaleOut | undefined,
+    protected readonly invoke: Invoke,
   ) {
     super();
   }
@@ -97,12 +99,29 @@ export class McpApplication extends ApplicationSurface {
       modernHandlers: (e) => ({ 'subscriptions/listen': listenHandler({ hub: e.subscriptions, registry, authorizer: e.authorizer, capabilities: () => e.capabilities }) }),
     });
     engine.subscriptions.attach(scaleOut?.changeBus?.());
-    const app = new McpApplication(container, registry, engine, options, logger, entries, transient, tasks, scaleOut);
+    const app = new McpApplication(container, registry, engine, options, logger, entries, transient, tasks, scaleOut, invoke);
+    try {
+      for (const [prefix, mounted] of Object.entries(graph.root.mounts ?? {})) app.mount(prefix, mounted);
+    } catch (error) {
+      void app.close().catch((e) => logger.error('Could not close an application that failed to mount a module', e));
+      throw error;
+    }
     container.register(MCP_APPLICATION, { useValue: app });
     container.register(MCP_OPTIONS, { useValue: options });
     container.register(MCP_LOGGER, { useValue: logger });
     resolveAll(container, entries);
     for (const warning of unlistedHandlerClassWarnings()) logger.warn(warning);
+    return app;
+  }
+
+  /**
+   * Serves another module's (or application's) tools, resources and prompts under `prefix`: names
+   * become `prefix_name`, URIs `scheme://prefix/rest`. A module is built into its own application
+   * (closed with this one); a collision throws a named definition error. Returns the mounted application.
+   */
+  mount(prefix: string, target: ClassType | McpApplication): McpApplication {
+    const app = target instanceof McpApplication ? target : McpApplication.build(target, {});
+    this.mountApplication(prefix, app, app !== target, (m, e) => this.logger.error(m, e));
     return app;
   }
 
@@ -253,6 +272,7 @@ export class McpApplication extends ApplicationSurface {
       // Listen streams end first, with their final result (graceful closure), so the drain does not wait for them.
       await this.engine.subscriptions.close();
       await this.drain(() => this.engine.inflightCount);
+      await this.closeMounts();
       await this.tasks.close();
       this.engine.closeAllSessions();
       await Promise.allSettled(served.map((s) => s.close()));

@@ -162,4 +162,10 @@ export interface ModuleOptions extends ApplicationOptions {
   providers?: Provider[];
   /** Modules whose providers this module also serves. */
   imports?: ClassType[];
+  /**
+   * Modules served under a prefix, each as its own application (own container and options): tool and
+   * prompt names become `prefix_name`, URIs `scheme://prefix/rest`. Read from the root module; a name
+   * that collides fails `McpApplication.create` with a named definition error.
+   */
+  mounts?: Record<string, ClassType>;
 }

@@ -44,6 +44,7 @@ interface DynamicResourceCommon extends DynamicAccess {
 /** A resource at a fixed URI registered at runtime (`app.addResource()`). */
 export interface DynamicStaticResource extends DynamicResourceCommon {
   uri: string;
+  uriTemplate?: never;
   size?: number;
   /** Returns what a `@Resource` method may: text, bytes, data (JSON), or full contents. */
   handler: (ctx: McpContext) => unknown;
@@ -52,6 +53,7 @@ export interface DynamicStaticResource extends DynamicResourceCommon {
 /** A resource template registered at runtime (`app.addResource()` with `uriTemplate`). */
 export interface DynamicResourceTemplate extends DynamicResourceCommon {
   uriTemplate: string;
+  uri?: never;
   /** Receives the template's variables (strings) as matched in the URI. */
   handler: (variables: Record<string, string>, ctx: McpContext) => unknown;
   /** Completers of the template's variables. */

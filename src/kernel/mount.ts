@@ -1,0 +1,62 @@
+import { InvalidDefinitionError } from '../errors/invalid-definition.error';
+import type { Invoke } from '../protocol/tool-invoker';
+import type { Contribution } from '../registry/contribution';
+import { deepFreeze } from '../registry/definition-utils';
+import type { CompleterDescriptor, HandlerRef, PromptDescriptor, ResourceDescriptor, TemplateDescriptor, ToolDescriptor } from '../registry/descriptors';
+import type { Registry } from '../registry/registry';
+import { UriTemplate } from '../registry/uri-template';
+
+/** Mount prefixes: letters, digits, `_` and `-` (they become part of tool names and URIs). */
+const PREFIX = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export function checkPrefix(prefix: string, what: string): void {
+  if (typeof prefix !== 'string' || !PREFIX.test(prefix)) throw new InvalidDefinitionError(`${what} "${String(prefix)}"`, 'the prefix must be 1-64 characters of A-Z a-z 0-9 _ - (not starting with _ or -)');
+}
+
+/** How a mounted name reads: `weather_forecast` for tool `forecast` under `weather`. */
+export const prefixedName = (prefix: string, name: string) => `${prefix}_${name}`;
+
+/** How a mounted URI reads: the prefix becomes the first path segment (`notes://index` under `work` → `notes://work/index`). */
+export function prefixedUri(prefix: string, uri: string): string {
+  const match = /^([A-Za-z][A-Za-z0-9+.-]*:)(\/\/)?(.*)$/s.exec(uri);
+  if (!match) return `${prefix}/${uri}`;
+  return `${match[1]}${match[2] ?? ''}${prefix}/${match[3]}`;
+}
+
+/**
+ * The surface of another application's registry under a prefix: tools and prompts renamed, resources
+ * and templates moved under the prefix, each handler still run by its own application (its container,
+ * its middleware). Definitions are copied once per call; names that would collide are refused by the
+ * registry builder when the contribution is merged.
+ */
+export function mountedContribution(prefix: string, registry: Registry, invoke: Invoke): Contribution {
+  const via = <T extends HandlerRef>(ref: T, changes: Partial<T>): T => ({ ...ref, ...changes, where: `${ref.where} (mounted at ${prefix})`, run: (args: unknown[]) => invoke(ref, args) });
+  const completers = (map: ReadonlyMap<string, CompleterDescriptor>) => new Map([...map].map(([k, c]) => [k, via(c, {})]));
+  const tools: ToolDescriptor[] = registry.toolDescriptors().map((t) => {
+    const name = prefixedName(prefix, t.name);
+    return via(t, { name, definition: deepFreeze({ ...t.definition, name, ...withViewUri(prefix, t.definition._meta) }) });
+  });
+  const resources: ResourceDescriptor[] = registry.resourceDescriptors().map((r) => {
+    const uri = prefixedUri(prefix, r.uri);
+    return via(r, { uri, definition: deepFreeze({ ...r.definition, uri, name: prefixedName(prefix, r.definition.name) }) });
+  });
+  const templates: TemplateDescriptor[] = registry.templateDescriptors().map((t) => {
+    const template = new UriTemplate(prefixedUri(prefix, t.template.template));
+    const definition = deepFreeze({ ...t.definition, uriTemplate: template.template, name: prefixedName(prefix, t.definition.name) });
+    return via(t, { template, definition, completers: completers(t.completers) });
+  });
+  const prompts: PromptDescriptor[] = registry.promptDescriptors().map((p) => {
+    const name = prefixedName(prefix, p.name);
+    return via(p, { name, definition: deepFreeze({ ...p.definition, name }), completers: completers(p.completers) });
+  });
+  return { tools, resources, templates, prompts };
+}
+
+/** A tool's view (`_meta.ui.resourceUri`) moves with the mounted resources. */
+function withViewUri(prefix: string, meta: Readonly<Record<string, unknown>> | undefined): { _meta?: Record<string, unknown> } {
+  const ui = meta?.ui as Record<string, unknown> | undefined;
+  if (typeof ui?.resourceUri !== 'string') return {};
+  const resourceUri = prefixedUri(prefix, ui.resourceUri);
+  const legacy = typeof meta?.['ui/resourceUri'] === 'string' ? { 'ui/resourceUri': resourceUri } : {};
+  return { _meta: { ...meta, ...legacy, ui: { ...ui, resourceUri } } };
+}

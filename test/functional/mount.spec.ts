@@ -1,0 +1,161 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { IsString, Length } from 'class-validator';
+import { injectable } from 'tsyringe';
+import {
+  Complete,
+  DuplicateToolNameError,
+  EmptyInput,
+  InvalidDefinitionError,
+  McpApplication,
+  McpContext,
+  McpModule,
+  Middleware,
+  Prompt,
+  Resource,
+  Tool,
+} from '../../src';
+import { waitFor } from '../helpers/wait-for';
+
+class CityInput {
+  @IsString() @Length(2, 40) city!: string;
+}
+
+@injectable()
+class WeatherService {
+  readonly calls: string[] = [];
+}
+
+@injectable()
+class WeatherTools {
+  constructor(private readonly service: WeatherService) {}
+  @Tool({ description: 'Forecast for a city' }) forecast(input: CityInput, ctx: McpContext) {
+    this.service.calls.push(input.city);
+    return `sunny in ${input.city} (${ctx instanceof McpContext ? 'ctx' : 'no ctx'})`;
+  }
+  @Resource({ uri: 'weather://stations', mimeType: 'application/json' }) stations() {
+    return ['north', 'south'];
+  }
+  @Resource({ uriTemplate: 'weather://station/{id}' }) station({ id }: { id: string }) {
+    return `station ${id}`;
+  }
+  @Complete({ resource: 'weather://station/{id}', argument: 'id' }) ids(value: string) {
+    return ['north', 'south'].filter((s) => s.startsWith(value));
+  }
+  @Prompt({ description: 'Ask for weather' }) ask(input: CityInput) {
+    return `What is the weather in ${input.city}?`;
+  }
+}
+
+const seen: string[] = [];
+const tag: Middleware = async (invocation, next) => {
+  seen.push(`weather-mw:${invocation.handler}`);
+  return next();
+};
+
+@McpModule({ server: { name: 'weather', version: '1.0.0' }, providers: [WeatherTools, WeatherService], middleware: [tag] })
+class WeatherModule {}
+
+@injectable()
+class NewsTools {
+  @Tool() forecast(_: EmptyInput) {
+    return 'news forecast';
+  }
+  @Tool() headlines(_: EmptyInput) {
+    return ['a', 'b'];
+  }
+}
+
+@McpModule({ server: { name: 'news', version: '1.0.0' }, providers: [NewsTools] })
+class NewsModule {}
+
+@injectable()
+class Own {
+  @Tool() hello(_: EmptyInput) {
+    return 'hello';
+  }
+  @Tool({ name: 'weather_forecast' }) clash(_: EmptyInput) {
+    return 'clash';
+  }
+}
+
+@McpModule({ server: { name: 'gateway', version: '1.0.0' }, providers: [], mounts: { weather: WeatherModule, news: NewsModule } })
+class GatewayModule {}
+
+@McpModule({ server: { name: 'clashing', version: '1.0.0' }, providers: [Own], mounts: { weather: WeatherModule } })
+class ClashingModule {}
+
+async function client(app: McpApplication) {
+  const c = new Client({ name: 'sdk', version: '1' });
+  const changes: string[] = [];
+  c.fallbackNotificationHandler = async (n) => void changes.push(n.method);
+  await c.connect(app.connectInMemory());
+  return { c, changes };
+}
+
+const textOf = (result: unknown) => (result as { content: { text: string }[] }).content[0].text;
+
+describe('mounting modules under a prefix', () => {
+  it('serves two modules under prefixes: names and URIs rewritten, handlers run in their own application', async () => {
+    const app = await McpApplication.create(GatewayModule);
+    const { c } = await client(app);
+    expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['weather_forecast', 'news_forecast', 'news_headlines']);
+    expect(textOf(await c.callTool({ name: 'weather_forecast', arguments: { city: 'Oslo' } }))).toBe('sunny in Oslo (ctx)');
+    expect(textOf(await c.callTool({ name: 'news_forecast', arguments: {} }))).toBe('news forecast');
+    expect(seen).toEqual(['weather-mw:WeatherTools.forecast']);
+    // The mounted tool's input class still validates, in the mounting server.
+    const bad = await c.callTool({ name: 'weather_forecast', arguments: { city: 'X' } });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toContain('city');
+
+    expect((await c.listResources()).resources).toEqual([{ uri: 'weather://weather/stations', name: 'weather_stations', mimeType: 'application/json' }]);
+    expect((await c.listResourceTemplates()).resourceTemplates).toEqual([{ uriTemplate: 'weather://weather/station/{id}', name: 'weather_station' }]);
+    expect((await c.readResource({ uri: 'weather://weather/stations' })).contents[0]).toMatchObject({ uri: 'weather://weather/stations', text: '["north","south"]' });
+    expect((await c.readResource({ uri: 'weather://weather/station/north' })).contents[0]).toMatchObject({ text: 'station north' });
+    const done = await c.complete({ ref: { type: 'ref/resource', uri: 'weather://weather/station/{id}' }, argument: { name: 'id', value: 'n' } });
+    expect(done.completion.values).toEqual(['north']);
+    expect((await c.listPrompts()).prompts.map((p) => p.name)).toEqual(['weather_ask']);
+    expect((await c.getPrompt({ name: 'weather_ask', arguments: { city: 'Rome' } })).messages[0].content).toEqual({ type: 'text', text: 'What is the weather in Rome?' });
+    // Unprefixed names are not served.
+    await expect(c.callTool({ name: 'forecast', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    await app.close();
+  });
+
+  it('refuses collisions with a named error, at bootstrap and at runtime, changing nothing', async () => {
+    await expect(McpApplication.create(ClashingModule)).rejects.toThrow(DuplicateToolNameError);
+    await expect(McpApplication.create(ClashingModule)).rejects.toThrow(/weather_forecast.*Own\.clash.*WeatherTools\.forecast \(mounted at weather\)/);
+
+    const app = await McpApplication.create(GatewayModule);
+    app.addTool({ name: 'extra_headlines', handler: () => 'x' });
+    expect(() => app.mount('weather', NewsModule)).toThrow(/already mounted/);
+    expect(() => app.mount('bad prefix', NewsModule)).toThrow(InvalidDefinitionError);
+    expect(() => app.mount('extra', NewsModule)).toThrow(DuplicateToolNameError);
+    const { c } = await client(app);
+    expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['weather_forecast', 'news_forecast', 'news_headlines', 'extra_headlines']);
+    await app.close();
+  });
+
+  it('mounts an application at runtime, follows its runtime changes, and unmounts it', async () => {
+    const app = await McpApplication.create(GatewayModule);
+    const { c, changes } = await client(app);
+    const plugin = await McpApplication.create(NewsModule);
+    expect(app.mount('plugin', plugin)).toBe(plugin);
+    await waitFor(() => changes.includes('notifications/tools/list_changed'));
+    expect((await c.listTools()).tools.map((t) => t.name)).toContain('plugin_headlines');
+
+    changes.length = 0;
+    plugin.addTool({ name: 'late', handler: () => 'late tool' });
+    await waitFor(() => changes.includes('notifications/tools/list_changed'));
+    expect(textOf(await c.callTool({ name: 'plugin_late', arguments: {} }))).toBe('late tool');
+    plugin.disable('tool', 'headlines');
+    await waitFor(async () => !(await c.listTools()).tools.some((t) => t.name === 'plugin_headlines'));
+
+    expect(await app.unmount('plugin')).toBe(true);
+    expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['weather_forecast', 'news_forecast', 'news_headlines']);
+    expect(await app.unmount('plugin')).toBe(false);
+    // An application given to mount is the caller's: unmount does not close it.
+    const direct = await client(plugin);
+    expect(textOf(await direct.c.callTool({ name: 'late', arguments: {} }))).toBe('late tool');
+    await plugin.close();
+    await app.close();
+  });
+});
