@@ -8,7 +8,7 @@ const MAX_ERROR_BODY_CHARS = 8 * 1024;
 /** Reads a text/event-stream body to its end, handing each `message` event's data on. Resolves the parser (for its last event id). */
 export async function readSse(body: NonNullable<Response['body']>, onData: (data: string) => void): Promise<SseParser> {
   const parser = new SseParser((event) => {
-    if (event.event === 'message') onData(event.data);
+    if (event.event === 'message' && event.data !== '') onData(event.data); // an empty event primes Last-Event-ID
   });
   const decoder = new TextDecoder();
   const reader = body.getReader();

@@ -42,6 +42,8 @@ export function abortError(reason: unknown): Error {
 /** Requests sent and not yet answered, bounded, with their timers, signals and progress handlers. */
 export class OutboundRequests {
   private readonly pending = new Map<RequestId, Pending>();
+  /** Requests given up on (timeout, abort) whose late response is expected and dropped quietly; the newest 1000. */
+  private readonly abandoned = new Set<RequestId>();
   private nextId = 0;
 
   constructor(
@@ -92,10 +94,10 @@ export class OutboundRequests {
     return { id, promise };
   }
 
-  /** Settles a request with the response that arrived; false when no such request is waiting. */
+  /** Settles a request with the response that arrived; false when no such request is waiting or was given up on. */
   settle(id: RequestId, message: { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } }): boolean {
     const entry = this.pending.get(id);
-    if (!entry) return false;
+    if (!entry) return this.abandoned.delete(id);
     entry.cleanup();
     if (message.error !== undefined) {
       const { code, message: text, data } = message.error ?? {};
@@ -133,6 +135,8 @@ export class OutboundRequests {
   private giveUp(id: RequestId, error: Error, reason: string): void {
     if (!this.pending.has(id)) return;
     this.fail(id, error);
+    this.abandoned.add(id);
+    if (this.abandoned.size > 1000) this.abandoned.delete(this.abandoned.values().next().value as RequestId);
     this.cancel(id, reason);
   }
 }
