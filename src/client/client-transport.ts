@@ -42,7 +42,12 @@ export function isClientMessage(value: unknown): value is ClientMessage {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { jsonrpc?: unknown }).jsonrpc === '2.0';
 }
 
-/** An Error for anything thrown, keeping an Error as it is. */
+/** An Error for anything thrown, keeping an Error (of any realm: fetch's TypeError may come from another) as it is. */
 export function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
+  if (error instanceof Error || isErrorLike(error)) return error;
+  return new Error(String(error));
+}
+
+function isErrorLike(value: unknown): value is Error {
+  return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string' && typeof (value as { name?: unknown }).name === 'string';
 }

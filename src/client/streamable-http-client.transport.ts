@@ -63,8 +63,9 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     } catch (error) {
       this.controllers.delete(controller);
       if (this.closed) return;
-      if (id === undefined) throw new Error(`HTTP POST failed: ${asError(error).message}`);
-      return this.deliver(transportError(id, `HTTP POST failed: ${asError(error).message}`), id);
+      const why = `HTTP POST failed: ${describe(error)}`;
+      if (id === undefined) throw new Error(why);
+      return this.deliver(transportError(id, why), id);
     }
     const sessionId = res.headers.get('mcp-session-id');
     if (sessionId) this.sessionId = sessionId;
@@ -116,7 +117,10 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     let why = 'the server closed the response stream before answering';
     try {
       if (type.includes('text/event-stream')) await readSse(res.body!, take);
-      else if (type.includes('application/json')) take(await res.text());
+      else if (type.includes('application/json')) {
+        take(await res.text());
+        why = 'the server answered without a response to the request';
+      }
       else {
         await res.body!.cancel().catch(() => undefined);
         why = `the server answered with content type "${type}"`;
@@ -191,6 +195,13 @@ export class StreamableHttpClientTransport implements McpClientTransport {
       // a throwing error handler must not take the transport down
     }
   }
+}
+
+/** An error's message with its cause's (fetch says only "fetch failed"; the cause says ECONNREFUSED). */
+function describe(error: unknown): string {
+  const e = asError(error);
+  const cause = e.cause === undefined ? undefined : asError(e.cause).message;
+  return cause ? `${e.message} (${cause})` : e.message;
 }
 
 /** A transport that speaks MCP over Streamable HTTP to `url`. */
