@@ -5,11 +5,15 @@ import { SseParser } from './sse-parser';
 /** Longest error body read from a failed HTTP response. */
 const MAX_ERROR_BODY_CHARS = 8 * 1024;
 
-/** Reads a text/event-stream body to its end, handing each `message` event's data on. Resolves the parser (for its last event id). */
-export async function readSse(body: NonNullable<Response['body']>, onData: (data: string) => void): Promise<SseParser> {
-  const parser = new SseParser((event) => {
-    if (event.event === 'message' && event.data !== '') onData(event.data); // an empty event primes Last-Event-ID
+/** A parser handing each `message` event's data on (an event with empty data only primes Last-Event-ID). */
+export function messageParser(onData: (data: string) => void): SseParser {
+  return new SseParser((event) => {
+    if (event.event === 'message' && event.data !== '') onData(event.data);
   });
+}
+
+/** Reads a text/event-stream body to its end through `parser` (which keeps the last event id even when the read fails). */
+export async function readSse(body: NonNullable<Response['body']>, parser: SseParser): Promise<SseParser> {
   const decoder = new TextDecoder();
   const reader = body.getReader();
   try {

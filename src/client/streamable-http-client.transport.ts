@@ -1,6 +1,6 @@
 import type { RequestId } from '../mcp/json-rpc';
 import { asError, type ClientMessage, type McpClientTransport } from './client-transport';
-import { httpErrorResponse, parseMessages, readSse, transportError } from './http-response-reader';
+import { httpErrorResponse, messageParser, parseMessages, readSse, transportError } from './http-response-reader';
 
 export interface StreamableHttpClientOptions {
   /** Sent with every HTTP request (say, Authorization); a function is asked before each one. */
@@ -116,8 +116,18 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     const type = res.headers.get('content-type') ?? '';
     let why = 'the server closed the response stream before answering';
     try {
-      if (type.includes('text/event-stream')) await readSse(res.body!, take);
-      else if (type.includes('application/json')) {
+      if (type.includes('text/event-stream')) {
+        const parser = messageParser(take);
+        try {
+          await readSse(res.body!, parser);
+        } catch (error) {
+          if (parser.lastEventId === undefined) throw error;
+        }
+        // A stream that ended unanswered after an event id is resumed with GET + Last-Event-ID (SSE polling, resumability).
+        for (let attempt = 0; !answered && !this.closed && parser.lastEventId !== undefined && attempt < (this.options.maxReconnects ?? 3); attempt++) {
+          await this.resume(parser, controller, attempt);
+        }
+      } else if (type.includes('application/json')) {
         take(await res.text());
         why = 'the server answered without a response to the request';
       }
@@ -133,6 +143,30 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     if (!answered && !this.closed) this.deliver(transportError(id, `Request failed: ${why}`), id);
   }
 
+  /** Re-opens a request's stream from its last event id; waits the server's retry delay first (bounded by 5 s). */
+  private async resume(parser: ReturnType<typeof messageParser>, controller: AbortController, attempt: number): Promise<void> {
+    const wait = Math.min(parser.retryMs ?? (attempt === 0 ? 0 : (this.options.reconnectDelayMs ?? 1000)), 5000);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait).unref());
+    if (this.closed) return;
+    const headers = await this.headers({ accept: 'text/event-stream', 'last-event-id': parser.lastEventId! });
+    let res: Response;
+    try {
+      res = await this.fetch(this.url, { method: 'GET', headers, signal: controller.signal });
+    } catch (error) {
+      if (attempt + 1 >= (this.options.maxReconnects ?? 3)) throw error;
+      return; // the network, not the server, said no: try again
+    }
+    if (!res.ok || !res.body) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new Error(`HTTP ${res.status} resuming the stream`); // the server cannot resume it
+    }
+    try {
+      await readSse(res.body, parser);
+    } catch (error) {
+      if (attempt + 1 >= (this.options.maxReconnects ?? 3)) throw error;
+    }
+  }
+
   /** The GET stream for server-initiated messages, re-opened with Last-Event-ID when it ends. */
   private async listen(lastEventId?: string, attempt = 0): Promise<void> {
     if (this.closed || this.options.openSseStream === false) return;
@@ -146,7 +180,7 @@ export class StreamableHttpClientTransport implements McpClientTransport {
         await res.body?.cancel().catch(() => undefined);
         throw new Error(`HTTP ${res.status} opening the GET stream`);
       }
-      const parser = await readSse(res.body, (data) => parseMessages(data, (e) => this.fail(e)).forEach((m) => this.deliver(m)));
+      const parser = await readSse(res.body, messageParser((data) => parseMessages(data, (e) => this.fail(e)).forEach((m) => this.deliver(m))));
       if (parser.lastEventId !== undefined) lastEventId = parser.lastEventId;
       retryMs = parser.retryMs;
     } catch (error) {

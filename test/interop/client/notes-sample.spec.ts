@@ -1,5 +1,5 @@
 import { McpClient, stdioClientTransport, streamableHttpClientTransport, type McpClientTransport } from '../../../src';
-import { SAMPLE_MAIN } from '../../helpers/paths';
+import { HTTP_FIXTURE, SAMPLE_MAIN } from '../../helpers/paths';
 import { spawnHttpServer } from '../../helpers/spawn-server';
 import { waitFor } from '../../helpers/wait-for';
 
@@ -91,4 +91,26 @@ describe.each([
       await expect(client.request('ping')).rejects.toMatchObject({ code: -32000, message: 'Connection closed' });
     });
   }
+});
+
+/** A request whose SSE stream the server closes halfway (SSE polling) is resumed with GET + Last-Event-ID. */
+describe('McpClient resuming a dropped response stream (mcpkit HTTP fixture)', () => {
+  it('gets every progress and log event and the result, nothing twice', async () => {
+    const server = await spawnHttpServer(HTTP_FIXTURE);
+    const client = new McpClient();
+    try {
+      await client.connect(streamableHttpClientTransport(server.url));
+      const logs: unknown[] = [];
+      client.onNotification('notifications/message', (p) => void logs.push(p.data));
+      await client.request('logging/setLevel', { level: 'info' });
+      const seen: number[] = [];
+      const result = await client.request<Text>('tools/call', { name: 'dropHalfway', arguments: { events: 10 } }, { onProgress: (p) => seen.push(p.progress) });
+      expect(result.content[0].text).toBe('sent 10');
+      expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      expect(logs).toEqual(Array.from({ length: 10 }, (_, i) => `log ${i + 1}`));
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+  });
 });
