@@ -21,14 +21,22 @@ export interface SendOptions {
  * as do mcpkit's own `stdioClientTransport` and `streamableHttpClientTransport`.
  */
 export interface McpClientTransport {
-  onmessage?: (message: ClientMessage, extra?: MessageExtra) => void;
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
+  // Method syntax on purpose: parameters then compare bivariantly, so transports typed with the SDK's
+  // stricter JSONRPCMessage fit.
+  onmessage?(message: ClientMessage, extra?: MessageExtra): void;
+  onclose?(): void;
+  onerror?(error: Error): void;
   sessionId?: string;
   /** Called by the client once initialize agreed on a version (HTTP sends it as MCP-Protocol-Version). */
-  setProtocolVersion?: (version: string) => void;
+  setProtocolVersion?(version: string): void;
   start(): Promise<void>;
-  send(message: ClientMessage, options?: SendOptions): Promise<void>;
+  /**
+   * The client passes a ClientMessage and SendOptions. Typed `any` on purpose: the SDK's transports
+   * declare narrower unions (JSONRPCMessage | JSONRPCMessage[], their own option bag) that no common
+   * type both accepts and is accepted by.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  send(message: any, options?: any): Promise<void>;
   close(): Promise<void>;
 }
 

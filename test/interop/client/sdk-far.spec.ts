@@ -109,3 +109,24 @@ describe.each([
     expect(errors).toEqual([]);
   });
 });
+
+/** The official SDK's own client transports fit McpClient as they are. */
+describe("McpClient over the official SDK's client transports", () => {
+  it('works over the SDK StdioClientTransport and StreamableHTTPClientTransport', async () => {
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const server = await spawnHttpServer(FAR_SERVER);
+    try {
+      for (const transport of [new StdioClientTransport({ command: process.execPath, args: [FAR_SERVER, '--stdio'], stderr: 'pipe' }), new StreamableHTTPClientTransport(new URL(server.url))]) {
+        const client = new McpClient({ capabilities: { elicitation: { form: {} } } });
+        client.setRequestHandler('elicitation/create', async () => ({ action: 'decline' }));
+        await client.connect(transport);
+        expect(client.serverInfo).toEqual({ name: 'sdk-far', version: '1.2.3' });
+        expect((await client.request<Text>('tools/call', { name: 'askName', arguments: {} })).content[0].text).toBe('elicitation decline');
+        await client.close();
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+});
