@@ -110,3 +110,14 @@ export { MODERN_PROTOCOL_VERSIONS, MetaKey, ModernErrorCode, TASKS_EXTENSION } f
 export type { Extensions, ExtensionSettings } from './mcp/extensions';
 export type { CacheHint, CacheHints } from './protocol/modern/cache-hints';
 export type { RequestStateOptions } from './protocol/modern/request-state';
+export { McpClient } from './client/mcp-client';
+export type { McpClientOptions, NotificationHandler, InitializeResult } from './client/mcp-client';
+export type { McpClientTransport, ClientMessage, MessageExtra, SendOptions } from './client/client-transport';
+export { CLIENT_PROTOCOL_VERSIONS } from './client/client-transport';
+export type { InboundRequestHandler, InboundRequestContext } from './client/inbound-requests';
+export type { RequestOptions, Progress } from './client/outbound-requests';
+export { REQUEST_TIMEOUT, CONNECTION_CLOSED } from './client/outbound-requests';
+export { StdioClientTransport, stdioClientTransport } from './client/stdio-client.transport';
+export type { StdioClientOptions } from './client/stdio-client.transport';
+export { StreamableHttpClientTransport, streamableHttpClientTransport } from './client/streamable-http-client.transport';
+export type { StreamableHttpClientOptions } from './client/streamable-http-client.transport';

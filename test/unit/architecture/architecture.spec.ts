@@ -27,7 +27,7 @@ describe('architecture of src/', () => {
 
   it('lets registry/, schema/, metadata/ and decorators/ run without the engine or transports (type-only imports of option shapes aside)', () => {
     const low = new Set(['registry', 'schema', 'metadata', 'decorators', 'errors', 'validation']);
-    const high = new Set(['protocol', 'kernel', 'transports', 'tasks', 'redis', 'context', 'testing']);
+    const high = new Set(['protocol', 'kernel', 'transports', 'tasks', 'redis', 'context', 'testing', 'client']);
     // context/mcp-context.ts is the handler contract (an abstract class the registry recognises by
     // type, and interfaces): it belongs with the vocabulary, and imports nothing but it.
     const CONTRACT = 'src/context/mcp-context.ts';
@@ -37,6 +37,13 @@ describe('architecture of src/', () => {
 
   it('keeps the protocol core free of tasks/, transports/, redis/ and kernel/ (tasks plug in as a feature)', () => {
     expect(edges.filter((e) => layer(e.from) === 'protocol' && ['tasks', 'transports', 'redis', 'kernel'].includes(layer(e.to)))).toEqual([]);
+  });
+
+  it('keeps the MCP client (src/client) standalone: only the vocabulary, the wire helpers and the line decoder below it', () => {
+    const allowed = (to: string) => layer(to) === 'client' || layer(to) === 'mcp' || to === 'src/protocol/wire.ts' || to === 'src/transports/line-decoder.ts';
+    expect(edges.filter((e) => layer(e.from) === 'client' && !allowed(e.to))).toEqual([]);
+    // and nothing but the public index depends on it (the proxy will, through its own layer)
+    expect(edges.filter((e) => layer(e.to) === 'client' && layer(e.from) !== 'client' && e.from !== 'src/index.ts' && ['mcp', 'protocol', 'transports', 'tasks'].includes(layer(e.from)))).toEqual([]);
   });
 
   it('lets nothing outside protocol/ import the session class (handlers get a RequestScope, transports a Connection)', () => {

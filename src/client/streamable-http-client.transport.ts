@@ -1,0 +1,244 @@
+import type { RequestId } from '../mcp/json-rpc';
+import { asError, type ClientMessage, type McpClientTransport } from './client-transport';
+import { httpErrorResponse, messageParser, parseMessages, readSse, transportError } from './http-response-reader';
+
+export interface StreamableHttpClientOptions {
+  /** Sent with every HTTP request (say, Authorization); a function is asked before each one. */
+  headers?: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
+  /** The fetch to use; default the global fetch of Node 20+. */
+  fetch?: typeof fetch;
+  /** Open the GET SSE stream after initialize for server-initiated messages. Default true. */
+  openSseStream?: boolean;
+  /** How often a GET stream that ended is re-opened (with Last-Event-ID) before giving up. Default 3. */
+  maxReconnects?: number;
+  /** Delay before re-opening the GET stream when the server suggests none. Default 1000 ms. */
+  reconnectDelayMs?: number;
+}
+
+/**
+ * MCP over Streamable HTTP: each message is POSTed; a request's answer comes as JSON or as an SSE
+ * stream (whose messages are delivered with `relatedRequestId` = that request's id). Keeps the
+ * Mcp-Session-Id of initialize, sends MCP-Protocol-Version once agreed, listens on the GET stream
+ * after initialize (405 means the server has none), DELETEs the session on close. A failed exchange
+ * for a request is delivered as a JSON-RPC error response for its id; nothing rejects unhandled.
+ */
+export class StreamableHttpClientTransport implements McpClientTransport {
+  onmessage?: McpClientTransport['onmessage'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  sessionId?: string;
+  protocolVersion?: string;
+  private readonly fetch: typeof fetch;
+  private readonly controllers = new Set<AbortController>();
+  private readonly url: URL;
+  private initializeId?: RequestId;
+  private reconnectTimer?: NodeJS.Timeout;
+  private started = false;
+  private closed = false;
+
+  constructor(url: string | URL, private readonly options: StreamableHttpClientOptions = {}) {
+    this.url = new URL(url);
+    this.fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error('StreamableHttpClientTransport already started');
+    this.started = true;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version;
+  }
+
+  async send(message: ClientMessage): Promise<void> {
+    if (this.closed) throw new Error('Transport closed');
+    const isRequest = typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number');
+    const id = isRequest ? (message.id as RequestId) : undefined;
+    if (message.method === 'initialize' && id !== undefined) this.initializeId = id;
+    const controller = this.track();
+    let res: Response;
+    try {
+      const headers = await this.headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
+      res = await this.fetch(this.url, { method: 'POST', headers, body: JSON.stringify(message), signal: controller.signal });
+    } catch (error) {
+      this.controllers.delete(controller);
+      if (this.closed) return;
+      const why = `HTTP POST failed: ${describe(error)}`;
+      if (id === undefined) throw new Error(why);
+      return this.deliver(transportError(id, why), id);
+    }
+    const sessionId = res.headers.get('mcp-session-id');
+    if (sessionId) this.sessionId = sessionId;
+    if (!res.ok) {
+      this.controllers.delete(controller);
+      if (id === undefined) {
+        await res.body?.cancel().catch(() => undefined);
+        throw new Error(`HTTP ${res.status} for a ${typeof message.method === 'string' ? message.method : 'response'} message`);
+      }
+      return this.deliver(await httpErrorResponse(res, id), id);
+    }
+    if (message.method === 'notifications/initialized') void this.listen();
+    if (id === undefined || res.status === 202 || !res.body) {
+      this.controllers.delete(controller);
+      await res.body?.cancel().catch(() => undefined);
+      if (id !== undefined) this.deliver(transportError(id, `HTTP ${res.status} without a response to the request`), id);
+      return;
+    }
+    void this.readAnswer(res, id, controller);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    for (const controller of this.controllers) controller.abort();
+    this.controllers.clear();
+    if (this.sessionId) {
+      try {
+        const res = await this.fetch(this.url, { method: 'DELETE', headers: await this.headers({}), signal: AbortSignal.timeout(5000) });
+        await res.body?.cancel().catch(() => undefined);
+      } catch {
+        // the server may be gone already; the session then ends with it
+      }
+    }
+    this.onclose?.();
+  }
+
+  /** Reads a POST's answer (JSON or SSE) and makes sure the request gets a response either way. */
+  private async readAnswer(res: Response, id: RequestId, controller: AbortController): Promise<void> {
+    let answered = false;
+    const take = (text: string) => {
+      for (const m of parseMessages(text, (e) => this.fail(e))) {
+        if ('id' in m && m.id === id && !('method' in m)) answered = true;
+        this.deliver(m, id);
+      }
+    };
+    const type = res.headers.get('content-type') ?? '';
+    let why = 'the server closed the response stream before answering';
+    try {
+      if (type.includes('text/event-stream')) {
+        const parser = messageParser(take);
+        try {
+          await readSse(res.body!, parser);
+        } catch (error) {
+          if (parser.lastEventId === undefined) throw error;
+        }
+        // A stream that ended unanswered after an event id is resumed with GET + Last-Event-ID (SSE polling, resumability).
+        for (let attempt = 0; !answered && !this.closed && parser.lastEventId !== undefined && attempt < (this.options.maxReconnects ?? 3); attempt++) {
+          await this.resume(parser, controller, attempt);
+        }
+      } else if (type.includes('application/json')) {
+        take(await res.text());
+        why = 'the server answered without a response to the request';
+      }
+      else {
+        await res.body!.cancel().catch(() => undefined);
+        why = `the server answered with content type "${type}"`;
+      }
+    } catch (error) {
+      why = `the response stream failed: ${asError(error).message}`;
+    } finally {
+      this.controllers.delete(controller);
+    }
+    if (!answered && !this.closed) this.deliver(transportError(id, `Request failed: ${why}`), id);
+  }
+
+  /** Re-opens a request's stream from its last event id; waits the server's retry delay first (bounded by 5 s). */
+  private async resume(parser: ReturnType<typeof messageParser>, controller: AbortController, attempt: number): Promise<void> {
+    const wait = Math.min(parser.retryMs ?? (attempt === 0 ? 0 : (this.options.reconnectDelayMs ?? 1000)), 5000);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait).unref());
+    if (this.closed) return;
+    const headers = await this.headers({ accept: 'text/event-stream', 'last-event-id': parser.lastEventId! });
+    let res: Response;
+    try {
+      res = await this.fetch(this.url, { method: 'GET', headers, signal: controller.signal });
+    } catch (error) {
+      if (attempt + 1 >= (this.options.maxReconnects ?? 3)) throw error;
+      return; // the network, not the server, said no: try again
+    }
+    if (!res.ok || !res.body) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new Error(`HTTP ${res.status} resuming the stream`); // the server cannot resume it
+    }
+    try {
+      await readSse(res.body, parser);
+    } catch (error) {
+      if (attempt + 1 >= (this.options.maxReconnects ?? 3)) throw error;
+    }
+  }
+
+  /** The GET stream for server-initiated messages, re-opened with Last-Event-ID when it ends. */
+  private async listen(lastEventId?: string, attempt = 0): Promise<void> {
+    if (this.closed || this.options.openSseStream === false) return;
+    const controller = this.track();
+    let retryMs: number | undefined;
+    try {
+      const headers = await this.headers({ accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) });
+      const res = await this.fetch(this.url, { method: 'GET', headers, signal: controller.signal });
+      if (res.status === 405) return void (await res.body?.cancel().catch(() => undefined));
+      if (!res.ok || !res.body || !(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+        await res.body?.cancel().catch(() => undefined);
+        throw new Error(`HTTP ${res.status} opening the GET stream`);
+      }
+      const parser = await readSse(res.body, messageParser((data) => parseMessages(data, (e) => this.fail(e)).forEach((m) => this.deliver(m))));
+      if (parser.lastEventId !== undefined) lastEventId = parser.lastEventId;
+      retryMs = parser.retryMs;
+    } catch (error) {
+      if (!this.closed) this.fail(new Error(`GET stream: ${asError(error).message}`));
+    } finally {
+      this.controllers.delete(controller);
+    }
+    if (this.closed || attempt >= (this.options.maxReconnects ?? 3)) return;
+    this.reconnectTimer = setTimeout(() => void this.listen(lastEventId, attempt + 1), retryMs ?? this.options.reconnectDelayMs ?? 1000);
+    this.reconnectTimer.unref();
+  }
+
+  private async headers(extra: Record<string, string>): Promise<Record<string, string>> {
+    const own = typeof this.options.headers === 'function' ? await this.options.headers() : this.options.headers;
+    return {
+      ...own,
+      ...extra,
+      ...(this.sessionId ? { 'mcp-session-id': this.sessionId } : {}),
+      ...(this.protocolVersion ? { 'mcp-protocol-version': this.protocolVersion } : {}),
+    };
+  }
+
+  private track(): AbortController {
+    const controller = new AbortController();
+    this.controllers.add(controller);
+    return controller;
+  }
+
+  private deliver(message: ClientMessage, relatedRequestId?: RequestId): void {
+    if (this.initializeId !== undefined && message.id === this.initializeId && !('method' in message)) {
+      const version = (message.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+      if (typeof version === 'string') this.protocolVersion = version;
+      this.initializeId = undefined;
+    }
+    try {
+      this.onmessage?.(message, relatedRequestId === undefined ? undefined : { relatedRequestId });
+    } catch (error) {
+      this.fail(asError(error));
+    }
+  }
+
+  private fail(error: Error): void {
+    try {
+      this.onerror?.(error);
+    } catch {
+      // a throwing error handler must not take the transport down
+    }
+  }
+}
+
+/** An error's message with its cause's (fetch says only "fetch failed"; the cause says ECONNREFUSED). */
+function describe(error: unknown): string {
+  const e = asError(error);
+  const cause = e.cause === undefined ? undefined : asError(e.cause).message;
+  return cause ? `${e.message} (${cause})` : e.message;
+}
+
+/** A transport that speaks MCP over Streamable HTTP to `url`. */
+export function streamableHttpClientTransport(url: string | URL, options: StreamableHttpClientOptions = {}): StreamableHttpClientTransport {
+  return new StreamableHttpClientTransport(url, options);
+}
