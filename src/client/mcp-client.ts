@@ -19,7 +19,8 @@ export interface McpClientOptions {
   maxInboundRequests?: number;
 }
 
-export type NotificationHandler = (params: Record<string, unknown>) => void;
+/** `extra.relatedRequestId`: the request whose response stream carried the notification (Streamable HTTP). */
+export type NotificationHandler = (params: Record<string, unknown>, extra: MessageExtra) => void;
 
 /** What the server said in initialize. */
 export interface InitializeResult {
@@ -109,6 +110,7 @@ export class McpClient {
     if (!transport || this.closed) throw new McpError(CONNECTION_CLOSED, 'Connection closed');
     if (options.signal?.aborted) throw abortError(options.signal.reason);
     const { id, promise } = this.outbound.open(options);
+    options.onRequestId?.(id);
     const body: Record<string, unknown> = { ...params };
     if (options.onProgress) body._meta = { ...(body._meta as object | undefined), progressToken: id };
     const message: ClientMessage = { jsonrpc: '2.0', id, method, ...(params !== undefined || options.onProgress ? { params: body } : {}) };
@@ -171,7 +173,7 @@ export class McpClient {
     const hasId = typeof message.id === 'string' || typeof message.id === 'number';
     if (typeof message.method === 'string') {
       if (hasId) return this.inbound.handle(message, extra?.relatedRequestId);
-      return this.notification(message.method, (typeof message.params === 'object' && message.params !== null ? message.params : {}) as Record<string, unknown>);
+      return this.notification(message.method, (typeof message.params === 'object' && message.params !== null ? message.params : {}) as Record<string, unknown>, extra ?? {});
     }
     if (hasId && ('result' in message || 'error' in message)) {
       if (!this.outbound.settle(message.id as RequestId, message as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } })) this.fail(new Error(`Received a response for unknown request id ${JSON.stringify(message.id)}`));
@@ -180,10 +182,10 @@ export class McpClient {
     this.fail(new Error(`Received a message that is neither request, notification nor response: ${JSON.stringify(message).slice(0, 120)}`));
   }
 
-  private notification(method: string, params: Record<string, unknown>): void {
+  private notification(method: string, params: Record<string, unknown>, extra: MessageExtra): void {
     if (method === 'notifications/progress') this.guard(() => this.outbound.progress(params.progressToken, params as unknown as Progress));
     else if (method === 'notifications/cancelled') this.inbound.cancel(params.requestId, params.reason);
-    for (const handler of this.listeners.get(method) ?? []) this.guard(() => handler(params));
+    for (const handler of this.listeners.get(method) ?? []) this.guard(() => handler(params, extra));
   }
 
   private reply(response: ClientMessage, relatedRequestId: RequestId): void {

@@ -17,6 +17,8 @@ export interface RequestOptions {
   resetTimeoutOnProgress?: boolean;
   /** Asks the server for progress (a progressToken) and receives it. */
   onProgress?: (progress: Progress) => void;
+  /** Told the id the request is sent under (to relate the server's requests and messages to it). */
+  onRequestId?: (id: RequestId) => void;
 }
 
 /** JSON-RPC error code of a request the client gave up waiting for (as the official SDK uses it). */

@@ -7,9 +7,6 @@ import type { PrimitiveKind, Registry } from '../registry/registry';
 import { buildRegistry, ProviderEntry } from '../registry/registry.builder';
 import type { DependencyContainer } from 'tsyringe';
 import { register, resolveAll } from './providers';
-import { InvalidDefinitionError } from '../errors/invalid-definition.error';
-import type { Invoke } from '../protocol/tool-invoker';
-import { checkPrefix, mountedContribution } from './mount';
 import { DuplicatePromptNameError } from '../errors/duplicate-prompt-name.error';
 import { DuplicateResourceError } from '../errors/duplicate-resource.error';
 import { DuplicateToolNameError } from '../errors/duplicate-tool-name.error';
@@ -43,9 +40,6 @@ export abstract class ApplicationSurface {
   protected abstract readonly transient: Set<unknown>;
   /** Descriptors made outside the decorators, by source (runtime registration, each mount, each proxy). */
   protected readonly contributions = new Map<string, Contribution>();
-  /** Runs a handler of this application (its container, its middleware): what a mount forwards to. */
-  protected abstract readonly invoke: Invoke;
-  private readonly mounts = new Map<string, { app: ApplicationSurface; owned: boolean; stop: () => void }>();
   private readonly tools: Dynamic<DynamicTool, ToolDescriptor> = { defs: new Map(), descriptors: new Map() };
   private readonly resources: Dynamic<DynamicResource, ResourceDescriptor | TemplateDescriptor> = { defs: new Map(), descriptors: new Map() };
   private readonly prompts: Dynamic<DynamicPrompt, PromptDescriptor> = { defs: new Map(), descriptors: new Map() };
@@ -133,49 +127,6 @@ export abstract class ApplicationSurface {
   /** Removes a prompt: one registered at runtime, or a decorated one (for good). */
   removePrompt(name: string): boolean {
     return this.drop(this.prompts, 'prompt', name);
-  }
-
-  /** Stops serving what was mounted under `prefix` (an application built by `mount` is closed). */
-  async unmount(prefix: string): Promise<boolean> {
-    const mounted = this.mounts.get(prefix);
-    if (!mounted) return false;
-    this.mounts.delete(prefix);
-    mounted.stop();
-    this.contribute(`mount:${prefix}`, undefined);
-    if (mounted.owned) await mounted.app.close();
-    return true;
-  }
-
-  abstract close(): Promise<void>;
-
-  /** Serves `app`'s primitives under `prefix`, following its runtime changes; refuses collisions. */
-  protected mountApplication(prefix: string, app: ApplicationSurface, owned: boolean, logError: (message: string, error: unknown) => void): void {
-    checkPrefix(prefix, 'mount');
-    if (this.mounts.has(prefix)) throw new InvalidDefinitionError(`mount "${prefix}"`, 'the prefix is already mounted');
-    if (app === this) throw new InvalidDefinitionError(`mount "${prefix}"`, 'an application cannot mount itself');
-    const refresh = () => this.contribute(`mount:${prefix}`, mountedContribution(prefix, app.registry, app.invoke));
-    try {
-      refresh();
-    } catch (error) {
-      if (owned) void app.close().catch((e) => logError('Could not close an application that failed to mount', e));
-      throw error;
-    }
-    const stop = app.registry.onChange(() => {
-      try {
-        refresh();
-      } catch (error) {
-        logError(`A change of the application mounted at "${prefix}" collides with this one; it is not served`, error);
-      }
-    });
-    this.mounts.set(prefix, { app, owned, stop });
-  }
-
-  /** Closes the applications `mount` built (on the application's close). */
-  protected async closeMounts(): Promise<void> {
-    const owned = [...this.mounts.values()].filter((m) => m.owned);
-    for (const m of this.mounts.values()) m.stop();
-    this.mounts.clear();
-    await Promise.allSettled(owned.map((m) => m.app.close()));
   }
 
   /**

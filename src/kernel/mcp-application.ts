@@ -10,7 +10,7 @@ import { listenHandler } from '../protocol/modern/subscriptions-listen';
 import type { HttpOptions } from '../transports/http/http-options';
 import type { StreamableHttpTransport } from '../transports/http/streamable-http';
 import type { Registry } from '../registry/registry';
-import { ApplicationSurface } from './application-surface';
+import { ComposedSurface } from './composed-surface';
 import { buildRegistry, ProviderEntry } from '../registry/registry.builder';
 import { ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
@@ -36,7 +36,7 @@ import type { TaskStore } from '../tasks/task-store';
  * One MCP server application: its own DI container, registry and protocol engine, served over any
  * number of transports. Two applications in one process share nothing.
  */
-export class McpApplication extends ApplicationSurface {
+export class McpApplication extends ComposedSurface {
   private readonly served = new Set<Served>();
   private readonly httpServed = new WeakMap<StreamableHttpTransport, Served>();
   private closing?: Promise<void>;
@@ -47,7 +47,7 @@ export class McpApplication extends ApplicationSurface {
     readonly registry: Registry,
     private readonly engine: ProtocolEngine,
     readonly options: ResolvedOptions,
-    private readonly logger: ServerLogger,
+    protected readonly logger: ServerLogger,
     protected readonly entries: ProviderEntry[],
     protected readonly transient: Set<unknown>,
     private readonly tasks: TaskManager,
@@ -121,7 +121,7 @@ export class McpApplication extends ApplicationSurface {
    */
   mount(prefix: string, target: ClassType | McpApplication): McpApplication {
     const app = target instanceof McpApplication ? target : McpApplication.build(target, {});
-    this.mountApplication(prefix, app, app !== target, (m, e) => this.logger.error(m, e));
+    this.mountApplication(prefix, app, app !== target);
     return app;
   }
 

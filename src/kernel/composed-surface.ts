@@ -1,0 +1,98 @@
+import type { McpClientTransport } from '../client/client-transport';
+import { InvalidDefinitionError } from '../errors/invalid-definition.error';
+import type { Invoke } from '../protocol/tool-invoker';
+import type { ResolvedOptions } from './application-options';
+import { ApplicationSurface } from './application-surface';
+import { checkPrefix, mountedContribution } from './mount';
+import { ProxyOptions, RemoteServer } from './proxy';
+import type { ServerLogger } from './server-logger';
+
+/**
+ * An application composed of others: modules and applications mounted under a prefix, remote MCP
+ * servers proxied under one. Each is a contribution to the registry, checked like any definition.
+ */
+export abstract class ComposedSurface extends ApplicationSurface {
+  /** Runs a handler of this application (its container, its middleware): what a mount forwards to. */
+  protected abstract readonly invoke: Invoke;
+  abstract readonly options: ResolvedOptions;
+  /** What is served under each prefix (mounts and proxies), and how to let it go. */
+  private readonly mounts = new Map<string, { release(): Promise<void> }>();
+
+  /**
+   * Serves a remote MCP server's tools, resources, templates and prompts under `prefix`, through an
+   * MCP client on `transport` (`stdioClientTransport`, `streamableHttpClientTransport`, or any
+   * transport shaped like the official SDK's). Calls are forwarded with their cancellation and
+   * progress; the remote server's elicitation, sampling and roots requests reach the caller's client;
+   * its list changes are followed. Rejects when the remote server cannot be reached or a name collides.
+   */
+  async proxy(prefix: string, transport: McpClientTransport, options: ProxyOptions = {}): Promise<void> {
+    this.claimPrefix(prefix, 'proxy');
+    const source = `mount:${prefix}`;
+    const placeholder = { release: async () => undefined };
+    this.mounts.set(prefix, placeholder);
+    try {
+      const remote = await RemoteServer.connect(
+        prefix,
+        transport,
+        { contribute: (c) => this.contribute(source, c), notifyResourceUpdated: (uri) => this.notifyResourceUpdated(uri), logError: (m, e) => this.logError(m, e) },
+        { timeoutMs: options.timeoutMs ?? this.options.clientRequestTimeoutMs, clientInfo: options.clientInfo ?? { name: this.options.server.name, version: this.options.server.version } },
+      );
+      this.mounts.set(prefix, { release: () => remote.close() });
+    } catch (error) {
+      this.mounts.delete(prefix);
+      if (this.contributions.has(source)) this.contribute(source, undefined);
+      throw error;
+    }
+  }
+
+  /** Stops serving what was mounted or proxied under `prefix` (an application built by `mount` is closed, a proxy disconnected). */
+  async unmount(prefix: string): Promise<boolean> {
+    const mounted = this.mounts.get(prefix);
+    if (!mounted) return false;
+    this.mounts.delete(prefix);
+    this.contribute(`mount:${prefix}`, undefined);
+    await mounted.release();
+    return true;
+  }
+
+  abstract close(): Promise<void>;
+  abstract notifyResourceUpdated(uri: string): Promise<void>;
+  protected abstract readonly logger: ServerLogger;
+
+  protected logError(message: string, error: unknown): void {
+    this.logger.error(message, error);
+  }
+
+  private claimPrefix(prefix: string, what: string): void {
+    checkPrefix(prefix, what);
+    if (this.mounts.has(prefix)) throw new InvalidDefinitionError(`${what} "${prefix}"`, 'the prefix is already mounted');
+  }
+
+  /** Serves `app`'s primitives under `prefix`, following its runtime changes; refuses collisions. */
+  protected mountApplication(prefix: string, app: ComposedSurface, owned: boolean): void {
+    this.claimPrefix(prefix, 'mount');
+    if (app === this) throw new InvalidDefinitionError(`mount "${prefix}"`, 'an application cannot mount itself');
+    const refresh = () => this.contribute(`mount:${prefix}`, mountedContribution(prefix, app.registry, app.invoke));
+    try {
+      refresh();
+    } catch (error) {
+      if (owned) void app.close().catch((e) => this.logError('Could not close an application that failed to mount', e));
+      throw error;
+    }
+    const stop = app.registry.onChange(() => {
+      try {
+        refresh();
+      } catch (error) {
+        this.logError(`A change of the application mounted at "${prefix}" collides with this one; it is not served`, error);
+      }
+    });
+    this.mounts.set(prefix, { release: async () => (stop(), owned ? app.close() : undefined) });
+  }
+
+  /** Lets every mount and proxy go (on the application's close): built applications closed, proxies disconnected. */
+  protected async closeMounts(): Promise<void> {
+    const all = [...this.mounts.values()];
+    this.mounts.clear();
+    await Promise.allSettled(all.map((m) => m.release()));
+  }
+}

@@ -1,0 +1,145 @@
+import { McpClient } from '../client/mcp-client';
+import type { McpClientTransport } from '../client/client-transport';
+import type { ElicitFormRequest, ElicitUrlRequest, McpContext } from '../context/mcp-context';
+import type { RequestId } from '../mcp/json-rpc';
+import type { CreateMessageParams, LoggingLevel } from '../mcp/mcp-types';
+import { McpError } from '../mcp/mcp.error';
+import type { Contribution } from '../registry/contribution';
+import { proxiedContribution, RemoteCalls, RemoteLists } from './proxy-surface';
+
+/** Options of `app.proxy()`. */
+export interface ProxyOptions {
+  /** Milliseconds a forwarded request may take, restarted by progress (default: the application's `clientRequestTimeoutMs`). */
+  timeoutMs?: number;
+  /** How the proxy introduces itself to the remote server (default: the application's server info). */
+  clientInfo?: { name: string; version: string };
+}
+
+/** What the proxy asks of the application that serves it. */
+export interface ProxyHost {
+  contribute(contribution: Contribution): void;
+  notifyResourceUpdated(uri: string): Promise<void>;
+  logError(message: string, error?: unknown): void;
+}
+
+/** The code of a request given up because its caller cancelled it (never sent: cancelled requests get no answer). */
+const REQUEST_CANCELLED = -32800;
+
+type Lists = Omit<RemoteLists, 'completions'>;
+const LISTS: Record<keyof Lists, [string, string, string]> = {
+  tools: ['tools', 'tools/list', 'tools'],
+  resources: ['resources', 'resources/list', 'resources'],
+  templates: ['resources', 'resources/templates/list', 'resourceTemplates'],
+  prompts: ['prompts', 'prompts/list', 'prompts'],
+};
+
+/**
+ * A remote MCP server served through this application under a prefix: an McpClient connected to
+ * it, its lists mirrored (refreshed on its list_changed), and every call forwarded with the caller's
+ * context: cancellation, progress, log messages, and the remote server's requests to the client
+ * (elicitation, sampling, roots) answered by the caller's client through this server.
+ */
+export class RemoteServer implements RemoteCalls {
+  /** The calls in flight, by the id the remote server knows them by, with the context they serve. */
+  private readonly calls = new Map<RequestId, McpContext>();
+  private lists: Lists = { tools: [], resources: [], templates: [], prompts: [] };
+
+  private constructor(
+    private readonly prefix: string,
+    private readonly client: McpClient,
+    private readonly host: ProxyHost,
+    private readonly timeoutMs: number,
+  ) {}
+
+  static async connect(prefix: string, transport: McpClientTransport, host: ProxyHost, options: Required<Pick<ProxyOptions, 'timeoutMs'>> & ProxyOptions): Promise<RemoteServer> {
+    const client = new McpClient({ clientInfo: options.clientInfo, capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: false } } });
+    const remote = new RemoteServer(prefix, client, host, options.timeoutMs);
+    remote.answerRemoteRequests();
+    await client.connect(transport, { timeoutMs: options.timeoutMs });
+    try {
+      await remote.refresh(['tools', 'resources', 'templates', 'prompts']);
+      remote.followChanges();
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw error;
+    }
+    return remote;
+  }
+
+  async call(method: string, params: Record<string, unknown>, ctx: McpContext): Promise<unknown> {
+    let id: RequestId | undefined;
+    try {
+      return await this.client.request(method, params, {
+        signal: ctx.signal,
+        timeoutMs: this.timeoutMs,
+        resetTimeoutOnProgress: true,
+        onProgress: (p) => void ctx.progress(p.progress, p.total, p.message).catch((e) => this.host.logError('Could not forward progress', e)),
+        onRequestId: (sent) => this.calls.set((id = sent), ctx),
+      });
+    } catch (error) {
+      // The caller cancelled: nobody hears the answer, and it is no failure worth logging.
+      if (ctx.signal.aborted) throw new McpError(REQUEST_CANCELLED, 'Request cancelled');
+      throw error;
+    } finally {
+      if (id !== undefined) this.calls.delete(id);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+
+  /** Fetches the named lists again and hands the whole surface to the application. */
+  private async refresh(which: (keyof Lists)[]): Promise<void> {
+    const caps = this.client.serverCapabilities ?? {};
+    const next: Record<keyof Lists, unknown[]> = { ...this.lists };
+    for (const list of which) {
+      const [capability, method, key] = LISTS[list];
+      next[list] = caps[capability] ? await this.client.listAll(method, key, {}, { timeoutMs: this.timeoutMs }) : [];
+    }
+    const lists = next as unknown as Lists;
+    const contribution = proxiedContribution(this.prefix, { ...lists, completions: caps.completions !== undefined }, this, (what, e) => this.host.logError(`The proxied ${what} cannot be served`, e));
+    this.host.contribute(contribution);
+    this.lists = lists;
+  }
+
+  private followChanges(): void {
+    const refresh = (which: (keyof Lists)[]) => () =>
+      void this.refresh(which).catch((e) => this.host.logError(`Could not refresh the lists of the server proxied at "${this.prefix}"`, e));
+    this.client.onNotification('notifications/tools/list_changed', refresh(['tools']));
+    this.client.onNotification('notifications/resources/list_changed', refresh(['resources', 'templates']));
+    this.client.onNotification('notifications/prompts/list_changed', refresh(['prompts']));
+    this.client.onNotification('notifications/resources/updated', (params) => {
+      const uri = typeof params.uri === 'string' ? params.uri : undefined;
+      if (uri) void this.host.notifyResourceUpdated(uri.replace(/^([A-Za-z][A-Za-z0-9+.-]*:(?:\/\/)?)/, `$1${this.prefix}/`)).catch((e) => this.host.logError('Could not forward a resource update', e));
+    });
+    this.client.onNotification('notifications/message', (params, { relatedRequestId }) => {
+      const ctx = this.contextOf(relatedRequestId);
+      if (ctx) void ctx.log.log(params.level as LoggingLevel, params.data, typeof params.logger === 'string' ? params.logger : undefined).catch(() => undefined);
+    });
+  }
+
+  /** The remote server's requests to its client go to the client of the call they belong to. */
+  private answerRemoteRequests(): void {
+    this.client.setRequestHandler('elicitation/create', (params, { relatedRequestId }) => this.requireContext(relatedRequestId).elicit(params as unknown as ElicitFormRequest | ElicitUrlRequest));
+    this.client.setRequestHandler('sampling/createMessage', (params, { relatedRequestId }) => this.requireContext(relatedRequestId).sample(params as unknown as CreateMessageParams));
+    this.client.setRequestHandler('roots/list', async (_params, { relatedRequestId }) => ({ roots: await this.requireContext(relatedRequestId).roots() }));
+  }
+
+  /**
+   * The call a remote request belongs to: the one named by the transport (Streamable HTTP knows which
+   * response stream carried it), else the only call in flight. Several calls and no relation: the
+   * request cannot be routed and is refused.
+   */
+  private contextOf(related: RequestId | undefined): McpContext | undefined {
+    if (related !== undefined && this.calls.has(related)) return this.calls.get(related);
+    return this.calls.size === 1 ? this.calls.values().next().value : undefined;
+  }
+
+  private requireContext(related: RequestId | undefined): McpContext {
+    const ctx = this.contextOf(related);
+    if (!ctx) throw new McpError(-32603, this.calls.size === 0 ? 'No call in progress to answer this request' : 'Cannot tell which call this request belongs to');
+    return ctx;
+  }
+}
+

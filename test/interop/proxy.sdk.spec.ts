@@ -1,0 +1,158 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { join } from 'node:path';
+import { injectable } from 'tsyringe';
+import { EmptyInput, McpApplication, McpModule, stdioClientTransport, streamableHttpClientTransport, Tool, type McpClientTransport } from '../../src';
+import { ROOT } from '../helpers/paths';
+import { spawnHttpServer } from '../helpers/spawn-server';
+import { waitFor } from '../helpers/wait-for';
+
+const FAR_SERVER = join(ROOT, 'test', 'fixtures', 'sdk-far-server.mjs');
+type Text = { content: { type: string; text: string }[]; isError?: boolean };
+const textOf = (r: unknown) => (r as Text).content.map((c) => c.text).join('');
+
+@injectable()
+class LocalTools {
+  @Tool() local(_: EmptyInput) {
+    return 'served here';
+  }
+}
+
+@McpModule({ server: { name: 'gateway', version: '1.0.0' }, providers: [LocalTools] })
+class GatewayModule {}
+
+/**
+ * mcpkit proxies a server built with the official SDK 1.x (spawned: stdio or Streamable HTTP); the
+ * official SDK client, connected to the proxy over real HTTP, uses every primitive of the far server.
+ */
+describe.each([
+  ['stdio', async () => ({ transport: stdioClientTransport({ command: process.execPath, args: [FAR_SERVER, '--stdio'], stderr: 'pipe' }) as McpClientTransport, stop: async () => {} })],
+  [
+    'Streamable HTTP',
+    async () => {
+      const far = await spawnHttpServer(FAR_SERVER);
+      return { transport: streamableHttpClientTransport(far.url) as McpClientTransport, stop: far.stop };
+    },
+  ],
+])('proxying an SDK 1.x server reached over %s', (_name, open) => {
+  let app: McpApplication;
+  let client: Client;
+  let stopFar: () => Promise<void>;
+  const elicited: unknown[] = [];
+  const logs: unknown[] = [];
+  let listChanged = 0;
+
+  beforeAll(async () => {
+    const far = await open();
+    stopFar = far.stop;
+    app = await McpApplication.create(GatewayModule);
+    await app.proxy('far', far.transport);
+    const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1' } });
+    client = new Client({ name: 'sdk-client', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {}, roots: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      elicited.push(request.params.message);
+      return { action: 'accept', content: { name: 'Ada' } };
+    });
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      const first = request.params.messages[0].content as { type: string; text?: string };
+      return { role: 'assistant', model: 'test-model', content: { type: 'text', text: `short(${first.type === 'text' ? first.text : '?'})` } };
+    });
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work/a' }, { uri: 'file:///work/b' }] }));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => void logs.push(n.params));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void listChanged++);
+    await client.connect(new StreamableHTTPClientTransport(new URL(http!.url)));
+  });
+  afterAll(async () => {
+    await client?.close();
+    await app?.close();
+    await stopFar?.();
+  });
+
+  it('lists the far tools under the prefix beside its own, and calls them', async () => {
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(['local', 'far_echo', 'far_progress', 'far_askName', 'far_summarize', 'far_listRoots', 'far_chatty', 'far_slow', 'far_lastCancelled', 'far_enableHidden']);
+    const echo = (await client.listTools()).tools.find((t) => t.name === 'far_echo')!;
+    expect(echo).toMatchObject({ description: 'Echoes text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
+    expect(textOf(await client.callTool({ name: 'far_echo', arguments: { text: 'hi' } }))).toBe('echo: hi');
+    expect(textOf(await client.callTool({ name: 'local', arguments: {} }))).toBe('served here');
+  });
+
+  it("passes the far server's validation errors back", async () => {
+    const bad = (await client.callTool({ name: 'far_echo', arguments: { text: 42 } })) as Text;
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/text/);
+  });
+
+  it('forwards progress from the far end', async () => {
+    const seen: number[] = [];
+    const result = await client.callTool({ name: 'far_progress', arguments: { steps: 3 } }, undefined, { onprogress: (p) => void seen.push(p.progress) });
+    expect(textOf(result)).toBe('did 3 steps');
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it('answers elicitation, sampling and roots through two hops', async () => {
+    expect(textOf(await client.callTool({ name: 'far_askName', arguments: {} }))).toBe('hello Ada');
+    expect(elicited).toEqual(['Your name?']);
+    expect(textOf(await client.callTool({ name: 'far_summarize', arguments: { text: 'long text' } }))).toBe('summary: short(Summarize: long text) (test-model)');
+    expect(textOf(await client.callTool({ name: 'far_listRoots', arguments: {} }))).toBe('file:///work/a,file:///work/b');
+  });
+
+  it("forwards the far server's log messages for a call to the caller", async () => {
+    await client.setLoggingLevel('debug').catch(() => undefined);
+    expect(textOf(await client.callTool({ name: 'far_chatty', arguments: {} }))).toBe('logged');
+    await waitFor(() => logs.some((l) => (l as { data?: unknown }).data === 'careful'));
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'warning', logger: 'far', data: 'careful' }));
+  });
+
+  it('carries cancellation to the far end', async () => {
+    const abort = new AbortController();
+    const call = client.callTool({ name: 'far_slow', arguments: {} }, undefined, { signal: abort.signal });
+    await new Promise((r) => setTimeout(r, 300));
+    abort.abort('user gave up');
+    await expect(call).rejects.toThrow();
+    await waitFor(async () => textOf(await client.callTool({ name: 'far_lastCancelled', arguments: {} })) !== 'null');
+    const last = JSON.parse(textOf(await client.callTool({ name: 'far_lastCancelled', arguments: {} }))) as { requestId: unknown };
+    expect(last.requestId).toBeDefined();
+  });
+
+  it('reads resources and templates, and completes template variables', async () => {
+    expect((await client.listResources()).resources).toEqual([{ uri: 'far://far/readme', name: 'far_readme', title: 'Readme', mimeType: 'text/plain' }]);
+    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([{ uriTemplate: 'far://far/items/{name}', name: 'far_item', title: 'Item' }]);
+    expect((await client.readResource({ uri: 'far://far/readme' })).contents).toEqual([{ uri: 'far://far/readme', mimeType: 'text/plain', text: 'far readme' }]);
+    expect((await client.readResource({ uri: 'far://far/items/apple' })).contents).toEqual([{ uri: 'far://far/items/apple', text: 'item apple' }]);
+    const done = await client.complete({ ref: { type: 'ref/resource', uri: 'far://far/items/{name}' }, argument: { name: 'name', value: 'ap' } });
+    expect(done.completion.values).toEqual(['apple', 'apricot']);
+    await expect(client.readResource({ uri: 'far://readme' })).rejects.toMatchObject({ code: -32002 });
+  });
+
+  it('gets prompts', async () => {
+    expect((await client.listPrompts()).prompts).toEqual([{ name: 'far_greet', description: 'Greets someone', arguments: [{ name: 'name', required: true }] }]);
+    expect((await client.getPrompt({ name: 'far_greet', arguments: { name: 'Bob' } })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Please greet Bob' } }]);
+  });
+
+  it("follows the far server's list changes", async () => {
+    const before = listChanged;
+    expect(textOf(await client.callTool({ name: 'far_enableHidden', arguments: {} }))).toBe('enabled');
+    await waitFor(() => listChanged > before);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('far_hidden');
+    expect(textOf(await client.callTool({ name: 'far_hidden', arguments: {} }))).toBe('found me');
+  });
+});
+
+describe('proxy refusals', () => {
+  it('rejects a name collision and a server that cannot be reached, keeping the application as it was', async () => {
+    const app = await McpApplication.create(GatewayModule);
+    app.addTool({ name: 'far_echo', handler: () => 'mine' });
+    await expect(app.proxy('far', stdioClientTransport({ command: process.execPath, args: [FAR_SERVER, '--stdio'], stderr: 'ignore' }))).rejects.toThrow(/Tool name "far_echo" is declared twice/);
+    await expect(app.proxy('gone', stdioClientTransport({ command: join(ROOT, 'no-such-server'), stderr: 'ignore' }))).rejects.toThrow();
+    await expect(app.proxy('bad prefix', stdioClientTransport({ command: process.execPath, args: [FAR_SERVER, '--stdio'] }))).rejects.toThrow(/prefix/);
+    expect(app.registry.toolDescriptors().map((t) => t.name)).toEqual(['local', 'far_echo']);
+    // The prefix is free again after a failure.
+    await app.proxy('ok', stdioClientTransport({ command: process.execPath, args: [FAR_SERVER, '--stdio'], stderr: 'ignore' }));
+    expect(app.registry.toolDescriptors().map((t) => t.name)).toContain('ok_echo');
+    expect(await app.unmount('ok')).toBe(true);
+    expect(app.registry.toolDescriptors().map((t) => t.name)).toEqual(['local', 'far_echo']);
+    await app.close();
+  });
+});
