@@ -1,6 +1,18 @@
 import 'reflect-metadata';
 import { JwtVerifier, McpApplication, type ResourceServerOptions } from '../../src';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { AppModule } from './app.module';
+import { loadOpenApiDocument, registerOpenApiTools } from './openapi-tools';
+
+/**
+ * openapi.json sits next to main.ts. tsc does not copy it into dist/, so the compiled main.js
+ * (dist/samples/notes) reads it from the sources (samples/notes).
+ */
+function openApiFile(): string {
+  const beside = join(__dirname, 'openapi.json');
+  return existsSync(beside) ? beside : join(__dirname, '..', '..', '..', 'samples', 'notes', 'openapi.json');
+}
 
 /**
  * Authorization from the environment: with MCP_AUTH_ISSUER set, every HTTP request needs a bearer JWT
@@ -42,6 +54,8 @@ async function main(): Promise<void> {
   const pageSize = Number(/--page-size=(\d+)/.exec(args.join(' '))?.[1] ?? 100);
   const app = await McpApplication.create(AppModule, { pageSize });
   app.enableShutdownHooks();
+  // Tools generated from an OpenAPI document; they call NOTES_API_BASE_URL, or answer with its examples when unset.
+  registerOpenApiTools(app, loadOpenApiDocument(openApiFile()), { baseUrl: process.env.NOTES_API_BASE_URL || undefined });
   if (args.includes('--stdio')) {
     await app.listen({ stdio: true });
     process.stderr.write('notes: serving MCP over stdio\n');
