@@ -110,3 +110,4 @@ export { MODERN_PROTOCOL_VERSIONS, MetaKey, ModernErrorCode, TASKS_EXTENSION } f
 export type { Extensions, ExtensionSettings } from './mcp/extensions';
 export type { CacheHint, CacheHints } from './protocol/modern/cache-hints';
 export type { RequestStateOptions } from './protocol/modern/request-state';
+export type { CustomMethodHandler, CustomMethodOptions } from './protocol/custom-methods';
