@@ -134,6 +134,7 @@ export class ProtocolEngine implements SessionHost {
         handler: (method) => this.handler(method),
         modernHandlers: options.modernHandlers?.(this),
         featureHandler: (method) => this.featureMethod(method),
+        multiRound: (method) => this.custom.handler(method, true) !== undefined,
         cache: options.cache,
         logError: options.logError,
       });

@@ -1,6 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { injectable } from 'tsyringe';
 import { z } from 'zod';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { EmptyInput, InvalidDefinitionError, Invocation, McpApplication, McpError, McpModule, Middleware, Tool } from '../../src';
 import { RawTransport } from '../helpers/raw-transport';
 import { waitFor } from '../helpers/wait-for';
@@ -145,6 +147,48 @@ describe('custom methods (app.addMethod)', () => {
     expect((await raw.request({ id: 4, method: 'acme/search', params: { _meta: meta } })).error?.code).toBe(-32601);
     const after = await raw.request({ id: 5, method: 'server/discover', params: { _meta: meta } });
     expect(after.result?.capabilities).not.toHaveProperty('extensions');
+    await app.close();
+  });
+  it('gets a server span like any request (telemetry full): named after the method, its error code on failure', async () => {
+    const exporter = new InMemorySpanExporter();
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const { app, connectClient } = await start({ telemetry: { mode: 'full', tracerProvider } });
+    app.addMethod('acme/search', search);
+    app.addMethod('acme/refuse', () => {
+      throw new McpError(-32602, 'no');
+    });
+    const { client } = await connectClient();
+    await client.request({ method: 'acme/search', params: { q: 1 } }, Hits);
+    await client.request({ method: 'acme/refuse', params: {} }, Anything).catch(() => undefined);
+    const spans = exporter.getFinishedSpans();
+    const ok = spans.find((s) => s.name === 'acme/search');
+    const failed = spans.find((s) => s.name === 'acme/refuse');
+    expect(ok?.attributes).toMatchObject({ 'mcp.method.name': 'acme/search' });
+    expect(failed?.attributes).toMatchObject({ 'mcp.method.name': 'acme/refuse', 'rpc.response.status_code': '-32602' });
+    await app.close();
+  });
+  it('asks the client for input in both eras: a request in a 2025-11-25 session, an input round (MRTR) in 2026-07-28', async () => {
+    const { app } = await start();
+    app.addMethod('acme/confirm', async (params, ctx) => {
+      const answer = await ctx.elicit({ message: `Delete ${String(params.item)}?`, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } });
+      return { action: answer.action, content: answer.content ?? null };
+    });
+    const client = new Client({ name: 'sdk', version: '1' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => ({ action: 'accept', content: { ok: request.params.message === 'Delete a?' } }));
+    await client.connect(app.connectInMemory());
+    expect(await client.request({ method: 'acme/confirm', params: { item: 'a' } }, Anything)).toEqual({ action: 'accept', content: { ok: true } });
+
+    const raw = new RawTransport();
+    app.connect(raw, { local: true });
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+    const first = await raw.request({ id: 1, method: 'acme/confirm', params: { item: 'b', _meta: meta } });
+    expect(first.result).toMatchObject({ resultType: 'input_required', inputRequests: { 'elicitation-0': { method: 'elicitation/create', params: expect.objectContaining({ message: 'Delete b?' }) } } });
+    const answers = { 'elicitation-0': { action: 'accept', content: { ok: true } } };
+    const done = await raw.request({ id: 2, method: 'acme/confirm', params: { item: 'b', _meta: meta, inputResponses: answers, requestState: first.result!.requestState } });
+    expect(done.result).toMatchObject({ resultType: 'complete', action: 'accept', content: { ok: true } });
+    // The requestState is bound to the params: another item cannot reuse it.
+    const other = await raw.request({ id: 3, method: 'acme/confirm', params: { item: 'c', _meta: meta, inputResponses: answers, requestState: first.result!.requestState } });
+    expect(other.error?.code).toBe(-32602);
     await app.close();
   });
 });
