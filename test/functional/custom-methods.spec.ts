@@ -4,6 +4,9 @@ import { injectable } from 'tsyringe';
 import { z } from 'zod';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { EmptyInput, InvalidDefinitionError, Invocation, McpApplication, McpError, McpModule, Middleware, Tool } from '../../src';
+import request from 'supertest';
+import { ACCEPT_BOTH } from '../helpers/http-app';
+import { modernBody, modernHeaders } from '../helpers/modern-http';
 import { RawTransport } from '../helpers/raw-transport';
 import { waitFor } from '../helpers/wait-for';
 
@@ -189,6 +192,37 @@ describe('custom methods (app.addMethod)', () => {
     // The requestState is bound to the params: another item cannot reuse it.
     const other = await raw.request({ id: 3, method: 'acme/confirm', params: { item: 'c', _meta: meta, inputResponses: answers, requestState: first.result!.requestState } });
     expect(other.error?.code).toBe(-32602);
+    await app.close();
+  });
+});
+
+describe('custom methods over HTTP with authentication (authenticate hook)', () => {
+  /** `Authorization: Bearer subject;scope scope` -> AuthInfo. */
+  const authenticate = ({ headers }: { headers: Record<string, string | string[] | undefined> }) => {
+    const value = headers.authorization;
+    if (typeof value !== 'string') return undefined;
+    const [subject, scopes = ''] = value.replace('Bearer ', '').split(';');
+    return { subject, scopes: scopes.split(' ').filter(Boolean) };
+  };
+
+  it('answers a caller without the scopes with 403 and a step-up challenge, in both eras; serves one with them', async () => {
+    const { app } = await start();
+    app.addMethod('acme/admin', (_, ctx) => ({ who: ctx.auth?.subject }), { scopes: ['admin'] });
+    const callback = app.httpTransport({ sessions: false, responseMode: 'json', authenticate }).callback();
+    const legacy = (token: string) =>
+      request(callback).post('/mcp').set({ Accept: ACCEPT_BOTH, 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }).send({ jsonrpc: '2.0', id: 1, method: 'acme/admin', params: {} });
+    const denied = await legacy('bob;read');
+    expect(denied.status).toBe(403);
+    expect(denied.headers['www-authenticate']).toContain('insufficient_scope');
+    expect(denied.body.error).toMatchObject({ code: -32003, data: { requiredScopes: ['admin'] } });
+    const served = await legacy('alice;admin');
+    expect([served.status, served.body.result]).toEqual([200, { who: 'alice' }]);
+
+    const body = modernBody('acme/admin');
+    const modern = (token: string) => request(callback).post('/mcp').set({ ...modernHeaders(body), authorization: `Bearer ${token}` }).send(body);
+    expect((await modern('bob;read')).status).toBe(403);
+    const ok = await modern('alice;admin');
+    expect([ok.status, ok.body.result]).toEqual([200, expect.objectContaining({ resultType: 'complete', who: 'alice' })]);
     await app.close();
   });
 });
