@@ -121,3 +121,4 @@ export { StdioClientTransport, stdioClientTransport } from './client/stdio-clien
 export type { StdioClientOptions } from './client/stdio-client.transport';
 export { StreamableHttpClientTransport, streamableHttpClientTransport } from './client/streamable-http-client.transport';
 export type { StreamableHttpClientOptions } from './client/streamable-http-client.transport';
+export type { CustomMethodHandler, CustomMethodOptions } from './protocol/custom-methods';

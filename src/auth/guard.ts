@@ -8,7 +8,7 @@ export interface GuardContext {
    * refused to unauthenticated callers before any guard runs.
    */
   readonly auth: AuthInfo;
-  readonly kind: 'tool' | 'resource' | 'template' | 'prompt' | 'completion';
+  readonly kind: 'tool' | 'resource' | 'template' | 'prompt' | 'completion' | 'method';
   /** The tool's or prompt's name, the resource's or template's `name`, or the completed argument. */
   readonly name: string;
   /** "Class.method" of the handler. */

@@ -10,6 +10,7 @@ import { register, resolveAll } from './providers';
 import { DuplicatePromptNameError } from '../errors/duplicate-prompt-name.error';
 import { DuplicateResourceError } from '../errors/duplicate-resource.error';
 import { DuplicateToolNameError } from '../errors/duplicate-tool-name.error';
+import type { CustomMethodHandler, CustomMethodOptions, CustomMethods } from '../protocol/custom-methods';
 
 function duplicate(kind: PrimitiveKind, key: string): Error {
   const first = 'an earlier runtime registration', second = 'this one';
@@ -38,6 +39,8 @@ export abstract class ApplicationSurface {
   abstract readonly container: DependencyContainer;
   protected abstract readonly entries: ProviderEntry[];
   protected abstract readonly transient: Set<unknown>;
+  /** The protocol engine's methods added with `addMethod`. */
+  protected abstract readonly customMethods: CustomMethods;
   /** Descriptors made outside the decorators, by source (runtime registration, each mount, each proxy). */
   protected readonly contributions = new Map<string, Contribution>();
   private readonly tools: Dynamic<DynamicTool, ToolDescriptor> = { defs: new Map(), descriptors: new Map() };
@@ -200,5 +203,22 @@ export abstract class ApplicationSurface {
       for (const [k, v] of given.defs) own.defs.set(k, v);
       for (const [k, v] of given.descriptors) own.descriptors.set(k, v);
     }
+  }
+
+  /**
+   * Serves a method mcpkit does not define (an extension's, an experimental one) with `handler(params,
+   * ctx)`, whose returned object is the JSON-RPC result (anything else is an internal error, logged).
+   * It runs like the built-in methods: the request's McpContext, the application's middleware (kind
+   * 'method'), `scopes` checked by the authorizer, an McpError thrown is the answer and any other error
+   * is -32603. `capabilities` is merged into the server's while the method exists. A method of MCP's
+   * own, an empty name or one already added throws InvalidDefinitionError.
+   */
+  addMethod(method: string, handler: CustomMethodHandler, options?: CustomMethodOptions): void {
+    this.customMethods.add(method, handler, options);
+  }
+
+  /** Stops serving a method added with `addMethod` (it is -32601 again, its capabilities gone); false when there is none. */
+  removeMethod(method: string): boolean {
+    return this.customMethods.remove(method);
   }
 }

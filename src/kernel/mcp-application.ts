@@ -55,7 +55,10 @@ export class McpApplication extends ComposedSurface {
     protected readonly invoke: Invoke,
   ) {
     super();
+    this.customMethods = engine.custom;
   }
+
+  protected readonly customMethods: ProtocolEngine['custom'];
 
   /** Builds an application from a module class decorated with `@McpModule`. */
   static async create(module: ClassType, overrides: ApplicationOptions = {}): Promise<McpApplication> {

@@ -2,7 +2,8 @@ import type { McpContext } from '../context/mcp-context';
 
 /** What a middleware sees of one handler invocation. */
 export interface Invocation {
-  readonly kind: 'tool' | 'resource' | 'prompt' | 'completion';
+  /** 'method': a custom method added with `app.addMethod` (args: its params, then the context). */
+  readonly kind: 'tool' | 'resource' | 'prompt' | 'completion' | 'method';
   /** "Class.method" of the user handler. */
   readonly handler: string;
   /** The arguments the handler will receive (validated input first, context last). */

@@ -22,6 +22,7 @@ import { SubscriptionHub } from './modern/subscriptions';
 import type { Extensions } from '../mcp/extensions';
 import { InvalidExtensionError } from '../errors/invalid-extension.error';
 import type { RequestTelemetry } from './telemetry/telemetry-options';
+import { CustomMethods } from './custom-methods';
 
 export interface ProtocolEngineOptions {
   registry: Registry;
@@ -73,6 +74,8 @@ export class ProtocolEngine implements SessionHost {
   /** Decides per-handler requirements (scopes, guards). */
   readonly authorizer: Authorizer;
   readonly telemetry?: RequestTelemetry;
+  /** The methods the application added (`app.addMethod`). */
+  readonly custom: CustomMethods;
   private readonly routes = new Map<string, Route>();
   private readonly features: ProtocolFeature[];
   private readonly sessions = new Set<ServerSession>();
@@ -89,6 +92,13 @@ export class ProtocolEngine implements SessionHost {
     this.subscriptions = new SubscriptionHub(options.logError);
     this.telemetry?.gauge('mcpkit.server.listen.active', '{stream}', 'Open subscriptions/listen streams', () => this.subscriptions.size);
     this.authorizer = new Authorizer(options.resolveGuard ?? ((guard) => new (guard as new () => CanActivate)()));
+    this.custom = new CustomMethods({
+      invoke: options.invoke,
+      authorizer: this.authorizer,
+      logError: options.logError,
+      isOwn: (method) => this.routes.has(method) || this.features.some((f) => f.modernMethods?.[method] !== undefined),
+      changed: () => (this.caps = this.modernCaps = undefined),
+    });
     const base = {
       registry: options.registry,
       serverInfo: options.serverInfo,
@@ -123,6 +133,7 @@ export class ProtocolEngine implements SessionHost {
         handler: (method) => this.handler(method),
         modernHandlers: options.modernHandlers?.(this),
         featureHandler: (method) => this.featureMethod(method),
+        multiRound: (method) => this.custom.handler(method, true) !== undefined,
         cache: options.cache,
         logError: options.logError,
       });
@@ -133,14 +144,14 @@ export class ProtocolEngine implements SessionHost {
 
   /** The capabilities for the registry as it is now (recomputed only when the kinds it holds changed). */
   get capabilities(): ServerCapabilities {
-    this.caps ??= this.deriveCapabilities();
+    this.caps ??= this.custom.merge(this.deriveCapabilities(), false);
     return this.caps;
   }
 
   /** The same for 2026-07-28 clients: a feature served as an extension is advertised as that extension. */
   get modernCapabilities(): ServerCapabilities {
     if (this.modernCaps) return this.modernCaps;
-    const caps: Record<string, unknown> = { ...this.capabilities };
+    const caps: Record<string, unknown> = { ...this.deriveCapabilities() };
     const extensions: Record<string, Record<string, unknown>> = { ...caps.extensions as object };
     for (const feature of this.features) {
       if (!feature.extension || caps[feature.capability] === undefined) continue;
@@ -148,21 +159,21 @@ export class ProtocolEngine implements SessionHost {
       extensions[feature.extension] = {};
     }
     if (Object.keys(extensions).length > 0) caps.extensions = extensions;
-    return (this.modernCaps = caps as ServerCapabilities);
+    return (this.modernCaps = this.custom.merge(caps as ServerCapabilities, true));
   }
 
-  /** A modern-only method of a feature that is on now. */
+  /** A modern-only method of a feature that is on now, or a custom method served to modern requests. */
   private featureMethod(method: string): MethodHandler | undefined {
     for (const feature of this.features) {
       const handler = feature.modernMethods?.[method];
       if (handler && this.capabilities[feature.capability] !== undefined) return handler;
     }
-    return undefined;
+    return this.custom.handler(method, true);
   }
 
   handler(method: string): MethodHandler | undefined {
     const route = this.routes.get(method);
-    if (!route) return undefined;
+    if (!route) return this.custom.handler(method, false);
     if (route.capability && this.capabilities[route.capability] === undefined) return undefined;
     return route.handler;
   }

@@ -16,12 +16,12 @@ import type { ViewContent } from '../views/view-content';
 export type InputClass = new (...args: never[]) => object;
 
 /** Where a handler lives: the provider class (resolved through the container at call time) and method. */
-export type HandlerKind = 'tool' | 'resource' | 'prompt' | 'completion';
+export type HandlerKind = 'tool' | 'resource' | 'prompt' | 'completion' | 'method';
 
 /** Who may use a handler, resolved from `@RequireScopes`, `@Public`, `@UseGuards` and `@UseMiddleware`. */
 export interface HandlerAccess {
   /** The kind as guards see it (a template is not a resource). */
-  readonly kind: 'tool' | 'resource' | 'template' | 'prompt' | 'completion';
+  readonly kind: 'tool' | 'resource' | 'template' | 'prompt' | 'completion' | 'method';
   /** The tool's or prompt's name, the resource's or template's name, or the completed argument. */
   readonly name: string;
   readonly annotations?: ToolAnnotations | Annotations;

@@ -25,6 +25,8 @@ export interface ModernDispatchOptions {
   modernHandlers?: Readonly<Record<string, MethodHandler>>;
   /** The handler of a feature's modern-only method (an extension's), while the feature is on. */
   featureHandler?(method: string): MethodHandler | undefined;
+  /** True for a method outside the core that may also answer with an InputRequiredResult (a custom method). */
+  multiRound?(method: string): boolean;
   cache?: CacheHints;
   logError(message: string, error?: unknown): void;
 }
@@ -55,13 +57,15 @@ export class ModernDispatch implements RoundFactory {
     const handler = this.route(request.method);
     if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${echo(request.method)}`);
     const params = request.params ?? {};
-    if (!MRTR_METHODS.has(request.method)) return { scope: new ModernScope(request.id, request.method, params, session, owner, extra, peer, undefined, undefined), handler };
+    const core = MRTR_METHODS.has(request.method);
+    if (!core && !this.options.multiRound?.(request.method)) return { scope: new ModernScope(request.id, request.method, params, session, owner, extra, peer, undefined, undefined), handler };
     const responses = params.inputResponses;
     if ('inputResponses' in params && (typeof responses !== 'object' || responses === null || Array.isArray(responses))) {
       throw McpError.invalidParams('Invalid params: inputResponses must be an object');
     }
     // Taken now (a handler may change the object it was given); hashed only if a round needs it.
-    const args = JSON.stringify(params.arguments ?? null);
+    // A custom method has no `arguments`: its round is bound to its params (less the round's own members).
+    const args = JSON.stringify(core ? params.arguments ?? null : { ...params, _meta: undefined, inputResponses: undefined, requestState: undefined });
     return { scope: new ModernScope(request.id, request.method, params, session, owner, extra, peer, this, args), handler };
   }
 

@@ -1,0 +1,141 @@
+import type { McpContext } from '../context/mcp-context';
+import { InvalidDefinitionError } from '../errors/invalid-definition.error';
+import { ErrorCode } from '../mcp/json-rpc';
+import { McpError, mcpErrorOf } from '../mcp/mcp.error';
+import type { ServerCapabilities } from '../mcp/mcp-types';
+import type { HandlerRef } from '../registry/descriptors';
+import { Authorizer, callerOf } from './authorizer';
+import type { MethodHandler, RequestScope } from './request-scope';
+import type { Invoke } from './tool-invoker';
+
+/** A method mcpkit does not define (an extension's, an experimental one): its params, the request's context; returns the result object. */
+export type CustomMethodHandler = (params: Record<string, unknown>, ctx: McpContext) => unknown;
+
+export interface CustomMethodOptions {
+  /**
+   * A fragment merged (deeply) into the server's capabilities while the method exists, e.g.
+   * `{ experimental: { 'acme/search': {} } }` or `{ extensions: { 'com.acme/x': {} } }`. The members
+   * mcpkit sets itself (tools, resources, prompts, completions, logging, tasks) are refused.
+   */
+  capabilities?: Record<string, unknown>;
+  /** Scopes an authenticated caller must hold, as `@RequireScopes` (-32003, or 403 over HTTP, otherwise). */
+  scopes?: string[];
+  /** Also served to 2026-07-28 requests (and its capabilities advertised there); default true. */
+  modern?: boolean;
+}
+
+/** The methods of the MCP specification, served (or sent) by mcpkit itself: never custom. */
+const OWN = new Set(['initialize', 'ping', 'completion/complete', 'logging/setLevel', 'server/discover', 'subscriptions/listen']);
+const OWN_PREFIXES = ['tools/', 'resources/', 'prompts/', 'tasks/', 'notifications/', 'sampling/', 'elicitation/', 'roots/', 'completion/', 'logging/', 'server/', 'subscriptions/', 'rpc.'];
+
+const OWN_CAPABILITIES = new Set(['tools', 'resources', 'prompts', 'completions', 'logging', 'tasks']);
+
+interface Entry {
+  readonly ref: HandlerRef;
+  readonly route: MethodHandler;
+  readonly capabilities?: Record<string, unknown>;
+  readonly modern: boolean;
+}
+
+export interface CustomMethodsDeps {
+  invoke: Invoke;
+  authorizer: Authorizer;
+  logError(message: string, error?: unknown): void;
+  /** True when the engine serves `method` itself now (a feature's methods included). */
+  isOwn(method: string): boolean;
+  /** The capabilities changed: recompute them. */
+  changed(): void;
+}
+
+/**
+ * The raw methods an application added (`app.addMethod`): each served through the same path as the
+ * built-in methods (the request's context, the application's middleware, the authorizer, the session's
+ * error mapping and telemetry), in both eras unless told otherwise.
+ */
+export class CustomMethods {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly deps: CustomMethodsDeps) {}
+
+  add(method: string, handler: CustomMethodHandler, options: CustomMethodOptions = {}): void {
+    const what = `Method ${JSON.stringify(method)}`;
+    if (typeof method !== 'string' || method.trim() === '' || method !== method.trim()) throw new InvalidDefinitionError(what, 'a method name is a non-empty string without surrounding spaces');
+    if (OWN.has(method) || OWN_PREFIXES.some((p) => method.startsWith(p)) || this.deps.isOwn(method)) {
+      throw new InvalidDefinitionError(what, 'is defined by MCP and served by mcpkit itself; pick a name of your own (e.g. "acme/search")');
+    }
+    if (this.entries.has(method)) throw new InvalidDefinitionError(what, 'was already added (removeMethod it first)');
+    if (typeof handler !== 'function') throw new InvalidDefinitionError(what, 'the handler must be a function (params, ctx) => result');
+    const scopes = options.scopes ?? [];
+    if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || s === '')) throw new InvalidDefinitionError(what, 'scopes must be non-empty strings');
+    const caps = options.capabilities;
+    if (caps !== undefined && !isPlainObject(caps)) throw new InvalidDefinitionError(what, 'capabilities must be an object (a fragment of ServerCapabilities)');
+    const taken = Object.keys(caps ?? {}).filter((k) => OWN_CAPABILITIES.has(k));
+    if (taken.length > 0) throw new InvalidDefinitionError(what, `capabilities may not set ${taken.join(', ')}: mcpkit derives them from what the server offers`);
+    const ref: HandlerRef = {
+      kind: 'method',
+      provider: undefined,
+      method,
+      where: method,
+      contextFirst: false,
+      access: { kind: 'method', name: method, scopes: [...new Set(scopes)].sort(), guards: [], public: false, middleware: [], restricted: scopes.length > 0 },
+      run: (args) => handler(args[0] as Record<string, unknown>, args[1] as McpContext),
+    };
+    this.entries.set(method, { ref, route: (params, scope) => this.serve(ref, params, scope), capabilities: caps && structuredClone(caps), modern: options.modern !== false });
+    this.deps.changed();
+  }
+
+  remove(method: string): boolean {
+    if (!this.entries.delete(method)) return false;
+    this.deps.changed();
+    return true;
+  }
+
+  /** The route of a custom method in this era, if there is one. */
+  handler(method: string, modern: boolean): MethodHandler | undefined {
+    const entry = this.entries.get(method);
+    return entry && (!modern || entry.modern) ? entry.route : undefined;
+  }
+
+  /** `caps` with the fragments of the methods served in this era merged in (a value already there stays). */
+  merge(caps: ServerCapabilities, modern: boolean): ServerCapabilities {
+    let merged = caps as Record<string, unknown>;
+    for (const entry of this.entries.values()) {
+      if (entry.capabilities && (!modern || entry.modern)) merged = mergeUnder(merged, entry.capabilities);
+    }
+    return merged as ServerCapabilities;
+  }
+
+  private async serve(ref: HandlerRef, params: Record<string, unknown>, scope: RequestScope): Promise<unknown> {
+    await this.deps.authorizer.assert(ref, callerOf(scope.extra));
+    let result: unknown;
+    try {
+      result = await this.deps.invoke(ref, [params, scope.context()]);
+    } catch (error) {
+      // An McpError (or an error that maps to one) is the request's answer; anything else is ours to log.
+      const mapped = mcpErrorOf(error);
+      if (mapped) throw mapped;
+      this.deps.logError(`Method "${ref.method}" failed`, error);
+      throw new McpError(ErrorCode.InternalError, 'Internal error');
+    }
+    if (!isPlainObject(result)) {
+      this.deps.logError(`Method "${ref.method}" returned ${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result}; a result must be an object`);
+      throw new McpError(ErrorCode.InternalError, 'Internal error');
+    }
+    return result;
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `base` with `extra` merged under it: objects are merged member by member, any other value of `base` stays. */
+function mergeUnder(base: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    const own = out[key];
+    if (own === undefined) out[key] = structuredClone(value);
+    else if (isPlainObject(own) && isPlainObject(value)) out[key] = mergeUnder(own, value);
+  }
+  return out;
+}
