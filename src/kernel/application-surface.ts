@@ -11,6 +11,8 @@ import { DuplicatePromptNameError } from '../errors/duplicate-prompt-name.error'
 import { DuplicateResourceError } from '../errors/duplicate-resource.error';
 import { DuplicateToolNameError } from '../errors/duplicate-tool-name.error';
 import type { CustomMethodHandler, CustomMethodOptions, CustomMethods } from '../protocol/custom-methods';
+import type { PeerState } from '../protocol/peer';
+import type { SessionInfo } from '../context/mcp-context';
 
 function duplicate(kind: PrimitiveKind, key: string): Error {
   const first = 'an earlier runtime registration', second = 'this one';
@@ -221,4 +223,17 @@ export abstract class ApplicationSurface {
   removeMethod(method: string): boolean {
     return this.customMethods.remove(method);
   }
+
+  /**
+   * Listens to a notification from clients that mcpkit does not handle itself (an extension's, a custom
+   * one), in both eras; `session` tells who sent it. Returns the function that stops listening.
+   */
+  onNotification(method: string, listener: (params: Record<string, unknown>, session: SessionInfo) => void): () => void {
+    return this.customMethods.onNotification(method, (params, peer) => listener(params, sessionInfo(peer)));
+  }
+}
+
+/** A peer as handlers and listeners see it. */
+export function sessionInfo(peer: PeerState): SessionInfo {
+  return { id: peer.sessionId, protocolVersion: peer.protocolVersion, clientInfo: peer.clientInfo, clientCapabilities: peer.clientCapabilities };
 }

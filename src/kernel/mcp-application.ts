@@ -11,6 +11,7 @@ import type { HttpOptions } from '../transports/http/http-options';
 import type { StreamableHttpTransport } from '../transports/http/streamable-http';
 import type { Registry } from '../registry/registry';
 import { ComposedSurface } from './composed-surface';
+import { sessionInfo } from './application-surface';
 import { buildRegistry, ProviderEntry } from '../registry/registry.builder';
 import { ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
@@ -135,9 +136,7 @@ export class McpApplication extends ComposedSurface {
 
   /** Calls `listener` when a client says its roots changed; returns the function that stops it. */
   onRootsListChanged(listener: (session: SessionInfo) => void): () => void {
-    return this.engine.onRootsListChanged((peer) =>
-      listener({ id: peer.sessionId, protocolVersion: peer.protocolVersion, clientInfo: peer.clientInfo, clientCapabilities: peer.clientCapabilities }),
-    );
+    return this.engine.onRootsListChanged((peer) => listener(sessionInfo(peer)));
   }
 
   /** The application's TaskStore (the `taskStore` option, or the in-memory default). */

@@ -7,6 +7,7 @@ import type { HandlerRef } from '../registry/descriptors';
 import { Authorizer, callerOf } from './authorizer';
 import type { MethodHandler, RequestScope } from './request-scope';
 import type { Invoke } from './tool-invoker';
+import type { PeerState } from './peer';
 
 /** A method mcpkit does not define (an extension's, an experimental one): its params, the request's context; returns the result object. */
 export type CustomMethodHandler = (params: Record<string, unknown>, ctx: McpContext) => unknown;
@@ -54,6 +55,27 @@ export interface CustomMethodsDeps {
  */
 export class CustomMethods {
   private readonly entries = new Map<string, Entry>();
+  private readonly listeners = new Map<string, Set<(params: Record<string, unknown>, peer: PeerState) => void>>();
+
+  /** Listens to a client notification mcpkit does not handle itself; returns the function that stops listening. */
+  onNotification(method: string, listener: (params: Record<string, unknown>, peer: PeerState) => void): () => void {
+    if (typeof method !== 'string' || method === '' || typeof listener !== 'function') throw new InvalidDefinitionError('onNotification', 'expects a method name and a listener function');
+    let set = this.listeners.get(method);
+    if (!set) this.listeners.set(method, (set = new Set()));
+    set.add(listener);
+    return () => void set.delete(listener);
+  }
+
+  /** A client notification mcpkit does not handle: its listeners run; one that throws is logged, the rest still run. */
+  notified(method: string, params: Record<string, unknown>, peer: PeerState): void {
+    for (const listener of this.listeners.get(method) ?? []) {
+      try {
+        listener(params, peer);
+      } catch (error) {
+        this.deps.logError(`A listener of ${method} threw`, error);
+      }
+    }
+  }
 
   constructor(private readonly deps: CustomMethodsDeps) {}
 

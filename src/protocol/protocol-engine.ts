@@ -194,6 +194,10 @@ export class ProtocolEngine implements SessionHost {
     for (const l of this.rootsListeners) l(peer);
   }
 
+  notification(method: string, params: Record<string, unknown>, peer: PeerState): void {
+    this.custom.notified(method, params, peer);
+  }
+
   /** Opens a session whose outbound messages go to `sink`. */
   createSession(sink: MessageSink, options?: ConnectionOptions): Connection {
     const session = new ServerSession(this, sink, options);

@@ -34,6 +34,8 @@ export interface SessionHost {
   logError(message: string, error?: unknown): void;
   onSessionClosed?(session: ServerSession): void;
   rootsListChanged?(peer: PeerState): void;
+  /** A client notification the session does not handle itself (an extension's, a custom one). */
+  notification?(method: string, params: Record<string, unknown>, peer: PeerState): void;
   /** Serves modern (2026-07-28) requests; absent when the server serves the legacy era only. */
   readonly modern?: ModernDispatch;
   /** Spans, metrics and trace context; absent when telemetry is off. */
@@ -176,7 +178,7 @@ export class ServerSession implements Connection, Outbound, SessionControl {
         this.inflight.get(params.requestId as RequestId)?.cancel(new McpError(ErrorCode.InvalidRequest, typeof params.reason === 'string' ? params.reason : 'Cancelled by the client'));
         break;
       default:
-        break;
+        this.host.notification?.(notification.method, params, this.state);
     }
   }
 

@@ -40,6 +40,39 @@ const search = (params: Record<string, unknown>) => ({ hits: [`found ${String(pa
 const codeOf = (e: unknown) => (e as McpError).code;
 
 describe('custom methods (app.addMethod)', () => {
+  it('hands client notifications mcpkit does not handle to app.onNotification listeners, legacy and 2026-07-28', async () => {
+    const { app, logged, connectClient } = await start();
+    const heard: unknown[] = [];
+    const stop = app.onNotification('acme/heartbeat', (params, session) => void heard.push({ beat: params.beat, client: session.clientInfo?.name }));
+    app.onNotification('acme/heartbeat', () => {
+      throw new Error('listener broke');
+    });
+    const { client } = await connectClient();
+    await client.notification({ method: 'acme/heartbeat', params: { beat: 1 } });
+    await client.notification({ method: 'acme/other', params: {} });
+    await waitFor(() => heard.length === 1);
+    expect(heard).toEqual([{ beat: 1, client: 'sdk' }]);
+    expect(logged).toEqual(['A listener of acme/heartbeat threw listener broke']);
+    // The connection still serves after a listener threw.
+    expect(await client.callTool({ name: 'echo', arguments: {} })).toMatchObject({ content: [{ text: 'echo' }] });
+    stop();
+    await client.notification({ method: 'acme/heartbeat', params: { beat: 2 } });
+    await client.callTool({ name: 'echo', arguments: {} });
+    expect(heard).toHaveLength(1);
+
+    // A 2026-07-28 client over HTTP: a notification is accepted (202) and heard.
+    const modern: unknown[] = [];
+    app.onNotification('acme/modern', (params, session) => void modern.push({ params, version: session.protocolVersion }));
+    const http = app.httpTransport();
+    const { id: _id, ...notification } = modernBody('acme/modern', { x: 1 });
+    const res = await request(http.callback()).post('/mcp').set(modernHeaders(notification)).send(notification);
+    expect(res.status).toBe(202);
+    await waitFor(() => modern.length === 1);
+    expect(modern[0]).toMatchObject({ params: { x: 1 } });
+    expect(() => app.onNotification('', () => undefined)).toThrow(InvalidDefinitionError);
+    await app.close();
+  });
+
   it('serves a method with its capability fragment, and removes both with removeMethod', async () => {
     const { app, connectClient } = await start();
     app.addMethod('acme/search', search, { capabilities: { experimental: { 'acme/search': { v: 1 } }, extensions: { 'com.acme/x': {} } } });

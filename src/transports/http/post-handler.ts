@@ -1,6 +1,6 @@
 import type { AuthInfo } from '../../context/mcp-context';
 import { ErrorCode, errorResponse, isRequest, isResponse, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
-import { ModernErrorCode, supportedVersions } from '../../mcp/eras';
+import { MODERN_PROTOCOL_VERSIONS, ModernErrorCode, supportedVersions } from '../../mcp/eras';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../mcp/mcp-types';
 import { echo } from '../../protocol/wire';
 import { checkModernHeaders, isModernPost, modernStatus } from './modern-headers';
@@ -78,6 +78,10 @@ export class PostHandler {
   private async serveModern(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra): Promise<void> {
     if (!isRequest(message)) {
       if (isResponse(message)) return fail(ctx, 400, ErrorCode.InvalidRequest, 'Bad Request: a 2026-07-28 client sends no responses');
+      // A notification (an extension's, a custom one) reaches the application's listeners.
+      const http = this.sessions.ephemeral(extra.auth?.subject, ctx.get('mcp-protocol-version') || MODERN_PROTOCOL_VERSIONS[0], 'modern');
+      await http.session.receive(message, extra);
+      http.session.close();
       return accepted(ctx);
     }
     const support = this.modern?.support ?? 'legacy';
