@@ -122,6 +122,22 @@ describe('subscriptions/listen over Streamable HTTP', () => {
     ]);
   });
 
+  it('tells listeners of tools, resources and prompts registered, updated and removed at runtime, and of mounts', async () => {
+    const stream = await listen(31, { toolsListChanged: true, resourcesListChanged: true });
+    await stream.waitFor((r) => r.messages.length >= 1);
+    app.addTool({ name: 'dynamic', handler: () => 'dyn' });
+    await stream.waitFor((r) => methods(r).filter((m) => m === 'notifications/tools/list_changed').length === 1);
+    app.addResource({ uri: 'test://dynamic', name: 'dynamic', handler: () => 'dyn' });
+    await stream.waitFor((r) => methods(r).includes('notifications/resources/list_changed'));
+    app.updateTool('dynamic', { description: 'changed' });
+    await stream.waitFor((r) => methods(r).filter((m) => m === 'notifications/tools/list_changed').length === 2);
+    app.removeTool('dynamic');
+    await stream.waitFor((r) => methods(r).filter((m) => m === 'notifications/tools/list_changed').length === 3);
+    app.mount('more', ListenModule);
+    await stream.waitFor((r) => methods(r).filter((m) => m === 'notifications/tools/list_changed').length === 4);
+    expect(app.registry.toolDescriptors().map((t) => t.name)).toEqual(['one', 'two', 'more_one', 'more_two']);
+  });
+
   it('tells listeners of providers added at runtime, and of tools enabled again', async () => {
     app.disable('tool', 'two');
     const stream = await listen(21, { toolsListChanged: true, promptsListChanged: true });
