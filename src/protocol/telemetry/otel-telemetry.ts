@@ -1,5 +1,5 @@
 import type * as Api from '@opentelemetry/api';
-import type { RequestTelemetry, TelemetryOptions, TracedRequest, TracedSession } from './telemetry-options';
+import type { GaugePoint, RequestTelemetry, TelemetryOptions, TracedRequest, TracedSession } from './telemetry-options';
 import { contextMeta, extractContext } from './trace-context';
 
 type Attributes = Record<string, string | number | boolean>;
@@ -49,7 +49,6 @@ export class OtelTelemetry implements RequestTelemetry {
   private readonly activeSessions?: Api.UpDownCounter;
   private readonly errors?: Api.Counter;
   private readonly meter?: Api.Meter;
-  private readonly counters = new Map<string, Api.Counter>();
   private readonly contexts = new WeakMap<object, Map<string | number, Api.Context>>();
   private readonly opened = new WeakMap<TracedSession, number>();
 
@@ -135,15 +134,12 @@ export class OtelTelemetry implements RequestTelemetry {
     }
   }
 
-  gauge(name: string, unit: string, description: string, read: () => number): void {
-    this.meter?.createObservableUpDownCounter(name, { unit, description }).addCallback((result) => result.observe(read()));
-  }
-
-  count(name: string, description: string, attributes: Record<string, string>): void {
-    if (!this.meter) return;
-    let counter = this.counters.get(name);
-    if (!counter) this.counters.set(name, (counter = this.meter.createCounter(name, { description })));
-    counter.add(1, attributes);
+  gauge(name: string, unit: string, description: string, read: () => number | ReadonlyArray<GaugePoint>): void {
+    this.meter?.createObservableUpDownCounter(name, { unit, description }).addCallback((result) => {
+      const points = read();
+      if (typeof points === 'number') result.observe(points);
+      else for (const point of points) result.observe(point.value, point.attributes);
+    });
   }
 
   sessionOpened(session: TracedSession): void {

@@ -26,12 +26,18 @@ export interface RequestTelemetry {
    * `failed(result)` true gets error.type `errorType`.
    */
   child<T>(owner: object, id: string | number, name: string, attributes: Record<string, string>, work: () => Promise<T>, failed?: (result: T) => string | undefined): Promise<T>;
-  /** A count read at each collection (full only): `mcpkit.server.listen.active` and the like. */
-  gauge(name: string, unit: string, description: string, read: () => number): void;
-  /** Adds one to counter `name` (full only), e.g. tasks reaching a status. */
-  count(name: string, description: string, attributes: Record<string, string>): void;
+  /**
+   * A count read at each collection (full only): `mcpkit.server.listen.active` and the like; `read`
+   * returns one value, or one value per attribute set (tasks by status).
+   */
+  gauge(name: string, unit: string, description: string, read: () => number | ReadonlyArray<GaugePoint>): void;
   sessionOpened(session: TracedSession): void;
   sessionClosed(session: TracedSession): void;
+}
+
+export interface GaugePoint {
+  value: number;
+  attributes: Record<string, string>;
 }
 
 export interface TracedRequest {
