@@ -273,21 +273,23 @@ describe('telemetry', () => {
     expect(span.parentSpanContext?.spanId).toBe(PARENT_ID);
   });
 
-  it('a configured event store has a span per call', async () => {
-    const o = observability('full');
-    const app = await create(o.telemetry);
-    const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1', responseMode: 'sse', eventStore: new InMemoryEventStore() } });
-    const post = (body: object, headers: Record<string, string> = {}) =>
-      fetch(http!.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers }, body: JSON.stringify(body) });
-    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
-    await init.text();
-    const headers = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
-    const call = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'stored' } } }, headers);
-    expect(await call.text()).toContain('stored');
-    const stored = o.exporter.getFinishedSpans().filter((s) => s.name.startsWith('event_store '));
-    expect(stored.length).toBeGreaterThan(0);
-    expect(stored[0].attributes['mcpkit.event_store.operation']).toMatch(/^store(Event|Serialized)$/);
-  });
+  for (const store of ['configured', 'default in-memory'] as const) {
+    it(`the ${store} event store has a span per call`, async () => {
+      const o = observability('full');
+      const app = await create(o.telemetry);
+      const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1', responseMode: 'sse', ...(store === 'configured' ? { eventStore: new InMemoryEventStore() } : {}) } });
+      const post = (body: object, headers: Record<string, string> = {}) =>
+        fetch(http!.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers }, body: JSON.stringify(body) });
+      const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+      await init.text();
+      const headers = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+      const call = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'stored' } } }, headers);
+      expect(await call.text()).toContain('stored');
+      const stored = o.exporter.getFinishedSpans().filter((s) => s.name.startsWith('event_store '));
+      expect(stored.length).toBeGreaterThan(0);
+      expect(stored[0].attributes['mcpkit.event_store.operation']).toMatch(/^store(Event|Serialized)$/);
+    });
+  }
 
   it('propagation only emits no spans and records no metrics', async () => {
     const o = observability('propagation');
