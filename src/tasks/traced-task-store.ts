@@ -46,10 +46,10 @@ class TasksByStatus {
 
 /**
  * The task store with a child span per call (`task_store {operation}`) and the gauge
- * `mcpkit.server.tasks` (tasks by status) when telemetry is on; the store itself when off.
+ * `mcpkit.server.tasks` (tasks by status) when telemetry is full; the store itself otherwise.
  */
 export function tracedTaskStore(store: TaskStore, telemetry: RequestTelemetry | undefined): TaskStore {
-  if (!telemetry) return store;
+  if (!telemetry?.recording) return store;
   const spans = traced(store, telemetry, 'task_store', 'mcpkit.task_store.operation', TRACED);
   const byStatus = new TasksByStatus();
   telemetry.gauge('mcpkit.server.tasks', '{task}', 'Tasks created on this instance and not expired, by current status', () => byStatus.points());

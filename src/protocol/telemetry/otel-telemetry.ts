@@ -51,12 +51,14 @@ export class OtelTelemetry implements RequestTelemetry {
   private readonly meter?: Api.Meter;
   private readonly contexts = new WeakMap<object, Map<string | number, Api.Context>>();
   private readonly opened = new WeakMap<TracedSession, number>();
+  readonly recording: boolean;
 
   constructor(
     private readonly api: typeof Api,
     options: TelemetryOptions,
   ) {
-    if (options.mode !== 'full') return;
+    this.recording = options.mode === 'full';
+    if (!this.recording) return;
     this.tracer = ((options.tracerProvider as Api.TracerProvider | undefined) ?? api.trace.getTracerProvider()).getTracer(SCOPE);
     const meter = ((options.meterProvider as Api.MeterProvider | undefined) ?? api.metrics.getMeterProvider()).getMeter(SCOPE);
     this.meter = meter;
@@ -67,17 +69,28 @@ export class OtelTelemetry implements RequestTelemetry {
     this.errors = meter.createCounter('mcpkit.server.errors', { unit: '{error}', description: 'Requests answered with a JSON-RPC error, by code' });
   }
 
-  async serve<T>(request: TracedRequest, session: TracedSession, run: () => Promise<T>): Promise<T> {
+  // Not async, nor is child() with no tracer: in 'propagation' a request pays no promise of telemetry's own.
+  serve<T>(request: TracedRequest, session: TracedSession, run: () => Promise<T>): Promise<T> {
+    let parent: Api.Context;
+    try {
+      parent = extractContext(this.api, request.params?._meta as Record<string, unknown> | undefined, request.headers);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // Nothing to carry: requests to the client get no trace context, so none is remembered.
+    if (!this.tracer) return parent === this.api.ROOT_CONTEXT ? run() : this.within(session, request.id, parent, run);
+    return this.spanned(request, session, parent, run);
+  }
+
+  private async spanned<T>(request: TracedRequest, session: TracedSession, parent: Api.Context, run: () => Promise<T>): Promise<T> {
     const { api } = this;
-    const parent = extractContext(api, request.params?._meta as Record<string, unknown> | undefined, request.headers);
-    if (!this.tracer) return this.within(session, request.id, parent, run);
     const started = performance.now();
     const { target, attributes } = describe(request);
     attributes['jsonrpc.request.id'] = String(request.id);
     if (session.id) attributes['mcp.session.id'] = session.id;
     if (request.protocolVersion) attributes['mcp.protocol.version'] = request.protocolVersion;
     attributes['network.transport'] = request.transport;
-    const span = this.tracer.startSpan(target ? `${request.method} ${target}` : request.method, { kind: api.SpanKind.SERVER, attributes }, parent);
+    const span = this.tracer!.startSpan(target ? `${request.method} ${target}` : request.method, { kind: api.SpanKind.SERVER, attributes }, parent);
     let outcome: Outcome | undefined;
     try {
       const result = await this.within(session, request.id, api.trace.setSpan(parent, span), run);
@@ -112,11 +125,14 @@ export class OtelTelemetry implements RequestTelemetry {
     return { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), ...carried } };
   }
 
-  async child<T>(owner: object, id: string | number, name: string, attributes: Record<string, string>, work: () => Promise<T>, failed?: (result: T) => string | undefined): Promise<T> {
-    if (!this.tracer) return work();
+  child<T>(owner: object, id: string | number, name: string, attributes: Record<string, string>, work: () => Promise<T>, failed?: (result: T) => string | undefined): Promise<T> {
+    return this.tracer ? this.childSpan(this.tracer, owner, id, name, attributes, work, failed) : work();
+  }
+
+  private async childSpan<T>(tracer: Api.Tracer, owner: object, id: string | number, name: string, attributes: Record<string, string>, work: () => Promise<T>, failed?: (result: T) => string | undefined): Promise<T> {
     const { api } = this;
     const parent = this.contexts.get(owner)?.get(id) ?? api.context.active();
-    const span = this.tracer.startSpan(name, { kind: api.SpanKind.INTERNAL, attributes }, parent);
+    const span = tracer.startSpan(name, { kind: api.SpanKind.INTERNAL, attributes }, parent);
     try {
       const result = await api.context.with(api.trace.setSpan(parent, span), work);
       const type = failed?.(result);
@@ -158,14 +174,18 @@ export class OtelTelemetry implements RequestTelemetry {
   }
 
   /** Runs `run` in `ctx`, known to requests the session sends to the client on behalf of request `id`. */
-  private async within<T>(session: TracedSession, id: string | number, ctx: Api.Context, run: () => Promise<T>): Promise<T> {
+  private within<T>(session: TracedSession, id: string | number, ctx: Api.Context, run: () => Promise<T>): Promise<T> {
     let byId = this.contexts.get(session);
     if (!byId) this.contexts.set(session, (byId = new Map()));
     byId.set(id, ctx);
+    const forget = () => void byId.delete(id);
+    let running: Promise<T>;
     try {
-      return await this.api.context.with(ctx, run);
-    } finally {
-      byId.delete(id);
+      running = this.api.context.with(ctx, run);
+    } catch (error) {
+      forget();
+      return Promise.reject(error);
     }
+    return running.finally(forget);
   }
 }

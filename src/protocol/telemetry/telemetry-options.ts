@@ -16,6 +16,8 @@ export interface TelemetryOptions {
 
 /** What a session needs from telemetry (absent when it is off: the hot path checks one property). */
 export interface RequestTelemetry {
+  /** True when spans and metrics are recorded ('full'); in 'propagation' stores are not wrapped at all. */
+  readonly recording: boolean;
   /** Runs one request inside its server span (full) or its remote trace context (propagation). */
   serve<T>(request: TracedRequest, session: TracedSession, run: () => Promise<T>): Promise<T>;
   /** `params` with the trace context of client request `relatedId` in `_meta` (traceparent, tracestate, baggage). */

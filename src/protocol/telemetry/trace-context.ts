@@ -1,6 +1,8 @@
 import type * as Api from '@opentelemetry/api';
 
 type Carrier = Record<string, unknown>;
+const ZERO_TRACE = '0'.repeat(32);
+const ZERO_SPAN = '0'.repeat(16);
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 
 function header(headers: Readonly<Record<string, string | string[] | undefined>> | undefined, name: string): string | undefined {
@@ -18,7 +20,8 @@ export function extractContext(api: typeof Api, meta: Carrier | undefined, heade
   const get = (key: string): string | undefined => (fromMeta ? (typeof meta![key] === 'string' ? (meta![key] as string) : undefined) : header(headers, key));
   let ctx = api.ROOT_CONTEXT;
   const match = TRACEPARENT.exec(get('traceparent')?.trim().toLowerCase() ?? '');
-  if (match && match[1] !== 'ff' && !(match[1] === '00' && match[5]) && api.isSpanContextValid({ traceId: match[2], spanId: match[3], traceFlags: 0 })) {
+  // The pattern checked the hex digits: only the all-zero ids remain invalid.
+  if (match && match[1] !== 'ff' && !(match[1] === '00' && match[5]) && match[2] !== ZERO_TRACE && match[3] !== ZERO_SPAN) {
     const state = get('tracestate');
     ctx = api.trace.setSpanContext(ctx, {
       traceId: match[2],

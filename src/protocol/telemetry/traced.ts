@@ -13,11 +13,11 @@ export interface SpanAttributesSource {
 
 /**
  * `target` with a child span (`{prefix} {method}`, attribute `{attribute}: method`, and the target's
- * own `spanAttributes(method)` if it has them) around each call of `methods`, when telemetry is on;
- * `target` itself when it is off. Other methods pass through.
+ * own `spanAttributes(method)` if it has them) around each call of `methods`, when telemetry is full;
+ * `target` itself otherwise. Other methods pass through.
  */
 export function traced<T extends object>(target: T, telemetry: RequestTelemetry | undefined, prefix: string, attribute: string, methods: ReadonlySet<string>): T {
-  if (!telemetry) return target;
+  if (!telemetry?.recording) return target;
   const own = (target as Partial<SpanAttributesSource>).spanAttributes;
   const attributes = new Map<string, Record<string, string>>();
   for (const method of methods) attributes.set(method, { [attribute]: method, ...own?.call(target, method) });

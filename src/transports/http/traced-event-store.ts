@@ -9,10 +9,10 @@ const BACKPLANE = new Set(['save', 'load', 'update', 'delete', 'publish', 'subsc
 /**
  * HTTP options whose event store (the configured one, else the default in-memory one) has a child
  * span per call (`event_store {operation}`), and so has the session backplane (`session_backplane
- * {operation}`), when telemetry is on.
+ * {operation}`), when telemetry is full.
  */
 export function withTracedEventStore(options: HttpOptions, telemetry: RequestTelemetry | undefined): HttpOptions {
-  if (!telemetry) return options;
+  if (!telemetry?.recording) return options;
   // Without sessions no event store is used: the transport drops it.
   const eventStore = options.eventStore ?? (options.sessions === false ? undefined : new InMemoryEventStore());
   const { sessionBackplane } = options;
