@@ -49,7 +49,11 @@ export class OtelTelemetry implements RequestTelemetry {
   private readonly activeSessions?: Api.UpDownCounter;
   private readonly errors?: Api.Counter;
   private readonly meter?: Api.Meter;
-  private readonly contexts = new WeakMap<object, Map<string | number, Api.Context>>();
+  /**
+   * The context of each request being served, by session: a Map, not a WeakMap (cheaper per request, and a
+   * stateless HTTP request has a session of its own); a session's entry goes with its last request.
+   */
+  private readonly contexts = new Map<object, Map<string | number, Api.Context>>();
   private readonly opened = new WeakMap<TracedSession, number>();
   readonly recording: boolean;
 
@@ -178,18 +182,22 @@ export class OtelTelemetry implements RequestTelemetry {
     let byId = this.contexts.get(session);
     if (!byId) this.contexts.set(session, (byId = new Map()));
     byId.set(id, ctx);
+    const forget = () => {
+      byId.delete(id);
+      if (byId.size === 0 && this.contexts.get(session) === byId) this.contexts.delete(session);
+    };
     let running: Promise<T>;
     try {
       running = this.api.context.with(ctx, run);
     } catch (error) {
-      byId.delete(id);
+      forget();
       return Promise.reject(error);
     }
     // then(ok, failed) rather than finally: one promise instead of three.
     return running.then(
-      (result) => (byId.delete(id), result),
+      (result) => (forget(), result),
       (error: unknown) => {
-        byId.delete(id);
+        forget();
         throw error;
       },
     );
