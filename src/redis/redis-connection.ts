@@ -63,3 +63,11 @@ export function whenReady(redis: Redis): Promise<void> {
     redis.once('ready', onReady);
   });
 }
+
+/**
+ * Attributes of the spans mcpkit makes around a Redis store's calls when telemetry is full (see
+ * `spanAttributes` of the stores): the database, and the command an operation runs when it is one.
+ */
+export function redisSpanAttributes(command?: string): Record<string, string> {
+  return command ? { 'db.system.name': 'redis', 'db.operation.name': command } : { 'db.system.name': 'redis' };
+}

@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { EventStore, StoredEvent } from '../transports/http/event-store';
 import { encodeMessage } from '../protocol/wire';
-import { connect, guarded, RedisConnection, whenReady } from './redis-connection';
+import { connect, guarded, RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
 
 export interface RedisEventStoreOptions {
   keyPrefix?: string;
@@ -96,6 +96,11 @@ export class RedisEventStore implements EventStore {
   async ready(): Promise<void> {
     await whenReady(this.redis);
     await this.redis.ping();
+  }
+
+  /** Attributes of the span around an operation (telemetry 'full'). */
+  spanAttributes(): Record<string, string> {
+    return redisSpanAttributes();
   }
 
   async close(): Promise<void> {

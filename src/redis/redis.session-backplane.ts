@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { SessionBackplane, SessionEnvelope, SharedSessionState } from '../transports/http/session-backplane';
-import { connect, guarded, RedisConnection, whenReady } from './redis-connection';
+import { connect, guarded, RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
 
 export interface RedisSessionBackplaneOptions {
   keyPrefix?: string;
@@ -15,6 +15,9 @@ local state = cjson.decode(raw)
 for k, v in pairs(cjson.decode(ARGV[1])) do state[k] = v end
 redis.call('SET', KEYS[1], cjson.encode(state), 'PX', ARGV[2])
 return 1`;
+
+/** The Redis command behind each operation, for its span (db.operation.name). */
+const COMMANDS: Record<string, string> = { save: 'SET', load: 'GET', update: 'EVALSHA', delete: 'DEL', publish: 'PUBLISH', subscribe: 'SUBSCRIBE' };
 
 /** Sessions shared through Redis: state as a JSON value that expires when idle, a pub/sub channel per session. */
 export class RedisSessionBackplane implements SessionBackplane {
@@ -110,6 +113,11 @@ export class RedisSessionBackplane implements SessionBackplane {
         }
       };
     });
+  }
+
+  /** Attributes of the span around an operation (telemetry 'full'). */
+  spanAttributes(operation: string): Record<string, string> {
+    return redisSpanAttributes(COMMANDS[operation]);
   }
 
   /** Readiness: the connection is up (waiting a moment while it connects) and the Redis server answers PING. */

@@ -4,7 +4,7 @@ import { InvalidTaskCursorError, InvalidTaskTransitionError } from '../tasks/tas
 import type { CreateTaskInput, TaskStore } from '../tasks/task-store';
 import type { Task, TaskOutcome, TaskRecord, TaskSegment, TaskStatus, TerminalStatus } from '../tasks/task.types';
 import { randomUUID } from 'node:crypto';
-import { connect, guarded, RedisConnection, whenReady } from './redis-connection';
+import { connect, guarded, RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
 import { RedisWaiters } from './redis-waiters';
 import { APPEND, CREATE, TRANSITION } from './task-store.scripts';
 
@@ -216,6 +216,11 @@ export class RedisTaskStore implements TaskStore {
   async ready(): Promise<void> {
     await whenReady(this.redis);
     await this.redis.ping();
+  }
+
+  /** Attributes of the span around an operation (telemetry 'full'). */
+  spanAttributes(): Record<string, string> {
+    return redisSpanAttributes();
   }
 
   async close(): Promise<void> {

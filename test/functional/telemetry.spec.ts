@@ -14,16 +14,26 @@ class EchoInput {
   @IsString() @MaxLength(10) text!: string;
 }
 
+let release!: () => void;
+let held = new Promise<void>((resolve) => (release = resolve));
+beforeEach(() => {
+  held = new Promise<void>((resolve) => (release = resolve));
+});
+
 @injectable()
 class TracedTools {
   @Tool() echo(input: EchoInput) {
     return input.text;
   }
-  @Tool() fails(_: EmptyInput) {
+  @Tool({ taskSupport: 'optional' }) fails(_: EmptyInput) {
     throw new McpError(-32042, 'refused');
   }
   @Tool({ taskSupport: 'optional' }) work(_: EmptyInput) {
     return 'worked';
+  }
+  @Tool({ taskSupport: 'optional' }) async held(_: EmptyInput) {
+    await held;
+    return 'released';
   }
   @Tool() async asks(_: EmptyInput, ctx: McpContext) {
     const answer = await ctx.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
@@ -220,15 +230,36 @@ describe('telemetry', () => {
       const created = byName(o.exporter, 'task_store create');
       expect(created.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
       expect(created.attributes['mcpkit.task_store.operation']).toBe('create');
-      const statuses = async () => {
-        const metric = (await o.metrics()).find((m) => m.descriptor.name === 'mcpkit.server.task.status');
-        return Object.fromEntries((metric?.dataPoints ?? []).map((p) => [p.attributes['mcpkit.task.status'], p.value]));
-      };
-      await waitFor(async () => (await statuses()).completed === 1);
-      expect(await statuses()).toEqual({ working: 1, completed: 1 });
     } finally {
       context.disable();
     }
+  });
+
+  it('mcpkit.server.tasks counts the tasks in each status now, and forgets a task once its ttl has run out', async () => {
+    const o = observability('full');
+    const { send, answer } = await stdioClient(await create(o.telemetry));
+    const tasks = async () => {
+      const metric = (await o.metrics()).find((m) => m.descriptor.name === 'mcpkit.server.tasks')!;
+      return Object.fromEntries(metric.dataPoints.map((p) => [p.attributes['mcpkit.task.status'], p.value]));
+    };
+    const none = { working: 0, input_required: 0, completed: 0, failed: 0, cancelled: 0 };
+    expect(await tasks()).toEqual(none);
+    send({ jsonrpc: '2.0', id: 'h1', method: 'tools/call', params: { name: 'held', arguments: {}, task: { ttl: 60_000 } } });
+    expect(await answer('h1')).toMatchObject({ result: { task: { status: 'working' } } });
+    expect(await tasks()).toEqual({ ...none, working: 1 });
+    send({ jsonrpc: '2.0', id: 'f1', method: 'tools/call', params: { name: 'fails', arguments: {}, task: { ttl: 60_000 } } });
+    await answer('f1');
+    await waitFor(async () => (await tasks()).failed === 1);
+    expect(await tasks()).toEqual({ ...none, working: 1, failed: 1 });
+    release();
+    await waitFor(async () => (await tasks()).completed === 1);
+    expect(await tasks()).toEqual({ ...none, completed: 1, failed: 1 });
+    // A short ttl: once it has passed, the store may delete the task and the gauge no longer counts it.
+    send({ jsonrpc: '2.0', id: 'w1', method: 'tools/call', params: { name: 'work', arguments: {}, task: { ttl: 200 } } });
+    await answer('w1');
+    await waitFor(async () => (await tasks()).completed === 2);
+    await waitFor(async () => (await tasks()).completed === 1);
+    expect(await tasks()).toEqual({ ...none, completed: 1, failed: 1 });
   });
 
   it('a 2026-07-28 request records the protocol version of its envelope', async () => {
@@ -242,21 +273,23 @@ describe('telemetry', () => {
     expect(span.parentSpanContext?.spanId).toBe(PARENT_ID);
   });
 
-  it('a configured event store has a span per call', async () => {
-    const o = observability('full');
-    const app = await create(o.telemetry);
-    const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1', responseMode: 'sse', eventStore: new InMemoryEventStore() } });
-    const post = (body: object, headers: Record<string, string> = {}) =>
-      fetch(http!.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers }, body: JSON.stringify(body) });
-    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
-    await init.text();
-    const headers = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
-    const call = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'stored' } } }, headers);
-    expect(await call.text()).toContain('stored');
-    const stored = o.exporter.getFinishedSpans().filter((s) => s.name.startsWith('event_store '));
-    expect(stored.length).toBeGreaterThan(0);
-    expect(stored[0].attributes['mcpkit.event_store.operation']).toMatch(/^store(Event|Serialized)$/);
-  });
+  for (const store of ['configured', 'default in-memory'] as const) {
+    it(`the ${store} event store has a span per call`, async () => {
+      const o = observability('full');
+      const app = await create(o.telemetry);
+      const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1', responseMode: 'sse', ...(store === 'configured' ? { eventStore: new InMemoryEventStore() } : {}) } });
+      const post = (body: object, headers: Record<string, string> = {}) =>
+        fetch(http!.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers }, body: JSON.stringify(body) });
+      const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+      await init.text();
+      const headers = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+      const call = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'stored' } } }, headers);
+      expect(await call.text()).toContain('stored');
+      const stored = o.exporter.getFinishedSpans().filter((s) => s.name.startsWith('event_store '));
+      expect(stored.length).toBeGreaterThan(0);
+      expect(stored[0].attributes['mcpkit.event_store.operation']).toMatch(/^store(Event|Serialized)$/);
+    });
+  }
 
   it('propagation only emits no spans and records no metrics', async () => {
     const o = observability('propagation');

@@ -1,5 +1,5 @@
 import type * as Api from '@opentelemetry/api';
-import type { RequestTelemetry, TelemetryOptions, TracedRequest, TracedSession } from './telemetry-options';
+import type { GaugePoint, RequestTelemetry, TelemetryOptions, TracedRequest, TracedSession } from './telemetry-options';
 import { contextMeta, extractContext } from './trace-context';
 
 type Attributes = Record<string, string | number | boolean>;
@@ -49,15 +49,20 @@ export class OtelTelemetry implements RequestTelemetry {
   private readonly activeSessions?: Api.UpDownCounter;
   private readonly errors?: Api.Counter;
   private readonly meter?: Api.Meter;
-  private readonly counters = new Map<string, Api.Counter>();
-  private readonly contexts = new WeakMap<object, Map<string | number, Api.Context>>();
+  /**
+   * The context of each request being served, by session: a Map, not a WeakMap (cheaper per request, and a
+   * stateless HTTP request has a session of its own); a session's entry goes with its last request.
+   */
+  private readonly contexts = new Map<object, Map<string | number, Api.Context>>();
   private readonly opened = new WeakMap<TracedSession, number>();
+  readonly recording: boolean;
 
   constructor(
     private readonly api: typeof Api,
     options: TelemetryOptions,
   ) {
-    if (options.mode !== 'full') return;
+    this.recording = options.mode === 'full';
+    if (!this.recording) return;
     this.tracer = ((options.tracerProvider as Api.TracerProvider | undefined) ?? api.trace.getTracerProvider()).getTracer(SCOPE);
     const meter = ((options.meterProvider as Api.MeterProvider | undefined) ?? api.metrics.getMeterProvider()).getMeter(SCOPE);
     this.meter = meter;
@@ -68,17 +73,28 @@ export class OtelTelemetry implements RequestTelemetry {
     this.errors = meter.createCounter('mcpkit.server.errors', { unit: '{error}', description: 'Requests answered with a JSON-RPC error, by code' });
   }
 
-  async serve<T>(request: TracedRequest, session: TracedSession, run: () => Promise<T>): Promise<T> {
+  // Not async, nor is child() with no tracer: in 'propagation' a request pays no promise of telemetry's own.
+  serve<T>(request: TracedRequest, session: TracedSession, run: () => Promise<T>): Promise<T> {
+    let parent: Api.Context;
+    try {
+      parent = extractContext(this.api, request.params?._meta as Record<string, unknown> | undefined, request.headers);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // Nothing to carry: requests to the client get no trace context, so none is remembered.
+    if (!this.tracer) return parent === this.api.ROOT_CONTEXT ? run() : this.within(session, request.id, parent, run);
+    return this.spanned(request, session, parent, run);
+  }
+
+  private async spanned<T>(request: TracedRequest, session: TracedSession, parent: Api.Context, run: () => Promise<T>): Promise<T> {
     const { api } = this;
-    const parent = extractContext(api, request.params?._meta as Record<string, unknown> | undefined, request.headers);
-    if (!this.tracer) return this.within(session, request.id, parent, run);
     const started = performance.now();
     const { target, attributes } = describe(request);
     attributes['jsonrpc.request.id'] = String(request.id);
     if (session.id) attributes['mcp.session.id'] = session.id;
     if (request.protocolVersion) attributes['mcp.protocol.version'] = request.protocolVersion;
     attributes['network.transport'] = request.transport;
-    const span = this.tracer.startSpan(target ? `${request.method} ${target}` : request.method, { kind: api.SpanKind.SERVER, attributes }, parent);
+    const span = this.tracer!.startSpan(target ? `${request.method} ${target}` : request.method, { kind: api.SpanKind.SERVER, attributes }, parent);
     let outcome: Outcome | undefined;
     try {
       const result = await this.within(session, request.id, api.trace.setSpan(parent, span), run);
@@ -113,11 +129,14 @@ export class OtelTelemetry implements RequestTelemetry {
     return { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), ...carried } };
   }
 
-  async child<T>(owner: object, id: string | number, name: string, attributes: Record<string, string>, work: () => Promise<T>, failed?: (result: T) => string | undefined): Promise<T> {
-    if (!this.tracer) return work();
+  child<T>(owner: object, id: string | number, name: string, attributes: Record<string, string>, work: () => Promise<T>, failed?: (result: T) => string | undefined): Promise<T> {
+    return this.tracer ? this.childSpan(this.tracer, owner, id, name, attributes, work, failed) : work();
+  }
+
+  private async childSpan<T>(tracer: Api.Tracer, owner: object, id: string | number, name: string, attributes: Record<string, string>, work: () => Promise<T>, failed?: (result: T) => string | undefined): Promise<T> {
     const { api } = this;
     const parent = this.contexts.get(owner)?.get(id) ?? api.context.active();
-    const span = this.tracer.startSpan(name, { kind: api.SpanKind.INTERNAL, attributes }, parent);
+    const span = tracer.startSpan(name, { kind: api.SpanKind.INTERNAL, attributes }, parent);
     try {
       const result = await api.context.with(api.trace.setSpan(parent, span), work);
       const type = failed?.(result);
@@ -135,15 +154,12 @@ export class OtelTelemetry implements RequestTelemetry {
     }
   }
 
-  gauge(name: string, unit: string, description: string, read: () => number): void {
-    this.meter?.createObservableUpDownCounter(name, { unit, description }).addCallback((result) => result.observe(read()));
-  }
-
-  count(name: string, description: string, attributes: Record<string, string>): void {
-    if (!this.meter) return;
-    let counter = this.counters.get(name);
-    if (!counter) this.counters.set(name, (counter = this.meter.createCounter(name, { description })));
-    counter.add(1, attributes);
+  gauge(name: string, unit: string, description: string, read: () => number | ReadonlyArray<GaugePoint>): void {
+    this.meter?.createObservableUpDownCounter(name, { unit, description }).addCallback((result) => {
+      const points = read();
+      if (typeof points === 'number') result.observe(points);
+      else for (const point of points) result.observe(point.value, point.attributes);
+    });
   }
 
   sessionOpened(session: TracedSession): void {
@@ -162,14 +178,28 @@ export class OtelTelemetry implements RequestTelemetry {
   }
 
   /** Runs `run` in `ctx`, known to requests the session sends to the client on behalf of request `id`. */
-  private async within<T>(session: TracedSession, id: string | number, ctx: Api.Context, run: () => Promise<T>): Promise<T> {
+  private within<T>(session: TracedSession, id: string | number, ctx: Api.Context, run: () => Promise<T>): Promise<T> {
     let byId = this.contexts.get(session);
     if (!byId) this.contexts.set(session, (byId = new Map()));
     byId.set(id, ctx);
-    try {
-      return await this.api.context.with(ctx, run);
-    } finally {
+    const forget = () => {
       byId.delete(id);
+      if (byId.size === 0 && this.contexts.get(session) === byId) this.contexts.delete(session);
+    };
+    let running: Promise<T>;
+    try {
+      running = this.api.context.with(ctx, run);
+    } catch (error) {
+      forget();
+      return Promise.reject(error);
     }
+    // then(ok, failed) rather than finally: one promise instead of three.
+    return running.then(
+      (result) => (forget(), result),
+      (error: unknown) => {
+        forget();
+        throw error;
+      },
+    );
   }
 }

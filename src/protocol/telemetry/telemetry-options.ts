@@ -16,6 +16,8 @@ export interface TelemetryOptions {
 
 /** What a session needs from telemetry (absent when it is off: the hot path checks one property). */
 export interface RequestTelemetry {
+  /** True when spans and metrics are recorded ('full'); in 'propagation' stores are not wrapped at all. */
+  readonly recording: boolean;
   /** Runs one request inside its server span (full) or its remote trace context (propagation). */
   serve<T>(request: TracedRequest, session: TracedSession, run: () => Promise<T>): Promise<T>;
   /** `params` with the trace context of client request `relatedId` in `_meta` (traceparent, tracestate, baggage). */
@@ -26,12 +28,18 @@ export interface RequestTelemetry {
    * `failed(result)` true gets error.type `errorType`.
    */
   child<T>(owner: object, id: string | number, name: string, attributes: Record<string, string>, work: () => Promise<T>, failed?: (result: T) => string | undefined): Promise<T>;
-  /** A count read at each collection (full only): `mcpkit.server.listen.active` and the like. */
-  gauge(name: string, unit: string, description: string, read: () => number): void;
-  /** Adds one to counter `name` (full only), e.g. tasks reaching a status. */
-  count(name: string, description: string, attributes: Record<string, string>): void;
+  /**
+   * A count read at each collection (full only): `mcpkit.server.listen.active` and the like; `read`
+   * returns one value, or one value per attribute set (tasks by status).
+   */
+  gauge(name: string, unit: string, description: string, read: () => number | ReadonlyArray<GaugePoint>): void;
   sessionOpened(session: TracedSession): void;
   sessionClosed(session: TracedSession): void;
+}
+
+export interface GaugePoint {
+  value: number;
+  attributes: Record<string, string>;
 }
 
 export interface TracedRequest {

@@ -1,10 +1,20 @@
 import type * as Api from '@opentelemetry/api';
 
 type Carrier = Record<string, unknown>;
-const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+const ZERO_TRACE = '0'.repeat(32);
+const ZERO_SPAN = '0'.repeat(16);
+/** Case and surrounding blanks tolerated; the ids are lower-cased once matched. */
+const TRACEPARENT = /^\s*([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*?)?\s*$/i;
 
-function header(headers: Readonly<Record<string, string | string[] | undefined>> | undefined, name: string): string | undefined {
-  const value = headers?.[name];
+type Headers = Readonly<Record<string, string | string[] | undefined>>;
+
+/** One trace context key, from `_meta` when it carries a traceparent, else from the HTTP headers. */
+function read(meta: Carrier | undefined, headers: Headers | undefined, key: string): string | undefined {
+  if (meta) {
+    const value = meta[key];
+    return typeof value === 'string' ? value : undefined;
+  }
+  const value = headers?.[key];
   return Array.isArray(value) ? value[0] : value;
 }
 
@@ -13,22 +23,24 @@ function header(headers: Readonly<Record<string, string | string[] | undefined>>
  * traceparent, tracestate, baggage), else from the HTTP headers. Parsed here, so no propagator
  * needs to be registered.
  */
-export function extractContext(api: typeof Api, meta: Carrier | undefined, headers?: Readonly<Record<string, string | string[] | undefined>>): Api.Context {
-  const fromMeta = typeof meta?.traceparent === 'string';
-  const get = (key: string): string | undefined => (fromMeta ? (typeof meta![key] === 'string' ? (meta![key] as string) : undefined) : header(headers, key));
+export function extractContext(api: typeof Api, meta: Carrier | undefined, headers?: Headers): Api.Context {
+  const from = typeof meta?.traceparent === 'string' ? meta : undefined;
+  const traceparent = read(from, headers, 'traceparent');
   let ctx = api.ROOT_CONTEXT;
-  const match = TRACEPARENT.exec(get('traceparent')?.trim().toLowerCase() ?? '');
-  if (match && match[1] !== 'ff' && !(match[1] === '00' && match[5]) && api.isSpanContextValid({ traceId: match[2], spanId: match[3], traceFlags: 0 })) {
-    const state = get('tracestate');
+  const match = traceparent === undefined ? null : TRACEPARENT.exec(traceparent);
+  // The pattern checked the hex digits: only the all-zero ids remain invalid (and version ff, and extra
+  // fields in version 00).
+  if (match && match[1].toLowerCase() !== 'ff' && !(match[1] === '00' && match[5]) && match[2] !== ZERO_TRACE && match[3] !== ZERO_SPAN) {
+    const state = read(from, headers, 'tracestate');
     ctx = api.trace.setSpanContext(ctx, {
-      traceId: match[2],
-      spanId: match[3],
+      traceId: match[2].toLowerCase(),
+      spanId: match[3].toLowerCase(),
       traceFlags: parseInt(match[4], 16) & 1,
       isRemote: true,
       traceState: state ? api.createTraceState(state) : undefined,
     });
   }
-  const baggage = get('baggage');
+  const baggage = read(from, headers, 'baggage');
   if (baggage) {
     const entries: Record<string, Api.BaggageEntry> = {};
     for (const item of baggage.split(',')) {

@@ -1,0 +1,35 @@
+import * as api from '@opentelemetry/api';
+import { contextMeta, extractContext } from '../../../src/protocol/telemetry/trace-context';
+
+const TRACE = '0af7651916cd43dd8448eb211c80319c';
+const SPAN = 'b7ad6b7169203331';
+
+describe('W3C trace context parsed by mcpkit', () => {
+  const parent = (traceparent: string, from: 'meta' | 'headers' = 'meta') =>
+    api.trace.getSpanContext(from === 'meta' ? extractContext(api, { traceparent }) : extractContext(api, undefined, { traceparent }));
+
+  it('a valid traceparent (from _meta or a header) becomes the remote parent, sampled flag kept', () => {
+    expect(parent(`00-${TRACE}-${SPAN}-01`)).toMatchObject({ traceId: TRACE, spanId: SPAN, traceFlags: 1, isRemote: true });
+    expect(parent(` 00-${TRACE.toUpperCase()}-${SPAN}-00 `, 'headers')).toMatchObject({ traceId: TRACE, spanId: SPAN, traceFlags: 0 });
+  });
+
+  it.each([
+    ['an all-zero trace id', `00-${'0'.repeat(32)}-${SPAN}-01`],
+    ['an all-zero span id', `00-${TRACE}-${'0'.repeat(16)}-01`],
+    ['version ff', `ff-${TRACE}-${SPAN}-01`],
+    ['version 00 with extra fields', `00-${TRACE}-${SPAN}-01-extra`],
+    ['a short trace id', `00-${TRACE.slice(1)}-${SPAN}-01`],
+    ['non-hex digits', `00-${TRACE.slice(1)}g-${SPAN}-01`],
+  ])('%s is ignored: no parent', (_, traceparent) => {
+    expect(extractContext(api, { traceparent })).toBe(api.ROOT_CONTEXT);
+  });
+
+  it('a later version may carry more fields', () => {
+    expect(parent(`01-${TRACE}-${SPAN}-01-more`)).toMatchObject({ traceId: TRACE, spanId: SPAN });
+  });
+
+  it('round trip: tracestate and baggage come back out as they went in', () => {
+    const ctx = extractContext(api, { traceparent: `00-${TRACE}-${SPAN}-01`, tracestate: 'k=v', baggage: 'user=ann,bad' });
+    expect(contextMeta(api, ctx)).toEqual({ traceparent: `00-${TRACE}-${SPAN}-01`, tracestate: 'k=v', baggage: 'user=ann' });
+  });
+});
