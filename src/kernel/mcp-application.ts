@@ -82,9 +82,10 @@ export class McpApplication extends ComposedSurface {
     const entries = graph.providers.map((p) => register(container, p, transient)).filter((e): e is ProviderEntry => e !== undefined);
     const registry = Object.assign(buildRegistry(entries), { viewMetadata: options.viewMetadata });
     const invoke = handlerInvoker(container, transient, options.middleware);
-    const scaleOut = options.scaleOut?.({ onError: throttled((e) => logger.error('Redis connection error (repeats within 10 s are not logged)', e), 10_000) });
+    const telemetry = createTelemetry(options.telemetry);
+    const scaleOut = options.scaleOut?.({ onError: throttled((e) => logger.error('Redis connection error (repeats within 10 s are not logged)', e), 10_000), telemetry });
     container.register(TASK_STORE, taskStoreProvider(options.taskStore ?? scaleOut?.taskStore()));
-    const telemetry = createTelemetry(options.telemetry), store = tracedTaskStore(container.resolve<TaskStore>(TASK_STORE), telemetry);
+    const store = tracedTaskStore(container.resolve<TaskStore>(TASK_STORE), telemetry);
     const tasks = new TaskManager(store, options.tasks, (message, error) => logger.error(message, error), options.clientRequestTimeoutMs, scaleOut?.taskBus());
     const engine = new ProtocolEngine({
       features: (env) => [tasksFeature(tasks, env.tools, env.pageSize, env.subscriptions)],

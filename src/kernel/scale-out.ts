@@ -1,4 +1,5 @@
 import type { ChangeBus } from '../protocol/modern/subscriptions';
+import type { RequestTelemetry } from '../protocol/telemetry/telemetry-options';
 import type { TaskBus } from '../tasks/task-bus';
 import type { TaskStore } from '../tasks/task-store';
 import type { HttpOptions } from '../transports/http/http-options';
@@ -26,6 +27,8 @@ export interface ScaleOut {
 export interface ScaleOutEnvironment {
   /** Connection errors go here (the application logs them, throttled). */
   onError(error: Error): void;
+  /** The application's telemetry: calls the scale-out makes on its own (task and change channels) get spans when it records. */
+  telemetry?: RequestTelemetry;
 }
 
 /** The `scaleOut` option: builds the application's ScaleOut once, at `McpApplication.create`. */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { ScaleOut, ScaleOutFactory } from '../kernel/scale-out';
+import type { ScaleOut, ScaleOutEnvironment, ScaleOutFactory } from '../kernel/scale-out';
+import { traced } from '../protocol/telemetry/traced';
 import type { ChangeBus } from '../protocol/modern/subscriptions';
 import type { TaskBus } from '../tasks/task-bus';
 import type { HttpOptions } from '../transports/http/http-options';
@@ -22,8 +23,10 @@ export interface RedisScaleOutOptions {
  * any request. `McpApplication.create(AppModule, { scaleOut: redisScaleOut({ redis: url }) })`.
  */
 export function redisScaleOut(options: RedisScaleOutOptions): ScaleOutFactory {
-  return (env) => new RedisScaleOut(options, env.onError);
+  return (env) => new RedisScaleOut(options, env);
 }
+
+const CHANNEL_OPERATIONS = new Set(['publish', 'subscribe', 'sharedSecret']);
 
 /** The Redis-backed pieces, created on first use. */
 class RedisScaleOut implements ScaleOut {
@@ -31,10 +34,14 @@ class RedisScaleOut implements ScaleOut {
   private events?: RedisEventStore;
   private sessions?: RedisSessionBackplane;
 
+  private readonly onError: (error: Error) => void;
+
   constructor(
     private readonly config: RedisScaleOutOptions,
-    private readonly onError: (error: Error) => void,
-  ) {}
+    private readonly env: ScaleOutEnvironment,
+  ) {
+    this.onError = env.onError;
+  }
 
   taskStore(): RedisTaskStore {
     this.tasks ??= new RedisTaskStore(this.config.redis, { keyPrefix: this.config.keyPrefix, onError: this.onError });
@@ -43,7 +50,7 @@ class RedisScaleOut implements ScaleOut {
 
   /** Task channels over the session backplane's pub/sub. */
   taskBus(): TaskBus {
-    const backplane = this.backplane();
+    const backplane = this.channels();
     const instanceId = randomBytes(8).toString('hex');
     const channel = (taskId: string) => `task:${taskId}`;
     return {
@@ -58,7 +65,7 @@ class RedisScaleOut implements ScaleOut {
 
   /** One channel per deployment over the backplane's pub/sub; an instance ignores what it published. */
   changeBus(): ChangeBus {
-    const backplane = this.backplane();
+    const backplane = this.channels();
     const instanceId = randomBytes(8).toString('hex');
     const channel = 'changes';
     return {
@@ -71,12 +78,17 @@ class RedisScaleOut implements ScaleOut {
   }
 
   requestStateKey(): Promise<Buffer> {
-    return this.backplane().sharedSecret('request-state-key');
+    return this.channels().sharedSecret('request-state-key');
   }
 
   httpDefaults(): Pick<HttpOptions, 'eventStore' | 'sessionBackplane'> {
     this.events ??= new RedisEventStore(this.config.redis, { keyPrefix: this.config.keyPrefix, onError: this.onError });
     return { eventStore: this.events, sessionBackplane: this.backplane() };
+  }
+
+  /** The backplane as the channels use it: a span per publish, subscribe and shared-secret read when telemetry records. */
+  private channels(): RedisSessionBackplane {
+    return traced(this.backplane(), this.env.telemetry, 'session_backplane', 'mcpkit.session_backplane.operation', CHANNEL_OPERATIONS);
   }
 
   private backplane(): RedisSessionBackplane {

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { context, ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { injectable } from 'tsyringe';
-import { EmptyInput, McpApplication, McpModule, Tool } from '../../src';
+import { EmptyInput, McpApplication, McpContext, McpModule, Tool } from '../../src';
 import { redisScaleOut } from '../../src/redis';
 import { ACCEPT_BOTH } from '../helpers/http-app';
 import { PrivateRedis } from '../helpers/redis-server';
@@ -12,6 +12,10 @@ import { waitFor } from '../helpers/wait-for';
 class PingTools {
   @Tool({ taskSupport: 'optional' }) ping(_: EmptyInput) {
     return 'pong';
+  }
+  @Tool() async ask(_: EmptyInput, ctx: McpContext) {
+    const answer = await ctx.elicit({ message: 'Sure?', requestedSchema: { type: 'object', properties: {} } });
+    return answer.action;
   }
 }
 
@@ -93,5 +97,26 @@ describe('telemetry: Redis calls of a scaled-out server are child spans', () => 
     const span = exporter.getFinishedSpans().find((s) => s.name === 'task_store list')!;
     expect(span.attributes).toMatchObject({ 'db.system.name': 'redis', 'mcpkit.task_store.operation': 'list' });
     expect(span.parentSpanContext?.spanId).toBe(exporter.getFinishedSpans().find((s) => s.name === 'tasks/list')!.spanContext().spanId);
+  });
+
+  it('the channels between instances (resource updates, the shared requestState key) get Redis spans too', async () => {
+    const exporter = new InMemorySpanExporter();
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const app = await McpApplication.create(PingModule, { logger: quiet, telemetry: { mode: 'full', tracerProvider }, scaleOut: redisScaleOut({ redis: redis.url, keyPrefix: 'otel2:' }) });
+    apps.push(app);
+    await app.notifyResourceUpdated('test://changed');
+    const publish = await waitFor(() => exporter.getFinishedSpans().find((s) => s.name === 'session_backplane publish'));
+    expect(publish.attributes).toMatchObject({ 'db.system.name': 'redis', 'db.operation.name': 'PUBLISH', 'mcpkit.session_backplane.operation': 'publish' });
+    // A 2026-07-28 request that needs input seals its requestState with the deployment's key, read from Redis.
+    const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1', responseMode: 'json' } });
+    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const res = await fetch(http!.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'ask' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask', arguments: {}, _meta: { ...envelope, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } } }),
+    });
+    expect(await res.json()).toMatchObject({ result: { resultType: 'input_required' } });
+    const secret = await waitFor(() => exporter.getFinishedSpans().find((s) => s.name === 'session_backplane sharedSecret'));
+    expect(secret.attributes).toMatchObject({ 'db.system.name': 'redis', 'mcpkit.session_backplane.operation': 'sharedSecret' });
   });
 });
