@@ -19,6 +19,9 @@
  *     off, propagation only and full (spans to a dropping exporter, metrics), the request carrying a
  *     traceparent header, alternating, `--runs=N` times; `--baseline=<dir>` adds a compiled checkout
  *     from before telemetry (run `tsc` there) as the reference row.
+ *  9. (`--only=proxy`, and in the default set with one run) the same tools/call served directly, through
+ *     one `app.proxy` hop (far server over HTTP, or over stdio as the proxy's child) and two hops, beside
+ *     the SDK 1.x directly and through a proxy written with it; overhead per hop (see proxy.ts).
  * Run: `npm run bench` (add `-- --quick` for a shorter run). Prints figures; asserts nothing.
  */
 import { ChildProcess, fork } from 'node:child_process';
@@ -27,11 +30,12 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { coldStart } from './coldstart';
+import { proxyBench } from './proxy';
 
 type Impl = 'mcpkit' | 'sdk';
 const QUICK = process.argv.includes('--quick');
 /**
- * `--only=call,list,stdio,memory,tasks,coldstart,auth,modern` runs some workloads only (auth and modern
+ * `--only=call,list,stdio,memory,tasks,coldstart,auth,modern,telemetry,proxy` runs some workloads only (auth and modern
  * run only when named; call and stdio include their modern-era rows).
  */
 const ONLY = /--only=([\w,]+)/.exec(process.argv.join(' '))?.[1]?.split(',');
@@ -450,6 +454,7 @@ function eraLine(workload: string, modern: string, legacy: string): string {
 }
 
 const CALL_WORKLOAD = 'tools/call over HTTP, 32 connections';
+const LIST_WORKLOAD = 'tools/list of 1000 tools over HTTP, 32 connections';
 const isCall = (r: Record<string, unknown>) => (r.content as { text: string }[])?.[0]?.text === 'hello';
 const isModernCall = (r: Record<string, unknown>) => isCall(r) && r.resultType === 'complete';
 
@@ -466,10 +471,10 @@ async function modernComparison(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (wanted('call') || wanted('list') || ONLY?.some((o) => ['auth', 'modern', 'telemetry'].includes(o))) await warmLoadGenerator();
+  if (wanted('call') || wanted('list') || ONLY?.some((o) => ['auth', 'modern', 'telemetry', 'proxy'].includes(o))) await warmLoadGenerator();
   const isList = (r: Record<string, unknown>) => (r.tools as unknown[])?.length === 1000;
   const call = CALL_WORKLOAD;
-  const list = 'tools/list of 1000 tools over HTTP, 32 connections';
+  const list = LIST_WORKLOAD;
   if (ONLY?.includes('modern')) await modernComparison();
   else {
     for (const impl of ['mcpkit', 'sdk'] as const) {
@@ -494,6 +499,16 @@ async function main(): Promise<void> {
   rows.sort((a, b) => a.workload.localeCompare(b.workload));
 
   const fmt = (n: number | undefined, digits = 0) => (n === undefined || !Number.isFinite(n) ? '-' : n === 0 ? '<1' : n.toFixed(digits));
+  // `--only=proxy` (or coldstart) alone measures nothing for this table: it prints its own.
+  if (rows.length > 0) printTable(rows, fmt);
+  if (wanted('coldstart')) await printColdStart();
+  // `--runs=N` applies when proxy is asked for by name; in the default set it runs once (6 chains).
+  if (wanted('proxy')) await proxyBench({ runs: ONLY?.includes('proxy') ? RUNS : 1, duration: DURATION, quick: QUICK });
+}
+
+function printTable(rows: Row[], fmt: (n: number | undefined, digits?: number) => string): void {
+  const call = CALL_WORKLOAD;
+  const list = LIST_WORKLOAD;
   console.log(`\nmcpkit vs @modelcontextprotocol/sdk — node ${process.version}, ${DURATION}s per HTTP run\n`);
   console.log(`${'workload'.padEnd(52)}${'implementation'.padEnd(20)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'cpu µs/req'.padStart(12)}  note`);
   for (const r of rows) {
@@ -522,7 +537,6 @@ async function main(): Promise<void> {
   ]) if (line) console.log(line);
   const eras = [eraLine(call, 'mcpkit (modern)', 'mcpkit (stateless)'), eraLine(STDIO_CALL, 'mcpkit (modern)', 'mcpkit')].filter(Boolean);
   if (eras.length > 0) console.log(`\n2026-07-28 beside 2025-11-25 (legacy stateless), same server:\n${eras.join('\n')}`);
-  if (wanted('coldstart')) await printColdStart();
 }
 
 async function printColdStart(): Promise<void> {
