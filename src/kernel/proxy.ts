@@ -4,6 +4,7 @@ import type { ElicitFormRequest, ElicitUrlRequest, McpContext } from '../context
 import type { RequestId } from '../mcp/json-rpc';
 import type { CreateMessageParams, LoggingLevel } from '../mcp/mcp-types';
 import { McpError } from '../mcp/mcp.error';
+import { isInputRequired } from '../protocol/modern/input-round';
 import type { Contribution } from '../registry/contribution';
 import { proxiedContribution, RemoteCalls, RemoteLists } from './proxy-surface';
 
@@ -40,8 +41,8 @@ const LISTS: Record<keyof Lists, [string, string, string]> = {
  * (elicitation, sampling, roots) answered by the caller's client through this server.
  */
 export class RemoteServer implements RemoteCalls {
-  /** The calls in flight, by the id the remote server knows them by, with the context they serve. */
-  private readonly calls = new Map<RequestId, McpContext>();
+  /** The calls in flight, by the id the remote server knows them by, with the context they serve and what ends them early. */
+  private readonly calls = new Map<RequestId, { ctx: McpContext; stop: AbortController }>();
   private lists: Lists = { tools: [], resources: [], templates: [], prompts: [] };
 
   private constructor(
@@ -68,15 +69,19 @@ export class RemoteServer implements RemoteCalls {
 
   async call(method: string, params: Record<string, unknown>, ctx: McpContext): Promise<unknown> {
     let id: RequestId | undefined;
+    // Ends the remote call when its round is over: a 2026-07-28 caller must answer an input request first.
+    const stop = new AbortController();
     try {
       return await this.client.request(method, params, {
-        signal: ctx.signal,
+        signal: AbortSignal.any([ctx.signal, stop.signal]),
         timeoutMs: this.timeoutMs,
         resetTimeoutOnProgress: true,
         onProgress: (p) => void ctx.progress(p.progress, p.total, p.message).catch((e) => this.host.logError('Could not forward progress', e)),
-        onRequestId: (sent) => this.calls.set((id = sent), ctx),
+        onRequestId: (sent) => this.calls.set((id = sent), { ctx, stop }),
       });
     } catch (error) {
+      // The far server asked for input a 2026-07-28 caller gives on its retry (which calls again): this round ends here.
+      if (stop.signal.aborted) throw stop.signal.reason;
       // The caller cancelled: nobody hears the answer, and it is no failure worth logging.
       if (ctx.signal.aborted) throw new McpError(REQUEST_CANCELLED, 'Request cancelled');
       throw error;
@@ -121,9 +126,24 @@ export class RemoteServer implements RemoteCalls {
 
   /** The remote server's requests to its client go to the client of the call they belong to. */
   private answerRemoteRequests(): void {
-    this.client.setRequestHandler('elicitation/create', (params, { relatedRequestId }) => this.requireContext(relatedRequestId).elicit(params as unknown as ElicitFormRequest | ElicitUrlRequest));
-    this.client.setRequestHandler('sampling/createMessage', (params, { relatedRequestId }) => this.requireContext(relatedRequestId).sample(params as unknown as CreateMessageParams));
-    this.client.setRequestHandler('roots/list', async (_params, { relatedRequestId }) => ({ roots: await this.requireContext(relatedRequestId).roots() }));
+    this.client.setRequestHandler('elicitation/create', (params, { relatedRequestId }) => this.ask(relatedRequestId, (ctx) => ctx.elicit(params as unknown as ElicitFormRequest | ElicitUrlRequest)));
+    this.client.setRequestHandler('sampling/createMessage', (params, { relatedRequestId }) => this.ask(relatedRequestId, (ctx) => ctx.sample(params as unknown as CreateMessageParams)));
+    this.client.setRequestHandler('roots/list', (_params, { relatedRequestId }) => this.ask(relatedRequestId, async (ctx) => ({ roots: await ctx.roots() })));
+  }
+
+  /**
+   * Asks the caller's client. A 2026-07-28 caller answers on the retry of its request (multi
+   * round-trip): until then the question ends this round, so the remote call is cancelled rather
+   * than left to fail on an unanswered question; the retry calls the remote server again.
+   */
+  private async ask<T>(related: RequestId | undefined, question: (ctx: McpContext) => Promise<T>): Promise<T> {
+    const call = this.requireCall(related);
+    try {
+      return await question(call.ctx);
+    } catch (error) {
+      if (isInputRequired(error)) call.stop.abort(error);
+      throw error;
+    }
   }
 
   /**
@@ -131,13 +151,17 @@ export class RemoteServer implements RemoteCalls {
    * response stream carried it), else the only call in flight. Several calls and no relation: the
    * request cannot be routed and is refused.
    */
-  private contextOf(related: RequestId | undefined): McpContext | undefined {
+  private callOf(related: RequestId | undefined): { ctx: McpContext; stop: AbortController } | undefined {
     if (related !== undefined && this.calls.has(related)) return this.calls.get(related);
     return this.calls.size === 1 ? this.calls.values().next().value : undefined;
   }
 
-  private requireContext(related: RequestId | undefined): McpContext {
-    const ctx = this.contextOf(related);
+  private contextOf(related: RequestId | undefined): McpContext | undefined {
+    return this.callOf(related)?.ctx;
+  }
+
+  private requireCall(related: RequestId | undefined): { ctx: McpContext; stop: AbortController } {
+    const ctx = this.callOf(related);
     if (!ctx) throw new McpError(-32603, this.calls.size === 0 ? 'No call in progress to answer this request' : 'Cannot tell which call this request belongs to');
     return ctx;
   }

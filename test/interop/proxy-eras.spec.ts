@@ -1,0 +1,109 @@
+import { join } from 'node:path';
+import { injectable } from 'tsyringe';
+import { EmptyInput, McpApplication, McpModule, stdioClientTransport, streamableHttpClientTransport, Tool, type McpClientTransport } from '../../src';
+import { modernClient, textOf } from '../helpers/modern-client-suite';
+import { ROOT } from '../helpers/paths';
+import { sdk2 } from '../helpers/sdk2';
+import { spawnHttpServer } from '../helpers/spawn-server';
+import { waitFor } from '../helpers/wait-for';
+
+const FAR_SERVER = join(ROOT, 'test', 'fixtures', 'sdk-far-server.mjs');
+
+@injectable()
+class LocalTools {
+  @Tool() local(_: EmptyInput) {
+    return 'served here';
+  }
+}
+
+@McpModule({ server: { name: 'gateway', version: '1.0.0' }, providers: [LocalTools] })
+class GatewayModule {}
+
+/** A server log that keeps what it is told, so that a test can require that nothing went wrong. */
+function recordingLogger() {
+  const entries: { level: string; message: string; error?: unknown }[] = [];
+  return {
+    entries,
+    problems: () => entries.filter((e) => e.level === 'error' || e.level === 'warn'),
+    logger: {
+      error: (message: string, error?: unknown) => void entries.push({ level: 'error', message, error }),
+      warn: (message: string) => void entries.push({ level: 'warn', message }),
+      info: (message: string) => void entries.push({ level: 'info', message }),
+    },
+  };
+}
+
+/**
+ * The official SDK 2.x client in the 2026-07-28 era in front of the proxy (stateless HTTP, MRTR),
+ * an SDK 1.x server behind it (initialize-based, server→client requests on the call's stream).
+ */
+describe.each([
+  ['stdio', async () => ({ transport: stdioClientTransport({ command: process.execPath, args: [FAR_SERVER, '--stdio'], stderr: 'pipe' }) as McpClientTransport, stop: async () => {} })],
+  [
+    'Streamable HTTP',
+    async () => {
+      const far = await spawnHttpServer(FAR_SERVER);
+      return { transport: streamableHttpClientTransport(far.url) as McpClientTransport, stop: far.stop };
+    },
+  ],
+])('a 2026-07-28 client in front of a proxied SDK 1.x server reached over %s', (_name, open) => {
+  let app: McpApplication;
+  let stopFar: () => Promise<void>;
+  let connected: ReturnType<typeof modernClient>;
+  const log = recordingLogger();
+
+  beforeAll(async () => {
+    const far = await open();
+    stopFar = far.stop;
+    app = await McpApplication.create(GatewayModule, { logger: log.logger });
+    await app.proxy('far', far.transport);
+    const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1' } });
+    connected = modernClient({ mode: { pin: '2026-07-28' } });
+    await connected.client.connect(new sdk2.StreamableHTTPClientTransport(new URL(http!.url)));
+  });
+  afterAll(async () => {
+    await connected?.client.close();
+    await app?.close();
+    await stopFar?.();
+  });
+
+  it('is served in the modern era, and lists and calls the far tools', async () => {
+    expect(connected.client.getProtocolEra()).toBe('modern');
+    const names = (await connected.client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['local', 'far_echo', 'far_askName', 'far_slow']));
+    expect(textOf(await connected.client.callTool({ name: 'far_echo', arguments: { text: 'hi' } }))).toBe('echo: hi');
+    expect(textOf(await connected.client.callTool({ name: 'local', arguments: {} }))).toBe('served here');
+  });
+
+  it("turns the far server's elicitation into an input request, and answers it on the retry", async () => {
+    const before = connected.asked.elicit;
+    expect(textOf(await connected.client.callTool({ name: 'far_askName', arguments: {} }))).toBe('hello Alice');
+    expect(connected.asked.elicit).toBe(before + 1);
+    // The first round's far call (whose question the caller answers only on its retry) was cancelled, not left to fail.
+    await waitFor(async () => JSON.parse(textOf(await connected.client.callTool({ name: 'far_lastCancelled', arguments: {} })))?.tool === 'askName');
+    // sampling and roots take the same road
+    expect(textOf(await connected.client.callTool({ name: 'far_summarize', arguments: { text: 'long text' } }))).toBe('summary: Paris (test-model)');
+    expect(textOf(await connected.client.callTool({ name: 'far_listRoots', arguments: {} }))).toBe('file:///work/a');
+    expect(log.problems()).toEqual([]);
+  });
+
+  it('forwards progress from the far end', async () => {
+    const seen: number[] = [];
+    const result = await connected.client.callTool({ name: 'far_progress', arguments: { steps: 3 } }, { onprogress: (p: { progress: number }) => void seen.push(p.progress) });
+    expect(textOf(result)).toBe('did 3 steps');
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it('carries cancellation (the client drops its request) to the far end', async () => {
+    const lastCancelled = async () => textOf(await connected.client.callTool({ name: 'far_lastCancelled', arguments: {} }));
+    const before = await lastCancelled();
+    const abort = new AbortController();
+    const call = connected.client.callTool({ name: 'far_slow', arguments: {} }, { signal: abort.signal });
+    await new Promise((r) => setTimeout(r, 300));
+    abort.abort('user gave up');
+    await expect(call).rejects.toThrow();
+    await waitFor(async () => (await lastCancelled()) !== before);
+    expect(JSON.parse(await lastCancelled())).toMatchObject({ requestId: expect.anything(), tool: 'slow' });
+    expect(log.problems()).toEqual([]);
+  });
+});
