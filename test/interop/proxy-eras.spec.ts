@@ -1,3 +1,7 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpModule, stdioClientTransport, streamableHttpClientTransport, Tool, type McpClientTransport } from '../../src';
@@ -104,6 +108,55 @@ describe.each([
     await expect(call).rejects.toThrow();
     await waitFor(async () => (await lastCancelled()) !== before);
     expect(JSON.parse(await lastCancelled())).toMatchObject({ requestId: expect.anything(), tool: 'slow' });
+    expect(log.problems()).toEqual([]);
+  });
+});
+
+/** A far server of the 2024-11-05 era (HTTP+SSE), reached through the SDK's SSEClientTransport, with clients of both eras in front. */
+describe('proxying an SDK 1.x server reached over HTTP+SSE (2024-11-05)', () => {
+  let app: McpApplication;
+  let far: Awaited<ReturnType<typeof spawnHttpServer>>;
+  let url: string;
+  const log = recordingLogger();
+
+  beforeAll(async () => {
+    far = await spawnHttpServer(FAR_SERVER, { FAR_TRANSPORT: 'sse' });
+    app = await McpApplication.create(GatewayModule, { logger: log.logger });
+    await app.proxy('far', new SSEClientTransport(new URL('/sse', far.url)));
+    url = (await app.listen({ http: { port: 0, host: '127.0.0.1' } })).http!.url;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await far?.stop();
+  });
+
+  it('serves the far tools to a 1.x client, with elicitation through two hops and list changes followed', async () => {
+    const client = new Client({ name: 'sdk1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada' } }));
+    let listChanged = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void listChanged++);
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['local', 'far_echo', 'far_askName', 'far_enableHidden']));
+    expect(names).not.toContain('far_hidden');
+    expect(textOf((await client.callTool({ name: 'far_echo', arguments: { text: 'old' } })) as { content: unknown })).toBe('echo: old');
+    expect(textOf((await client.callTool({ name: 'far_askName', arguments: {} })) as { content: unknown })).toBe('hello Ada');
+    const progress: number[] = [];
+    await client.callTool({ name: 'far_progress', arguments: { steps: 2 } }, undefined, { onprogress: (p) => void progress.push(p.progress) });
+    expect(progress).toEqual([1, 2]);
+    expect(textOf((await client.callTool({ name: 'far_enableHidden', arguments: {} })) as { content: unknown })).toBe('enabled');
+    await waitFor(() => listChanged > 0);
+    expect(textOf((await client.callTool({ name: 'far_hidden', arguments: {} })) as { content: unknown })).toBe('found me');
+    await client.close();
+  });
+
+  it('serves them to a 2026-07-28 client too (elicitation as an input request)', async () => {
+    const { client, asked } = modernClient({ mode: { pin: '2026-07-28' } });
+    await client.connect(new sdk2.StreamableHTTPClientTransport(new URL(url)));
+    expect(textOf(await client.callTool({ name: 'far_askName', arguments: {} }))).toBe('hello Alice');
+    expect(asked.elicit).toBe(1);
+    expect(textOf(await client.callTool({ name: 'far_listRoots', arguments: {} }))).toBe('file:///work/a');
+    await client.close();
     expect(log.problems()).toEqual([]);
   });
 });
