@@ -52,8 +52,9 @@ export class RemoteServer implements RemoteCalls {
     private readonly timeoutMs: number,
   ) {}
 
+  /** Speaks the remote server's era: server/discover (2026-07-28) first, initialize when the server refuses it. */
   static async connect(prefix: string, transport: McpClientTransport, host: ProxyHost, options: Required<Pick<ProxyOptions, 'timeoutMs'>> & ProxyOptions): Promise<RemoteServer> {
-    const client = new McpClient({ clientInfo: options.clientInfo, capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: false } } });
+    const client = new McpClient({ clientInfo: options.clientInfo, era: 'auto', capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: false } } });
     const remote = new RemoteServer(prefix, client, host, options.timeoutMs);
     remote.answerRemoteRequests();
     await client.connect(transport, { timeoutMs: options.timeoutMs });
@@ -68,7 +69,7 @@ export class RemoteServer implements RemoteCalls {
   }
 
   async call(method: string, params: Record<string, unknown>, ctx: McpContext): Promise<unknown> {
-    let id: RequestId | undefined;
+    const ids: RequestId[] = []; // one per round of a 2026-07-28 remote server's input requests
     // Ends the remote call when its round is over: a 2026-07-28 caller must answer an input request first.
     const stop = new AbortController();
     try {
@@ -77,7 +78,7 @@ export class RemoteServer implements RemoteCalls {
         timeoutMs: this.timeoutMs,
         resetTimeoutOnProgress: true,
         onProgress: (p) => void ctx.progress(p.progress, p.total, p.message).catch((e) => this.host.logError('Could not forward progress', e)),
-        onRequestId: (sent) => this.calls.set((id = sent), { ctx, stop }),
+        onRequestId: (sent) => this.calls.set(sent, { ctx, stop }) && void ids.push(sent),
       });
     } catch (error) {
       // The far server asked for input a 2026-07-28 caller gives on its retry (which calls again): this round ends here.
@@ -86,7 +87,7 @@ export class RemoteServer implements RemoteCalls {
       if (ctx.signal.aborted) throw new McpError(REQUEST_CANCELLED, 'Request cancelled');
       throw error;
     } finally {
-      if (id !== undefined) this.calls.delete(id);
+      for (const id of ids) this.calls.delete(id);
     }
   }
 
