@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpModule, stdioClientTransport, streamableHttpClientTransport, Tool, type McpClientTransport } from '../../src';
@@ -156,6 +156,77 @@ describe('proxying an SDK 1.x server reached over HTTP+SSE (2024-11-05)', () => 
     expect(textOf(await client.callTool({ name: 'far_askName', arguments: {} }))).toBe('hello Alice');
     expect(asked.elicit).toBe(1);
     expect(textOf(await client.callTool({ name: 'far_listRoots', arguments: {} }))).toBe('file:///work/a');
+    await client.close();
+    expect(log.problems()).toEqual([]);
+  });
+});
+
+const MODERN_SERVER = join(ROOT, 'dist', 'test', 'fixtures', 'modern-far-server.js');
+
+/** A far server of the 2026-07-28 era only (mcpkit, eras: 'modern', spawned), with clients of both eras in front. */
+describe.each([
+  ['stdio', async () => ({ transport: stdioClientTransport({ command: process.execPath, args: [MODERN_SERVER, '--stdio'], stderr: 'pipe' }) as McpClientTransport, stop: async () => {} })],
+  [
+    'Streamable HTTP',
+    async () => {
+      const far = await spawnHttpServer(MODERN_SERVER);
+      return { transport: streamableHttpClientTransport(far.url) as McpClientTransport, stop: far.stop };
+    },
+  ],
+])('proxying a 2026-07-28 mcpkit server reached over %s', (name, open) => {
+  let app: McpApplication;
+  let stopFar: () => Promise<void>;
+  let url: string;
+  const log = recordingLogger();
+  const seen = async (call: (name: string, args: Record<string, unknown>) => Promise<unknown>, tag: string) => JSON.parse(textOf((await call('far_seen', { tag })) as { content: unknown })) as Record<string, unknown>;
+
+  beforeAll(async () => {
+    const far = await open();
+    stopFar = far.stop;
+    app = await McpApplication.create(GatewayModule, { logger: log.logger });
+    await app.proxy('far', far.transport);
+    url = (await app.listen({ http: { port: 0, host: '127.0.0.1' } })).http!.url;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await stopFar?.();
+  });
+
+  it('serves a 2026-07-28 client: list, call, elicitation through two input rounds, progress, cancellation', async () => {
+    const { client, asked } = modernClient({ mode: { pin: '2026-07-28' } });
+    await client.connect(new sdk2.StreamableHTTPClientTransport(new URL(url)));
+    const call = (n: string, args: Record<string, unknown>, options?: object) => client.callTool({ name: n, arguments: args }, options);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['local', 'far_echo', 'far_askName', 'far_steps', 'far_sleeper']));
+    expect(textOf(await call('far_echo', { text: 'hi' }))).toBe('echo: hi');
+    // The far server is served as 2026-07-28, for the proxy.
+    expect(JSON.parse(textOf(await call('far_whoami', {})))).toEqual({ version: '2026-07-28', client: 'gateway', subject: null });
+    expect(textOf(await call('far_askName', {}))).toBe('hello Alice');
+    expect(asked.elicit).toBe(1);
+    const progress: number[] = [];
+    expect(textOf(await call('far_steps', { steps: 3 }, { onprogress: (p: { progress: number }) => void progress.push(p.progress) }))).toBe('3 steps');
+    expect(progress).toEqual([1, 2, 3]);
+    const tag = `proxy-modern-${name}`;
+    const abort = new AbortController();
+    const sleeping = call('far_sleeper', { tag }, { signal: abort.signal });
+    await waitFor(async () => (await seen(call, tag)).started === true);
+    abort.abort('enough');
+    await expect(sleeping).rejects.toThrow();
+    await waitFor(async () => (await seen(call, tag)).cancelled === true);
+    await client.close();
+    expect(log.problems()).toEqual([]);
+  });
+
+  it('serves a 1.x client (2025-11-25 session): its elicitation, sampling and roots answer the far input requests', async () => {
+    const client = new Client({ name: 'sdk1', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {}, roots: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada', ok: true } }));
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: 'Rome' } }));
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///legacy' }] }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const call = (n: string, args: Record<string, unknown>) => client.callTool({ name: n, arguments: args });
+    expect(textOf((await call('far_askName', {})) as { content: unknown })).toBe('hello Ada');
+    const tag = `proxy-legacy-front-${name}`;
+    expect(JSON.parse(textOf((await call('far_order', { tag })) as { content: unknown }))).toEqual({ orderId: 'order-1', confirmed: true, sampled: 'Rome', roots: ['file:///legacy'] });
+    expect(await seen(call, tag)).toMatchObject({ onceRuns: 1 });
     await client.close();
     expect(log.problems()).toEqual([]);
   });
