@@ -182,6 +182,33 @@ export class McpClient {
     this.inbound.remove(method);
   }
 
+  /**
+   * 2026-07-28: opens a subscriptions/listen stream for the notifications `filter` names
+   * (toolsListChanged, promptsListChanged, resourcesListChanged, resourceSubscriptions); they reach the
+   * onNotification handlers. Resolves once the server acknowledged it; `close()` ends the stream.
+   */
+  async listen(filter: Record<string, unknown>, options: { timeoutMs?: number } = {}): Promise<{ close(): void }> {
+    if (!this.modern) throw new Error('subscriptions/listen belongs to the 2026-07-28 era; this connection is not in it');
+    const abort = new AbortController();
+    let acknowledged!: () => void;
+    const ack = new Promise<void>((resolve) => (acknowledged = resolve));
+    const stop = this.onNotification('notifications/subscriptions/acknowledged', () => acknowledged());
+    const stream = this.request('subscriptions/listen', { notifications: filter }, { signal: abort.signal, timeoutMs: Infinity });
+    stream.catch(() => undefined); // ends when closed, by either side
+    const timeout = options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([ack, stream, new Promise((_, reject) => (timer = setTimeout(() => reject(new McpError(-32001, 'subscriptions/listen was not acknowledged')), timeout)))]);
+    } catch (error) {
+      abort.abort();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      stop();
+    }
+    return { close: () => abort.abort('subscription closed') };
+  }
+
   /** Pages through a list method (tools/list, resources/list, ...) following nextCursor; returns every item of `key`. */
   async listAll<T = Record<string, unknown>>(method: string, key: string, params: Record<string, unknown> = {}, options: RequestOptions & { maxPages?: number } = {}): Promise<T[]> {
     const items: T[] = [];

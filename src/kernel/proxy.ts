@@ -60,7 +60,7 @@ export class RemoteServer implements RemoteCalls {
     await client.connect(transport, { timeoutMs: options.timeoutMs });
     try {
       await remote.refresh(['tools', 'resources', 'templates', 'prompts']);
-      remote.followChanges();
+      await remote.followChanges();
     } catch (error) {
       await client.close().catch(() => undefined);
       throw error;
@@ -109,7 +109,7 @@ export class RemoteServer implements RemoteCalls {
     this.lists = lists;
   }
 
-  private followChanges(): void {
+  private async followChanges(): Promise<void> {
     const refresh = (which: (keyof Lists)[]) => () =>
       void this.refresh(which).catch((e) => this.host.logError(`Could not refresh the lists of the server proxied at "${this.prefix}"`, e));
     this.client.onNotification('notifications/tools/list_changed', refresh(['tools']));
@@ -123,6 +123,11 @@ export class RemoteServer implements RemoteCalls {
       const ctx = this.contextOf(relatedRequestId);
       if (ctx) void ctx.log.log(params.level as LoggingLevel, params.data, typeof params.logger === 'string' ? params.logger : undefined).catch(() => undefined);
     });
+    // A 2026-07-28 server tells list changes only on a subscriptions/listen stream.
+    const caps = this.client.serverCapabilities ?? {};
+    const changes = (capability: string) => (caps[capability] as { listChanged?: boolean } | undefined)?.listChanged === true;
+    const filter = { toolsListChanged: changes('tools'), promptsListChanged: changes('prompts'), resourcesListChanged: changes('resources') };
+    if (this.client.era === 'modern' && Object.values(filter).some(Boolean)) await this.client.listen(filter, { timeoutMs: this.timeoutMs });
   }
 
   /** The remote server's requests to its client go to the client of the call they belong to. */

@@ -227,6 +227,11 @@ describe.each([
     const tag = `proxy-legacy-front-${name}`;
     expect(JSON.parse(textOf((await call('far_order', { tag })) as { content: unknown }))).toEqual({ orderId: 'order-1', confirmed: true, sampled: 'Rome', roots: ['file:///legacy'] });
     expect(await seen(call, tag)).toMatchObject({ onceRuns: 1 });
+    // The far server's list changes, heard on the proxy's subscriptions/listen stream, reach the client.
+    let listChanged = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void listChanged++);
+    expect(textOf((await call('far_touchTools', {})) as { content: unknown })).toBe('touched');
+    await waitFor(() => listChanged > 0);
     await client.close();
     expect(log.problems()).toEqual([]);
   });

@@ -92,6 +92,16 @@ describe.each([
     await waitFor(async () => (await seen()).cancelled);
   });
 
+  it('hears list changes on a subscriptions/listen stream, until it closes it', async () => {
+    let changed = 0;
+    const off = c.client.onNotification('notifications/tools/list_changed', () => void changed++);
+    const sub = await c.client.listen({ toolsListChanged: true });
+    expect(textOf(await c.client.request('tools/call', { name: 'touchTools', arguments: {} }))).toBe('touched');
+    await waitFor(() => changed > 0);
+    sub.close();
+    off();
+  });
+
   it('refuses to initialize a server that serves only the modern era when asked for the legacy one', async () => {
     const far = await open();
     const legacy = new McpClient({ era: 'legacy' });
