@@ -77,7 +77,9 @@ export class ModernSession {
     let round: Record<string, unknown> = params;
     for (let n = 0; ; n++) {
       let id: RequestId = 0;
-      const result = await send(method, round, { ...options, onRequestId: (sent) => options.onRequestId?.((id = sent)) });
+      const sent = round;
+      const run = () => send(method, sent, { ...options, onRequestId: (given) => options.onRequestId?.((id = given)) });
+      const result = await (options.round ? options.round(n, run) : run());
       if (result?.resultType !== 'input_required') return complete(result);
       if (n + 1 >= this.maxRounds) throw new McpError(-32603, `${method} still needed input after ${this.maxRounds} rounds; giving up`);
       const requests = (result.inputRequests ?? {}) as Record<string, { method?: unknown; params?: unknown }>;
@@ -87,7 +89,9 @@ export class ModernSession {
         Object.entries(requests).map(async ([key, request]) => {
           if (typeof request?.method !== 'string') throw new McpError(-32603, `The server's input request "${key.slice(0, 64)}" names no method`);
           const p = (typeof request.params === 'object' && request.params !== null ? request.params : {}) as Record<string, unknown>;
-          inputResponses[key] = await answer(request.method, p, { requestId: `${String(id)}:${key}`, relatedRequestId: id, signal });
+          inputResponses[key] = options.onInputRequest
+            ? await options.onInputRequest(request.method, p)
+            : await answer(request.method, p, { requestId: `${String(id)}:${key}`, relatedRequestId: id, signal });
         }),
       );
       if (Object.keys(requests).length === 0) await new Promise((r) => setTimeout(r, RETRY_PAUSE_MS));

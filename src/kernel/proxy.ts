@@ -79,6 +79,10 @@ export class RemoteServer implements RemoteCalls {
         resetTimeoutOnProgress: true,
         onProgress: (p) => void ctx.progress(p.progress, p.total, p.message).catch((e) => this.host.logError('Could not forward progress', e)),
         onRequestId: (sent) => this.calls.set(sent, { ctx, stop }) && void ids.push(sent),
+        // A 2026-07-28 remote server's input requests: asked of this call's client; each of its rounds is kept
+        // across the retries of a 2026-07-28 caller, so that the remote handler's state carries over.
+        onInputRequest: (m, p) => this.askOf({ ctx, stop }, m, p),
+        round: (n, send) => ctx.once(`proxy:${this.prefix}:round-${n}`, send),
       });
     } catch (error) {
       // The far server asked for input a 2026-07-28 caller gives on its retry (which calls again): this round ends here.
@@ -132,9 +136,16 @@ export class RemoteServer implements RemoteCalls {
 
   /** The remote server's requests to its client go to the client of the call they belong to. */
   private answerRemoteRequests(): void {
-    this.client.setRequestHandler('elicitation/create', (params, { relatedRequestId }) => this.ask(relatedRequestId, (ctx) => ctx.elicit(params as unknown as ElicitFormRequest | ElicitUrlRequest)));
-    this.client.setRequestHandler('sampling/createMessage', (params, { relatedRequestId }) => this.ask(relatedRequestId, (ctx) => ctx.sample(params as unknown as CreateMessageParams)));
-    this.client.setRequestHandler('roots/list', (_params, { relatedRequestId }) => this.ask(relatedRequestId, async (ctx) => ({ roots: await ctx.roots() })));
+    for (const method of ['elicitation/create', 'sampling/createMessage', 'roots/list']) {
+      this.client.setRequestHandler(method, (params, { relatedRequestId }) => this.askOf(this.requireCall(relatedRequestId), method, params));
+    }
+  }
+
+  private askOf(call: { ctx: McpContext; stop: AbortController }, method: string, params: Record<string, unknown>): Promise<unknown> {
+    if (method === 'elicitation/create') return this.ask(call, (ctx) => ctx.elicit(params as unknown as ElicitFormRequest | ElicitUrlRequest));
+    if (method === 'sampling/createMessage') return this.ask(call, (ctx) => ctx.sample(params as unknown as CreateMessageParams));
+    if (method === 'roots/list') return this.ask(call, async (ctx) => ({ roots: await ctx.roots() }));
+    return Promise.reject(new McpError(-32601, `The remote server asked for ${method.slice(0, 64)}, which the proxy does not forward`));
   }
 
   /**
@@ -142,8 +153,7 @@ export class RemoteServer implements RemoteCalls {
    * round-trip): until then the question ends this round, so the remote call is cancelled rather
    * than left to fail on an unanswered question; the retry calls the remote server again.
    */
-  private async ask<T>(related: RequestId | undefined, question: (ctx: McpContext) => Promise<T>): Promise<T> {
-    const call = this.requireCall(related);
+  private async ask<T>(call: { ctx: McpContext; stop: AbortController }, question: (ctx: McpContext) => Promise<T>): Promise<T> {
     try {
       return await question(call.ctx);
     } catch (error) {

@@ -202,6 +202,12 @@ describe.each([
     expect(JSON.parse(textOf(await call('far_whoami', {})))).toEqual({ version: '2026-07-28', client: 'gateway', subject: null });
     expect(textOf(await call('far_askName', {}))).toBe('hello Alice');
     expect(asked.elicit).toBe(1);
+    // Several input rounds at the far end, each one a round of the client's request: the far
+    // handler's state (ctx.once) carries over, so its side effect happens once.
+    const ordered = `proxy-modern-order-${name}`;
+    expect(JSON.parse(textOf(await call('far_order', { tag: ordered })))).toEqual({ orderId: 'order-1', confirmed: true, sampled: 'Paris', roots: ['file:///work/a'] });
+    expect(await seen(call, ordered)).toMatchObject({ onceRuns: 1 });
+    expect(asked).toMatchObject({ elicit: 2, sample: 1, roots: 1 });
     const progress: number[] = [];
     expect(textOf(await call('far_steps', { steps: 3 }, { onprogress: (p: { progress: number }) => void progress.push(p.progress) }))).toBe('3 steps');
     expect(progress).toEqual([1, 2, 3]);
