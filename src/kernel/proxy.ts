@@ -131,7 +131,9 @@ export class RemoteServer implements RemoteCalls {
     const caps = this.client.serverCapabilities ?? {};
     const changes = (capability: string) => (caps[capability] as { listChanged?: boolean } | undefined)?.listChanged === true;
     const filter = { toolsListChanged: changes('tools'), promptsListChanged: changes('prompts'), resourcesListChanged: changes('resources') };
-    if (this.client.era === 'modern' && Object.values(filter).some(Boolean)) await this.client.listen(filter, { timeoutMs: this.timeoutMs });
+    if (this.client.era === 'modern' && Object.values(filter).some(Boolean)) {
+      await this.client.listen(filter, { timeoutMs: this.timeoutMs }).catch((e) => this.host.logError(`Cannot follow the list changes of the server proxied at "${this.prefix}"`, e));
+    }
   }
 
   /** The remote server's requests to its client go to the client of the call they belong to. */
@@ -151,7 +153,8 @@ export class RemoteServer implements RemoteCalls {
   /**
    * Asks the caller's client. A 2026-07-28 caller answers on the retry of its request (multi
    * round-trip): until then the question ends this round, so the remote call is cancelled rather
-   * than left to fail on an unanswered question; the retry calls the remote server again.
+   * than left to fail on an unanswered question; the retry calls the remote server again (a
+   * 2026-07-28 remote server's rounds so far are kept, so its request resumes where it stopped).
    */
   private async ask<T>(call: { ctx: McpContext; stop: AbortController }, question: (ctx: McpContext) => Promise<T>): Promise<T> {
     try {
