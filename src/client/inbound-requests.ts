@@ -1,5 +1,5 @@
 import { ErrorCode, type RequestId } from '../mcp/json-rpc';
-import { mcpErrorOf } from '../mcp/mcp.error';
+import { McpError, mcpErrorOf } from '../mcp/mcp.error';
 import type { ClientMessage } from './client-transport';
 
 /** What a handler of a server→client request gets besides the params. */
@@ -34,6 +34,13 @@ export class InboundRequests {
 
   remove(method: string): void {
     this.handlers.delete(method);
+  }
+
+  /** Runs the handler of `method` for a request that did not come as a message (an MRTR input request); -32601 without one. */
+  async call(method: string, params: Record<string, unknown>, context: InboundRequestContext): Promise<unknown> {
+    const handler = this.handlers.get(method);
+    if (!handler) throw new McpError(ErrorCode.MethodNotFound, `The server asked for ${method.slice(0, 64)}, which this client does not answer`);
+    return (await handler(params, context)) ?? {};
   }
 
   handle(message: ClientMessage, relatedRequestId?: RequestId): void {

@@ -2,6 +2,7 @@ import type { RequestId } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
 import { asError, CLIENT_LATEST_VERSION, CLIENT_PROTOCOL_VERSIONS, isClientMessage, type ClientMessage, type McpClientTransport, type MessageExtra } from './client-transport';
 import { InboundRequests, type InboundRequestHandler } from './inbound-requests';
+import { isDiscoverRefusal, ModernSession, type ClientEra, type ServerDescription } from './modern-session';
 import { CONNECTION_CLOSED, OutboundRequests, abortError, type Progress, type RequestOptions } from './outbound-requests';
 
 export interface McpClientOptions {
@@ -9,8 +10,16 @@ export interface McpClientOptions {
   clientInfo?: { name: string; version: string; title?: string };
   /** Client capabilities declared in initialize (elicitation, sampling, roots, ...). */
   capabilities?: Record<string, unknown>;
-  /** The protocol version asked for. Default '2025-11-25'. */
+  /** The protocol version asked for in initialize. Default '2025-11-25'. */
   protocolVersion?: string;
+  /**
+   * `legacy` (default): initialize (2024-11-05 … 2025-11-25). `modern`: 2026-07-28 (server/discover,
+   * every request enveloped, input requests answered by the handlers and retried). `auto`: server/discover,
+   * falling back to initialize when the server refuses it.
+   */
+  era?: ClientEra;
+  /** Most input rounds of one 2026-07-28 request before giving up. Default 10. */
+  maxInputRounds?: number;
   /** Default timeout of each request. Default 60 000 ms. */
   requestTimeoutMs?: number;
   /** Most requests in flight at once; more are refused. Default 1000. */
@@ -22,14 +31,8 @@ export interface McpClientOptions {
 /** `extra.relatedRequestId`: the request whose response stream carried the notification (Streamable HTTP). */
 export type NotificationHandler = (params: Record<string, unknown>, extra: MessageExtra) => void;
 
-/** What the server said in initialize. */
-export interface InitializeResult {
-  protocolVersion: string;
-  capabilities: Record<string, unknown>;
-  serverInfo: { name: string; version: string; [key: string]: unknown };
-  instructions?: string;
-  [key: string]: unknown;
-}
+/** What the server said in initialize (or, in the 2026-07-28 era, server/discover). */
+export type InitializeResult = ServerDescription;
 
 /**
  * A Model Context Protocol client: connects over any SDK-shaped transport, initializes, sends
@@ -45,6 +48,8 @@ export class McpClient {
   private transport?: McpClientTransport;
   private init?: InitializeResult;
   private closed = false;
+  /** Set once the connection is in the 2026-07-28 era. */
+  private modern?: ModernSession;
   private readonly outbound: OutboundRequests;
   private readonly inbound: InboundRequests;
   private readonly listeners = new Map<string, Set<NotificationHandler>>();
@@ -77,7 +82,15 @@ export class McpClient {
     return this.transport?.sessionId;
   }
 
-  /** Starts the transport, initializes, and sends notifications/initialized. Closes the transport when that fails. */
+  /** 'modern' once server/discover agreed on 2026-07-28, 'legacy' once initialized. */
+  get era(): 'modern' | 'legacy' | undefined {
+    return this.init ? (this.modern ? 'modern' : 'legacy') : undefined;
+  }
+
+  /**
+   * Starts the transport and opens the connection in its era: initialize + notifications/initialized,
+   * or server/discover (2026-07-28). Closes the transport when that fails.
+   */
   async connect(transport: McpClientTransport, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<InitializeResult> {
     if (this.transport) throw new Error('McpClient is already connected; create another client for another connection');
     this.transport = transport;
@@ -86,10 +99,22 @@ export class McpClient {
     transport.onclose = () => this.closedByTransport();
     try {
       await transport.start();
+      const era = this.options.era ?? 'legacy';
+      if (era !== 'legacy') {
+        const modern = new ModernSession(this.clientInfo(), this.options.capabilities ?? {}, this.options.maxInputRounds);
+        try {
+          this.init = await modern.discover((m, p, o) => this.send(m, modern.envelope(p), o) as Promise<Record<string, unknown>>, options);
+          this.modern = modern;
+          transport.setProtocolVersion?.(this.init.protocolVersion);
+          return this.init;
+        } catch (error) {
+          if (era === 'modern' || !isDiscoverRefusal(error) || this.closed) throw error;
+        }
+      }
       const result = (await this.request('initialize', {
         protocolVersion: this.options.protocolVersion ?? CLIENT_LATEST_VERSION,
         capabilities: this.options.capabilities ?? {},
-        clientInfo: this.options.clientInfo ?? { name: 'mcpkit-client', version: '1.0.0' },
+        clientInfo: this.clientInfo(),
       }, options)) as InitializeResult;
       if (!result || typeof result !== 'object' || !(CLIENT_PROTOCOL_VERSIONS as readonly string[]).includes(result.protocolVersion)) {
         throw new Error(`The server answered initialize with protocol version ${JSON.stringify(result?.protocolVersion)}, which this client does not support (${CLIENT_PROTOCOL_VERSIONS.join(', ')})`);
@@ -104,8 +129,19 @@ export class McpClient {
     }
   }
 
-  /** Sends a request and resolves with its result; rejects with McpError on an error response. */
+  /**
+   * Sends a request and resolves with its result; rejects with McpError on an error response. In the
+   * 2026-07-28 era the request carries the envelope, and an input-required result is answered by this
+   * client's request handlers and retried until it completes.
+   */
   async request<T = Record<string, unknown>>(method: string, params?: Record<string, unknown>, options: RequestOptions = {}): Promise<T> {
+    const modern = this.modern;
+    if (!modern) return this.send(method, params, options) as Promise<T>;
+    const send = (m: string, p: Record<string, unknown>, o: RequestOptions) => this.send(m, modern.envelope(p), o) as Promise<Record<string, unknown>>;
+    return modern.request(send, (m, p, context) => this.inbound.call(m, p, context), method, params ?? {}, options) as Promise<T>;
+  }
+
+  private async send(method: string, params: Record<string, unknown> | undefined, options: RequestOptions): Promise<unknown> {
     const transport = this.transport;
     if (!transport || this.closed) throw new McpError(CONNECTION_CLOSED, 'Connection closed');
     if (options.signal?.aborted) throw abortError(options.signal.reason);
@@ -115,7 +151,11 @@ export class McpClient {
     if (options.onProgress) body._meta = { ...(body._meta as object | undefined), progressToken: id };
     const message: ClientMessage = { jsonrpc: '2.0', id, method, ...(params !== undefined || options.onProgress ? { params: body } : {}) };
     transport.send(message).catch((error) => this.outbound.fail(id, new McpError(CONNECTION_CLOSED, `Could not send ${method}: ${asError(error).message}`)));
-    return promise as Promise<T>;
+    return promise;
+  }
+
+  private clientInfo(): { name: string; version: string; title?: string } {
+    return this.options.clientInfo ?? { name: 'mcpkit-client', version: '1.0.0' };
   }
 
   /** Sends a notification. */
@@ -140,6 +180,33 @@ export class McpClient {
 
   removeRequestHandler(method: string): void {
     this.inbound.remove(method);
+  }
+
+  /**
+   * 2026-07-28: opens a subscriptions/listen stream for the notifications `filter` names
+   * (toolsListChanged, promptsListChanged, resourcesListChanged, resourceSubscriptions); they reach the
+   * onNotification handlers. Resolves once the server acknowledged it; `close()` ends the stream.
+   */
+  async listen(filter: Record<string, unknown>, options: { timeoutMs?: number } = {}): Promise<{ close(): void }> {
+    if (!this.modern) throw new Error('subscriptions/listen belongs to the 2026-07-28 era; this connection is not in it');
+    const abort = new AbortController();
+    let acknowledged!: () => void;
+    const ack = new Promise<void>((resolve) => (acknowledged = resolve));
+    const stop = this.onNotification('notifications/subscriptions/acknowledged', () => acknowledged());
+    const stream = this.request('subscriptions/listen', { notifications: filter }, { signal: abort.signal, timeoutMs: Infinity });
+    stream.catch(() => undefined); // ends when closed, by either side
+    const timeout = options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([ack, stream, new Promise((_, reject) => (timer = setTimeout(() => reject(new McpError(-32001, 'subscriptions/listen was not acknowledged')), timeout)))]);
+    } catch (error) {
+      abort.abort();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      stop();
+    }
+    return { close: () => abort.abort('subscription closed') };
   }
 
   /** Pages through a list method (tools/list, resources/list, ...) following nextCursor; returns every item of `key`. */

@@ -19,6 +19,14 @@ export interface RequestOptions {
   onProgress?: (progress: Progress) => void;
   /** Told the id the request is sent under (to relate the server's requests and messages to it). */
   onRequestId?: (id: RequestId) => void;
+  /** 2026-07-28: answers the request's input requests (default: the client's request handlers). */
+  onInputRequest?: (method: string, params: Record<string, unknown>) => Promise<unknown>;
+  /**
+   * 2026-07-28: runs round `n` of the request (`send` sends it). A caller that is itself retried (a
+   * proxy) keeps each round's result across its retries and hands it back instead of sending again,
+   * so that the server's handler state (requestState) carries over.
+   */
+  round?: (n: number, send: () => Promise<Record<string, unknown>>) => Promise<Record<string, unknown>>;
 }
 
 /** JSON-RPC error code of a request the client gave up waiting for (as the official SDK uses it). */

@@ -1,5 +1,6 @@
 import type { RequestId } from '../mcp/json-rpc';
 import { asError, type ClientMessage, type McpClientTransport } from './client-transport';
+import { isModernHttp, modernRequestHeaders } from './modern-http';
 import { httpErrorResponse, messageParser, parseMessages, readSse, transportError } from './http-response-reader';
 
 export interface StreamableHttpClientOptions {
@@ -30,6 +31,8 @@ export class StreamableHttpClientTransport implements McpClientTransport {
   protocolVersion?: string;
   private readonly fetch: typeof fetch;
   private readonly controllers = new Set<AbortController>();
+  /** Each request's exchange, by id: in the 2026-07-28 era a request is cancelled by aborting it. */
+  private readonly exchanges = new Map<RequestId, AbortController>();
   private readonly url: URL;
   private initializeId?: RequestId;
   private reconnectTimer?: NodeJS.Timeout;
@@ -55,14 +58,17 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     const isRequest = typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number');
     const id = isRequest ? (message.id as RequestId) : undefined;
     if (message.method === 'initialize' && id !== undefined) this.initializeId = id;
+    const modern = isModernHttp(this.protocolVersion);
+    if (modern && message.method === 'notifications/cancelled') return this.cancelExchange((message.params as { requestId?: RequestId } | undefined)?.requestId);
     const controller = this.track();
+    if (id !== undefined) this.exchanges.set(id, controller);
     let res: Response;
     try {
-      const headers = await this.headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
+      const headers = await this.headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, modernRequestHeaders(message));
       res = await this.fetch(this.url, { method: 'POST', headers, body: JSON.stringify(message), signal: controller.signal });
     } catch (error) {
-      this.controllers.delete(controller);
-      if (this.closed) return;
+      this.untrack(controller, id);
+      if (this.closed || controller.signal.aborted) return;
       const why = `HTTP POST failed: ${describe(error)}`;
       if (id === undefined) throw new Error(why);
       return this.deliver(transportError(id, why), id);
@@ -70,7 +76,7 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     const sessionId = res.headers.get('mcp-session-id');
     if (sessionId) this.sessionId = sessionId;
     if (!res.ok) {
-      this.controllers.delete(controller);
+      this.untrack(controller, id);
       if (id === undefined) {
         await res.body?.cancel().catch(() => undefined);
         throw new Error(`HTTP ${res.status} for a ${typeof message.method === 'string' ? message.method : 'response'} message`);
@@ -79,7 +85,7 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     }
     if (message.method === 'notifications/initialized') void this.listen();
     if (id === undefined || res.status === 202 || !res.body) {
-      this.controllers.delete(controller);
+      this.untrack(controller, id);
       await res.body?.cancel().catch(() => undefined);
       if (id !== undefined) this.deliver(transportError(id, `HTTP ${res.status} without a response to the request`), id);
       return;
@@ -138,9 +144,9 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     } catch (error) {
       why = `the response stream failed: ${asError(error).message}`;
     } finally {
-      this.controllers.delete(controller);
+      this.untrack(controller, id);
     }
-    if (!answered && !this.closed) this.deliver(transportError(id, `Request failed: ${why}`), id);
+    if (!answered && !this.closed && !controller.signal.aborted) this.deliver(transportError(id, `Request failed: ${why}`), id);
   }
 
   /** Re-opens a request's stream from its last event id; waits the server's retry delay first (bounded by 5 s). */
@@ -193,14 +199,29 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     this.reconnectTimer.unref();
   }
 
-  private async headers(extra: Record<string, string>): Promise<Record<string, string>> {
+  private async headers(extra: Record<string, string>, modern: Record<string, string> = {}): Promise<Record<string, string>> {
     const own = typeof this.options.headers === 'function' ? await this.options.headers() : this.options.headers;
     return {
       ...own,
       ...extra,
       ...(this.sessionId ? { 'mcp-session-id': this.sessionId } : {}),
       ...(this.protocolVersion ? { 'mcp-protocol-version': this.protocolVersion } : {}),
+      ...modern,
     };
+  }
+
+  /** Ends a request's exchange: the server sees the connection close, which cancels the request (2026-07-28). */
+  private cancelExchange(id: RequestId | undefined): void {
+    const controller = id === undefined ? undefined : this.exchanges.get(id);
+    if (!controller) return;
+    this.exchanges.delete(id!);
+    this.controllers.delete(controller);
+    controller.abort();
+  }
+
+  private untrack(controller: AbortController, id: RequestId | undefined): void {
+    this.controllers.delete(controller);
+    if (id !== undefined && this.exchanges.get(id) === controller) this.exchanges.delete(id);
   }
 
   private track(): AbortController {

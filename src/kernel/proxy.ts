@@ -4,6 +4,7 @@ import type { ElicitFormRequest, ElicitUrlRequest, McpContext } from '../context
 import type { RequestId } from '../mcp/json-rpc';
 import type { CreateMessageParams, LoggingLevel } from '../mcp/mcp-types';
 import { McpError } from '../mcp/mcp.error';
+import { isInputRequired } from '../protocol/modern/input-round';
 import type { Contribution } from '../registry/contribution';
 import { proxiedContribution, RemoteCalls, RemoteLists } from './proxy-surface';
 
@@ -40,8 +41,8 @@ const LISTS: Record<keyof Lists, [string, string, string]> = {
  * (elicitation, sampling, roots) answered by the caller's client through this server.
  */
 export class RemoteServer implements RemoteCalls {
-  /** The calls in flight, by the id the remote server knows them by, with the context they serve. */
-  private readonly calls = new Map<RequestId, McpContext>();
+  /** The calls in flight, by the id the remote server knows them by, with the context they serve and what ends them early. */
+  private readonly calls = new Map<RequestId, { ctx: McpContext; stop: AbortController }>();
   private lists: Lists = { tools: [], resources: [], templates: [], prompts: [] };
 
   private constructor(
@@ -51,14 +52,15 @@ export class RemoteServer implements RemoteCalls {
     private readonly timeoutMs: number,
   ) {}
 
+  /** Speaks the remote server's era: server/discover (2026-07-28) first, initialize when the server refuses it. */
   static async connect(prefix: string, transport: McpClientTransport, host: ProxyHost, options: Required<Pick<ProxyOptions, 'timeoutMs'>> & ProxyOptions): Promise<RemoteServer> {
-    const client = new McpClient({ clientInfo: options.clientInfo, capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: false } } });
+    const client = new McpClient({ clientInfo: options.clientInfo, era: 'auto', capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: false } } });
     const remote = new RemoteServer(prefix, client, host, options.timeoutMs);
     remote.answerRemoteRequests();
     await client.connect(transport, { timeoutMs: options.timeoutMs });
     try {
       await remote.refresh(['tools', 'resources', 'templates', 'prompts']);
-      remote.followChanges();
+      await remote.followChanges();
     } catch (error) {
       await client.close().catch(() => undefined);
       throw error;
@@ -67,21 +69,29 @@ export class RemoteServer implements RemoteCalls {
   }
 
   async call(method: string, params: Record<string, unknown>, ctx: McpContext): Promise<unknown> {
-    let id: RequestId | undefined;
+    const ids: RequestId[] = []; // one per round of a 2026-07-28 remote server's input requests
+    // Ends the remote call when its round is over: a 2026-07-28 caller must answer an input request first.
+    const stop = new AbortController();
     try {
       return await this.client.request(method, params, {
-        signal: ctx.signal,
+        signal: AbortSignal.any([ctx.signal, stop.signal]),
         timeoutMs: this.timeoutMs,
         resetTimeoutOnProgress: true,
         onProgress: (p) => void ctx.progress(p.progress, p.total, p.message).catch((e) => this.host.logError('Could not forward progress', e)),
-        onRequestId: (sent) => this.calls.set((id = sent), ctx),
+        onRequestId: (sent) => this.calls.set(sent, { ctx, stop }) && void ids.push(sent),
+        // A 2026-07-28 remote server's input requests: asked of this call's client; each of its rounds is kept
+        // across the retries of a 2026-07-28 caller, so that the remote handler's state carries over.
+        onInputRequest: (m, p) => this.askOf({ ctx, stop }, m, p),
+        round: (n, send) => ctx.once(`proxy:${this.prefix}:round-${n}`, send),
       });
     } catch (error) {
+      // The far server asked for input a 2026-07-28 caller gives on its retry (which calls again): this round ends here.
+      if (stop.signal.aborted) throw stop.signal.reason;
       // The caller cancelled: nobody hears the answer, and it is no failure worth logging.
       if (ctx.signal.aborted) throw new McpError(REQUEST_CANCELLED, 'Request cancelled');
       throw error;
     } finally {
-      if (id !== undefined) this.calls.delete(id);
+      for (const id of ids) this.calls.delete(id);
     }
   }
 
@@ -103,7 +113,7 @@ export class RemoteServer implements RemoteCalls {
     this.lists = lists;
   }
 
-  private followChanges(): void {
+  private async followChanges(): Promise<void> {
     const refresh = (which: (keyof Lists)[]) => () =>
       void this.refresh(which).catch((e) => this.host.logError(`Could not refresh the lists of the server proxied at "${this.prefix}"`, e));
     this.client.onNotification('notifications/tools/list_changed', refresh(['tools']));
@@ -117,13 +127,42 @@ export class RemoteServer implements RemoteCalls {
       const ctx = this.contextOf(relatedRequestId);
       if (ctx) void ctx.log.log(params.level as LoggingLevel, params.data, typeof params.logger === 'string' ? params.logger : undefined).catch(() => undefined);
     });
+    // A 2026-07-28 server tells list changes only on a subscriptions/listen stream.
+    const caps = this.client.serverCapabilities ?? {};
+    const changes = (capability: string) => (caps[capability] as { listChanged?: boolean } | undefined)?.listChanged === true;
+    const filter = { toolsListChanged: changes('tools'), promptsListChanged: changes('prompts'), resourcesListChanged: changes('resources') };
+    if (this.client.era === 'modern' && Object.values(filter).some(Boolean)) {
+      await this.client.listen(filter, { timeoutMs: this.timeoutMs }).catch((e) => this.host.logError(`Cannot follow the list changes of the server proxied at "${this.prefix}"`, e));
+    }
   }
 
   /** The remote server's requests to its client go to the client of the call they belong to. */
   private answerRemoteRequests(): void {
-    this.client.setRequestHandler('elicitation/create', (params, { relatedRequestId }) => this.requireContext(relatedRequestId).elicit(params as unknown as ElicitFormRequest | ElicitUrlRequest));
-    this.client.setRequestHandler('sampling/createMessage', (params, { relatedRequestId }) => this.requireContext(relatedRequestId).sample(params as unknown as CreateMessageParams));
-    this.client.setRequestHandler('roots/list', async (_params, { relatedRequestId }) => ({ roots: await this.requireContext(relatedRequestId).roots() }));
+    for (const method of ['elicitation/create', 'sampling/createMessage', 'roots/list']) {
+      this.client.setRequestHandler(method, (params, { relatedRequestId }) => this.askOf(this.requireCall(relatedRequestId), method, params));
+    }
+  }
+
+  private askOf(call: { ctx: McpContext; stop: AbortController }, method: string, params: Record<string, unknown>): Promise<unknown> {
+    if (method === 'elicitation/create') return this.ask(call, (ctx) => ctx.elicit(params as unknown as ElicitFormRequest | ElicitUrlRequest));
+    if (method === 'sampling/createMessage') return this.ask(call, (ctx) => ctx.sample(params as unknown as CreateMessageParams));
+    if (method === 'roots/list') return this.ask(call, async (ctx) => ({ roots: await ctx.roots() }));
+    return Promise.reject(new McpError(-32601, `The remote server asked for ${method.slice(0, 64)}, which the proxy does not forward`));
+  }
+
+  /**
+   * Asks the caller's client. A 2026-07-28 caller answers on the retry of its request (multi
+   * round-trip): until then the question ends this round, so the remote call is cancelled rather
+   * than left to fail on an unanswered question; the retry calls the remote server again (a
+   * 2026-07-28 remote server's rounds so far are kept, so its request resumes where it stopped).
+   */
+  private async ask<T>(call: { ctx: McpContext; stop: AbortController }, question: (ctx: McpContext) => Promise<T>): Promise<T> {
+    try {
+      return await question(call.ctx);
+    } catch (error) {
+      if (isInputRequired(error)) call.stop.abort(error);
+      throw error;
+    }
   }
 
   /**
@@ -131,13 +170,17 @@ export class RemoteServer implements RemoteCalls {
    * response stream carried it), else the only call in flight. Several calls and no relation: the
    * request cannot be routed and is refused.
    */
-  private contextOf(related: RequestId | undefined): McpContext | undefined {
+  private callOf(related: RequestId | undefined): { ctx: McpContext; stop: AbortController } | undefined {
     if (related !== undefined && this.calls.has(related)) return this.calls.get(related);
     return this.calls.size === 1 ? this.calls.values().next().value : undefined;
   }
 
-  private requireContext(related: RequestId | undefined): McpContext {
-    const ctx = this.contextOf(related);
+  private contextOf(related: RequestId | undefined): McpContext | undefined {
+    return this.callOf(related)?.ctx;
+  }
+
+  private requireCall(related: RequestId | undefined): { ctx: McpContext; stop: AbortController } {
+    const ctx = this.callOf(related);
     if (!ctx) throw new McpError(-32603, this.calls.size === 0 ? 'No call in progress to answer this request' : 'Cannot tell which call this request belongs to');
     return ctx;
   }
