@@ -112,6 +112,8 @@ export type { CacheHint, CacheHints } from './protocol/modern/cache-hints';
 export type { RequestStateOptions } from './protocol/modern/request-state';
 export { McpClient } from './client/mcp-client';
 export type { McpClientOptions, NotificationHandler, InitializeResult } from './client/mcp-client';
+export type { ClientEra, ServerDescription } from './client/modern-session';
+export type { ProxyOptions } from './kernel/proxy';
 export type { McpClientTransport, ClientMessage, MessageExtra, SendOptions } from './client/client-transport';
 export { CLIENT_PROTOCOL_VERSIONS } from './client/client-transport';
 export type { InboundRequestHandler, InboundRequestContext } from './client/inbound-requests';

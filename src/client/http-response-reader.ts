@@ -1,6 +1,7 @@
 import { ErrorCode, type RequestId } from '../mcp/json-rpc';
 import { isClientMessage, type ClientMessage } from './client-transport';
 import { SseParser } from './sse-parser';
+import type { ResponseLike } from './node-fetch';
 
 /** Longest error body read from a failed HTTP response. */
 const MAX_ERROR_BODY_CHARS = 8 * 1024;
@@ -13,7 +14,7 @@ export function messageParser(onData: (data: string) => void): SseParser {
 }
 
 /** Reads a text/event-stream body to its end through `parser` (which keeps the last event id even when the read fails). */
-export async function readSse(body: NonNullable<Response['body']>, parser: SseParser): Promise<SseParser> {
+export async function readSse(body: NonNullable<ResponseLike['body']>, parser: SseParser): Promise<SseParser> {
   const decoder = new TextDecoder();
   const reader = body.getReader();
   try {
@@ -51,7 +52,7 @@ export function parseMessages(text: string, bad: (error: Error) => void): Client
  * The JSON-RPC error response a failed HTTP exchange stands for: the server's own JSON-RPC error when
  * the body holds one (re-addressed to the request), else an InternalError naming the HTTP status.
  */
-export async function httpErrorResponse(res: Response, id: RequestId): Promise<ClientMessage> {
+export async function httpErrorResponse(res: ResponseLike, id: RequestId): Promise<ClientMessage> {
   let text = '';
   try {
     text = (await res.text()).slice(0, MAX_ERROR_BODY_CHARS);

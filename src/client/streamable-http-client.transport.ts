@@ -2,12 +2,16 @@ import type { RequestId } from '../mcp/json-rpc';
 import { asError, type ClientMessage, type McpClientTransport } from './client-transport';
 import { isModernHttp, modernRequestHeaders } from './modern-http';
 import { httpErrorResponse, messageParser, parseMessages, readSse, transportError } from './http-response-reader';
+import { nodeFetch, type FetchLike, type ResponseLike } from './node-fetch';
 
 export interface StreamableHttpClientOptions {
   /** Sent with every HTTP request (say, Authorization); a function is asked before each one. */
   headers?: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
-  /** The fetch to use; default the global fetch of Node 20+. */
-  fetch?: typeof fetch;
+  /**
+   * The fetch to use (the global `fetch`, or a wrapper adding retries, proxies…). Default: a fetch on
+   * `node:http` with a keep-alive agent, several times cheaper in CPU than Node's global fetch.
+   */
+  fetch?: FetchLike;
   /** Open the GET SSE stream after initialize for server-initiated messages. Default true. */
   openSseStream?: boolean;
   /** How often a GET stream that ended is re-opened (with Last-Event-ID) before giving up. Default 3. */
@@ -29,7 +33,9 @@ export class StreamableHttpClientTransport implements McpClientTransport {
   onerror?: (error: Error) => void;
   sessionId?: string;
   protocolVersion?: string;
-  private readonly fetch: typeof fetch;
+  private readonly fetch: FetchLike;
+  /** The default fetch's agents, released on close. */
+  private readonly ownFetch?: ReturnType<typeof nodeFetch>;
   private readonly controllers = new Set<AbortController>();
   /** Each request's exchange, by id: in the 2026-07-28 era a request is cancelled by aborting it. */
   private readonly exchanges = new Map<RequestId, AbortController>();
@@ -41,7 +47,8 @@ export class StreamableHttpClientTransport implements McpClientTransport {
 
   constructor(url: string | URL, private readonly options: StreamableHttpClientOptions = {}) {
     this.url = new URL(url);
-    this.fetch = options.fetch ?? globalThis.fetch;
+    if (options.fetch) this.fetch = options.fetch;
+    else this.fetch = this.ownFetch = nodeFetch();
   }
 
   async start(): Promise<void> {
@@ -62,7 +69,7 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     if (modern && message.method === 'notifications/cancelled') return this.cancelExchange((message.params as { requestId?: RequestId } | undefined)?.requestId);
     const controller = this.track();
     if (id !== undefined) this.exchanges.set(id, controller);
-    let res: Response;
+    let res: ResponseLike;
     try {
       const headers = await this.headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, modernRequestHeaders(message));
       res = await this.fetch(this.url, { method: 'POST', headers, body: JSON.stringify(message), signal: controller.signal });
@@ -107,11 +114,12 @@ export class StreamableHttpClientTransport implements McpClientTransport {
         // the server may be gone already; the session then ends with it
       }
     }
+    this.ownFetch?.destroy();
     this.onclose?.();
   }
 
   /** Reads a POST's answer (JSON or SSE) and makes sure the request gets a response either way. */
-  private async readAnswer(res: Response, id: RequestId, controller: AbortController): Promise<void> {
+  private async readAnswer(res: ResponseLike, id: RequestId, controller: AbortController): Promise<void> {
     let answered = false;
     const take = (text: string) => {
       for (const m of parseMessages(text, (e) => this.fail(e))) {
@@ -155,7 +163,7 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     if (wait > 0) await new Promise((r) => setTimeout(r, wait).unref());
     if (this.closed) return;
     const headers = await this.headers({ accept: 'text/event-stream', 'last-event-id': parser.lastEventId! });
-    let res: Response;
+    let res: ResponseLike;
     try {
       res = await this.fetch(this.url, { method: 'GET', headers, signal: controller.signal });
     } catch (error) {

@@ -35,7 +35,7 @@ export abstract class ComposedSurface extends ApplicationSurface {
         prefix,
         transport,
         { contribute: (c) => this.contribute(source, c), notifyResourceUpdated: (uri) => this.notifyResourceUpdated(uri), logError: (m, e) => this.logError(m, e) },
-        { timeoutMs: options.timeoutMs ?? this.options.clientRequestTimeoutMs, clientInfo: options.clientInfo ?? { name: this.options.server.name, version: this.options.server.version } },
+        { ...options, timeoutMs: options.timeoutMs ?? this.options.clientRequestTimeoutMs, clientInfo: options.clientInfo ?? { name: this.options.server.name, version: this.options.server.version } },
       );
       this.mounts.set(prefix, { release: () => remote.close() });
     } catch (error) {

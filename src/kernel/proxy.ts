@@ -1,4 +1,5 @@
 import { McpClient } from '../client/mcp-client';
+import type { ClientEra } from '../client/modern-session';
 import type { McpClientTransport } from '../client/client-transport';
 import type { ElicitFormRequest, ElicitUrlRequest, McpContext } from '../context/mcp-context';
 import type { RequestId } from '../mcp/json-rpc';
@@ -14,6 +15,11 @@ export interface ProxyOptions {
   timeoutMs?: number;
   /** How the proxy introduces itself to the remote server (default: the application's server info). */
   clientInfo?: { name: string; version: string };
+  /**
+   * Which era to speak to the remote server: 'auto' (default) asks for 2026-07-28 with server/discover
+   * and falls back to initialize; 'legacy' goes straight to initialize; 'modern' requires 2026-07-28.
+   */
+  era?: ClientEra;
 }
 
 /** What the proxy asks of the application that serves it. */
@@ -54,7 +60,7 @@ export class RemoteServer implements RemoteCalls {
 
   /** Speaks the remote server's era: server/discover (2026-07-28) first, initialize when the server refuses it. */
   static async connect(prefix: string, transport: McpClientTransport, host: ProxyHost, options: Required<Pick<ProxyOptions, 'timeoutMs'>> & ProxyOptions): Promise<RemoteServer> {
-    const client = new McpClient({ clientInfo: options.clientInfo, era: 'auto', capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: false } } });
+    const client = new McpClient({ clientInfo: options.clientInfo, era: options.era ?? 'auto', capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: false } } });
     const remote = new RemoteServer(prefix, client, host, options.timeoutMs);
     remote.answerRemoteRequests();
     await client.connect(transport, { timeoutMs: options.timeoutMs });

@@ -164,6 +164,9 @@ describe('McpClient against a hostile Streamable HTTP server', () => {
     const port = (dead.address() as AddressInfo).port;
     await new Promise<void>((r) => dead.close(() => r()));
     const client = new McpClient();
-    await expect(client.connect(streamableHttpClientTransport(`http://127.0.0.1:${port}/mcp`))).rejects.toMatchObject({ code: -32603, message: expect.stringMatching(/^HTTP POST failed: fetch failed \(.*ECONNREFUSED/) });
+    await expect(client.connect(streamableHttpClientTransport(`http://127.0.0.1:${port}/mcp`))).rejects.toMatchObject({ code: -32603, message: expect.stringMatching(/^HTTP POST failed: .*ECONNREFUSED/) });
+    // The global fetch, given as an option, says the same through its error's cause.
+    const withFetch = new McpClient();
+    await expect(withFetch.connect(streamableHttpClientTransport(`http://127.0.0.1:${port}/mcp`, { fetch: globalThis.fetch }))).rejects.toMatchObject({ code: -32603, message: expect.stringMatching(/^HTTP POST failed: fetch failed \(.*ECONNREFUSED/) });
   });
 });

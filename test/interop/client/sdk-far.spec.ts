@@ -17,6 +17,13 @@ describe.each([
       return { transport: streamableHttpClientTransport(server.url) as McpClientTransport, stop: server.stop };
     },
   ],
+  [
+    "Streamable HTTP with Node's global fetch",
+    async () => {
+      const server = await spawnHttpServer(FAR_SERVER);
+      return { transport: streamableHttpClientTransport(server.url, { fetch: globalThis.fetch }) as McpClientTransport, stop: server.stop };
+    },
+  ],
 ])('McpClient against an SDK 1.x server over %s', (_name, open) => {
   let client: McpClient;
   let stop: () => Promise<void>;
