@@ -32,6 +32,24 @@ export interface ProxyHost {
 /** The code of a request given up because its caller cancelled it (never sent: cancelled requests get no answer). */
 const REQUEST_CANCELLED = -32800;
 
+/**
+ * A remote result without what describes the remote response rather than its content: a 2026-07-28
+ * server's `_meta` serverInfo and caching hints (this server adds its own in that era).
+ */
+function ownResult(result: Record<string, unknown>): Record<string, unknown> {
+  if (typeof result !== 'object' || result === null) return result;
+  const { ttlMs: _ttl, cacheScope: _scope, resultType: _type, ...rest } = result;
+  const meta = rest._meta as Record<string, unknown> | undefined;
+  if (meta && SERVER_INFO in meta) {
+    const { [SERVER_INFO]: _info, ...others } = meta;
+    if (Object.keys(others).length > 0) rest._meta = others;
+    else delete rest._meta;
+  }
+  return rest;
+}
+
+const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+
 type Lists = Omit<RemoteLists, 'completions'>;
 const LISTS: Record<keyof Lists, [string, string, string]> = {
   tools: ['tools', 'tools/list', 'tools'],
@@ -79,7 +97,7 @@ export class RemoteServer implements RemoteCalls {
     // Ends the remote call when its round is over: a 2026-07-28 caller must answer an input request first.
     const stop = new AbortController();
     try {
-      return await this.client.request(method, params, {
+      return ownResult(await this.client.request(method, params, {
         signal: AbortSignal.any([ctx.signal, stop.signal]),
         timeoutMs: this.timeoutMs,
         resetTimeoutOnProgress: true,
@@ -89,7 +107,7 @@ export class RemoteServer implements RemoteCalls {
         // across the retries of a 2026-07-28 caller, so that the remote handler's state carries over.
         onInputRequest: (m, p) => this.askOf({ ctx, stop }, m, p),
         round: (n, send) => ctx.once(`proxy:${this.prefix}:round-${n}`, send),
-      });
+      }));
     } catch (error) {
       // The far server asked for input a 2026-07-28 caller gives on its retry (which calls again): this round ends here.
       if (stop.signal.aborted) throw stop.signal.reason;

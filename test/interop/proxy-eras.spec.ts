@@ -229,7 +229,11 @@ describe.each([
     client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///legacy' }] }));
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     const call = (n: string, args: Record<string, unknown>) => client.callTool({ name: n, arguments: args });
-    expect(textOf((await call('far_askName', {})) as { content: unknown })).toBe('hello Ada');
+    const asked = await call('far_askName', {});
+    expect(textOf(asked as { content: unknown })).toBe('hello Ada');
+    // What describes the far server's 2026-07-28 response (its serverInfo, resultType) is not passed on as content.
+    expect(asked).not.toHaveProperty('resultType');
+    expect(asked).not.toHaveProperty(['_meta', 'io.modelcontextprotocol/serverInfo']);
     const tag = `proxy-legacy-front-${name}`;
     expect(JSON.parse(textOf((await call('far_order', { tag })) as { content: unknown }))).toEqual({ orderId: 'order-1', confirmed: true, sampled: 'Rome', roots: ['file:///legacy'] });
     expect(await seen(call, tag)).toMatchObject({ onceRuns: 1 });
