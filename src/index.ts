@@ -114,6 +114,7 @@ export { McpClient } from './client/mcp-client';
 export type { McpClientOptions, NotificationHandler, InitializeResult } from './client/mcp-client';
 export type { ClientEra, ServerDescription } from './client/modern-session';
 export type { ProxyOptions } from './kernel/proxy';
+export type { ProxyTransport } from './kernel/proxy-link';
 export type { McpClientTransport, ClientMessage, MessageExtra, SendOptions } from './client/client-transport';
 export { CLIENT_PROTOCOL_VERSIONS } from './client/client-transport';
 export type { InboundRequestHandler, InboundRequestContext } from './client/inbound-requests';

@@ -1,10 +1,10 @@
-import type { McpClientTransport } from '../client/client-transport';
 import { InvalidDefinitionError } from '../errors/invalid-definition.error';
 import type { Invoke } from '../protocol/tool-invoker';
 import type { ResolvedOptions } from './application-options';
 import { ApplicationSurface } from './application-surface';
 import { checkPrefix, mountedContribution } from './mount';
-import { ProxyOptions, RemoteServer } from './proxy';
+import type { ProxyOptions } from './proxy';
+import { ProxyLink, type ProxyTransport } from './proxy-link';
 import type { ServerLogger } from './server-logger';
 
 /**
@@ -25,22 +25,30 @@ export abstract class ComposedSurface extends ApplicationSurface {
    * progress; the remote server's elicitation, sampling and roots requests reach the caller's client;
    * its list changes are followed. Rejects when the remote server cannot be reached or a name collides.
    */
-  async proxy(prefix: string, transport: McpClientTransport, options: ProxyOptions = {}): Promise<void> {
+  async proxy(prefix: string, transport: ProxyTransport, options: ProxyOptions = {}): Promise<void> {
     this.claimPrefix(prefix, 'proxy');
     const source = `mount:${prefix}`;
     const placeholder = { release: async () => undefined };
     this.mounts.set(prefix, placeholder);
+    const withdraw = () => (this.contributions.has(source) ? this.contribute(source, undefined) : undefined);
+    const link = new ProxyLink(
+      prefix,
+      transport,
+      { contribute: (c) => this.contribute(source, c), withdraw, notifyResourceUpdated: (uri) => this.notifyResourceUpdated(uri), logError: (m, e) => this.logError(m, e) },
+      { ...options, timeoutMs: options.timeoutMs ?? this.options.clientRequestTimeoutMs, clientInfo: options.clientInfo ?? { name: this.options.server.name, version: this.options.server.version } },
+    );
     try {
-      const remote = await RemoteServer.connect(
-        prefix,
-        transport,
-        { contribute: (c) => this.contribute(source, c), notifyResourceUpdated: (uri) => this.notifyResourceUpdated(uri), logError: (m, e) => this.logError(m, e) },
-        { ...options, timeoutMs: options.timeoutMs ?? this.options.clientRequestTimeoutMs, clientInfo: options.clientInfo ?? { name: this.options.server.name, version: this.options.server.version } },
-      );
-      this.mounts.set(prefix, { release: () => remote.close() });
+      await link.start();
+      if (this.mounts.get(prefix) !== placeholder) {
+        // Unmounted, or the application closed, while it connected.
+        await link.close();
+        withdraw();
+        throw new Error(`The proxy at "${prefix}" was let go while it connected`);
+      }
+      this.mounts.set(prefix, { release: () => link.close() });
     } catch (error) {
-      this.mounts.delete(prefix);
-      if (this.contributions.has(source)) this.contribute(source, undefined);
+      if (this.mounts.get(prefix) === placeholder) this.mounts.delete(prefix);
+      withdraw();
       throw error;
     }
   }

@@ -25,6 +25,8 @@ export interface ProxyOptions {
 /** What the proxy asks of the application that serves it. */
 export interface ProxyHost {
   contribute(contribution: Contribution): void;
+  /** Stops serving the remote server's primitives (its connection is gone). */
+  withdraw(): void;
   notifyResourceUpdated(uri: string): Promise<void>;
   logError(message: string, error?: unknown): void;
 }
@@ -77,11 +79,16 @@ export class RemoteServer implements RemoteCalls {
   ) {}
 
   /** Speaks the remote server's era: server/discover (2026-07-28) first, initialize when the server refuses it. */
-  static async connect(prefix: string, transport: McpClientTransport, host: ProxyHost, options: Required<Pick<ProxyOptions, 'timeoutMs'>> & ProxyOptions): Promise<RemoteServer> {
+  static async connect(prefix: string, transport: McpClientTransport, host: ProxyHost, options: Required<Pick<ProxyOptions, 'timeoutMs'>> & ProxyOptions, lost: () => void): Promise<RemoteServer> {
     const client = new McpClient({ clientInfo: options.clientInfo, era: options.era ?? 'auto', capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: false } } });
     const remote = new RemoteServer(prefix, client, host, options.timeoutMs);
     remote.answerRemoteRequests();
+    client.onerror = (error) => host.logError(`The server proxied at "${prefix}" sent something that could not be used`, error);
     await client.connect(transport, { timeoutMs: options.timeoutMs });
+    let ready = false;
+    client.onclose = () => {
+      if (ready) lost();
+    };
     try {
       await remote.refresh(['tools', 'resources', 'templates', 'prompts']);
       await remote.followChanges();
@@ -89,6 +96,7 @@ export class RemoteServer implements RemoteCalls {
       await client.close().catch(() => undefined);
       throw error;
     }
+    ready = true;
     return remote;
   }
 
@@ -119,7 +127,9 @@ export class RemoteServer implements RemoteCalls {
     }
   }
 
+  /** Disconnects on purpose: `lost` is not called. */
   close(): Promise<void> {
+    this.client.onclose = undefined;
     return this.client.close();
   }
 

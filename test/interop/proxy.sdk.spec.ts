@@ -71,7 +71,7 @@ describe.each([
 
   it('lists the far tools under the prefix beside its own, and calls them', async () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(['local', 'far_echo', 'far_progress', 'far_askName', 'far_summarize', 'far_listRoots', 'far_chatty', 'far_slow', 'far_lastCancelled', 'far_enableHidden']);
+    expect(names).toEqual(['local', 'far_echo', 'far_progress', 'far_askName', 'far_summarize', 'far_listRoots', 'far_chatty', 'far_slow', 'far_exit', 'far_lastCancelled', 'far_enableHidden']);
     const echo = (await client.listTools()).tools.find((t) => t.name === 'far_echo')!;
     expect(echo).toMatchObject({ description: 'Echoes text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
     expect(textOf(await client.callTool({ name: 'far_echo', arguments: { text: 'hi' } }))).toBe('echo: hi');
@@ -153,6 +153,60 @@ describe('proxy refusals', () => {
     expect(app.registry.toolDescriptors().map((t) => t.name)).toContain('ok_echo');
     expect(await app.unmount('ok')).toBe(true);
     expect(app.registry.toolDescriptors().map((t) => t.name)).toEqual(['local', 'far_echo']);
+    await app.close();
+  });
+});
+
+describe('a proxied server that goes away', () => {
+  const farStdio = () => stdioClientTransport({ command: process.execPath, args: [FAR_SERVER, '--stdio'], stderr: 'ignore' });
+
+  async function start(transport: Parameters<McpApplication['proxy']>[1]) {
+    const errors: string[] = [];
+    const app = await McpApplication.create(GatewayModule, { logger: { error: (m) => void errors.push(m), warn: () => undefined, info: () => undefined } });
+    await app.proxy('far', transport);
+    const client = new Client({ name: 'sdk-client', version: '1.0.0' });
+    let listChanged = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void listChanged++);
+    await client.connect(app.connectInMemory());
+    const names = async () => (await client.listTools()).tools.map((t) => t.name);
+    return { app, client, errors, names, changes: () => listChanged };
+  }
+
+  it('withdraws its primitives (clients hear list_changed) and keeps serving the rest', async () => {
+    const { app, client, errors, names, changes } = await start(farStdio());
+    expect(await names()).toContain('far_echo');
+    const before = changes();
+    expect(textOf(await client.callTool({ name: 'far_exit', arguments: {} }))).toBe('bye');
+    await waitFor(() => changes() > before);
+    await waitFor(async () => (await names()).length === 1);
+    expect(await names()).toEqual(['local']);
+    await expect(client.callTool({ name: 'far_echo', arguments: { text: 'x' } })).rejects.toMatchObject({ code: -32602 });
+    expect(textOf(await client.callTool({ name: 'local', arguments: {} }))).toBe('served here');
+    expect(errors).toEqual(['The server proxied at "far" disconnected; its tools, resources and prompts are withdrawn']);
+    // The prefix stays taken until it is let go.
+    await expect(app.proxy('far', farStdio())).rejects.toThrow(/already mounted/);
+    expect(await app.unmount('far')).toBe(true);
+    await app.close();
+  });
+
+  it('given a function that makes transports, connects again and serves it again', async () => {
+    let made = 0;
+    const { app, client, errors, names } = await start(() => (made++, farStdio()));
+    expect(textOf(await client.callTool({ name: 'far_exit', arguments: {} }))).toBe('bye');
+    await waitFor(async () => !(await names()).includes('far_echo'));
+    await waitFor(async () => (await names()).includes('far_echo'), { timeoutMs: 10_000 });
+    expect(made).toBe(2);
+    expect(textOf(await client.callTool({ name: 'far_echo', arguments: { text: 'again' } }))).toBe('echo: again');
+    expect(errors).toEqual(['The server proxied at "far" disconnected; its tools, resources and prompts are withdrawn until it is reconnected']);
+    await app.close();
+  });
+
+  it('rejects a call in flight when the remote server dies, with the connection error', async () => {
+    const { app, client } = await start(farStdio());
+    const slow = client.callTool({ name: 'far_slow', arguments: {} });
+    await new Promise((r) => setTimeout(r, 200));
+    await client.callTool({ name: 'far_exit', arguments: {} });
+    await expect(slow).rejects.toMatchObject({ code: -32000 });
     await app.close();
   });
 });
