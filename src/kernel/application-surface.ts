@@ -163,7 +163,10 @@ export abstract class ApplicationSurface {
     }
     defs.set(key, definition);
     descriptors.set(key, descriptor);
-    this.contributeRuntime({ tools: this.tools, resources: this.resources, prompts: this.prompts, [`${kind === 'template' ? 'resource' : kind}s`]: { defs, descriptors } } as never, [[kind, key]]);
+    // A new key may have been removed or hidden before: it is registered afresh. An update keeps the key's state (hidden stays hidden).
+    const kinds: PrimitiveKind[] = kind === 'template' || kind === 'resource' ? ['resource', 'template'] : [kind];
+    const forget = key === replacing ? [] : kinds.map((k): [PrimitiveKind, string] => [k, key]);
+    this.contributeRuntime({ tools: this.tools, resources: this.resources, prompts: this.prompts, [`${kind === 'template' ? 'resource' : kind}s`]: { defs, descriptors } } as never, forget);
   }
 
   private update<D, T, B>(dynamic: Dynamic<D, T>, kind: PrimitiveKind, key: string, changes: Partial<D>, build: (d: D) => B, keyOf: (b: B) => string): boolean {

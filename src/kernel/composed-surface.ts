@@ -91,7 +91,9 @@ export abstract class ComposedSurface extends ApplicationSurface {
       try {
         refresh();
       } catch (error) {
-        this.logError(`A change of the application mounted at "${prefix}" collides with this one; it is not served`, error);
+        // Fail closed: serving the last good copy would keep what the mounted application removed or hid.
+        this.contribute(`mount:${prefix}`, undefined);
+        this.logError(`A change of the application mounted at "${prefix}" collides with this one; its primitives are withdrawn until that is resolved`, error);
       }
     });
     this.mounts.set(prefix, { release: async () => (stop(), owned ? app.close() : undefined) });
@@ -101,6 +103,7 @@ export abstract class ComposedSurface extends ApplicationSurface {
   protected async closeMounts(): Promise<void> {
     const all = [...this.mounts.values()];
     this.mounts.clear();
-    await Promise.allSettled(all.map((m) => m.release()));
+    const released = await Promise.allSettled(all.map((m) => m.release()));
+    for (const r of released) if (r.status === 'rejected') this.logError('Could not let a mount or proxy go', r.reason);
   }
 }

@@ -19,12 +19,17 @@ export class ProxyLink {
   private retry?: NodeJS.Timeout;
   private attempts = 0;
 
+  /** The application as the remote server's connections see it: nothing reaches it once the link is closed. */
+  private readonly host: ProxyHost;
+
   constructor(
     private readonly prefix: string,
     private readonly transport: ProxyTransport,
-    private readonly host: ProxyHost,
+    host: ProxyHost,
     private readonly options: Required<Pick<ProxyOptions, 'timeoutMs'>> & ProxyOptions,
-  ) {}
+  ) {
+    this.host = { ...host, contribute: (c) => void (this.closed || host.contribute(c)), withdraw: () => void (this.closed || host.withdraw()) };
+  }
 
   /** Connects the first time; rejects (and serves nothing) when the remote server cannot be used. */
   async start(): Promise<void> {

@@ -27,8 +27,9 @@ export interface RemoteLists {
  * every handler a request to the remote server. Arguments are not validated here (the remote server
  * validates its own); results pass through (resource contents get the prefixed URI back).
  */
-export function proxiedContribution(prefix: string, lists: RemoteLists, remote: RemoteCalls, skip: (what: string, error: unknown) => void): Contribution {
+export function proxiedContribution(prefix: string, given: RemoteLists, remote: RemoteCalls, skip: (what: string, error: unknown) => void): Contribution {
   const where = (what: string) => `${what} (proxied at "${prefix}")`;
+  const lists = usableLists(given, skip);
   const tools = lists.tools.map((t): ToolDescriptor => {
     const name = prefixedName(prefix, t.name);
     // Proxied calls are answered in one request; task execution is not forwarded.
@@ -70,7 +71,34 @@ export function proxiedContribution(prefix: string, lists: RemoteLists, remote: 
     const completers = lists.completions ? completersFor(argNames, { type: 'ref/prompt', name: p.name }, remote, where(`prompt ${p.name}`)) : new Map();
     return { ...ref('prompt', where(`prompt ${p.name}`), name, false, get), name, definition: deepFreeze({ ...p, name }), completers };
   });
-  return { tools, resources, templates, prompts };
+  return { tools, resources, templates, prompts, uniqueResourceNames: false };
+}
+
+const isName = (v: unknown, max = 512) => typeof v === 'string' && v.length > 0 && v.length <= max;
+const REMOTE_URI = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/**
+ * What a remote server listed that can be served: definitions of the wrong shape, and repeats of a
+ * name or URI already listed, are skipped (and reported) rather than failing the whole surface.
+ */
+function usableLists(lists: RemoteLists, skip: (what: string, error: unknown) => void): RemoteLists {
+  const keep = <T>(items: readonly unknown[], kind: string, key: (x: Record<string, unknown>) => unknown, valid: (x: Record<string, unknown>) => boolean): T[] => {
+    const seen = new Set<unknown>();
+    return items.filter((x) => {
+      const ok = isRecord(x) && valid(x) && !seen.has(key(x));
+      if (ok) seen.add(key(x));
+      else skip(`${kind} ${JSON.stringify(x)?.slice(0, 120)}`, new Error(isRecord(x) && seen.has(key(x)) ? 'listed twice' : 'not a valid definition'));
+      return ok;
+    }) as T[];
+  };
+  const args = (a: unknown) => a === undefined || (Array.isArray(a) && a.every((x) => isRecord(x) && isName(x.name)));
+  return {
+    tools: keep(lists.tools, 'tool', (t) => t.name, (t) => isName(t.name, 128) && isRecord(t.inputSchema)),
+    resources: keep(lists.resources, 'resource', (r) => r.uri, (r) => isName(r.uri, 8192) && REMOTE_URI.test(r.uri as string) && isName(r.name)),
+    templates: keep(lists.templates, 'resource template', (t) => t.uriTemplate, (t) => isName(t.uriTemplate, 8192) && REMOTE_URI.test(t.uriTemplate as string) && isName(t.name)),
+    prompts: keep(lists.prompts, 'prompt', (p) => p.name, (p) => isName(p.name, 128) && args(p.arguments)),
+    completions: lists.completions,
+  };
 }
 
 function completersFor(names: readonly string[], remoteRef: Record<string, unknown>, remote: RemoteCalls, where: string): Map<string, CompleterDescriptor> {

@@ -8,6 +8,7 @@ import { McpError } from '../mcp/mcp.error';
 import { isInputRequired } from '../protocol/modern/input-round';
 import type { Contribution } from '../registry/contribution';
 import { proxiedContribution, RemoteCalls, RemoteLists } from './proxy-surface';
+import { prefixedUri } from './mount';
 
 /** Options of `app.proxy()`. */
 export interface ProxyOptions {
@@ -70,6 +71,10 @@ export class RemoteServer implements RemoteCalls {
   /** The calls in flight, by the id the remote server knows them by, with the context they serve and what ends them early. */
   private readonly calls = new Map<RequestId, { ctx: McpContext; stop: AbortController }>();
   private lists: Lists = { tools: [], resources: [], templates: [], prompts: [] };
+  private readonly pending = new Set<keyof Lists>();
+  private refreshing?: Promise<void>;
+  /** The transport relates the remote server's messages to the request whose stream carried them (Streamable HTTP). */
+  private relates = false;
 
   private constructor(
     private readonly prefix: string,
@@ -90,8 +95,9 @@ export class RemoteServer implements RemoteCalls {
       if (ready) lost();
     };
     try {
+      remote.listenToChanges();
       await remote.refresh(['tools', 'resources', 'templates', 'prompts']);
-      await remote.followChanges();
+      await remote.listenModern();
     } catch (error) {
       await client.close().catch(() => undefined);
       throw error;
@@ -133,21 +139,36 @@ export class RemoteServer implements RemoteCalls {
     return this.client.close();
   }
 
-  /** Fetches the named lists again and hands the whole surface to the application. */
-  private async refresh(which: (keyof Lists)[]): Promise<void> {
-    const caps = this.client.serverCapabilities ?? {};
-    const next: Record<keyof Lists, unknown[]> = { ...this.lists };
-    for (const list of which) {
-      const [capability, method, key] = LISTS[list];
-      next[list] = caps[capability] ? await this.client.listAll(method, key, {}, { timeoutMs: this.timeoutMs }) : [];
-    }
-    const lists = next as unknown as Lists;
-    const contribution = proxiedContribution(this.prefix, { ...lists, completions: caps.completions !== undefined }, this, (what, e) => this.host.logError(`The proxied ${what} cannot be served`, e));
-    this.host.contribute(contribution);
-    this.lists = lists;
+  /**
+   * Fetches the named lists again and hands the whole surface to the application. One refresh runs at
+   * a time: kinds asked for meanwhile are fetched by the next pass, so answers cannot overtake each
+   * other and a change heard during a refresh is never lost.
+   */
+  private refresh(which: (keyof Lists)[]): Promise<void> {
+    for (const list of which) this.pending.add(list);
+    this.refreshing ??= this.refreshPending().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
   }
 
-  private async followChanges(): Promise<void> {
+  private async refreshPending(): Promise<void> {
+    while (this.pending.size > 0) {
+      const which = [...this.pending];
+      this.pending.clear();
+      const caps = this.client.serverCapabilities ?? {};
+      const fetched: Partial<Record<keyof Lists, unknown[]>> = {};
+      for (const list of which) {
+        const [capability, method, key] = LISTS[list];
+        fetched[list] = caps[capability] ? await this.client.listAll(method, key, {}, { timeoutMs: this.timeoutMs }) : [];
+      }
+      const lists = { ...this.lists, ...fetched } as Lists;
+      const contribution = proxiedContribution(this.prefix, { ...lists, completions: caps.completions !== undefined }, this, (what, e) => this.host.logError(`The proxied ${what} cannot be served`, e));
+      this.host.contribute(contribution);
+      this.lists = lists;
+    }
+  }
+
+  /** Listens to the remote server's notifications (before its lists are first read, so no change is missed). */
+  private listenToChanges(): void {
     const refresh = (which: (keyof Lists)[]) => () =>
       void this.refresh(which).catch((e) => this.host.logError(`Could not refresh the lists of the server proxied at "${this.prefix}"`, e));
     this.client.onNotification('notifications/tools/list_changed', refresh(['tools']));
@@ -155,13 +176,16 @@ export class RemoteServer implements RemoteCalls {
     this.client.onNotification('notifications/prompts/list_changed', refresh(['prompts']));
     this.client.onNotification('notifications/resources/updated', (params) => {
       const uri = typeof params.uri === 'string' ? params.uri : undefined;
-      if (uri) void this.host.notifyResourceUpdated(uri.replace(/^([A-Za-z][A-Za-z0-9+.-]*:(?:\/\/)?)/, `$1${this.prefix}/`)).catch((e) => this.host.logError('Could not forward a resource update', e));
+      if (uri) void this.host.notifyResourceUpdated(prefixedUri(this.prefix, uri)).catch((e) => this.host.logError('Could not forward a resource update', e));
     });
     this.client.onNotification('notifications/message', (params, { relatedRequestId }) => {
       const ctx = this.contextOf(relatedRequestId);
       if (ctx) void ctx.log.log(params.level as LoggingLevel, params.data, typeof params.logger === 'string' ? params.logger : undefined).catch(() => undefined);
     });
-    // A 2026-07-28 server tells list changes only on a subscriptions/listen stream.
+  }
+
+  /** A 2026-07-28 server tells list changes only on a subscriptions/listen stream. */
+  private async listenModern(): Promise<void> {
     const caps = this.client.serverCapabilities ?? {};
     const changes = (capability: string) => (caps[capability] as { listChanged?: boolean } | undefined)?.listChanged === true;
     const filter = { toolsListChanged: changes('tools'), promptsListChanged: changes('prompts'), resourcesListChanged: changes('resources') };
@@ -201,12 +225,14 @@ export class RemoteServer implements RemoteCalls {
 
   /**
    * The call a remote request belongs to: the one named by the transport (Streamable HTTP knows which
-   * response stream carried it), else the only call in flight. Several calls and no relation: the
-   * request cannot be routed and is refused.
+   * response stream carried it), else, over a transport that never relates messages (stdio), the only
+   * call in flight. Otherwise the request cannot be routed and is refused.
    */
   private callOf(related: RequestId | undefined): { ctx: McpContext; stop: AbortController } | undefined {
+    if (related !== undefined) this.relates = true;
     if (related !== undefined && this.calls.has(related)) return this.calls.get(related);
-    return this.calls.size === 1 ? this.calls.values().next().value : undefined;
+    // Over a transport that relates messages, one without a relation belongs to no call (a GET stream's).
+    return !this.relates && this.calls.size === 1 ? this.calls.values().next().value : undefined;
   }
 
   private contextOf(related: RequestId | undefined): McpContext | undefined {

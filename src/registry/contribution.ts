@@ -10,4 +10,9 @@ export interface Contribution {
   readonly resources?: readonly ResourceDescriptor[];
   readonly templates?: readonly TemplateDescriptor[];
   readonly prompts?: readonly PromptDescriptor[];
+  /**
+   * False when resource names may repeat (a remote server's: MCP does not require names to be unique);
+   * URIs and templates are still checked.
+   */
+  readonly uniqueResourceNames?: boolean;
 }

@@ -84,7 +84,7 @@ export function dynamicPrompt(def: DynamicPrompt): PromptDescriptor {
   const required = args.filter((a) => a.required).map((a) => a.name);
   const validate: InputCheck = (input) => {
     const given = input as Record<string, unknown>;
-    const missing = required.filter((n) => given[n] === undefined);
+    const missing = required.filter((n) => !Object.prototype.hasOwnProperty.call(given, n) || given[n] === undefined);
     return missing.length === 0 ? { ok: true, value: given } : { ok: false, issues: missing.map((n) => `${n}: is required (required)`) };
   };
   const definition = deepFreeze(clean({ name: def.name, title: def.title, description: def.description, arguments: args.length > 0 ? args.map((a) => clean({ ...a })) : undefined, icons: def.icons, _meta: def._meta }));

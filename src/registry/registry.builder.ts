@@ -84,14 +84,15 @@ class Builder {
       if (existing) throw new DuplicateToolNameError(t.name, existing.where, t.where);
       this.tools.set(t.name, t);
     }
+    const claimName = (name: string, where: string) => c.uniqueResourceNames !== false && this.claimResourceName(name, where);
     for (const r of c.resources ?? []) {
-      this.claimResourceName(r.definition.name, r.where);
+      claimName(r.definition.name, r.where);
       const existing = this.resources.get(r.uri);
       if (existing) throw new DuplicateResourceError(`URI "${r.uri}"`, existing.where, r.where);
       this.resources.set(r.uri, r);
     }
     for (const t of c.templates ?? []) {
-      this.claimResourceName(t.definition.name, t.where);
+      claimName(t.definition.name, t.where);
       const clash = this.templates.find((other) => other.template.shape === t.template.shape);
       if (clash) throw new ClashingUriTemplateError(clash.template.template, clash.where, t.template.template, t.where);
       this.templates.push(t as TemplateDescriptor & { completers: Map<string, CompleterDescriptor> });

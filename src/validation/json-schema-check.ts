@@ -1,12 +1,12 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { InputCheck } from '../registry/descriptors';
 
-type AjvInstance = { compile(schema: object): ValidateFunction };
+type AjvInstance = { compile(schema: object): ValidateFunction; removeSchema(schema: object): unknown };
 let shared: AjvInstance | undefined;
 
 /**
  * One Ajv instance (JSON Schema 2020-12, formats on), created on first use: a server without
- * schema-defined tools never loads Ajv. Compiled checks are cached by Ajv per schema object.
+ * schema-defined tools never loads Ajv.
  */
 function ajv(): AjvInstance {
   if (!shared) {
@@ -28,7 +28,15 @@ function ajv(): AjvInstance {
  */
 export function compileJsonSchema(schema: object): InputCheck {
   const { $schema: _dialect, ...rest } = schema as Record<string, unknown>;
-  const validate = ajv().compile(rest);
+  const instance = ajv();
+  let validate: ValidateFunction;
+  try {
+    validate = instance.compile(rest);
+  } finally {
+    // The compiled function is all that is kept: Ajv's cache (and an `$id` it registered) would grow with
+    // every definition and refuse the same `$id` twice (an update, a second tool sharing the schema).
+    instance.removeSchema(rest);
+  }
   return (input) => {
     if (validate(input)) return { ok: true, value: input };
     return { ok: false, issues: (validate.errors ?? []).map(describe) };

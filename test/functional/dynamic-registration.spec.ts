@@ -230,4 +230,40 @@ describe('tools, resources and prompts registered at runtime (official SDK clien
     expect(textOf(await admin.callTool({ name: 'admin', arguments: {} }))).toBe('secret');
     await app.close();
   });
+
+  it('keeps what was hidden hidden across an update, and compiles schemas with $id and $ref any number of times', async () => {
+    const { app, client } = await start();
+    app.addTool({ name: 'hidden', handler: () => 'x' });
+    app.disable('tool', 'hidden');
+    expect(app.updateTool('hidden', { description: 'still hidden' })).toBe(true);
+    expect(await toolNames(client)).toEqual(['fixed']);
+    expect(app.enable('tool', 'hidden')).toBe(true);
+    expect(await toolNames(client)).toEqual(['fixed', 'hidden']);
+
+    const schema = {
+      $id: 'https://example.com/schemas/point',
+      type: 'object' as const,
+      $defs: { coordinate: { type: 'number', minimum: 0 } },
+      properties: { x: { $ref: '#/$defs/coordinate' }, y: { $ref: '#/$defs/coordinate' } },
+      required: ['x', 'y'],
+    };
+    app.addTool({ name: 'plot', inputSchema: schema, handler: (args) => `plotted ${String(args.x)},${String(args.y)}` });
+    app.addTool({ name: 'plot2', inputSchema: schema, handler: () => 'twice' });
+    expect(app.updateTool('plot', { description: 'Plots a point' })).toBe(true);
+    expect(textOf(await client.callTool({ name: 'plot', arguments: { x: 1, y: 2 } }))).toBe('plotted 1,2');
+    expect(textOf(await client.callTool({ name: 'plot', arguments: { x: -1, y: 2 } }))).toContain('x: must be >= 0 (minimum)');
+    expect(textOf(await client.callTool({ name: 'plot2', arguments: { x: 1, y: 2 } }))).toBe('twice');
+    app.removeTool('plot');
+    app.addTool({ name: 'plot', inputSchema: schema, handler: () => 'back' });
+    expect(textOf(await client.callTool({ name: 'plot', arguments: { x: 0, y: 0 } }))).toBe('back');
+    await app.close();
+  });
+
+  it('enforces required prompt arguments whose names are also Object members', async () => {
+    const { app, client } = await start(SeededModule);
+    app.addPrompt({ name: 'odd', arguments: [{ name: 'constructor', required: true }, { name: 'toString', required: true }], handler: () => 'ok' });
+    await expect(client.getPrompt({ name: 'odd', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/constructor: is required.*toString: is required/) });
+    expect((await client.getPrompt({ name: 'odd', arguments: { constructor: 'a', toString: 'b' } })).messages[0].content).toEqual({ type: 'text', text: 'ok' });
+    await app.close();
+  });
 });

@@ -134,6 +134,27 @@ describe('mounting modules under a prefix', () => {
     await app.close();
   });
 
+  it('withdraws a mounted application whose runtime change collides (fails closed), and serves it again once resolved', async () => {
+    const errors: string[] = [];
+    const app = await McpApplication.create(GatewayModule, { logger: { error: (m) => void errors.push(m), warn: () => undefined, info: () => undefined } });
+    app.addTool({ name: 'plugin_clash', handler: () => 'gateway' });
+    const plugin = await McpApplication.create(NewsModule);
+    app.mount('plugin', plugin);
+    const { c } = await client(app);
+    expect((await c.listTools()).tools.map((t) => t.name)).toContain('plugin_headlines');
+    plugin.addTool({ name: 'clash', handler: () => 'plugin' });
+    expect(errors).toEqual(['A change of the application mounted at "plugin" collides with this one; its primitives are withdrawn until that is resolved']);
+    // Nothing of the plugin is served: a tool it later hides cannot stay reachable through an old copy.
+    plugin.disable('tool', 'headlines');
+    expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['weather_forecast', 'news_forecast', 'news_headlines', 'plugin_clash']);
+    await expect(c.callTool({ name: 'plugin_forecast', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    plugin.removeTool('clash');
+    expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['weather_forecast', 'news_forecast', 'news_headlines', 'plugin_clash', 'plugin_forecast']);
+    expect(textOf(await c.callTool({ name: 'plugin_clash', arguments: {} }))).toBe('gateway');
+    await plugin.close();
+    await app.close();
+  });
+
   it('mounts an application at runtime, follows its runtime changes, and unmounts it', async () => {
     const app = await McpApplication.create(GatewayModule);
     const { c, changes } = await client(app);
