@@ -7,6 +7,7 @@ import type { CreateMessageParams, LoggingLevel } from '../mcp/mcp-types';
 import { McpError } from '../mcp/mcp.error';
 import { isInputRequired } from '../protocol/modern/input-round';
 import type { Contribution } from '../registry/contribution';
+import { prefixedUri } from './mount';
 import { proxiedContribution, RemoteCalls, RemoteLists } from './proxy-surface';
 
 /** Options of `app.proxy()`. */
@@ -145,7 +146,7 @@ export class RemoteServer implements RemoteCalls {
     this.client.onNotification('notifications/prompts/list_changed', refresh(['prompts']));
     this.client.onNotification('notifications/resources/updated', (params) => {
       const uri = typeof params.uri === 'string' ? params.uri : undefined;
-      if (uri) void this.host.notifyResourceUpdated(uri.replace(/^([A-Za-z][A-Za-z0-9+.-]*:(?:\/\/)?)/, `$1${this.prefix}/`)).catch((e) => this.host.logError('Could not forward a resource update', e));
+      if (uri) void this.host.notifyResourceUpdated(prefixedUri(this.prefix, uri)).catch((e) => this.host.logError('Could not forward a resource update', e));
     });
     this.client.onNotification('notifications/message', (params, { relatedRequestId }) => {
       const ctx = this.contextOf(relatedRequestId);
