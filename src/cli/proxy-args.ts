@@ -50,7 +50,7 @@ export function parseProxyArgs(args: string[], env: NodeJS.ProcessEnv = process.
   if (count === 0) throw usage('no server to proxy: give its command after --, or --upstream');
   if (values.prefix !== undefined && count > 1) throw usage('--prefix is for a single server; with several, name each: --upstream <prefix>=<target>');
 
-  const upstreams: Upstream[] = specs.map((spec) => parseUpstream(spec, count === 1 ? values.prefix : undefined));
+  const upstreams: Upstream[] = specs.map((spec) => parseUpstream(spec, count === 1 ? (values.prefix ?? '') : undefined));
   if (command.length > 0) {
     if (count > 1) throw usage('with several servers, give each as --upstream <prefix>=stdio:<command>, not after --');
     upstreams.push({ prefix: values.prefix ?? '', kind: 'stdio', command: command[0], args: command.slice(1) });

@@ -3,6 +3,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CLI, mcpkit } from '../../helpers/cli';
 import { postModern } from '../../helpers/modern-http';
@@ -110,6 +112,25 @@ describe('mcpkit proxy', () => {
     expect(dies.code).toBe(1);
     expect(dies.stderr).toMatch(/^mcpkit: could not proxy /m);
     expect(missing.stdout + dies.stdout).toBe('');
+  });
+
+  it('sends --header to an HTTP upstream, and stops with exit code 1 when it refuses', async () => {
+    const seen: (string | undefined)[] = [];
+    const refusing = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(403, { 'content-type': 'text/plain' }).end('no');
+    });
+    await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/mcp`;
+      const run = await mcpkit(['proxy', '--http', '0', '--upstream', url, '--header', 'Authorization: Bearer sesame']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`mcpkit: could not proxy ${url}: `);
+      expect(seen.length).toBeGreaterThan(0);
+      expect(new Set(seen)).toEqual(new Set(['Bearer sesame']));
+    } finally {
+      await new Promise((r) => refusing.close(r));
+    }
   });
 
   it('documents itself in --help and refuses usage mistakes with exit code 2', async () => {

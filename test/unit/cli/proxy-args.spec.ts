@@ -34,6 +34,8 @@ describe('mcpkit proxy arguments', () => {
     ]);
     expect(parsed.front).toEqual({ stdio: false, host: '0.0.0.0', port: 0 });
     expect(parsed.headers).toEqual({ Authorization: 'Bearer a:b' });
+    expect(parseProxyArgs(['--upstream', 'https://one.example/mcp'], {}).upstreams).toEqual([{ prefix: '', kind: 'http', url: 'https://one.example/mcp' }]);
+    expect(parseProxyArgs(['--upstream', 'stdio:server --x'], {}).upstreams).toEqual([{ prefix: '', kind: 'stdio', command: 'server', args: ['--x'] }]);
     expect(parseProxyArgs(['--upstream', 'https://one.example/mcp', '--prefix', 'one'], {}).upstreams).toEqual([{ prefix: 'one', kind: 'http', url: 'https://one.example/mcp' }]);
   });
 
