@@ -8,8 +8,9 @@ import type { Command } from './command';
 import { devCommand } from './dev.command';
 import { initCommand } from './init.command';
 import { inspectCommand } from './inspect.command';
+import { proxyCommand } from './proxy.command';
 
-const COMMANDS: readonly Command[] = [initCommand, devCommand, inspectCommand, callCommand];
+const COMMANDS: readonly Command[] = [initCommand, devCommand, inspectCommand, callCommand, proxyCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

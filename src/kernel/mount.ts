@@ -6,18 +6,22 @@ import type { CompleterDescriptor, HandlerRef, PromptDescriptor, ResourceDescrip
 import type { Registry } from '../registry/registry';
 import { UriTemplate } from '../registry/uri-template';
 
-/** Mount prefixes: letters, digits, `_` and `-` (they become part of tool names and URIs). */
-const PREFIX = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+/**
+ * Mount prefixes: letters, digits, `_` and `-` (they become part of tool names and URIs). The empty
+ * prefix serves names and URIs unchanged (collisions are still refused by the registry builder).
+ */
+const PREFIX = /^([A-Za-z0-9][A-Za-z0-9_-]{0,63})?$/;
 
 export function checkPrefix(prefix: string, what: string): void {
-  if (typeof prefix !== 'string' || !PREFIX.test(prefix)) throw new InvalidDefinitionError(`${what} "${String(prefix)}"`, 'the prefix must be 1-64 characters of A-Z a-z 0-9 _ - (not starting with _ or -)');
+  if (typeof prefix !== 'string' || !PREFIX.test(prefix)) throw new InvalidDefinitionError(`${what} "${String(prefix)}"`, 'the prefix must be empty or 1-64 characters of A-Z a-z 0-9 _ - (not starting with _ or -)');
 }
 
-/** How a mounted name reads: `weather_forecast` for tool `forecast` under `weather`. */
-export const prefixedName = (prefix: string, name: string) => `${prefix}_${name}`;
+/** How a mounted name reads: `weather_forecast` for tool `forecast` under `weather`; unchanged under ''. */
+export const prefixedName = (prefix: string, name: string) => (prefix === '' ? name : `${prefix}_${name}`);
 
-/** How a mounted URI reads: the prefix becomes the first path segment (`notes://index` under `work` → `notes://work/index`). */
+/** How a mounted URI reads: the prefix becomes the first path segment (`notes://index` under `work` → `notes://work/index`); unchanged under ''. */
 export function prefixedUri(prefix: string, uri: string): string {
+  if (prefix === '') return uri;
   const match = /^([A-Za-z][A-Za-z0-9+.-]*:)(\/\/)?(.*)$/s.exec(uri);
   if (!match) return `${prefix}/${uri}`;
   return `${match[1]}${match[2] ?? ''}${prefix}/${match[3]}`;

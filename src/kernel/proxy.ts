@@ -7,6 +7,7 @@ import type { CreateMessageParams, LoggingLevel } from '../mcp/mcp-types';
 import { McpError } from '../mcp/mcp.error';
 import { isInputRequired } from '../protocol/modern/input-round';
 import type { Contribution } from '../registry/contribution';
+import { prefixedUri } from './mount';
 import { proxiedContribution, RemoteCalls, RemoteLists } from './proxy-surface';
 import { prefixedUri } from './mount';
 
