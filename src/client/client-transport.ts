@@ -7,6 +7,8 @@ export type ClientMessage = { jsonrpc: '2.0' } & { [key: string]: unknown };
 export interface MessageExtra {
   /** The id of the client request whose response stream carried this message (Streamable HTTP). */
   relatedRequestId?: RequestId;
+  /** What other transports add (the SDK's say `authInfo`); not read. */
+  [other: string]: unknown;
 }
 
 /** What a sender may say about a message it sends. */

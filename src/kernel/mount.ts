@@ -19,12 +19,18 @@ export function checkPrefix(prefix: string, what: string): void {
 /** How a mounted name reads: `weather_forecast` for tool `forecast` under `weather`; unchanged under ''. */
 export const prefixedName = (prefix: string, name: string) => (prefix === '' ? name : `${prefix}_${name}`);
 
-/** How a mounted URI reads: the prefix becomes the first path segment (`notes://index` under `work` → `notes://work/index`); unchanged under ''. */
+/**
+ * How a mounted URI reads: the prefix comes first after the scheme (`notes://index` under `work` →
+ * `notes://work/index`), or first in the path when the authority is empty (`file:///a` → `file:///work/a`);
+ * unchanged under ''.
+ */
 export function prefixedUri(prefix: string, uri: string): string {
   if (prefix === '') return uri;
   const match = /^([A-Za-z][A-Za-z0-9+.-]*:)(\/\/)?(.*)$/s.exec(uri);
   if (!match) return `${prefix}/${uri}`;
-  return `${match[1]}${match[2] ?? ''}${prefix}/${match[3]}`;
+  const [, scheme, slashes = '', rest] = match;
+  if (slashes && rest.startsWith('/')) return `${scheme}///${prefix}${rest}`;
+  return `${scheme}${slashes}${prefix}/${rest}`;
 }
 
 /**

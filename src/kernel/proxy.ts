@@ -9,7 +9,6 @@ import { isInputRequired } from '../protocol/modern/input-round';
 import type { Contribution } from '../registry/contribution';
 import { prefixedUri } from './mount';
 import { proxiedContribution, RemoteCalls, RemoteLists } from './proxy-surface';
-import { prefixedUri } from './mount';
 
 /** Options of `app.proxy()`. */
 export interface ProxyOptions {
