@@ -2,7 +2,7 @@ import { InvalidDefinitionError } from '../errors/invalid-definition.error';
 import type { Invoke } from '../protocol/tool-invoker';
 import type { ResolvedOptions } from './application-options';
 import { ApplicationSurface } from './application-surface';
-import { checkPrefix, mountedContribution } from './mount';
+import { checkPrefix, mountedContribution, prefixedUri } from './mount';
 import type { ProxyOptions } from './proxy';
 import { ProxyLink, type ProxyTransport } from './proxy-link';
 import type { ServerLogger } from './server-logger';
@@ -64,7 +64,17 @@ export abstract class ComposedSurface extends ApplicationSurface {
   }
 
   abstract close(): Promise<void>;
-  abstract notifyResourceUpdated(uri: string): Promise<void>;
+  protected abstract notifySubscribers(uri: string): Promise<void>;
+  private readonly updateListeners = new Set<(uri: string) => void>();
+
+  /**
+   * Sends `notifications/resources/updated` to the sessions subscribed to `uri` and the listen streams
+   * naming it (on every instance), and to an application this one is mounted in (under its prefix).
+   */
+  async notifyResourceUpdated(uri: string): Promise<void> {
+    for (const listener of this.updateListeners) listener(uri);
+    await this.notifySubscribers(uri);
+  }
   protected abstract readonly logger: ServerLogger;
 
   protected logError(message: string, error: unknown): void {
@@ -96,7 +106,9 @@ export abstract class ComposedSurface extends ApplicationSurface {
         this.logError(`A change of the application mounted at "${prefix}" collides with this one; its primitives are withdrawn until that is resolved`, error);
       }
     });
-    this.mounts.set(prefix, { release: async () => (stop(), owned ? app.close() : undefined) });
+    const forward = (uri: string) => void this.notifyResourceUpdated(prefixedUri(prefix, uri)).catch((e) => this.logError(`Could not forward a resource update of the application mounted at "${prefix}"`, e));
+    app.updateListeners.add(forward);
+    this.mounts.set(prefix, { release: async () => (stop(), app.updateListeners.delete(forward), owned ? app.close() : undefined) });
   }
 
   /** Lets every mount and proxy go (on the application's close): built applications closed, proxies disconnected. */

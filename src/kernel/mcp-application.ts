@@ -130,8 +130,7 @@ export class McpApplication extends ComposedSurface {
     return app;
   }
 
-  /** Sends `notifications/resources/updated` to the sessions subscribed to `uri` and the listen streams naming it (on every instance). */
-  notifyResourceUpdated(uri: string): Promise<void> {
+  protected notifySubscribers(uri: string): Promise<void> {
     return this.engine.notifyResourceUpdated(uri);
   }
 

@@ -1,4 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { IsString, Length } from 'class-validator';
 import { injectable } from 'tsyringe';
 import {
@@ -152,6 +153,23 @@ describe('mounting modules under a prefix', () => {
     expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['weather_forecast', 'news_forecast', 'news_headlines', 'plugin_clash', 'plugin_forecast']);
     expect(textOf(await c.callTool({ name: 'plugin_clash', arguments: {} }))).toBe('gateway');
     await plugin.close();
+    await app.close();
+  });
+
+  it("passes a mounted application's resource updates to the subscribers of the prefixed URI", async () => {
+    const app = await McpApplication.create(GatewayModule);
+    const weather = app.mount('sky', WeatherModule);
+    const { c } = await client(app);
+    const updates: string[] = [];
+    c.setNotificationHandler(ResourceUpdatedNotificationSchema, async (n) => void updates.push(n.params.uri));
+    await c.subscribeResource({ uri: 'weather://sky/stations' });
+    await weather.notifyResourceUpdated('weather://stations');
+    await waitFor(() => updates.length === 1);
+    expect(updates).toEqual(['weather://sky/stations']);
+    await app.unmount('sky');
+    await weather.notifyResourceUpdated('weather://stations');
+    await c.ping();
+    expect(updates).toHaveLength(1);
     await app.close();
   });
 
