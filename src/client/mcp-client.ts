@@ -209,8 +209,8 @@ export class McpClient {
     return { close: () => abort.abort('subscription closed') };
   }
 
-  /** Pages through a list method (tools/list, resources/list, ...) following nextCursor; returns every item of `key`. */
-  async listAll<T = Record<string, unknown>>(method: string, key: string, params: Record<string, unknown> = {}, options: RequestOptions & { maxPages?: number } = {}): Promise<T[]> {
+  /** Pages through a list method (tools/list, resources/list, ...) following nextCursor; returns every item of `key` (at most `maxPages` pages, default 1000, and `maxItems` items, default 100 000). */
+  async listAll<T = Record<string, unknown>>(method: string, key: string, params: Record<string, unknown> = {}, options: RequestOptions & { maxPages?: number; maxItems?: number } = {}): Promise<T[]> {
     const items: T[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
@@ -218,7 +218,8 @@ export class McpClient {
       const result = await this.request<Record<string, unknown>>(method, cursor === undefined ? params : { ...params, cursor }, options);
       const list = result?.[key];
       if (!Array.isArray(list)) throw new Error(`${method} answered without an array "${key}"`);
-      items.push(...(list as T[]));
+      if (items.length + list.length > (options.maxItems ?? 100_000)) throw new Error(`${method} returned more than ${options.maxItems ?? 100_000} items; stopping`);
+      for (const item of list as T[]) items.push(item);
       const next = result.nextCursor;
       if (typeof next !== 'string' || next === '') return items;
       if (seen.has(next)) throw new Error(`${method} returned cursor ${JSON.stringify(next.slice(0, 64))} twice; stopping`);

@@ -82,9 +82,24 @@ class NodeResponse implements ResponseLike {
     };
   }
 
-  async text(): Promise<string> {
+  /** The whole body, up to 64 MiB (past it, the connection is cut and the read fails). */
+  text(): Promise<string> {
+    return this.textUpTo(64 * 1024 * 1024, false);
+  }
+
+  /** The body up to `maxBytes`; past it the connection is cut, and the text so far returned (`truncate`) or the read failed. */
+  async textUpTo(maxBytes: number, truncate: boolean): Promise<string> {
     const chunks: Buffer[] = [];
-    for await (const chunk of this.res) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
+    let size = 0;
+    for await (const chunk of this.res) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) {
+        this.res.destroy();
+        if (!truncate) throw new Error(`the body is larger than ${maxBytes} bytes`);
+        break;
+      }
+    }
+    return Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8');
   }
 }

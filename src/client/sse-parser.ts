@@ -8,12 +8,14 @@ export interface SseEvent {
 /**
  * Parses a text/event-stream per the WHATWG rules: lines end in CRLF, LF or CR; `data:` lines join
  * with "\n"; one space after the colon is dropped; lines starting ':' are comments; an empty line
- * dispatches. An event with no data is not dispatched. A line longer than `maxLineChars` fails the
- * stream (a hostile server cannot make the client buffer without bound).
+ * dispatches. An event with no data is not dispatched. A line longer than `maxLineChars`, or an event
+ * whose data lines add up to more than `maxEventChars`, fails the stream (a hostile server cannot make
+ * the client buffer without bound).
  */
 export class SseParser {
   private buffer = '';
   private data: string[] = [];
+  private dataChars = 0;
   private event = '';
   private id?: string;
   private lastWasCr = false;
@@ -25,6 +27,7 @@ export class SseParser {
   constructor(
     private readonly onEvent: (event: SseEvent) => void,
     private readonly maxLineChars = 16 * 1024 * 1024,
+    private readonly maxEventChars = 64 * 1024 * 1024,
   ) {}
 
   push(text: string): void {
@@ -49,7 +52,7 @@ export class SseParser {
       }
     }
     this.buffer += text.slice(start);
-    if (this.buffer.length > this.maxLineChars) throw new Error(`SSE line longer than ${this.maxLineChars} characters`);
+    if (this.buffer.length > this.maxLineChars) throw new SseLimitError(`SSE line longer than ${this.maxLineChars} characters`);
   }
 
   private line(line: string): void {
@@ -59,11 +62,15 @@ export class SseParser {
     const field = colon < 0 ? line : line.slice(0, colon);
     let value = colon < 0 ? '' : line.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') this.data.push(value);
+    if (field === 'data') {
+      this.dataChars += value.length + 1;
+      if (this.dataChars > this.maxEventChars) throw new SseLimitError(`SSE event larger than ${this.maxEventChars} characters`);
+      this.data.push(value);
+    }
     else if (field === 'event') this.event = value;
     else if (field === 'id') {
       if (!value.includes('\0')) this.id = value;
-    } else if (field === 'retry' && /^\d+$/.test(value)) this.retryMs = Number(value);
+    } else if (field === 'retry' && /^\d+$/.test(value) && Number.isSafeInteger(Number(value))) this.retryMs = Number(value);
   }
 
   private dispatch(): void {
@@ -72,8 +79,12 @@ export class SseParser {
     const hasData = this.data.length > 0;
     const event: SseEvent = { event: this.event || 'message', data, ...(this.id !== undefined ? { id: this.id } : {}) };
     this.data = [];
+    this.dataChars = 0;
     this.event = '';
     this.id = undefined;
     if (hasData) this.onEvent(event);
   }
 }
+
+/** A stream that broke a size limit: not resumed (the server would only send the same again). */
+export class SseLimitError extends Error {}

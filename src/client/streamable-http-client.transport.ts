@@ -1,24 +1,12 @@
 import type { RequestId } from '../mcp/json-rpc';
 import { asError, type ClientMessage, type McpClientTransport } from './client-transport';
 import { isModernHttp, modernRequestHeaders } from './modern-http';
-import { httpErrorResponse, messageParser, parseMessages, readSse, transportError } from './http-response-reader';
+import { DEFAULT_MAX_MESSAGE_BYTES, httpErrorResponse, messageParser, parseMessages, readSse, readText, transportError } from './http-response-reader';
+import { SseLimitError } from './sse-parser';
 import { nodeFetch, type FetchLike, type ResponseLike } from './node-fetch';
+import { HEALTHY_STREAM_MS, type StreamableHttpClientOptions } from './streamable-http-options';
 
-export interface StreamableHttpClientOptions {
-  /** Sent with every HTTP request (say, Authorization); a function is asked before each one. */
-  headers?: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
-  /**
-   * The fetch to use (the global `fetch`, or a wrapper adding retries, proxies…). Default: a fetch on
-   * `node:http` with a keep-alive agent, several times cheaper in CPU than Node's global fetch.
-   */
-  fetch?: FetchLike;
-  /** Open the GET SSE stream after initialize for server-initiated messages. Default true. */
-  openSseStream?: boolean;
-  /** How often a GET stream that ended is re-opened (with Last-Event-ID) before giving up. Default 3. */
-  maxReconnects?: number;
-  /** Delay before re-opening the GET stream when the server suggests none. Default 1000 ms. */
-  reconnectDelayMs?: number;
-}
+export type { StreamableHttpClientOptions };
 
 /**
  * MCP over Streamable HTTP: each message is POSTed; a request's answer comes as JSON or as an SSE
@@ -40,6 +28,7 @@ export class StreamableHttpClientTransport implements McpClientTransport {
   /** Each request's exchange, by id: in the 2026-07-28 era a request is cancelled by aborting it. */
   private readonly exchanges = new Map<RequestId, AbortController>();
   private readonly url: URL;
+  private readonly maxMessage: number;
   private initializeId?: RequestId;
   private reconnectTimer?: NodeJS.Timeout;
   private started = false;
@@ -47,6 +36,7 @@ export class StreamableHttpClientTransport implements McpClientTransport {
 
   constructor(url: string | URL, private readonly options: StreamableHttpClientOptions = {}) {
     this.url = new URL(url);
+    this.maxMessage = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     if (options.fetch) this.fetch = options.fetch;
     else this.fetch = this.ownFetch = nodeFetch();
   }
@@ -131,18 +121,18 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     let why = 'the server closed the response stream before answering';
     try {
       if (type.includes('text/event-stream')) {
-        const parser = messageParser(take);
+        const parser = messageParser(take, this.maxMessage);
         try {
           await readSse(res.body!, parser);
         } catch (error) {
-          if (parser.lastEventId === undefined) throw error;
+          if (parser.lastEventId === undefined || error instanceof SseLimitError) throw error;
         }
         // A stream that ended unanswered after an event id is resumed with GET + Last-Event-ID (SSE polling, resumability).
         for (let attempt = 0; !answered && !this.closed && parser.lastEventId !== undefined && attempt < (this.options.maxReconnects ?? 3); attempt++) {
           await this.resume(parser, controller, attempt);
         }
       } else if (type.includes('application/json')) {
-        take(await res.text());
+        take(await readText(res, this.maxMessage));
         why = 'the server answered without a response to the request';
       }
       else {
@@ -159,7 +149,7 @@ export class StreamableHttpClientTransport implements McpClientTransport {
 
   /** Re-opens a request's stream from its last event id; waits the server's retry delay first (bounded by 5 s). */
   private async resume(parser: ReturnType<typeof messageParser>, controller: AbortController, attempt: number): Promise<void> {
-    const wait = Math.min(parser.retryMs ?? (attempt === 0 ? 0 : (this.options.reconnectDelayMs ?? 1000)), 5000);
+    const wait = Math.min(parser.retryMs ?? (attempt === 0 ? 0 : (this.options.reconnectDelayMs ?? 1000)), 5000, this.options.maxRetryDelayMs ?? 60_000);
     if (wait > 0) await new Promise((r) => setTimeout(r, wait).unref());
     if (this.closed) return;
     const headers = await this.headers({ accept: 'text/event-stream', 'last-event-id': parser.lastEventId! });
@@ -177,7 +167,7 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     try {
       await readSse(res.body, parser);
     } catch (error) {
-      if (attempt + 1 >= (this.options.maxReconnects ?? 3)) throw error;
+      if (attempt + 1 >= (this.options.maxReconnects ?? 3) || error instanceof SseLimitError) throw error;
     }
   }
 
@@ -186,6 +176,8 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     if (this.closed || this.options.openSseStream === false) return;
     const controller = this.track();
     let retryMs: number | undefined;
+    const opened = Date.now();
+    let delivered = false;
     try {
       const headers = await this.headers({ accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) });
       const res = await this.fetch(this.url, { method: 'GET', headers, signal: controller.signal });
@@ -194,16 +186,28 @@ export class StreamableHttpClientTransport implements McpClientTransport {
         await res.body?.cancel().catch(() => undefined);
         throw new Error(`HTTP ${res.status} opening the GET stream`);
       }
-      const parser = await readSse(res.body, messageParser((data) => parseMessages(data, (e) => this.fail(e)).forEach((m) => this.deliver(m))));
-      if (parser.lastEventId !== undefined) lastEventId = parser.lastEventId;
-      retryMs = parser.retryMs;
+      const parser = messageParser((data) => {
+        delivered = true;
+        parseMessages(data, (e) => this.fail(e)).forEach((m) => this.deliver(m));
+      }, this.maxMessage);
+      try {
+        await readSse(res.body, parser);
+      } finally {
+        if (parser.lastEventId !== undefined) lastEventId = parser.lastEventId;
+        retryMs = parser.retryMs;
+      }
     } catch (error) {
       if (!this.closed) this.fail(new Error(`GET stream: ${asError(error).message}`));
     } finally {
       this.controllers.delete(controller);
     }
-    if (this.closed || attempt >= (this.options.maxReconnects ?? 3)) return;
-    this.reconnectTimer = setTimeout(() => void this.listen(lastEventId, attempt + 1), retryMs ?? this.options.reconnectDelayMs ?? 1000);
+    if (this.closed) return;
+    // A stream that delivered something, or stayed open a while, was a success: the count starts over.
+    if (delivered || Date.now() - opened >= HEALTHY_STREAM_MS) attempt = 0;
+    const max = this.options.maxReconnects ?? 3;
+    if (attempt >= max) return this.fail(new Error(`GET stream: gave up after ${max} re-opens in a row without an event; server-initiated messages are no longer received`));
+    const delay = Math.min(retryMs ?? this.options.reconnectDelayMs ?? 1000, this.options.maxRetryDelayMs ?? 60_000);
+    this.reconnectTimer = setTimeout(() => void this.listen(lastEventId, attempt + 1), delay);
     this.reconnectTimer.unref();
   }
 
