@@ -187,7 +187,7 @@ export class McpClient {
    * (toolsListChanged, promptsListChanged, resourcesListChanged, resourceSubscriptions); they reach the
    * onNotification handlers. Resolves once the server acknowledged it; `close()` ends the stream.
    */
-  async listen(filter: Record<string, unknown>, options: { timeoutMs?: number } = {}): Promise<{ close(): void }> {
+  async listen(filter: Record<string, unknown>, options: { timeoutMs?: number } = {}): Promise<{ close(): void; ended: Promise<void> }> {
     if (!this.modern) throw new Error('subscriptions/listen belongs to the 2026-07-28 era; this connection is not in it');
     const abort = new AbortController();
     let acknowledged!: () => void;
@@ -206,7 +206,12 @@ export class McpClient {
       clearTimeout(timer);
       stop();
     }
-    return { close: () => abort.abort('subscription closed') };
+    // Settles when the stream ends, by either side (the server closing it, the connection dropping, close()).
+    const ended = stream.then(
+      () => undefined,
+      () => undefined,
+    );
+    return { close: () => abort.abort('subscription closed'), ended };
   }
 
   /** Pages through a list method (tools/list, resources/list, ...) following nextCursor; returns every item of `key` (at most `maxPages` pages, default 1000, and `maxItems` items, default 100 000). */

@@ -73,6 +73,8 @@ export class RemoteServer implements RemoteCalls {
   private lists: Lists = { tools: [], resources: [], templates: [], prompts: [] };
   private readonly pending = new Set<keyof Lists>();
   private refreshing?: Promise<void>;
+  private closed = false;
+  private stopListening?: () => void;
   /** The transport relates the remote server's messages to the request whose stream carried them (Streamable HTTP). */
   private relates = false;
 
@@ -92,6 +94,7 @@ export class RemoteServer implements RemoteCalls {
     await client.connect(transport, { timeoutMs: options.timeoutMs });
     let ready = false;
     client.onclose = () => {
+      remote.closed = true;
       if (ready) lost();
     };
     try {
@@ -135,6 +138,8 @@ export class RemoteServer implements RemoteCalls {
 
   /** Disconnects on purpose: `lost` is not called. */
   close(): Promise<void> {
+    this.closed = true;
+    this.stopListening?.();
     this.client.onclose = undefined;
     return this.client.close();
   }
@@ -184,13 +189,29 @@ export class RemoteServer implements RemoteCalls {
     });
   }
 
-  /** A 2026-07-28 server tells list changes only on a subscriptions/listen stream. */
+  /**
+   * A 2026-07-28 server tells list changes only on a subscriptions/listen stream. When the stream ends
+   * while the connection lives, it is opened again (after a second) and the lists are read again, so a
+   * change made in between is not missed.
+   */
   private async listenModern(): Promise<void> {
     const caps = this.client.serverCapabilities ?? {};
     const changes = (capability: string) => (caps[capability] as { listChanged?: boolean } | undefined)?.listChanged === true;
     const filter = { toolsListChanged: changes('tools'), promptsListChanged: changes('prompts'), resourcesListChanged: changes('resources') };
-    if (this.client.era === 'modern' && Object.values(filter).some(Boolean)) {
-      await this.client.listen(filter, { timeoutMs: this.timeoutMs }).catch((e) => this.host.logError(`Cannot follow the list changes of the server proxied at "${this.prefix}"`, e));
+    if (this.client.era !== 'modern' || !Object.values(filter).some(Boolean)) return;
+    try {
+      const subscription = await this.client.listen(filter, { timeoutMs: this.timeoutMs });
+      this.stopListening = () => subscription.close();
+      void subscription.ended.then(() => {
+        if (this.closed) return;
+        this.host.logError(`The list-change stream of the server proxied at "${this.prefix}" ended; opening it again`);
+        setTimeout(() => {
+          if (this.closed) return;
+          void this.listenModern().then(() => this.refresh(['tools', 'resources', 'templates', 'prompts'])).catch((e) => this.host.logError(`Could not refresh the lists of the server proxied at "${this.prefix}"`, e));
+        }, 1000).unref();
+      });
+    } catch (error) {
+      this.host.logError(`Cannot follow the list changes of the server proxied at "${this.prefix}"`, error);
     }
   }
 
