@@ -24,7 +24,7 @@ class ScriptedModernServer implements McpClientTransport {
     this.onclose?.();
   }
   async send(message: Message): Promise<void> {
-    const reply = (result: Record<string, unknown>) => setImmediate(() => this.onmessage?.({ jsonrpc: '2.0', id: message.id, result: { resultType: 'complete', ...result } }));
+    const reply = (result: Record<string, unknown>) => void setImmediate(() => this.onmessage?.({ jsonrpc: '2.0', id: message.id, result: { resultType: 'complete', ...result } }));
     switch (message.method) {
       case 'server/discover':
         return reply({ supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } }, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'scripted', version: '1' } } });
