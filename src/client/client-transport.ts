@@ -15,6 +15,8 @@ export interface MessageExtra {
 export interface SendOptions {
   /** The inbound request this message answers or belongs to. */
   relatedRequestId?: RequestId;
+  /** HTTP headers of this message (Streamable HTTP: `Mcp-Param-*` of a 2026-07-28 tools/call). */
+  headers?: Record<string, string>;
 }
 
 /**

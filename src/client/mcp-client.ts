@@ -2,6 +2,7 @@ import type { RequestId } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
 import { asError, CLIENT_LATEST_VERSION, CLIENT_PROTOCOL_VERSIONS, isClientMessage, type ClientMessage, type McpClientTransport, type MessageExtra } from './client-transport';
 import { InboundRequests, type InboundRequestHandler } from './inbound-requests';
+import { ParamHeaderBook } from './modern-http';
 import { isDiscoverRefusal, ModernSession, type ClientEra, type ServerDescription } from './modern-session';
 import { CONNECTION_CLOSED, OutboundRequests, abortError, type Progress, type RequestOptions } from './outbound-requests';
 
@@ -52,6 +53,8 @@ export class McpClient {
   private modern?: ModernSession;
   private readonly outbound: OutboundRequests;
   private readonly inbound: InboundRequests;
+  /** The Mcp-Param-* annotations of the tools a 2026-07-28 server listed. */
+  private readonly paramHeaders = new ParamHeaderBook();
   private readonly listeners = new Map<string, Set<NotificationHandler>>();
 
   constructor(private readonly options: McpClientOptions = {}) {
@@ -138,7 +141,10 @@ export class McpClient {
     const modern = this.modern;
     if (!modern) return this.send(method, params, options) as Promise<T>;
     const send = (m: string, p: Record<string, unknown>, o: RequestOptions) => this.send(m, modern.envelope(p), o) as Promise<Record<string, unknown>>;
-    return modern.request(send, (m, p, context) => this.inbound.call(m, p, context), method, params ?? {}, options) as Promise<T>;
+    const headers = this.paramHeaders.headersFor(method, params);
+    const result = await modern.request(send, (m, p, context) => this.inbound.call(m, p, context), method, params ?? {}, headers ? { ...options, headers: { ...options.headers, ...headers } } : options);
+    if (method === 'tools/list') this.paramHeaders.learn(result.tools);
+    return result as T;
   }
 
   private async send(method: string, params: Record<string, unknown> | undefined, options: RequestOptions): Promise<unknown> {
@@ -150,7 +156,7 @@ export class McpClient {
     const body: Record<string, unknown> = { ...params };
     if (options.onProgress) body._meta = { ...(body._meta as object | undefined), progressToken: id };
     const message: ClientMessage = { jsonrpc: '2.0', id, method, ...(params !== undefined || options.onProgress ? { params: body } : {}) };
-    transport.send(message).catch((error) => this.outbound.fail(id, new McpError(CONNECTION_CLOSED, `Could not send ${method}: ${asError(error).message}`)));
+    transport.send(message, options.headers ? { headers: options.headers } : undefined).catch((error) => this.outbound.fail(id, new McpError(CONNECTION_CLOSED, `Could not send ${method}: ${asError(error).message}`)));
     return promise;
   }
 
@@ -207,10 +213,7 @@ export class McpClient {
       stop();
     }
     // Settles when the stream ends, by either side (the server closing it, the connection dropping, close()).
-    const ended = stream.then(
-      () => undefined,
-      () => undefined,
-    );
+    const ended = stream.then(() => undefined, () => undefined); // prettier-ignore
     return { close: () => abort.abort('subscription closed'), ended };
   }
 

@@ -17,6 +17,8 @@ export interface RequestOptions {
   resetTimeoutOnProgress?: boolean;
   /** Asks the server for progress (a progressToken) and receives it. */
   onProgress?: (progress: Progress) => void;
+  /** HTTP headers of this request (the Streamable HTTP transport sends them; others ignore them). */
+  headers?: Record<string, string>;
   /** Told the id the request is sent under (to relate the server's requests and messages to it). */
   onRequestId?: (id: RequestId) => void;
   /** 2026-07-28: answers the request's input requests (default: the client's request handlers). */

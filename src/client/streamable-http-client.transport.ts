@@ -1,5 +1,5 @@
 import type { RequestId } from '../mcp/json-rpc';
-import { asError, type ClientMessage, type McpClientTransport } from './client-transport';
+import { asError, type ClientMessage, type McpClientTransport, type SendOptions } from './client-transport';
 import { isModernHttp, modernRequestHeaders } from './modern-http';
 import { DEFAULT_MAX_MESSAGE_BYTES, httpErrorResponse, messageParser, parseMessages, readSse, readText, transportError } from './http-response-reader';
 import { SseLimitError } from './sse-parser';
@@ -50,7 +50,7 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     this.protocolVersion = version;
   }
 
-  async send(message: ClientMessage): Promise<void> {
+  async send(message: ClientMessage, options?: SendOptions): Promise<void> {
     if (this.closed) throw new Error('Transport closed');
     const isRequest = typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number');
     const id = isRequest ? (message.id as RequestId) : undefined;
@@ -61,7 +61,7 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     if (id !== undefined) this.exchanges.set(id, controller);
     let res: ResponseLike;
     try {
-      const headers = await this.headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, modernRequestHeaders(message));
+      const headers = await this.headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, { ...options?.headers, ...modernRequestHeaders(message) });
       res = await this.fetch(this.url, { method: 'POST', headers, body: JSON.stringify(message), signal: controller.signal });
     } catch (error) {
       this.untrack(controller, id);

@@ -198,6 +198,8 @@ describe.each([
     const call = (n: string, args: Record<string, unknown>, options?: object) => client.callTool({ name: n, arguments: args }, options);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['local', 'far_echo', 'far_askName', 'far_steps', 'far_sleeper']));
     expect(textOf(await call('far_echo', { text: 'hi' }))).toBe('echo: hi');
+    // Arguments the far tool mirrors into Mcp-Param-* headers reach it with them (over HTTP it refuses a call without).
+    expect(textOf(await call('far_route', { region: 'Zürich', priority: 2 }))).toBe('routed to Zürich at 2');
     // The far server is served as 2026-07-28, for the proxy.
     expect(JSON.parse(textOf(await call('far_whoami', {})))).toEqual({ version: '2026-07-28', client: 'gateway', subject: null });
     expect(textOf(await call('far_askName', {}))).toBe('hello Alice');
