@@ -14,6 +14,8 @@ export interface TransportExtra {
    * requirements (scopes, guards) are waived for it. Never set for HTTP.
    */
   local?: boolean;
+  /** The HTTP connection the request came on: the client's address and port, the HTTP version (for telemetry). */
+  network?: { readonly peerAddress?: string; readonly peerPort?: number; readonly httpVersion?: string };
   /** A modern request's envelope, already read and checked by the transport (HTTP reads it with the headers). */
   envelope?: PeerState;
 }

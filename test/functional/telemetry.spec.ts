@@ -1,6 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { PassThrough } from 'node:stream';
-import { context, ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, trace, type Context, type ContextManager } from '@opentelemetry/api';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { IsString, MaxLength } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { BasicTracerProvider, InMemorySpanExporter, ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -58,7 +60,7 @@ function observability(mode: TelemetryOptions['mode']) {
     const { resourceMetrics } = await reader.collect();
     return resourceMetrics.scopeMetrics.flatMap((s) => s.metrics);
   };
-  return { telemetry: { mode, tracerProvider, meterProvider }, exporter, metrics };
+  return { telemetry: { mode, tracerProvider, meterProvider }, exporter, metrics, tracerProvider };
 }
 
 /** A stdio connection over in-process pipes: one JSON-RPC message a line, as a stdio client writes them. */
@@ -143,6 +145,8 @@ describe('telemetry', () => {
     expect(span.spanContext().traceId).toBe(TRACE_ID);
     expect(span.parentSpanContext?.spanId).toBe(PARENT_ID);
     expect(span.attributes).toMatchObject({ 'mcp.session.id': session, 'jsonrpc.request.id': 'c1', 'network.transport': 'tcp', 'gen_ai.tool.name': 'echo' });
+    // The HTTP connection, as the conventions recommend: protocol and version, the client's address and port.
+    expect(span.attributes).toMatchObject({ 'network.protocol.name': 'http', 'network.protocol.version': '1.1', 'client.address': expect.stringMatching(/127\.0\.0\.1$/), 'client.port': expect.any(Number) });
     const metrics = await o.metrics();
     const duration = metrics.find((m) => m.descriptor.name === 'mcp.server.operation.duration')!;
     expect(duration.descriptor.unit).toBe('s');
@@ -165,6 +169,7 @@ describe('telemetry', () => {
     const failed = byName(o.exporter, 'tools/call fails');
     expect(failed.attributes).toMatchObject({ 'error.type': '-32042', 'rpc.response.status_code': '-32042' });
     expect(failed.status.code).toBe(2); // SpanStatusCode.ERROR
+    expect(failed.status.message).toBe('refused'); // the JSON-RPC error's message
     expect(byName(o.exporter, 'no/such/method').attributes['error.type']).toBe('-32601');
     const errors = (await o.metrics()).find((m) => m.descriptor.name === 'mcpkit.server.errors')!;
     expect(errors.dataPoints.map((p) => [p.attributes['rpc.response.status_code'], p.value]).sort()).toEqual([['-32042', 1], ['-32601', 1]]);
@@ -231,6 +236,47 @@ describe('telemetry', () => {
       expect(created.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
       expect(created.attributes['mcpkit.task_store.operation']).toBe('create');
     } finally {
+      context.disable();
+    }
+  });
+
+  it('links the ambient context (an HTTP span of another instrumentation) while _meta stays the parent', async () => {
+    const storage = new AsyncLocalStorage<Context>();
+    const manager: ContextManager = {
+      active: () => storage.getStore() ?? ROOT_CONTEXT,
+      with: (ctx, fn, thisArg, ...args) => storage.run(ctx, () => fn.call(thisArg, ...args)),
+      bind: (_ctx, target) => target,
+      enable: () => manager,
+      disable: () => manager,
+    };
+    context.setGlobalContextManager(manager);
+    const server = createServer();
+    try {
+      const o = observability('full');
+      const app = await create(o.telemetry);
+      const listener = app.httpTransport({ sessions: false, responseMode: 'json' }).callback();
+      // What an HTTP instrumentation does: a server span around the request, active while it is handled.
+      const httpTracer = o.tracerProvider.getTracer('http-instrumentation');
+      server.on('request', (req, res) => {
+        const span = httpTracer.startSpan('POST /mcp');
+        res.on('finish', () => span.end());
+        context.with(trace.setSpan(ROOT_CONTEXT, span), () => listener(req, res));
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'l1', method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' }, _meta: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` } } }),
+      });
+      expect(res.status).toBe(200);
+      const call = await waitFor(() => o.exporter.getFinishedSpans().find((s) => s.name === 'tools/call echo'));
+      const http = await waitFor(() => o.exporter.getFinishedSpans().find((s) => s.name === 'POST /mcp'));
+      expect(call.parentSpanContext?.spanId).toBe(PARENT_ID);
+      expect(call.links.map((l) => l.context.spanId)).toEqual([http.spanContext().spanId]);
+      await app.close();
+    } finally {
+      server.close();
       context.disable();
     }
   });

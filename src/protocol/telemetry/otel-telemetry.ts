@@ -4,7 +4,7 @@ import { contextMeta, extractContext } from './trace-context';
 
 type Attributes = Record<string, string | number | boolean>;
 interface Outcome {
-  error?: { code?: number };
+  error?: { code?: number; message?: string };
   result?: { isError?: unknown };
 }
 
@@ -94,14 +94,24 @@ export class OtelTelemetry implements RequestTelemetry {
     if (session.id) attributes['mcp.session.id'] = session.id;
     if (request.protocolVersion) attributes['mcp.protocol.version'] = request.protocolVersion;
     attributes['network.transport'] = request.transport;
-    const span = this.tracer!.startSpan(target ? `${request.method} ${target}` : request.method, { kind: api.SpanKind.SERVER, attributes }, parent);
+    const network = request.network;
+    if (network) {
+      attributes['network.protocol.name'] = 'http';
+      if (network.httpVersion) attributes['network.protocol.version'] = network.httpVersion;
+      if (network.peerAddress) attributes['client.address'] = network.peerAddress;
+      if (network.peerPort !== undefined) attributes['client.port'] = network.peerPort;
+    }
+    // The MCP parent comes from _meta; the ambient context (an HTTP server span of another instrumentation) is linked.
+    const ambient = api.trace.getSpan(api.context.active());
+    const links = ambient && api.trace.getSpan(parent) !== ambient ? [{ context: ambient.spanContext() }] : undefined;
+    const span = this.tracer!.startSpan(target ? `${request.method} ${target}` : request.method, { kind: api.SpanKind.SERVER, attributes, links }, parent);
     let outcome: Outcome | undefined;
     try {
       const result = await this.within(session, request.id, api.trace.setSpan(parent, span), run);
       outcome = result as Outcome | undefined;
       return result;
     } catch (error) {
-      outcome = { error: { code: undefined } };
+      outcome = { error: { code: undefined, message: error instanceof Error ? error.message : undefined } };
       span.recordException(error as Error);
       throw error;
     } finally {
@@ -111,7 +121,7 @@ export class OtelTelemetry implements RequestTelemetry {
       if (type) {
         span.setAttribute('error.type', type);
         metric['error.type'] = type;
-        span.setStatus({ code: api.SpanStatusCode.ERROR });
+        span.setStatus({ code: api.SpanStatusCode.ERROR, message: outcome?.error?.message });
       }
       if (code) {
         span.setAttribute('rpc.response.status_code', code);

@@ -50,6 +50,8 @@ export interface TracedRequest {
   protocolVersion?: string;
   /** network.transport: 'tcp' for HTTP, 'pipe' for stdio and in-process connections. */
   transport: 'tcp' | 'pipe';
+  /** HTTP only: client.address, client.port, network.protocol.version. */
+  network?: { readonly peerAddress?: string; readonly peerPort?: number; readonly httpVersion?: string };
 }
 
 export interface TracedSession {

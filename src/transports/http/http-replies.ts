@@ -41,3 +41,9 @@ export function accepts(ctx: Ctx, type: string): boolean {
     .map((part) => part.split(';')[0].trim().toLowerCase())
     .some((t) => t === type || t === '*/*' || t === `${major}/*`);
 }
+
+/** The connection facts of a request that telemetry records (client.address, client.port, network.protocol.version). */
+export function networkOf(ctx: Ctx): { peerAddress?: string; peerPort?: number; httpVersion?: string } {
+  const socket = ctx.req.socket;
+  return { peerAddress: socket.remoteAddress, peerPort: socket.remotePort, httpVersion: ctx.req.httpVersion };
+}

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection } from '../../protocol/connection';
 import type { TransportExtra } from '../../protocol/request-scope';
-import { accepted, Ctx, fail } from './http-replies';
+import { accepted, Ctx, fail, networkOf } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import { readMessage } from './read-message';
 import type { RequestGuards } from './request-guards';
@@ -70,7 +70,7 @@ export class LegacySseEndpoint {
     if (!legacy || legacy.session.closed || legacy.owner !== principal.auth?.subject) return fail(ctx, 404, -32001, 'Session not found');
     const message = await readMessage(ctx, this.options);
     if (!message) return;
-    const extra: TransportExtra = { headers: ctx.req.headers, auth: principal.auth };
+    const extra: TransportExtra = { headers: ctx.req.headers, auth: principal.auth, network: networkOf(ctx) };
     accepted(ctx);
     // The answer goes down the stream, after this POST was accepted; a request may run for long.
     legacy.session.receive(message, extra).catch((e) => this.host.factory.logError('An HTTP+SSE message failed', e));

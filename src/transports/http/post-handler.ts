@@ -6,7 +6,7 @@ import { echo } from '../../protocol/wire';
 import { checkModernHeaders, isModernPost, modernStatus } from './modern-headers';
 import { McpError } from '../../mcp/mcp.error';
 import type { TransportExtra } from '../../protocol/request-scope';
-import { accepted, accepts, Ctx, fail, replyMessage } from './http-replies';
+import { accepted, accepts, Ctx, fail, networkOf, replyMessage } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import type { HttpSession } from './http-session';
 import { readMessage } from './read-message';
@@ -34,7 +34,7 @@ export class PostHandler {
     if (!principal) return;
     const message = await readMessage(ctx, this.options);
     if (!message) return;
-    const extra: TransportExtra = { headers: ctx.req.headers, auth: principal.auth };
+    const extra: TransportExtra = { headers: ctx.req.headers, auth: principal.auth, network: networkOf(ctx) };
     const support = this.modern?.support ?? 'legacy';
     if (isModernPost(message, ctx.get('mcp-protocol-version') || undefined, support)) return this.serveModern(ctx, message, extra);
     const version = ctx.get('mcp-protocol-version');
