@@ -33,6 +33,18 @@ export function prefixedUri(prefix: string, uri: string): string {
   return `${scheme}${slashes}${prefix}/${rest}`;
 }
 
+/** The URI a mounted one stands for (the inverse of `prefixedUri`). */
+export function unprefixedUri(prefix: string, uri: string): string {
+  if (prefix === '') return uri;
+  const match = /^([A-Za-z][A-Za-z0-9+.-]*:)(\/\/)?(.*)$/s.exec(uri);
+  const [scheme, slashes, rest] = match ? [match[1], match[2] ?? '', match[3]] : ['', '', uri];
+  if (slashes && rest.startsWith(`/${prefix}/`)) return `${scheme}//${rest.slice(prefix.length + 1)}`;
+  return rest.startsWith(`${prefix}/`) ? `${scheme}${slashes}${rest.slice(prefix.length + 1)}` : uri;
+}
+
+/** A subscription hook of a mounted resource: the mounted application is told its own URI. */
+const watchVia = (prefix: string, watch: ((uri: string) => Promise<void>) | undefined) => watch && ((uri: string) => watch(unprefixedUri(prefix, uri)));
+
 /**
  * The surface of another application's registry under a prefix: tools and prompts renamed, resources
  * and templates moved under the prefix, each handler still run by its own application (its container,
@@ -48,12 +60,12 @@ export function mountedContribution(prefix: string, registry: Registry, invoke: 
   });
   const resources: ResourceDescriptor[] = registry.resourceDescriptors().map((r) => {
     const uri = prefixedUri(prefix, r.uri);
-    return via(r, { uri, definition: deepFreeze({ ...r.definition, uri, name: prefixedName(prefix, r.definition.name) }) });
+    return via(r, { uri, definition: deepFreeze({ ...r.definition, uri, name: prefixedName(prefix, r.definition.name) }), watch: watchVia(prefix, r.watch) });
   });
   const templates: TemplateDescriptor[] = registry.templateDescriptors().map((t) => {
     const template = new UriTemplate(prefixedUri(prefix, t.template.template));
     const definition = deepFreeze({ ...t.definition, uriTemplate: template.template, name: prefixedName(prefix, t.definition.name) });
-    return via(t, { template, definition, completers: completers(t.completers) });
+    return via(t, { template, definition, completers: completers(t.completers), watch: watchVia(prefix, t.watch) });
   });
   const prompts: PromptDescriptor[] = registry.promptDescriptors().map((p) => {
     const name = prefixedName(prefix, p.name);

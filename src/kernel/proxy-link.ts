@@ -18,6 +18,8 @@ export class ProxyLink {
   private closed = false;
   private retry?: NodeJS.Timeout;
   private attempts = 0;
+  /** The remote resources clients subscribed to, subscribed to again after a reconnection. */
+  private readonly watched = new Set<string>();
 
   /** The application as the remote server's connections see it: nothing reaches it once the link is closed. */
   private readonly host: ProxyHost;
@@ -44,7 +46,7 @@ export class ProxyLink {
 
   private connect(): Promise<RemoteServer> {
     const transport = typeof this.transport === 'function' ? this.transport() : this.transport;
-    return RemoteServer.connect(this.prefix, transport, this.host, this.options, () => this.lost());
+    return RemoteServer.connect(this.prefix, transport, this.host, this.options, () => this.lost(), this.watched);
   }
 
   private lost(): void {

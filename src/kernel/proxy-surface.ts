@@ -4,12 +4,14 @@ import type { Contribution } from '../registry/contribution';
 import { deepFreeze } from '../registry/definition-utils';
 import type { CompleterDescriptor, HandlerAccess, HandlerKind, PromptDescriptor, ResourceDescriptor, TemplateDescriptor, ToolDescriptor } from '../registry/descriptors';
 import { UriTemplate } from '../registry/uri-template';
-import { prefixedName, prefixedUri } from './mount';
+import { prefixedName, prefixedUri, unprefixedUri } from './mount';
 
 /** What the proxy needs of an MCP client connected to the remote server. */
 export interface RemoteCalls {
   /** Sends a request on behalf of `ctx`: its signal cancels it, its progress token receives progress. */
   call(method: string, params: Record<string, unknown>, ctx: McpContext): Promise<unknown>;
+  /** Subscribes to the remote resource `uri` (once), so that its updates reach this server's subscribers. */
+  watch(uri: string): Promise<void>;
 }
 
 /** The remote server's lists, as last fetched. */
@@ -45,7 +47,7 @@ export function proxiedContribution(prefix: string, given: RemoteLists, remote: 
   const resources = lists.resources.map((r): ResourceDescriptor => {
     const uri = prefixedUri(prefix, r.uri);
     const read = async ([ctx]: unknown[]) => withUris(await remote.call('resources/read', { uri: r.uri }, ctx as McpContext), r.uri, uri);
-    return { ...ref('resource', where(`resource ${r.uri}`), r.name, true, read), uri, definition: deepFreeze({ ...r, uri, name: prefixedName(prefix, r.name) }) };
+    return { ...ref('resource', where(`resource ${r.uri}`), r.name, true, read), uri, definition: deepFreeze({ ...r, uri, name: prefixedName(prefix, r.name) }), watch: () => remote.watch(r.uri) };
   });
   const templates: TemplateDescriptor[] = [];
   for (const t of lists.templates) {
@@ -62,7 +64,8 @@ export function proxiedContribution(prefix: string, given: RemoteLists, remote: 
       return withUris(await remote.call('resources/read', { uri: remoteUri }, ctx as McpContext), remoteUri, template.expand(variables as Record<string, string>));
     };
     const completers = lists.completions ? completersFor(template.variableNames, { type: 'ref/resource', uri: t.uriTemplate }, remote, where(`template ${t.uriTemplate}`)) : new Map();
-    templates.push({ ...ref('resource', where(`template ${t.uriTemplate}`), t.name, false, read), template, definition: deepFreeze({ ...t, uriTemplate: template.template, name: prefixedName(prefix, t.name) }), completers });
+    const watch = (uri: string) => remote.watch(unprefixedUri(prefix, uri));
+    templates.push({ ...ref('resource', where(`template ${t.uriTemplate}`), t.name, false, read), template, definition: deepFreeze({ ...t, uriTemplate: template.template, name: prefixedName(prefix, t.name) }), completers, watch });
   }
   const prompts = lists.prompts.map((p): PromptDescriptor => {
     const name = prefixedName(prefix, p.name);

@@ -32,6 +32,9 @@ export interface ProxyHost {
   logError(message: string, error?: unknown): void;
 }
 
+/** Remote resources one proxy subscribes to, at most. */
+const MAX_WATCHED = 10_000;
+
 /** The code of a request given up because its caller cancelled it (never sent: cancelled requests get no answer). */
 const REQUEST_CANCELLED = -32800;
 
@@ -83,12 +86,34 @@ export class RemoteServer implements RemoteCalls {
     private readonly client: McpClient,
     private readonly host: ProxyHost,
     private readonly timeoutMs: number,
+    private readonly watched: Set<string>,
   ) {}
 
+  /**
+   * Subscribes once to a remote resource a client of this server subscribed to. A server of the
+   * 2026-07-28 era, or one without resource subscriptions, is not asked (its updates still pass on).
+   */
+  async watch(uri: string): Promise<void> {
+    if (this.watched.has(uri)) return;
+    if (this.watched.size >= MAX_WATCHED) throw new McpError(-32603, `The server proxied at "${this.prefix}" already has ${MAX_WATCHED} resources subscribed`);
+    await this.subscribe(uri);
+    this.watched.add(uri);
+  }
+
+  private async subscribe(uri: string): Promise<void> {
+    const resources = this.client.serverCapabilities?.resources as { subscribe?: boolean } | undefined;
+    if (this.client.era === 'modern' || resources?.subscribe !== true) return;
+    await this.client.request('resources/subscribe', { uri }, { timeoutMs: this.timeoutMs });
+  }
+
   /** Speaks the remote server's era: server/discover (2026-07-28) first, initialize when the server refuses it. */
-  static async connect(prefix: string, transport: McpClientTransport, host: ProxyHost, options: Required<Pick<ProxyOptions, 'timeoutMs'>> & ProxyOptions, lost: () => void): Promise<RemoteServer> {
+  /**
+   * Connects, reads the lists and follows their changes. `watched` holds the remote resources this
+   * server's clients subscribed to (kept across reconnections: they are subscribed to again).
+   */
+  static async connect(prefix: string, transport: McpClientTransport, host: ProxyHost, options: Required<Pick<ProxyOptions, 'timeoutMs'>> & ProxyOptions, lost: () => void, watched: Set<string>): Promise<RemoteServer> {
     const client = new McpClient({ clientInfo: options.clientInfo, era: options.era ?? 'auto', capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: false } } });
-    const remote = new RemoteServer(prefix, client, host, options.timeoutMs);
+    const remote = new RemoteServer(prefix, client, host, options.timeoutMs, watched);
     remote.answerRemoteRequests();
     client.onerror = (error) => host.logError(`The server proxied at "${prefix}" sent something that could not be used`, error);
     await client.connect(transport, { timeoutMs: options.timeoutMs });
@@ -101,6 +126,7 @@ export class RemoteServer implements RemoteCalls {
       remote.listenToChanges();
       await remote.refresh(['tools', 'resources', 'templates', 'prompts']);
       await remote.listenModern();
+      for (const uri of watched) await remote.subscribe(uri).catch((e) => host.logError(`Could not subscribe again to ${uri} at the server proxied at "${prefix}"`, e));
     } catch (error) {
       await client.close().catch(() => undefined);
       throw error;

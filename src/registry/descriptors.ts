@@ -78,6 +78,8 @@ export interface ResourceDescriptor extends HandlerRef {
   readonly uri: string;
   readonly definition: ResourceDefinition;
   readonly cache?: CacheHint;
+  /** Called when a client subscribes to the resource (a proxied one subscribes at its server); a rejection refuses the subscription. */
+  readonly watch?: (uri: string) => Promise<void>;
   /** Set when the resource is a `@View`: its HTML, and the `_meta.ui` its contents carry. */
   readonly view?: { readonly content: ViewContent; readonly ui?: Readonly<Record<string, unknown>> };
 }
@@ -91,6 +93,8 @@ export interface TemplateDescriptor extends HandlerRef {
   readonly definition: ResourceTemplateDefinition;
   readonly params?: InputClass;
   readonly cache?: CacheHint;
+  /** Called when a client subscribes to a resource of the template (see ResourceDescriptor.watch). */
+  readonly watch?: (uri: string) => Promise<void>;
   readonly completers: ReadonlyMap<string, CompleterDescriptor>;
 }
 

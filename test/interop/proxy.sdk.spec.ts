@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpModule, stdioClientTransport, streamableHttpClientTransport, Tool, type McpClientTransport } from '../../src';
@@ -71,7 +71,7 @@ describe.each([
 
   it('lists the far tools under the prefix beside its own, and calls them', async () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(['local', 'far_echo', 'far_progress', 'far_askName', 'far_summarize', 'far_listRoots', 'far_chatty', 'far_slow', 'far_exit', 'far_lastCancelled', 'far_enableHidden']);
+    expect(names).toEqual(['local', 'far_touchReadme', 'far_echo', 'far_progress', 'far_askName', 'far_summarize', 'far_listRoots', 'far_chatty', 'far_slow', 'far_exit', 'far_lastCancelled', 'far_enableHidden']);
     const echo = (await client.listTools()).tools.find((t) => t.name === 'far_echo')!;
     expect(echo).toMatchObject({ description: 'Echoes text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
     expect(textOf(await client.callTool({ name: 'far_echo', arguments: { text: 'hi' } }))).toBe('echo: hi');
@@ -124,6 +124,16 @@ describe.each([
     const done = await client.complete({ ref: { type: 'ref/resource', uri: 'far://far/items/{name}' }, argument: { name: 'name', value: 'ap' } });
     expect(done.completion.values).toEqual(['apple', 'apricot']);
     await expect(client.readResource({ uri: 'far://readme' })).rejects.toMatchObject({ code: -32002 });
+  });
+
+  it('subscribes at the far end when the client subscribes, and passes its updates on under the proxied URI', async () => {
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, async (n) => void updates.push(n.params.uri));
+    expect(textOf(await client.callTool({ name: 'far_touchReadme', arguments: {} }))).toBe('touched, nobody subscribed');
+    await client.subscribeResource({ uri: 'far://far/readme' });
+    expect(textOf(await client.callTool({ name: 'far_touchReadme', arguments: {} }))).toBe('touched, subscribed');
+    await waitFor(() => updates.length === 1);
+    expect(updates).toEqual(['far://far/readme']);
   });
 
   it('gets prompts', async () => {

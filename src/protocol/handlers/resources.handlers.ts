@@ -26,6 +26,7 @@ export function resourcesHandlers(env: HandlerEnv): Record<string, MethodHandler
       const target = registry.resource(uri) ?? registry.matchTemplate(uri)?.descriptor;
       if (!target) throw McpError.resourceNotFound(uri);
       await env.authorizer.assert(target, callerOf(scope.extra));
+      await target.watch?.(uri);
       scope.session?.subscribe(uri);
       return {};
     },

@@ -130,7 +130,10 @@ async function honour(wanted: SubscriptionFilter, env: ListenEnv, caller: Caller
     const allowed: string[] = [];
     for (const uri of wanted.resourceSubscriptions) {
       const target = env.registry.resource(uri) ?? env.registry.matchTemplate(uri)?.descriptor;
-      if (target && (await env.authorizer.allows(target, caller))) allowed.push(uri);
+      if (!target || !(await env.authorizer.allows(target, caller))) continue;
+      // A resource that cannot be watched (its remote server refused) is not honoured.
+      if (await target.watch?.(uri).then(() => false, () => true)) continue;
+      allowed.push(uri);
     }
     if (allowed.length > 0) honoured.resourceSubscriptions = allowed;
   }

@@ -52,7 +52,7 @@ describe.each([
 
   it('lists and calls tools, reads resources, gets prompts, completes template arguments', async () => {
     const tools = await client.listAll<{ name: string }>('tools/list', 'tools');
-    expect(tools.map((t) => t.name)).toEqual(['echo', 'progress', 'askName', 'summarize', 'listRoots', 'chatty', 'slow', 'exit', 'lastCancelled', 'enableHidden']);
+    expect(tools.map((t) => t.name)).toEqual(['touchReadme', 'echo', 'progress', 'askName', 'summarize', 'listRoots', 'chatty', 'slow', 'exit', 'lastCancelled', 'enableHidden']);
     expect(await client.request<Text>('tools/call', { name: 'echo', arguments: { text: 'hi' } })).toMatchObject({ content: [{ type: 'text', text: 'echo: hi' }] });
     expect(await client.listAll('resources/list', 'resources')).toEqual([expect.objectContaining({ uri: 'far://readme', name: 'readme' })]);
     expect(await client.listAll('resources/templates/list', 'resourceTemplates')).toEqual([expect.objectContaining({ uriTemplate: 'far://items/{name}' })]);
