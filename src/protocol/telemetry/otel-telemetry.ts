@@ -83,10 +83,10 @@ export class OtelTelemetry implements RequestTelemetry {
     }
     // Nothing to carry: requests to the client get no trace context, so none is remembered.
     if (!this.tracer) return parent === this.api.ROOT_CONTEXT ? run() : this.within(session, request.id, parent, run);
-    return this.spanned(request, session, parent, run);
+    return this.spanned(this.tracer, request, session, parent, run);
   }
 
-  private async spanned<T>(request: TracedRequest, session: TracedSession, parent: Api.Context, run: () => Promise<T>): Promise<T> {
+  private async spanned<T>(tracer: Api.Tracer, request: TracedRequest, session: TracedSession, parent: Api.Context, run: () => Promise<T>): Promise<T> {
     const { api } = this;
     const started = performance.now();
     const { target, attributes } = describe(request);
@@ -94,7 +94,7 @@ export class OtelTelemetry implements RequestTelemetry {
     if (session.id) attributes['mcp.session.id'] = session.id;
     if (request.protocolVersion) attributes['mcp.protocol.version'] = request.protocolVersion;
     attributes['network.transport'] = request.transport;
-    const span = this.tracer!.startSpan(target ? `${request.method} ${target}` : request.method, { kind: api.SpanKind.SERVER, attributes }, parent);
+    const span = tracer.startSpan(target ? `${request.method} ${target}` : request.method, { kind: api.SpanKind.SERVER, attributes }, parent);
     let outcome: Outcome | undefined;
     try {
       const result = await this.within(session, request.id, api.trace.setSpan(parent, span), run);
