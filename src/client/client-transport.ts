@@ -63,3 +63,21 @@ export function asError(error: unknown): Error {
 function isErrorLike(value: unknown): value is Error {
   return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string' && typeof (value as { name?: unknown }).name === 'string';
 }
+
+/** Tells a transport's onerror; an error handler that throws must not take the transport down. */
+export function reportError(transport: Pick<McpClientTransport, 'onerror'>, error: Error): void {
+  try {
+    transport.onerror?.(error);
+  } catch {
+    // nothing left to tell
+  }
+}
+
+/** Hands a message to a transport's onmessage; what that throws goes to onerror (see reportError). */
+export function deliverMessage(transport: Pick<McpClientTransport, 'onmessage' | 'onerror'>, message: ClientMessage, extra?: MessageExtra): void {
+  try {
+    transport.onmessage?.(message, extra);
+  } catch (error) {
+    reportError(transport, asError(error));
+  }
+}

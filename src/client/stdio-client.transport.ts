@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { LineDecoder } from '../transports/line-decoder';
-import { asError, isClientMessage, type ClientMessage, type McpClientTransport } from './client-transport';
+import { deliverMessage, isClientMessage, reportError, type ClientMessage, type McpClientTransport } from './client-transport';
 
 export interface StdioClientOptions {
   command: string;
@@ -115,19 +115,11 @@ export class StdioClientTransport implements McpClientTransport {
       return this.fail(new Error(`The server wrote a line that is not JSON: ${line.slice(0, 120)}`));
     }
     if (!isClientMessage(message)) return this.fail(new Error(`The server wrote a line that is not a JSON-RPC 2.0 message: ${line.slice(0, 120)}`));
-    try {
-      this.onmessage?.(message);
-    } catch (error) {
-      this.fail(asError(error));
-    }
+    deliverMessage(this, message);
   }
 
   private fail(error: Error): void {
-    try {
-      this.onerror?.(error);
-    } catch {
-      // a throwing error handler must not take the transport down
-    }
+    reportError(this, error);
   }
 
   private finish(): void {

@@ -1,5 +1,5 @@
 import type { RequestId } from '../mcp/json-rpc';
-import { asError, type ClientMessage, type McpClientTransport, type SendOptions } from './client-transport';
+import { asError, deliverMessage, reportError, type ClientMessage, type McpClientTransport, type SendOptions } from './client-transport';
 import { isModernHttp, modernRequestHeaders } from './modern-http';
 import { DEFAULT_MAX_MESSAGE_BYTES, httpErrorResponse, messageParser, parseMessages, readSse, readText, transportError } from './http-response-reader';
 import { SseLimitError } from './sse-parser';
@@ -248,19 +248,11 @@ export class StreamableHttpClientTransport implements McpClientTransport {
       if (typeof version === 'string') this.protocolVersion = version;
       this.initializeId = undefined;
     }
-    try {
-      this.onmessage?.(message, relatedRequestId === undefined ? undefined : { relatedRequestId });
-    } catch (error) {
-      this.fail(asError(error));
-    }
+    deliverMessage(this, message, relatedRequestId === undefined ? undefined : { relatedRequestId });
   }
 
   private fail(error: Error): void {
-    try {
-      this.onerror?.(error);
-    } catch {
-      // a throwing error handler must not take the transport down
-    }
+    reportError(this, error);
   }
 }
 

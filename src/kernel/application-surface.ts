@@ -27,6 +27,13 @@ interface Dynamic<D, T> {
   readonly descriptors: Map<string, T>;
 }
 
+/** The primitives registered at runtime, by kind (`template` is kept with `resource`). */
+interface Runtime {
+  readonly tools: Dynamic<DynamicTool, ToolDescriptor>;
+  readonly resources: Dynamic<DynamicResource, ResourceDescriptor | TemplateDescriptor>;
+  readonly prompts: Dynamic<DynamicPrompt, PromptDescriptor>;
+}
+
 const RUNTIME = 'runtime';
 
 /**
@@ -45,9 +52,7 @@ export abstract class ApplicationSurface {
   protected abstract readonly customMethods: CustomMethods;
   /** Descriptors made outside the decorators, by source (runtime registration, each mount, each proxy). */
   protected readonly contributions = new Map<string, Contribution>();
-  private readonly tools: Dynamic<DynamicTool, ToolDescriptor> = { defs: new Map(), descriptors: new Map() };
-  private readonly resources: Dynamic<DynamicResource, ResourceDescriptor | TemplateDescriptor> = { defs: new Map(), descriptors: new Map() };
-  private readonly prompts: Dynamic<DynamicPrompt, PromptDescriptor> = { defs: new Map(), descriptors: new Map() };
+  private runtime: Runtime = { tools: { defs: new Map(), descriptors: new Map() }, resources: { defs: new Map(), descriptors: new Map() }, prompts: { defs: new Map(), descriptors: new Map() } };
 
   /** Shows a tool, resource, template or prompt again; clients are told the list changed. */
   enable(kind: PrimitiveKind, key: string): boolean {
@@ -85,53 +90,53 @@ export abstract class ApplicationSurface {
    */
   addTool(definition: DynamicTool): void {
     const descriptor = dynamicTool(definition);
-    this.put(this.tools, 'tool', descriptor.name, definition, descriptor);
+    this.put(this.runtime.tools, 'tool', descriptor.name, definition, descriptor);
   }
 
   /** Replaces some members of a tool registered with `addTool` (its name included); false when there is none. */
   updateTool(name: string, changes: Partial<DynamicTool>): boolean {
-    return this.update(this.tools, 'tool', name, changes, dynamicTool, (d) => d.name);
+    return this.update(this.runtime.tools, 'tool', name, changes, dynamicTool, (d) => d.name);
   }
 
   /** Removes a tool: one registered at runtime, or a decorated one (for good). */
   removeTool(name: string): boolean {
-    return this.drop(this.tools, 'tool', name);
+    return this.drop(this.runtime.tools, 'tool', name);
   }
 
   /** Registers a resource (`uri`) or resource template (`uriTemplate`) with its handler. */
   addResource(definition: DynamicResource): void {
     const built = dynamicResource(definition);
     const [kind, key, descriptor] = 'resource' in built ? (['resource', built.resource.uri, built.resource] as const) : (['template', built.template.template.template, built.template] as const);
-    this.put(this.resources, kind, key, definition, descriptor);
+    this.put(this.runtime.resources, kind, key, definition, descriptor);
   }
 
   /** Replaces some members of a resource or template registered with `addResource`, found by URI or template. */
   updateResource(uriOrTemplate: string, changes: Partial<DynamicResource>): boolean {
-    const kind = this.resources.descriptors.get(uriOrTemplate) && 'template' in this.resources.descriptors.get(uriOrTemplate)! ? 'template' : 'resource';
-    return this.update(this.resources, kind, uriOrTemplate, changes as Partial<DynamicResource>, dynamicResource, (b) => ('resource' in b ? b.resource.uri : b.template.template.template));
+    const own = this.runtime.resources.descriptors.get(uriOrTemplate);
+    return this.update(this.runtime.resources, own && 'template' in own ? 'template' : 'resource', uriOrTemplate, changes, dynamicResource, (b) => ('resource' in b ? b.resource.uri : b.template.template.template));
   }
 
   /** Removes a resource (by URI) or template (by its pattern): registered at runtime, or decorated. */
   removeResource(uriOrTemplate: string): boolean {
-    const own = this.resources.descriptors.get(uriOrTemplate);
-    if (own) return this.drop(this.resources, 'template' in own ? 'template' : 'resource', uriOrTemplate);
+    const own = this.runtime.resources.descriptors.get(uriOrTemplate);
+    if (own) return this.drop(this.runtime.resources, 'template' in own ? 'template' : 'resource', uriOrTemplate);
     return this.registry.remove('resource', uriOrTemplate) || this.registry.remove('template', uriOrTemplate);
   }
 
   /** Registers a prompt from its arguments and a handler (completers optional). */
   addPrompt(definition: DynamicPrompt): void {
     const descriptor = dynamicPrompt(definition);
-    this.put(this.prompts, 'prompt', descriptor.name, definition, descriptor);
+    this.put(this.runtime.prompts, 'prompt', descriptor.name, definition, descriptor);
   }
 
   /** Replaces some members of a prompt registered with `addPrompt`; false when there is none. */
   updatePrompt(name: string, changes: Partial<DynamicPrompt>): boolean {
-    return this.update(this.prompts, 'prompt', name, changes, dynamicPrompt, (d) => d.name);
+    return this.update(this.runtime.prompts, 'prompt', name, changes, dynamicPrompt, (d) => d.name);
   }
 
   /** Removes a prompt: one registered at runtime, or a decorated one (for good). */
   removePrompt(name: string): boolean {
-    return this.drop(this.prompts, 'prompt', name);
+    return this.drop(this.runtime.prompts, 'prompt', name);
   }
 
   /**
@@ -166,7 +171,7 @@ export abstract class ApplicationSurface {
     // A new key may have been removed or hidden before: it is registered afresh. An update keeps the key's state (hidden stays hidden).
     const kinds: PrimitiveKind[] = kind === 'template' || kind === 'resource' ? ['resource', 'template'] : [kind];
     const forget = key === replacing ? [] : kinds.map((k): [PrimitiveKind, string] => [k, key]);
-    this.contributeRuntime({ tools: this.tools, resources: this.resources, prompts: this.prompts, [`${kind === 'template' ? 'resource' : kind}s`]: { defs, descriptors } } as never, forget);
+    this.contributeRuntime(kind, { defs, descriptors }, forget);
   }
 
   private update<D, T, B>(dynamic: Dynamic<D, T>, kind: PrimitiveKind, key: string, changes: Partial<D>, build: (d: D) => B, keyOf: (b: B) => string): boolean {
@@ -184,12 +189,13 @@ export abstract class ApplicationSurface {
     const defs = new Map(dynamic.defs), descriptors = new Map(dynamic.descriptors);
     defs.delete(key);
     descriptors.delete(key);
-    this.contributeRuntime({ tools: this.tools, resources: this.resources, prompts: this.prompts, [`${kind === 'template' ? 'resource' : kind}s`]: { defs, descriptors } } as never);
+    this.contributeRuntime(kind, { defs, descriptors });
     return true;
   }
 
-  /** Rebuilds with the runtime primitives as given; on success they become the application's. */
-  private contributeRuntime(next: { tools: Dynamic<DynamicTool, ToolDescriptor>; resources: Dynamic<DynamicResource, ResourceDescriptor | TemplateDescriptor>; prompts: Dynamic<DynamicPrompt, PromptDescriptor> }, forget: [PrimitiveKind, string][] = []): void {
+  /** Rebuilds with the runtime primitives of `kind` replaced by `given`; on success they become the application's. */
+  private contributeRuntime<D, T>(kind: PrimitiveKind, given: Dynamic<D, T>, forget: [PrimitiveKind, string][] = []): void {
+    const next: Runtime = { ...this.runtime, [`${kind === 'template' ? 'resource' : kind}s`]: given };
     const resources = [...next.resources.descriptors.values()];
     this.contribute(
       RUNTIME,
@@ -201,13 +207,7 @@ export abstract class ApplicationSurface {
       },
       forget,
     );
-    for (const [own, given] of [[this.tools, next.tools], [this.resources, next.resources], [this.prompts, next.prompts]] as [Dynamic<unknown, unknown>, Dynamic<unknown, unknown>][]) {
-      if (own === given) continue;
-      own.defs.clear();
-      own.descriptors.clear();
-      for (const [k, v] of given.defs) own.defs.set(k, v);
-      for (const [k, v] of given.descriptors) own.descriptors.set(k, v);
-    }
+    this.runtime = next;
   }
 
   /**

@@ -6,6 +6,7 @@ export type ProxyTransport = McpClientTransport | (() => McpClientTransport);
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
+const retryDelay = (attempt: number) => Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** attempt);
 
 /**
  * The connection behind one `app.proxy()`: when the remote server goes away (a stdio server exits, an
@@ -59,7 +60,7 @@ export class ProxyLink {
   }
 
   private reconnectLater(): void {
-    const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** this.attempts++);
+    const delay = retryDelay(this.attempts++);
     this.retry = setTimeout(() => {
       this.connect().then(
         (remote) => {
@@ -69,7 +70,7 @@ export class ProxyLink {
         },
         (error) => {
           if (this.closed) return;
-          this.host.logError(`Could not reconnect the server proxied at "${this.prefix}" (next attempt in ${Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** this.attempts) / 1000} s)`, error);
+          this.host.logError(`Could not reconnect the server proxied at "${this.prefix}" (next attempt in ${retryDelay(this.attempts) / 1000} s)`, error);
           this.reconnectLater();
         },
       );

@@ -40,7 +40,8 @@ export interface ToolOptions {
   ui?: ToolUi;
 }
 
-interface ResourceCommonOptions {
+/** What `@Resource` options of a fixed URI and of a template share (also the base of `app.addResource()`'s definitions). */
+export interface ResourceCommonOptions {
   /** The resource's name; defaults to the method name. */
   name?: string;
   title?: string;

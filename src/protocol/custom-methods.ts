@@ -57,6 +57,8 @@ export class CustomMethods {
   private readonly entries = new Map<string, Entry>();
   private readonly listeners = new Map<string, Set<(params: Record<string, unknown>, peer: PeerState) => void>>();
 
+  constructor(private readonly deps: CustomMethodsDeps) {}
+
   /** Listens to a client notification mcpkit does not handle itself; returns the function that stops listening. */
   onNotification(method: string, listener: (params: Record<string, unknown>, peer: PeerState) => void): () => void {
     if (typeof method !== 'string' || method === '' || typeof listener !== 'function') throw new InvalidDefinitionError('onNotification', 'expects a method name and a listener function');
@@ -76,8 +78,6 @@ export class CustomMethods {
       }
     }
   }
-
-  constructor(private readonly deps: CustomMethodsDeps) {}
 
   add(method: string, handler: CustomMethodHandler, options: CustomMethodOptions = {}): void {
     const what = `Method ${JSON.stringify(method)}`;

@@ -1,8 +1,6 @@
 import type { McpContext } from '../context/mcp-context';
-import type { Annotations, Icon, JsonSchemaObject, PromptArgument, TaskSupport, ToolAnnotations } from '../mcp/mcp-types';
-import type { CacheHint } from '../protocol/modern/cache-hints';
-
-type Meta = Record<string, unknown>;
+import type { JsonSchemaObject, PromptArgument, PromptDefinition, TaskSupport, ToolDefinition } from '../mcp/mcp-types';
+import type { ResourceCommonOptions } from '../metadata/records';
 
 /** Who may use a primitive registered at runtime (like `@RequireScopes` / `@Public` on a method). */
 export interface DynamicAccess {
@@ -14,31 +12,19 @@ export interface DynamicAccess {
 export type DynamicCompleter = (value: string, ctx: McpContext) => string[] | Promise<string[]>;
 
 /** A tool registered at runtime (`app.addTool()`): a JSON Schema for its input instead of a class. */
-export interface DynamicTool extends DynamicAccess {
-  name: string;
-  title?: string;
-  description?: string;
+export interface DynamicTool extends DynamicAccess, Pick<ToolDefinition, 'name' | 'title' | 'description' | 'annotations' | 'icons' | '_meta'> {
   /** JSON Schema (2020-12) with `type: "object"`; arguments are validated against it. Default: no arguments. */
   inputSchema?: JsonSchemaObject;
   /** JSON Schema with `type: "object"`: what the handler returns becomes `structuredContent`, validated. */
   outputSchema?: JsonSchemaObject;
-  annotations?: ToolAnnotations;
-  icons?: Icon[];
-  _meta?: Meta;
   taskSupport?: TaskSupport;
   /** Receives the validated arguments; returns what a `@Tool` method may (text, content, a CallToolResult, data), or is an async generator. */
   handler: (args: Record<string, unknown>, ctx: McpContext) => unknown;
 }
 
-interface DynamicResourceCommon extends DynamicAccess {
+/** What `@Resource` options share, with the name required (there is no method name to default to). */
+interface DynamicResourceCommon extends DynamicAccess, Omit<ResourceCommonOptions, 'name'> {
   name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  annotations?: Annotations;
-  icons?: Icon[];
-  _meta?: Meta;
-  cache?: CacheHint;
 }
 
 /** A resource at a fixed URI registered at runtime (`app.addResource()`). */
@@ -63,14 +49,9 @@ export interface DynamicResourceTemplate extends DynamicResourceCommon {
 export type DynamicResource = DynamicStaticResource | DynamicResourceTemplate;
 
 /** A prompt registered at runtime (`app.addPrompt()`). */
-export interface DynamicPrompt extends DynamicAccess {
-  name: string;
-  title?: string;
-  description?: string;
+export interface DynamicPrompt extends DynamicAccess, PromptDefinition {
   /** The prompt's arguments; `required` ones must be present in prompts/get (else -32602). */
   arguments?: PromptArgument[];
-  icons?: Icon[];
-  _meta?: Meta;
   /** Receives the arguments (strings); returns messages, a GetPromptResult, or text. */
   handler: (args: Record<string, string>, ctx: McpContext) => unknown;
   /** Completers of the prompt's arguments. */

@@ -1,5 +1,6 @@
 import { injectable } from 'tsyringe';
 import { DuplicateToolNameError, EmptyInput, McpApplication, McpModule, Resource, Tool, type McpClientTransport } from '../../src';
+import { GatewayModule } from '../helpers/far-server';
 import { McpTestClient } from '../../src/testing';
 
 @injectable()
@@ -14,16 +15,6 @@ class FarTools {
 
 @McpModule({ server: { name: 'far', version: '1.0.0' }, providers: [FarTools] })
 class FarModule {}
-
-@injectable()
-class LocalTools {
-  @Tool() local(_: EmptyInput) {
-    return 'served here';
-  }
-}
-
-@McpModule({ server: { name: 'gateway', version: '1.0.0' }, providers: [LocalTools] })
-class GatewayModule {}
 
 const quiet = { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } };
 

@@ -2,26 +2,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { join } from 'node:path';
-import { injectable } from 'tsyringe';
-import { EmptyInput, McpApplication, McpModule, stdioClientTransport, streamableHttpClientTransport, Tool, type McpClientTransport } from '../../src';
+import { McpApplication } from '../../src';
+import { farOverBothTransports, GatewayModule, MODERN_FAR_SERVER, SDK_FAR_SERVER } from '../helpers/far-server';
 import { modernClient, textOf } from '../helpers/modern-client-suite';
-import { ROOT } from '../helpers/paths';
 import { sdk2 } from '../helpers/sdk2';
 import { spawnHttpServer } from '../helpers/spawn-server';
 import { waitFor } from '../helpers/wait-for';
-
-const FAR_SERVER = join(ROOT, 'test', 'fixtures', 'sdk-far-server.mjs');
-
-@injectable()
-class LocalTools {
-  @Tool() local(_: EmptyInput) {
-    return 'served here';
-  }
-}
-
-@McpModule({ server: { name: 'gateway', version: '1.0.0' }, providers: [LocalTools] })
-class GatewayModule {}
 
 /** A server log that keeps what it is told, so that a test can require that nothing went wrong. */
 function recordingLogger() {
@@ -41,16 +27,7 @@ function recordingLogger() {
  * The official SDK 2.x client in the 2026-07-28 era in front of the proxy (stateless HTTP, MRTR),
  * an SDK 1.x server behind it (initialize-based, server→client requests on the call's stream).
  */
-describe.each([
-  ['stdio', async () => ({ transport: stdioClientTransport({ command: process.execPath, args: [FAR_SERVER, '--stdio'], stderr: 'pipe' }) as McpClientTransport, stop: async () => {} })],
-  [
-    'Streamable HTTP',
-    async () => {
-      const far = await spawnHttpServer(FAR_SERVER);
-      return { transport: streamableHttpClientTransport(far.url) as McpClientTransport, stop: far.stop };
-    },
-  ],
-])('a 2026-07-28 client in front of a proxied SDK 1.x server reached over %s', (_name, open) => {
+describe.each(farOverBothTransports(SDK_FAR_SERVER))('a 2026-07-28 client in front of a proxied SDK 1.x server reached over %s', (_name, open) => {
   let app: McpApplication;
   let stopFar: () => Promise<void>;
   let connected: ReturnType<typeof modernClient>;
@@ -120,7 +97,7 @@ describe('proxying an SDK 1.x server reached over HTTP+SSE (2024-11-05)', () => 
   const log = recordingLogger();
 
   beforeAll(async () => {
-    far = await spawnHttpServer(FAR_SERVER, { FAR_TRANSPORT: 'sse' });
+    far = await spawnHttpServer(SDK_FAR_SERVER, { FAR_TRANSPORT: 'sse' });
     app = await McpApplication.create(GatewayModule, { logger: log.logger });
     await app.proxy('far', new SSEClientTransport(new URL('/sse', far.url)));
     url = (await app.listen({ http: { port: 0, host: '127.0.0.1' } })).http!.url;
@@ -161,19 +138,8 @@ describe('proxying an SDK 1.x server reached over HTTP+SSE (2024-11-05)', () => 
   });
 });
 
-const MODERN_SERVER = join(ROOT, 'dist', 'test', 'fixtures', 'modern-far-server.js');
-
 /** A far server of the 2026-07-28 era only (mcpkit, eras: 'modern', spawned), with clients of both eras in front. */
-describe.each([
-  ['stdio', async () => ({ transport: stdioClientTransport({ command: process.execPath, args: [MODERN_SERVER, '--stdio'], stderr: 'pipe' }) as McpClientTransport, stop: async () => {} })],
-  [
-    'Streamable HTTP',
-    async () => {
-      const far = await spawnHttpServer(MODERN_SERVER);
-      return { transport: streamableHttpClientTransport(far.url) as McpClientTransport, stop: far.stop };
-    },
-  ],
-])('proxying a 2026-07-28 mcpkit server reached over %s', (name, open) => {
+describe.each(farOverBothTransports(MODERN_FAR_SERVER))('proxying a 2026-07-28 mcpkit server reached over %s', (name, open) => {
   let app: McpApplication;
   let stopFar: () => Promise<void>;
   let url: string;

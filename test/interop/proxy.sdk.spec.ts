@@ -2,40 +2,19 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
-import { injectable } from 'tsyringe';
-import { EmptyInput, McpApplication, McpModule, stdioClientTransport, streamableHttpClientTransport, Tool, type McpClientTransport } from '../../src';
+import { McpApplication, stdioClientTransport } from '../../src';
+import { farOverBothTransports, farStdio, GatewayModule, SDK_FAR_SERVER } from '../helpers/far-server';
 import { ROOT } from '../helpers/paths';
-import { spawnHttpServer } from '../helpers/spawn-server';
 import { waitFor } from '../helpers/wait-for';
 
-const FAR_SERVER = join(ROOT, 'test', 'fixtures', 'sdk-far-server.mjs');
 type Text = { content: { type: string; text: string }[]; isError?: boolean };
 const textOf = (r: unknown) => (r as Text).content.map((c) => c.text).join('');
-
-@injectable()
-class LocalTools {
-  @Tool() local(_: EmptyInput) {
-    return 'served here';
-  }
-}
-
-@McpModule({ server: { name: 'gateway', version: '1.0.0' }, providers: [LocalTools] })
-class GatewayModule {}
 
 /**
  * mcpkit proxies a server built with the official SDK 1.x (spawned: stdio or Streamable HTTP); the
  * official SDK client, connected to the proxy over real HTTP, uses every primitive of the far server.
  */
-describe.each([
-  ['stdio', async () => ({ transport: stdioClientTransport({ command: process.execPath, args: [FAR_SERVER, '--stdio'], stderr: 'pipe' }) as McpClientTransport, stop: async () => {} })],
-  [
-    'Streamable HTTP',
-    async () => {
-      const far = await spawnHttpServer(FAR_SERVER);
-      return { transport: streamableHttpClientTransport(far.url) as McpClientTransport, stop: far.stop };
-    },
-  ],
-])('proxying an SDK 1.x server reached over %s', (_name, open) => {
+describe.each(farOverBothTransports(SDK_FAR_SERVER))('proxying an SDK 1.x server reached over %s', (_name, open) => {
   let app: McpApplication;
   let client: Client;
   let stopFar: () => Promise<void>;
@@ -154,12 +133,12 @@ describe('proxy refusals', () => {
   it('rejects a name collision and a server that cannot be reached, keeping the application as it was', async () => {
     const app = await McpApplication.create(GatewayModule);
     app.addTool({ name: 'far_echo', handler: () => 'mine' });
-    await expect(app.proxy('far', stdioClientTransport({ command: process.execPath, args: [FAR_SERVER, '--stdio'], stderr: 'ignore' }))).rejects.toThrow(/Tool name "far_echo" is declared twice/);
+    await expect(app.proxy('far', farStdio(SDK_FAR_SERVER, 'ignore'))).rejects.toThrow(/Tool name "far_echo" is declared twice/);
     await expect(app.proxy('gone', stdioClientTransport({ command: join(ROOT, 'no-such-server'), stderr: 'ignore' }))).rejects.toThrow();
-    await expect(app.proxy('bad prefix', stdioClientTransport({ command: process.execPath, args: [FAR_SERVER, '--stdio'] }))).rejects.toThrow(/prefix/);
+    await expect(app.proxy('bad prefix', stdioClientTransport({ command: process.execPath, args: [SDK_FAR_SERVER, '--stdio'] }))).rejects.toThrow(/prefix/);
     expect(app.registry.toolDescriptors().map((t) => t.name)).toEqual(['local', 'far_echo']);
     // The prefix is free again after a failure.
-    await app.proxy('ok', stdioClientTransport({ command: process.execPath, args: [FAR_SERVER, '--stdio'], stderr: 'ignore' }));
+    await app.proxy('ok', farStdio(SDK_FAR_SERVER, 'ignore'));
     expect(app.registry.toolDescriptors().map((t) => t.name)).toContain('ok_echo');
     expect(await app.unmount('ok')).toBe(true);
     expect(app.registry.toolDescriptors().map((t) => t.name)).toEqual(['local', 'far_echo']);
@@ -168,7 +147,7 @@ describe('proxy refusals', () => {
 });
 
 describe('a proxied server that goes away', () => {
-  const farStdio = () => stdioClientTransport({ command: process.execPath, args: [FAR_SERVER, '--stdio'], stderr: 'ignore' });
+  const quietFar = () => farStdio(SDK_FAR_SERVER, 'ignore');
 
   async function start(transport: Parameters<McpApplication['proxy']>[1]) {
     const errors: string[] = [];
@@ -183,7 +162,7 @@ describe('a proxied server that goes away', () => {
   }
 
   it('withdraws its primitives (clients hear list_changed) and keeps serving the rest', async () => {
-    const { app, client, errors, names, changes } = await start(farStdio());
+    const { app, client, errors, names, changes } = await start(quietFar());
     expect(await names()).toContain('far_echo');
     const before = changes();
     expect(textOf(await client.callTool({ name: 'far_exit', arguments: {} }))).toBe('bye');
@@ -194,14 +173,14 @@ describe('a proxied server that goes away', () => {
     expect(textOf(await client.callTool({ name: 'local', arguments: {} }))).toBe('served here');
     expect(errors).toEqual(['The server proxied at "far" disconnected; its tools, resources and prompts are withdrawn']);
     // The prefix stays taken until it is let go.
-    await expect(app.proxy('far', farStdio())).rejects.toThrow(/already mounted/);
+    await expect(app.proxy('far', quietFar())).rejects.toThrow(/already mounted/);
     expect(await app.unmount('far')).toBe(true);
     await app.close();
   });
 
   it('given a function that makes transports, connects again and serves it again', async () => {
     let made = 0;
-    const { app, client, errors, names } = await start(() => (made++, farStdio()));
+    const { app, client, errors, names } = await start(() => (made++, quietFar()));
     expect(textOf(await client.callTool({ name: 'far_exit', arguments: {} }))).toBe('bye');
     await waitFor(async () => !(await names()).includes('far_echo'));
     await waitFor(async () => (await names()).includes('far_echo'), { timeoutMs: 10_000 });
@@ -212,7 +191,7 @@ describe('a proxied server that goes away', () => {
   });
 
   it('rejects a call in flight when the remote server dies, with the connection error', async () => {
-    const { app, client } = await start(farStdio());
+    const { app, client } = await start(quietFar());
     const slow = client.callTool({ name: 'far_slow', arguments: {} });
     await new Promise((r) => setTimeout(r, 200));
     await client.callTool({ name: 'far_exit', arguments: {} });

@@ -83,10 +83,10 @@ export class OtelTelemetry implements RequestTelemetry {
     }
     // Nothing to carry: requests to the client get no trace context, so none is remembered.
     if (!this.tracer) return parent === this.api.ROOT_CONTEXT ? run() : this.within(session, request.id, parent, run);
-    return this.spanned(request, session, parent, run);
+    return this.spanned(this.tracer, request, session, parent, run);
   }
 
-  private async spanned<T>(request: TracedRequest, session: TracedSession, parent: Api.Context, run: () => Promise<T>): Promise<T> {
+  private async spanned<T>(tracer: Api.Tracer, request: TracedRequest, session: TracedSession, parent: Api.Context, run: () => Promise<T>): Promise<T> {
     const { api } = this;
     const started = performance.now();
     const { target, attributes } = describe(request);
@@ -104,7 +104,7 @@ export class OtelTelemetry implements RequestTelemetry {
     // The MCP parent comes from _meta; the ambient context (an HTTP server span of another instrumentation) is linked.
     const ambient = api.trace.getSpan(api.context.active());
     const links = ambient && api.trace.getSpan(parent) !== ambient ? [{ context: ambient.spanContext() }] : undefined;
-    const span = this.tracer!.startSpan(target ? `${request.method} ${target}` : request.method, { kind: api.SpanKind.SERVER, attributes, links }, parent);
+    const span = tracer.startSpan(target ? `${request.method} ${target}` : request.method, { kind: api.SpanKind.SERVER, attributes, links }, parent);
     let outcome: Outcome | undefined;
     try {
       const result = await this.within(session, request.id, api.trace.setSpan(parent, span), run);

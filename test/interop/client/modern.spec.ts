@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { McpClient, stdioClientTransport, streamableHttpClientTransport, type McpClientTransport } from '../../../src';
+import { McpClient, streamableHttpClientTransport } from '../../../src';
+import { farOverBothTransports, farStdio, MODERN_FAR_SERVER, SDK_FAR_SERVER } from '../../helpers/far-server';
 import { ROOT } from '../../helpers/paths';
 import { spawnHttpServer } from '../../helpers/spawn-server';
 import { waitFor } from '../../helpers/wait-for';
 
-const MODERN_SERVER = join(ROOT, 'dist', 'test', 'fixtures', 'modern-far-server.js');
 const ERAS_SERVER = join(ROOT, 'dist', 'test', 'fixtures', 'eras-server.js');
 type Text = { content: { type: string; text: string }[]; isError?: boolean };
 const textOf = (r: unknown) => (r as Text).content.map((c) => c.text).join('');
@@ -28,16 +28,7 @@ function modernClient(era: 'modern' | 'auto' = 'modern') {
 }
 
 /** mcpkit's client in the 2026-07-28 era against an mcpkit server that serves only that era (spawned). */
-describe.each([
-  ['stdio', async () => ({ transport: stdioClientTransport({ command: process.execPath, args: [MODERN_SERVER, '--stdio'], stderr: 'pipe' }) as McpClientTransport, stop: async () => {} })],
-  [
-    'Streamable HTTP',
-    async () => {
-      const far = await spawnHttpServer(MODERN_SERVER);
-      return { transport: streamableHttpClientTransport(far.url) as McpClientTransport, stop: far.stop };
-    },
-  ],
-])('McpClient in the 2026-07-28 era over %s', (_name, open) => {
+describe.each(farOverBothTransports(MODERN_FAR_SERVER))('McpClient in the 2026-07-28 era over %s', (_name, open) => {
   let stop: () => Promise<void>;
   let c: ReturnType<typeof modernClient>;
 
@@ -120,7 +111,7 @@ describe('McpClient era auto', () => {
     await a.client.close();
     await dual.stop();
     const b = modernClient('auto');
-    await b.client.connect(stdioClientTransport({ command: process.execPath, args: [join(ROOT, 'test', 'fixtures', 'sdk-far-server.mjs'), '--stdio'], stderr: 'ignore' }));
+    await b.client.connect(farStdio(SDK_FAR_SERVER, 'ignore'));
     expect(b.client.era).toBe('legacy');
     expect(b.client.protocolVersion).toBe('2025-11-25');
     expect(textOf(await b.client.request('tools/call', { name: 'askName', arguments: {} }))).toBe('hello Zoe');

@@ -1,29 +1,14 @@
-import { join } from 'node:path';
-import { McpClient, McpError, stdioClientTransport, streamableHttpClientTransport, type McpClientTransport } from '../../../src';
-import { ROOT } from '../../helpers/paths';
+import { McpClient, McpError } from '../../../src';
+import { farOverBothTransports, openFarHttp, SDK_FAR_SERVER } from '../../helpers/far-server';
 import { spawnHttpServer } from '../../helpers/spawn-server';
 import { waitFor } from '../../helpers/wait-for';
 
-const FAR_SERVER = join(ROOT, 'test', 'fixtures', 'sdk-far-server.mjs');
 type Text = { content: { type: string; text: string }[] };
 
 /** mcpkit's McpClient against a server built with the official SDK 1.x, over both transports. */
 describe.each([
-  ['stdio', async () => ({ transport: stdioClientTransport({ command: process.execPath, args: [FAR_SERVER, '--stdio'], stderr: 'pipe' }) as McpClientTransport, stop: async () => {} })],
-  [
-    'Streamable HTTP',
-    async () => {
-      const server = await spawnHttpServer(FAR_SERVER);
-      return { transport: streamableHttpClientTransport(server.url) as McpClientTransport, stop: server.stop };
-    },
-  ],
-  [
-    "Streamable HTTP with Node's global fetch",
-    async () => {
-      const server = await spawnHttpServer(FAR_SERVER);
-      return { transport: streamableHttpClientTransport(server.url, { fetch: globalThis.fetch }) as McpClientTransport, stop: server.stop };
-    },
-  ],
+  ...farOverBothTransports(SDK_FAR_SERVER),
+  ["Streamable HTTP with Node's global fetch", () => openFarHttp(SDK_FAR_SERVER, { fetch: globalThis.fetch })],
 ])('McpClient against an SDK 1.x server over %s', (_name, open) => {
   let client: McpClient;
   let stop: () => Promise<void>;
@@ -122,9 +107,9 @@ describe("McpClient over the official SDK's client transports", () => {
   it('works over the SDK StdioClientTransport and StreamableHTTPClientTransport', async () => {
     const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    const server = await spawnHttpServer(FAR_SERVER);
+    const server = await spawnHttpServer(SDK_FAR_SERVER);
     try {
-      for (const transport of [new StdioClientTransport({ command: process.execPath, args: [FAR_SERVER, '--stdio'], stderr: 'pipe' }), new StreamableHTTPClientTransport(new URL(server.url))]) {
+      for (const transport of [new StdioClientTransport({ command: process.execPath, args: [SDK_FAR_SERVER, '--stdio'], stderr: 'pipe' }), new StreamableHTTPClientTransport(new URL(server.url))]) {
         const client = new McpClient({ capabilities: { elicitation: { form: {} } } });
         client.setRequestHandler('elicitation/create', async () => ({ action: 'decline' }));
         await client.connect(transport);
