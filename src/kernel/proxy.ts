@@ -38,6 +38,8 @@ const MAX_WATCHED = 10_000;
 /** The code of a request given up because its caller cancelled it (never sent: cancelled requests get no answer). */
 const REQUEST_CANCELLED = -32800;
 
+const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+
 /**
  * A remote result without what describes the remote response rather than its content: a 2026-07-28
  * server's `_meta` serverInfo and caching hints (this server adds its own in that era).
@@ -54,7 +56,6 @@ function ownResult(result: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
-const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 
 type Lists = Omit<RemoteLists, 'completions'>;
 const LISTS: Record<keyof Lists, [string, string, string]> = {
@@ -139,16 +140,17 @@ export class RemoteServer implements RemoteCalls {
     const ids: RequestId[] = []; // one per round of a 2026-07-28 remote server's input requests
     // Ends the remote call when its round is over: a 2026-07-28 caller must answer an input request first.
     const stop = new AbortController();
+    const call = { ctx, stop };
     try {
       return ownResult(await this.client.request(method, params, {
         signal: AbortSignal.any([ctx.signal, stop.signal]),
         timeoutMs: this.timeoutMs,
         resetTimeoutOnProgress: true,
         onProgress: (p) => void ctx.progress(p.progress, p.total, p.message).catch((e) => this.host.logError('Could not forward progress', e)),
-        onRequestId: (sent) => this.calls.set(sent, { ctx, stop }) && void ids.push(sent),
+        onRequestId: (sent) => this.calls.set(sent, call) && void ids.push(sent),
         // A 2026-07-28 remote server's input requests: asked of this call's client; each of its rounds is kept
         // across the retries of a 2026-07-28 caller, so that the remote handler's state carries over.
-        onInputRequest: (m, p) => this.askOf({ ctx, stop }, m, p),
+        onInputRequest: (m, p) => this.askOf(call, m, p),
         round: (n, send) => ctx.once(`proxy:${this.prefix}:round-${n}`, send),
       }));
     } catch (error) {
@@ -276,8 +278,11 @@ export class RemoteServer implements RemoteCalls {
    * call in flight. Otherwise the request cannot be routed and is refused.
    */
   private callOf(related: RequestId | undefined): { ctx: McpContext; stop: AbortController } | undefined {
-    if (related !== undefined) this.relates = true;
-    if (related !== undefined && this.calls.has(related)) return this.calls.get(related);
+    if (related !== undefined) {
+      this.relates = true;
+      const call = this.calls.get(related);
+      if (call) return call;
+    }
     // Over a transport that relates messages, one without a relation belongs to no call (a GET stream's).
     return !this.relates && this.calls.size === 1 ? this.calls.values().next().value : undefined;
   }

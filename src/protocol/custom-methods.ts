@@ -65,7 +65,10 @@ export class CustomMethods {
     let set = this.listeners.get(method);
     if (!set) this.listeners.set(method, (set = new Set()));
     set.add(listener);
-    return () => void set.delete(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.listeners.get(method) === set) this.listeners.delete(method);
+    };
   }
 
   /** A client notification mcpkit does not handle: its listeners run; one that throws is logged, the rest still run. */
