@@ -4,7 +4,7 @@ import type { PromptDescriptor, ResourceDescriptor, TemplateDescriptor, ToolDesc
 import { dynamicPrompt, dynamicResource, dynamicTool } from '../registry/dynamic-builder';
 import type { DynamicPrompt, DynamicResource, DynamicTool } from '../registry/dynamic-definitions';
 import type { PrimitiveKind, Registry } from '../registry/registry';
-import { buildRegistry, ProviderEntry } from '../registry/registry.builder';
+import { assembleRegistry, buildDecorated, DecoratedParts, ProviderEntry } from '../registry/registry.builder';
 import type { DependencyContainer } from 'tsyringe';
 import { register, resolveAll } from './providers';
 import { DuplicatePromptNameError } from '../errors/duplicate-prompt-name.error';
@@ -50,6 +50,8 @@ export abstract class ApplicationSurface {
   protected abstract readonly transient: Set<unknown>;
   /** The protocol engine's methods added with `addMethod`. */
   protected abstract readonly customMethods: CustomMethods;
+  /** The decorated part of the registry, built once (and again when providers are added): a runtime change only re-merges contributions. */
+  protected decoratedParts?: DecoratedParts;
   /** Descriptors made outside the decorators, by source (runtime registration, each mount, each proxy). */
   protected readonly contributions = new Map<string, Contribution>();
   private runtime: Runtime = { tools: { defs: new Map(), descriptors: new Map() }, resources: { defs: new Map(), descriptors: new Map() }, prompts: { defs: new Map(), descriptors: new Map() } };
@@ -77,9 +79,11 @@ export abstract class ApplicationSurface {
    */
   addProviders(...providers: Provider[]): void {
     const added = providers.map((p) => register(this.container, p, this.transient)).filter((e): e is ProviderEntry => e !== undefined);
-    const next = buildRegistry([...this.entries, ...added], [...this.contributions.values()]);
+    const parts = buildDecorated([...this.entries, ...added]);
+    const next = assembleRegistry(parts, [...this.contributions.values()]);
     resolveAll(this.container, added);
     this.entries.push(...added);
+    this.decoratedParts = parts;
     this.registry.replaceWith(next);
   }
 
@@ -149,7 +153,7 @@ export abstract class ApplicationSurface {
     else this.contributions.delete(source);
     let next: Registry;
     try {
-      next = buildRegistry(this.entries, [...this.contributions.values()]);
+      next = assembleRegistry((this.decoratedParts ??= buildDecorated(this.entries)), [...this.contributions.values()]);
     } catch (error) {
       if (previous) this.contributions.set(source, previous);
       else this.contributions.delete(source);

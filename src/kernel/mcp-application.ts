@@ -12,7 +12,7 @@ import type { StreamableHttpTransport } from '../transports/http/streamable-http
 import type { Registry } from '../registry/registry';
 import { ComposedSurface } from './composed-surface';
 import { sessionInfo } from './application-surface';
-import { buildRegistry, ProviderEntry } from '../registry/registry.builder';
+import { assembleRegistry, buildDecorated, ProviderEntry } from '../registry/registry.builder';
 import { ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
 import { StdioTransport } from '../transports/stdio.transport';
@@ -80,7 +80,7 @@ export class McpApplication extends ComposedSurface {
     const container = applicationRoot(logger).createChildContainer();
     const transient = new Set<unknown>();
     const entries = graph.providers.map((p) => register(container, p, transient)).filter((e): e is ProviderEntry => e !== undefined);
-    const registry = Object.assign(buildRegistry(entries), { viewMetadata: options.viewMetadata });
+    const parts = buildDecorated(entries), registry = Object.assign(assembleRegistry(parts, []), { viewMetadata: options.viewMetadata });
     const invoke = handlerInvoker(container, transient, options.middleware);
     const telemetry = createTelemetry(options.telemetry);
     const scaleOut = options.scaleOut?.({ onError: throttled((e) => logger.error('Redis connection error (repeats within 10 s are not logged)', e), 10_000), telemetry });
@@ -105,6 +105,7 @@ export class McpApplication extends ComposedSurface {
     });
     engine.subscriptions.attach(scaleOut?.changeBus?.());
     const app = new McpApplication(container, registry, engine, options, logger, entries, transient, tasks, scaleOut, invoke);
+    app.decoratedParts = parts;
     try {
       for (const [prefix, mounted] of Object.entries(graph.root.mounts ?? {})) app.mount(prefix, mounted);
     } catch (error) {

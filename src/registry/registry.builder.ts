@@ -8,7 +8,6 @@ import { ReflectMetadataMissingError } from '../errors/reflect-metadata-missing.
 import { UnknownCompletionTargetError } from '../errors/unknown-completion-target.error';
 import { metadataStore } from '../metadata/metadata-store';
 import type { CompleteOptions, MethodRecord, PromptOptions, ResourceOptions, ToolOptions } from '../metadata/records';
-import type { JsonSchemaObject, PromptArgument } from '../mcp/mcp-types';
 import { EmptyInput } from '../schema/empty-input';
 import { hasInputMetadata, JsonSchemaBuilder } from '../schema/json-schema.builder';
 import { paramHeaders } from '../schema/mcp-header';
@@ -27,6 +26,7 @@ import { Registry } from './registry';
 import { UriTemplate } from './uri-template';
 import { readView, toolViewMeta } from './view-builder';
 import { clean, deepFreeze } from './definition-utils';
+import { emptySchema, isClass, promptArguments, rawSchema, withView } from './builder-helpers';
 import type { Contribution } from './contribution';
 
 type ProviderClass = new (...args: never[]) => unknown;
@@ -40,29 +40,59 @@ export interface ProviderEntry {
 const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 const PRIMITIVES: unknown[] = [Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt, Date];
 
+/** The decorated part of a registry, built once and reused by every rebuild that only changes contributions. */
+export interface DecoratedParts {
+  readonly tools: ReadonlyMap<string, ToolDescriptor>;
+  readonly resources: ReadonlyMap<string, ResourceDescriptor>;
+  readonly resourceNames: ReadonlyMap<string, string>;
+  readonly templates: readonly TemplateDescriptor[];
+  readonly prompts: ReadonlyMap<string, PromptDescriptor>;
+}
+
 /**
  * Builds the registry from the records of the given provider classes. Pure: it reads decorator
  * records and design-time types, derives every schema once, and throws a named definition error
  * for the first mistake it finds.
  */
 export function buildRegistry(providers: readonly ProviderEntry[], contributions: readonly Contribution[] = []): Registry {
+  return assembleRegistry(buildDecorated(providers), contributions);
+}
+
+/** The decorated part alone (the costly part: records read, schemas derived). */
+export function buildDecorated(providers: readonly ProviderEntry[]): DecoratedParts {
   if (typeof Reflect !== 'object' || typeof Reflect.getMetadata !== 'function') {
     throw new ReflectMetadataMissingError('Reflect.getMetadata is not available');
   }
-  return new Builder().build(providers, contributions);
+  return new Builder().decorated(providers);
+}
+
+/** A registry of decorated parts and contributions (merged with the same collision checks). */
+export function assembleRegistry(parts: DecoratedParts, contributions: readonly Contribution[]): Registry {
+  const builder = new Builder(parts);
+  for (const contribution of contributions) builder.merge(contribution);
+  return builder.registry();
 }
 
 class Builder {
   private readonly schemas = new JsonSchemaBuilder();
-  private readonly tools = new Map<string, ToolDescriptor>();
-  private readonly resources = new Map<string, ResourceDescriptor>();
-  private readonly resourceNames = new Map<string, string>();
-  private readonly templates: (TemplateDescriptor & { completers: Map<string, CompleterDescriptor> })[] = [];
-  private readonly prompts = new Map<string, PromptDescriptor & { completers: Map<string, CompleterDescriptor> }>();
+  private readonly tools: Map<string, ToolDescriptor>;
+  private readonly resources: Map<string, ResourceDescriptor>;
+  private readonly resourceNames: Map<string, string>;
+  private readonly templates: (TemplateDescriptor & { completers: Map<string, CompleterDescriptor> })[];
+  private readonly prompts: Map<string, PromptDescriptor & { completers: Map<string, CompleterDescriptor> }>;
   /** The URI of each view class listed among the providers. */
   private readonly views = new Map<unknown, string>();
 
-  build(providers: readonly ProviderEntry[], contributions: readonly Contribution[]): Registry {
+  /** Starts empty, or from a copy of decorated parts (which it never changes). */
+  constructor(parts?: DecoratedParts) {
+    this.tools = new Map(parts?.tools);
+    this.resources = new Map(parts?.resources);
+    this.resourceNames = new Map(parts?.resourceNames);
+    this.templates = [...(parts?.templates ?? [])] as (TemplateDescriptor & { completers: Map<string, CompleterDescriptor> })[];
+    this.prompts = new Map(parts?.prompts) as Map<string, PromptDescriptor & { completers: Map<string, CompleterDescriptor> }>;
+  }
+
+  decorated(providers: readonly ProviderEntry[]): DecoratedParts {
     const completes: [ProviderEntry, MethodRecord<CompleteOptions>][] = [];
     for (const provider of providers) this.addView(provider);
     for (const provider of providers) {
@@ -73,12 +103,15 @@ class Builder {
       for (const r of records.completes) completes.push([provider, r]);
     }
     for (const [provider, r] of completes) this.addCompleter(provider, r);
-    for (const contribution of contributions) this.merge(contribution);
+    return { tools: this.tools, resources: this.resources, resourceNames: this.resourceNames, templates: this.templates, prompts: this.prompts };
+  }
+
+  registry(): Registry {
     return new Registry(this.tools, this.resources, this.templates, this.prompts);
   }
 
   /** Descriptors made elsewhere (runtime registration, mounts, proxies), after the decorated ones, with the same collision checks. */
-  private merge(c: Contribution): void {
+  merge(c: Contribution): void {
     for (const t of c.tools ?? []) {
       const existing = this.tools.get(t.name);
       if (existing) throw new DuplicateToolNameError(t.name, existing.where, t.where);
@@ -247,32 +280,4 @@ class Builder {
     if (candidate !== EmptyInput && !hasInputMetadata(candidate)) throw new MissingInputMetadataError(where, candidate.name);
     return candidate as InputClass;
   }
-}
-
-function promptArguments(schema: JsonSchemaObject): PromptArgument[] {
-  const required = new Set(schema.required ?? []);
-  return Object.entries(schema.properties ?? {}).map(([name, p]) => {
-    const prop = p as { title?: string; description?: string };
-    return clean({ name, title: prop.title, description: prop.description, required: required.has(name) });
-  });
-}
-
-/** A verbatim input schema: a deep copy (the definition is frozen), which must describe an object. */
-function rawSchema(where: string, schema: JsonSchemaObject): JsonSchemaObject {
-  if (typeof schema !== 'object' || schema === null || schema.type !== 'object') throw new InvalidDecoratorOptionsError('Tool', where, 'inputSchema must be a JSON Schema with type "object"');
-  return structuredClone(schema);
-}
-
-/** A tool's `_meta` with its view members, `ui` merged with any `ui` given in `_meta`. */
-function withView(meta: Record<string, unknown> | undefined, view: Record<string, unknown>): Record<string, unknown> {
-  const ui = { ...(meta?.ui as Record<string, unknown> | undefined), ...(view.ui as Record<string, unknown>) };
-  return { ...meta, ...view, ui };
-}
-
-function emptySchema(): JsonSchemaObject {
-  return { type: 'object', properties: {} };
-}
-
-function isClass(value: unknown): value is new (...args: never[]) => unknown {
-  return typeof value === 'function' && value.prototype !== undefined;
 }

@@ -156,6 +156,8 @@ describe('tools, resources and prompts registered at runtime (official SDK clien
       complete: { language: (value) => ['go', 'typescript'].filter((l) => l.startsWith(value)) },
     });
     await waitFor(() => changes.includes('notifications/resources/list_changed') && changes.includes('notifications/prompts/list_changed'));
+    // Only the lists that changed: the decorated tools are the same definitions after the rebuild.
+    expect(changes).not.toContain('notifications/tools/list_changed');
 
     expect((await client.listResources()).resources).toEqual([{ uri: 'static://readme', name: 'readme' }, { uri: 'config://app', name: 'config', mimeType: 'application/json' }]);
     expect((await client.listResourceTemplates()).resourceTemplates).toEqual([{ uriTemplate: 'cities://{country}/{city}', name: 'city', mimeType: 'text/plain' }]);
