@@ -4,6 +4,8 @@ import { ErrorCode } from '../mcp/json-rpc';
 import { McpError, mcpErrorOf } from '../mcp/mcp.error';
 import type { ServerCapabilities } from '../mcp/mcp-types';
 import type { HandlerRef } from '../registry/descriptors';
+import { accessFromOptions, type AccessOptions } from '../registry/handler-access';
+import type { GuardClass } from '../auth/guard';
 import { Authorizer, callerOf } from './authorizer';
 import type { MethodHandler, RequestScope } from './request-scope';
 import type { Invoke } from './tool-invoker';
@@ -21,6 +23,10 @@ export interface CustomMethodOptions {
   capabilities?: Record<string, unknown>;
   /** Scopes an authenticated caller must hold, as `@RequireScopes` (-32003, or 403 over HTTP, otherwise). */
   scopes?: string[];
+  /** Guards that must let the caller in, as `@UseGuards` (resolved through the application's container). */
+  guards?: GuardClass[];
+  /** Middleware around this method only, inside the application's, as `@UseMiddleware`. */
+  middleware?: AccessOptions['middleware'];
   /** Also served to 2026-07-28 requests (and its capabilities advertised there); default true. */
   modern?: boolean;
 }
@@ -90,8 +96,7 @@ export class CustomMethods {
     }
     if (this.entries.has(method)) throw new InvalidDefinitionError(what, 'was already added (removeMethod it first)');
     if (typeof handler !== 'function') throw new InvalidDefinitionError(what, 'the handler must be a function (params, ctx) => result');
-    const scopes = options.scopes ?? [];
-    if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || s === '')) throw new InvalidDefinitionError(what, 'scopes must be non-empty strings');
+    const access = accessFromOptions({ kind: 'method', name: method }, options, (problem) => new InvalidDefinitionError(what, problem));
     const caps = options.capabilities;
     if (caps !== undefined && !isPlainObject(caps)) throw new InvalidDefinitionError(what, 'capabilities must be an object (a fragment of ServerCapabilities)');
     const taken = Object.keys(caps ?? {}).filter((k) => OWN_CAPABILITIES.has(k));
@@ -102,7 +107,7 @@ export class CustomMethods {
       method,
       where: method,
       contextFirst: false,
-      access: { kind: 'method', name: method, scopes: [...new Set(scopes)].sort(), guards: [], public: false, middleware: [], restricted: scopes.length > 0 },
+      access,
       run: (args) => handler(args[0] as Record<string, unknown>, args[1] as McpContext),
     };
     this.entries.set(method, { ref, route: (params, scope) => this.serve(ref, params, scope), capabilities: caps && structuredClone(caps), modern: options.modern !== false });

@@ -7,6 +7,7 @@ import { clean, deepFreeze } from './definition-utils';
 import type { CompleterDescriptor, HandlerAccess, HandlerKind, InputCheck, PromptDescriptor, ResourceDescriptor, TemplateDescriptor, ToolDescriptor } from './descriptors';
 import type { DynamicAccess, DynamicCompleter, DynamicPrompt, DynamicResource, DynamicTool } from './dynamic-definitions';
 import { UriTemplate } from './uri-template';
+import { accessFromOptions } from './handler-access';
 
 const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 const TASK_SUPPORT: readonly TaskSupport[] = ['forbidden', 'optional', 'required'];
@@ -103,10 +104,8 @@ function ref(kind: HandlerKind, where: string, target: Pick<HandlerAccess, 'kind
   return { kind, provider: undefined, method: '', where, contextFirst, access: accessOf(where, target, access), run };
 }
 
-function accessOf(where: string, target: Pick<HandlerAccess, 'kind' | 'name' | 'annotations' | '_meta'>, { scopes = [] }: DynamicAccess): HandlerAccess {
-  if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || s.length === 0)) throw new InvalidDefinitionError(where, 'scopes must be a list of non-empty strings');
-  const sorted = [...new Set(scopes)].sort();
-  return Object.freeze({ ...target, scopes: Object.freeze(sorted), guards: Object.freeze([]), public: false, middleware: Object.freeze([]), restricted: sorted.length > 0 });
+function accessOf(where: string, target: Pick<HandlerAccess, 'kind' | 'name' | 'annotations' | '_meta'>, access: DynamicAccess): HandlerAccess {
+  return accessFromOptions(target, access, (problem) => new InvalidDefinitionError(where, problem));
 }
 
 function requireHandler<F>(where: string, handler: F): F & ((...args: unknown[]) => unknown) {

@@ -1,4 +1,6 @@
 import type { McpContext } from '../context/mcp-context';
+import type { GuardClass } from '../auth/guard';
+import type { Middleware } from '../kernel/middleware';
 import type { JsonSchemaObject, PromptArgument, PromptDefinition, TaskSupport, ToolDefinition } from '../mcp/mcp-types';
 import type { ResourceCommonOptions } from '../metadata/records';
 
@@ -6,6 +8,10 @@ import type { ResourceCommonOptions } from '../metadata/records';
 export interface DynamicAccess {
   /** OAuth scopes the caller needs (checked like `@RequireScopes`); none: anyone the server lets in. */
   scopes?: string[];
+  /** Guards that must let the caller in (like `@UseGuards`), resolved through the application's container. */
+  guards?: GuardClass[];
+  /** Middleware around this handler only, inside the application's (like `@UseMiddleware`). */
+  middleware?: Middleware[];
 }
 
 /** Completes an argument of a prompt or a variable of a template: the values that start with `value`. */

@@ -3,6 +3,7 @@ import type { GuardClass } from '../auth/guard';
 import { metadataStore } from '../metadata/metadata-store';
 import type { AccessRecord } from '../metadata/records';
 import type { HandlerAccess } from './descriptors';
+import type { Middleware } from '../kernel/middleware';
 
 /** What a handler is, as guards see it. */
 export type AccessTarget = Pick<HandlerAccess, 'kind' | 'name' | 'annotations' | '_meta'>;
@@ -49,4 +50,31 @@ function level(records: readonly AccessRecord[], where: string): Level {
   if (isPublic && scopes.length > 0) throw new InvalidDecoratorOptionsError('Public', where, 'cannot be combined with @RequireScopes on the same target');
   if (isPublic && guards.length > 0) throw new InvalidDecoratorOptionsError('Public', where, 'cannot be combined with @UseGuards on the same target');
   return { isPublic, scopes, guards, middleware: records.flatMap((r) => r.middleware ?? []) };
+}
+
+/** Access of a handler registered at runtime (no decorators): scopes, guards and middleware given as options. */
+export interface AccessOptions {
+  scopes?: string[];
+  guards?: GuardClass[];
+  middleware?: Middleware[];
+}
+
+/**
+ * The requirements of a handler registered at runtime, checked like their decorator forms: scopes are
+ * non-empty strings, each guard has a `canActivate` method, middleware are functions. `fail` makes
+ * the named error for a problem.
+ */
+export function accessFromOptions(target: AccessTarget, { scopes = [], guards = [], middleware = [] }: AccessOptions, fail: (problem: string) => Error): HandlerAccess {
+  if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || s.length === 0)) throw fail('scopes must be a list of non-empty strings');
+  if (!Array.isArray(guards) || guards.some((g) => typeof (g as { prototype?: { canActivate?: unknown } })?.prototype?.canActivate !== 'function')) throw fail('guards must be classes with a canActivate method');
+  if (!Array.isArray(middleware) || middleware.some((m) => typeof m !== 'function')) throw fail('middleware must be a list of functions');
+  const sorted = [...new Set(scopes)].sort();
+  return Object.freeze({
+    ...target,
+    scopes: Object.freeze(sorted),
+    guards: Object.freeze([...new Set(guards)]),
+    public: false,
+    middleware: Object.freeze([...middleware]),
+    restricted: sorted.length > 0 || guards.length > 0,
+  });
 }

@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { injectable } from 'tsyringe';
+import { z } from 'zod';
 import {
   ClashingUriTemplateError,
   DuplicatePromptNameError,
@@ -8,6 +9,9 @@ import {
   EmptyInput,
   InvalidDefinitionError,
   McpApplication,
+  Middleware,
+  type CanActivate,
+  type GuardContext,
   McpContext,
   McpModule,
   Prompt,
@@ -266,6 +270,41 @@ describe('tools, resources and prompts registered at runtime (official SDK clien
     app.addPrompt({ name: 'odd', arguments: [{ name: 'constructor', required: true }, { name: 'toString', required: true }], handler: () => 'ok' });
     await expect(client.getPrompt({ name: 'odd', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/constructor: is required.*toString: is required/) });
     expect((await client.getPrompt({ name: 'odd', arguments: { constructor: 'a', toString: 'b' } })).messages[0].content).toEqual({ type: 'text', text: 'ok' });
+    await app.close();
+  });
+
+  it('applies guards and middleware given as options to a runtime tool and a custom method, like @UseGuards and @UseMiddleware', async () => {
+    const seen: string[] = [];
+    class OnlyAda implements CanActivate {
+      canActivate(context: GuardContext) {
+        seen.push(`guard ${context.kind} ${context.name}`);
+        return context.auth.subject === 'ada';
+      }
+    }
+    const around: Middleware = async (invocation, next) => {
+      seen.push(`before ${invocation.kind}`);
+      const result = await next();
+      seen.push(`after ${invocation.kind}`);
+      return result;
+    };
+    const app = await McpApplication.create(DynamicModule);
+    app.addTool({ name: 'guarded', guards: [OnlyAda], middleware: [around], handler: () => 'let in' });
+    app.addMethod('acme/guarded', () => ({ ok: true }), { guards: [OnlyAda], middleware: [around] });
+    const as = async (subject: string) => {
+      const client = new Client({ name: subject, version: '1' });
+      await client.connect(app.connectInMemory({ auth: { token: 't', clientId: 'c', scopes: [], subject } }));
+      return client;
+    };
+    const ada = await as('ada');
+    expect(textOf(await ada.callTool({ name: 'guarded', arguments: {} }))).toBe('let in');
+    expect(await ada.request({ method: 'acme/guarded', params: {} }, z.object({ ok: z.boolean() }))).toEqual({ ok: true });
+    expect(seen).toEqual(['guard tool guarded', 'before tool', 'after tool', 'guard method acme/guarded', 'before method', 'after method']);
+    const bob = await as('bob');
+    expect(await toolNames(bob)).toEqual(['fixed']);
+    await expect(bob.callTool({ name: 'guarded', arguments: {} })).rejects.toMatchObject({ code: -32003 });
+    await expect(bob.request({ method: 'acme/guarded', params: {} }, z.object({}).passthrough())).rejects.toMatchObject({ code: -32003 });
+    expect(() => app.addTool({ name: 'bad', guards: [class {} as never], handler: () => 'x' })).toThrow(/guards must be classes with a canActivate method/);
+    expect(() => app.addMethod('acme/bad', () => ({}), { middleware: ['nope' as never] })).toThrow(/middleware must be a list of functions/);
     await app.close();
   });
 });
