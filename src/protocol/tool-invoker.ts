@@ -29,7 +29,10 @@ export class ToolInvoker {
   ): Promise<CallToolResult> {
     let input: unknown = args ?? {};
     if (tool.validate) {
-      const checked = tool.validate(args ?? {});
+      const validate = tool.validate;
+      const checked = this.telemetry
+        ? await this.telemetry.child(scope.outbound, scope.id, `validate_arguments ${tool.name}`, { 'gen_ai.tool.name': tool.name }, async () => validate(args ?? {}), (c) => (c.ok ? undefined : 'invalid_arguments'))
+        : validate(args ?? {});
       if (!checked.ok) return invalid(tool, checked.issues);
       input = checked.value;
     } else if (tool.input) {

@@ -129,7 +129,7 @@ function compile(where: string, member: string, schema: JsonSchemaObject): Input
 function completersOf(where: string, complete: Record<string, DynamicCompleter> | undefined, names: readonly string[], noun: string): Map<string, CompleterDescriptor> {
   const completers = new Map<string, CompleterDescriptor>();
   for (const [argument, fn] of Object.entries(complete ?? {})) {
-    if (!names.includes(argument)) throw new UnknownCompletionTargetError(where, `${where} has no ${noun} "${argument}"`);
+    if (!names.includes(argument)) throw new UnknownCompletionTargetError(`complete of ${where}`, `${where} has no ${noun} "${argument}"`, false);
     const run = requireHandler(`${where} completer of "${argument}"`, fn);
     completers.set(argument, { ...ref('completion', `${where} completer of "${argument}"`, { kind: 'completion', name: argument }, {}, false, (a) => run(a[0] as string, a[1] as never)), argument });
   }

@@ -187,6 +187,19 @@ describe('telemetry', () => {
     expect(validation.attributes['error.type']).toBe('invalid_arguments');
   });
 
+  it('a tool registered at runtime (JSON Schema) gets the validation child span too', async () => {
+    const o = observability('full');
+    const app = await create(o.telemetry);
+    app.addTool({ name: 'schemed', inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, handler: (args) => `n=${String(args.n)}` });
+    const { send, answer } = await stdioClient(app);
+    send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'schemed', arguments: { n: 'x' } } });
+    expect(await answer(5)).toMatchObject({ result: { isError: true } });
+    const span = byName(o.exporter, 'tools/call schemed');
+    const validation = byName(o.exporter, 'validate_arguments schemed');
+    expect(validation.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+    expect(validation.attributes).toMatchObject({ 'gen_ai.tool.name': 'schemed', 'error.type': 'invalid_arguments' });
+  });
+
   for (const mode of ['full', 'propagation'] as const) {
     it(`${mode}: a request sent to the client carries the trace context in _meta`, async () => {
       const o = observability(mode);

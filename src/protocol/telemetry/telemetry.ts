@@ -8,8 +8,13 @@ export function createTelemetry(options: TelemetryOptions | undefined): RequestT
   const mode = options?.mode ?? 'off';
   if (mode === 'off') return undefined;
   // Loaded here only: @opentelemetry/api is an optional peer dependency.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  let api: typeof import('@opentelemetry/api');
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  } catch (error) {
+    throw new Error(`telemetry mode '${mode}' needs the optional peer dependency @opentelemetry/api: npm install @opentelemetry/api`, { cause: error });
+  }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { OtelTelemetry } = require('./otel-telemetry') as typeof import('./otel-telemetry');
   return new OtelTelemetry(api, { ...options, mode });
