@@ -49,16 +49,25 @@ and the stdio servers it started.`,
     const log = (line: string) => void process.stderr.write(`mcpkit proxy: ${line}\n`);
     const single = options.upstreams.length === 1 && options.name === undefined;
     const described: Described = {};
-    const inner = await McpApplication.create(ProxyModule, { server: { name: options.name ?? 'mcpkit-proxy', version: options.version ?? cliPackage().version } });
+    // Every list is offered from the start: while an upstream is away (and reconnected), its lists are empty, not gone.
+    const offer = { tools: true, resources: true, prompts: true };
+    const inner = await McpApplication.create(ProxyModule, { server: { name: options.name ?? 'mcpkit-proxy', version: options.version ?? cliPackage().version }, offer });
     const apps = [inner];
     const closeAll = async () => {
       for (const app of [...apps].reverse()) await app.close().catch((e: unknown) => log(`could not close cleanly: ${firstLine(e)}`));
     };
     try {
       for (const upstream of options.upstreams) {
-        const transport = transportOf(upstream, options.headers);
+        // A function, so that an upstream that goes away later (a stdio server exiting) is connected again.
+        let first = true;
+        const transport = () => {
+          const made = transportOf(upstream, options.headers);
+          if (!first || !single) return made;
+          first = false;
+          return describing(made, described);
+        };
         try {
-          await inner.proxy(upstream.prefix, single ? describing(transport, described) : transport, { era: options.era });
+          await inner.proxy(upstream.prefix, transport, { era: options.era });
         } catch (error) {
           throw new CliError(`could not proxy ${shown(upstream)}: ${firstLine(error)}`);
         }
@@ -67,7 +76,7 @@ and the stdio servers it started.`,
       // outer application that has it serves the inner one's surface (mounted under no prefix).
       if (single && described.serverInfo) {
         const { name, version } = described.serverInfo;
-        const outer = await McpApplication.create(ProxyModule, { server: { name, version: options.version ?? version, instructions: described.instructions } });
+        const outer = await McpApplication.create(ProxyModule, { server: { name, version: options.version ?? version, instructions: described.instructions }, offer });
         apps.push(outer);
         outer.mount('', inner);
       }

@@ -71,6 +71,13 @@ export interface ApplicationOptions {
    * Identifiers follow the `_meta` key rules, prefix required (`InvalidExtensionError` otherwise).
    */
   extensions?: Record<string, ExtensionSettings>;
+  /**
+   * Lists offered from the start, even while empty (`{ tools: true }`): a server whose tools, resources
+   * or prompts arrive at runtime (`addTool`, `mount`, `proxy`) then tells the clients that connected
+   * before about them (`list_changed`, which a client only hears for lists it was offered at
+   * initialize), and answers an empty list rather than -32601 when none are left.
+   */
+  offer?: Partial<Record<'tools' | 'resources' | 'prompts' | 'completions', boolean>>;
 }
 
 export type TaskStoreOption =
@@ -95,6 +102,7 @@ export interface ResolvedOptions {
   cache?: CacheHints;
   viewMetadata: NonNullable<ViewsOptions['metadata']>;
   extensions: Extensions;
+  offer?: ApplicationOptions['offer'];
 }
 
 export function resolveOptions(fromModule: ApplicationOptions, overrides: ApplicationOptions): ResolvedOptions {
@@ -115,6 +123,7 @@ export function resolveOptions(fromModule: ApplicationOptions, overrides: Applic
     requestState: merged.requestState,
     cache: merged.cache,
     viewMetadata: resolveViewMetadata(merged.views?.metadata),
+    offer: merged.offer,
     extensions: { ...checkedExtensions(`@McpModule`, fromModule.extensions), ...checkedExtensions('McpApplication.create', overrides.extensions) },
   };
 }

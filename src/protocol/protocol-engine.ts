@@ -46,6 +46,8 @@ export interface ProtocolEngineOptions {
   cache?: CacheHints;
   /** The extensions the server author declared (checked), advertised in both eras. */
   extensions?: Extensions;
+  /** Kinds offered (capability, methods) even while the registry holds none of them. */
+  offer?: Readonly<Partial<Record<'tools' | 'resources' | 'prompts' | 'completions', boolean>>>;
   /** Handlers of methods that exist only in the modern era (subscriptions/listen). */
   modernHandlers?: (engine: ProtocolEngine) => Record<string, MethodHandler>;
   /** Spans, metrics and trace context (createTelemetry of the application's TelemetryOptions); undefined when off. */
@@ -260,11 +262,11 @@ export class ProtocolEngine implements SessionHost {
       const value = feature.capabilityFor(registry);
       if (value !== undefined) (caps as Record<string, unknown>)[feature.capability] = value;
     }
-    const kinds = registry.kinds();
-    if (kinds.tools) caps.tools = { listChanged: true };
-    if (kinds.resources) caps.resources = { subscribe: true, listChanged: true };
-    if (kinds.prompts) caps.prompts = { listChanged: true };
-    if (kinds.completions) caps.completions = {};
+    const kinds = registry.kinds(), offer = this.options.offer ?? {};
+    if (kinds.tools || offer.tools) caps.tools = { listChanged: true };
+    if (kinds.resources || offer.resources) caps.resources = { subscribe: true, listChanged: true };
+    if (kinds.prompts || offer.prompts) caps.prompts = { listChanged: true };
+    if (kinds.completions || offer.completions) caps.completions = {};
     const declared = this.options.extensions ?? {};
     if (Object.keys(declared).length > 0) caps.extensions = structuredClone(declared) as ServerCapabilities['extensions'];
     return caps;

@@ -307,4 +307,31 @@ describe('tools, resources and prompts registered at runtime (official SDK clien
     expect(() => app.addMethod('acme/bad', () => ({}), { middleware: ['nope' as never] })).toThrow(/middleware must be a list of functions/);
     await app.close();
   });
+
+  it('with offer, a server that starts without tools tells clients connected earlier about tools added later, and lists none when none are left', async () => {
+    @McpModule({ server: { name: 'empty', version: '1.0.0' }, providers: [] })
+    class EmptyModule {}
+    const bare = await McpApplication.create(EmptyModule);
+    const before = new Client({ name: 'sdk', version: '1' });
+    await before.connect(bare.connectInMemory());
+    expect(before.getServerCapabilities()?.tools).toBeUndefined();
+    await expect(before.listTools()).rejects.toMatchObject({ code: -32601 });
+    await bare.close();
+
+    const app = await McpApplication.create(EmptyModule, { offer: { tools: true, prompts: true } });
+    const client = new Client({ name: 'sdk', version: '1' });
+    const changes: string[] = [];
+    client.fallbackNotificationHandler = async (n) => void changes.push(n.method);
+    await client.connect(app.connectInMemory());
+    expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, prompts: { listChanged: true } });
+    expect(client.getServerCapabilities()?.resources).toBeUndefined();
+    expect(await toolNames(client)).toEqual([]);
+    app.addTool({ name: 'late', handler: () => 'late' });
+    await waitFor(() => changes.includes('notifications/tools/list_changed'));
+    expect(await toolNames(client)).toEqual(['late']);
+    app.removeTool('late');
+    await waitFor(async () => (await toolNames(client)).length === 0);
+    expect((await client.listPrompts()).prompts).toEqual([]);
+    await app.close();
+  });
 });

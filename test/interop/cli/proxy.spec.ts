@@ -10,6 +10,7 @@ import { CLI, mcpkit } from '../../helpers/cli';
 import { postModern } from '../../helpers/modern-http';
 import { ROOT } from '../../helpers/paths';
 import { spawnHttpServer } from '../../helpers/spawn-server';
+import { waitFor } from '../../helpers/wait-for';
 
 const FAR = join(ROOT, 'test', 'fixtures', 'sdk-far-server.mjs');
 const FAR_STDIO = ['--', process.execPath, FAR, '--stdio'];
@@ -67,6 +68,22 @@ describe('mcpkit proxy', () => {
     }
     expect(await proxy.stop()).toBe(0);
     expect(proxy.stderr()).toContain('sdk-far: serving MCP over stdio'); // the child's stderr reaches ours
+  });
+
+  it('starts a stdio upstream again when it exits later; meanwhile its lists are empty, not gone', async () => {
+    const proxy = await startProxy(['--http', '0', ...FAR_STDIO]);
+    const client = await sdkClient(proxy.url);
+    try {
+      expect(textOf(await client.callTool({ name: 'exit', arguments: {} }))).toBe('bye');
+      // Withdrawn: tools/list still answers (the lists are offered from the start).
+      await waitFor(async () => (await client.listTools()).tools.length === 0);
+      await waitFor(async () => (await client.listTools()).tools.some((t) => t.name === 'echo'), { timeoutMs: 10_000 });
+      expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'again' } }))).toBe('echo: again');
+      expect(proxy.stderr()).toContain('disconnected');
+    } finally {
+      await client.close();
+      expect(await proxy.stop()).toBe(0);
+    }
   });
 
   it('serves over stdio for the SDK StdioClientTransport, stdout carrying protocol messages only', async () => {
