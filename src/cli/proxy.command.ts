@@ -23,7 +23,7 @@ export const proxyCommand: Command = {
 Serves other MCP servers through one mcpkit server: a stdio-only server over Streamable HTTP (both the
 2025-11-25 and 2026-07-28 eras, whatever the server speaks), or several servers behind one endpoint,
 each under its prefix (tool "read" of upstream "files" is served as "files_read", resource
-"file:///a" as "file://files/a"). A single server keeps its names unless --prefix is given.
+"file:///a" as "file:///files/a"). A single server keeps its names unless --prefix is given.
 
   mcpkit proxy --http 3000 -- npx -y @modelcontextprotocol/server-filesystem /srv
   mcpkit proxy --stdio --upstream https://crm.internal/mcp --header 'Authorization: Bearer x'
