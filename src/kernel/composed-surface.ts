@@ -15,8 +15,15 @@ export abstract class ComposedSurface extends ApplicationSurface {
   /** Runs a handler of this application (its container, its middleware): what a mount forwards to. */
   protected abstract readonly invoke: Invoke;
   abstract readonly options: ResolvedOptions;
+  protected abstract readonly logger: ServerLogger;
   /** What is served under each prefix (mounts and proxies), and how to let it go. */
   private readonly mounts = new Map<string, { release(): Promise<void> }>();
+  /** Applications this one is mounted in, told of its resource updates. */
+  private readonly updateListeners = new Set<(uri: string) => void>();
+
+  abstract close(): Promise<void>;
+  /** Tells this application's own subscribers (sessions, listen streams) that `uri` changed. */
+  protected abstract notifySubscribers(uri: string): Promise<void>;
 
   /**
    * Serves a remote MCP server's tools, resources, templates and prompts under `prefix`, through an
@@ -40,15 +47,15 @@ export abstract class ComposedSurface extends ApplicationSurface {
     try {
       await link.start();
       if (this.mounts.get(prefix) !== placeholder) {
-        // Unmounted, or the application closed, while it connected.
+        // Unmounted, or the application closed, while it connected (the prefix may be another's by now).
         await link.close();
-        withdraw();
+        if (!this.mounts.has(prefix)) withdraw();
         throw new Error(`The proxy at "${prefix}" was let go while it connected`);
       }
       this.mounts.set(prefix, { release: () => link.close() });
     } catch (error) {
       if (this.mounts.get(prefix) === placeholder) this.mounts.delete(prefix);
-      withdraw();
+      if (!this.mounts.has(prefix)) withdraw();
       throw error;
     }
   }
@@ -63,9 +70,6 @@ export abstract class ComposedSurface extends ApplicationSurface {
     return true;
   }
 
-  abstract close(): Promise<void>;
-  protected abstract notifySubscribers(uri: string): Promise<void>;
-  private readonly updateListeners = new Set<(uri: string) => void>();
 
   /**
    * Sends `notifications/resources/updated` to the sessions subscribed to `uri` and the listen streams
@@ -75,8 +79,6 @@ export abstract class ComposedSurface extends ApplicationSurface {
     for (const listener of this.updateListeners) listener(uri);
     await this.notifySubscribers(uri);
   }
-  protected abstract readonly logger: ServerLogger;
-
   protected logError(message: string, error: unknown): void {
     this.logger.error(message, error);
   }

@@ -130,6 +130,23 @@ describe.each(farOverBothTransports(SDK_FAR_SERVER))('proxying an SDK 1.x server
 });
 
 describe('proxy refusals', () => {
+  it('lets go of a proxy unmounted, or an application closed, while it connects: nothing served, the server stopped', async () => {
+    const app = await McpApplication.create(GatewayModule);
+    const first = stdioClientTransport({ command: process.execPath, args: [SDK_FAR_SERVER, '--stdio'], stderr: 'ignore' });
+    const connecting = app.proxy('far', first);
+    expect(await app.unmount('far')).toBe(true);
+    await expect(connecting).rejects.toThrow('The proxy at "far" was let go while it connected');
+    expect(app.registry.toolDescriptors().map((t) => t.name)).toEqual(['local']);
+    await waitFor(() => first.pid !== undefined && !alive(first.pid));
+
+    const second = stdioClientTransport({ command: process.execPath, args: [SDK_FAR_SERVER, '--stdio'], stderr: 'ignore' });
+    const again = app.proxy('far', second);
+    const closing = app.close();
+    await expect(again).rejects.toThrow('was let go while it connected');
+    await closing;
+    await waitFor(() => second.pid !== undefined && !alive(second.pid));
+  });
+
   it('rejects a name collision and a server that cannot be reached, keeping the application as it was', async () => {
     const app = await McpApplication.create(GatewayModule);
     app.addTool({ name: 'far_echo', handler: () => 'mine' });
@@ -199,3 +216,13 @@ describe('a proxied server that goes away', () => {
     await app.close();
   });
 });
+
+/** True while a process of this id exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
