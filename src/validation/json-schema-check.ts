@@ -1,5 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { InputCheck } from '../registry/descriptors';
+import { hostileShape } from './validate-input';
 
 type AjvInstance = { compile(schema: object): ValidateFunction; removeSchema(schema: object): unknown };
 let shared: AjvInstance | undefined;
@@ -38,6 +39,9 @@ export function compileJsonSchema(schema: object): InputCheck {
     instance.removeSchema(rest);
   }
   return (input) => {
+    // What breaks the libraries reading input (nesting past MAX_INPUT_DEPTH, prototype keys) is refused first, as for input classes.
+    const hostile = hostileShape(input);
+    if (hostile) return { ok: false, issues: [hostile] };
     if (validate(input)) return { ok: true, value: input };
     return { ok: false, issues: (validate.errors ?? []).map(describe) };
   };

@@ -45,7 +45,7 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  * (class-transformer recurses and overflows the stack) and prototype keys. Iterative, so the check
  * itself cannot overflow; returns the first problem as an issue, or undefined.
  */
-function hostileShape(input: unknown): string | undefined {
+export function hostileShape(input: unknown): string | undefined {
   const stack: { value: unknown; path: string; depth: number }[] = [{ value: input, path: '', depth: 0 }];
   while (stack.length > 0) {
     const { value, path, depth } = stack.pop()!;

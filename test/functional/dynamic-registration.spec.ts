@@ -334,4 +334,25 @@ describe('tools, resources and prompts registered at runtime (official SDK clien
     expect((await client.listPrompts()).prompts).toEqual([]);
     await app.close();
   });
+
+  it('refuses hostile arguments to a schema-defined tool before the schema runs: deep nesting, prototype keys; the server keeps serving', async () => {
+    const { app, client } = await start();
+    const seen: unknown[] = [];
+    // A recursive schema: deep input would make a recursive validator overflow the stack.
+    app.addTool({
+      name: 'tree',
+      inputSchema: { type: 'object', $defs: { node: { type: 'object', properties: { child: { $ref: '#/$defs/node' } } } }, properties: { root: { $ref: '#/$defs/node' } } },
+      handler: (args) => (seen.push(args), 'ok'),
+    });
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 500; i++) deep = { child: deep };
+    const nested = await client.callTool({ name: 'tree', arguments: { root: deep } });
+    expect(nested).toMatchObject({ isError: true });
+    expect(textOf(nested)).toContain('nested deeper than 64 levels (maxDepth)');
+    const polluted = await client.callTool({ name: 'tree', arguments: JSON.parse('{"root":{"__proto__":{"admin":true}}}') });
+    expect(textOf(polluted)).toContain('the key "__proto__" is not allowed (forbiddenKey)');
+    expect(seen).toEqual([]);
+    expect(textOf(await client.callTool({ name: 'tree', arguments: { root: { child: {} } } }))).toBe('ok');
+    await app.close();
+  });
 });
