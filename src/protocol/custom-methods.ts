@@ -5,6 +5,7 @@ import { McpError, mcpErrorOf } from '../mcp/mcp.error';
 import type { ServerCapabilities } from '../mcp/mcp-types';
 import type { HandlerRef } from '../registry/descriptors';
 import { accessFromOptions, type AccessOptions } from '../registry/handler-access';
+import { hostileShape } from '../validation/validate-input';
 import type { GuardClass } from '../auth/guard';
 import { Authorizer, callerOf } from './authorizer';
 import type { MethodHandler, RequestScope } from './request-scope';
@@ -137,6 +138,9 @@ export class CustomMethods {
 
   private async serve(ref: HandlerRef, params: Record<string, unknown>, scope: RequestScope): Promise<unknown> {
     await this.deps.authorizer.assert(ref, callerOf(scope.extra));
+    // Params that break what reads them (nesting past 64 levels, prototype keys) never reach the handler.
+    const hostile = hostileShape(params);
+    if (hostile) throw McpError.invalidParams(`Invalid params: ${hostile}`);
     let result: unknown;
     try {
       result = await this.deps.invoke(ref, [params, scope.context()]);

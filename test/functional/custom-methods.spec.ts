@@ -89,6 +89,21 @@ describe('custom methods (app.addMethod)', () => {
     await app.close();
   });
 
+  it('refuses params with prototype keys or nesting past 64 levels with -32602, before the handler', async () => {
+    const { app, connectClient } = await start();
+    const seen: unknown[] = [];
+    app.addMethod('acme/store', (params) => (seen.push(params), { ok: true }));
+    const { client } = await connectClient();
+    const polluted = await client.request({ method: 'acme/store', params: JSON.parse('{"value":{"__proto__":{"admin":true}}}') }, Anything).catch((e: unknown) => e);
+    expect(polluted).toMatchObject({ code: -32602, message: expect.stringContaining('the key "__proto__" is not allowed') });
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 100; i++) deep = { d: deep };
+    expect(codeOf(await client.request({ method: 'acme/store', params: deep }, Anything).catch((e: unknown) => e))).toBe(-32602);
+    expect(seen).toEqual([]);
+    expect(await client.request({ method: 'acme/store', params: { value: 1 } }, Anything)).toEqual({ ok: true });
+    await app.close();
+  });
+
   it('answers with a thrown McpError as is; any other failure, or a result that is not an object, is -32603 and logged', async () => {
     const { app, logged, connectClient } = await start();
     app.addMethod('acme/refuse', () => {
