@@ -34,13 +34,15 @@ export function proxiedContribution(prefix: string, given: RemoteLists, remote: 
   const lists = usableLists(given, skip);
   const tools = lists.tools.map((t): ToolDescriptor => {
     const name = prefixedName(prefix, t.name);
-    // Proxied calls are answered in one request; task execution is not forwarded.
-    const { execution: _execution, ...rest } = t as ToolDefinition & { execution?: unknown };
+    // The remote call is one request. A tool the remote server may run as a task ('optional') may run as a
+    // task here (this server's task runs the call); one that must ('required') is not offered as a task.
+    const { execution, ...rest } = t as ToolDefinition & { execution?: { taskSupport?: unknown } };
+    const optional = execution?.taskSupport === 'optional';
     return {
       ...ref('tool', where(`"${t.name}"`), name, false, ([args, ctx]) => remote.call('tools/call', { name: t.name, arguments: args ?? {} }, ctx as McpContext)),
       name,
-      definition: deepFreeze({ ...rest, name }),
-      taskSupport: 'forbidden',
+      definition: deepFreeze({ ...rest, name, ...(optional ? { execution: { taskSupport: 'optional' } } : {}) }),
+      taskSupport: optional ? 'optional' : 'forbidden',
       streaming: false,
     };
   });
