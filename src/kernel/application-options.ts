@@ -78,6 +78,8 @@ export interface ApplicationOptions {
    * initialize), and answers an empty list rather than -32601 when none are left.
    */
   offer?: Partial<Record<'tools' | 'resources' | 'prompts' | 'completions', boolean>>;
+  /** Milliseconds list changes are gathered before one `list_changed` per list goes out (default 10). */
+  listChangedDebounceMs?: number;
 }
 
 export type TaskStoreOption =
@@ -103,6 +105,7 @@ export interface ResolvedOptions {
   viewMetadata: NonNullable<ViewsOptions['metadata']>;
   extensions: Extensions;
   offer?: ApplicationOptions['offer'];
+  listChangedDebounceMs?: number;
 }
 
 export function resolveOptions(fromModule: ApplicationOptions, overrides: ApplicationOptions): ResolvedOptions {
@@ -124,6 +127,7 @@ export function resolveOptions(fromModule: ApplicationOptions, overrides: Applic
     cache: merged.cache,
     viewMetadata: resolveViewMetadata(merged.views?.metadata),
     offer: merged.offer,
+    listChangedDebounceMs: merged.listChangedDebounceMs,
     extensions: { ...checkedExtensions(`@McpModule`, fromModule.extensions), ...checkedExtensions('McpApplication.create', overrides.extensions) },
   };
 }

@@ -100,7 +100,7 @@ export class McpApplication extends ComposedSurface {
       eras: options.eras,
       extensions: options.extensions,
       requestState: { loadSecret: scaleOut?.requestStateKey && (() => scaleOut.requestStateKey!()), ...options.requestState },
-      cache: options.cache, telemetry, offer: options.offer,
+      cache: options.cache, telemetry, offer: options.offer, listChangedDebounceMs: options.listChangedDebounceMs,
       modernHandlers: (e) => ({ 'subscriptions/listen': listenHandler({ hub: e.subscriptions, registry, authorizer: e.authorizer, capabilities: () => e.capabilities }) }),
     });
     engine.subscriptions.attach(scaleOut?.changeBus?.());

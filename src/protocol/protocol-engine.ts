@@ -83,6 +83,7 @@ export class ProtocolEngine implements SessionHost {
   private readonly sessions = new Set<ServerSession>();
   private readonly changedLists = new Set<ListKind>();
   private listChangedTimer?: NodeJS.Timeout;
+  private readonly toldOfChange = new Set<ServerSession>();
   private readonly rootsListeners = new Set<(peer: PeerState) => void>();
   private caps?: ServerCapabilities;
   private modernCaps?: ServerCapabilities;
@@ -239,14 +240,18 @@ export class ProtocolEngine implements SessionHost {
    */
   private listChanged(list: ListKind): void {
     this.changedLists.add(list);
+    // Only the sessions that exist now hear of it: one that starts later reads the lists as they are.
+    for (const session of this.sessions) this.toldOfChange.add(session);
     if (this.listChangedTimer) return;
     this.listChangedTimer = setTimeout(() => {
       this.listChangedTimer = undefined;
       const lists = [...this.changedLists];
+      const sessions = [...this.toldOfChange];
       this.changedLists.clear();
+      this.toldOfChange.clear();
       // changed never rejects (a bus failure is logged).
       void this.subscriptions.changed({ kind: 'lists', lists });
-      for (const session of this.sessions) {
+      for (const session of sessions) {
         if (!session.initialized || session.closed || !session.advertised) continue;
         // notify never rejects: the session logs what its sink could not send.
         for (const l of lists) if (session.advertised[l]) void session.notify(`notifications/${l}/list_changed`, undefined);

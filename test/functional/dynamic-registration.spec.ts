@@ -355,4 +355,24 @@ describe('tools, resources and prompts registered at runtime (official SDK clien
     expect(textOf(await client.callTool({ name: 'tree', arguments: { root: { child: {} } } }))).toBe('ok');
     await app.close();
   });
+
+  it('tells of a change only the sessions that existed when it was made (one that starts later reads the lists as they are)', async () => {
+    const app = await McpApplication.create(DynamicModule, { listChangedDebounceMs: 300 });
+    const connect = async () => {
+      const client = new Client({ name: 'sdk', version: '1' });
+      const heard: string[] = [];
+      client.fallbackNotificationHandler = async (n) => void heard.push(n.method);
+      await client.connect(app.connectInMemory());
+      return { client, heard };
+    };
+    const before = await connect();
+    app.addTool({ name: 'registered', handler: () => 'x' });
+    // Connected (and initialized) inside the debounce window, after the change.
+    const after = await connect();
+    expect(await toolNames(after.client)).toEqual(['fixed', 'registered']);
+    await waitFor(() => before.heard.includes('notifications/tools/list_changed'));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(after.heard).toEqual([]);
+    await app.close();
+  });
 });
