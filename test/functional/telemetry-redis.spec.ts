@@ -1,5 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { context, ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/api';
+import { useAsyncContextManager } from '../helpers/otel-context';
 import { BasicTracerProvider, InMemorySpanExporter, ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpContext, McpModule, Tool } from '../../src';
@@ -30,20 +29,13 @@ const PARENT_ID = '051581bf3cb55c13';
 describe('telemetry: Redis calls of a scaled-out server are child spans', () => {
   let redis: PrivateRedis;
   const apps: McpApplication[] = [];
-  const storage = new AsyncLocalStorage<Context>();
-  const manager: ContextManager = {
-    active: () => storage.getStore() ?? ROOT_CONTEXT,
-    with: (ctx, fn, thisArg, ...args) => storage.run(ctx, () => fn.call(thisArg, ...args)),
-    bind: (_ctx, target) => target,
-    enable: () => manager,
-    disable: () => manager,
-  };
+  let stopContext: () => void;
   beforeAll(async () => {
     redis = await PrivateRedis.start();
-    context.setGlobalContextManager(manager);
+    stopContext = useAsyncContextManager();
   });
   afterAll(async () => {
-    context.disable();
+    stopContext();
     for (const app of apps.splice(0)) await app.close();
     await redis.stop();
   });

@@ -1,6 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { PassThrough } from 'node:stream';
-import { context, ROOT_CONTEXT, trace, type Context, type ContextManager } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { useAsyncContextManager } from '../helpers/otel-context';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IsString, MaxLength } from 'class-validator';
@@ -230,15 +230,7 @@ describe('telemetry', () => {
   });
 
   it('with a context manager (as an SDK registers), task store calls are child spans of the request', async () => {
-    const storage = new AsyncLocalStorage<Context>();
-    const manager: ContextManager = {
-      active: () => storage.getStore() ?? ROOT_CONTEXT,
-      with: (ctx, fn, thisArg, ...args) => storage.run(ctx, () => fn.call(thisArg, ...args)),
-      bind: (_ctx, target) => target,
-      enable: () => manager,
-      disable: () => manager,
-    };
-    context.setGlobalContextManager(manager);
+    const stopContext = useAsyncContextManager();
     try {
       const o = observability('full');
       const { send, answer } = await stdioClient(await create(o.telemetry));
@@ -249,20 +241,12 @@ describe('telemetry', () => {
       expect(created.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
       expect(created.attributes['mcpkit.task_store.operation']).toBe('create');
     } finally {
-      context.disable();
+      stopContext();
     }
   });
 
   it('links the ambient context (an HTTP span of another instrumentation) while _meta stays the parent', async () => {
-    const storage = new AsyncLocalStorage<Context>();
-    const manager: ContextManager = {
-      active: () => storage.getStore() ?? ROOT_CONTEXT,
-      with: (ctx, fn, thisArg, ...args) => storage.run(ctx, () => fn.call(thisArg, ...args)),
-      bind: (_ctx, target) => target,
-      enable: () => manager,
-      disable: () => manager,
-    };
-    context.setGlobalContextManager(manager);
+    const stopContext = useAsyncContextManager();
     const server = createServer();
     try {
       const o = observability('full');
@@ -290,7 +274,7 @@ describe('telemetry', () => {
       await app.close();
     } finally {
       server.close();
-      context.disable();
+      stopContext();
     }
   });
 
