@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { cleanEnv, run } from './cli';
 import { ROOT } from './paths';
+import { alive } from './processes';
 
 export interface PackedTarball {
   tarball: string;
@@ -49,15 +50,6 @@ function takeLock(lock: string): boolean {
   } catch {
     const pid = Number(readFileSafe(join(lock, 'pid')));
     if (pid && !alive(pid)) rmSync(lock, { recursive: true, force: true });
-    return false;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
     return false;
   }
 }

@@ -6,6 +6,7 @@ import { McpApplication, stdioClientTransport } from '../../src';
 import { farOverBothTransports, farStdio, GatewayModule, SDK_FAR_SERVER } from '../helpers/far-server';
 import { ROOT } from '../helpers/paths';
 import { waitFor } from '../helpers/wait-for';
+import { alive } from '../helpers/processes';
 
 type Text = { content: { type: string; text: string }[]; isError?: boolean };
 const textOf = (r: unknown) => (r as Text).content.map((c) => c.text).join('');
@@ -216,13 +217,3 @@ describe('a proxied server that goes away', () => {
     await app.close();
   });
 });
-
-/** True while a process of this id exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
