@@ -49,6 +49,7 @@ const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
 const TASKS_META = { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } });
+const SCHEMA_CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo_schema', arguments: { text: 'hello' } } });
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 /** The modern (2026-07-28) tools/call: headers mirroring the body, and the per-request envelope in `_meta`. */
 const MODERN_HEADERS = { ...HEADERS, 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': 'echo' };
@@ -484,6 +485,8 @@ async function main(): Promise<void> {
       }
       // The 2026-07-28 era: mcpkit only (the 1.x SDK installed here serves the legacy era only).
       if (impl === 'mcpkit' && wanted('call')) await httpLoad(call, impl, 'modern', MODERN_CALL, 1, isModernCall);
+      // The same call of a tool registered at runtime (JSON Schema checked by Ajv) beside the decorated one.
+      if (impl === 'mcpkit' && wanted('call')) await httpLoad(call, impl, 'stateless', SCHEMA_CALL, 1, isCall, { env: { RUNTIME_TOOL: '1' }, headers: {}, label: 'mcpkit, addTool' });
       if (wanted('stdio')) await stdioLoad(impl);
       if (impl === 'mcpkit' && wanted('stdio')) await stdioLoad(impl, 'modern');
       if (wanted('memory')) await sessionMemory(impl);

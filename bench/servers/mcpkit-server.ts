@@ -52,6 +52,10 @@ async function main(): Promise<void> {
     tasks: { maxActivePerOwner: 100_000 },
     ...benchTelemetry(),
   });
+  // The same echo registered at runtime, validated by its JSON Schema (Ajv) instead of an input class.
+  if (process.env.RUNTIME_TOOL) {
+    app.addTool({ name: 'echo_schema', description: 'Echoes its input', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, handler: (args) => String(args.text) });
+  }
   if (MODE === 'stdio') {
     await app.listen({ stdio: true });
     return;
