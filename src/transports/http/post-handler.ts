@@ -79,9 +79,14 @@ export class PostHandler {
     if (!isRequest(message)) {
       if (isResponse(message)) return fail(ctx, 400, ErrorCode.InvalidRequest, 'Bad Request: a 2026-07-28 client sends no responses');
       // A notification (an extension's, a custom one) reaches the application's listeners.
-      const http = this.sessions.ephemeral(extra.auth?.subject, ctx.get('mcp-protocol-version') || MODERN_PROTOCOL_VERSIONS[0], 'modern');
-      await http.session.receive(message, extra);
-      http.session.close();
+      // The version is the one this request was routed by (the header named it, or its _meta did).
+      const version = MODERN_PROTOCOL_VERSIONS.find((v) => v === ctx.get('mcp-protocol-version')) ?? MODERN_PROTOCOL_VERSIONS[0];
+      const http = this.sessions.ephemeral(extra.auth?.subject, version, 'modern');
+      try {
+        await http.session.receive(message, extra);
+      } finally {
+        http.session.close();
+      }
       return accepted(ctx);
     }
     const support = this.modern?.support ?? 'legacy';
