@@ -100,6 +100,8 @@ export class CustomMethods {
     const access = accessFromOptions({ kind: 'method', name: method }, options, (problem) => new InvalidDefinitionError(what, problem));
     const caps = options.capabilities;
     if (caps !== undefined && !isPlainObject(caps)) throw new InvalidDefinitionError(what, 'capabilities must be an object (a fragment of ServerCapabilities)');
+    const odd = caps === undefined ? undefined : hostileShape(caps);
+    if (odd) throw new InvalidDefinitionError(what, `capabilities: ${odd}`);
     const taken = Object.keys(caps ?? {}).filter((k) => OWN_CAPABILITIES.has(k));
     if (taken.length > 0) throw new InvalidDefinitionError(what, `capabilities may not set ${taken.join(', ')}: mcpkit derives them from what the server offers`);
     const ref: HandlerRef = {

@@ -178,6 +178,8 @@ describe('custom methods (app.addMethod)', () => {
     expect(() => app.addMethod('acme/bad', 'nope' as never)).toThrow(/handler must be a function/);
     expect(() => app.addMethod('acme/caps', search, { capabilities: { tools: {} } })).toThrow(/may not set tools/);
     expect(() => app.addMethod('acme/scopes', search, { scopes: [''] })).toThrow(InvalidDefinitionError);
+    // A fragment read from JSON with a __proto__ key would otherwise set the prototype of the merged capabilities.
+    expect(() => app.addMethod('acme/proto', search, { capabilities: JSON.parse('{"experimental":{"__proto__":{"polluted":true}}}') })).toThrow(/the key "__proto__" is not allowed/);
     await app.close();
   });
 
