@@ -124,4 +124,6 @@ export { StdioClientTransport, stdioClientTransport } from './client/stdio-clien
 export type { StdioClientOptions } from './client/stdio-client.transport';
 export { StreamableHttpClientTransport, streamableHttpClientTransport } from './client/streamable-http-client.transport';
 export type { StreamableHttpClientOptions } from './client/streamable-http-client.transport';
+export { SseClientTransport, sseClientTransport } from './client/sse-client.transport';
+export type { SseClientOptions } from './client/sse-client.transport';
 export type { CustomMethodHandler, CustomMethodOptions } from './protocol/custom-methods';

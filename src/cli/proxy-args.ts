@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import type { ClientEra } from '../client/modern-session';
 import { CliError } from './cli-error';
 
-/** One server `mcpkit proxy` serves: spawned over stdio, or reached over Streamable HTTP. */
-export type Upstream = { prefix: string } & ({ kind: 'stdio'; command: string; args: string[] } | { kind: 'http'; url: string });
+/** One server `mcpkit proxy` serves: spawned over stdio, or reached over Streamable HTTP or HTTP+SSE (2024-11-05). */
+export type Upstream = { prefix: string } & ({ kind: 'stdio'; command: string; args: string[] } | { kind: 'http'; url: string } | { kind: 'sse'; url: string });
 
 export interface ProxyArgs {
   upstreams: Upstream[];
@@ -76,25 +76,28 @@ function port(text: string): number {
   return Number(text);
 }
 
-/** `[prefix=]stdio:<command line>` or `[prefix=]http(s)://…`; the prefix is required with several servers. */
+/** `[prefix=]stdio:<command line>`, `[prefix=]http(s)://…` or `[prefix=]sse:http(s)://…`; the prefix is required with several servers. */
 export function parseUpstream(spec: string, single: string | undefined): Upstream {
   const named = /^([A-Za-z0-9][A-Za-z0-9_-]{0,63})=(.*)$/s.exec(spec);
   const prefix = named ? named[1] : single;
   const target = named ? named[2] : spec;
   if (prefix === undefined) throw usage(`--upstream "${spec}" needs a prefix with several servers: <prefix>=<target>`);
-  if (/^https?:\/\//i.test(target)) {
+  const sse = /^sse:/i.test(target);
+  const url = sse ? target.slice('sse:'.length) : target;
+  if (/^https?:\/\//i.test(url)) {
     try {
-      return { prefix, kind: 'http', url: new URL(target).href };
+      return { prefix, kind: sse ? 'sse' : 'http', url: new URL(url).href };
     } catch {
       throw usage(`--upstream "${spec}": not a valid URL`);
     }
   }
+  if (sse) throw usage(`--upstream "${spec}": sse: takes an http(s):// URL of the event stream`);
   if (target.startsWith('stdio:')) {
     const words = splitCommandLine(target.slice('stdio:'.length));
     if (words.length === 0) throw usage(`--upstream "${spec}": no command after stdio:`);
     return { prefix, kind: 'stdio', command: words[0], args: words.slice(1) };
   }
-  throw usage(`--upstream "${spec}": the target must be stdio:<command> or an http(s):// URL`);
+  throw usage(`--upstream "${spec}": the target must be stdio:<command>, an http(s):// URL or sse:<http(s):// URL>`);
 }
 
 /** Splits a command line into words as a POSIX shell would for plain words, '…', "…" and \ escapes (no expansion). */

@@ -1,5 +1,6 @@
 import type { McpClientTransport } from '../client/client-transport';
 import { stdioClientTransport } from '../client/stdio-client.transport';
+import { sseClientTransport } from '../client/sse-client.transport';
 import { streamableHttpClientTransport } from '../client/streamable-http-client.transport';
 import { McpApplication } from '../kernel/mcp-application';
 import { McpModule } from '../decorators/mcp-module.decorator';
@@ -16,7 +17,7 @@ type Described = { serverInfo?: { name: string; version: string }; instructions?
 
 export const proxyCommand: Command = {
   name: 'proxy',
-  summary: 'serve MCP servers (stdio or HTTP) through one mcpkit server, e.g. a stdio server over Streamable HTTP',
+  summary: 'serve MCP servers (stdio, HTTP or HTTP+SSE) through one mcpkit server, e.g. a stdio server over Streamable HTTP',
   help: `Usage: mcpkit proxy [--http <port> | --stdio] [options] -- <command> [args...]
        mcpkit proxy [--http <port> | --stdio] [options] --upstream <prefix>=<target> ...
 
@@ -28,12 +29,13 @@ each under its prefix (tool "read" of upstream "files" is served as "files_read"
   mcpkit proxy --http 3000 -- npx -y @modelcontextprotocol/server-filesystem /srv
   mcpkit proxy --stdio --upstream https://crm.internal/mcp --header 'Authorization: Bearer x'
   mcpkit proxy --upstream files=stdio:"npx -y @modelcontextprotocol/server-filesystem /srv" \\
-               --upstream crm=https://crm.internal/mcp
+               --upstream crm=https://crm.internal/mcp --upstream old=sse:https://legacy.internal/sse
 
   --http <port>        serve Streamable HTTP on this port (default: PORT, else 3000; 0 picks a free one)
   --host <host>        the HTTP address to bind (default 127.0.0.1)
   --stdio              serve over stdio instead (stdout carries protocol messages only)
-  --upstream <spec>    a server to proxy: [<prefix>=]stdio:<command line> or [<prefix>=]http(s)://…/mcp
+  --upstream <spec>    a server to proxy: [<prefix>=]stdio:<command line>, [<prefix>=]http(s)://…/mcp
+                       (Streamable HTTP) or [<prefix>=]sse:http(s)://…/sse (HTTP+SSE, 2024-11-05 servers)
                        (repeatable; a prefix is required with several servers)
   --prefix <name>      the prefix of a single server (default: none, names unchanged)
   --header 'K: V'      a header sent to HTTP upstreams, e.g. 'Authorization: Bearer x' (repeatable)
@@ -108,11 +110,12 @@ and the stdio servers it started.`,
 
 function transportOf(upstream: Upstream, headers: Record<string, string>): McpClientTransport {
   if (upstream.kind === 'http') return streamableHttpClientTransport(upstream.url, { headers });
+  if (upstream.kind === 'sse') return sseClientTransport(upstream.url, { headers });
   return stdioClientTransport({ command: upstream.command, args: upstream.args, stderr: 'inherit' });
 }
 
 function shown(upstream: Upstream): string {
-  const target = upstream.kind === 'http' ? upstream.url : [upstream.command, ...upstream.args].join(' ');
+  const target = upstream.kind === 'http' ? upstream.url : upstream.kind === 'sse' ? `sse:${upstream.url}` : [upstream.command, ...upstream.args].join(' ');
   return upstream.prefix ? `"${upstream.prefix}" (${target})` : target;
 }
 

@@ -121,6 +121,22 @@ describe('mcpkit proxy', () => {
     }
   });
 
+  it('reaches an HTTP+SSE (2024-11-05) upstream given as sse:<url>/sse', async () => {
+    const far = await spawnHttpServer(FAR, { FAR_TRANSPORT: 'sse' });
+    const proxy = await startProxy(['--http', '0', '--upstream', `old=sse:${new URL('/sse', far.url).href}`]);
+    const client = await sdkClient(proxy.url);
+    try {
+      expect(proxy.stderr()).toContain(`"old" (sse:${new URL('/sse', far.url).href})`);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['old_echo', 'old_askName']));
+      expect(textOf(await client.callTool({ name: 'old_echo', arguments: { text: 'legacy' } }))).toBe('echo: legacy');
+      expect(textOf(await client.callTool({ name: 'old_askName', arguments: {} }))).toBe('hello Ada');
+    } finally {
+      await client.close();
+      expect(await proxy.stop()).toBe(0);
+      await far.stop();
+    }
+  });
+
   it('stops with exit code 1 and one line when an upstream cannot be started, or exits at once', async () => {
     const missing = await mcpkit(['proxy', '--http', '0', '--', join(ROOT, 'no-such-server')]);
     expect(missing.code).toBe(1);

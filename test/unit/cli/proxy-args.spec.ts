@@ -39,6 +39,17 @@ describe('mcpkit proxy arguments', () => {
     expect(parseProxyArgs(['--upstream', 'https://one.example/mcp', '--prefix', 'one'], {}).upstreams).toEqual([{ prefix: 'one', kind: 'http', url: 'https://one.example/mcp' }]);
   });
 
+  it('takes sse:<URL> targets for HTTP+SSE (2024-11-05) servers', () => {
+    expect(parseProxyArgs(['--upstream', 'sse:https://old.example/sse'], {}).upstreams).toEqual([{ prefix: '', kind: 'sse', url: 'https://old.example/sse' }]);
+    expect(parseProxyArgs(['--upstream', 'old=sse:http://127.0.0.1:9/sse', '--upstream', 'new=https://new.example/mcp'], {}).upstreams).toEqual([
+      { prefix: 'old', kind: 'sse', url: 'http://127.0.0.1:9/sse' },
+      { prefix: 'new', kind: 'http', url: 'https://new.example/mcp' },
+    ]);
+    expect(usageError(['--upstream', 'sse:ftp://x'])).toContain('sse: takes an http(s):// URL');
+    expect(usageError(['--upstream', 'sse:'])).toContain('sse: takes an http(s):// URL');
+    expect(usageError(['--upstream', 'sse:https://[bad/sse'])).toContain('not a valid URL');
+  });
+
   it('splits command lines with quotes and escapes', () => {
     expect(splitCommandLine(` a  'b c' "d \\"e\\"" f\\ g '' `)).toEqual(['a', 'b c', 'd "e"', 'f g', '']);
     expect(() => splitCommandLine('a "b')).toThrow(/unclosed "/);
@@ -51,7 +62,7 @@ describe('mcpkit proxy arguments', () => {
     expect(usageError(['--upstream', 'a=https://a/mcp', '--', 'x'])).toContain('not after --');
     expect(usageError(['--upstream', 'a=https://a/mcp', '--upstream', 'a=stdio:x'])).toContain('two servers under the prefix "a"');
     expect(usageError(['--prefix', 'p', '--upstream', 'a=https://a/mcp', '--upstream', 'b=stdio:x'])).toContain('--prefix is for a single server');
-    expect(usageError(['--upstream', 'a=ftp://x'])).toContain('stdio:<command> or an http(s):// URL');
+    expect(usageError(['--upstream', 'a=ftp://x'])).toContain('stdio:<command>, an http(s):// URL or sse:<http(s):// URL>');
     expect(usageError(['--http', 'abc', '--', 'x'])).toContain('--http must be a port number');
     expect(usageError(['--era', 'old', '--', 'x'])).toContain('--era must be one of auto, legacy, modern');
     expect(usageError(['--header', 'novalue', '--', 'x'])).toContain('--header must read');
