@@ -23,6 +23,9 @@ export interface StdioOptions {
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 /** Newline-delimited JSON-RPC over a process's stdin and stdout. */
+/** How long a response waits when it closely follows a notification (see send). */
+const RESPONSE_AFTER_NOTIFICATION_MS = 8;
+
 export class StdioTransport implements MessageTransport {
   private readonly input: Readable;
   private readonly output: Writable;
@@ -102,10 +105,10 @@ export class StdioTransport implements MessageTransport {
         this.flushScheduled = false;
         this.flush();
       };
-      // A response that closely follows a notification goes out a couple of milliseconds later, so
-      // that a client reading both in one chunk is less likely (the official SDK drops progress that
-      // arrives in the same chunk as the response it belongs to).
-      if (performance.now() - this.lastNonResponse < 2) setTimeout(flush, 2);
+      // A response that closely follows a notification goes out a little later, so that a client
+      // reading both in one chunk is less likely (the official SDK drops progress that arrives in the
+      // same chunk as the response it belongs to). 2 ms was not enough for a client on a busy machine.
+      if (performance.now() - this.lastNonResponse < RESPONSE_AFTER_NOTIFICATION_MS) setTimeout(flush, RESPONSE_AFTER_NOTIFICATION_MS);
       else setImmediate(flush);
     }
     return Promise.resolve();
