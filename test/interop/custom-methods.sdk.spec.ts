@@ -58,8 +58,11 @@ describe('custom methods over real HTTP (spawned server)', () => {
 describe('custom methods over stdio (real child process)', () => {
   it('serves a 2025-11-25 session (official SDK 1.x client)', async () => {
     const { client } = await connectSdkOverStdio(FIXTURE, ['--stdio']);
-    await legacyChecks(client);
-    await client.close();
+    try {
+      await legacyChecks(client);
+    } finally {
+      await client.close(); // the child goes with it, even when a check fails
+    }
   });
 
   it('serves 2026-07-28 requests on a connection pinned to the modern era', async () => {
