@@ -138,7 +138,12 @@ export class SseClientTransport implements McpClientTransport {
     for (const controller of this.controllers) controller.abort();
     this.controllers.clear();
     this.ownFetch?.destroy();
-    if (notify) this.onclose?.();
+    if (!notify) return;
+    try {
+      this.onclose?.();
+    } catch (error) {
+      reportError(this, asError(error)); // a throwing close handler must not become an unhandled rejection
+    }
   }
 
   private async headers(extra: Record<string, string>): Promise<Record<string, string>> {

@@ -70,6 +70,7 @@ export class ProxyLink {
         },
         (error) => {
           if (this.closed) return;
+          this.host.withdraw(); // what a failed attempt may have contributed is not served
           this.host.logError(`Could not reconnect the server proxied at "${this.prefix}" (next attempt in ${retryDelay(this.attempts) / 1000} s)`, error);
           this.reconnectLater();
         },

@@ -133,3 +133,21 @@ function withUris(result: unknown, remoteUri: string, localUri: string): unknown
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+
+/**
+ * A remote result without what describes the remote response rather than its content: a 2026-07-28
+ * server's `_meta` serverInfo and caching hints (this server adds its own in that era).
+ */
+export function ownResult(result: Record<string, unknown>): Record<string, unknown> {
+  if (typeof result !== 'object' || result === null) return result;
+  const { ttlMs: _ttl, cacheScope: _scope, resultType: _type, ...rest } = result;
+  const meta = rest._meta as Record<string, unknown> | undefined;
+  if (meta && SERVER_INFO in meta) {
+    const { [SERVER_INFO]: _info, ...others } = meta;
+    if (Object.keys(others).length > 0) rest._meta = others;
+    else delete rest._meta;
+  }
+  return rest;
+}

@@ -8,7 +8,7 @@ import { McpError } from '../mcp/mcp.error';
 import { isInputRequired } from '../protocol/modern/input-round';
 import type { Contribution } from '../registry/contribution';
 import { prefixedUri } from './mount';
-import { proxiedContribution, RemoteCalls, RemoteLists } from './proxy-surface';
+import { ownResult, proxiedContribution, RemoteCalls, RemoteLists } from './proxy-surface';
 
 /** Options of `app.proxy()`. */
 export interface ProxyOptions {
@@ -38,25 +38,6 @@ const MAX_WATCHED = 10_000;
 /** The code of a request given up because its caller cancelled it (never sent: cancelled requests get no answer). */
 const REQUEST_CANCELLED = -32800;
 
-const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
-
-/**
- * A remote result without what describes the remote response rather than its content: a 2026-07-28
- * server's `_meta` serverInfo and caching hints (this server adds its own in that era).
- */
-function ownResult(result: Record<string, unknown>): Record<string, unknown> {
-  if (typeof result !== 'object' || result === null) return result;
-  const { ttlMs: _ttl, cacheScope: _scope, resultType: _type, ...rest } = result;
-  const meta = rest._meta as Record<string, unknown> | undefined;
-  if (meta && SERVER_INFO in meta) {
-    const { [SERVER_INFO]: _info, ...others } = meta;
-    if (Object.keys(others).length > 0) rest._meta = others;
-    else delete rest._meta;
-  }
-  return rest;
-}
-
-
 type Lists = Omit<RemoteLists, 'completions'>;
 const LISTS: Record<keyof Lists, [string, string, string]> = {
   tools: ['tools', 'tools/list', 'tools'],
@@ -76,6 +57,8 @@ export class RemoteServer implements RemoteCalls {
   private readonly calls = new Map<RequestId, { ctx: McpContext; stop: AbortController }>();
   private lists: Lists = { tools: [], resources: [], templates: [], prompts: [] };
   private readonly pending = new Set<keyof Lists>();
+  /** Remote subscriptions being made, so that two clients subscribing at once send one. */
+  private readonly watching = new Map<string, Promise<void>>();
   private refreshing?: Promise<void>;
   private closed = false;
   private stopListening?: () => void;
@@ -91,23 +74,31 @@ export class RemoteServer implements RemoteCalls {
   ) {}
 
   /**
-   * Subscribes once to a remote resource a client of this server subscribed to. A server of the
-   * 2026-07-28 era, or one without resource subscriptions, is not asked (its updates still pass on).
+   * Subscribes once to a remote resource a client of this server subscribed to (a server of the
+   * 2026-07-28 era, or one without subscriptions, is not asked; its updates still pass on). At most
+   * MAX_WATCHED are kept: past it the oldest is unsubscribed at the remote server.
    */
   async watch(uri: string): Promise<void> {
-    if (this.watched.has(uri)) return;
-    if (this.watched.size >= MAX_WATCHED) throw new McpError(-32603, `The server proxied at "${this.prefix}" already has ${MAX_WATCHED} resources subscribed`);
-    await this.subscribe(uri);
+    const resources = this.client.serverCapabilities?.resources as { subscribe?: boolean } | undefined;
+    if (this.client.era === 'modern' || resources?.subscribe !== true || this.watched.has(uri)) return;
+    let pending = this.watching.get(uri);
+    if (!pending) {
+      pending = this.subscribe(uri).finally(() => this.watching.delete(uri));
+      this.watching.set(uri, pending);
+    }
+    await pending;
+    if (this.watched.size >= MAX_WATCHED) {
+      const oldest = this.watched.values().next().value as string;
+      this.watched.delete(oldest);
+      void this.client.request('resources/unsubscribe', { uri: oldest }, { timeoutMs: this.timeoutMs }).catch(() => undefined);
+    }
     this.watched.add(uri);
   }
 
   private async subscribe(uri: string): Promise<void> {
-    const resources = this.client.serverCapabilities?.resources as { subscribe?: boolean } | undefined;
-    if (this.client.era === 'modern' || resources?.subscribe !== true) return;
     await this.client.request('resources/subscribe', { uri }, { timeoutMs: this.timeoutMs });
   }
 
-  /** Speaks the remote server's era: server/discover (2026-07-28) first, initialize when the server refuses it. */
   /**
    * Connects, reads the lists and follows their changes. `watched` holds the remote resources this
    * server's clients subscribed to (kept across reconnections: they are subscribed to again).
@@ -127,7 +118,12 @@ export class RemoteServer implements RemoteCalls {
       remote.listenToChanges();
       await remote.refresh(['tools', 'resources', 'templates', 'prompts']);
       await remote.listenModern();
-      for (const uri of watched) await remote.subscribe(uri).catch((e) => host.logError(`Could not subscribe again to ${uri} at the server proxied at "${prefix}"`, e));
+      const resources = client.serverCapabilities?.resources as { subscribe?: boolean } | undefined;
+      if (client.era !== 'modern' && resources?.subscribe === true) {
+        await Promise.all([...watched].map((uri) => remote.subscribe(uri).catch((e) => host.logError(`Could not subscribe again to ${uri} at the server proxied at "${prefix}"`, e))));
+      }
+      // The remote server went away while this connection was being made: it is no connection.
+      if (remote.closed) throw new McpError(-32000, `The server proxied at "${prefix}" disconnected while connecting`);
     } catch (error) {
       await client.close().catch(() => undefined);
       throw error;

@@ -228,6 +228,9 @@ export class ProtocolEngine implements SessionHost {
   closeAllSessions(): void {
     for (const s of [...this.sessions]) s.close();
     clearTimeout(this.listChangedTimer);
+    this.listChangedTimer = undefined;
+    this.changedLists.clear();
+    this.toldOfChange.clear();
   }
 
   private add(handlers: Record<string, MethodHandler>, capability?: keyof ServerCapabilities): void {

@@ -36,7 +36,11 @@ export function compileJsonSchema(schema: object): InputCheck {
   } finally {
     // The compiled function is all that is kept: Ajv's cache (and an `$id` it registered) would grow with
     // every definition and refuse the same `$id` twice (an update, a second tool sharing the schema).
-    instance.removeSchema(rest);
+    try {
+      instance.removeSchema(rest);
+    } catch {
+      // nothing was registered (compile failed first): its error is the one to report
+    }
   }
   return (input) => {
     // What breaks the libraries reading input (nesting past MAX_INPUT_DEPTH, prototype keys) is refused first, as for input classes.

@@ -1,8 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ListToolsRequestSchema, CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, CallToolRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { McpApplication, McpModule } from '../../src';
 
 @McpModule({ server: { name: 'gateway', version: '1.0.0' }, providers: [] })
@@ -63,4 +63,24 @@ describe('proxying remote lists mcpkit would not accept from its own definitions
     expect(errors.every((e) => e.startsWith('The proxied tool '))).toBe(true);
     await app.close();
   });
+
+  it('keeps at most 10,000 remote subscriptions: past it the oldest is unsubscribed at the remote server, no client is refused', async () => {
+    const far = new McpServer({ name: 'items', version: '1.0.0' }, { capabilities: { resources: { subscribe: true } } });
+    far.registerResource('item', new ResourceTemplate('x://item/{id}', { list: undefined }), {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'item' }] }));
+    const counts = { subscribe: 0, unsubscribe: 0 };
+    far.server.setRequestHandler(SubscribeRequestSchema, async () => (counts.subscribe++, {}));
+    far.server.setRequestHandler(UnsubscribeRequestSchema, async () => (counts.unsubscribe++, {}));
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await far.connect(serverSide);
+    const { app, errors } = await gateway();
+    await app.proxy('p', clientSide);
+    const client = await sdkClient(app);
+    for (let i = 0; i <= 10_000; i++) await client.subscribeResource({ uri: `x://p/item/${i}` });
+    // The same URI again is not subscribed twice.
+    await client.subscribeResource({ uri: 'x://p/item/10000' });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(counts).toEqual({ subscribe: 10_001, unsubscribe: 1 });
+    expect(errors).toEqual([]);
+    await app.close();
+  }, 60_000);
 });

@@ -127,14 +127,16 @@ async function honour(wanted: SubscriptionFilter, env: ListenEnv, caller: Caller
   const honoured: SubscriptionFilter = {};
   for (const [flag, list] of FLAGS) if (wanted[flag] === true && has[list]) (honoured as Record<string, unknown>)[flag] = true;
   if (wanted.resourceSubscriptions && caps.resources?.subscribe) {
-    const allowed: string[] = [];
-    for (const uri of wanted.resourceSubscriptions) {
-      const target = env.registry.resource(uri) ?? env.registry.matchTemplate(uri)?.descriptor;
-      if (!target || !(await env.authorizer.allows(target, caller))) continue;
-      // A resource that cannot be watched (its remote server refused) is not honoured.
-      if (await target.watch?.(uri).then(() => false, () => true)) continue;
-      allowed.push(uri);
-    }
+    // Each URI checked, and watched (a proxied one subscribes at its server), at once rather than one after another.
+    const checked = await Promise.all(
+      wanted.resourceSubscriptions.map(async (uri) => {
+        const target = env.registry.resource(uri) ?? env.registry.matchTemplate(uri)?.descriptor;
+        if (!target || !(await env.authorizer.allows(target, caller))) return undefined;
+        // A resource that cannot be watched (its remote server refused) is not honoured.
+        return (await target.watch?.(uri).then(() => true, () => false)) === false ? undefined : uri;
+      }),
+    );
+    const allowed = checked.filter((uri): uri is string => uri !== undefined);
     if (allowed.length > 0) honoured.resourceSubscriptions = allowed;
   }
   return honoured;
