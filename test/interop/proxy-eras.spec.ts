@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { McpApplication, sseClientTransport } from '../../src';
+import { McpApplication, sseClientTransport, type McpClientTransport } from '../../src';
 import { farOverBothTransports, GatewayModule, MODERN_FAR_SERVER, SDK_FAR_SERVER } from '../helpers/far-server';
 import { modernClient, textOf } from '../helpers/modern-client-suite';
 import { sdk2 } from '../helpers/sdk2';
@@ -89,8 +89,11 @@ describe.each(farOverBothTransports(SDK_FAR_SERVER))('a 2026-07-28 client in fro
   });
 });
 
-/** A far server of the 2024-11-05 era (HTTP+SSE), reached through the SDK's SSEClientTransport, with clients of both eras in front. */
-describe('proxying an SDK 1.x server reached over HTTP+SSE (2024-11-05)', () => {
+/** A far server of the 2024-11-05 era (HTTP+SSE), reached through the SDK's SSEClientTransport and mcpkit's own, with clients of both eras in front. */
+describe.each([
+  ["the SDK's SSEClientTransport", (url: URL): McpClientTransport => new SSEClientTransport(url)],
+  ["mcpkit's sseClientTransport", (url: URL): McpClientTransport => sseClientTransport(url)],
+])('proxying an SDK 1.x server reached over HTTP+SSE (2024-11-05) through %s', (_name, transport) => {
   let app: McpApplication;
   let far: Awaited<ReturnType<typeof spawnHttpServer>>;
   let url: string;
@@ -99,7 +102,7 @@ describe('proxying an SDK 1.x server reached over HTTP+SSE (2024-11-05)', () => 
   beforeAll(async () => {
     far = await spawnHttpServer(SDK_FAR_SERVER, { FAR_TRANSPORT: 'sse' });
     app = await McpApplication.create(GatewayModule, { logger: log.logger });
-    await app.proxy('far', new SSEClientTransport(new URL('/sse', far.url)));
+    await app.proxy('far', transport(new URL('/sse', far.url)));
     url = (await app.listen({ http: { port: 0, host: '127.0.0.1' } })).http!.url;
   });
   afterAll(async () => {
@@ -133,36 +136,6 @@ describe('proxying an SDK 1.x server reached over HTTP+SSE (2024-11-05)', () => 
     expect(textOf(await client.callTool({ name: 'far_askName', arguments: {} }))).toBe('hello Alice');
     expect(asked.elicit).toBe(1);
     expect(textOf(await client.callTool({ name: 'far_listRoots', arguments: {} }))).toBe('file:///work/a');
-    await client.close();
-    expect(log.problems()).toEqual([]);
-  });
-});
-
-/** The same 2024-11-05 far server reached through mcpkit's own sseClientTransport. */
-describe("proxying an SDK 1.x HTTP+SSE server through mcpkit's sseClientTransport", () => {
-  let app: McpApplication;
-  let far: Awaited<ReturnType<typeof spawnHttpServer>>;
-  let url: string;
-  const log = recordingLogger();
-
-  beforeAll(async () => {
-    far = await spawnHttpServer(SDK_FAR_SERVER, { FAR_TRANSPORT: 'sse' });
-    app = await McpApplication.create(GatewayModule, { logger: log.logger });
-    await app.proxy('far', sseClientTransport(new URL('/sse', far.url)));
-    url = (await app.listen({ http: { port: 0, host: '127.0.0.1' } })).http!.url;
-  });
-  afterAll(async () => {
-    await app?.close();
-    await far?.stop();
-  });
-
-  it('serves a 1.x client: a far tool called, and its elicitation answered through two hops', async () => {
-    const client = new Client({ name: 'sdk1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Grace' } }));
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['local', 'far_echo', 'far_askName']));
-    expect(textOf((await client.callTool({ name: 'far_echo', arguments: { text: 'sse' } })) as { content: unknown })).toBe('echo: sse');
-    expect(textOf((await client.callTool({ name: 'far_askName', arguments: {} })) as { content: unknown })).toBe('hello Grace');
     await client.close();
     expect(log.problems()).toEqual([]);
   });
