@@ -165,7 +165,8 @@ export function describeTaskStoreContract(t: TestSuiteFunctions, name: string, m
     });
 
     t.it('expires tasks after their ttl and says so', async () => {
-      const { task } = await create('owner-a', 50);
+      // Long enough that the first check comes before the expiry even on a busy machine (50 ms was not).
+      const { task } = await create('owner-a', 500);
       assert.equal(await store.wasExpired(task.taskId), false);
       await waitFor(async () => (await store.get(task.taskId, 'owner-a')) === undefined, 'the task to expire');
       assert.equal(await store.wasExpired(task.taskId), true);
