@@ -64,6 +64,13 @@ function isErrorLike(value: unknown): value is Error {
   return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string' && typeof (value as { name?: unknown }).name === 'string';
 }
 
+/** An error's message with its cause's (fetch says only "fetch failed"; the cause says ECONNREFUSED). */
+export function describeError(error: unknown): string {
+  const e = asError(error);
+  const cause = e.cause === undefined ? undefined : asError(e.cause).message;
+  return cause ? `${e.message} (${cause})` : e.message;
+}
+
 /** Tells a transport's onerror; an error handler that throws must not take the transport down. */
 export function reportError(transport: Pick<McpClientTransport, 'onerror'>, error: Error): void {
   try {

@@ -1,5 +1,5 @@
 import type { RequestId } from '../mcp/json-rpc';
-import { asError, deliverMessage, reportError, type ClientMessage, type McpClientTransport } from './client-transport';
+import { asError, deliverMessage, describeError as describe, reportError, type ClientMessage, type McpClientTransport } from './client-transport';
 import { DEFAULT_MAX_MESSAGE_BYTES, httpErrorResponse, parseMessages, readSse, readText, transportError } from './http-response-reader';
 import { nodeFetch, type FetchLike, type ResponseLike } from './node-fetch';
 import { SseParser, type SseEvent } from './sse-parser';
@@ -156,12 +156,6 @@ export class SseClientTransport implements McpClientTransport {
     this.controllers.add(controller);
     return controller;
   }
-}
-
-function describe(error: unknown): string {
-  const e = asError(error);
-  const cause = e.cause === undefined ? undefined : asError(e.cause).message;
-  return cause ? `${e.message} (${cause})` : e.message;
 }
 
 /** A transport that speaks MCP over HTTP+SSE (2024-11-05) to the event stream at `url` (say, https://host/sse). */

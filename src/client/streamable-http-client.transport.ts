@@ -1,5 +1,5 @@
 import type { RequestId } from '../mcp/json-rpc';
-import { asError, deliverMessage, reportError, type ClientMessage, type McpClientTransport, type SendOptions } from './client-transport';
+import { asError, deliverMessage, describeError as describe, reportError, type ClientMessage, type McpClientTransport, type SendOptions } from './client-transport';
 import { isModernHttp, modernRequestHeaders } from './modern-http';
 import { DEFAULT_MAX_MESSAGE_BYTES, httpErrorResponse, messageParser, parseMessages, readSse, readText, transportError } from './http-response-reader';
 import { SseLimitError } from './sse-parser';
@@ -254,13 +254,6 @@ export class StreamableHttpClientTransport implements McpClientTransport {
   private fail(error: Error): void {
     reportError(this, error);
   }
-}
-
-/** An error's message with its cause's (fetch says only "fetch failed"; the cause says ECONNREFUSED). */
-function describe(error: unknown): string {
-  const e = asError(error);
-  const cause = e.cause === undefined ? undefined : asError(e.cause).message;
-  return cause ? `${e.message} (${cause})` : e.message;
 }
 
 /** A transport that speaks MCP over Streamable HTTP to `url`. */
