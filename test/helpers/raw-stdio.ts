@@ -43,9 +43,10 @@ export class RawStdioPeer {
     this.write(`${JSON.stringify(message)}\n`);
   }
 
-  async initialize(): Promise<void> {
+  /** `timeoutMs`: how long the server may take to start (one built first, as `npm run sample` does, takes longer on a busy machine). */
+  async initialize(timeoutMs = 10_000): Promise<void> {
     this.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-    await this.response('init');
+    await this.response('init', timeoutMs);
     this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   }
 
@@ -63,8 +64,8 @@ export class RawStdioPeer {
     }
   }
 
-  response(id: unknown): Promise<Record<string, unknown>> {
-    return this.next((m) => m.id === id && ('result' in m || 'error' in m));
+  response(id: unknown, timeoutMs?: number): Promise<Record<string, unknown>> {
+    return this.next((m) => m.id === id && ('result' in m || 'error' in m), timeoutMs);
   }
 
   /** Closes this end of the server's stdout, as a client that went away does. */

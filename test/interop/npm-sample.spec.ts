@@ -4,7 +4,8 @@ import { RawStdioPeer } from '../helpers/raw-stdio';
 describe('npm run -s sample -- --stdio', () => {
   it('serves MCP over stdio and prints nothing else on stdout', async () => {
     const peer = new RawStdioPeer('', ['run', '-s', 'sample', '--', '--stdio'], 'npm');
-    await peer.initialize();
+    // `npm run sample` compiles the project first (tsc): seconds alone, more while the suite runs beside it.
+    await peer.initialize(50_000);
     peer.send({ jsonrpc: '2.0', id: 'list', method: 'tools/list' });
     const list = await peer.response('list');
     expect((list.result as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain('addNote');
@@ -13,5 +14,5 @@ describe('npm run -s sample -- --stdio', () => {
     expect(peer.garbage).toEqual([]);
     expect(peer.lines.every((m) => m.jsonrpc === '2.0')).toBe(true);
     expect(peer.lines).toHaveLength(2);
-  }, 60_000);
+  }, 90_000);
 });
