@@ -94,7 +94,7 @@ export type { ScaleOut, ScaleOutFactory, ScaleOutEnvironment } from './kernel/sc
 export type { TaskBus, TaskBusMessage } from './tasks/task-bus';
 export type { TokenVerifier, VerifyContext } from './auth/token-verifier';
 export type { CanActivate, GuardContext, GuardClass } from './auth/guard';
-export { InvalidTokenError, ForbiddenError, FORBIDDEN_CODE } from './auth/auth.errors';
+export { InvalidTokenError, ForbiddenError, FORBIDDEN_CODE, AuthorizationServerError } from './auth/auth.errors';
 export { OAuthProxy, InMemoryOAuthProxyStore, OAuthError } from './auth/oauth-proxy';
 export type { OAuthProxyOptions, UpstreamProviderOptions, UpstreamTokens, UpstreamIdentity, SigningJwk, OAuthProxyStore, InMemoryOAuthProxyStoreOptions } from './auth/oauth-proxy';
 export type { ResourceServerOptions, StdioAuthOptions } from './auth/resource-server-options';

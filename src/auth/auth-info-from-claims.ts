@@ -1,11 +1,20 @@
 import type { AuthInfo } from '../context/mcp-context';
+import { derivePrincipal } from './principal';
 
-/** AuthInfo from verified claims (a JWT payload or an introspection answer); the token itself is never kept. */
-export function authInfoFromClaims(claims: Readonly<Record<string, unknown>>): AuthInfo {
+/**
+ * AuthInfo from verified claims (a JWT payload or an introspection answer), with its principal; the
+ * token itself is never kept. `issuer` stands in for a missing `iss` (introspection answers may omit it).
+ */
+export function authInfoFromClaims(claims: Readonly<Record<string, unknown>>, issuer?: string): AuthInfo {
   const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+  const subject = str(claims.sub);
+  const clientId = str(claims.client_id) ?? str(claims.azp);
+  const iss = str(claims.iss) ?? issuer;
   return {
-    subject: str(claims.sub),
-    clientId: str(claims.client_id) ?? str(claims.azp),
+    principal: derivePrincipal(iss, subject, clientId),
+    subject,
+    issuer: iss,
+    clientId,
     scopes: scopesOf(claims),
     claims,
     expiresAt: typeof claims.exp === 'number' ? claims.exp : undefined,

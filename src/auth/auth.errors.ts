@@ -26,3 +26,16 @@ export class ForbiddenError extends McpError {
     this.name = 'ForbiddenError';
   }
 }
+
+/**
+ * The authorization server could not answer about a token: unreachable, timed out, or answering
+ * something that is not a valid answer (a 5xx, a body that is not JSON). A fault of the deployment,
+ * not of the client's token: answered 503, and logged once per outage. Throw it from a custom
+ * TokenVerifier for the same treatment.
+ */
+export class AuthorizationServerError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AuthorizationServerError';
+  }
+}

@@ -33,6 +33,12 @@ export interface ResourceServerOptions {
    * request needs a valid token). A token that is sent is always verified: an invalid one still gets 401.
    */
   allowAnonymous?: boolean;
+  /**
+   * Bytes the cache of verified tokens may hold (default 4 MiB, about 4,000 JWTs; 0 turns it off). A
+   * token is reused for as long as its verifier's `cacheTtlMs` allows, never past its `exp`; keys are
+   * the tokens' SHA-256, so no other token can hit an entry. Oldest entries go first when full.
+   */
+  tokenCacheMaxBytes?: number;
 }
 
 /** Authentication of a stdio server: one token, from the environment, verified once at start. */

@@ -13,4 +13,10 @@ export interface VerifyContext {
  */
 export interface TokenVerifier {
   verify(token: string, context: VerifyContext): Promise<AuthInfo>;
+  /**
+   * How long the resource server may reuse an answer of `verify` for the same token, in ms (never past
+   * the AuthInfo's `expiresAt`; answers without one are not reused). Leave it out, or 0, to be asked on
+   * every request: a verifier that checks revocation per request wants that.
+   */
+  readonly cacheTtlMs?: number;
 }

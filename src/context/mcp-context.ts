@@ -24,8 +24,16 @@ export interface SessionInfo {
  * hook). The token itself is never kept here: mcpkit does not pass tokens through.
  */
 export interface AuthInfo {
-  /** The principal (a token's `sub`). Tasks and sessions belong to it. */
+  /**
+   * Who owns what this caller creates (sessions, SSE streams, tasks, `requestState`, subscriptions):
+   * set by mcpkit on every authenticated caller, from the subject, else the client id, qualified by the
+   * issuer (see the README's "Who owns what"). A verifier may set its own; it must be unique per caller.
+   */
+  readonly principal?: string;
+  /** The user or machine the credentials were issued to (a token's `sub`), when they name one. */
   readonly subject?: string;
+  /** The authorization server that issued the credentials (a token's `iss`). */
+  readonly issuer?: string;
   /** The OAuth client the token was issued to (`client_id` / `azp`). */
   readonly clientId?: string;
   /** Granted scopes (empty when none). */

@@ -17,6 +17,7 @@ import { ClientTransport, createInMemoryTransportPair } from '../transports/in-m
 import type { MessageTransport } from '../transports/message-transport';
 import { StdioTransport } from '../transports/stdio.transport';
 import { verifyStdioToken } from '../auth/stdio-auth';
+import { connectionAuth } from '../auth/principal';
 import { ApplicationOptions, resolveOptions, ResolvedOptions } from './application-options';
 import { ConnectionHandle, ConnectOptions, handleOf, ListenOptions, ListenResult, Served } from './listen-options';
 import { register, resolveAll, taskStoreProvider } from './providers';
@@ -153,7 +154,7 @@ export class McpApplication extends ComposedSurface {
       // stdio and in-process clients: the first initialize or 2026-07-28 request decides the era.
       era: this.engine.eras === 'dual' ? 'auto' : this.engine.eras,
       // A verified principal, else (when asked) the machine's local user: the facts of every message it sends.
-      extra: options?.auth ? { auth: options.auth } : options?.local ? { local: true } : undefined,
+      extra: options?.auth ? { auth: connectionAuth(options.auth) } : options?.local ? { local: true } : undefined,
     });
     const served: Served = {
       stopAccepting: () => undefined,

@@ -22,6 +22,7 @@ import type { ModernDispatch } from './modern/modern-dispatch';
 import type { ModernScope } from './modern/modern-scope';
 import { Era, isEnveloped, MetaKey } from '../mcp/eras';
 import { echo } from './wire';
+import { ownerOf } from '../auth/principal';
 import type { RequestTelemetry } from './telemetry/telemetry-options';
 
 /** What a session needs from the engine that owns it. */
@@ -262,10 +263,9 @@ export class ServerSession implements Connection, Outbound, SessionControl {
     return this.inflight.size;
   }
 
-  /** Who owns what a request creates: the authenticated subject when there is one, else the session. */
+  /** Who owns what a request creates: the authenticated caller's principal when there is one, else the session. */
   private ownerKey(extra?: TransportExtra): string {
-    const subject = extra?.auth?.subject;
-    if (subject) return `sub:${subject}`;
+    if (extra?.auth) return ownerOf(extra.auth);
     if (this.anonymousOwner) return this.anonymousOwner;
     // Sessions without an id (stdio, in-memory) get a random local one: tasks are scoped by it.
     this.local ??= this.id ?? randomBytes(12).toString('base64url');

@@ -9,6 +9,7 @@ import { InputRound } from './input-round';
 import { ModernScope, ModernSession, RoundFactory } from './modern-scope';
 import { digestOfCanonical, RequestStateSealer, stableJson, type StateBinding } from './request-state';
 import type { CacheHints } from './cache-hints';
+import { ownerOf } from '../../auth/principal';
 
 export type { CacheHint, CacheHints } from './cache-hints';
 
@@ -142,7 +143,7 @@ export class ModernDispatch implements RoundFactory {
   roundFor(scope: ModernScope): InputRound {
     const { method, params, extra } = scope;
     const name = method === 'resources/read' ? params.uri : params.name;
-    const principal = extra?.auth?.subject ?? (extra?.local ? 'local' : '');
+    const principal = extra?.auth ? ownerOf(extra.auth) : extra?.local ? 'local' : '';
     const binding = new LazyBinding(principal, method, typeof name === 'string' ? name : '', scope.argsJson ?? 'null');
     return new InputRound(this.options.sealer, binding, scope.peer.clientCapabilities, params.requestState, params.inputResponses as Record<string, unknown> | undefined);
   }

@@ -25,7 +25,7 @@ export interface RequestStateOptions {
 
 /** What a round of a multi round-trip request is bound to: who asked, for what. */
 export interface StateBinding {
-  /** The caller: the authenticated subject, or '' for an anonymous caller. */
+  /** The caller: the authenticated caller's owner key (see ownerOf), 'local', or '' for an anonymous caller. */
   principal: string;
   method: string;
   /** The tool or prompt name, or the resource URI. */

@@ -1,3 +1,4 @@
+import { ownerOf } from '../../auth/principal';
 import { randomBytes } from 'node:crypto';
 import type { Connection } from '../../protocol/connection';
 import type { TransportExtra } from '../../protocol/request-scope';
@@ -53,7 +54,7 @@ export class LegacySseEndpoint {
     SseConnection.begin(ctx.res, {});
     const stream = new SseConnection(ctx.res, () => this.end(id));
     const session = this.host.factory.createSession((message) => stream.send(message), { id, reachable: () => stream.isOpen });
-    this.sessions.set(id, { owner: principal.auth?.subject, stream, session });
+    this.sessions.set(id, { owner: principal.auth && ownerOf(principal.auth), stream, session });
     this.host.track(stream, true);
     stream.endpoint(`${this.options.legacySse.messagesPath}?sessionId=${id}`);
   }
@@ -67,7 +68,7 @@ export class LegacySseEndpoint {
     if (typeof id !== 'string' || !id) return fail(ctx, 400, -32000, 'Bad Request: the sessionId query parameter is required');
     const legacy = this.sessions.get(id);
     // A session opened by another principal is reported as missing, not as forbidden.
-    if (!legacy || legacy.session.closed || legacy.owner !== principal.auth?.subject) return fail(ctx, 404, -32001, 'Session not found');
+    if (!legacy || legacy.session.closed || legacy.owner !== (principal.auth && ownerOf(principal.auth))) return fail(ctx, 404, -32001, 'Session not found');
     const message = await readMessage(ctx, this.options);
     if (!message) return;
     const extra: TransportExtra = { headers: ctx.req.headers, auth: principal.auth, network: networkOf(ctx) };

@@ -5,6 +5,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '../../mcp/mcp-types';
 import { echo } from '../../protocol/wire';
 import { checkModernHeaders, isModernPost, modernStatus } from './modern-headers';
 import { McpError } from '../../mcp/mcp.error';
+import { ownerOf } from '../../auth/principal';
 import type { TransportExtra } from '../../protocol/request-scope';
 import { accepted, accepts, Ctx, fail, networkOf, replyMessage } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
@@ -50,7 +51,7 @@ export class PostHandler {
     let http: HttpSession;
     if (isInitialize) {
       if (this.sessions.size >= this.options.maxSessions) return fail(ctx, 503, -32000, 'Service Unavailable: too many sessions', id);
-      http = this.sessions.create(auth?.subject);
+      http = this.sessions.create(auth && ownerOf(auth));
     } else {
       const found = await findSession(ctx, this.sessions, auth, id);
       if (!found) return;
@@ -67,7 +68,7 @@ export class PostHandler {
     await answerRequest(ctx, http, message, extra, {
       responseMode: this.options.responseMode,
       logError: this.logError,
-      forbiddenChallenge: (scopes, description) => this.guards.forbiddenChallenge(stepUpScopes(extra, scopes), description),
+      refusal: (scopes, description) => this.guards.refusal(extra.auth, scopes, description),
       beforeReply: isInitialize ? () => this.sessions.register(http) : undefined,
       // The session could not be shared (storage down): it does not exist.
       onBeforeReplyFailed: () => this.sessions.discard(http),
@@ -81,7 +82,7 @@ export class PostHandler {
       // A notification (an extension's, a custom one) reaches the application's listeners.
       // The version is the one this request was routed by (the header named it, or its _meta did).
       const version = MODERN_PROTOCOL_VERSIONS.find((v) => v === ctx.get('mcp-protocol-version')) ?? MODERN_PROTOCOL_VERSIONS[0];
-      const http = this.sessions.ephemeral(extra.auth?.subject, version, 'modern');
+      const http = this.sessions.ephemeral(version, 'modern');
       try {
         await http.session.receive(message, extra);
       } finally {
@@ -95,13 +96,13 @@ export class PostHandler {
     if (!this.modern?.knows(message.method)) return replyMessage(ctx, 404, errorResponse(message.id, ErrorCode.MethodNotFound, `Method not found: ${echo(message.method)}`));
     // The session reads the envelope from here rather than again from the body.
     extra.envelope = checked;
-    const http = this.sessions.ephemeral(extra.auth?.subject, checked.protocolVersion, 'modern');
+    const http = this.sessions.ephemeral(checked.protocolVersion, 'modern');
     const cancel = () => http.session.close();
     ctx.res.once('close', cancel);
     const { finished } = await answerRequest(ctx, http, message, extra, {
       responseMode: this.options.responseMode === 'sse' ? 'sse' : 'auto',
       logError: this.logError,
-      forbiddenChallenge: (scopes, description) => this.guards.forbiddenChallenge(stepUpScopes(extra, scopes), description),
+      refusal: (scopes, description) => this.guards.refusal(extra.auth, scopes, description),
       statusOf: modernStatus,
     });
     // `finished` never rejects (see answerRequest), so this chain cannot either.
@@ -121,7 +122,7 @@ export class PostHandler {
 
   private async serveStateless(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra): Promise<void> {
     // Without the header and without a session there is no other way to know: the spec says assume 2025-03-26.
-    const http = this.sessions.ephemeral(extra.auth?.subject, ctx.get('mcp-protocol-version') || '2025-03-26');
+    const http = this.sessions.ephemeral(ctx.get('mcp-protocol-version') || '2025-03-26');
     if (!isRequest(message)) {
       await http.session.receive(message, extra);
       http.session.close();
@@ -130,17 +131,10 @@ export class PostHandler {
     const { finished } = await answerRequest(ctx, http, message, extra, {
       responseMode: this.options.responseMode,
       logError: this.logError,
-      forbiddenChallenge: (scopes, description) => this.guards.forbiddenChallenge(stepUpScopes(extra, scopes), description),
+      refusal: (scopes, description) => this.guards.refusal(extra.auth, scopes, description),
     });
     // `finished` never rejects (see answerRequest), so this chain cannot either.
     void finished.then(() => http.session.close());
   }
 }
 
-/**
- * The scopes a 403 asks for: what the caller was granted plus what the operation needs, so that a
- * client stepping up does not lose the permissions it had (the spec's recommended approach).
- */
-function stepUpScopes(extra: TransportExtra, required: readonly string[]): string[] {
-  return [...new Set([...(extra.auth?.scopes ?? []), ...required])];
-}

@@ -13,8 +13,8 @@ export interface AnswerOptions {
   readonly beforeReply?: () => Promise<void>;
   /** Called when `beforeReply` failed: the session does not exist, and the client is told why. */
   readonly onBeforeReplyFailed?: () => void;
-  /** The `WWW-Authenticate` of a 403 answering a ForbiddenError (RFC 6750 insufficient_scope). */
-  readonly forbiddenChallenge: (requiredScopes: readonly string[], description: string) => string;
+  /** The status and `WWW-Authenticate` of a refusal (a ForbiddenError) answered as plain JSON. */
+  readonly refusal: (requiredScopes: readonly string[], description: string) => { status: 401 | 403; challenge?: string };
   /** The HTTP status of an error answered as plain JSON (modern requests: 404 for -32601, 400 for -32020..-32022). */
   readonly statusOf?: (code: number) => number;
 }
@@ -72,8 +72,8 @@ export async function answerRequest(ctx: Ctx, http: HttpSession, request: JsonRp
 
 /**
  * The answer as plain JSON, except that a refusal for lack of authorization (FORBIDDEN_CODE) is an
- * HTTP 403 with an insufficient_scope challenge, so that the client can step up its scopes. Once the
- * answer became a stream, the same refusal can only be the JSON-RPC error it already is.
+ * HTTP 401 or 403 (see RequestGuards.refusal), so that the client can authorize or step up its
+ * scopes. Once the answer became a stream, the same refusal can only be the JSON-RPC error it already is.
  */
 function replyAnswer(ctx: Ctx, response: JsonRpcMessage | undefined, options: AnswerOptions): void {
   if (response && 'error' in response && options.statusOf && response.error.code !== FORBIDDEN_CODE) {
@@ -82,6 +82,7 @@ function replyAnswer(ctx: Ctx, response: JsonRpcMessage | undefined, options: An
   if (!response || !('error' in response) || response.error.code !== FORBIDDEN_CODE) return replyJson(ctx, response);
   const data = response.error.data as { requiredScopes?: unknown } | undefined;
   const scopes = Array.isArray(data?.requiredScopes) ? data.requiredScopes.filter((s): s is string => typeof s === 'string') : [];
-  ctx.set('WWW-Authenticate', options.forbiddenChallenge(scopes, response.error.message));
-  replyMessage(ctx, 403, response);
+  const refusal = options.refusal(scopes, response.error.message);
+  if (refusal.challenge) ctx.set('WWW-Authenticate', refusal.challenge);
+  replyMessage(ctx, refusal.status, response);
 }

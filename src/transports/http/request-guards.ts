@@ -6,8 +6,10 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '../../mcp/mcp-types';
 import { HostGuard } from './host-guard';
 import { Ctx, fail } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
-import { forbiddenChallenge, ResourceServer } from './resource-server';
+import { ResourceServer } from './resource-server';
 import { UnauthorizedError } from './unauthorized.error';
+import { AuthConfigurationError } from '../../auth/auth-configuration.error';
+import { withPrincipal } from '../../auth/principal';
 
 /** The methods of the MCP endpoint. */
 export const ALLOW = 'GET, POST, DELETE';
@@ -63,7 +65,12 @@ export class RequestGuards {
   async authenticate(ctx: Ctx): Promise<{ auth: AuthInfo | undefined } | undefined> {
     if (this.resourceServer) return this.resourceServer.authenticate(ctx);
     try {
-      return { auth: await this.options.authenticate?.({ headers: ctx.req.headers, method: ctx.method, url: ctx.url }) };
+      const auth = await this.options.authenticate?.({ headers: ctx.req.headers, method: ctx.method, url: ctx.url });
+      if (!auth) return { auth: undefined };
+      const owned = withPrincipal(auth);
+      // Two callers the hook names no differently would share sessions and tasks: refused, not guessed.
+      if (!owned) throw new AuthConfigurationError('The authenticate hook returned AuthInfo with no `subject`, `clientId` or `principal`: name the caller');
+      return { auth: owned };
     } catch (error) {
       if (error instanceof UnauthorizedError) {
         if (error.challenge) ctx.set('WWW-Authenticate', error.challenge);
@@ -76,9 +83,17 @@ export class RequestGuards {
     }
   }
 
-  /** The 403 challenge of a ForbiddenError answered before anything else was sent. */
-  forbiddenChallenge(requiredScopes: readonly string[], description: string): string {
-    return this.resourceServer ? this.resourceServer.forbiddenChallenge(requiredScopes, description) : forbiddenChallenge(requiredScopes, description);
+  /**
+   * How a refusal (ForbiddenError) answered before anything else was sent looks over HTTP. With OAuth:
+   * an anonymous caller gets 401 and the challenge that starts authorization (RFC 6750 §3, MCP
+   * authorization); an authenticated one 403 `insufficient_scope`, asking for what it holds plus what
+   * the operation needs (the spec's step-up). Without OAuth: 403 and no Bearer challenge.
+   */
+  refusal(auth: AuthInfo | undefined, requiredScopes: readonly string[], description: string): { status: 401 | 403; challenge?: string } {
+    const server = this.resourceServer;
+    if (!server) return { status: 403 };
+    if (!auth) return { status: 401, challenge: server.challenge(undefined, requiredScopes) };
+    return { status: 403, challenge: server.forbiddenChallenge([...new Set([...(auth.scopes ?? []), ...requiredScopes])], description) };
   }
 
   /** A fault nothing closer handled: logged, and answered with a JSON-RPC error (never Koa's text 500). */

@@ -1,6 +1,8 @@
 import type { AuthInfo } from '../../context/mcp-context';
 import { AuthConfigurationError } from '../../auth/auth-configuration.error';
-import { InvalidTokenError } from '../../auth/auth.errors';
+import { AuthorizationServerError, InvalidTokenError } from '../../auth/auth.errors';
+import { withPrincipal } from '../../auth/principal';
+import { TokenCache, tokenDigest } from '../../auth/token-cache';
 import type { ResourceServerOptions } from '../../auth/resource-server-options';
 import { ErrorCode } from '../../mcp/json-rpc';
 import { Ctx, fail } from './http-replies';
@@ -8,6 +10,14 @@ import { Ctx, fail } from './http-replies';
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 /** Refresh tokens are the client's business with the authorization server: never advertised by the resource. */
 const NEVER_ADVERTISED = 'offline_access';
+/** RFC 6750 §2.1 b64token. */
+const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), unchecked; undefined for another scheme. */
+function bearerToken(header: string): string | undefined {
+  if (header.length < 8 || header.charCodeAt(6) !== 32 || header.slice(0, 6).toLowerCase() !== 'bearer') return undefined;
+  return header.slice(7).trim();
+}
 
 /** The canonical form of a resource URL (RFC 8707, MCP spec): lower-case scheme and host, no fragment, no lone "/". */
 export function canonicalResource(url: string): string {
@@ -27,6 +37,9 @@ export class ResourceServer {
   readonly metadataPaths: readonly string[];
   private readonly scopes: readonly string[];
   private readonly challengeScopes: readonly string[];
+  /** Verified tokens (see ResourceServerOptions.tokenCacheMaxBytes); absent when the verifier's answers are not reused. */
+  private readonly cache?: TokenCache;
+  private readonly outage: OutageLog;
 
   constructor(
     private readonly options: ResourceServerOptions,
@@ -44,6 +57,9 @@ export class ResourceServer {
     this.metadataPaths = path === '/' ? [WELL_KNOWN] : [`${WELL_KNOWN}${path}`, WELL_KNOWN];
     this.scopes = (options.scopesSupported ?? []).filter((s) => s !== NEVER_ADVERTISED);
     this.challengeScopes = options.challengeScopes ? options.challengeScopes.filter((s) => s !== NEVER_ADVERTISED) : this.scopes;
+    const maxBytes = options.tokenCacheMaxBytes ?? DEFAULT_TOKEN_CACHE_BYTES;
+    if ((options.verifier.cacheTtlMs ?? 0) > 0 && maxBytes > 0) this.cache = new TokenCache(maxBytes);
+    this.outage = new OutageLog(logError);
   }
 
   /** Takes the URL `listen()` bound as the resource when none was configured. */
@@ -81,8 +97,9 @@ export class ResourceServer {
   }
 
   /**
-   * The caller's verified AuthInfo (undefined for an anonymous caller when allowed); resolves
-   * undefined after answering 401 (no or bad token) or 500 (the verifier failed: logged).
+   * The caller's verified AuthInfo, with its principal (undefined for an anonymous caller when
+   * allowed); resolves undefined after answering 401 (no or bad token), 503 (the authorization server
+   * could not answer) or 500 (the verifier failed otherwise). Faults are logged once per outage.
    */
   async authenticate(ctx: Ctx): Promise<{ auth: AuthInfo | undefined } | undefined> {
     const resource = this.resolvedOr500(ctx, () => this.requireResource());
@@ -92,26 +109,47 @@ export class ResourceServer {
       if (this.options.allowAnonymous) return { auth: undefined };
       return this.refuse(ctx, 'Unauthorized: a bearer token is required');
     }
-    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-    if (!match) return this.refuse(ctx, 'Unauthorized: the Authorization header is not a bearer token', 'The Authorization header is not a bearer token');
+    const token = bearerToken(header);
+    const key = token !== undefined && this.cache ? tokenDigest(token) : undefined;
+    // A token verified before is the same string: it was a well-formed bearer token then.
+    const cached = key !== undefined ? this.cache!.get(key) : undefined;
+    if (cached) return { auth: cached };
+    if (token === undefined || !TOKEN68.test(token)) {
+      return this.refuse(ctx, 'Unauthorized: the Authorization header is not a bearer token', 'The Authorization header is not a bearer token');
+    }
     try {
-      const auth = await this.options.verifier.verify(match[1], { resource });
-      if (auth.expiresAt !== undefined && auth.expiresAt * 1000 <= Date.now()) throw new InvalidTokenError('The token expired');
+      const verified = await this.options.verifier.verify(token, { resource });
+      if (verified.expiresAt !== undefined && verified.expiresAt * 1000 <= Date.now()) throw new InvalidTokenError('The token expired');
+      // A token always identifies its caller: credentials naming nobody are bound to the token itself.
+      const auth = withPrincipal(verified, token)!;
+      if (key !== undefined) this.cache!.set(key, auth, this.options.verifier.cacheTtlMs ?? 0);
+      this.outage.recovered();
       return { auth };
     } catch (error) {
-      if (error instanceof InvalidTokenError) return this.refuse(ctx, `Unauthorized: ${error.description}`, error.description);
-      this.logError('The token verifier failed', error);
-      fail(ctx, 500, ErrorCode.InternalError, 'Internal error');
+      if (error instanceof InvalidTokenError) {
+        this.outage.recovered();
+        return this.refuse(ctx, `Unauthorized: ${error.description}`, error.description);
+      }
+      this.outage.failed(error);
+      if (error instanceof AuthorizationServerError) {
+        ctx.set('Retry-After', '5');
+        fail(ctx, 503, -32000, 'Service Unavailable: the authorization server could not be asked about the token');
+      } else fail(ctx, 500, ErrorCode.InternalError, 'Internal error');
       return undefined;
     }
   }
 
-  /** `WWW-Authenticate` for 401: no `error` when no credentials came (RFC 6750 §3.1), `invalid_token` otherwise. */
-  challenge(description?: string): string {
+  /**
+   * `WWW-Authenticate` for 401: no `error` when no credentials came (RFC 6750 §3.1), `invalid_token`
+   * otherwise; the scopes to ask for are `challengeScopes` plus those of the operation refused, if any.
+   */
+  challenge(description?: string, requiredScopes: readonly string[] = []): string {
     const params: [string, string][] = [];
     if (description !== undefined) params.push(['error', 'invalid_token'], ['error_description', description]);
     params.push(['resource_metadata', this.metadataUrl()]);
-    if (this.challengeScopes.length > 0) params.push(['scope', this.challengeScopes.join(' ')]);
+    // An operation's own scopes join the first grant, so that the token the client gets can use it.
+    const scopes = requiredScopes.length > 0 ? [...new Set([...this.challengeScopes, ...requiredScopes.filter((s) => s !== NEVER_ADVERTISED)])] : this.challengeScopes;
+    if (scopes.length > 0) params.push(['scope', scopes.join(' ')]);
     return bearer(params);
   }
 
@@ -144,6 +182,29 @@ export class ResourceServer {
       fail(ctx, 500, ErrorCode.InternalError, 'Internal error');
       return undefined;
     }
+  }
+}
+
+/** 4 MiB: about 4,000 typical JWT access tokens. */
+const DEFAULT_TOKEN_CACHE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Logs a run of verifier faults once: the first fault of an outage with its error, then, when a token
+ * is judged again, how many requests failed meanwhile.
+ */
+class OutageLog {
+  private failures = 0;
+
+  constructor(private readonly logError: (message: string, error?: unknown) => void) {}
+
+  failed(error: unknown): void {
+    if (this.failures++ === 0) this.logError('The token verifier failed (logged once until it answers again)', error);
+  }
+
+  recovered(): void {
+    if (this.failures === 0) return;
+    this.logError(`The token verifier answers again, after failing ${this.failures} request(s)`);
+    this.failures = 0;
   }
 }
 

@@ -53,8 +53,9 @@ export class SessionDirectory {
   }
 
   /** A one-request session (stateless mode). */
-  ephemeral(owner: string | undefined, protocolVersion: string, era: Era = 'legacy'): HttpSession {
-    const http = new HttpSession(undefined, owner, this.channelContext(undefined));
+  ephemeral(protocolVersion: string, era: Era = 'legacy'): HttpSession {
+    // Its owner is each request's caller (the session lives for one request and is never looked up).
+    const http = new HttpSession(undefined, undefined, this.channelContext(undefined));
     http.session = this.factory.createSession((m, related, final) => http.route(m, related, final), {
       requireInitialize: false,
       anonymousOwner: ANONYMOUS_OWNER,

@@ -1,6 +1,7 @@
 import type { AuthInfo } from '../../context/mcp-context';
 import type { RequestId } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
+import { ownerOf } from '../../auth/principal';
 import { Ctx, fail } from './http-replies';
 import type { HttpSession } from './http-session';
 import type { SessionDirectory } from './session-directory';
@@ -17,7 +18,7 @@ export async function findSession(ctx: Ctx, sessions: SessionDirectory, auth: Au
     return undefined;
   }
   try {
-    const http = await sessions.find(id, auth?.subject);
+    const http = await sessions.find(id, auth && ownerOf(auth));
     if (!http) fail(ctx, 404, -32001, 'Session not found', requestId);
     return http;
   } catch (error) {

@@ -1,19 +1,24 @@
 import { createServer, IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { IntrospectionVerifier, InvalidTokenError } from '../../../src';
+import { AuthorizationServerError, IntrospectionVerifier, InvalidTokenError } from '../../../src';
 
 const RESOURCE = 'https://mcp.example.com/mcp';
+const ISSUER = 'https://as.example.com';
 
-/** A loopback introspection endpoint answering from a table, recording what it was asked. */
-async function introspectionEndpoint(answers: Record<string, Record<string, unknown>>) {
+type Answer = { status?: number; body: unknown };
+
+/** A loopback introspection endpoint answering from a table (status and body), recording what it was asked. */
+async function introspectionEndpoint(answers: Record<string, Answer>) {
   const asked: { token: string; authorization?: string }[] = [];
   const server: Server = createServer(async (req: IncomingMessage, res) => {
     let body = '';
     for await (const chunk of req) body += chunk;
     const token = new URLSearchParams(body).get('token')!;
     asked.push({ token, authorization: req.headers.authorization });
+    const answer = answers[token] ?? { body: { active: false } };
+    res.statusCode = answer.status ?? 200;
     res.setHeader('Content-Type', 'application/json');
-    res.end(JSON.stringify(answers[token] ?? { active: false }));
+    res.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/introspect`, asked, close: () => new Promise((r) => server.close(r)) };
@@ -21,41 +26,74 @@ async function introspectionEndpoint(answers: Record<string, Record<string, unkn
 
 describe('IntrospectionVerifier', () => {
   const now = Math.floor(Date.now() / 1000);
-  const answers: Record<string, Record<string, unknown>> = {
-    good: { active: true, sub: 'alice', client_id: 'app', scope: 'a b', aud: RESOURCE, iss: 'https://as.example.com', exp: now + 30 },
-    other: { active: true, sub: 'alice', aud: 'https://elsewhere.example.com', exp: now + 30 },
+  const answers: Record<string, Answer> = {
+    good: { body: { active: true, sub: 'alice', client_id: 'app', scope: 'a b', aud: RESOURCE, iss: ISSUER, exp: now + 30 } },
+    machine: { body: { active: true, client_id: 'machine-1', scope: 'a', aud: RESOURCE, exp: now + 30 } },
+    nobody: { body: { active: true, aud: RESOURCE, exp: now + 30 } },
+    other: { body: { active: true, sub: 'alice', aud: 'https://elsewhere.example.com', exp: now + 30 } },
+    unsupported: { status: 400, body: { error: 'unsupported_token_type', error_description: 'not a token we issue' } },
+    'bad-request': { status: 400, body: { error: 'invalid_request' } },
+    'own-credentials': { status: 401, body: { error: 'invalid_client' } },
+    'own-credentials-400': { status: 400, body: { error: 'invalid_client' } },
+    'rate-limited': { status: 429, body: { error: 'slow_down' } },
+    'server-error': { status: 503, body: { error: 'temporarily_unavailable' } },
+    'not-json': { body: '<html>maintenance</html>' },
+    'no-active': { body: { sub: 'alice' } },
   };
   let endpoint: Awaited<ReturnType<typeof introspectionEndpoint>>;
   beforeAll(async () => (endpoint = await introspectionEndpoint(answers)));
   afterAll(() => endpoint.close());
-  afterEach(() => jest.restoreAllMocks());
 
-  const verifier = () => new IntrospectionVerifier({ endpoint: endpoint.url, clientId: 'rs:1', clientSecret: 's&cret', issuer: 'https://as.example.com', cacheTtlMs: 60_000 });
+  const verifier = (options: Partial<ConstructorParameters<typeof IntrospectionVerifier>[0]> = {}) =>
+    new IntrospectionVerifier({ endpoint: endpoint.url, clientId: 'rs:1', clientSecret: 's&cret', issuer: ISSUER, ...options });
 
-  it('authenticates with client credentials and maps the answer to AuthInfo', async () => {
+  it('authenticates with client credentials and maps the answer to AuthInfo, with a principal qualified by the issuer', async () => {
     const auth = await verifier().verify('good', { resource: RESOURCE });
-    expect(auth).toMatchObject({ subject: 'alice', clientId: 'app', scopes: ['a', 'b'], expiresAt: now + 30 });
+    expect(auth).toMatchObject({ principal: `sub:alice@${encodeURIComponent(ISSUER)}`, subject: 'alice', issuer: ISSUER, clientId: 'app', scopes: ['a', 'b'], expiresAt: now + 30 });
     expect(endpoint.asked.at(-1)!.authorization).toBe(`Basic ${Buffer.from('rs%3A1:s%26cret').toString('base64')}`);
   });
 
-  it('reuses an active answer, but never past the token exp', async () => {
-    const v = verifier();
-    const before = endpoint.asked.length;
-    await v.verify('good', { resource: RESOURCE });
-    await v.verify('good', { resource: RESOURCE });
-    expect(endpoint.asked.length).toBe(before + 1);
-    const later = Date.now() + 31_000; // past exp (now + 30 s), well within cacheTtlMs
-    jest.spyOn(Date, 'now').mockReturnValue(later);
-    await expect(v.verify('good', { resource: RESOURCE })).rejects.toThrow(new InvalidTokenError('The token expired'));
-    expect(endpoint.asked.length).toBe(before + 2);
+  it('gives an answer without sub the client id as principal, under the configured issuer (or the endpoint origin)', async () => {
+    expect((await verifier().verify('machine', { resource: RESOURCE })).principal).toBe(`client:machine-1@${encodeURIComponent(ISSUER)}`);
+    const origin = new URL(endpoint.url).origin;
+    expect((await verifier({ issuer: undefined }).verify('machine', { resource: RESOURCE })).principal).toBe(`client:machine-1@${encodeURIComponent(origin)}`);
+    // Naming nobody: no principal here; the resource server binds the caller to its token.
+    expect((await verifier().verify('nobody', { resource: RESOURCE })).principal).toBeUndefined();
   });
 
-  it('refuses inactive tokens and tokens for another resource, and caches neither', async () => {
+  it('offers its answers to the resource server cache for cacheTtlMs (default 60 s), and 0 turns that off', () => {
+    expect(verifier().cacheTtlMs).toBe(60_000);
+    expect(verifier({ cacheTtlMs: 0 }).cacheTtlMs).toBe(0);
+  });
+
+  it('refuses inactive tokens and tokens for another resource, asking every time', async () => {
     const v = verifier();
     const before = endpoint.asked.length;
     await expect(v.verify('unknown', { resource: RESOURCE })).rejects.toThrow(new InvalidTokenError('The token is not active'));
     await expect(v.verify('unknown', { resource: RESOURCE })).rejects.toThrow(InvalidTokenError);
     await expect(v.verify('other', { resource: RESOURCE })).rejects.toThrow(new InvalidTokenError('The token was not issued for this resource'));
     expect(endpoint.asked.length).toBe(before + 3);
+  });
+
+  it.each([
+    ['unsupported', 'The authorization server refused the token (unsupported_token_type)'],
+    ['bad-request', 'The authorization server refused the token (invalid_request)'],
+  ])('takes a 4xx answer about the token (%s) as an invalid token', async (token, description) => {
+    await expect(verifier().verify(token, { resource: RESOURCE })).rejects.toThrow(new InvalidTokenError(description));
+  });
+
+  it.each(['own-credentials', 'own-credentials-400', 'rate-limited', 'server-error', 'not-json', 'no-active'])(
+    'takes %s as a fault of the authorization server, not of the token',
+    async (token) => {
+      await expect(verifier().verify(token, { resource: RESOURCE })).rejects.toThrow(AuthorizationServerError);
+    },
+  );
+
+  it('takes an unreachable authorization server as its fault', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/introspect`;
+    await new Promise((r) => closed.close(r));
+    await expect(verifier({ endpoint: url }).verify('good', { resource: RESOURCE })).rejects.toThrow(AuthorizationServerError);
   });
 });

@@ -201,7 +201,7 @@ describe('resource server options', () => {
     expect(anonymous.status).toBe(200);
     expect(anonymous.body.result.content[0].text).toBe('null');
     const known = await call(env.callback, 'whoami', 'dev-token');
-    expect(JSON.parse(known.body.result.content[0].text)).toEqual({ subject: 'dev', scopes: ['x'] });
+    expect(JSON.parse(known.body.result.content[0].text)).toEqual({ principal: 'sub:dev@', subject: 'dev', scopes: ['x'] });
     const bad = await call(env.callback, 'whoami', 'nope');
     expect(bad.status).toBe(401);
     expect(bad.headers['www-authenticate']).toBe(`Bearer error="invalid_token", error_description="The token is unknown", resource_metadata="${METADATA_URL}"`);
@@ -255,7 +255,7 @@ describe('resource server options', () => {
     const client = new Client({ name: 't', version: '1' });
     await client.connect(app.connectInMemory({ auth: await verifier.verify('dev-token') }));
     const result = (await client.callTool({ name: 'whoami', arguments: {} })) as { content: { text: string }[] };
-    expect(JSON.parse(result.content[0].text)).toEqual({ subject: 'dev', scopes: ['x'] });
+    expect(JSON.parse(result.content[0].text)).toEqual({ principal: 'sub:dev@', subject: 'dev', scopes: ['x'] });
     await client.close();
     await app.close();
   });
