@@ -17,12 +17,13 @@ export async function testKey(kid: string): Promise<TestKey> {
   return { kid, privateKey, publicKey, jwk };
 }
 
-/** A JWKS on loopback (port 0) whose keys a test may change (rotation); counts the fetches. */
-export async function jwksServer(keys: TestKey[]): Promise<{ url: string; keys: TestKey[]; fetches: () => number; close: () => Promise<void> }> {
+/** A JWKS on loopback (port 0) whose keys a test may change (rotation) or break (`status`); counts the fetches. */
+export async function jwksServer(keys: TestKey[]): Promise<{ url: string; keys: TestKey[]; status: number; fetches: () => number; close: () => Promise<void> }> {
   let fetches = 0;
-  const state = { keys };
+  const state = { keys, status: 200 };
   const server: Server = createServer((_req, res) => {
     fetches++;
+    res.statusCode = state.status;
     res.setHeader('Content-Type', 'application/json');
     res.end(JSON.stringify({ keys: state.keys.map((k) => k.jwk) }));
   });
@@ -36,16 +37,28 @@ export async function jwksServer(keys: TestKey[]): Promise<{ url: string; keys: 
     set keys(next: TestKey[]) {
       state.keys = next;
     },
+    get status() {
+      return state.status;
+    },
+    /** Any status but 200 answers that status (with the keys still in the body: a broken server is broken). */
+    set status(next: number) {
+      state.status = next;
+    },
     fetches: () => fetches,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
 /** A signed access token: one hour, issued now, unless `claims` say otherwise. */
-export function signToken(key: TestKey, claims: JWTPayload, options: { alg?: string } = {}): Promise<string> {
+export function signToken(key: TestKey, claims: JWTPayload, options: { alg?: string; typ?: string | null; kid?: string | null } = {}): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
+  const header: Record<string, string> = { alg: options.alg ?? 'RS256' };
+  const kid = options.kid === undefined ? key.kid : options.kid;
+  if (kid !== null) header.kid = kid;
+  const typ = options.typ === undefined ? 'at+jwt' : options.typ;
+  if (typ !== null) header.typ = typ;
   return new SignJWT({ iat: now, exp: now + 3600, ...claims })
-    .setProtectedHeader({ alg: options.alg ?? 'RS256', kid: key.kid, typ: 'at+jwt' })
+    .setProtectedHeader(header as { alg: string })
     .sign(key.privateKey);
 }
 
