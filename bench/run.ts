@@ -13,8 +13,9 @@
  *     Mcp-Method/Mcp-Name headers on HTTP; on stdio the first enveloped request pins the era) beside
  *     the legacy figures; `--only=modern` runs only these and their legacy stateless counterparts,
  *     alternating, `--runs=N` times (default 3), and prints best and median of each;
- *  7. (`--only=auth`, not run by default) mcpkit's tools/call over stateless HTTP with a bearer JWT
- *     verified on every request (local keys, as a cached JWKS) beside the same without auth.
+ *  7. mcpkit's tools/call over stateless HTTP in both eras with a bearer JWT (local keys, as a cached
+ *     JWKS), found in the token cache and verified on every request, beside the same without auth; the
+ *     extra server CPU per request is printed (`--only=auth --runs=N` alternates N times).
  *  8. (`--only=telemetry`, not run by default) mcpkit's tools/call over stateless HTTP with telemetry
  *     off, propagation only and full (spans to a dropping exporter, metrics), the request carrying a
  *     traceparent header, alternating, `--runs=N` times; `--baseline=<dir>` adds a compiled checkout
@@ -35,8 +36,8 @@ import { proxyBench } from './proxy';
 type Impl = 'mcpkit' | 'sdk';
 const QUICK = process.argv.includes('--quick');
 /**
- * `--only=call,list,stdio,memory,tasks,coldstart,auth,modern,telemetry,proxy` runs some workloads only (auth and modern
- * run only when named; call and stdio include their modern-era rows).
+ * `--only=call,list,stdio,memory,tasks,coldstart,auth,modern,telemetry,proxy` runs some workloads only (modern and
+ * telemetry run only when named; call and stdio include their modern-era rows).
  */
 const ONLY = /--only=([\w,]+)/.exec(process.argv.join(' '))?.[1]?.split(',');
 const wanted = (name: string) => !ONLY || ONLY.includes(name);
@@ -355,35 +356,55 @@ async function warmLoadGenerator(): Promise<void> {
   await new Promise((r) => server.close(r));
 }
 
-const AUTH_WORKLOAD = 'tools/call over HTTP stateless, bearer JWT vs none';
+const AUTH_WORKLOAD = 'tools/call over HTTP, bearer JWT vs none';
+const AUTH_LABELS = { none: 'no auth', ignored: 'no auth, token sent', cached: 'JWT (cache warm)', uncached: 'JWT (no cache)' } as const;
 
-/** mcpkit with no auth, then with every request's RS256 JWT verified (local key set: the JWKS-cached path). */
-async function authLoad(isCall: (r: Record<string, unknown>) => boolean): Promise<void> {
+/**
+ * mcpkit's tools/call in both eras with no auth, with the token sent to a server that ignores it (the
+ * HTTP cost of the header alone), with an RS256 JWT verified once and then found in the
+ * token cache (the default), and with the cache off (verified on every request), alternating `runs`
+ * times. Local key set: the JWKS-cached path.
+ */
+async function authLoad(runs: number): Promise<void> {
   const issuer = 'https://as.bench.example';
   const resource = 'https://mcp.bench.example/mcp';
   const { privateKey, publicKey } = await generateKeyPair('RS256');
   const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'RS256' };
   const now = Math.floor(Date.now() / 1000);
   const token = await new SignJWT({ sub: 'bench', scope: 'tools', client_id: 'bench' })
-    .setProtectedHeader({ alg: 'RS256', kid: 'bench' })
+    .setProtectedHeader({ alg: 'RS256', kid: 'bench', typ: 'at+jwt' })
     .setIssuer(issuer)
     .setAudience(resource)
     .setIssuedAt(now)
     .setExpirationTime(now + 3600)
     .sign(privateKey);
-  await httpLoad(AUTH_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall, { env: {}, headers: {}, label: 'mcpkit, no auth' });
-  await httpLoad(AUTH_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall, {
-    env: { AUTH_JWKS: JSON.stringify({ keys: [jwk] }), AUTH_ISSUER: issuer, AUTH_RESOURCE: resource },
-    headers: { authorization: `Bearer ${token}` },
-    label: 'mcpkit, JWT RS256',
-  });
+  const jwt = { AUTH_JWKS: JSON.stringify({ keys: [jwk] }), AUTH_ISSUER: issuer, AUTH_RESOURCE: resource };
+  const bearer = { authorization: `Bearer ${token}` };
+  for (let run = 0; run < runs; run++) {
+    for (const [mode, body, expect, era] of [['stateless', CALL, isCall, '2025-11-25'], ['modern', MODERN_CALL, isModernCall, '2026-07-28']] as const) {
+      await httpLoad(AUTH_WORKLOAD, 'mcpkit', mode, body, 1, expect, { env: {}, headers: {}, label: `${era}, ${AUTH_LABELS.none}` });
+      // The same bytes on the wire, unread: what carrying an 800-byte header costs HTTP itself.
+      await httpLoad(AUTH_WORKLOAD, 'mcpkit', mode, body, 1, expect, { env: {}, headers: bearer, label: `${era}, ${AUTH_LABELS.ignored}` });
+      await httpLoad(AUTH_WORKLOAD, 'mcpkit', mode, body, 1, expect, { env: jwt, headers: bearer, label: `${era}, ${AUTH_LABELS.cached}` });
+      await httpLoad(AUTH_WORKLOAD, 'mcpkit', mode, body, 1, expect, { env: { ...jwt, AUTH_CACHE: '0' }, headers: bearer, label: `${era}, ${AUTH_LABELS.uncached}` });
+    }
+  }
 }
 
-function authOverheadLine(): string | undefined {
-  const none = rows.find((r) => r.workload === AUTH_WORKLOAD && r.impl === 'mcpkit, no auth');
-  const jwt = rows.find((r) => r.workload === AUTH_WORKLOAD && r.impl === 'mcpkit, JWT RS256');
-  if (!none || !jwt || !none.cpu || !jwt.cpu) return undefined;
-  return `  ${AUTH_WORKLOAD}: JWT verification costs ${(jwt.cpu - none.cpu).toFixed(0)} µs of server CPU per request (${((jwt.cpu / none.cpu - 1) * 100).toFixed(0)}% more), throughput ${((1 - jwt.rps / none.rps) * 100).toFixed(0)}% lower`;
+/** The extra server CPU of an authenticated call over the same call without auth, per era. */
+function authOverheadLines(): string[] {
+  const lines: string[] = [];
+  for (const era of ['2025-11-25', '2026-07-28']) {
+    const row = (label: string) => rows.find((r) => r.workload === AUTH_WORKLOAD && r.impl === `${era}, ${label}`);
+    const none = row(AUTH_LABELS.none);
+    if (!none?.cpu) continue;
+    for (const label of [AUTH_LABELS.ignored, AUTH_LABELS.cached, AUTH_LABELS.uncached]) {
+      const r = row(label);
+      if (!r?.cpu) continue;
+      lines.push(`  ${AUTH_WORKLOAD}, ${era}: ${label} adds ${(r.cpu - none.cpu).toFixed(1)} µs of server CPU per request (${none.cpu.toFixed(1)} -> ${r.cpu.toFixed(1)} µs), throughput ${((r.rps / none.rps - 1) * 100).toFixed(1)}%`);
+    }
+  }
+  return lines;
 }
 
 const TELEMETRY_WORKLOAD = 'tools/call over HTTP (stateless), telemetry';
@@ -495,8 +516,9 @@ async function main(): Promise<void> {
       if (impl === 'mcpkit' && wanted('tasks')) await tasksLoad(impl, 'modern');
     }
   }
+  // mcpkit alone (the SDK verifies no tokens itself); `--runs=N` applies when auth is asked for by name.
+  if (wanted('auth')) await authLoad(ONLY?.includes('auth') ? RUNS : 1);
   // Not part of the comparison with the SDK: run only when asked for.
-  if (ONLY?.includes('auth')) await authLoad(isCall);
   if (ONLY?.includes('telemetry')) await telemetryLoad();
   rows.splice(0, rows.length, ...collapse(rows));
   rows.sort((a, b) => a.workload.localeCompare(b.workload));
@@ -535,7 +557,7 @@ function printTable(rows: Row[], fmt: (n: number | undefined, digits?: number) =
     ratioLine(STDIO_CALL, 'mcpkit', 'sdk'),
     ratioLine(STDIO_CALL, 'mcpkit (modern)', 'sdk'),
     ratioLine(`${QUICK ? 3_000 : 10_000} tasks: tools/call + tasks/result, stdio`, 'mcpkit', 'sdk'),
-    authOverheadLine(),
+    ...authOverheadLines(),
     ...telemetryLines(),
   ]) if (line) console.log(line);
   const eras = [eraLine(call, 'mcpkit (modern)', 'mcpkit (stateless)'), eraLine(STDIO_CALL, 'mcpkit (modern)', 'mcpkit')].filter(Boolean);

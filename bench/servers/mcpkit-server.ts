@@ -84,7 +84,9 @@ function benchAuth(): ResourceServerOptions | undefined {
   const jwks = process.env.AUTH_JWKS;
   if (!jwks) return undefined;
   const issuer = process.env.AUTH_ISSUER!;
-  return { authorizationServers: [issuer], resource: process.env.AUTH_RESOURCE!, verifier: new JwtVerifier({ issuer, jwks: JSON.parse(jwks) }) };
+  // AUTH_CACHE=0: every request's token verified again (the cost the token cache saves).
+  const tokenCacheMaxBytes = process.env.AUTH_CACHE === '0' ? 0 : undefined;
+  return { authorizationServers: [issuer], resource: process.env.AUTH_RESOURCE!, verifier: new JwtVerifier({ issuer, jwks: JSON.parse(jwks) }), tokenCacheMaxBytes };
 }
 
 process.on('SIGINT', () => process.exit(0));

@@ -75,7 +75,7 @@ describe('JwtVerifier key source (jwksUri)', () => {
 describe('JwtVerifier token type (RFC 9068 §4)', () => {
   let key: TestKey;
   beforeAll(async () => (key = await testKey('k')));
-  const jwks = () => ({ keys: [key.jwk as Record<string, unknown>] });
+  const jwks = () => ({ keys: [key.jwk as unknown as Record<string, unknown>] });
 
   it.each([['at+jwt'], ['application/at+jwt'], ['AT+JWT']])('accepts typ %s', async (typ) => {
     const verifier = new JwtVerifier({ issuer: ISSUER, jwks: jwks() });
