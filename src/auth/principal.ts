@@ -33,11 +33,12 @@ export function withPrincipal(auth: AuthInfo, token?: string): AuthInfo | undefi
 /**
  * The owner key of what an authenticated caller creates (tasks, sessions, request state): apart from
  * every anonymous owner key (`ses:…`, `anonymous`, `local`, ''). Entry points give every AuthInfo a
- * principal; one without (a bug) gets a key that matches nothing, so it owns nothing of anyone's.
+ * principal; one that reaches here without (handed to a session directly) gets it derived the same way,
+ * and one naming nobody gets a key that matches nothing, so it owns nothing of anyone's.
  */
 export function ownerOf(auth: AuthInfo): string {
-  const principal = auth.principal;
-  return typeof principal === 'string' && principal ? `p:${principal}` : `p:!unowned:${randomUUID()}`;
+  const principal = typeof auth.principal === 'string' && auth.principal ? auth.principal : withPrincipal(auth)?.principal;
+  return principal ? `p:${principal}` : `p:!unowned:${randomUUID()}`;
 }
 
 /** The AuthInfo of a connection given its caller (`connect`): one naming nobody makes the connection its own principal. */

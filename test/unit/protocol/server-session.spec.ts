@@ -131,18 +131,21 @@ describe('ServerSession', () => {
     expect(replica.advertised).toEqual({ tools: {} });
   });
 
-  it('gives each request an owner: the authenticated subject, else the anonymous owner, else the session', async () => {
+  it('gives each request an owner: the authenticated principal, else the anonymous owner, else the session', async () => {
     const owners: string[] = [];
     const handlers = { who: ((_p, s) => (owners.push(s.owner), 'ok')) as MethodHandler };
     await setup(handlers, { requireInitialize: false, id: 'sid' }).session.handleRequest(req(1, 'who'), { auth: { subject: 'ana' } });
+    // Two callers naming no subject, distinguished by their client ids (they once shared an owner).
+    await setup(handlers, { requireInitialize: false, id: 'sid' }).session.handleRequest(req(1, 'who'), { auth: { clientId: 'a', issuer: 'https://as' } });
+    await setup(handlers, { requireInitialize: false, id: 'sid' }).session.handleRequest(req(1, 'who'), { auth: { clientId: 'b', issuer: 'https://as' } });
     await setup(handlers, { requireInitialize: false, anonymousOwner: 'anonymous' }).session.handleRequest(req(1, 'who'));
     await setup(handlers, { requireInitialize: false, id: 'sid' }).session.handleRequest(req(1, 'who'));
     const local = setup(handlers, { requireInitialize: false }).session;
     await local.handleRequest(req(1, 'who'));
     await local.handleRequest(req(2, 'who'));
-    expect(owners.slice(0, 3)).toEqual(['sub:ana', 'anonymous', 'ses:sid']);
-    expect(owners[3]).toMatch(/^ses:[\w-]{16}$/);
-    expect(owners[4]).toBe(owners[3]);
+    expect(owners.slice(0, 5)).toEqual(['p:sub:ana@', 'p:client:a@https%3A%2F%2Fas', 'p:client:b@https%3A%2F%2Fas', 'anonymous', 'ses:sid']);
+    expect(owners[5]).toMatch(/^ses:[\w-]{16}$/);
+    expect(owners[6]).toBe(owners[5]);
   });
 
   it('tells whether unsolicited messages reach the client', () => {
