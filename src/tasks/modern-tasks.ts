@@ -1,7 +1,7 @@
 import { TASKS_EXTENSION } from '../mcp/eras';
 import { declaresExtension } from '../mcp/extensions';
 import { ErrorCode } from '../mcp/json-rpc';
-import { McpError, mcpErrorOf } from '../mcp/mcp.error';
+import { McpError } from '../mcp/mcp.error';
 import { missingCapability } from '../protocol/modern/envelope';
 import type { Outbound } from '../protocol/peer';
 import type { ToolCall } from '../protocol/protocol-feature';
@@ -11,8 +11,7 @@ import { checkAnswers, InputRequest, ModernTaskInputs } from './modern-task-inpu
 import { ModernTaskRelay } from './modern-task-relay';
 import type { TaskBus } from './task-bus';
 import { delay } from './task-modes';
-import { watchForCancellation } from './task-leases';
-import type { ResolvedTaskOptions } from './task-options';
+import type { TaskEngine } from './task-engine';
 import { InvalidTaskTransitionError } from './task-store.errors';
 import type { TaskStore } from './task-store';
 import { TaskScope } from './task-scope';
@@ -36,17 +35,19 @@ export function declaresTasks(scope: RequestScope): boolean {
  * to the client are multi round-trip requests of the tools/call itself.
  */
 export class ModernTasks {
-  private readonly running = new Map<string, { controller: AbortController; inputs: ModernTaskInputs }>();
+  /** The input requests of the tasks running here, by task id (the engine knows their handlers). */
+  private readonly running = new Map<string, ModernTaskInputs>();
   notifier?: TaskNotifier;
 
   private readonly relay?: ModernTaskRelay;
+  private readonly store: TaskStore;
 
   constructor(
-    private readonly store: TaskStore,
-    private readonly options: ResolvedTaskOptions,
+    private readonly engine: TaskEngine,
     private readonly logError: (message: string, error?: unknown) => void,
     bus?: TaskBus,
   ) {
+    this.store = engine.store;
     if (bus) this.relay = new ModernTaskRelay(bus, logError);
   }
 
@@ -63,16 +64,15 @@ export class ModernTasks {
 
   private async callTool(tools: ToolInvoker, { tool, args, scope }: ToolCall): Promise<unknown> {
     const owner = scope.owner;
-    if ((await this.store.countActive(owner)) >= this.options.maxActivePerOwner) {
-      throw McpError.invalidRequest(`Too many tasks in progress: at most ${this.options.maxActivePerOwner} at a time`);
-    }
+    await this.engine.admit(owner);
     const controller = new AbortController();
     let record: TaskRecord | undefined;
     let created: (r: TaskRecord) => void = () => undefined;
     const creation = new Promise<TaskRecord>((resolve) => (created = resolve));
     const inputs = new ModernTaskInputs(async (outstanding) => {
       const rec = await creation;
-      await this.setStatus(rec, outstanding ? 'input_required' : 'working');
+      const changed = await this.engine.setLiveStatus(rec, outstanding ? 'input_required' : 'working');
+      if (changed) this.notify(changed);
     });
     let taskMode = false;
     let now: () => void = () => undefined;
@@ -95,13 +95,9 @@ export class ModernTasks {
     const taskScope = new TaskScope(originOf(scope, () => taskMode), controller, binding);
     const run: Promise<TaskOutcome> = tools.call(tool, args, taskScope).then(
       (result) => ({ result: result as unknown as Record<string, unknown> }),
-      (error: unknown) => {
-        const e = mcpErrorOf(error) ?? new McpError(ErrorCode.InternalError, 'Internal error');
-        if (!mcpErrorOf(error)) this.logError(`Task of ${tool.where} failed`, error);
-        return { error: e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data } };
-      },
+      (error: unknown) => this.engine.outcomeOfError(error, `Task of ${tool.where}`),
     );
-    const early = await Promise.race([run, delay(this.options.immediateWindowMs), createNow]);
+    const early = await Promise.race([run, delay(this.engine.options.immediateWindowMs), createNow]);
     // The handler asked for input not given yet: the tools/call answers with an InputRequiredResult.
     if ((scope as { needsInput?: boolean }).needsInput) return {};
     if (early && tool.taskSupport === 'optional' && !taskMode) {
@@ -112,51 +108,41 @@ export class ModernTasks {
     }
     taskMode = true;
     scope.signal.removeEventListener('abort', onAbort);
-    record = await this.store.create({ owner, ttl: this.options.defaultTtlMs, pollInterval: this.options.pollIntervalMs });
+    record = await this.engine.create(owner);
     const taskId = record.task.taskId;
-    this.running.set(taskId, { controller, inputs });
+    this.running.set(taskId, inputs);
     // Scaled out: another instance's tasks/get and tasks/update reach the inputs through the bus.
     const relayed = this.relay ? await this.relay.serve(taskId, inputs).catch((e) => void this.logError(`Could not serve task ${taskId} to other instances`, e)) : undefined;
     created(record);
-    // With a shared store: a lease while it runs here, and a cancellation made through another instance stops it.
-    await this.store.renewLeases?.([taskId], this.options.leaseMs).catch((e) => this.logError('Could not take a task lease', e));
-    const watching = new AbortController();
-    if (this.store.distributed) void watchForCancellation(this.store, taskId, owner, controller, watching.signal, this.logError);
+    // A lease while it runs here, and a cancellation made through another instance stops it.
+    const end = await this.engine.begin(record, controller);
+    let firstTry: () => void = () => undefined;
+    const tried = new Promise<void>((resolve) => (firstTry = resolve));
     const finishing = run
-      .then((outcome) => this.finish(record!, outcome))
+      .then((outcome) => this.finish(record!, outcome, firstTry))
       .finally(async () => {
-        watching.abort();
+        firstTry();
         taskScope.finish();
         await relayed?.().catch((e) => this.logError(`Could not stop serving task ${taskId} to other instances`, e));
         this.running.delete(taskId);
-        await this.store.releaseLease?.(taskId).catch((e) => this.logError(`Could not release the lease of task ${taskId}`, e));
+        await end();
       });
     if (early) {
-      // Finished within the window, but the tool runs only as a task: its task is already terminal.
-      await finishing;
-      record = (await this.store.get(taskId, owner)) ?? record;
-    } else void finishing;
+      // Finished within the window, but the tool runs only as a task: its task is already terminal (unless
+      // the store is down: the answer then shows it working, and its end is recorded once the store is back).
+      await tried;
+      record = (await this.store.get(taskId, owner).catch(() => undefined)) ?? record;
+    }
+    // Never rejects: the engine logs what it could not record, and the cleanup catches its own faults.
+    void finishing;
     return { ...view(record), resultType: 'task' };
   }
 
-  private async finish(record: TaskRecord, outcome: TaskOutcome): Promise<void> {
+  /** Records the end through the engine (retried while the store is unavailable), then tells the listeners. */
+  private async finish(record: TaskRecord, outcome: TaskOutcome, firstTry: () => void): Promise<void> {
     const status = 'error' in outcome ? 'failed' : 'completed';
-    try {
-      const done = await this.store.finish(record.task.taskId, record.owner, status, outcome, 'error' in outcome ? outcome.error.message : undefined);
-      if (done) this.notify(done, outcome);
-    } catch (error) {
-      // Cancelled meanwhile: it stays cancelled.
-      if (!(error instanceof InvalidTaskTransitionError)) this.logError(`Could not record the end of task ${record.task.taskId}`, error);
-    }
-  }
-
-  private async setStatus(record: TaskRecord, status: 'working' | 'input_required'): Promise<void> {
-    try {
-      const rec = await this.store.setStatus(record.task.taskId, record.owner, status);
-      if (rec) this.notify(rec);
-    } catch (error) {
-      if (!(error instanceof InvalidTaskTransitionError)) this.logError(`Could not set task ${record.task.taskId} ${status}`, error);
-    }
+    const done = await this.engine.settle(record, status, outcome, 'error' in outcome ? outcome.error.message : undefined, firstTry);
+    if (done) this.notify(done, outcome);
   }
 
   private notify(record: TaskRecord, outcome?: TaskOutcome): void {
@@ -168,7 +154,7 @@ export class ModernTasks {
   private detailed(record: TaskRecord, outcome?: TaskOutcome, requests?: Record<string, unknown>): Record<string, unknown> {
     const out = view(record);
     const status = record.task.status;
-    if (status === 'input_required') out.inputRequests = requests ?? this.running.get(record.task.taskId)?.inputs.requests() ?? {};
+    if (status === 'input_required') out.inputRequests = requests ?? this.running.get(record.task.taskId)?.requests() ?? {};
     // Inline, the result is the complete 2026-07-28 CallToolResult the tools/call would have answered.
     if (outcome && status === 'completed' && 'result' in outcome) out.result = { resultType: 'complete', ...outcome.result };
     // A task whose instance died was failed with a message, not an error: the error says so.
@@ -179,7 +165,7 @@ export class ModernTasks {
   /** The open input requests of a task: here, or asked of the instance running it. */
   private async openRequests(taskId: string): Promise<Record<string, InputRequest> | undefined> {
     const local = this.running.get(taskId);
-    if (local) return local.inputs.requests() ?? {};
+    if (local) return local.requests() ?? {};
     return this.relay?.requests(taskId);
   }
 
@@ -199,7 +185,7 @@ export class ModernTasks {
         if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) throw McpError.invalidParams('Invalid params: inputResponses must be an object');
         const taskId = record.task.taskId;
         const local = this.running.get(taskId);
-        if (local) local.inputs.answer(responses as Record<string, unknown>);
+        if (local) local.answer(responses as Record<string, unknown>);
         else if (this.relay && !isTerminal(record.task.status)) {
           // Running on another instance: checked here against its open requests, then handed over.
           const open = await this.relay.requests(taskId);
@@ -215,12 +201,13 @@ export class ModernTasks {
         if (isTerminal(record.task.status)) return {};
         const taskId = record.task.taskId;
         try {
-          const done = await this.store.finish(taskId, record.owner, 'cancelled', { result: { content: [{ type: 'text', text: 'The task was cancelled' }], isError: true } }, 'The task was cancelled by request.');
+          const done = await this.engine.cancel(record);
           if (done) this.notify(done);
         } catch (error) {
+          // It ended first: nothing to cancel, and whatever still runs here stops.
           if (!(error instanceof InvalidTaskTransitionError)) throw error;
+          this.engine.abort(taskId);
         }
-        this.running.get(taskId)?.controller.abort(new McpError(ErrorCode.InvalidRequest, 'The task was cancelled'));
         return {};
       },
     };
@@ -235,16 +222,6 @@ export class ModernTasks {
     return record;
   }
 
-  /** The tasks running here (their leases are renewed). */
-  runningIds(): string[] {
-    return [...this.running.keys()];
-  }
-
-  /** Aborts the handlers still running here (shutdown). */
-  close(): void {
-    for (const [, r] of this.running) r.controller.abort(new McpError(ErrorCode.InternalError, 'The server is shutting down'));
-    this.running.clear();
-  }
 }
 
 /** The flat wire view of a task (ttlMs, pollIntervalMs). */

@@ -1,5 +1,5 @@
 import { ErrorCode } from '../mcp/json-rpc';
-import { McpError, mcpErrorOf } from '../mcp/mcp.error';
+import { McpError } from '../mcp/mcp.error';
 import { ANONYMOUS_OWNER } from '../protocol/connection';
 import type { Outbound } from '../protocol/peer';
 import { echo } from '../protocol/wire';
@@ -11,11 +11,11 @@ import { TaskInputs } from './task-inputs';
 import { ModernTasks } from './modern-tasks';
 import { TaskScope } from './task-scope';
 import { firstText, related } from './task-results';
-import { keepLeases, watchForCancellation } from './task-leases';
 import { delay, immediateAnswer, negotiate } from './task-modes';
+import { TaskEngine } from './task-engine';
 import type { ToolDescriptor } from '../registry/descriptors';
 import type { ResolvedTaskOptions } from './task-options';
-import { InvalidTaskCursorError, InvalidTaskTransitionError, StorageUnavailableError } from './task-store.errors';
+import { InvalidTaskCursorError, InvalidTaskTransitionError } from './task-store.errors';
 import type { TaskStore } from './task-store';
 import { FALLBACK_MODE, isTerminal, MODEL_IMMEDIATE_RESPONSE, TaskOutcome, TaskRecord, TaskSegment } from './task.types';
 
@@ -26,12 +26,11 @@ import { FALLBACK_MODE, isTerminal, MODEL_IMMEDIATE_RESPONSE, TaskOutcome, TaskR
  * proposal are negotiated here.
  */
 export class TaskManager {
-  /** Abort controllers of the handlers running in this process, by task id. */
-  private readonly running = new Map<string, AbortController>();
   /** Where a task's requests to the client go: a waiting tasks/result, here or on another instance. */
   private readonly inputs: TaskInputs;
-  private readonly timers: NodeJS.Timeout[];
-  /** Tasks of the 2026-07-28 era (the tasks extension), over the same store. */
+  /** The engine both eras share: limits, ttl, leases, status changes, cancellation, recording the end. */
+  private readonly engine: TaskEngine;
+  /** Tasks of the 2026-07-28 era (the tasks extension), over the same engine. */
   readonly modern: ModernTasks;
 
   constructor(
@@ -42,24 +41,16 @@ export class TaskManager {
     bus?: TaskBus,
   ) {
     this.inputs = new TaskInputs(clientRequestTimeoutMs, bus, logError);
-    this.modern = new ModernTasks(store, options, logError, bus);
-    this.timers = keepLeases(store, options.leaseMs, () => [...this.running.keys(), ...this.modern.runningIds()], logError);
+    this.engine = new TaskEngine(store, options, logError);
+    this.modern = new ModernTasks(this.engine, logError, bus);
   }
 
   /** tools/call with a `task` field. */
   async callTool(tools: ToolInvoker, tool: ToolDescriptor, args: Record<string, unknown> | undefined, taskParams: Record<string, unknown>, scope: RequestScope): Promise<unknown> {
     const owner = scope.owner;
-    if ((await this.store.countActive(owner)) >= this.options.maxActivePerOwner) {
-      throw McpError.invalidRequest(`Too many tasks in progress: at most ${this.options.maxActivePerOwner} at a time`);
-    }
-    const requested = typeof taskParams.ttl === 'number' && taskParams.ttl > 0 ? taskParams.ttl : this.options.defaultTtlMs;
+    await this.engine.admit(owner);
     const { mode, fallback } = negotiate(taskParams.responseModes);
-    const record = await this.store.create({
-      owner,
-      ttl: Math.min(requested, this.options.maxTtlMs),
-      pollInterval: this.options.pollIntervalMs,
-      statusMessage: fallback ? 'The requested response modes are not supported; answering with a task' : undefined,
-    });
+    const record = await this.engine.create(owner, taskParams.ttl, fallback ? 'The requested response modes are not supported; answering with a task' : undefined);
     const taskId = record.task.taskId;
     // Streaming applies to incremental tools (async generators), when the client accepts it.
     const streams = tool.streaming && (mode === 'streaming' || (mode === 'immediate' && (taskParams.responseModes as unknown[]).includes('streaming')));
@@ -99,16 +90,12 @@ export class TaskManager {
     const { taskId } = record.task;
     const owner = record.owner;
     const controller = new AbortController();
-    this.running.set(taskId, controller);
-    await this.store.renewLeases?.([taskId], this.options.leaseMs).catch((e) => this.logError('Could not take a task lease', e));
-    const watching = new AbortController();
-    // Never rejects: it logs what it could not read.
-    if (this.store.distributed) void watchForCancellation(this.store, taskId, owner, controller, watching.signal, this.logError);
+    const end = await this.engine.begin(record, controller);
     const stopTracking = await this.inputs.track(taskId).catch((e) => {
       this.logError(`Task ${taskId}: requests to the client can only travel on this instance`, e);
       return async () => undefined;
     });
-    const scope = new TaskScope(origin, controller, this.binding(taskId, owner, origin.outbound));
+    const scope = new TaskScope(origin, controller, this.binding(record, origin.outbound));
     let outcome: TaskOutcome;
     let status: 'completed' | 'failed';
     let message: string | undefined;
@@ -118,58 +105,26 @@ export class TaskManager {
       status = result.isError ? 'failed' : 'completed';
       message = result.isError ? firstText(result) : undefined;
     } catch (error) {
-      const mapped = mcpErrorOf(error);
-      const e = mapped ?? new McpError(ErrorCode.InternalError, 'Internal error');
-      if (!mapped) this.logError(`Task ${taskId} of ${tool.where} failed`, error);
-      outcome = { error: e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data } };
+      outcome = this.engine.outcomeOfError(error, `Task ${taskId} of ${tool.where}`);
       status = 'failed';
-      message = e.message;
+      message = (outcome as { error: { message: string } }).error.message;
     } finally {
-      watching.abort();
       scope.finish();
       await stopTracking().catch((e) => this.logError(`Task ${taskId}: could not stop listening to its channel`, e));
     }
-    await this.record(taskId, owner, status, outcome, message, origin.outbound);
-    this.running.delete(taskId);
-    // Best effort: an unreleased lease only delays nothing, since the task is already terminal.
-    await this.store.releaseLease?.(taskId).catch((e) => this.logError(`Could not release the lease of task ${taskId}`, e));
+    const done = await this.engine.settle(record, status, outcome, message);
+    if (done) await this.notifyStatus(origin.outbound, done);
+    await end();
     return outcome;
   }
 
-  /**
-   * Records how a task ended. While the store is unreachable the outcome is kept and retried (the
-   * task's lease is renewed meanwhile), so a result is not lost to a storage outage.
-   */
-  private async record(taskId: string, owner: string, status: 'completed' | 'failed', outcome: TaskOutcome, message: string | undefined, outbound: Outbound): Promise<void> {
-    const deadline = Date.now() + this.options.maxTtlMs;
-    for (;;) {
-      try {
-        const done = await this.store.finish(taskId, owner, status, outcome, message);
-        if (done) await this.notifyStatus(outbound, done);
-        return;
-      } catch (error) {
-        if (error instanceof InvalidTaskTransitionError) return; // cancelled meanwhile: it stays cancelled
-        const unavailable = error instanceof StorageUnavailableError;
-        if (!unavailable || Date.now() > deadline) {
-          this.logError(`Could not record the end of task ${taskId}`, error);
-          return;
-        }
-        await delay(250);
-      }
-    }
-  }
-
   /** What a task's handler uses to ask the client: input_required while any answer is outstanding. */
-  private binding(taskId: string, owner: string, origin: Outbound): TaskBinding {
+  private binding(record: TaskRecord, origin: Outbound): TaskBinding {
+    const { taskId } = record.task;
     let outstanding = 0;
     const setStatus = async (status: 'input_required' | 'working') => {
-      try {
-        const rec = await this.store.setStatus(taskId, owner, status);
-        if (rec) await this.notifyStatus(origin, rec);
-      } catch (error) {
-        // A task that ended meanwhile (cancelled) keeps its terminal status; anything else is logged.
-        if (!(error instanceof InvalidTaskTransitionError)) this.logError(`Could not set task ${taskId} ${status}`, error);
-      }
+      const rec = await this.engine.setLiveStatus(record, status);
+      if (rec) await this.notifyStatus(origin, rec);
     };
     return {
       taskId,
@@ -213,7 +168,7 @@ export class TaskManager {
     let record = await this.find(taskId, scope);
     if (isTerminal(record.task.status)) return this.outcomeOf(taskId, owner);
     // While this request waits, it carries the task's requests to the client (those held first).
-    const stopWaiting = await this.inputs.wait(taskId, { id: scope.id, outbound: scope.outbound }, this.running.has(taskId));
+    const stopWaiting = await this.inputs.wait(taskId, { id: scope.id, outbound: scope.outbound }, this.engine.runsHere(taskId));
     try {
       for (;;) {
         await this.store.waitForChange(taskId, owner, record.version, scope.signal);
@@ -252,31 +207,24 @@ export class TaskManager {
 
   /** tasks/cancel: cancelled before the answer, the handler's signal aborted, and it stays cancelled. */
   async cancel(taskId: string, scope: RequestScope): Promise<Record<string, unknown>> {
-    const owner = scope.owner;
     const record = await this.find(taskId, scope);
     const status = record.task.status;
-    if (status === 'completed' || status === 'failed' || status === 'cancelled') {
-      throw McpError.invalidParams(`Cannot cancel task: already in terminal status '${status}'`);
-    }
+    if (isTerminal(status)) throw McpError.invalidParams(`Cannot cancel task: already in terminal status '${status}'`);
     let done: TaskRecord | undefined;
     try {
-      done = await this.store.finish(taskId, owner, 'cancelled', { result: { content: [{ type: 'text', text: 'The task was cancelled' }], isError: true } }, 'The task was cancelled by request.');
+      done = await this.engine.cancel(record);
     } catch (error) {
       if (error instanceof InvalidTaskTransitionError) throw McpError.invalidParams(`Cannot cancel task: already in terminal status '${error.from}'`);
       throw error;
     }
-    if (!done) throw this.notFound(taskId, false);
-    this.running.get(taskId)?.abort(new McpError(ErrorCode.InvalidRequest, 'The task was cancelled'));
+    if (!done) throw this.notFound(record.task.taskId, false);
     await this.notifyStatus(scope.outbound, done);
     return { ...done.task };
   }
 
-  /** Fails the tasks still running here (the server is shutting down) and aborts their handlers. */
+  /** Aborts the handlers still running here, of both eras (the server is shutting down). */
   async close(): Promise<void> {
-    for (const t of this.timers) clearInterval(t);
-    this.modern.close();
-    for (const [, controller] of this.running) controller.abort(new McpError(ErrorCode.InternalError, 'The server is shutting down'));
-    this.running.clear();
+    this.engine.close();
   }
 
   private async find(taskId: unknown, scope: RequestScope): Promise<TaskRecord> {

@@ -100,7 +100,7 @@ describe('TaskManager', () => {
     expect(await manager.cancel(task.taskId, scope(2, outbound))).toMatchObject({ status: 'cancelled' });
     expect(signal.aborted).toBe(true);
     // The handler's rejection is recorded after the cancellation: the task stays cancelled.
-    await waitFor(() => errors.length === 0 && manager['running'].size === 0);
+    await waitFor(() => errors.length === 0 && !manager['engine'].runsHere(task.taskId));
     expect(await manager.get(task.taskId, scope(3, outbound))).toMatchObject({ status: 'cancelled' });
     await expect(manager.cancel(task.taskId, scope(4, outbound))).rejects.toMatchObject({ code: -32602 });
   });
