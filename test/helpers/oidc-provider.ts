@@ -60,3 +60,35 @@ export async function authorizeWithoutBrowser(authorizationUrl: URL, redirectUri
   }
   throw new Error('too many redirects during authorization');
 }
+
+/** What the principal tests read from the provider's discovery document (`/.well-known/openid-configuration`). */
+export interface ProviderMetadata {
+  issuer: string;
+  token_endpoint: string;
+  jwks_uri: string;
+  introspection_endpoint: string;
+}
+
+export async function providerMetadata(issuer: string): Promise<ProviderMetadata> {
+  const res = await fetch(new URL('/.well-known/openid-configuration', issuer));
+  if (!res.ok) throw new Error(`discovery of ${issuer} answered HTTP ${res.status}`);
+  return (await res.json()) as ProviderMetadata;
+}
+
+/**
+ * A client_credentials access token of one of the fixture's static clients (secret `<client id>-secret`,
+ * HTTP Basic) for `resource` (RFC 8707): a JWT, or an opaque token when the resource ends in /opaque.
+ */
+export async function clientCredentialsToken(metadata: ProviderMetadata, clientId: string, resource: string, scope = 'mcp:tools'): Promise<string> {
+  const res = await fetch(metadata.token_endpoint, {
+    method: 'POST',
+    headers: {
+      Authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(`${clientId}-secret`)}`).toString('base64')}`,
+      'Content-Type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope, resource }).toString(),
+  });
+  const body = (await res.json()) as { access_token?: string };
+  if (!res.ok || !body.access_token) throw new Error(`no token for ${clientId} (HTTP ${res.status}): ${JSON.stringify(body)}`);
+  return body.access_token;
+}
