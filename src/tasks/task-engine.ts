@@ -12,6 +12,14 @@ const CANCELLED: TaskOutcome = { result: { content: [{ type: 'text', text: 'The 
 
 /** How long to wait before asking an unavailable store again to record a task's end. */
 const SAVE_RETRY_MS = 250;
+/** How long shutdown waits for aborted handlers to record their end and give up their leases, before the stores close. */
+const CLOSE_GRACE_MS = 5_000;
+
+interface Running {
+  readonly controller: AbortController;
+  /** Settles once the task's end is recorded and its lease released (or given up). */
+  readonly ended: Promise<void>;
+}
 
 /**
  * The one task engine under both protocol eras: the per-owner limit, time to live, the tasks running
@@ -22,8 +30,9 @@ const SAVE_RETRY_MS = 250;
  */
 export class TaskEngine {
   /** The handlers running in this process, by task id. */
-  private readonly running = new Map<string, AbortController>();
+  private readonly running = new Map<string, Running>();
   private readonly timers: NodeJS.Timeout[];
+  private closing = false;
 
   constructor(
     readonly store: TaskStore,
@@ -52,16 +61,21 @@ export class TaskEngine {
    */
   async begin(record: TaskRecord, controller: AbortController): Promise<() => Promise<void>> {
     const { taskId } = record.task;
-    this.running.set(taskId, controller);
+    let ended: () => void = () => undefined;
+    this.running.set(taskId, { controller, ended: new Promise<void>((resolve) => (ended = resolve)) });
     await this.store.renewLeases?.([taskId], this.options.leaseMs).catch((e) => this.logError('Could not take a task lease', e));
     const watching = new AbortController();
     // Never rejects: it logs what it could not read.
     if (this.store.distributed) void watchForCancellation(this.store, taskId, record.owner, controller, watching.signal, this.logError);
     return async () => {
       watching.abort();
-      this.running.delete(taskId);
-      // Best effort: an unreleased lease delays nothing, since the task is already terminal.
-      await this.store.releaseLease?.(taskId).catch((e) => this.logError(`Could not release the lease of task ${taskId}`, e));
+      try {
+        // Best effort: an unreleased lease delays nothing, since the task is already terminal.
+        await this.store.releaseLease?.(taskId).catch((e) => this.logError(`Could not release the lease of task ${taskId}`, e));
+      } finally {
+        this.running.delete(taskId);
+        ended();
+      }
     };
   }
 
@@ -88,7 +102,8 @@ export class TaskEngine {
         return await this.store.finish(taskId, record.owner, status, outcome, message);
       } catch (error) {
         if (error instanceof InvalidTaskTransitionError) return undefined;
-        if (!(error instanceof StorageUnavailableError) || Date.now() > deadline) {
+        // Shutting down, the store goes next: the lease lapses and another instance fails the task.
+        if (!(error instanceof StorageUnavailableError) || Date.now() > deadline || this.closing) {
           this.logError(`Could not record the end of task ${taskId}`, error);
           return undefined;
         }
@@ -122,7 +137,7 @@ export class TaskEngine {
 
   /** Aborts the handler of a task, if it runs here, as cancelled. */
   abort(taskId: string): void {
-    this.running.get(taskId)?.abort(new McpError(ErrorCode.InvalidRequest, 'The task was cancelled'));
+    this.running.get(taskId)?.controller.abort(new McpError(ErrorCode.InvalidRequest, 'The task was cancelled'));
   }
 
   /** True while the task's handler runs in this process. */
@@ -130,10 +145,19 @@ export class TaskEngine {
     return this.running.has(taskId);
   }
 
-  /** Stops the lease timers and aborts the handlers still running here (the server is shutting down). */
-  close(): void {
+  /**
+   * Stops the lease timers and aborts the handlers still running here (the server is shutting down),
+   * then waits (5 s at most) for them to record their end and release their leases: the stores close next.
+   */
+  async close(): Promise<void> {
+    this.closing = true;
     for (const t of this.timers) clearInterval(t);
-    for (const [, controller] of this.running) controller.abort(new McpError(ErrorCode.InternalError, 'The server is shutting down'));
-    this.running.clear();
+    const running = [...this.running.values()];
+    for (const r of running) r.controller.abort(new McpError(ErrorCode.InternalError, 'The server is shutting down'));
+    if (running.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)));
+    await Promise.race([Promise.all(running.map((r) => r.ended)), grace]);
+    clearTimeout(timer);
   }
 }

@@ -223,8 +223,8 @@ export class TaskManager {
   }
 
   /** Aborts the handlers still running here, of both eras (the server is shutting down). */
-  async close(): Promise<void> {
-    this.engine.close();
+  close(): Promise<void> {
+    return this.engine.close();
   }
 
   private async find(taskId: unknown, scope: RequestScope): Promise<TaskRecord> {

@@ -2,7 +2,7 @@ import { McpApplication } from '../../../src';
 import { gate, ModernTasksModule } from '../../fixtures/modern-task-tools';
 import { connect } from '../../helpers/in-memory';
 import { envelope, postModern } from '../../helpers/modern-http';
-import { OutageTaskStore } from '../../helpers/outage-task-store';
+import { LeasedTaskStore, OutageTaskStore } from '../../helpers/outage-task-store';
 import { TaskModule } from '../../helpers/task-tools';
 import { waitFor } from '../../helpers/wait-for';
 
@@ -57,5 +57,31 @@ describe('a task result saved through a task store outage', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('shutting down while tasks run', () => {
+  const logger = (errors: string[]) => ({ error: (m: string) => errors.push(m), warn: () => undefined, info: () => undefined });
+
+  it('2025-11-25: records their end and releases their leases before the store closes, logging nothing', async () => {
+    const store = new LeasedTaskStore();
+    const errors: string[] = [];
+    const { app, client } = await connect(TaskModule, { taskStore: { useValue: store }, logger: logger(errors) });
+    const { task } = (await client.request('tools/call', { name: 'wait', arguments: { ms: 60_000 }, task: {} })) as { task: { taskId: string } };
+    await app.close();
+    expect(errors).toEqual([]);
+    expect(store.released).toEqual([task.taskId]);
+  });
+
+  it('2026-07-28: records their end and releases their leases before the store closes, logging nothing', async () => {
+    const store = new LeasedTaskStore();
+    const errors: string[] = [];
+    const app = await McpApplication.create(ModernTasksModule, { taskStore: { useValue: store }, logger: logger(errors) });
+    const url = (await app.listen({ http: { host: '127.0.0.1', port: 0 } })).http!.url;
+    const modern = await postModern(url, 'tools/call', { name: 'waits', arguments: { key: 'never-opened' }, _meta: withTasks() });
+    const taskId = modern.body.result!.taskId as string;
+    await app.close();
+    expect(errors).toEqual([]);
+    expect(store.released).toEqual([taskId]);
   });
 });
