@@ -20,9 +20,13 @@ import { SessionScope } from './session-scope';
 import { ClientRequests } from './client-requests';
 import type { ModernDispatch } from './modern/modern-dispatch';
 import type { ModernScope } from './modern/modern-scope';
-import { Era, isEnveloped, MetaKey } from '../mcp/eras';
+import { Era, MetaKey } from '../mcp/eras';
 import { echo } from './wire';
 import { ownerOf } from '../auth/principal';
+import { classifyInbound, type LegacyInbound, type ModernInbound } from './inbound';
+
+/** A request of a session serving only the legacy era: nothing to classify. */
+const LEGACY_REQUEST: LegacyInbound = Object.freeze({ era: 'legacy' });
 import type { RequestTelemetry } from './telemetry/telemetry-options';
 
 /** What a session needs from the engine that owns it. */
@@ -118,12 +122,19 @@ export class ServerSession implements Connection, Outbound, SessionControl {
   private async serve(request: JsonRpcRequest, extra: TransportExtra | undefined): Promise<JsonRpcResponse | undefined> {
     const { id, method } = request;
     if (this.inflight.has(id)) return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(echo(id))} is already in use`);
-    const modern = this.host.modern && this.eraOf(request) === 'modern' ? this.host.modern : undefined;
+    const modern = this.host.modern;
+    // Over HTTP the transport classified the request already (its envelope travels in `extra`).
+    const inbound = extra?.envelope ? { era: 'modern' as const, peer: extra.envelope } : modern ? classifyInbound(request, { support: modern.support, pinned: this.era }) : LEGACY_REQUEST;
+    if ('reject' in inbound) {
+      const e = modern!.mapError(inbound.reject);
+      return errorResponse(id, e.code, e.message, e.data);
+    }
+    if (inbound.pin) this.era = inbound.pin;
     let scope: SessionScope;
     let handler: MethodHandler;
-    if (modern) {
+    if (inbound.era === 'modern' && modern) {
       try {
-        ({ scope, handler } = modern.prepare(request, extra, this, this.ownerKey(extra)));
+        ({ scope, handler } = modern.prepare(request, (inbound as ModernInbound).peer, extra, this, this.ownerKey(extra)));
       } catch (error) {
         const e = modern.mapError(mcpErrorOf(error) ?? new McpError(ErrorCode.InternalError, 'Internal error'));
         return errorResponse(id, e.code, e.message, e.data);
@@ -139,13 +150,13 @@ export class ServerSession implements Connection, Outbound, SessionControl {
     }
     this.inflight.set(id, scope);
     try {
-      const result = modern ? await modern.run(handler, scope as ModernScope) : await handler(scope.params, scope);
+      const result = inbound.era === 'modern' ? await modern!.run(handler, scope as ModernScope) : await handler(scope.params, scope);
       return scope.cancelled ? undefined : { jsonrpc: '2.0', id, result: result ?? {} };
     } catch (error) {
       if (scope.cancelled) return undefined;
       const mapped = mcpErrorOf(error);
       if (mapped) {
-        const e = modern ? modern.mapError(mapped) : mapped;
+        const e = inbound.era === 'modern' ? modern!.mapError(mapped) : mapped;
         return errorResponse(id, e.code, e.message, e.data);
       }
       this.host.logError(`Unhandled error in ${method}`, error);
@@ -154,17 +165,6 @@ export class ServerSession implements Connection, Outbound, SessionControl {
       this.inflight.delete(id);
       scope.finish();
     }
-  }
-
-  /**
-   * The era of a request. A connection of one era keeps it; an undecided one (stdio serving both) is
-   * pinned by its first `initialize` (legacy) or `server/discover` / enveloped request (modern).
-   */
-  private eraOf(request: JsonRpcRequest): Era {
-    if (this.era !== 'auto') return this.era;
-    if (request.method === 'initialize') this.era = 'legacy';
-    else if (request.method === 'server/discover' || isEnveloped(request)) this.era = 'modern';
-    return this.era === 'auto' ? 'legacy' : this.era;
   }
 
   private handleNotification(notification: JsonRpcNotification): void {

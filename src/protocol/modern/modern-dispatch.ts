@@ -4,7 +4,8 @@ import { McpError } from '../../mcp/mcp.error';
 import type { Implementation, ServerCapabilities } from '../../mcp/mcp-types';
 import type { MethodHandler, TransportExtra } from '../request-scope';
 import { RawJson, echo } from '../wire';
-import { MODERN_METHODS, MRTR_METHODS, readEnvelope } from './envelope';
+import { MODERN_METHODS, MRTR_METHODS } from './envelope';
+import type { PeerState } from '../peer';
 import { InputRound } from './input-round';
 import { ModernScope, ModernSession, RoundFactory } from './modern-scope';
 import { digestOfCanonical, RequestStateSealer, stableJson, type StateBinding } from './request-state';
@@ -52,9 +53,8 @@ export class ModernDispatch implements RoundFactory {
     return this.options.support;
   }
 
-  /** Checks the envelope and the method; throws the McpError to answer with. */
-  prepare(request: JsonRpcRequest, extra: TransportExtra | undefined, session: ModernSession, owner: string): { scope: ModernScope; handler: MethodHandler } {
-    const peer = extra?.envelope ?? readEnvelope(request, this.options.support);
+  /** Checks the method of a request whose envelope (`peer`) was read; throws the McpError to answer with. */
+  prepare(request: JsonRpcRequest, peer: PeerState, extra: TransportExtra | undefined, session: ModernSession, owner: string): { scope: ModernScope; handler: MethodHandler } {
     const handler = this.route(request.method);
     if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${echo(request.method)}`);
     const params = request.params ?? {};

@@ -1,10 +1,9 @@
 import type { AuthInfo } from '../../context/mcp-context';
-import { ErrorCode, errorResponse, isRequest, isResponse, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
-import { MODERN_PROTOCOL_VERSIONS, ModernErrorCode, supportedVersions } from '../../mcp/eras';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '../../mcp/mcp-types';
+import { ErrorCode, errorResponse, isRequest, JsonRpcMessage, JsonRpcRequest, RequestId } from '../../mcp/json-rpc';
 import { echo } from '../../protocol/wire';
-import { checkModernHeaders, isModernPost, modernStatus } from './modern-headers';
-import { McpError } from '../../mcp/mcp.error';
+import { classifyInbound } from '../../protocol/inbound';
+import type { PeerState } from '../../protocol/peer';
+import { modernStatus } from './modern-headers';
 import { ownerOf } from '../../auth/principal';
 import type { TransportExtra } from '../../protocol/request-scope';
 import { accepted, accepts, Ctx, fail, networkOf, replyMessage } from './http-replies';
@@ -36,10 +35,14 @@ export class PostHandler {
     const message = await readMessage(ctx, this.options);
     if (!message) return;
     const extra: TransportExtra = { headers: ctx.req.headers, auth: principal.auth, network: networkOf(ctx) };
-    const support = this.modern?.support ?? 'legacy';
-    if (isModernPost(message, ctx.get('mcp-protocol-version') || undefined, support)) return this.serveModern(ctx, message, extra);
-    const version = ctx.get('mcp-protocol-version');
-    if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return this.unsupportedVersion(ctx, version, isRequest(message) ? message.id : null);
+    const headers = ctx.req.headers;
+    const inbound = classifyInbound(message, { support: this.modern?.support ?? 'legacy', header: (name) => single(headers[name]) });
+    if ('reject' in inbound) {
+      const e = inbound.reject;
+      return replyMessage(ctx, 400, errorResponse(isRequest(message) ? message.id : null, e.code, e.message, e.data));
+    }
+    if ('notification' in inbound) return this.modernNotification(ctx, message, extra, inbound.notification);
+    if (inbound.era === 'modern') return this.serveModern(ctx, message as JsonRpcRequest, extra, inbound.peer);
     if (!this.options.sessions) return this.serveStateless(ctx, message, extra);
     await this.serveInSession(ctx, message, extra, principal.auth);
   }
@@ -75,28 +78,23 @@ export class PostHandler {
     });
   }
 
-  /** A 2026-07-28 request: checked, then served on its own, statelessly; closing its stream cancels it. */
-  private async serveModern(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra): Promise<void> {
-    if (!isRequest(message)) {
-      if (isResponse(message)) return fail(ctx, 400, ErrorCode.InvalidRequest, 'Bad Request: a 2026-07-28 client sends no responses');
-      // A notification (an extension's, a custom one) reaches the application's listeners.
-      // The version is the one this request was routed by (the header named it, or its _meta did).
-      const version = MODERN_PROTOCOL_VERSIONS.find((v) => v === ctx.get('mcp-protocol-version')) ?? MODERN_PROTOCOL_VERSIONS[0];
-      const http = this.sessions.ephemeral(version, 'modern');
-      try {
-        await http.session.receive(message, extra);
-      } finally {
-        http.session.close();
-      }
-      return accepted(ctx);
+  /** A 2026-07-28 notification (an extension's, a custom one): it reaches the application's listeners. */
+  private async modernNotification(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra, version: string): Promise<void> {
+    const http = this.sessions.ephemeral(version, 'modern');
+    try {
+      await http.session.receive(message, extra);
+    } finally {
+      http.session.close();
     }
-    const support = this.modern?.support ?? 'legacy';
-    const checked = checkModernHeaders(ctx.req.headers, message, support);
-    if (checked instanceof McpError) return replyMessage(ctx, 400, errorResponse(message.id, checked.code, checked.message, checked.data));
+    accepted(ctx);
+  }
+
+  /** A 2026-07-28 request, its headers and envelope checked: served on its own, statelessly; closing its stream cancels it. */
+  private async serveModern(ctx: Ctx, message: JsonRpcRequest, extra: TransportExtra, peer: PeerState): Promise<void> {
     if (!this.modern?.knows(message.method)) return replyMessage(ctx, 404, errorResponse(message.id, ErrorCode.MethodNotFound, `Method not found: ${echo(message.method)}`));
-    // The session reads the envelope from here rather than again from the body.
-    extra.envelope = checked;
-    const http = this.sessions.ephemeral(checked.protocolVersion, 'modern');
+    // The session takes the envelope from here rather than reading it again from the body.
+    extra.envelope = peer;
+    const http = this.sessions.ephemeral(peer.protocolVersion, 'modern');
     const cancel = () => http.session.close();
     ctx.res.once('close', cancel);
     const { finished } = await answerRequest(ctx, http, message, extra, {
@@ -110,14 +108,6 @@ export class PostHandler {
       ctx.res.off('close', cancel);
       http.session.close();
     });
-  }
-
-  /** A legacy request naming a version this server does not serve: 400, with the versions it does. */
-  private unsupportedVersion(ctx: Ctx, version: string, id: RequestId | null): void {
-    const support = this.modern?.support ?? 'legacy';
-    // Only a server that speaks the modern era answers with a modern error (a dual-era client then stays modern).
-    if (support === 'legacy') return fail(ctx, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${echo(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`, id);
-    replyMessage(ctx, 400, errorResponse(id, ModernErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: MCP-Protocol-Version ${echo(version)} is not served here`, { supported: supportedVersions(support), requested: echo(version) }));
   }
 
   private async serveStateless(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra): Promise<void> {
@@ -138,3 +128,8 @@ export class PostHandler {
   }
 }
 
+
+/** A header's value ('' when absent; repeated ones joined as Node joins them). */
+function single(value: string | string[] | undefined): string {
+  return Array.isArray(value) ? value.join(', ') : (value ?? '');
+}

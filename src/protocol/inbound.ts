@@ -1,0 +1,159 @@
+import { Era, EraSupport, isEnveloped, isModernVersion, metaOf, MetaKey, ModernErrorCode, supportedVersions } from '../mcp/eras';
+import { ErrorCode, isRequest, isResponse, JsonRpcMessage, JsonRpcRequest } from '../mcp/json-rpc';
+import { McpError, mcpErrorOf } from '../mcp/mcp.error';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../mcp/mcp-types';
+import { decodeHeaderValue } from '../schema/mcp-header';
+import { legacyInitialize, readEnvelope } from './modern/envelope';
+import type { PeerState } from './peer';
+import { echo } from './wire';
+
+/** What the transport knows of a message besides the message itself. */
+export interface InboundFacts {
+  /** The eras the server serves. */
+  readonly support: EraSupport;
+  /**
+   * A Streamable HTTP POST: one of its headers ('' when absent). HTTP keeps no memory between
+   * messages: each is classified by its own body and headers.
+   */
+  readonly header?: (name: string) => string;
+  /** A message transport (stdio, in-process): its era so far, 'auto' until a message decides it. */
+  readonly pinned?: Era | 'auto';
+}
+
+/** A message of the 2025-11-25 era (or earlier): served by its session, or statelessly. */
+export interface LegacyInbound {
+  readonly era: 'legacy';
+  /** A message transport's era from now on. */
+  readonly pin?: 'legacy';
+}
+
+/** A 2026-07-28 request: its envelope, read and checked once. */
+export interface ModernInbound {
+  readonly era: 'modern';
+  readonly peer: PeerState;
+  readonly pin?: 'modern';
+}
+
+/** A 2026-07-28 notification over HTTP, routed by this protocol version. */
+export interface ModernNotification {
+  readonly era: 'modern';
+  readonly notification: string;
+  readonly pin?: undefined;
+}
+
+/** A message refused before any handler: answered with this error (HTTP status 400). */
+export interface RejectedInbound {
+  readonly reject: McpError;
+}
+
+export type Inbound = LegacyInbound | ModernInbound | ModernNotification | RejectedInbound;
+
+const LEGACY: LegacyInbound = Object.freeze({ era: 'legacy' });
+const PIN_LEGACY: LegacyInbound = Object.freeze({ era: 'legacy', pin: 'legacy' });
+
+/** The methods whose `Mcp-Name` header mirrors a param (`params.name`, or `params.uri` for resources/read). */
+const NAMED: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
+
+/**
+ * The one place the era of an inbound message is decided, for every transport: pure, never throws.
+ * - Over HTTP: a server serving both eras takes a message as 2026-07-28 when its MCP-Protocol-Version
+ *   header names a modern revision or its body carries the per-request envelope; a modern request's
+ *   headers and envelope are then checked in the spec's order (see `checkModernPost`), and a legacy
+ *   message naming a version not served is refused.
+ * - Over a message transport serving both, the first `initialize` pins the connection to 2025-11-25, and
+ *   the first `server/discover` or enveloped request to 2026-07-28; a modern request's envelope is read.
+ * Whether the method exists is the dispatcher's business, not this function's.
+ */
+export function classifyInbound(message: JsonRpcMessage, facts: InboundFacts): Inbound {
+  return facts.header ? classifyPost(message, facts.support, facts.header) : classifyMessage(message, facts.support, facts.pinned ?? 'legacy');
+}
+
+function classifyPost(message: JsonRpcMessage, support: EraSupport, header: (name: string) => string): Inbound {
+  const version = header('mcp-protocol-version');
+  const modern = support === 'modern' || (support === 'dual' && (isModernVersion(version) || isEnveloped(message)));
+  if (!modern) {
+    if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return { reject: unsupportedLegacyVersion(version, support) };
+    return LEGACY;
+  }
+  if (isRequest(message)) return checkModernPost(message, support, header);
+  if (isResponse(message)) return { reject: new McpError(ErrorCode.InvalidRequest, 'Bad Request: a 2026-07-28 client sends no responses') };
+  // The version the notification is routed by: the header's when it names one served, else the newest.
+  return { era: 'modern', notification: isModernVersion(version) ? version : supportedVersions('modern')[0] };
+}
+
+function classifyMessage(message: JsonRpcMessage, support: EraSupport, pinned: Era | 'auto'): Inbound {
+  if (!isRequest(message) || support === 'legacy' || pinned === 'legacy') return LEGACY;
+  if (pinned === 'auto') {
+    if (message.method === 'initialize') return PIN_LEGACY;
+    if (message.method !== 'server/discover' && !isEnveloped(message)) return LEGACY;
+  }
+  try {
+    const peer = readEnvelope(message, support);
+    return pinned === 'auto' ? { era: 'modern', peer, pin: 'modern' } : { era: 'modern', peer };
+  } catch (error) {
+    return { reject: mcpErrorOf(error) ?? new McpError(ErrorCode.InternalError, 'Internal error') };
+  }
+}
+
+/**
+ * The checks of a modern POST before its method is served, in the spec's order: the
+ * MCP-Protocol-Version header (-32020 when missing), the `_meta` fields (-32602), header/body version
+ * agreement (-32020), the version itself (-32022), then Mcp-Method and Mcp-Name (-32020).
+ */
+function checkModernPost(request: JsonRpcRequest, support: EraSupport, header: (name: string) => string): ModernInbound | RejectedInbound {
+  // A legacy client of a modern-only server: name the versions it could use.
+  if (request.method === 'initialize' && !isEnveloped(request)) return { reject: legacyInitialize(request, support) };
+  const version = header('mcp-protocol-version');
+  if (!version) return mismatch('the MCP-Protocol-Version header is required');
+  let peer: PeerState;
+  try {
+    peer = readEnvelope(request, support);
+  } catch (error) {
+    const e = mcpErrorOf(error) ?? new McpError(ErrorCode.InternalError, 'Internal error');
+    // A version not served that the header does not even agree with: the disagreement is reported.
+    if (e.code === ModernErrorCode.UnsupportedProtocolVersion && metaOf(request)?.[MetaKey.protocolVersion] !== version) return versionMismatch(version, request);
+    return { reject: e };
+  }
+  if (peer.protocolVersion !== version) return versionMismatch(version, request);
+  const method = header('mcp-method');
+  if (!method) return mismatch('the Mcp-Method header is required');
+  if (method !== request.method) return mismatch(`Mcp-Method header ${quote(method)} does not match the body's method ${quote(request.method)}`);
+  const field = NAMED[request.method];
+  if (field) {
+    const raw = header('mcp-name');
+    if (!raw) return mismatch(`the Mcp-Name header is required for ${request.method}`);
+    const name = decodeHeaderValue(raw);
+    if (name === undefined) return mismatch('the Mcp-Name header is not a valid =?base64?…?= value');
+    const value = request.params?.[field];
+    if (name !== value) return mismatch(`Mcp-Name header ${quote(name)} does not match params.${field} ${quote(typeof value === 'string' ? value : String(echo(value)))}`);
+  }
+  return { era: 'modern', peer };
+}
+
+/** A legacy message naming a version this server does not serve; a server that speaks the modern era answers in its terms. */
+function unsupportedLegacyVersion(version: string, support: EraSupport): McpError {
+  if (support === 'legacy') return new McpError(-32000, `Bad Request: unsupported MCP-Protocol-Version ${echo(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+  return new McpError(ModernErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: MCP-Protocol-Version ${echo(version)} is not served here`, {
+    supported: supportedVersions(support),
+    requested: echo(version),
+  });
+}
+
+function versionMismatch(version: string, request: JsonRpcRequest): RejectedInbound {
+  return mismatch(`MCP-Protocol-Version header ${quote(version)} does not match _meta protocolVersion ${quote(String(metaOf(request)?.[MetaKey.protocolVersion]))}`);
+}
+
+function mismatch(why: string): RejectedInbound {
+  return { reject: new McpError(ModernErrorCode.HeaderMismatch, `Header mismatch: ${why}`) };
+}
+
+function quote(value: string): string {
+  return JSON.stringify(echo(value));
+}
