@@ -48,7 +48,7 @@ export type { DynamicTool, DynamicResource, DynamicStaticResource, DynamicResour
 export type { ListenOptions, ListenResult, ConnectOptions, ConnectionHandle } from './kernel/listen-options';
 export type { ApplicationOptions, ServerInfo } from './kernel/application-options';
 export type { TelemetryOptions } from './protocol/telemetry/telemetry-options';
-export type { Middleware, Invocation } from './kernel/middleware';
+export type { Middleware, Invocation } from './contracts/middleware';
 export type { LogFields, LogLevel, ServerLogger, StderrLoggerOptions } from './kernel/server-logger';
 export { StderrLogger } from './kernel/server-logger';
 export { pinoLogger } from './kernel/pino-logger';
@@ -93,7 +93,7 @@ export type { SessionBackplane, SessionEnvelope, SharedSessionState } from './tr
 export type { ScaleOut, ScaleOutFactory, ScaleOutEnvironment } from './kernel/scale-out';
 export type { TaskBus, TaskBusMessage } from './tasks/task-bus';
 export type { TokenVerifier, VerifyContext } from './auth/token-verifier';
-export type { CanActivate, GuardContext, GuardClass } from './auth/guard';
+export type { CanActivate, GuardContext, GuardClass } from './contracts/guard';
 export { InvalidTokenError, ForbiddenError, FORBIDDEN_CODE, AuthorizationServerError } from './auth/auth.errors';
 export { OAuthProxy, InMemoryOAuthProxyStore, OAuthError } from './auth/oauth-proxy';
 export type { OAuthProxyOptions, UpstreamProviderOptions, UpstreamTokens, UpstreamIdentity, SigningJwk, OAuthProxyStore, InMemoryOAuthProxyStoreOptions } from './auth/oauth-proxy';
@@ -108,7 +108,7 @@ export { InputRequiredError, isInputRequired } from './protocol/modern/input-rou
 export type { Era, EraSupport } from './mcp/eras';
 export { MODERN_PROTOCOL_VERSIONS, MetaKey, ModernErrorCode, TASKS_EXTENSION } from './mcp/eras';
 export type { Extensions, ExtensionSettings } from './mcp/extensions';
-export type { CacheHint, CacheHints } from './protocol/modern/cache-hints';
+export type { CacheHint, CacheHints } from './contracts/cache-hints';
 export type { RequestStateOptions } from './protocol/modern/request-state';
 export { McpClient } from './client/mcp-client';
 export type { McpClientOptions, NotificationHandler, InitializeResult } from './client/mcp-client';

@@ -1,4 +1,4 @@
-import type { GuardClass } from '../auth/guard';
+import type { GuardClass } from '../contracts/guard';
 import { accessDecorator, ClassOrMethodDecorator } from './access-target';
 
 /**

@@ -1,4 +1,4 @@
-import type { Middleware } from '../kernel/middleware';
+import type { Middleware } from '../contracts/middleware';
 import { accessDecorator, ClassOrMethodDecorator } from './access-target';
 
 /**

@@ -1,11 +1,11 @@
 import type { Implementation } from '../mcp/mcp-types';
-import type { Middleware } from './middleware';
+import type { Middleware } from '../contracts/middleware';
 import type { LogLevel, ServerLogger } from './server-logger';
 import type { TaskStore } from '../tasks/task-store';
 import type { ScaleOutFactory } from './scale-out';
 import type { EraSupport } from '../mcp/eras';
 import type { ViewsOptions } from '../views/view.types';
-import type { CacheHints } from '../protocol/modern/cache-hints';
+import type { CacheHints } from '../contracts/cache-hints';
 import type { RequestStateOptions } from '../protocol/modern/request-state';
 import type { ExtensionSettings, Extensions } from '../mcp/extensions';
 import type { TelemetryOptions } from '../protocol/telemetry/telemetry-options';

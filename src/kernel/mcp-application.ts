@@ -1,5 +1,5 @@
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
-import type { CanActivate } from '../auth/guard';
+import type { CanActivate } from '../contracts/guard';
 import type { SessionInfo } from '../context/mcp-context';
 import { AddressInUseError } from '../errors/address-in-use.error';
 import type { ClassType } from '../metadata/records';

@@ -175,3 +175,6 @@ export interface ElicitResult { action: 'accept' | 'decline' | 'cancel'; content
 
 export const LATEST_PROTOCOL_VERSION = '2025-11-25';
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+
+/** The `_meta` key that ties a message to the task it belongs to (MCP tasks). */
+export const RELATED_TASK = 'io.modelcontextprotocol/related-task';

@@ -1,8 +1,8 @@
-import type { GuardClass } from '../auth/guard';
+import type { GuardClass } from '../contracts/guard';
 import type { ApplicationOptions } from '../kernel/application-options';
-import type { Middleware } from '../kernel/middleware';
+import type { Middleware } from '../contracts/middleware';
 import type { Annotations, Icon, JsonSchemaObject, Meta, TaskSupport, ToolAnnotations } from '../mcp/mcp-types';
-import type { CacheHint } from '../protocol/modern/cache-hints';
+import type { CacheHint } from '../contracts/cache-hints';
 import type { ToolUi } from '../views/view.types';
 
 /** A class constructor, as decorators see it. */

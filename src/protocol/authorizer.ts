@@ -1,5 +1,5 @@
 import { ForbiddenError } from '../auth/auth.errors';
-import type { CanActivate, GuardClass, GuardContext } from '../auth/guard';
+import type { CanActivate, GuardClass, GuardContext } from '../contracts/guard';
 import type { AuthInfo } from '../context/mcp-context';
 import type { HandlerAccess, HandlerRef } from '../registry/descriptors';
 import type { TransportExtra } from './request-scope';

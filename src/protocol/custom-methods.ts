@@ -6,7 +6,7 @@ import type { ServerCapabilities } from '../mcp/mcp-types';
 import type { HandlerRef } from '../registry/descriptors';
 import { accessFromOptions, type AccessOptions } from '../registry/handler-access';
 import { hostileShape } from '../validation/validate-input';
-import type { GuardClass } from '../auth/guard';
+import type { GuardClass } from '../contracts/guard';
 import { Authorizer, callerOf } from './authorizer';
 import type { MethodHandler, RequestScope } from './request-scope';
 import type { Invoke } from './tool-invoker';

@@ -1,5 +1,5 @@
 import type { McpContext } from '../context/mcp-context';
-import { RequestContext } from '../context/request-context';
+import { RequestContext } from './request-context';
 import type { RequestId } from '../mcp/json-rpc';
 import type { Outbound, PeerState, SessionControl } from './peer';
 import type { RequestScope, TransportExtra } from './request-scope';

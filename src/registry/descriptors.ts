@@ -1,4 +1,4 @@
-import type { CacheHint } from '../protocol/modern/cache-hints';
+import type { CacheHint } from '../contracts/cache-hints';
 import type {
   Annotations,
   PromptDefinition,
@@ -8,8 +8,8 @@ import type {
   ToolAnnotations,
   ToolDefinition,
 } from '../mcp/mcp-types';
-import type { GuardClass } from '../auth/guard';
-import type { Middleware } from '../kernel/middleware';
+import type { GuardClass } from '../contracts/guard';
+import type { Middleware } from '../contracts/middleware';
 import type { UriTemplate } from './uri-template';
 import type { ViewContent } from '../views/view-content';
 

@@ -1,6 +1,6 @@
 import type { McpContext } from '../context/mcp-context';
-import type { GuardClass } from '../auth/guard';
-import type { Middleware } from '../kernel/middleware';
+import type { GuardClass } from '../contracts/guard';
+import type { Middleware } from '../contracts/middleware';
 import type { JsonSchemaObject, PromptArgument, PromptDefinition, TaskSupport, ToolDefinition } from '../mcp/mcp-types';
 import type { ResourceCommonOptions } from '../metadata/records';
 

@@ -1,9 +1,9 @@
 import { InvalidDecoratorOptionsError } from '../errors/invalid-decorator-options.error';
-import type { GuardClass } from '../auth/guard';
+import type { GuardClass } from '../contracts/guard';
 import { metadataStore } from '../metadata/metadata-store';
 import type { AccessRecord } from '../metadata/records';
 import type { HandlerAccess } from './descriptors';
-import type { Middleware } from '../kernel/middleware';
+import type { Middleware } from '../contracts/middleware';
 
 /** What a handler is, as guards see it. */
 export type AccessTarget = Pick<HandlerAccess, 'kind' | 'name' | 'annotations' | '_meta'>;

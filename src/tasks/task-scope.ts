@@ -1,5 +1,5 @@
 import type { McpContext } from '../context/mcp-context';
-import { RequestContext } from '../context/request-context';
+import { RequestContext } from '../protocol/request-context';
 import type { RequestId } from '../mcp/json-rpc';
 import type { Outbound, PeerState } from '../protocol/peer';
 import type { RequestScope, TaskBinding, TransportExtra } from '../protocol/request-scope';

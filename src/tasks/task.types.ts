@@ -40,8 +40,8 @@ export type TaskOutcome = { result: Record<string, unknown> } | { error: JsonRpc
 /** A streamed result segment: a content block with its sequence number. */
 export type TaskSegment = ContentBlock & { seqNr: number };
 
-/** `_meta` keys of the tasks specification and the task-result-streaming proposal. */
-export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+/** `_meta` keys of the tasks specification and the task-result-streaming proposal (RELATED_TASK is vocabulary: src/mcp). */
+export { RELATED_TASK } from '../mcp/mcp-types';
 export const MODEL_IMMEDIATE_RESPONSE = 'io.modelcontextprotocol/model-immediate-response';
 export const FALLBACK_MODE = 'io.modelcontextprotocol/fallback-mode';
 

@@ -9,10 +9,10 @@ import type { PeerState } from '../peer';
 import { InputRound } from './input-round';
 import { ModernScope, ModernSession, RoundFactory } from './modern-scope';
 import { digestOfCanonical, RequestStateSealer, stableJson, type StateBinding } from './request-state';
-import type { CacheHints } from './cache-hints';
+import type { CacheHints } from '../../contracts/cache-hints';
 import { ownerOf } from '../../auth/principal';
 
-export type { CacheHint, CacheHints } from './cache-hints';
+export type { CacheHint, CacheHints } from '../../contracts/cache-hints';
 
 export interface ModernDispatchOptions {
   support: EraSupport;

@@ -4,7 +4,7 @@ import type { Outbound, OutboundRequestOptions, PeerState, SessionControl } from
 import type { TransportExtra } from '../request-scope';
 import { SessionScope } from '../session-scope';
 import type { InputRound } from './input-round';
-import type { CacheHint } from './cache-hints';
+import type { CacheHint } from '../../contracts/cache-hints';
 
 /** Builds the InputRound of a multi round-trip request (the dispatch, which holds the sealer). */
 export interface RoundFactory {

@@ -35,6 +35,17 @@ describe('architecture of src/', () => {
     expect(edges.filter((e) => low.has(layer(e.from)) && high.has(layer(e.to)) && e.to !== CONTRACT && !e.typeOnly)).toEqual([]);
   });
 
+  it('keeps the shared contracts (guards, middleware, cache hints) low: they import only the vocabulary and the handler contract', () => {
+    const allowed = (to: string) => layer(to) === 'contracts' || layer(to) === 'mcp' || to === 'src/context/mcp-context.ts';
+    expect(files.filter((f) => layer(f) === 'contracts').length).toBeGreaterThanOrEqual(3);
+    expect(edges.filter((e) => layer(e.from) === 'contracts' && !allowed(e.to))).toEqual([]);
+  });
+
+  it('keeps the request context (McpContext of one request) with the protocol that builds it', () => {
+    expect(files).toContain('src/protocol/request-context.ts');
+    expect(files.filter((f) => layer(f) === 'context')).toEqual(['src/context/mcp-context.ts']);
+  });
+
   it('keeps the protocol core free of tasks/, transports/, redis/ and kernel/ (tasks plug in as a feature)', () => {
     expect(edges.filter((e) => layer(e.from) === 'protocol' && ['tasks', 'transports', 'redis', 'kernel'].includes(layer(e.to)))).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import { compose, type Invocation, type Middleware } from '../../../src/kernel/middleware';
+import { compose, type Invocation, type Middleware } from '../../../src/contracts/middleware';
 
 const invocation: Invocation = { kind: 'tool', handler: 'Tools.greet', args: [{ name: 'x' }, undefined], context: undefined };
 

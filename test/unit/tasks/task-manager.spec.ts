@@ -5,7 +5,7 @@ import type { Outbound, PeerState } from '../../../src/protocol/peer';
 import type { RequestScope } from '../../../src/protocol/request-scope';
 import { ToolInvoker } from '../../../src/protocol/tool-invoker';
 import type { ToolDescriptor } from '../../../src/registry/descriptors';
-import { RequestContext } from '../../../src/context/request-context';
+import { RequestContext } from '../../../src/protocol/request-context';
 import { TaskManager } from '../../../src/tasks/task-manager';
 import { waitFor } from '../../helpers/wait-for';
 import { resolveTaskOptions } from '../../../src/tasks/task-options';

@@ -1,13 +1,12 @@
 import type { RequestId } from '../mcp/json-rpc';
 import { ErrorCode } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
-import type { CreateMessageParams, CreateMessageResult, ElicitResult, LoggingLevel, Root } from '../mcp/mcp-types';
-import { passesLogLevel } from '../protocol/peer';
-import type { RequestScope } from '../protocol/request-scope';
+import { RELATED_TASK, type CreateMessageParams, type CreateMessageResult, type ElicitResult, type LoggingLevel, type Root } from '../mcp/mcp-types';
+import { passesLogLevel } from './peer';
+import type { RequestScope } from './request-scope';
 import { elicitationSchema } from '../schema/elicitation-schema.builder';
-import { RELATED_TASK } from '../tasks/task.types';
 import { validateInput } from '../validation/validate-input';
-import { missingCapability } from '../protocol/modern/envelope';
+import { missingCapability } from './modern/envelope';
 import { declaresExtension, extensionsOf, type Extensions } from '../mcp/extensions';
 import {
   AuthInfo,
@@ -18,7 +17,7 @@ import {
   McpContext,
   McpLogger,
   SessionInfo,
-} from './mcp-context';
+} from '../context/mcp-context';
 
 /** The `McpContext` of one request, bound to its session. */
 export class RequestContext extends McpContext {
