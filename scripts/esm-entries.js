@@ -6,7 +6,11 @@ const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const lib = join(__dirname, '..', 'lib');
-const entries = ['index', 'redis/index', 'testing/index', 'console-to-stderr'];
+// Every entry point package.json exports: a new subpath needs no change here.
+const { exports: entryPoints } = require('../package.json');
+const entries = Object.values(entryPoints)
+  .filter((target) => typeof target === 'object')
+  .map((target) => target.require.default.replace(/^\.\/lib\//, '').replace(/\.js$/, ''));
 
 for (const entry of entries) {
   const names = Object.keys(require(join(lib, `${entry}.js`))).filter((name) => name !== '__esModule' && name !== 'default');

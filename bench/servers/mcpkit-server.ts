@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
-import { JwtVerifier, McpApplication, McpModule, ResourceServerOptions, TelemetryOptions, Tool } from '../../src';
+import { JwtVerifier, ResourceServerOptions } from '../../src/auth';
+import { McpApplication, McpModule, TelemetryOptions, Tool } from '../../src';
 import { MODE, reportReady, TOOL_COUNT, WITH_TASKS } from './ipc';
 
 export class EchoInput {

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
-import { McpApplication, McpModule, stdioClientTransport, streamableHttpClientTransport } from '../../src';
+import { McpApplication, McpModule } from '../../src';
+import { stdioClientTransport, streamableHttpClientTransport } from '../../src/client';
 import { reportReady } from './ipc';
 
 /**

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { JwtVerifier, McpApplication, type ResourceServerOptions } from '../../src';
+import { JwtVerifier, type ResourceServerOptions } from '../../src/auth';
+import { McpApplication } from '../../src';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppModule } from './app.module';

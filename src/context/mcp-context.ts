@@ -133,8 +133,9 @@ export abstract class McpContext {
   /** Asks the user, through the client, for structured input (`elicitation/create`). */
   abstract elicit(request: ElicitFormRequest | ElicitUrlRequest, options?: ClientRequestOptions): Promise<ElicitResult>;
   /**
-   * Asks the user to fill a form derived from a class-validator class (see `elicitationSchema`); an
-   * accepted answer is validated into an instance of the class (invalid answers fail with -32602).
+   * Asks the user to fill a form derived from a class-validator class (a flat object of strings,
+   * numbers, booleans and enums); an accepted answer is validated into an instance of the class
+   * (invalid answers fail with -32602).
    */
   abstract elicitForm<T extends object>(message: string, form: new () => T, options?: ClientRequestOptions): Promise<ElicitFormResult<T>>;
   /** Tells the client that the URL-mode elicitation `elicitationId` finished (`notifications/elicitation/complete`). */

@@ -8,7 +8,7 @@ import type { Invoke } from '../protocol/tool-invoker';
 import { ProtocolEngine } from '../protocol/protocol-engine'; import { createTelemetry } from '../protocol/telemetry/telemetry'; import { tracedTaskStore } from '../tasks/traced-task-store'; import { withTracedEventStore } from '../transports/http/traced-event-store';
 import { listenHandler } from '../protocol/modern/subscriptions-listen';
 import type { HttpOptions } from '../transports/http/http-options';
-import type { StreamableHttpTransport } from '../transports/http/streamable-http';
+import type { HttpTransport } from '../transports/http/http-handler.types';
 import type { Registry } from '../registry/registry';
 import { ComposedSurface } from './composed-surface';
 import { sessionInfo } from './application-surface';
@@ -40,7 +40,7 @@ import type { TaskStore } from '../tasks/task-store';
  */
 export class McpApplication extends ComposedSurface {
   private readonly served = new Set<Served>();
-  private readonly httpServed = new WeakMap<StreamableHttpTransport, Served>();
+  private readonly httpServed = new WeakMap<HttpTransport, Served>();
   private closing?: Promise<void>;
 
   private constructor(
@@ -200,7 +200,7 @@ export class McpApplication extends ComposedSurface {
    * A Streamable HTTP transport for this application, not yet listening: mount `middleware()` in
    * your own Koa app, pass `callback()` to a Node server (or supertest), or call `listen()`.
    */
-  httpTransport(options: HttpOptions = {}): StreamableHttpTransport {
+  httpTransport(options: HttpOptions = {}): HttpTransport {
     if (this.closing) throw new Error('The application is closing');
     const shared = this.scaleOut?.httpDefaults();
     // Loaded here, not at import: a stdio-only server never loads Koa.

@@ -1,7 +1,8 @@
 import { IsString, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { injectable } from 'tsyringe';
-import { Complete, EmptyInput, InMemoryTaskStore, Prompt, McpError, McpModule, Resource, StorageUnavailableError, Tool, type TaskStore } from '../../src';
+import { Complete, EmptyInput, Prompt, McpError, McpModule, Resource, Tool } from '../../src';
+import { InMemoryTaskStore, StorageUnavailableError, type TaskStore } from '../../src/stores';
 import { connect } from '../helpers/in-memory';
 import { TaskTools } from '../helpers/task-tools';
 

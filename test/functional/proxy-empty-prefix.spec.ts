@@ -1,5 +1,6 @@
 import { injectable } from 'tsyringe';
-import { DuplicateToolNameError, EmptyInput, McpApplication, McpModule, Resource, Tool, type McpClientTransport } from '../../src';
+import { DuplicateToolNameError, EmptyInput, McpApplication, McpModule, Resource, Tool } from '../../src';
+import type { McpClientTransport } from '../../src/client';
 import { GatewayModule } from '../helpers/far-server';
 import { McpTestClient } from '../../src/testing';
 

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { McpApplication, McpModule, type McpClientTransport } from '../../src';
+import { McpApplication, McpModule } from '../../src';
+import type { McpClientTransport } from '../../src/client';
 import { waitFor } from '../helpers/wait-for';
 
 @McpModule({ server: { name: 'gateway', version: '1.0.0' }, providers: [] })

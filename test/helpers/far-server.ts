@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { injectable } from 'tsyringe';
-import { EmptyInput, McpModule, stdioClientTransport, streamableHttpClientTransport, Tool, type McpClientTransport, type StreamableHttpClientOptions } from '../../src';
+import { EmptyInput, McpModule, Tool } from '../../src';
+import { stdioClientTransport, streamableHttpClientTransport, type McpClientTransport, type StreamableHttpClientOptions } from '../../src/client';
 import { ROOT } from './paths';
 import { spawnHttpServer } from './spawn-server';
 

@@ -1,4 +1,4 @@
-import { InMemoryTaskStore, StorageUnavailableError, TaskOutcome, TaskRecord } from '../../src';
+import { InMemoryTaskStore, StorageUnavailableError, TaskOutcome, TaskRecord } from '../../src/stores';
 import type { TerminalStatus } from '../../src/tasks/task.types';
 
 /**

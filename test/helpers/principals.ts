@@ -1,7 +1,9 @@
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
-import { EmptyInput, Field, IntrospectionVerifier, JwtVerifier, McpApplication, McpContext, McpModule, Resource, Tool } from '../../src';
-import type { ApplicationOptions, HttpOptions, TokenVerifier } from '../../src';
+import { EmptyInput, Field, McpApplication, McpContext, McpModule, Resource, Tool } from '../../src';
+import { IntrospectionVerifier, JwtVerifier } from '../../src/auth';
+import type { ApplicationOptions, HttpOptions } from '../../src';
+import type { TokenVerifier } from '../../src/auth';
 import { ACCEPT_BOTH, initializeBody } from './http-app';
 import { envelope, modernBody, modernHeaders, postRaw, type RawReply } from './modern-http';
 import { clientCredentialsToken, type ProviderMetadata } from './oidc-provider';

@@ -3,7 +3,8 @@ import request from 'supertest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { EmptyInput, IntrospectionVerifier, JwtVerifier, McpApplication, McpContext, McpModule, Tool } from '../../src';
+import { EmptyInput, McpApplication, McpContext, McpModule, Tool } from '../../src';
+import { IntrospectionVerifier, JwtVerifier } from '../../src/auth';
 import { MemoryOAuthProvider, REDIRECT_URI } from '../helpers/oauth-client';
 import { authorizeWithoutBrowser, startOidcProvider } from '../helpers/oidc-provider';
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { InvalidTokenError, OAuthProxy } from '../../src';
+import { InvalidTokenError, OAuthProxy } from '../../src/auth';
 import { Browser } from '../helpers/browser';
 import { startUpstreamIdp } from '../helpers/upstream-idp';
 

@@ -21,9 +21,10 @@ describe('what a stdio server loads', () => {
   });
 
   it('loads koa once HTTP is used (the check above can see it)', async () => {
-    const script = `require('reflect-metadata'); const m = require(${JSON.stringify(join(ROOT, 'dist', 'src'))});
+    const script = `require('reflect-metadata'); require(${JSON.stringify(join(ROOT, 'dist', 'src'))});
       const keys = () => Object.keys(require.cache).filter((f) => /node_modules[\\\\/]koa[\\\\/]/.test(f)).length;
-      const before = keys(); new m.StreamableHttpTransport({ createSession: () => { throw new Error('unused'); }, logError: () => {} }).close();
+      const before = keys(); const { StreamableHttpTransport } = require(${JSON.stringify(join(ROOT, 'dist', 'src', 'transports', 'http', 'streamable-http'))});
+      new StreamableHttpTransport({ createSession: () => { throw new Error('unused'); }, logError: () => {} }).close();
       process.stdout.write(JSON.stringify({ before, after: keys() }) + '\\n');`;
     const peer = new RawStdioPeer('', ['-e', script]);
     const line = await peer.next(() => true);

@@ -8,3 +8,20 @@ export type HttpMiddleware = (context: object, next: () => Promise<unknown>) => 
 
 /** A Node request listener (`http.createServer(listener)`, supertest). */
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/**
+ * What `app.httpTransport(options)` returns: the Streamable HTTP endpoint of an application, to mount
+ * in your own Koa app or Node server, or to listen on its own. The application closes it with itself.
+ */
+export interface HttpTransport {
+  /** A Koa middleware serving the MCP endpoint (and health paths); mount it in your own Koa app. */
+  middleware(): HttpMiddleware;
+  /** A Node request listener (for http.createServer or supertest). */
+  callback(): RequestListener;
+  /** Starts a standalone server; resolves with the bound address. */
+  listen(): Promise<{ host: string; port: number; url: string }>;
+  /** Sessions served here, HTTP+SSE ones included. */
+  readonly sessionCount: number;
+  /** Stops accepting, ends every stream and session, and closes the server. */
+  close(): Promise<void>;
+}

@@ -10,13 +10,13 @@ import { SessionDirectory, SessionFactory } from './session-directory';
 import type { SseConnection } from './sse-stream';
 import type { ChannelContext } from './stream-channel';
 import { StreamHandlers } from './stream-handlers';
-import type { HttpMiddleware, RequestListener } from './http-handler.types';
+import type { HttpMiddleware, HttpTransport, RequestListener } from './http-handler.types';
 import { loadKoa } from './koa-loader';
 import { LegacySseEndpoint } from './legacy-sse';
 import { checkReadiness } from './readiness';
 
 export type { SessionFactory } from './session-directory';
-export type { HttpMiddleware, RequestListener } from './http-handler.types';
+export type { HttpMiddleware, HttpTransport, RequestListener } from './http-handler.types';
 
 /**
  * The Streamable HTTP transport (MCP 2025-11-25) on Koa: one endpoint for POST, GET and DELETE,
@@ -24,7 +24,7 @@ export type { HttpMiddleware, RequestListener } from './http-handler.types';
  * routes and owns the lifecycle; the methods are served by PostHandler and StreamHandlers, and the
  * 2024-11-05 HTTP+SSE endpoint for older clients by LegacySseEndpoint.
  */
-export class StreamableHttpTransport {
+export class StreamableHttpTransport implements HttpTransport {
   readonly options: ResolvedHttpOptions;
   private readonly koa: Koa;
   private readonly sessions: SessionDirectory;

@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { EmptyInput, HttpOptions, McpApplication, McpModule, Tool, UnauthorizedError } from '../../../src';
+import { EmptyInput, HttpOptions, McpApplication, McpModule, Tool } from '../../../src';
+import { UnauthorizedError } from '../../../src/auth';
 import { RedisEventStore } from '../../../src/redis';
 import { injectable } from 'tsyringe';
 import { ACCEPT_BOTH, initializeBody } from '../../helpers/http-app';

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import request from 'supertest';
-import { EventStore, InMemoryEventStore } from '../../../src';
+import { EventStore, InMemoryEventStore } from '../../../src/stores';
 import { ACCEPT_BOTH, httpApp, initializeBody } from '../../helpers/http-app';
 
 const ping = (id: number | string) => ({ jsonrpc: '2.0', id, method: 'ping' });

@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import request from 'supertest';
-import { OAuthProxy } from '../../../src';
+import { OAuthProxy } from '../../../src/auth';
 import { ACCEPT_BOTH, httpApp, initializeBody } from '../../helpers/http-app';
 
 const upstream = { authorizationEndpoint: 'https://idp.example/authorize', tokenEndpoint: 'https://idp.example/token', clientId: 'fixed', clientSecret: 'secret' };

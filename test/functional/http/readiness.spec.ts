@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { injectable } from 'tsyringe';
-import { EmptyInput, EventStore, HttpOptions, InMemoryTaskStore, McpApplication, McpModule, Tool } from '../../../src';
+import { EmptyInput, HttpOptions, McpApplication, McpModule, Tool } from '../../../src';
+import { EventStore, InMemoryTaskStore } from '../../../src/stores';
 
 @injectable()
 class ReadyTools {

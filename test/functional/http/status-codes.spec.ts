@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { UnauthorizedError } from '../../../src';
+import { UnauthorizedError } from '../../../src/auth';
 import { ACCEPT_BOTH, httpApp, initializeBody, parseSse } from '../../helpers/http-app';
 
 /** Every status code and security rule of the Streamable HTTP transport, through the Koa callback. */

@@ -1,4 +1,5 @@
-import { EmptyInput, EventStore, HttpOptions, McpApplication, McpContext, McpModule, Tool } from '../../../src';
+import { EmptyInput, HttpOptions, McpApplication, McpContext, McpModule, Tool } from '../../../src';
+import { EventStore } from '../../../src/stores';
 import { injectable } from 'tsyringe';
 import { ACCEPT_BOTH, initializeBody, parseSse } from '../../helpers/http-app';
 

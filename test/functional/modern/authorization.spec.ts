@@ -1,5 +1,6 @@
 import { injectable } from 'tsyringe';
-import { EmptyInput, McpApplication, McpModule, RequireScopes, Resource, StaticTokenVerifier, Tool } from '../../../src';
+import { EmptyInput, McpApplication, McpModule, RequireScopes, Resource, Tool } from '../../../src';
+import { StaticTokenVerifier } from '../../../src/auth';
 import { modernBody, modernHeaders, postRaw } from '../../helpers/modern-http';
 
 @injectable()

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { McpApplication, StaticTokenVerifier } from '../../../src';
+import { McpApplication } from '../../../src';
+import { StaticTokenVerifier } from '../../../src/auth';
 import type { ApplicationOptions, HttpOptions } from '../../../src';
 import { ErasModule } from '../../fixtures/eras-tools';
 import { envelope, modernBody, modernHeaders, postModern, postRaw, type RawReply } from '../../helpers/modern-http';

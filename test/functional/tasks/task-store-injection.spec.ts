@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { McpTestClient } from '../../../src/testing';
-import { InMemoryTaskStore, McpApplication, McpModule, TASK_STORE, type CreateTaskInput, type TaskStore } from '../../../src';
+import { InMemoryTaskStore, type CreateTaskInput, type TaskStore } from '../../../src/stores';
+import { McpApplication, McpModule, TASK_STORE } from '../../../src';
 import { TaskTools } from '../../helpers/task-tools';
 
 const STORE_NAME = Symbol('store-name');

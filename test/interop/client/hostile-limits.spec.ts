@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpClient, streamableHttpClientTransport } from '../../../src';
-import type { StreamableHttpClientOptions } from '../../../src';
+import { McpClient, streamableHttpClientTransport } from '../../../src/client';
+import type { StreamableHttpClientOptions } from '../../../src/client';
 import { deferred, waitFor } from '../../helpers/wait-for';
 
 const INIT_RESULT = { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'hostile', version: '0' } };

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { McpClient, streamableHttpClientTransport } from '../../../src';
+import { McpClient, streamableHttpClientTransport } from '../../../src/client';
 import { farOverBothTransports, farStdio, MODERN_FAR_SERVER, SDK_FAR_SERVER } from '../../helpers/far-server';
 import { ROOT } from '../../helpers/paths';
 import { spawnHttpServer } from '../../helpers/spawn-server';

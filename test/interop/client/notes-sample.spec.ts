@@ -1,4 +1,4 @@
-import { McpClient, stdioClientTransport, streamableHttpClientTransport, type McpClientTransport } from '../../../src';
+import { McpClient, stdioClientTransport, streamableHttpClientTransport, type McpClientTransport } from '../../../src/client';
 import { HTTP_FIXTURE, SAMPLE_MAIN } from '../../helpers/paths';
 import { spawnHttpServer } from '../../helpers/spawn-server';
 import { waitFor } from '../../helpers/wait-for';

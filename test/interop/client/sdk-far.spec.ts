@@ -1,4 +1,5 @@
-import { McpClient, McpError } from '../../../src';
+import { McpClient } from '../../../src/client';
+import { McpError } from '../../../src';
 import { farOverBothTransports, openFarHttp, SDK_FAR_SERVER } from '../../helpers/far-server';
 import { spawnHttpServer } from '../../helpers/spawn-server';
 import { waitFor } from '../../helpers/wait-for';

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CLIENT_PROTOCOL_VERSIONS, McpClient, sseClientTransport } from '../../../src';
+import { CLIENT_PROTOCOL_VERSIONS, McpClient, sseClientTransport } from '../../../src/client';
 import { SDK_FAR_SERVER } from '../../helpers/far-server';
 import { spawnHttpServer } from '../../helpers/spawn-server';
 import { waitFor } from '../../helpers/wait-for';

@@ -1,6 +1,6 @@
 import { createServer, IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AuthorizationServerError, IntrospectionVerifier, InvalidTokenError } from '../../../src';
+import { AuthorizationServerError, IntrospectionVerifier, InvalidTokenError } from '../../../src/auth';
 
 const RESOURCE = 'https://mcp.example.com/mcp';
 const ISSUER = 'https://as.example.com';

@@ -1,4 +1,4 @@
-import { AuthorizationServerError, InvalidTokenError, JwtVerifier } from '../../../src';
+import { AuthorizationServerError, InvalidTokenError, JwtVerifier } from '../../../src/auth';
 import { jwksServer, signToken, TestKey, testKey } from '../../helpers/jwks-server';
 
 const ISSUER = 'https://as.example.com';

@@ -1,4 +1,4 @@
-import { JwtVerifier } from '../../../src';
+import { JwtVerifier } from '../../../src/auth';
 
 describe('JwtVerifier options', () => {
   const jwks = { keys: [] };

@@ -1,4 +1,4 @@
-import { InMemoryEventStore, type EventStore } from '../../../src';
+import { InMemoryEventStore, type EventStore } from '../../../src/stores';
 import { RedisEventStore } from '../../../src/redis';
 import { PrivateRedis } from '../../helpers/redis-server';
 

@@ -1,4 +1,4 @@
-import { InMemoryOAuthProxyStore, type OAuthProxyStore } from '../../../src';
+import { InMemoryOAuthProxyStore, type OAuthProxyStore } from '../../../src/auth';
 import { RedisOAuthProxyStore } from '../../../src/redis';
 import { PrivateRedis } from '../../helpers/redis-server';
 

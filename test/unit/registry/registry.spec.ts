@@ -1,5 +1,6 @@
 import { IsString } from 'class-validator';
-import { EmptyInput, McpApplication, McpModule, Prompt, Tool, type RegistryKinds } from '../../../src';
+import { EmptyInput, McpApplication, McpModule, Prompt, Tool } from '../../../src';
+import type { RegistryKinds } from '../../../src/registry/registry';
 
 class Topic {
   @IsString() topic!: string;

@@ -1,4 +1,5 @@
-import { InvalidUriTemplateError, UriTemplate } from '../../../src';
+import { InvalidUriTemplateError } from '../../../src';
+import { UriTemplate } from '../../../src/registry/uri-template';
 
 describe('UriTemplate', () => {
   describe('matching', () => {

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Type } from 'class-transformer';
 import { IsArray, IsString, ValidateNested } from 'class-validator';
-import { JsonSchemaBuilder } from '../../../src';
+import { JsonSchemaBuilder } from '../../../src/schema/json-schema.builder';
 import { transformedClass } from '../../../src/schema/nested-type';
 
 const SRC = join(__dirname, '..', '..', '..', 'src');

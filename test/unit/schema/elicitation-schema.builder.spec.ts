@@ -1,5 +1,6 @@
 import { IsArray, IsBoolean, IsEmail, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { elicitationSchema, Field, McpDefinitionError } from '../../../src';
+import { elicitationSchema } from '../../../src/schema/elicitation-schema.builder';
+import { Field, McpDefinitionError } from '../../../src';
 
 class Profile {
   @Field({ title: 'Name', default: 'John Doe' }) @IsString() @MaxLength(50) name!: string;

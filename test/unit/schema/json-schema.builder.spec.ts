@@ -18,7 +18,8 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { Field, JsonSchemaBuilder } from '../../../src';
+import { Field } from '../../../src';
+import { JsonSchemaBuilder } from '../../../src/schema/json-schema.builder';
 
 enum Priority {
   Low = 'low',

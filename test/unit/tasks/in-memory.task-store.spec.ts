@@ -1,4 +1,4 @@
-import { InMemoryTaskStore, TaskStoreFullError } from '../../../src';
+import { InMemoryTaskStore, TaskStoreFullError } from '../../../src/stores';
 import { describeTaskStoreContract } from '../../../src/testing';
 
 describeTaskStoreContract({ describe, it, beforeEach, afterEach }, 'InMemoryTaskStore', async () => new InMemoryTaskStore({ sweepIntervalMs: 25 }));

@@ -1,5 +1,5 @@
 import type { McpContext } from '../../../src';
-import { InMemoryTaskStore } from '../../../src';
+import { InMemoryTaskStore } from '../../../src/stores';
 import type { RequestId } from '../../../src/mcp/json-rpc';
 import type { Outbound, PeerState } from '../../../src/protocol/peer';
 import type { RequestScope } from '../../../src/protocol/request-scope';

@@ -2,17 +2,15 @@ import { injectable } from 'tsyringe';
 import request from 'supertest';
 import {
   AuthInfo,
-  AuthorizationServerError,
   EmptyInput,
   HttpOptions,
   McpApplication,
   McpContext,
   McpModule,
   RequireScopes,
-  StaticTokenVerifier,
-  TokenVerifier,
   Tool,
 } from '../../../../src';
+import { AuthorizationServerError, StaticTokenVerifier, TokenVerifier } from '../../../../src/auth';
 
 const ISSUER = 'https://as.example.com';
 const RESOURCE = 'https://mcp.example.com/mcp';

@@ -1,6 +1,7 @@
 import { injectable } from 'tsyringe';
 import request from 'supertest';
-import { AuthConfigurationError, EmptyInput, InvalidTokenError, ForbiddenError, HttpOptions, JwtVerifier, McpApplication, McpContext, McpModule, StaticTokenVerifier, Tool } from '../../../../src';
+import { AuthConfigurationError, InvalidTokenError, JwtVerifier, StaticTokenVerifier } from '../../../../src/auth';
+import { EmptyInput, ForbiddenError, HttpOptions, McpApplication, McpContext, McpModule, Tool } from '../../../../src';
 import { hmacWithPublicKey, jwksServer, signToken, TestKey, testKey, unsignedToken } from '../../../helpers/jwks-server';
 import { parseSse } from '../../../helpers/http-app';
 

@@ -1,4 +1,4 @@
-import { InMemoryEventStore } from '../../../../src';
+import { InMemoryEventStore } from '../../../../src/stores';
 
 const progress = (token: string, n: number) => ({ jsonrpc: '2.0' as const, method: 'notifications/progress', params: { progressToken: token, progress: n } });
 

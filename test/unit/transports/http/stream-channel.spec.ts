@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import { InMemoryEventStore, StorageUnavailableError, type EventStore, type JsonRpcMessage } from '../../../../src';
+import { InMemoryEventStore, StorageUnavailableError, type EventStore } from '../../../../src/stores';
+import type { JsonRpcMessage } from '../../../../src';
 import { parseSse } from '../../../helpers/http-app';
 import { ChannelContext, StreamChannel } from '../../../../src/transports/http/stream-channel';
 

@@ -1,0 +1,18 @@
+/**
+ * `mcpkit/auth`: who is calling. Token verifiers for an OAuth 2.1 resource server (the `auth` option
+ * of HTTP and stdio), the errors a verifier or an `authenticate` hook throws, and the OAuth proxy (an
+ * authorization server in front of a provider without dynamic client registration). `ForbiddenError`,
+ * which handlers and guards throw, is in `mcpkit`.
+ */
+export type { TokenVerifier, VerifyContext } from './token-verifier';
+export { JwtVerifier, DEFAULT_JWT_ALGORITHMS } from './jwt.verifier';
+export type { JwtVerifierOptions } from './jwt.verifier';
+export { IntrospectionVerifier } from './introspection.verifier';
+export type { IntrospectionVerifierOptions } from './introspection.verifier';
+export { StaticTokenVerifier } from './static-token.verifier';
+export type { ResourceServerOptions, StdioAuthOptions } from './resource-server-options';
+export { InvalidTokenError, AuthorizationServerError } from './auth.errors';
+export { AuthConfigurationError } from './auth-configuration.error';
+export { UnauthorizedError } from '../transports/http/unauthorized.error';
+export { OAuthProxy, InMemoryOAuthProxyStore, OAuthError } from './oauth-proxy';
+export type { OAuthProxyOptions, UpstreamProviderOptions, UpstreamTokens, UpstreamIdentity, SigningJwk, OAuthProxyStore, InMemoryOAuthProxyStoreOptions } from './oauth-proxy';

@@ -1,0 +1,160 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { importEdges, sourceFiles } from './import-graph';
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+/**
+ * What each entry point of the package exports, by name ('type X' for a name that exists only for
+ * TypeScript). An export added or removed by accident fails here: change the list on purpose, and
+ * the README's "Entry points" with it. Internals are not exported; tests import them from src/.
+ */
+const PUBLIC_API: Record<string, string[]> = {
+  'mcpkit': [
+    'AddressInUseError', 'type Annotations', 'type ApplicationOptions', 'type AudioContent', 'type AuthInfo',
+    'type BlobResourceContents', 'type CacheHint', 'type CacheHints', 'type CallToolResult', 'type CanActivate',
+    'ClashingUriTemplateError', 'type ClassSchemaOptions', 'type ClassType', 'type ClientCapabilities',
+    'type ClientRequestOptions', 'Complete', 'type CompleteOptions', 'CompletionContext', 'type ConnectOptions',
+    'type ConnectionHandle', 'type ContentBlock', 'type CreateMessageParams', 'type CreateMessageResult',
+    'type CustomMethodHandler', 'type CustomMethodOptions', 'type DecodeResult', 'DuplicatePeerPackageError',
+    'DuplicatePromptNameError', 'DuplicateResourceError', 'DuplicateToolNameError', 'type DynamicAccess',
+    'type DynamicCompleter', 'type DynamicPrompt', 'type DynamicResource', 'type DynamicResourceTemplate',
+    'type DynamicStaticResource', 'type DynamicTool', 'type ElicitFormRequest', 'type ElicitFormResult',
+    'type ElicitResult', 'type ElicitUrlRequest', 'type EmbeddedResource', 'EmptyInput', 'type Era',
+    'type EraSupport', 'ErrorCode', 'type ExtensionSettings', 'type Extensions', 'FORBIDDEN_CODE', 'Field',
+    'type FieldOptions', 'ForbiddenError', 'type GetPromptResult', 'type GuardClass', 'type GuardContext',
+    'type HttpMiddleware', 'type HttpOptions', 'type HttpTransport', 'type Icon', 'type ImageContent',
+    'type Implementation', 'type InboundSink', 'InputRequiredError', 'InvalidDecoratorOptionsError',
+    'InvalidDefinitionError', 'InvalidExtensionError', 'InvalidHandlerSignatureError', 'InvalidModuleError',
+    'InvalidUriTemplateError', 'InvalidViewError', 'type Invocation', 'type JsonRpcMessage',
+    'type JsonRpcNotification', 'type JsonRpcRequest', 'type JsonRpcResponse', 'JsonSchema', 'type JsonSchemaObject',
+    'type ListenOptions', 'type ListenResult', 'type LogFields', 'type LogLevel', 'type LoggingLevel',
+    'MCP_APPLICATION', 'MCP_LOGGER', 'MCP_OPTIONS', 'MODERN_PROTOCOL_VERSIONS', 'McpApplication', 'McpContext',
+    'McpDefinitionError', 'McpError', 'type McpErrorMapping', 'McpHeader', 'type McpLogger', 'McpModule',
+    'type MessageTransport', 'type Middleware', 'MissingDesignMetadataError', 'MissingInputMetadataError',
+    'MissingNestedTypeError', 'MissingTextFallbackError', 'type ModuleOptions', 'type PinoLike', 'type PrimitiveKind',
+    'Prompt', 'type PromptArgument', 'type PromptMessage', 'type PromptOptions', 'type Provider',
+    'type ProviderToken', 'type ProxyOptions', 'type ProxyTransport', 'Public', 'type ReadResourceResult',
+    'ReflectMetadataMissingError', 'type RequestId', 'type RequestListener', 'type RequestStateOptions',
+    'RequireScopes', 'Resource', 'type ResourceContents', 'type ResourceLink', 'type ResourceOptions', 'type Role',
+    'type Root', 'type SamplingMessage', 'type ServerCapabilities', 'type ServerInfo', 'type ServerLogger',
+    'type SessionInfo', 'type StaticResourceOptions', 'StderrLogger', 'type StderrLoggerOptions', 'type StdioOptions',
+    'TASKS_EXTENSION', 'TASK_STORE', 'type TaskOptions', 'type TaskSupport', 'type TelemetryOptions',
+    'type TemplateResourceOptions', 'type TextContent', 'type TextResourceContents', 'Tool', 'type ToolAnnotations',
+    'ToolError', 'type ToolOptions', 'type ToolUi', 'type ToolVisibility', 'UI_EXTENSION',
+    'UnknownCompletionTargetError', 'UnknownViewError', 'UnresolvableProviderError', 'UseGuards', 'UseMiddleware',
+    'VIEW_MIME_TYPE', 'View', 'type ViewCsp', 'type ViewHtml', 'type ViewOptions', 'type ViewPermissions',
+    'type ViewsOptions', 'assistantMessage', 'audio', 'decodeMessage', 'embeddedResource', 'encodeMessage', 'image',
+    'isInputRequired', 'mcpErrorOf', 'pinoLogger', 'redirectConsoleToStderr', 'resourceLink', 'text', 'userMessage',
+  ],
+  'mcpkit/auth': [
+    'AuthConfigurationError', 'AuthorizationServerError', 'DEFAULT_JWT_ALGORITHMS', 'InMemoryOAuthProxyStore',
+    'type InMemoryOAuthProxyStoreOptions', 'IntrospectionVerifier', 'type IntrospectionVerifierOptions',
+    'InvalidTokenError', 'JwtVerifier', 'type JwtVerifierOptions', 'OAuthError', 'OAuthProxy',
+    'type OAuthProxyOptions', 'type OAuthProxyStore', 'type ResourceServerOptions', 'type SigningJwk',
+    'StaticTokenVerifier', 'type StdioAuthOptions', 'type TokenVerifier', 'UnauthorizedError',
+    'type UpstreamIdentity', 'type UpstreamProviderOptions', 'type UpstreamTokens', 'type VerifyContext',
+  ],
+  'mcpkit/client': [
+    'CLIENT_PROTOCOL_VERSIONS', 'CONNECTION_CLOSED', 'type ClientEra', 'type ClientMessage',
+    'type InboundRequestContext', 'type InboundRequestHandler', 'type InitializeResult', 'McpClient',
+    'type McpClientOptions', 'type McpClientTransport', 'type MessageExtra', 'type NotificationHandler',
+    'type Progress', 'REQUEST_TIMEOUT', 'type RequestOptions', 'type SendOptions', 'type ServerDescription',
+    'type SseClientOptions', 'type SseClientTransport', 'type StdioClientOptions', 'type StdioClientTransport',
+    'type StreamableHttpClientOptions', 'type StreamableHttpClientTransport', 'sseClientTransport',
+    'stdioClientTransport', 'streamableHttpClientTransport',
+  ],
+  'mcpkit/stores': [
+    'type CreateTaskInput', 'type EventStore', 'InMemoryEventStore', 'type InMemoryEventStoreOptions',
+    'InMemoryTaskStore', 'type InMemoryTaskStoreOptions', 'InvalidTaskCursorError', 'InvalidTaskTransitionError',
+    'type ScaleOutFactory', 'type SessionBackplane', 'type SessionEnvelope', 'type SharedSessionState',
+    'StorageUnavailableError', 'type StoredEvent', 'type Task', 'type TaskOutcome', 'type TaskRecord',
+    'type TaskSegment', 'type TaskStatus', 'type TaskStore', 'TaskStoreError', 'TaskStoreFullError',
+    'type TerminalStatus', 'isTerminal',
+  ],
+  'mcpkit/redis': [
+    'type RedisConnection', 'RedisEventStore', 'type RedisEventStoreOptions', 'RedisOAuthProxyStore',
+    'type RedisOAuthProxyStoreOptions', 'type RedisScaleOutOptions', 'RedisSessionBackplane',
+    'type RedisSessionBackplaneOptions', 'RedisTaskStore', 'type RedisTaskStoreOptions', 'redisScaleOut',
+  ],
+  'mcpkit/testing': [
+    'type ClientRequestHandler', 'type ClientTransport', 'McpTestClient', 'type TaskStoreContractOptions',
+    'type TestClientOptions', 'type TestSuiteFunctions', 'createInMemoryTransportPair', 'describeTaskStoreContract',
+  ],
+  'mcpkit/console-to-stderr': [],
+};
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  exports: Record<string, string | { import: { types: string; default: string }; require: { types: string; default: string } }>;
+  typesVersions: { '*': Record<string, string[]> };
+};
+/** Each entry point package.json exports (the ESM build script reads the same list), with its source file. */
+const entryPoints = Object.entries(pkg.exports).flatMap(([subpath, target]) =>
+  typeof target === 'string' ? [] : [{ name: subpath === '.' ? 'mcpkit' : `mcpkit/${subpath.slice(2)}`, subpath, target, source: target.require.default.replace(/^\.\/lib\//, 'src/').replace(/\.js$/, '.ts') }],
+);
+
+const program = ts.createProgram(
+  entryPoints.map((e) => join(ROOT, e.source)),
+  { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, experimentalDecorators: true, emitDecoratorMetadata: true, types: ['node'], noEmit: true },
+);
+const checker = program.getTypeChecker();
+
+/** True when the name can only be used as a type: exported with `export type`, or declared as one. */
+function typeOnly(exported: ts.Symbol): boolean {
+  let symbol = exported;
+  while (symbol.flags & ts.SymbolFlags.Alias) {
+    if (symbol.declarations?.some((d) => ts.isTypeOnlyImportOrExportDeclaration(d))) return true;
+    symbol = checker.getImmediateAliasedSymbol(symbol)!;
+  }
+  return !(symbol.flags & ts.SymbolFlags.Value);
+}
+
+function exportsOf(source: string): ts.Symbol[] {
+  const module = checker.getSymbolAtLocation(program.getSourceFile(join(ROOT, source))!);
+  return module ? checker.getExportsOfModule(module) : [];
+}
+
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const listed = (source: string) =>
+  exportsOf(source)
+    .sort((a, b) => byName(a.name, b.name))
+    .map((s) => (typeOnly(s) ? `type ${s.name}` : s.name));
+
+describe('the public API', () => {
+  it('has exactly the entry points listed here, each with CommonJS and ESM builds and typesVersions for node10 resolution', () => {
+    expect(entryPoints.map((e) => e.name).sort(byName)).toEqual(Object.keys(PUBLIC_API).sort(byName));
+    for (const { subpath, target } of entryPoints) {
+      const base = target.require.default.replace(/\.js$/, '');
+      expect(target).toEqual({ import: { types: `${base}.d.mts`, default: `${base}.mjs` }, require: { types: `${base}.d.ts`, default: `${base}.js` } });
+      if (subpath !== '.') expect(pkg.typesVersions['*'][subpath.slice(2)]).toEqual([`${base.slice(2)}.d.ts`]);
+    }
+  });
+
+  it.each(entryPoints.map((e) => [e.name, e.source]))('%s exports the names listed here (sorted) and no others', (name, source) => {
+    expect(listed(source)).toEqual(PUBLIC_API[name]);
+  });
+
+  it('exports each name from one entry point only', () => {
+    const seen = new Map<string, string>();
+    const twice: string[] = [];
+    for (const { name, source } of entryPoints) {
+      for (const symbol of exportsOf(source)) {
+        if (seen.has(symbol.name)) twice.push(`${symbol.name}: ${seen.get(symbol.name)} and ${name}`);
+        seen.set(symbol.name, name);
+      }
+    }
+    expect(twice).toEqual([]);
+  });
+
+  it('lists names in every barrel of src/: no `export *`', () => {
+    const files = sourceFiles(ROOT, 'src').filter((f) => /^\s*export\s+\*/m.test(readFileSync(join(ROOT, f), 'utf8')));
+    expect(files).toEqual([]);
+  });
+
+  it('keeps entry points at the edge: nothing in src/ imports one (they would pull every module in, and make cycles)', () => {
+    const sources = new Set(entryPoints.map((e) => e.source));
+    const files = sourceFiles(ROOT, 'src');
+    expect(importEdges(ROOT, files).filter((e) => sources.has(e.to))).toEqual([]);
+  });
+});
