@@ -4,7 +4,19 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'lib/', 'coverage/', 'node_modules/', 'docs/.vitepress/cache/', 'docs/.vitepress/dist/', '**/*.mjs', '**/*.cjs', '**/*.js'] },
+  {
+    ignores: [
+      'dist/',
+      'lib/',
+      'coverage/',
+      'node_modules/',
+      'docs/.vitepress/cache/',
+      'docs/.vitepress/dist/',
+      '**/*.mjs',
+      '**/*.cjs',
+      '**/*.js',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { FuzzInput, InputGenerator } from './fuzz-inputs';
-import { Answer, INIT, Tally, taskIdOf, within } from './fuzz-tally';
+import { type FuzzInput, InputGenerator } from './fuzz-inputs';
+import { type Answer, INIT, type Tally, taskIdOf, within } from './fuzz-tally';
 
 /** Streamable HTTP: one session, 8 requests in flight. */
 export async function fuzzHttp(script: string, rnd: () => number, deadline: number, timeoutMs: number, tally: Tally): Promise<void> {
@@ -32,9 +32,18 @@ export async function fuzzHttp(script: string, rnd: () => number, deadline: numb
   /** Requests in flight by id, and those the fuzzer cancelled (owed no answer then). */
   const inflight = new Set<string>();
   const cancelled = new Set<string>();
-  const post = async (body: Buffer | string, input?: FuzzInput, headerChange?: Record<string, string>): Promise<{ status: number; type: string; text: string; session: string | null } | undefined> => {
+  const post = async (
+    body: Buffer | string,
+    input?: FuzzInput,
+    headerChange?: Record<string, string>,
+  ): Promise<{ status: number; type: string; text: string; session: string | null } | undefined> => {
     try {
-      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...(sessionId ? { 'mcp-session-id': sessionId } : {}) };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+      };
       for (const [name, value] of Object.entries(headerChange ?? {})) {
         if (value === '') delete headers[name];
         else headers[name] = value;
@@ -45,10 +54,16 @@ export async function fuzzHttp(script: string, rnd: () => number, deadline: numb
         body,
         signal: AbortSignal.timeout(timeoutMs),
       });
-      return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text(), session: res.headers.get('mcp-session-id') };
+      return {
+        status: res.status,
+        type: res.headers.get('content-type') ?? '',
+        text: await res.text(),
+        session: res.headers.get('mcp-session-id'),
+      };
     } catch (error) {
       const wasCancelled = input?.owedId !== undefined && cancelled.has(input.owedId);
-      if (!exited && !wasCancelled) tally.fail('unanswered', input, `HTTP request failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!exited && !wasCancelled)
+        tally.fail('unanswered', input, `HTTP request failed: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
     }
   };
@@ -78,7 +93,8 @@ export async function fuzzHttp(script: string, rnd: () => number, deadline: numb
         tally.counts.sent++;
         const cancel: FuzzInput = { bytes: gen.cancel(requestId), mutation: 'cancel in flight', method: 'notifications/cancelled' };
         const res = await post(cancel.bytes);
-        if (res && !(res.status === 202 && res.text === '')) tally.fail('nonJsonRpc', cancel, `a cancellation was answered ${res.status} ${res.text.slice(0, 200)}`);
+        if (res && !(res.status === 202 && res.text === ''))
+          tally.fail('nonJsonRpc', cancel, `a cancellation was answered ${res.status} ${res.text.slice(0, 200)}`);
         return;
       }
     }
@@ -93,7 +109,9 @@ export async function fuzzHttp(script: string, rnd: () => number, deadline: numb
   const request = async (generated: FuzzInput) => {
     const headerChange = rnd() < 0.1 ? HEADER_CHANGES[Math.floor(rnd() * HEADER_CHANGES.length)] : undefined;
     // An initialize without a session header legitimately opens a session and answers.
-    const input = headerChange ? { ...generated, owedId: undefined, mutation: `${generated.mutation}; headers ${JSON.stringify(headerChange).slice(0, 60)}` } : generated;
+    const input = headerChange
+      ? { ...generated, owedId: undefined, mutation: `${generated.mutation}; headers ${JSON.stringify(headerChange).slice(0, 60)}` }
+      : generated;
     tally.counts.sent++;
     if (input.owedId) tally.counts.owed++;
     const res = await post(input.bytes, input, headerChange);
@@ -125,7 +143,11 @@ export async function fuzzHttp(script: string, rnd: () => number, deadline: numb
       }
     } else if (res.type.startsWith('text/event-stream')) {
       for (const block of res.text.split('\n\n')) {
-        const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('');
+        const data = block
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).replace(/^ /, ''))
+          .join('');
         if (!data) continue;
         try {
           messages.push(JSON.parse(data));
@@ -144,7 +166,8 @@ export async function fuzzHttp(script: string, rnd: () => number, deadline: numb
       }
     }
     const mine = input.owedId ? responses.find((m) => JSON.stringify((m as Answer)?.id) === input.owedId) : responses[responses.length - 1];
-    if (input.owedId && !mine) return tally.fail('unanswered', input, `${res.status}: no answer with id ${input.owedId.slice(0, 60)} in ${res.text.slice(0, 200)}`);
+    if (input.owedId && !mine)
+      return tally.fail('unanswered', input, `${res.status}: no answer with id ${input.owedId.slice(0, 60)} in ${res.text.slice(0, 200)}`);
     if (mine !== undefined) {
       if (input.owedId) tally.counts.answered++;
       tally.answer(input, mine);

@@ -75,7 +75,12 @@ export function taskIdOf(message: Answer): string | undefined {
   return typeof task?.taskId === 'string' ? task.taskId : undefined;
 }
 
-export const INIT = { jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } };
+export const INIT = {
+  jsonrpc: '2.0',
+  id: 'init',
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+};
 
 /** Waits for a promise at most `ms`, leaving no timer behind. */
 export async function within(promise: Promise<unknown>, ms: number): Promise<void> {

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { random } from './fuzz-inputs';
 import { fuzzHttp } from './fuzz-http';
 import { fuzzStdio } from './fuzz-stdio';
-import { FAILURE_FIELDS, FuzzOptions, FuzzReport, Tally } from './fuzz-tally';
+import { FAILURE_FIELDS, type FuzzOptions, type FuzzReport, Tally } from './fuzz-tally';
 
 export type { FuzzCounts, FuzzOptions, FuzzReport } from './fuzz-tally';
 
@@ -59,7 +59,8 @@ function printReport(report: FuzzReport): void {
   if (report.failures.length === 0) return;
   const file = join(tmpdir(), `mcpkit-fuzz-${report.seed}.json`);
   writeFileSync(file, JSON.stringify(report.failures, null, 2));
-  for (const f of report.failures) console.log(`- ${f.transport} ${f.kind} [${f.mutation}] ${f.method ?? ''}: ${f.detail} | input: ${f.input.slice(0, 160)}`);
+  for (const f of report.failures)
+    console.log(`- ${f.transport} ${f.kind} [${f.mutation}] ${f.method ?? ''}: ${f.detail} | input: ${f.input.slice(0, 160)}`);
   console.log(`failing inputs (whole): ${file}`);
 }
 

@@ -11,7 +11,7 @@
  * from /proc). Before the load, each chain's answer is compared with the direct server's, so a broken
  * proxy cannot yield a fast figure. Also the unloaded latency: sequential calls on one connection.
  */
-import { ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
@@ -20,7 +20,8 @@ import autocannon from 'autocannon';
 
 const SERVERS = join(__dirname, 'servers');
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
-const callBody = (name: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { text: 'hello' } } });
+const callBody = (name: string) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { text: 'hello' } } });
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ: 100 on Linux). */
 const USER_HZ = 100;
 
@@ -110,7 +111,14 @@ async function totalCpu(procs: Proc[]): Promise<number> {
 async function call(port: number, tool: string): Promise<unknown> {
   const res = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: HEADERS, body: callBody(tool) });
   const text = await res.text();
-  const json = JSON.parse(text.startsWith('{') ? text : text.split('\n').find((l) => l.startsWith('data: {'))!.slice(6)) as { result?: unknown };
+  const json = JSON.parse(
+    text.startsWith('{')
+      ? text
+      : text
+          .split('\n')
+          .find((l) => l.startsWith('data: {'))!
+          .slice(6),
+  ) as { result?: unknown };
   if (!json.result) throw new Error(`no result from ${tool}: ${text.slice(0, 300)}`);
   return json.result;
 }
@@ -148,7 +156,13 @@ async function sequential(port: number, tool: string, count: number): Promise<nu
 const FAR = (port: number) => `http://127.0.0.1:${port}/mcp`;
 
 const CHAINS: Chain[] = [
-  { label: 'mcpkit direct', impl: 'mcpkit', hops: 0, tool: 'echo', start: async () => [await start('mcpkit-server.js', { MODE: 'stateless', TOOLS: '1' })] },
+  {
+    label: 'mcpkit direct',
+    impl: 'mcpkit',
+    hops: 0,
+    tool: 'echo',
+    start: async () => [await start('mcpkit-server.js', { MODE: 'stateless', TOOLS: '1' })],
+  },
   {
     label: 'mcpkit 1 hop (HTTP)',
     impl: 'mcpkit',
@@ -159,7 +173,13 @@ const CHAINS: Chain[] = [
       return [far, await start('proxy-server.js', { FAR: FAR(far.port) })];
     },
   },
-  { label: 'mcpkit 1 hop (stdio)', impl: 'mcpkit', hops: 1, tool: 'far_echo', start: async () => [await start('proxy-server.js', { FAR: 'stdio' })] },
+  {
+    label: 'mcpkit 1 hop (stdio)',
+    impl: 'mcpkit',
+    hops: 1,
+    tool: 'far_echo',
+    start: async () => [await start('proxy-server.js', { FAR: 'stdio' })],
+  },
   {
     label: 'mcpkit 2 hops (HTTP)',
     impl: 'mcpkit',
@@ -171,7 +191,13 @@ const CHAINS: Chain[] = [
       return [far, inner, await start('proxy-server.js', { FAR: FAR(inner.port) })];
     },
   },
-  { label: 'sdk direct', impl: 'sdk', hops: 0, tool: 'echo', start: async () => [await start('sdk-server.js', { MODE: 'stateless', TOOLS: '1' })] },
+  {
+    label: 'sdk direct',
+    impl: 'sdk',
+    hops: 0,
+    tool: 'echo',
+    start: async () => [await start('sdk-server.js', { MODE: 'stateless', TOOLS: '1' })],
+  },
   {
     label: 'sdk 1 hop (HTTP)',
     impl: 'sdk',
@@ -200,15 +226,26 @@ async function measure(chain: Chain, duration: number, quick: boolean, expected:
     // Correctness: the chain's answer is the direct server's answer (same implementation at the far end).
     const result = await call(front, chain.tool);
     if (chain.hops === 0) expected[chain.impl] ??= result;
-    if (!isDeepStrictEqual(result, expected[chain.impl])) throw new Error(`${chain.label}: ${JSON.stringify(result)} differs from the direct answer ${JSON.stringify(expected[chain.impl])}`);
-    const run = (seconds: number) => autocannon({ url: FAR(front), method: 'POST', headers: HEADERS, body: callBody(chain.tool), connections: 32, duration: seconds, timeout: 20 });
+    if (!isDeepStrictEqual(result, expected[chain.impl]))
+      throw new Error(`${chain.label}: ${JSON.stringify(result)} differs from the direct answer ${JSON.stringify(expected[chain.impl])}`);
+    const run = (seconds: number) =>
+      autocannon({
+        url: FAR(front),
+        method: 'POST',
+        headers: HEADERS,
+        body: callBody(chain.tool),
+        connections: 32,
+        duration: seconds,
+        timeout: 20,
+      });
     await run(quick ? 2 : 3); // warm-up
     const seq = await sequential(front, chain.tool, quick ? 300 : 1000);
     const before = await totalCpu(procs);
     const r = await run(duration);
     const cpu = ((await totalCpu(procs)) - before) / Math.max(1, r.requests.total);
     // Still correct after the load.
-    if (!isDeepStrictEqual(await call(front, chain.tool), expected[chain.impl])) throw new Error(`${chain.label}: wrong answer after the load`);
+    if (!isDeepStrictEqual(await call(front, chain.tool), expected[chain.impl]))
+      throw new Error(`${chain.label}: wrong answer after the load`);
     return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpu, seq, bad: r.non2xx + r.errors + r.timeouts };
   } finally {
     await stop(procs);
@@ -221,7 +258,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.le
 export async function proxyBench(options: { runs: number; duration: number; quick: boolean }): Promise<ProxyRow[]> {
   const expected: { mcpkit?: unknown; sdk?: unknown } = {};
   const runs = new Map<Chain, Run[]>(CHAINS.map((c) => [c, []]));
-  for (let i = 0; i < options.runs; i++) for (const chain of CHAINS) runs.get(chain)!.push(await measure(chain, options.duration, options.quick, expected));
+  for (let i = 0; i < options.runs; i++)
+    for (const chain of CHAINS) runs.get(chain)!.push(await measure(chain, options.duration, options.quick, expected));
   const rows = CHAINS.map((chain): ProxyRow => {
     const all = runs.get(chain)!;
     const byRps = [...all].sort((a, b) => a.rps - b.rps);
@@ -247,15 +285,28 @@ export async function proxyBench(options: { runs: number; duration: number; quic
 
 function print(rows: ProxyRow[], options: { runs: number; duration: number }): void {
   const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '-');
-  console.log(`\nproxied tools/call over HTTP (stateless), 32 connections — ${options.runs} run(s) of ${options.duration}s each, alternating, median shown`);
-  console.log(`${'chain'.padEnd(24)}${'req/s'.padStart(8)}${'best'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'cpu µs/req'.padStart(12)}${'1-conn µs'.padStart(11)}  overhead per hop vs direct (cpu; 1-conn latency)`);
+  console.log(
+    `\nproxied tools/call over HTTP (stateless), 32 connections — ${options.runs} run(s) of ${options.duration}s each, alternating, median shown`,
+  );
+  console.log(
+    `${'chain'.padEnd(24)}${'req/s'.padStart(8)}${'best'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'cpu µs/req'.padStart(12)}${'1-conn µs'.padStart(11)}  overhead per hop vs direct (cpu; 1-conn latency)`,
+  );
   for (const r of rows) {
     const direct = rows.find((d) => d.impl === r.impl && d.hops === 0)!;
     const perHop = (x: number, base: number) => (x - base) / r.hops;
-    const over = r.hops === 0 ? '(baseline)' : `+${f(perHop(r.cpu, direct.cpu))} µs cpu (+${f((perHop(r.cpu, direct.cpu) / direct.cpu) * 100)}%); +${f(perHop(r.seq, direct.seq))} µs (+${f((perHop(r.seq, direct.seq) / direct.seq) * 100)}%)`;
-    console.log(`${r.label.padEnd(24)}${f(r.rps).padStart(8)}${f(r.best).padStart(8)}${f(r.p50, 2).padStart(8)}${f(r.p99, 2).padStart(8)}${f(r.cpu, 1).padStart(12)}${f(r.seq).padStart(11)}  ${over}${r.note ? `  ${r.note}` : ''}`);
+    const over =
+      r.hops === 0
+        ? '(baseline)'
+        : `+${f(perHop(r.cpu, direct.cpu))} µs cpu (+${f((perHop(r.cpu, direct.cpu) / direct.cpu) * 100)}%); +${f(perHop(r.seq, direct.seq))} µs (+${f((perHop(r.seq, direct.seq) / direct.seq) * 100)}%)`;
+    console.log(
+      `${r.label.padEnd(24)}${f(r.rps).padStart(8)}${f(r.best).padStart(8)}${f(r.p50, 2).padStart(8)}${f(r.p99, 2).padStart(8)}${f(r.cpu, 1).padStart(12)}${f(r.seq).padStart(11)}  ${over}${r.note ? `  ${r.note}` : ''}`,
+    );
   }
-  console.log('(cpu µs/req: CPU time of every process of the chain per request, summed; 1-conn µs: median of sequential calls on one connection.');
-  console.log(' Each chain\'s answer is checked equal to its direct server\'s before and after the load. The SDK "1 hop" is a proxy written by hand');
+  console.log(
+    '(cpu µs/req: CPU time of every process of the chain per request, summed; 1-conn µs: median of sequential calls on one connection.',
+  );
+  console.log(
+    ' Each chain\'s answer is checked equal to its direct server\'s before and after the load. The SDK "1 hop" is a proxy written by hand',
+  );
   console.log(' with the SDK 1.x (McpServer tool -> SDK Client), which the SDK does not provide; it forwards tools/call only.)');
 }

@@ -25,7 +25,7 @@
  *     the SDK 1.x directly and through a proxy written with it; overhead per hop (see proxy.ts).
  * Run: `npm run bench` (add `-- --quick` for a shorter run). Prints figures; asserts nothing.
  */
-import { ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -47,15 +47,33 @@ const SERVERS = join(__dirname, 'servers');
 const MODERN_VERSION = '2026-07-28';
 const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
 /** The envelope of a client declaring the tasks extension (io.modelcontextprotocol/tasks). */
-const TASKS_META = { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+const TASKS_META = {
+  ...MODERN_META,
+  'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+};
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } });
-const SCHEMA_CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo_schema', arguments: { text: 'hello' } } });
+const SCHEMA_CALL = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'echo_schema', arguments: { text: 'hello' } },
+});
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 /** The modern (2026-07-28) tools/call: headers mirroring the body, and the per-request envelope in `_meta`. */
 const MODERN_HEADERS = { ...HEADERS, 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': 'echo' };
-const MODERN_CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' }, _meta: MODERN_META } });
-const INIT = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+const MODERN_CALL = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'echo', arguments: { text: 'hello' }, _meta: MODERN_META },
+});
+const INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+});
 
 interface Row {
   workload: string;
@@ -91,7 +109,11 @@ interface Server {
 }
 
 function startServer(impl: Impl, env: Record<string, string>): Promise<Server> {
-  const child = fork(join(env.SERVERS_DIR ?? SERVERS, `${impl}-server.js`), [], { env: { ...process.env, ...env }, execArgv: ['--expose-gc'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(join(env.SERVERS_DIR ?? SERVERS, `${impl}-server.js`), [], {
+    env: { ...process.env, ...env },
+    execArgv: ['--expose-gc'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${impl} server exited with ${code}`)));
     child.once('message', (m: { type: string; port: number }) => {
@@ -118,14 +140,28 @@ async function openSession(port: number): Promise<Record<string, string>> {
   await res.text();
   if (!sessionId) throw new Error('no session id');
   const headers = { ...HEADERS, 'mcp-session-id': sessionId };
-  await (await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+  await (
+    await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
+  ).text();
   return headers;
 }
 
-async function check(port: number, headers: Record<string, string>, body: string, expect: (result: Record<string, unknown>) => boolean): Promise<void> {
+async function check(
+  port: number,
+  headers: Record<string, string>,
+  body: string,
+  expect: (result: Record<string, unknown>) => boolean,
+): Promise<void> {
   const res = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers, body });
   const text = await res.text();
-  const json = JSON.parse(text.startsWith('{') ? text : text.split('\n').find((l) => l.startsWith('data: {'))!.slice(6)) as { result?: Record<string, unknown> };
+  const json = JSON.parse(
+    text.startsWith('{')
+      ? text
+      : text
+          .split('\n')
+          .find((l) => l.startsWith('data: {'))!
+          .slice(6),
+  ) as { result?: Record<string, unknown> };
   if (!json.result || !expect(json.result)) throw new Error(`unexpected answer: ${text.slice(0, 300)}`);
 }
 
@@ -141,7 +177,8 @@ async function httpLoad(
   // A modern request is stateless whatever the server's sessions option: it runs on the stateless server.
   const server = await startServer(impl, { MODE: mode === 'modern' ? 'stateless' : mode, TOOLS: String(tools), ...auth?.env });
   try {
-    const headers = mode === 'sessions' ? await openSession(server.port) : { ...(mode === 'modern' ? MODERN_HEADERS : HEADERS), ...auth?.headers };
+    const headers =
+      mode === 'sessions' ? await openSession(server.port) : { ...(mode === 'modern' ? MODERN_HEADERS : HEADERS), ...auth?.headers };
     await check(server.port, headers, body, expect);
     const run = (duration: number) =>
       autocannon({ url: `http://127.0.0.1:${server.port}/mcp`, method: 'POST', headers, body, connections: 32, duration, timeout: 20 });
@@ -172,7 +209,10 @@ const STDIO_CALL = 'tools/call over stdio, 64 in flight';
  * batch per turn, and answers are matched by id without a full JSON parse (each is still checked).
  */
 async function stdioLoad(impl: Impl, era: 'legacy' | 'modern' = 'legacy'): Promise<void> {
-  const child = fork(join(SERVERS, `${impl}-server.js`), [], { env: { ...process.env, MODE: 'stdio', TOOLS: '1' }, stdio: ['pipe', 'pipe', 'inherit', 'ipc'] });
+  const child = fork(join(SERVERS, `${impl}-server.js`), [], {
+    env: { ...process.env, MODE: 'stdio', TOOLS: '1' },
+    stdio: ['pipe', 'pipe', 'inherit', 'ipc'],
+  });
   const total = QUICK ? 30_000 : 150_000;
   const warmup = 5_000;
   // Send times by id, latencies by arrival: typed arrays, so the generator allocates nothing per request.
@@ -183,7 +223,8 @@ async function stdioLoad(impl: Impl, era: 'legacy' | 'modern' = 'legacy'): Promi
   let outgoing: string[] = [];
   let onAnswer: (id: number) => void = () => undefined;
   const envelope = era === 'modern' ? `,"_meta":${JSON.stringify(MODERN_META)}` : '';
-  const request = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}${envelope}}}\n`;
+  const request = (id: number) =>
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}${envelope}}}\n`;
   const send = (id: number, line = request(id)) => {
     sentAt[id] = performance.now();
     outgoing.push(line);
@@ -213,7 +254,12 @@ async function stdioLoad(impl: Impl, era: 'legacy' | 'modern' = 'legacy'): Promi
     const first =
       era === 'modern'
         ? { jsonrpc: '2.0', id: 0, method: 'server/discover', params: { _meta: MODERN_META } }
-        : { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } };
+        : {
+            jsonrpc: '2.0',
+            id: 0,
+            method: 'initialize',
+            params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+          };
     send(0, `${JSON.stringify(first)}\n`);
     child.stdin!.write(outgoing.join(''));
     outgoing = [];
@@ -240,7 +286,14 @@ async function stdioLoad(impl: Impl, era: 'legacy' | 'modern' = 'legacy'): Promi
   const seconds = await pipeline(total, 64);
   const cpu = ((await cpuOf(child)) - cpuBefore) / total;
   const sorted = Array.from(latencies.subarray(0, measured)).sort((a, b) => a - b);
-  rows.push({ workload: STDIO_CALL, impl: era === 'modern' ? `${impl} (modern)` : impl, rps: total / seconds, p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), cpu });
+  rows.push({
+    workload: STDIO_CALL,
+    impl: era === 'modern' ? `${impl} (modern)` : impl,
+    rps: total / seconds,
+    p50: pct(sorted, 0.5),
+    p99: pct(sorted, 0.99),
+    cpu,
+  });
   child.kill('SIGKILL');
 }
 
@@ -251,7 +304,11 @@ async function stdioLoad(impl: Impl, era: 'legacy' | 'modern' = 'legacy'): Promi
 async function tasksLoad(impl: Impl, era: 'legacy' | 'modern' = 'legacy'): Promise<void> {
   const total = QUICK ? 3_000 : 10_000;
   const ttlMs = 3_000;
-  const child = fork(join(SERVERS, `${impl}-server.js`), [], { env: { ...process.env, MODE: 'stdio', TOOLS: '1', TASKS: '1' }, execArgv: ['--expose-gc'], stdio: ['pipe', 'pipe', 'inherit', 'ipc'] });
+  const child = fork(join(SERVERS, `${impl}-server.js`), [], {
+    env: { ...process.env, MODE: 'stdio', TOOLS: '1', TASKS: '1' },
+    execArgv: ['--expose-gc'],
+    stdio: ['pipe', 'pipe', 'inherit', 'ipc'],
+  });
   const heap = () => ask(child, 'heap');
   let buffer = '';
   let onMessage: (m: { id?: string | number; result?: Record<string, unknown>; error?: unknown }) => void = () => undefined;
@@ -270,7 +327,12 @@ async function tasksLoad(impl: Impl, era: 'legacy' | 'modern' = 'legacy'): Promi
     onMessage = () => resolve();
     // A modern client's server/discover pins the connection's era (as in stdioLoad).
     if (era === 'modern') send({ id: 'init', method: 'server/discover', params: { _meta: TASKS_META } });
-    else send({ id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+    else
+      send({
+        id: 'init',
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+      });
   });
   if (era === 'legacy') send({ method: 'notifications/initialized' });
   const before = await heap();
@@ -280,13 +342,19 @@ async function tasksLoad(impl: Impl, era: 'legacy' | 'modern' = 'legacy'): Promi
     const t0 = performance.now();
     const startFlow = () => {
       const i = started++;
-      if (era === 'modern') send({ id: `c${i}`, method: 'tools/call', params: { name: 'work_task', arguments: { text: String(i) }, _meta: TASKS_META } });
+      if (era === 'modern')
+        send({ id: `c${i}`, method: 'tools/call', params: { name: 'work_task', arguments: { text: String(i) }, _meta: TASKS_META } });
       else send({ id: `c${i}`, method: 'tools/call', params: { name: 'work', arguments: { text: String(i) }, task: { ttl: ttlMs } } });
     };
     onMessage = (m) => {
       const id = String(m.id);
       if (id.startsWith('c')) {
-        const taskId = era === 'modern' ? (m.result?.resultType === 'task' ? (m.result.taskId as string) : undefined) : (m.result?.task as { taskId?: string } | undefined)?.taskId;
+        const taskId =
+          era === 'modern'
+            ? m.result?.resultType === 'task'
+              ? (m.result.taskId as string)
+              : undefined
+            : (m.result?.task as { taskId?: string } | undefined)?.taskId;
         if (!taskId) return reject(new Error(`${impl}: no task in ${JSON.stringify(m)}`));
         if (era === 'modern') send({ id: `r${id.slice(1)}`, method: 'tasks/get', params: { taskId, _meta: TASKS_META } });
         else send({ id: `r${id.slice(1)}`, method: 'tasks/result', params: { taskId } });
@@ -297,7 +365,10 @@ async function tasksLoad(impl: Impl, era: 'legacy' | 'modern' = 'legacy'): Promi
         send({ id, method: 'tasks/get', params: { taskId: m.result.taskId, _meta: TASKS_META } });
         return;
       }
-      const text = ((era === 'modern' ? (m.result?.result as Record<string, unknown> | undefined)?.content : m.result?.content) as { text: string }[] | undefined)?.[0]?.text;
+      const text = (
+        (era === 'modern' ? (m.result?.result as Record<string, unknown> | undefined)?.content : m.result?.content) as
+          { text: string }[] | undefined
+      )?.[0]?.text;
       if (text !== `done ${id.slice(1)}`) return reject(new Error(`${impl}: bad task result ${JSON.stringify(m)}`));
       done++;
       if (started < total) startFlow();
@@ -311,12 +382,16 @@ async function tasksLoad(impl: Impl, era: 'legacy' | 'modern' = 'legacy'): Promi
   if (era === 'legacy') await new Promise((r) => setTimeout(r, ttlMs + 2_000));
   const afterTtl = era === 'legacy' ? await heap() : undefined;
   rows.push({
-    workload: era === 'modern' ? `${total} tasks (modern): tools/call + tasks/get, stdio` : `${total} tasks: tools/call + tasks/result, stdio`,
+    workload:
+      era === 'modern' ? `${total} tasks (modern): tools/call + tasks/get, stdio` : `${total} tasks: tools/call + tasks/result, stdio`,
     impl: era === 'modern' ? `${impl} (modern)` : impl,
     rps: total / seconds,
     p50: NaN,
     p99: NaN,
-    note: afterTtl === undefined ? `heap +${mb(afterDone - before)} when done` : `heap +${mb(afterDone - before)} when done, +${mb(afterTtl - before)} after ttl`,
+    note:
+      afterTtl === undefined
+        ? `heap +${mb(afterDone - before)} when done`
+        : `heap +${mb(afterDone - before)} when done, +${mb(afterTtl - before)} after ttl`,
   });
   child.kill('SIGKILL');
 }
@@ -329,7 +404,14 @@ async function sessionMemory(impl: Impl): Promise<void> {
     const count = 2_000;
     for (let i = 0; i < count; i += 20) await Promise.all(Array.from({ length: 20 }, () => openSession(server.port)));
     const after = await server.heap();
-    rows.push({ workload: 'heap per idle HTTP session (2,000 sessions)', impl, rps: NaN, p50: NaN, p99: NaN, note: `${((after - before) / count / 1024).toFixed(2)} KB/session` });
+    rows.push({
+      workload: 'heap per idle HTTP session (2,000 sessions)',
+      impl,
+      rps: NaN,
+      p50: NaN,
+      p99: NaN,
+      note: `${((after - before) / count / 1024).toFixed(2)} KB/session`,
+    });
   } finally {
     await server.stop();
   }
@@ -381,12 +463,19 @@ async function authLoad(runs: number): Promise<void> {
   const jwt = { AUTH_JWKS: JSON.stringify({ keys: [jwk] }), AUTH_ISSUER: issuer, AUTH_RESOURCE: resource };
   const bearer = { authorization: `Bearer ${token}` };
   for (let run = 0; run < runs; run++) {
-    for (const [mode, body, expect, era] of [['stateless', CALL, isCall, '2025-11-25'], ['modern', MODERN_CALL, isModernCall, '2026-07-28']] as const) {
+    for (const [mode, body, expect, era] of [
+      ['stateless', CALL, isCall, '2025-11-25'],
+      ['modern', MODERN_CALL, isModernCall, '2026-07-28'],
+    ] as const) {
       await httpLoad(AUTH_WORKLOAD, 'mcpkit', mode, body, 1, expect, { env: {}, headers: {}, label: `${era}, ${AUTH_LABELS.none}` });
       // The same bytes on the wire, unread: what carrying an 800-byte header costs HTTP itself.
       await httpLoad(AUTH_WORKLOAD, 'mcpkit', mode, body, 1, expect, { env: {}, headers: bearer, label: `${era}, ${AUTH_LABELS.ignored}` });
       await httpLoad(AUTH_WORKLOAD, 'mcpkit', mode, body, 1, expect, { env: jwt, headers: bearer, label: `${era}, ${AUTH_LABELS.cached}` });
-      await httpLoad(AUTH_WORKLOAD, 'mcpkit', mode, body, 1, expect, { env: { ...jwt, AUTH_CACHE: '0' }, headers: bearer, label: `${era}, ${AUTH_LABELS.uncached}` });
+      await httpLoad(AUTH_WORKLOAD, 'mcpkit', mode, body, 1, expect, {
+        env: { ...jwt, AUTH_CACHE: '0' },
+        headers: bearer,
+        label: `${era}, ${AUTH_LABELS.uncached}`,
+      });
     }
   }
 }
@@ -401,7 +490,9 @@ function authOverheadLines(): string[] {
     for (const label of [AUTH_LABELS.ignored, AUTH_LABELS.cached, AUTH_LABELS.uncached]) {
       const r = row(label);
       if (!r?.cpu) continue;
-      lines.push(`  ${AUTH_WORKLOAD}, ${era}: ${label} adds ${(r.cpu - none.cpu).toFixed(1)} µs of server CPU per request (${none.cpu.toFixed(1)} -> ${r.cpu.toFixed(1)} µs), throughput ${((r.rps / none.rps - 1) * 100).toFixed(1)}%`);
+      lines.push(
+        `  ${AUTH_WORKLOAD}, ${era}: ${label} adds ${(r.cpu - none.cpu).toFixed(1)} µs of server CPU per request (${none.cpu.toFixed(1)} -> ${r.cpu.toFixed(1)} µs), throughput ${((r.rps / none.rps - 1) * 100).toFixed(1)}%`,
+      );
     }
   }
   return lines;
@@ -416,9 +507,18 @@ const TRACEPARENT = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b71
 /** The same stateless tools/call with telemetry unset (today's default), off, propagation only and full, alternating. */
 async function telemetryLoad(): Promise<void> {
   for (let i = 0; i < RUNS; i++) {
-    if (BASELINE) await httpLoad(TELEMETRY_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall, { env: { SERVERS_DIR: join(BASELINE, 'dist', 'bench', 'servers') }, headers: TRACEPARENT, label: 'mcpkit, baseline' });
+    if (BASELINE)
+      await httpLoad(TELEMETRY_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall, {
+        env: { SERVERS_DIR: join(BASELINE, 'dist', 'bench', 'servers') },
+        headers: TRACEPARENT,
+        label: 'mcpkit, baseline',
+      });
     for (const mode of TELEMETRY_MODES) {
-      await httpLoad(TELEMETRY_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall, { env: mode === 'unset' ? {} : { TELEMETRY: mode }, headers: TRACEPARENT, label: `mcpkit, ${mode}` });
+      await httpLoad(TELEMETRY_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall, {
+        env: mode === 'unset' ? {} : { TELEMETRY: mode },
+        headers: TRACEPARENT,
+        label: `mcpkit, ${mode}`,
+      });
     }
   }
 }
@@ -461,7 +561,11 @@ function collapse(all: Row[]): Row[] {
     const median = sorted[Math.floor((sorted.length - 1) / 2)];
     const cpus = group.map((r) => r.cpu ?? NaN).sort((a, b) => a - b);
     const runs = group.map((r) => r.rps.toFixed(0)).join('/');
-    return { ...median, cpu: cpus[Math.floor((cpus.length - 1) / 2)], note: `median of ${group.length} (runs ${runs}), best ${sorted[sorted.length - 1].rps.toFixed(0)}${median.note ? `; ${median.note}` : ''}` };
+    return {
+      ...median,
+      cpu: cpus[Math.floor((cpus.length - 1) / 2)],
+      note: `median of ${group.length} (runs ${runs}), best ${sorted[sorted.length - 1].rps.toFixed(0)}${median.note ? `; ${median.note}` : ''}`,
+    };
   });
 }
 
@@ -493,7 +597,8 @@ async function modernComparison(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (wanted('call') || wanted('list') || ONLY?.some((o) => ['auth', 'modern', 'telemetry', 'proxy'].includes(o))) await warmLoadGenerator();
+  if (wanted('call') || wanted('list') || ONLY?.some((o) => ['auth', 'modern', 'telemetry', 'proxy'].includes(o)))
+    await warmLoadGenerator();
   const isList = (r: Record<string, unknown>) => (r.tools as unknown[])?.length === 1000;
   const call = CALL_WORKLOAD;
   const list = LIST_WORKLOAD;
@@ -507,7 +612,12 @@ async function main(): Promise<void> {
       // The 2026-07-28 era: mcpkit only (the 1.x SDK installed here serves the legacy era only).
       if (impl === 'mcpkit' && wanted('call')) await httpLoad(call, impl, 'modern', MODERN_CALL, 1, isModernCall);
       // The same call of a tool registered at runtime (JSON Schema checked by Ajv) beside the decorated one.
-      if (impl === 'mcpkit' && wanted('call')) await httpLoad(call, impl, 'stateless', SCHEMA_CALL, 1, isCall, { env: { RUNTIME_TOOL: '1' }, headers: {}, label: 'mcpkit, addTool' });
+      if (impl === 'mcpkit' && wanted('call'))
+        await httpLoad(call, impl, 'stateless', SCHEMA_CALL, 1, isCall, {
+          env: { RUNTIME_TOOL: '1' },
+          headers: {},
+          label: 'mcpkit, addTool',
+        });
       if (wanted('stdio')) await stdioLoad(impl);
       if (impl === 'mcpkit' && wanted('stdio')) await stdioLoad(impl, 'modern');
       if (wanted('memory')) await sessionMemory(impl);
@@ -535,9 +645,13 @@ function printTable(rows: Row[], fmt: (n: number | undefined, digits?: number) =
   const call = CALL_WORKLOAD;
   const list = LIST_WORKLOAD;
   console.log(`\nmcpkit vs @modelcontextprotocol/sdk — node ${process.version}, ${DURATION}s per HTTP run\n`);
-  console.log(`${'workload'.padEnd(52)}${'implementation'.padEnd(20)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'cpu µs/req'.padStart(12)}  note`);
+  console.log(
+    `${'workload'.padEnd(52)}${'implementation'.padEnd(20)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'cpu µs/req'.padStart(12)}  note`,
+  );
   for (const r of rows) {
-    console.log(`${r.workload.padEnd(52)}${r.impl.padEnd(20)}${fmt(r.rps).padStart(10)}${fmt(r.p50, 2).padStart(9)}${fmt(r.p99, 2).padStart(9)}${fmt(r.cpu, 1).padStart(12)}  ${r.note ?? ''}`);
+    console.log(
+      `${r.workload.padEnd(52)}${r.impl.padEnd(20)}${fmt(r.rps).padStart(10)}${fmt(r.p50, 2).padStart(9)}${fmt(r.p99, 2).padStart(9)}${fmt(r.cpu, 1).padStart(12)}  ${r.note ?? ''}`,
+    );
   }
   console.log('(HTTP latencies come from autocannon at 1 ms resolution; "cpu µs/req" is the server process\'s own CPU time per request.)');
   if (rows.some((r) => r.impl.includes('(modern)'))) {
@@ -559,7 +673,8 @@ function printTable(rows: Row[], fmt: (n: number | undefined, digits?: number) =
     ratioLine(`${QUICK ? 3_000 : 10_000} tasks: tools/call + tasks/result, stdio`, 'mcpkit', 'sdk'),
     ...authOverheadLines(),
     ...telemetryLines(),
-  ]) if (line) console.log(line);
+  ])
+    if (line) console.log(line);
   const eras = [eraLine(call, 'mcpkit (modern)', 'mcpkit (stateless)'), eraLine(STDIO_CALL, 'mcpkit (modern)', 'mcpkit')].filter(Boolean);
   if (eras.length > 0) console.log(`\n2026-07-28 beside 2025-11-25 (legacy stateless), same server:\n${eras.join('\n')}`);
 }
@@ -571,10 +686,15 @@ async function printColdStart(): Promise<void> {
   console.log(`\ncold start over stdio, spawn -> first tools/call answer (${runs} runs each, alternating):`);
   const peers = figures.find((f) => f.impl === 'node + peers')!;
   for (const f of figures) {
-    const over = f === bare ? '' : `  (+${(f.median - bare.median).toFixed(0)} ms over bare node${f.impl === 'mcpkit' ? `, +${(f.median - peers.median).toFixed(0)} ms over node + peers` : ''})`;
+    const over =
+      f === bare
+        ? ''
+        : `  (+${(f.median - bare.median).toFixed(0)} ms over bare node${f.impl === 'mcpkit' ? `, +${(f.median - peers.median).toFixed(0)} ms over node + peers` : ''})`;
     console.log(`  ${f.impl.padEnd(12)} median ${f.median.toFixed(0).padStart(4)} ms   p90 ${f.p90.toFixed(0).padStart(4)} ms${over}`);
   }
-  console.log('  ("node + peers" loads reflect-metadata, class-validator, class-transformer and tsyringe, which any such app imports itself.)');
+  console.log(
+    '  ("node + peers" loads reflect-metadata, class-validator, class-transformer and tsyringe, which any such app imports itself.)',
+  );
 }
 
 main().catch((error) => {

@@ -28,7 +28,15 @@ async function main(): Promise<number> {
   try {
     // The DNS-rebinding scenario insists on a localhost URL.
     const url = `http://localhost:${server.port}/mcp`;
-    const { output } = await runConformance(NODE22, CONFORMANCE_NEXT_CLI, ['server', '--url', url, '--requirements', REVISION, '-o', outDir]);
+    const { output } = await runConformance(NODE22, CONFORMANCE_NEXT_CLI, [
+      'server',
+      '--url',
+      url,
+      '--requirements',
+      REVISION,
+      '-o',
+      outDir,
+    ]);
     const { scenarios, total } = parseSummary(output);
     if (!total || scenarios.length === 0) {
       process.stderr.write(`${output}\nconformance:2026: the suite produced no summary\n`);
@@ -43,10 +51,14 @@ async function main(): Promise<number> {
     process.stdout.write(line('scored', scored));
     process.stdout.write(line('not scored (extension, pending)', unscored));
     process.stdout.write(`all: checks ${total.passed} passed, ${total.failed} failed\n`);
-    for (const [label, list] of [['failing scored scenarios', scored], ['failing unscored scenarios', unscored]] as const) {
+    for (const [label, list] of [
+      ['failing scored scenarios', scored],
+      ['failing unscored scenarios', unscored],
+    ] as const) {
       const failing = list.filter((s) => !s.ok);
       process.stdout.write(`\n${label} (${failing.length}):\n`);
-      for (const s of failing) process.stdout.write(`  ✗ ${s.name} (${s.passed} passed, ${s.failed} failed): ${failedChecks(outDir, s.name).join(', ')}\n`);
+      for (const s of failing)
+        process.stdout.write(`  ✗ ${s.name} (${s.passed} passed, ${s.failed} failed): ${failedChecks(outDir, s.name).join(', ')}\n`);
     }
     return 0;
   } finally {

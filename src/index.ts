@@ -7,7 +7,21 @@
  */
 import 'reflect-metadata';
 
-export { Tool, Resource, Prompt, Complete, Field, McpHeader, McpModule, JsonSchema, RequireScopes, Public, UseGuards, UseMiddleware, View } from './decorators';
+export {
+  Tool,
+  Resource,
+  Prompt,
+  Complete,
+  Field,
+  McpHeader,
+  McpModule,
+  JsonSchema,
+  RequireScopes,
+  Public,
+  UseGuards,
+  UseMiddleware,
+  View,
+} from './decorators';
 export type {
   ClassSchemaOptions,
   ClassType,
@@ -60,7 +74,15 @@ export type { TelemetryOptions } from './protocol/telemetry/telemetry-options';
 export type { ProxyOptions } from './kernel/proxy';
 export type { ProxyTransport } from './kernel/proxy-link';
 export type { CustomMethodHandler, CustomMethodOptions } from './protocol/custom-methods';
-export type { DynamicTool, DynamicResource, DynamicStaticResource, DynamicResourceTemplate, DynamicPrompt, DynamicCompleter, DynamicAccess } from './registry/dynamic-definitions';
+export type {
+  DynamicTool,
+  DynamicResource,
+  DynamicStaticResource,
+  DynamicResourceTemplate,
+  DynamicPrompt,
+  DynamicCompleter,
+  DynamicAccess,
+} from './registry/dynamic-definitions';
 export type { PrimitiveKind } from './registry/registry';
 
 // app.connect(transport) serves any MessageTransport: a transport of your own (a WebSocket, an IPC
@@ -71,7 +93,15 @@ export type { DecodeResult } from './protocol/wire';
 export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse, RequestId } from './mcp/json-rpc';
 
 export { McpContext, CompletionContext } from './context/mcp-context';
-export type { SessionInfo, AuthInfo, McpLogger, ElicitFormRequest, ElicitFormResult, ElicitUrlRequest, ClientRequestOptions } from './context/mcp-context';
+export type {
+  SessionInfo,
+  AuthInfo,
+  McpLogger,
+  ElicitFormRequest,
+  ElicitFormResult,
+  ElicitUrlRequest,
+  ClientRequestOptions,
+} from './context/mcp-context';
 export { text, image, audio, resourceLink, embeddedResource, userMessage, assistantMessage } from './content/content.helpers';
 export { ToolError } from './content/tool.error';
 export { McpError, mcpErrorOf } from './mcp/mcp.error';

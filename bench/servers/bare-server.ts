@@ -9,6 +9,9 @@ process.stdin.on('data', (chunk: Buffer) => {
   while ((nl = buffer.indexOf('\n')) >= 0) {
     const message = JSON.parse(buffer.slice(0, nl)) as { id?: number };
     buffer = buffer.slice(nl + 1);
-    if (message.id !== undefined) process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'hello' }] } })}\n`);
+    if (message.id !== undefined)
+      process.stdout.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'hello' }] } })}\n`,
+      );
   }
 });

@@ -29,7 +29,11 @@ class TaskBenchTools {
     return `done ${input.text}`;
   }
 
-  @Tool({ name: 'work_task', description: 'A unit of work that always runs as a task (2026-07-28 tasks extension)', taskSupport: 'required' })
+  @Tool({
+    name: 'work_task',
+    description: 'A unit of work that always runs as a task (2026-07-28 tasks extension)',
+    taskSupport: 'required',
+  })
   workTask(input: EchoInput) {
     return `done ${input.text}`;
   }
@@ -38,9 +42,14 @@ class TaskBenchTools {
 // The tools/list workload: TOOLS - 1 more tools, declared the way a decorator would.
 const descriptor = Object.getOwnPropertyDescriptor(BenchTools.prototype, 'filler')!;
 Reflect.defineMetadata('design:paramtypes', [EchoInput], BenchTools.prototype, 'filler');
-for (let i = 1; i < TOOL_COUNT; i++) Tool({ name: `tool_${i}`, description: `Filler tool number ${i}, echoing its input` })(BenchTools.prototype, 'filler', descriptor);
+for (let i = 1; i < TOOL_COUNT; i++)
+  Tool({ name: `tool_${i}`, description: `Filler tool number ${i}, echoing its input` })(BenchTools.prototype, 'filler', descriptor);
 
-@McpModule({ server: { name: 'mcpkit-bench', version: '1.0.0' }, providers: WITH_TASKS ? [BenchTools, TaskBenchTools] : [BenchTools], pageSize: 1000 })
+@McpModule({
+  server: { name: 'mcpkit-bench', version: '1.0.0' },
+  providers: WITH_TASKS ? [BenchTools, TaskBenchTools] : [BenchTools],
+  pageSize: 1000,
+})
 class BenchModule {}
 
 async function main(): Promise<void> {
@@ -55,7 +64,12 @@ async function main(): Promise<void> {
   });
   // The same echo registered at runtime, validated by its JSON Schema (Ajv) instead of an input class.
   if (process.env.RUNTIME_TOOL) {
-    app.addTool({ name: 'echo_schema', description: 'Echoes its input', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, handler: (args) => String(args.text) });
+    app.addTool({
+      name: 'echo_schema',
+      description: 'Echoes its input',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      handler: (args) => String(args.text),
+    });
   }
   if (MODE === 'stdio') {
     await app.listen({ stdio: true });
@@ -73,7 +87,8 @@ function benchTelemetry(): { telemetry?: TelemetryOptions } {
   const mode = process.env.TELEMETRY as TelemetryOptions['mode'] | undefined;
   if (!mode) return {};
   if (mode !== 'full') return { telemetry: { mode } };
-  const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { BasicTracerProvider, BatchSpanProcessor } =
+    require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
   const { MeterProvider } = require('@opentelemetry/sdk-metrics') as typeof import('@opentelemetry/sdk-metrics');
   const drop = { export: (_: unknown, done: (r: { code: number }) => void) => done({ code: 0 }), shutdown: async () => undefined };
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(drop)] });
@@ -87,7 +102,12 @@ function benchAuth(): ResourceServerOptions | undefined {
   const issuer = process.env.AUTH_ISSUER!;
   // AUTH_CACHE=0: every request's token verified again (the cost the token cache saves).
   const tokenCacheMaxBytes = process.env.AUTH_CACHE === '0' ? 0 : undefined;
-  return { authorizationServers: [issuer], resource: process.env.AUTH_RESOURCE!, verifier: new JwtVerifier({ issuer, jwks: JSON.parse(jwks) }), tokenCacheMaxBytes };
+  return {
+    authorizationServers: [issuer],
+    resource: process.env.AUTH_RESOURCE!,
+    verifier: new JwtVerifier({ issuer, jwks: JSON.parse(jwks) }),
+    tokenCacheMaxBytes,
+  };
 }
 
 process.on('SIGINT', () => process.exit(0));

@@ -16,10 +16,17 @@ class ProxyModule {}
 async function main(): Promise<void> {
   const far = process.env.FAR;
   if (!far) throw new Error('FAR is required');
-  const app = await McpApplication.create(ProxyModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
+  const app = await McpApplication.create(ProxyModule, {
+    logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
+  });
   const transport =
     far === 'stdio'
-      ? stdioClientTransport({ command: process.execPath, args: [join(__dirname, 'mcpkit-server.js')], env: { MODE: 'stdio', TOOLS: '1' }, stderr: 'inherit' })
+      ? stdioClientTransport({
+          command: process.execPath,
+          args: [join(__dirname, 'mcpkit-server.js')],
+          env: { MODE: 'stdio', TOOLS: '1' },
+          stderr: 'inherit',
+        })
       : streamableHttpClientTransport(far);
   await app.proxy('far', transport);
   const { http } = await app.listen({ http: { port: 0, sessions: false, keepAliveMs: 0 } });

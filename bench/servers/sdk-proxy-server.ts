@@ -20,8 +20,13 @@ async function main(): Promise<void> {
   app.use(express.json({ limit: '4mb' }));
   app.post('/mcp', async (req, res) => {
     const server = new McpServer({ name: 'sdk-bench-proxy', version: '1.0.0' });
-    server.registerTool('far_echo', { description: 'Echoes its input (proxied)', inputSchema: { text: z.string() } }, async (args, extra) =>
-      (await client.callTool({ name: 'echo', arguments: args }, undefined, { signal: extra.signal })) as { content: { type: 'text'; text: string }[] },
+    server.registerTool(
+      'far_echo',
+      { description: 'Echoes its input (proxied)', inputSchema: { text: z.string() } },
+      async (args, extra) =>
+        (await client.callTool({ name: 'echo', arguments: args }, undefined, { signal: extra.signal })) as {
+          content: { type: 'text'; text: string }[];
+        },
     );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {

@@ -14,15 +14,24 @@ const taskStore = new InMemoryTaskStore();
 /** The same tools as the mcpkit bench server, written with the official SDK. */
 function createServer(): McpServer {
   const server = WITH_TASKS
-    ? new McpServer({ name: 'sdk-bench', version: '1.0.0' }, { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore, taskMessageQueue: new InMemoryTaskMessageQueue() })
+    ? new McpServer(
+        { name: 'sdk-bench', version: '1.0.0' },
+        { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore, taskMessageQueue: new InMemoryTaskMessageQueue() },
+      )
     : new McpServer({ name: 'sdk-bench', version: '1.0.0' });
   // The task workload, in the SDK's documented pattern (examples/server/simpleStreamableHttp).
   if (WITH_TASKS) registerTaskTool(server);
-  server.registerTool('echo', { description: 'Echoes its input', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+  server.registerTool('echo', { description: 'Echoes its input', inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: 'text', text }],
+  }));
   for (let i = 1; i < TOOL_COUNT; i++) {
-    server.registerTool(`tool_${i}`, { description: `Filler tool number ${i}, echoing its input`, inputSchema: { text: z.string() } }, async ({ text }) => ({
-      content: [{ type: 'text', text }],
-    }));
+    server.registerTool(
+      `tool_${i}`,
+      { description: `Filler tool number ${i}, echoing its input`, inputSchema: { text: z.string() } },
+      async ({ text }) => ({
+        content: [{ type: 'text', text }],
+      }),
+    );
   }
   return server;
 }
@@ -38,7 +47,7 @@ function registerTaskTool(server: McpServer): void {
         return { task };
       },
       async getTask(_args, { taskId, taskStore: store }) {
-        return await store.getTask(taskId);
+        return store.getTask(taskId);
       },
       async getTaskResult(_args, { taskId, taskStore: store }) {
         return (await store.getTaskResult(taskId)) as { content: [] };

@@ -14,7 +14,8 @@ export class RegionInput {
 /** Reads a text field of an accepted elicitation; anything else is the client's mistake. */
 function accepted(answer: { action: string; content?: Record<string, unknown> }, field: string): string {
   const value = answer.content?.[field];
-  if (answer.action !== 'accept' || typeof value !== 'string') throw McpError.invalidParams(`Invalid params: expected an accepted answer with a string "${field}"`);
+  if (answer.action !== 'accept' || typeof value !== 'string')
+    throw McpError.invalidParams(`Invalid params: expected an accepted answer with a string "${field}"`);
   return value;
 }
 
@@ -50,13 +51,22 @@ export class ModernConformanceTools {
 
   @Tool({ description: 'Needs the client to support sampling' })
   async test_missing_capability(_: EmptyInput, ctx: McpContext) {
-    const result = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hello' } }], maxTokens: 20 }, { key: 'hello' });
+    const result = await ctx.sample(
+      { messages: [{ role: 'user', content: { type: 'text', text: 'Say hello' } }], maxTokens: 20 },
+      { key: 'hello' },
+    );
     return `Sampled: ${JSON.stringify(result.content)}`;
   }
 
   @Tool({ description: 'Asks the user to confirm, as an input request on the response stream' })
   async test_streaming_elicitation(_: EmptyInput, ctx: McpContext) {
-    const answer = await ctx.elicit({ message: 'Please confirm to continue', requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] } }, { key: 'confirmation' });
+    const answer = await ctx.elicit(
+      {
+        message: 'Please confirm to continue',
+        requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
+      },
+      { key: 'confirmation' },
+    );
     return `Elicitation ${answer.action}`;
   }
 
@@ -119,7 +129,10 @@ export class ModernConformanceTools {
   async test_input_required_result_multiple_inputs(_: EmptyInput, ctx: McpContext) {
     const [name, greeting, roots] = await Promise.all([
       ctx.elicit({ message: 'What is your name?', requestedSchema: nameForm }, { key: 'user_name' }),
-      ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Write a short greeting.' } }], maxTokens: 50 }, { key: 'greeting' }),
+      ctx.sample(
+        { messages: [{ role: 'user', content: { type: 'text', text: 'Write a short greeting.' } }], maxTokens: 50 },
+        { key: 'greeting' },
+      ),
       ctx.roots({ key: 'client_roots' }),
     ]);
     const text = (greeting.content as { text?: string }).text ?? '';
@@ -130,7 +143,13 @@ export class ModernConformanceTools {
   async test_input_required_result_multi_round(_: EmptyInput, ctx: McpContext) {
     const name = accepted(await ctx.elicit({ message: 'Step 1: What is your name?', requestedSchema: nameForm }, { key: 'step1' }), 'name');
     const color = accepted(
-      await ctx.elicit({ message: 'Step 2: What is your favorite color?', requestedSchema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] } }, { key: 'step2' }),
+      await ctx.elicit(
+        {
+          message: 'Step 2: What is your favorite color?',
+          requestedSchema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] },
+        },
+        { key: 'step2' },
+      ),
       'color',
     );
     return `${name} likes ${color}`;
@@ -156,7 +175,12 @@ export class ModernConformanceTools {
           .then((r) => `sampling: ${(r.content as { text?: string }).text ?? ''}`),
       );
     }
-    if (caps.elicitation) asked.push(ctx.elicit({ message: 'What is your name?', requestedSchema: nameForm }, { key: 'elicited' }).then((r) => `elicitation: ${r.action}`));
+    if (caps.elicitation)
+      asked.push(
+        ctx
+          .elicit({ message: 'What is your name?', requestedSchema: nameForm }, { key: 'elicited' })
+          .then((r) => `elicitation: ${r.action}`),
+      );
     if (caps.roots) asked.push(ctx.roots({ key: 'roots' }).then((r) => `roots: ${r.length}`));
     const answers = await Promise.all(asked);
     return answers.length ? answers.join('; ') : 'The client can answer no input request';
@@ -182,7 +206,10 @@ export class ModernConformanceTools {
   @Prompt({ description: 'A prompt that asks the user for context first (input request user_context)' })
   async test_input_required_result_prompt(_: EmptyInput, ctx: McpContext) {
     const answer = await ctx.elicit(
-      { message: 'What context should the prompt use?', requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] } },
+      {
+        message: 'What context should the prompt use?',
+        requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] },
+      },
       { key: 'user_context' },
     );
     return [userMessage(`Use this context: ${accepted(answer, 'context')}`)];

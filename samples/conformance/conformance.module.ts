@@ -5,7 +5,11 @@ import { ConformanceTools } from './conformance.tools';
 import { TaskConformanceTools } from './conformance.tasks';
 
 @McpModule({
-  server: { name: 'mcpkit-conformance', version: '1.0.0', description: 'The fixtures of the official MCP conformance suite, written with mcpkit' },
+  server: {
+    name: 'mcpkit-conformance',
+    version: '1.0.0',
+    description: 'The fixtures of the official MCP conformance suite, written with mcpkit',
+  },
   providers: [ConformanceTools, ConformanceResources, ModernConformanceTools, TaskConformanceTools],
 })
 export class ConformanceModule {}

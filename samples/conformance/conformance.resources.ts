@@ -24,7 +24,12 @@ export class ConformanceResources {
     return Buffer.from(RED_PIXEL_PNG, 'base64');
   }
 
-  @Resource({ uri: 'test://watched-resource', name: 'watched-resource', description: 'A resource clients can subscribe to', mimeType: 'text/plain' })
+  @Resource({
+    uri: 'test://watched-resource',
+    name: 'watched-resource',
+    description: 'A resource clients can subscribe to',
+    mimeType: 'text/plain',
+  })
   watched() {
     return 'Watched resource content';
   }

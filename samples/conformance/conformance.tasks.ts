@@ -60,15 +60,24 @@ export class TaskConformanceTools {
   @Tool({ description: 'Asks two questions at once inside its task', taskSupport: 'optional' })
   async multi_input(_: EmptyInput, ctx: McpContext) {
     const [first, second] = await Promise.all([
-      ctx.elicit({ message: 'First: your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' }, confirm: { type: 'boolean' } } } }),
-      ctx.elicit({ message: 'Second: confirm?', requestedSchema: { type: 'object', properties: { name: { type: 'string' }, confirm: { type: 'boolean' } } } }),
+      ctx.elicit({
+        message: 'First: your name?',
+        requestedSchema: { type: 'object', properties: { name: { type: 'string' }, confirm: { type: 'boolean' } } },
+      }),
+      ctx.elicit({
+        message: 'Second: confirm?',
+        requestedSchema: { type: 'object', properties: { name: { type: 'string' }, confirm: { type: 'boolean' } } },
+      }),
     ]);
     return `Answers: ${first.action}, ${second.action}`;
   }
 
   @Tool({ description: 'Asks for a name before its task is created (multi round-trip), then greets in the task', taskSupport: 'required' })
   async test_tool_with_task(_: EmptyInput, ctx: McpContext) {
-    const answer = await ctx.elicit({ message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }, { key: 'user_name', beforeTask: true });
+    const answer = await ctx.elicit(
+      { message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+      { key: 'user_name', beforeTask: true },
+    );
     const name = answer.action === 'accept' && typeof answer.content?.name === 'string' ? answer.content.name : 'stranger';
     await sleep(300, ctx.signal);
     return `Hello from the task, ${name}!`;

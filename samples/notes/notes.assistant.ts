@@ -29,7 +29,11 @@ export class NotesAssistant {
     return content.type === 'text' ? `Summary (${answer.model}): ${content.text}` : 'The model answered without text';
   }
 
-  @Tool({ description: 'Archive a note after the user confirms (as a task, it waits in input_required)', annotations: { destructiveHint: true }, taskSupport: 'optional' })
+  @Tool({
+    description: 'Archive a note after the user confirms (as a task, it waits in input_required)',
+    annotations: { destructiveHint: true },
+    taskSupport: 'optional',
+  })
   async archive(input: NoteId, ctx: McpContext) {
     const note = this.notes.get(input.id);
     if (!note) throw new ToolError(`No note has id "${input.id}"`);

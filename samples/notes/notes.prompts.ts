@@ -24,10 +24,7 @@ export class NotesPrompts {
   summarize(args: SummarizeArgs) {
     const note = this.notes.get(args.id);
     if (!note) throw McpError.invalidParams(`No note has id "${args.id}"`);
-    return [
-      userMessage(`Summarize this note (${args.style ?? 'brief'}):\n\n${note.body}`),
-      assistantMessage('Here is the summary:'),
-    ];
+    return [userMessage(`Summarize this note (${args.style ?? 'brief'}):\n\n${note.body}`), assistantMessage('Here is the summary:')];
   }
 
   @Complete({ prompt: 'summarize-note', argument: 'id' })

@@ -13,7 +13,13 @@ export class NotesResources {
     notes.onChange((uri) => void app.notifyResourceUpdated(uri));
   }
 
-  @Resource({ uri: 'notes://index', name: 'index', title: 'All notes', mimeType: 'application/json', description: 'Ids and titles of every note' })
+  @Resource({
+    uri: 'notes://index',
+    name: 'index',
+    title: 'All notes',
+    mimeType: 'application/json',
+    description: 'Ids and titles of every note',
+  })
   index() {
     return this.notes.list().map(({ id, title, tags }) => ({ id, title, tags }));
   }

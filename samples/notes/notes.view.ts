@@ -106,7 +106,13 @@ ${VIEW_SCRIPT}
 }
 
 /** The notes as an HTML table (MCP Apps view); its `App` script is inlined, so no CSP domains are needed. */
-@View({ uri: 'ui://notes/table', html: notesTableHtml, title: 'Notes table', description: 'Every note in a table; click one to pin it', prefersBorder: true })
+@View({
+  uri: 'ui://notes/table',
+  html: notesTableHtml,
+  title: 'Notes table',
+  description: 'Every note in a table; click one to pin it',
+  prefersBorder: true,
+})
 export class NotesTableView {}
 
 /** Tools drawn by the notes table: `showNotes` for everyone, `togglePin` only for the view (visibility `app`). */
@@ -114,12 +120,23 @@ export class NotesTableView {}
 export class NotesViewTools {
   constructor(private readonly notes: NotesRepository) {}
 
-  @Tool({ title: 'Show notes', description: 'Show every note in a table (an interactive view where the host supports MCP Apps)', ui: NotesTableView, output: NotesTable, annotations: { readOnlyHint: true } })
+  @Tool({
+    title: 'Show notes',
+    description: 'Show every note in a table (an interactive view where the host supports MCP Apps)',
+    ui: NotesTableView,
+    output: NotesTable,
+    annotations: { readOnlyHint: true },
+  })
   showNotes(_: EmptyInput): NotesTable {
     return this.table();
   }
 
-  @Tool({ description: 'Pin a note, or unpin a pinned one; returns the table', ui: { view: NotesTableView, visibility: ['app'] }, output: NotesTable, annotations: { idempotentHint: false } })
+  @Tool({
+    description: 'Pin a note, or unpin a pinned one; returns the table',
+    ui: { view: NotesTableView, visibility: ['app'] },
+    output: NotesTable,
+    annotations: { idempotentHint: false },
+  })
   togglePin(input: PinInput): NotesTable {
     if (!this.notes.togglePin(input.id)) throw new ToolError(`No note has id "${input.id}"`);
     return this.table();

@@ -52,12 +52,17 @@ export function loadOpenApiDocument(file: string): OpenApiDocument {
 }
 
 /** Registers one tool per operation of `document`; returns the names of the tools. Throws before registering anything if the document is not usable. */
-export function registerOpenApiTools(app: Pick<McpApplication, 'addTool'>, document: OpenApiDocument, options: OpenApiToolsOptions = {}): string[] {
+export function registerOpenApiTools(
+  app: Pick<McpApplication, 'addTool'>,
+  document: OpenApiDocument,
+  options: OpenApiToolsOptions = {},
+): string[] {
   if (typeof document !== 'object' || document === null || typeof document.openapi !== 'string' || !document.openapi.startsWith('3.')) {
     throw new Error('OpenAPI: expected an OpenAPI 3.x document (an object with "openapi": "3.1.0")');
   }
   if (typeof document.paths !== 'object' || document.paths === null) throw new Error('OpenAPI: the document has no "paths"');
-  if (JSON.stringify(document).includes('"$ref"')) throw new Error('OpenAPI: "$ref" is not supported by this generator; inline the schemas');
+  if (JSON.stringify(document).includes('"$ref"'))
+    throw new Error('OpenAPI: "$ref" is not supported by this generator; inline the schemas');
   const operations = Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item ?? {})
       .filter(([method]) => METHODS.includes(method as Method))
@@ -77,20 +82,24 @@ export function registerOpenApiTools(app: Pick<McpApplication, 'addTool'>, docum
 
 function toolFor(path: string, method: Method, operation: OpenApiOperation, options: OpenApiToolsOptions): DynamicTool {
   const where = `OpenAPI ${method.toUpperCase()} ${path}`;
-  if (typeof operation?.operationId !== 'string' || operation.operationId.length === 0) throw new Error(`${where}: every operation needs an operationId (it names the tool)`);
+  if (typeof operation?.operationId !== 'string' || operation.operationId.length === 0)
+    throw new Error(`${where}: every operation needs an operationId (it names the tool)`);
   const name = operation.operationId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128);
   const parameters = operation.parameters ?? [];
   const properties: Record<string, object> = {};
   const required: string[] = [];
   for (const p of parameters) {
-    if (p.in !== 'path' && p.in !== 'query') throw new Error(`${where}: parameter "${p.name}" is in ${String(p.in)}; only path and query parameters are supported`);
-    if (typeof p.name !== 'string' || properties[p.name]) throw new Error(`${where}: parameter names must be unique strings (${String(p.name)})`);
+    if (p.in !== 'path' && p.in !== 'query')
+      throw new Error(`${where}: parameter "${p.name}" is in ${String(p.in)}; only path and query parameters are supported`);
+    if (typeof p.name !== 'string' || properties[p.name])
+      throw new Error(`${where}: parameter names must be unique strings (${String(p.name)})`);
     if (p.in === 'path' && !path.includes(`{${p.name}}`)) throw new Error(`${where}: path parameter "${p.name}" is not in the path`);
     properties[p.name] = { ...(p.description ? { description: p.description } : {}), ...(p.schema ?? { type: 'string' }) };
     if (p.required || p.in === 'path') required.push(p.name);
   }
   for (const [, variable] of path.matchAll(/\{([^}]+)\}/g)) {
-    if (!parameters.some((p) => p.in === 'path' && p.name === variable)) throw new Error(`${where}: the path variable {${variable}} has no parameter`);
+    if (!parameters.some((p) => p.in === 'path' && p.name === variable))
+      throw new Error(`${where}: the path variable {${variable}} has no parameter`);
   }
   if (operation.requestBody) {
     const schema = operation.requestBody.content?.['application/json']?.schema;
@@ -101,8 +110,10 @@ function toolFor(path: string, method: Method, operation: OpenApiOperation, opti
   }
   const success = successResponse(where, operation);
   const outputSchema = success.schema?.type === 'object' ? (success.schema as DynamicTool['outputSchema']) : undefined;
-  if (!options.baseUrl && success.example === undefined) throw new Error(`${where}: mock mode (no baseUrl) needs an example in the success response`);
-  const annotations: DynamicTool['annotations'] = method === 'get' ? { readOnlyHint: true } : method === 'put' || method === 'delete' ? { idempotentHint: true } : {};
+  if (!options.baseUrl && success.example === undefined)
+    throw new Error(`${where}: mock mode (no baseUrl) needs an example in the success response`);
+  const annotations: DynamicTool['annotations'] =
+    method === 'get' ? { readOnlyHint: true } : method === 'put' || method === 'delete' ? { idempotentHint: true } : {};
   const call = options.baseUrl ? httpCall(options.baseUrl, path, method, parameters, options) : () => success.example;
   return {
     name,

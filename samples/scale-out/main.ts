@@ -13,7 +13,9 @@ import { AppModule } from '../notes/app.module';
 async function main(): Promise<void> {
   const redis = process.env.REDIS_URL;
   if (!redis) throw new Error('Set REDIS_URL (for example redis://127.0.0.1:6379)');
-  const app = await McpApplication.create(AppModule, { scaleOut: redisScaleOut({ redis, keyPrefix: process.env.REDIS_PREFIX ?? 'notes:' }) });
+  const app = await McpApplication.create(AppModule, {
+    scaleOut: redisScaleOut({ redis, keyPrefix: process.env.REDIS_PREFIX ?? 'notes:' }),
+  });
   app.enableShutdownHooks();
   const { http } = await app.listen({ http: { port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? '127.0.0.1' } });
   process.stderr.write(`notes (scale-out) at ${http!.url}, sharing state through ${redis}\n`);

@@ -15,4 +15,12 @@ export { InvalidTokenError, AuthorizationServerError } from './auth.errors';
 export { AuthConfigurationError } from './auth-configuration.error';
 export { UnauthorizedError } from '../transports/http/unauthorized.error';
 export { OAuthProxy, InMemoryOAuthProxyStore, OAuthError } from './oauth-proxy';
-export type { OAuthProxyOptions, UpstreamProviderOptions, UpstreamTokens, UpstreamIdentity, SigningJwk, OAuthProxyStore, InMemoryOAuthProxyStoreOptions } from './oauth-proxy';
+export type {
+  OAuthProxyOptions,
+  UpstreamProviderOptions,
+  UpstreamTokens,
+  UpstreamIdentity,
+  SigningJwk,
+  OAuthProxyStore,
+  InMemoryOAuthProxyStoreOptions,
+} from './oauth-proxy';

@@ -86,9 +86,14 @@ export class IntrospectionVerifier implements TokenVerifier {
     const body = await response.json().catch(() => undefined);
     const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
     if (response.status >= 400 && response.status < 500 && !isOwnFault(response.status, error)) {
-      throw new InvalidTokenError(`The authorization server refused the token${typeof error === 'string' ? ` (${error.replace(/[^\x20-\x7E]/g, '').slice(0, 64)})` : ''}`);
+      throw new InvalidTokenError(
+        `The authorization server refused the token${typeof error === 'string' ? ` (${error.replace(/[^\x20-\x7E]/g, '').slice(0, 64)})` : ''}`,
+      );
     }
-    if (!response.ok) throw new AuthorizationServerError(`Token introspection answered HTTP ${response.status}${typeof error === 'string' ? ` (${error})` : ''}`);
+    if (!response.ok)
+      throw new AuthorizationServerError(
+        `Token introspection answered HTTP ${response.status}${typeof error === 'string' ? ` (${error})` : ''}`,
+      );
     if (typeof body !== 'object' || body === null || Array.isArray(body) || typeof (body as { active?: unknown }).active !== 'boolean') {
       throw new AuthorizationServerError('Token introspection answered something other than an introspection response');
     }
@@ -98,5 +103,12 @@ export class IntrospectionVerifier implements TokenVerifier {
 
 /** 401/403 (this server's credentials), 429 (rate limit) and the credential errors are about this server, not the token. */
 function isOwnFault(status: number, error: unknown): boolean {
-  return status === 401 || status === 403 || status === 407 || status === 408 || status === 429 || (typeof error === 'string' && OWN_CREDENTIAL_ERRORS.has(error));
+  return (
+    status === 401 ||
+    status === 403 ||
+    status === 407 ||
+    status === 408 ||
+    status === 429 ||
+    (typeof error === 'string' && OWN_CREDENTIAL_ERRORS.has(error))
+  );
 }

@@ -36,7 +36,10 @@ export class JwksSource {
     private readonly options: JwksSourceOptions,
   ) {}
 
-  readonly getKey = async (header: Jose.JWTHeaderParameters, token: Jose.FlattenedJWSInput): Promise<Jose.KeyLike | Uint8Array | Jose.JWK> => {
+  readonly getKey = async (
+    header: Jose.JWTHeaderParameters,
+    token: Jose.FlattenedJWSInput,
+  ): Promise<Jose.KeyLike | Uint8Array | Jose.JWK> => {
     const now = Date.now();
     // Fetches are spaced by the floor at least, also while the server is down (a failure is not retried at once).
     const mayFetch = this.pending !== undefined || now - this.fetchedAt >= this.options.newKidFloorMs;
@@ -82,7 +85,10 @@ export class JwksSource {
     this.fetchedAt = Date.now();
     let body: unknown;
     try {
-      const response = await fetch(this.url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(this.options.timeoutMs) });
+      const response = await fetch(this.url, {
+        headers: { Accept: 'application/json' },
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       body = await response.json();
     } catch (cause) {
@@ -92,7 +98,7 @@ export class JwksSource {
     if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'object' && k !== null)) {
       throw new AuthorizationServerError(`${this.url.href} did not answer with a JSON Web Key Set`);
     }
-    this.local = this.jose.createLocalJWKSet({ keys } as Jose.JSONWebKeySet);
+    this.local = this.jose.createLocalJWKSet({ keys });
     this.kids = new Set(keys.map((k: { kid?: unknown }) => k.kid).filter((kid): kid is string => typeof kid === 'string'));
     this.receivedAt = Date.now();
   }

@@ -6,7 +6,18 @@ import { JwksSource } from './jwks-source';
 import type { TokenVerifier, VerifyContext } from './token-verifier';
 
 /** The asymmetric algorithms accepted by default: a JWKS publishes public keys, so HS* and `none` never are. */
-export const DEFAULT_JWT_ALGORITHMS: readonly string[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+export const DEFAULT_JWT_ALGORITHMS: readonly string[] = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
 
 /** Options of JwtVerifier: give `jwksUri` (fetched, cached, refetched on an unknown key) or `jwks`. */
 export interface JwtVerifierOptions {
@@ -88,7 +99,12 @@ export class JwtVerifier implements TokenVerifier {
     try {
       ({ payload } = await this.jose.jwtVerify(token, this.keys, {
         issuer: this.options.issuer,
-        audience: typeof this.options.audience === 'string' ? this.options.audience : this.options.audience ? [...this.options.audience] : context.resource,
+        audience:
+          typeof this.options.audience === 'string'
+            ? this.options.audience
+            : this.options.audience
+              ? [...this.options.audience]
+              : context.resource,
         algorithms: this.algorithms,
         typ: this.options.requireAccessTokenType === false ? undefined : 'at+jwt',
         clockTolerance: this.options.clockToleranceSec ?? 5,
@@ -114,7 +130,9 @@ function toInvalidToken(error: unknown, errors: typeof Jose.errors): unknown {
   }
   if (error instanceof errors.JOSEAlgNotAllowed) return new InvalidTokenError("The token's signing algorithm is not accepted");
   if (error instanceof errors.JWSSignatureVerificationFailed) return new InvalidTokenError("The token's signature is invalid");
-  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) return new InvalidTokenError("The token's signing key is unknown");
-  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid || error instanceof errors.JOSENotSupported) return new InvalidTokenError('The token is malformed');
+  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys)
+    return new InvalidTokenError("The token's signing key is unknown");
+  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid || error instanceof errors.JOSENotSupported)
+    return new InvalidTokenError('The token is malformed');
   return error;
 }

@@ -62,6 +62,7 @@ function parseArguments(json: string | undefined): Record<string, unknown> {
   } catch (error) {
     throw new CliError(`tool arguments are not valid JSON (${(error as Error).message}); pass an object, e.g. '{"name": "x"}'`, 2);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError(`tool arguments must be a JSON object, e.g. '{"name": "x"}'`, 2);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new CliError(`tool arguments must be a JSON object, e.g. '{"name": "x"}'`, 2);
   return value as Record<string, unknown>;
 }

@@ -19,7 +19,12 @@ export function cliPackage(): CliPackage {
   for (let dir = __dirname; ; dir = dirname(dir)) {
     const file = join(dir, 'package.json');
     if (existsSync(file)) {
-      const json = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string; dependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
+      const json = JSON.parse(readFileSync(file, 'utf8')) as {
+        name?: string;
+        version?: string;
+        dependencies?: Record<string, string>;
+        peerDependencies?: Record<string, string>;
+      };
       if (json.name === 'mcpkit') {
         cached = { root: dir, version: json.version ?? '0.0.0', dependencies: { ...json.dependencies, ...json.peerDependencies } };
         return cached;

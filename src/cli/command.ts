@@ -17,9 +17,13 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 type Values<O extends Options> = { [K in keyof O]?: O[K] extends { type: 'boolean' } ? boolean : string };
 
 /** Parses a command's arguments strictly; an unknown option is a usage error naming the command. */
-export function parseCommandArgs<O extends Options>(command: string, args: string[], options: O): { values: Values<O>; positionals: string[] } {
+export function parseCommandArgs<O extends Options>(
+  command: string,
+  args: string[],
+  options: O,
+): { values: Values<O>; positionals: string[] } {
   try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true }) as { values: Values<O>; positionals: string[] };
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
     throw new CliError(`${(error as Error).message.split(/\.( |$)/)[0]} (see mcpkit ${command} --help)`, 2);
   }

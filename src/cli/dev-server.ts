@@ -1,5 +1,5 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { Readable, Writable } from 'node:stream';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { type Readable, type Writable } from 'node:stream';
 import { createInterface } from 'node:readline';
 
 export interface DevServerOptions {
@@ -43,7 +43,10 @@ export class DevServer {
   start(): void {
     if (this.closed) return;
     const { js, args, env, stdio } = this.options;
-    const child = spawn(process.execPath, [js, ...args], { env, stdio: stdio ? ['pipe', 'pipe', 'inherit'] : ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(process.execPath, [js, ...args], {
+      env,
+      stdio: stdio ? ['pipe', 'pipe', 'inherit'] : ['ignore', 'inherit', 'inherit'],
+    });
     this.child = child;
     this.exited = new Promise((resolve) => {
       child.once('close', (code, signal) => {
@@ -119,7 +122,13 @@ export class DevServer {
   /** Requests the stopped server never answered get an error, so the client is not left waiting. */
   private failPending(): void {
     for (const id of this.pending.values()) {
-      this.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'The server restarted (mcpkit dev) before answering; send the request again' } }) + '\n');
+      this.stdout.write(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          error: { code: -32603, message: 'The server restarted (mcpkit dev) before answering; send the request again' },
+        }) + '\n',
+      );
     }
     this.pending.clear();
   }

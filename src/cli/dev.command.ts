@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { existsSync, FSWatcher, watch } from 'node:fs';
+import { existsSync, type FSWatcher, watch } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Command } from './command';
 import { parseCommandArgs } from './command';
 import { CliError } from './cli-error';
 import { DevServer } from './dev-server';
 import { resolveEntry } from './entry';
-import { buildArgs, buildCommand, buildFailed, findUp, readTsProject, shown, TsProject } from './project';
+import { buildArgs, buildCommand, buildFailed, findUp, readTsProject, shown, type TsProject } from './project';
 
 const DEBOUNCE_MS = 150;
 const SOURCE = /\.(ts|tsx|mts|cts|json)$/;
@@ -36,7 +36,8 @@ path runs its compiled output, by the tsconfig's rootDir/outDir).
     });
     const extra = args.includes('--') ? args.slice(args.indexOf('--') + 1) : [];
     const entries = positionals.slice(0, positionals.length - extra.length);
-    if (entries.length > 1) throw new CliError(`dev takes one entry, got ${entries.length}; server arguments go after -- (see mcpkit dev --help)`, 2);
+    if (entries.length > 1)
+      throw new CliError(`dev takes one entry, got ${entries.length}; server arguments go after -- (see mcpkit dev --help)`, 2);
     const entryArg = entries[0];
     const port = values.port ?? process.env.PORT ?? '3000';
     if (!/^\d+$/.test(port)) throw new CliError(`--port must be a number, got "${port}"`, 2);
@@ -45,7 +46,10 @@ path runs its compiled output, by the tsconfig's rootDir/outDir).
     const project = readTsProject(values.project ?? join(findUp('tsconfig.json', process.cwd()) ?? process.cwd(), 'tsconfig.json'));
     if (!(await build(project))) throw buildFailed(project);
     const entry = resolveEntry(entryArg, { kind: 'main', build: false, project: project.tsconfig });
-    if (!existsSync(entry.js)) throw new CliError(`entry file not found: ${shown(entry.js)} (after ${buildCommand(project)}); pass the file that starts your server, or fix "main" in package.json`);
+    if (!existsSync(entry.js))
+      throw new CliError(
+        `entry file not found: ${shown(entry.js)} (after ${buildCommand(project)}); pass the file that starts your server, or fix "main" in package.json`,
+      );
     const server = new DevServer({
       js: entry.js,
       args: [...(values.stdio ? ['--stdio'] : []), ...extra],
@@ -54,7 +58,11 @@ path runs its compiled output, by the tsconfig's rootDir/outDir).
       log,
     });
     server.start();
-    log(values.stdio ? `serving ${shown(entry.js)} over stdio` : `serving ${shown(entry.js)} on PORT=${port} (http://127.0.0.1:${port}/mcp unless your main says otherwise)`);
+    log(
+      values.stdio
+        ? `serving ${shown(entry.js)} over stdio`
+        : `serving ${shown(entry.js)} on PORT=${port} (http://127.0.0.1:${port}/mcp unless your main says otherwise)`,
+    );
 
     return new Promise<number>((done) => {
       let timer: NodeJS.Timeout | undefined;
@@ -92,7 +100,10 @@ path runs its compiled output, by the tsconfig's rootDir/outDir).
       const finish = () => {
         clearTimeout(timer);
         for (const w of watchers) w.close();
-        server.close().then(() => done(0), () => done(1));
+        server.close().then(
+          () => done(0),
+          () => done(1),
+        );
       };
       if (values.stdio) server.attachClient(process.stdin, finish);
       process.once('SIGINT', finish);

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CliError } from './cli-error';
-import { buildCommand, buildOnce, compiledPath, findUp, isTypeScript, packageMain, shown, tsProjectFor, TsProject } from './project';
+import { buildCommand, buildOnce, compiledPath, findUp, isTypeScript, packageMain, shown, tsProjectFor, type TsProject } from './project';
 
 /** What an entry argument resolves to: the JavaScript to load, and the TS project when it came from one. */
 export interface ResolvedEntry {
@@ -32,7 +32,9 @@ export function resolveEntry(arg: string | undefined, options: EntryOptions): Re
   if (options.build !== false) buildOnce(project);
   const js = compiledPath(file, project);
   if (!existsSync(js)) {
-    throw new CliError(`compiled output of ${shown(file)} not found at ${shown(js)}: build with ${buildCommand(project)}, or check rootDir/outDir in ${shown(project.tsconfig)}`);
+    throw new CliError(
+      `compiled output of ${shown(file)} not found at ${shown(js)}: build with ${buildCommand(project)}, or check rootDir/outDir in ${shown(project.tsconfig)}`,
+    );
   }
   return { js, project };
 }
@@ -42,7 +44,10 @@ function explicitEntry(arg: string, kind: EntryOptions['kind']): string {
   if (!existsSync(path)) throw new CliError(`entry file not found: ${arg}; pass the .js (or .ts) file that ${what(kind)}`);
   if (!statSync(path).isDirectory()) return path;
   const inside = [`${DEFAULT_FILE[kind]}.ts`, `${DEFAULT_FILE[kind]}.js`].map((f) => join(path, f)).find((f) => existsSync(f));
-  if (!inside) throw new CliError(`entry file not found: ${arg} is a directory without ${DEFAULT_FILE[kind]}.ts or .js; pass the file that ${what(kind)}`);
+  if (!inside)
+    throw new CliError(
+      `entry file not found: ${arg} is a directory without ${DEFAULT_FILE[kind]}.ts or .js; pass the file that ${what(kind)}`,
+    );
   return inside;
 }
 

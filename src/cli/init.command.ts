@@ -48,6 +48,9 @@ tsconfig.json, src/app.module.ts, src/main.ts, test/app.module.spec.ts and a REA
 
 /** A valid npm package name from a directory name. */
 function packageName(base: string): string {
-  const name = base.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[._-]+/, '');
+  const name = base
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[._-]+/, '');
   return name || 'mcp-server';
 }

@@ -17,7 +17,9 @@ export function formatSurface(s: Surface): string {
     return out;
   });
   section(lines, 'Resources', s.resources, (r) => [`${r.uri}${r.mimeType ? ` [${r.mimeType}]` : ''}${describe(r)}`]);
-  section(lines, 'Resource templates', s.resourceTemplates, (r) => [`${r.uriTemplate}${r.mimeType ? ` [${r.mimeType}]` : ''}${describe(r)}`]);
+  section(lines, 'Resource templates', s.resourceTemplates, (r) => [
+    `${r.uriTemplate}${r.mimeType ? ` [${r.mimeType}]` : ''}${describe(r)}`,
+  ]);
   section(lines, 'Prompts', s.prompts, (p) => {
     const args = ((p.arguments ?? []) as Json[]).map((a) => `${a.name}${a.required ? '' : '?'}`);
     return [`${p.name}(${args.join(', ')})${describe(p)}`];
@@ -40,7 +42,13 @@ function schemaLines(label: string, schema: Json | undefined): string[] {
   const required = new Set((schema?.required ?? []) as string[]);
   const names = Object.keys(properties);
   if (names.length === 0) return [`  ${label}: (none)`];
-  return [`  ${label}:`, ...names.map((n) => `    ${n}${required.has(n) ? '' : '?'}: ${typeOf(properties[n])}${properties[n].description ? `  ${properties[n].description}` : ''}`)];
+  return [
+    `  ${label}:`,
+    ...names.map(
+      (n) =>
+        `    ${n}${required.has(n) ? '' : '?'}: ${typeOf(properties[n])}${properties[n].description ? `  ${properties[n].description}` : ''}`,
+    ),
+  ];
 }
 
 function typeOf(schema: Json): string {
@@ -49,5 +57,5 @@ function typeOf(schema: Json): string {
   if (Array.isArray(schema.type)) return schema.type.join(' | ');
   if (typeof schema.type === 'string') return schema.type;
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as Json[]).map(typeOf).join(' | ');
-  return schema.$ref ? String(schema.$ref).split('/').pop() ?? 'object' : 'any';
+  return schema.$ref ? (String(schema.$ref).split('/').pop() ?? 'object') : 'any';
 }

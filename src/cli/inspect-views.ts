@@ -57,7 +57,13 @@ export function formatViews(views: ViewSummary[]): string {
     for (const t of v.tools) {
       lines.push(`    tool ${t.name}${t.visibility ? ` (visibility: ${t.visibility.join(', ')})` : ''}`);
       if (!t.outputSchema) lines.push('      no output class: the view gets what the handler returns, untyped');
-      else lines.push('      output schema:', ...JSON.stringify(t.outputSchema, null, 2).split('\n').map((l) => `        ${l}`));
+      else
+        lines.push(
+          '      output schema:',
+          ...JSON.stringify(t.outputSchema, null, 2)
+            .split('\n')
+            .map((l) => `        ${l}`),
+        );
     }
   }
   return lines.join('\n') + '\n';
@@ -90,13 +96,17 @@ export function viewsDts(views: ViewSummary[]): string {
     } else if (distinct.length === 1) {
       declared = decls.declare(name, distinct[0].outputSchema, about);
     } else {
-      const members = distinct.map((t) => decls.declare(`${name.replace(/Data$/, '')}${typeName(t.name)}Output`, t.outputSchema, `Output of the tool ${t.name}.`));
+      const members = distinct.map((t) =>
+        decls.declare(`${name.replace(/Data$/, '')}${typeName(t.name)}Output`, t.outputSchema, `Output of the tool ${t.name}.`),
+      );
       declared = decls.freeName(name);
       decls.raw(`${docComment(about)}export type ${declared} = ${members.join(' | ')};`);
     }
     byUri.push([v.uri, declared]);
   }
   const entries = byUri.map(([uri, type]) => `  ${JSON.stringify(uri)}: ${type};`);
-  decls.raw(`/** Each view's data type by its URI. */\nexport interface ViewDataByUri {${entries.length ? `\n${entries.join('\n')}\n` : ''}}`);
+  decls.raw(
+    `/** Each view's data type by its URI. */\nexport interface ViewDataByUri {${entries.length ? `\n${entries.join('\n')}\n` : ''}}`,
+  );
   return decls.text();
 }

@@ -20,17 +20,28 @@ export function loadModuleClass(js: string, name?: string): ClassType {
   const modules = [...new Set(named.filter(([, v]) => metadataStore.module(v) !== undefined).map(([, v]) => v))];
   if (name !== undefined) {
     const chosen = modules.find((m) => m.name === name) ?? named.find(([k, v]) => k === name && modules.includes(v))?.[1];
-    if (!chosen) throw new CliError(`${shown(js)} exports no @McpModule class named ${name}${modules.length ? ` (it has: ${modules.map((m) => m.name).join(', ')})` : ''}; check --module`);
+    if (!chosen)
+      throw new CliError(
+        `${shown(js)} exports no @McpModule class named ${name}${modules.length ? ` (it has: ${modules.map((m) => m.name).join(', ')})` : ''}; check --module`,
+      );
     return chosen;
   }
   if (modules.length === 1) return modules[0];
-  if (modules.length > 1) throw new CliError(`${shown(js)} exports several @McpModule classes (${modules.map((m) => m.name).join(', ')}): choose one with --module <Name>`);
-  throw new CliError(noModuleMessage(js, named.map(([k]) => k)));
+  if (modules.length > 1)
+    throw new CliError(
+      `${shown(js)} exports several @McpModule classes (${modules.map((m) => m.name).join(', ')}): choose one with --module <Name>`,
+    );
+  throw new CliError(
+    noModuleMessage(
+      js,
+      named.map(([k]) => k),
+    ),
+  );
 }
 
 function exportsOf(exports: unknown): [string, ClassType][] {
   const entries: [string, unknown][] = typeof exports === 'function' ? [['module.exports', exports]] : [];
-  if (exports !== null && (typeof exports === 'object' || typeof exports === 'function')) entries.push(...Object.entries(exports as object));
+  if (exports !== null && (typeof exports === 'object' || typeof exports === 'function')) entries.push(...Object.entries(exports));
   return entries.filter((e): e is [string, ClassType] => typeof e[1] === 'function');
 }
 

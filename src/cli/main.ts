@@ -35,7 +35,8 @@ export async function runCli(argv: string[]): Promise<number> {
     return 0;
   }
   const command = COMMANDS.find((c) => c.name === name);
-  if (!command) throw new CliError(`unknown command "${name}": use one of ${COMMANDS.map((c) => c.name).join(', ')} (see mcpkit --help)`, 2);
+  if (!command)
+    throw new CliError(`unknown command "${name}": use one of ${COMMANDS.map((c) => c.name).join(', ')} (see mcpkit --help)`, 2);
   const end = rest.indexOf('--');
   if ((end < 0 ? rest : rest.slice(0, end)).some((a) => a === '--help' || a === '-h')) {
     process.stdout.write(command.help + '\n');

@@ -104,6 +104,8 @@ export function compiledPath(file: string, project: TsProject): string {
     return out.slice(0, -extname(out).length) + TS_EXTENSIONS[extname(out)];
   };
   if (project.rootDir || !project.outDir) return js(project.rootDir ?? project.dir);
-  const candidates = [project.dir, join(project.dir, 'src'), dirname(file)].filter((root) => !relative(root, file).startsWith('..')).map(js);
+  const candidates = [project.dir, join(project.dir, 'src'), dirname(file)]
+    .filter((root) => !relative(root, file).startsWith('..'))
+    .map(js);
   return candidates.find((c) => existsSync(c)) ?? candidates[0];
 }

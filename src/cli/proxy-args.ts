@@ -3,7 +3,9 @@ import type { ClientEra } from '../client/modern-session';
 import { CliError } from './cli-error';
 
 /** One server `mcpkit proxy` serves: spawned over stdio, or reached over Streamable HTTP or HTTP+SSE (2024-11-05). */
-export type Upstream = { prefix: string } & ({ kind: 'stdio'; command: string; args: string[] } | { kind: 'http'; url: string } | { kind: 'sse'; url: string });
+export type Upstream = { prefix: string } & (
+  { kind: 'stdio'; command: string; args: string[] } | { kind: 'http'; url: string } | { kind: 'sse'; url: string }
+);
 
 export interface ProxyArgs {
   upstreams: Upstream[];
@@ -48,7 +50,8 @@ export function parseProxyArgs(args: string[], env: NodeJS.ProcessEnv = process.
   const specs = values.upstream ?? [];
   const count = specs.length + (command.length > 0 ? 1 : 0);
   if (count === 0) throw usage('no server to proxy: give its command after --, or --upstream');
-  if (values.prefix !== undefined && count > 1) throw usage('--prefix is for a single server; with several, name each: --upstream <prefix>=<target>');
+  if (values.prefix !== undefined && count > 1)
+    throw usage('--prefix is for a single server; with several, name each: --upstream <prefix>=<target>');
 
   const upstreams: Upstream[] = specs.map((spec) => parseUpstream(spec, count === 1 ? (values.prefix ?? '') : undefined));
   if (command.length > 0) {
@@ -68,7 +71,16 @@ export function parseProxyArgs(args: string[], env: NodeJS.ProcessEnv = process.
     if (colon <= 0) throw usage(`--header must read "Name: value", got "${header}"`);
     headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
   }
-  return { upstreams, front: values.stdio ? { stdio: true } : { stdio: false, host: values.host ?? '127.0.0.1', port: port(values.http ?? env.PORT ?? '3000') }, headers, era, name: values.name, version: values.version };
+  return {
+    upstreams,
+    front: values.stdio
+      ? { stdio: true }
+      : { stdio: false, host: values.host ?? '127.0.0.1', port: port(values.http ?? env.PORT ?? '3000') },
+    headers,
+    era,
+    name: values.name,
+    version: values.version,
+  };
 }
 
 function port(text: string): number {

@@ -53,7 +53,10 @@ and the stdio servers it started.`,
     const described: Described = {};
     // Every list is offered from the start: while an upstream is away (and reconnected), its lists are empty, not gone.
     const offer = { tools: true, resources: true, prompts: true };
-    const inner = await McpApplication.create(ProxyModule, { server: { name: options.name ?? 'mcpkit-proxy', version: options.version ?? cliPackage().version }, offer });
+    const inner = await McpApplication.create(ProxyModule, {
+      server: { name: options.name ?? 'mcpkit-proxy', version: options.version ?? cliPackage().version },
+      offer,
+    });
     const apps = [inner];
     const closeAll = async () => {
       for (const app of [...apps].reverse()) await app.close().catch((e: unknown) => log(`could not close cleanly: ${firstLine(e)}`));
@@ -78,7 +81,10 @@ and the stdio servers it started.`,
       // outer application that has it serves the inner one's surface (mounted under no prefix).
       if (single && described.serverInfo) {
         const { name, version } = described.serverInfo;
-        const outer = await McpApplication.create(ProxyModule, { server: { name, version: options.version ?? version, instructions: described.instructions }, offer });
+        const outer = await McpApplication.create(ProxyModule, {
+          server: { name, version: options.version ?? version, instructions: described.instructions },
+          offer,
+        });
         apps.push(outer);
         outer.mount('', inner);
       }
@@ -115,7 +121,12 @@ function transportOf(upstream: Upstream, headers: Record<string, string>): McpCl
 }
 
 function shown(upstream: Upstream): string {
-  const target = upstream.kind === 'http' ? upstream.url : upstream.kind === 'sse' ? `sse:${upstream.url}` : [upstream.command, ...upstream.args].join(' ');
+  const target =
+    upstream.kind === 'http'
+      ? upstream.url
+      : upstream.kind === 'sse'
+        ? `sse:${upstream.url}`
+        : [upstream.command, ...upstream.args].join(' ');
   return upstream.prefix ? `"${upstream.prefix}" (${target})` : target;
 }
 

@@ -71,7 +71,10 @@ export class TypeScriptDeclarations {
 }
 
 function declaration(name: string, schema: Json, defs: Map<string, string>, comment?: string): string {
-  const doc = docComment([comment, schema.description as string | undefined].filter((c): c is string => typeof c === 'string' && c !== '').join('\n\n'), '');
+  const doc = docComment(
+    [comment, schema.description as string | undefined].filter((c): c is string => typeof c === 'string' && c !== '').join('\n\n'),
+    '',
+  );
   if (isPlainObject(schema)) return `${doc}export interface ${name} ${objectBody(schema, defs, '')}`;
   return `${doc}export type ${name} = ${typeOf(schema, defs, '')};`;
 }
@@ -93,7 +96,8 @@ function typeOf(schema: unknown, defs: Map<string, string>, indent: string): str
   if ('const' in s) return literal(s.const);
   if (Array.isArray(s.enum)) return s.enum.length === 0 ? 'never' : s.enum.map(literal).join(' | ');
   const parts: string[] = [];
-  if (Array.isArray(s.anyOf) || Array.isArray(s.oneOf)) parts.push(union(((s.anyOf ?? s.oneOf) as unknown[]).map((m) => typeOf(m, defs, indent))));
+  if (Array.isArray(s.anyOf) || Array.isArray(s.oneOf))
+    parts.push(union(((s.anyOf ?? s.oneOf) as unknown[]).map((m) => typeOf(m, defs, indent))));
   if (Array.isArray(s.allOf)) parts.push((s.allOf as unknown[]).map((m) => wrap(typeOf(m, defs, indent))).join(' & '));
   if (s.type !== undefined) {
     const types = Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
@@ -130,7 +134,8 @@ function objectBody(s: Json, defs: Map<string, string>, indent: string): string 
   const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
   const extra = s.additionalProperties;
   const names = Object.keys(properties);
-  if (names.length === 0) return extra === false ? 'Record<string, never>' : `Record<string, ${typeOf(extra === undefined ? true : extra, defs, indent)}>`;
+  if (names.length === 0)
+    return extra === false ? 'Record<string, never>' : `Record<string, ${typeOf(extra === undefined ? true : extra, defs, indent)}>`;
   const inner = indent + '  ';
   const lines = names.map((name) => {
     const prop = properties[name];
@@ -157,7 +162,8 @@ function wrap(type: string): string {
     if (quote) {
       if (c === '\\') i++;
       else if (c === quote) quote = undefined;
-    } else if (c === '/' && type[i + 1] === '*') i = type.includes('*/', i + 2) ? type.indexOf('*/', i + 2) + 1 : type.length; // a doc comment's text is not code
+    } else if (c === '/' && type[i + 1] === '*')
+      i = type.includes('*/', i + 2) ? type.indexOf('*/', i + 2) + 1 : type.length; // a doc comment's text is not code
     else if (c === '"') quote = c;
     else if ('{[(<'.includes(c)) depth++;
     else if ('}])>'.includes(c)) depth--;

@@ -19,7 +19,11 @@ export interface Surface {
  * Builds the application without listening, connects an in-memory client, runs `use`, then closes
  * both: what `use` sees is what a real client with these capabilities would.
  */
-export async function withClient<T>(moduleClass: ClassType, use: (client: McpTestClient) => Promise<T>, capabilities: Record<string, unknown> = {}): Promise<T> {
+export async function withClient<T>(
+  moduleClass: ClassType,
+  use: (client: McpTestClient) => Promise<T>,
+  capabilities: Record<string, unknown> = {},
+): Promise<T> {
   let app: McpApplication;
   try {
     app = await McpApplication.create(moduleClass);

@@ -61,7 +61,12 @@ export function asError(error: unknown): Error {
 }
 
 function isErrorLike(value: unknown): value is Error {
-  return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string' && typeof (value as { name?: unknown }).name === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { message?: unknown }).message === 'string' &&
+    typeof (value as { name?: unknown }).name === 'string'
+  );
 }
 
 /** An error's message with its cause's (fetch says only "fetch failed"; the cause says ECONNREFUSED). */
@@ -81,7 +86,11 @@ export function reportError(transport: Pick<McpClientTransport, 'onerror'>, erro
 }
 
 /** Hands a message to a transport's onmessage; what that throws goes to onerror (see reportError). */
-export function deliverMessage(transport: Pick<McpClientTransport, 'onmessage' | 'onerror'>, message: ClientMessage, extra?: MessageExtra): void {
+export function deliverMessage(
+  transport: Pick<McpClientTransport, 'onmessage' | 'onerror'>,
+  message: ClientMessage,
+  extra?: MessageExtra,
+): void {
   try {
     transport.onmessage?.(message, extra);
   } catch (error) {

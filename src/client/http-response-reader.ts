@@ -107,7 +107,11 @@ export async function httpErrorResponse(res: ResponseLike, id: RequestId): Promi
     const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; data?: unknown } };
     const error = body?.error;
     if (error && Number.isInteger(error.code) && typeof error.message === 'string') {
-      return { jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) } };
+      return {
+        jsonrpc: '2.0',
+        id,
+        error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) },
+      };
     }
   } catch {
     // not JSON: described below

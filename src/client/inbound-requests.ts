@@ -39,7 +39,8 @@ export class InboundRequests {
   /** Runs the handler of `method` for a request that did not come as a message (an MRTR input request); -32601 without one. */
   async call(method: string, params: Record<string, unknown>, context: InboundRequestContext): Promise<unknown> {
     const handler = this.handlers.get(method);
-    if (!handler) throw new McpError(ErrorCode.MethodNotFound, `The server asked for ${method.slice(0, 64)}, which this client does not answer`);
+    if (!handler)
+      throw new McpError(ErrorCode.MethodNotFound, `The server asked for ${method.slice(0, 64)}, which this client does not answer`);
     return (await handler(params, context)) ?? {};
   }
 
@@ -48,14 +49,19 @@ export class InboundRequests {
     const method = message.method as string;
     const handler = this.handlers.get(method);
     if (!handler) return this.respond(errorOf(id, ErrorCode.MethodNotFound, `Method not found: ${method.slice(0, 64)}`), id);
-    if (this.running.size >= this.maxInFlight || this.running.has(id)) return this.respond(errorOf(id, ErrorCode.InternalError, 'The client is busy: too many server requests in flight'), id);
+    if (this.running.size >= this.maxInFlight || this.running.has(id))
+      return this.respond(errorOf(id, ErrorCode.InternalError, 'The client is busy: too many server requests in flight'), id);
     const controller = new AbortController();
     this.running.set(id, controller);
     const params = (typeof message.params === 'object' && message.params !== null ? message.params : {}) as Record<string, unknown>;
     void (async () => {
       try {
-        const result = await handler(params, { requestId: id, ...(relatedRequestId !== undefined ? { relatedRequestId } : {}), signal: controller.signal });
-        if (!controller.signal.aborted) this.respond({ jsonrpc: '2.0', id, result: (result ?? {}) as object }, id);
+        const result = await handler(params, {
+          requestId: id,
+          ...(relatedRequestId !== undefined ? { relatedRequestId } : {}),
+          signal: controller.signal,
+        });
+        if (!controller.signal.aborted) this.respond({ jsonrpc: '2.0', id, result: result ?? {} }, id);
       } catch (error) {
         if (controller.signal.aborted) return; // the server no longer waits for an answer
         const mapped = mcpErrorOf(error);

@@ -1,6 +1,14 @@
 import type { RequestId } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
-import { asError, CLIENT_LATEST_VERSION, CLIENT_PROTOCOL_VERSIONS, isClientMessage, type ClientMessage, type McpClientTransport, type MessageExtra } from './client-transport';
+import {
+  asError,
+  CLIENT_LATEST_VERSION,
+  CLIENT_PROTOCOL_VERSIONS,
+  isClientMessage,
+  type ClientMessage,
+  type McpClientTransport,
+  type MessageExtra,
+} from './client-transport';
 import { InboundRequests, type InboundRequestHandler } from './inbound-requests';
 import { ParamHeaderBook } from './modern-http';
 import { isDiscoverRefusal, ModernSession, type ClientEra, type ServerDescription } from './modern-session';
@@ -114,13 +122,19 @@ export class McpClient {
           if (era === 'modern' || !isDiscoverRefusal(error) || this.closed) throw error;
         }
       }
-      const result = (await this.request('initialize', {
-        protocolVersion: this.options.protocolVersion ?? CLIENT_LATEST_VERSION,
-        capabilities: this.options.capabilities ?? {},
-        clientInfo: this.clientInfo(),
-      }, options)) as InitializeResult;
+      const result = (await this.request(
+        'initialize',
+        {
+          protocolVersion: this.options.protocolVersion ?? CLIENT_LATEST_VERSION,
+          capabilities: this.options.capabilities ?? {},
+          clientInfo: this.clientInfo(),
+        },
+        options,
+      )) as InitializeResult;
       if (!result || typeof result !== 'object' || !(CLIENT_PROTOCOL_VERSIONS as readonly string[]).includes(result.protocolVersion)) {
-        throw new Error(`The server answered initialize with protocol version ${JSON.stringify(result?.protocolVersion)}, which this client does not support (${CLIENT_PROTOCOL_VERSIONS.join(', ')})`);
+        throw new Error(
+          `The server answered initialize with protocol version ${JSON.stringify(result?.protocolVersion)}, which this client does not support (${CLIENT_PROTOCOL_VERSIONS.join(', ')})`,
+        );
       }
       this.init = { ...result, capabilities: result.capabilities ?? {} };
       transport.setProtocolVersion?.(result.protocolVersion);
@@ -140,9 +154,16 @@ export class McpClient {
   async request<T = Record<string, unknown>>(method: string, params?: Record<string, unknown>, options: RequestOptions = {}): Promise<T> {
     const modern = this.modern;
     if (!modern) return this.send(method, params, options) as Promise<T>;
-    const send = (m: string, p: Record<string, unknown>, o: RequestOptions) => this.send(m, modern.envelope(p), o) as Promise<Record<string, unknown>>;
+    const send = (m: string, p: Record<string, unknown>, o: RequestOptions) =>
+      this.send(m, modern.envelope(p), o) as Promise<Record<string, unknown>>;
     const headers = this.paramHeaders.headersFor(method, params);
-    const result = await modern.request(send, (m, p, context) => this.inbound.call(m, p, context), method, params ?? {}, headers ? { ...options, headers: { ...options.headers, ...headers } } : options);
+    const result = await modern.request(
+      send,
+      (m, p, context) => this.inbound.call(m, p, context),
+      method,
+      params ?? {},
+      headers ? { ...options, headers: { ...options.headers, ...headers } } : options,
+    );
     if (method === 'tools/list') this.paramHeaders.learn(result.tools);
     return result as T;
   }
@@ -156,7 +177,9 @@ export class McpClient {
     const body: Record<string, unknown> = { ...params };
     if (options.onProgress) body._meta = { ...(body._meta as object | undefined), progressToken: id };
     const message: ClientMessage = { jsonrpc: '2.0', id, method, ...(params !== undefined || options.onProgress ? { params: body } : {}) };
-    transport.send(message, options.headers ? { headers: options.headers } : undefined).catch((error) => this.outbound.fail(id, new McpError(CONNECTION_CLOSED, `Could not send ${method}: ${asError(error).message}`)));
+    transport
+      .send(message, options.headers ? { headers: options.headers } : undefined)
+      .catch((error) => this.outbound.fail(id, new McpError(CONNECTION_CLOSED, `Could not send ${method}: ${asError(error).message}`)));
     return promise;
   }
 
@@ -204,7 +227,13 @@ export class McpClient {
     const timeout = options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000;
     let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([ack, stream, new Promise((_, reject) => (timer = setTimeout(() => reject(new McpError(-32001, 'subscriptions/listen was not acknowledged')), timeout)))]);
+      await Promise.race([
+        ack,
+        stream,
+        new Promise(
+          (_, reject) => (timer = setTimeout(() => reject(new McpError(-32001, 'subscriptions/listen was not acknowledged')), timeout)),
+        ),
+      ]);
     } catch (error) {
       abort.abort();
       throw error;
@@ -218,7 +247,12 @@ export class McpClient {
   }
 
   /** Pages through a list method (tools/list, resources/list, ...) following nextCursor; returns every item of `key` (at most `maxPages` pages, default 1000, and `maxItems` items, default 100 000). */
-  async listAll<T = Record<string, unknown>>(method: string, key: string, params: Record<string, unknown> = {}, options: RequestOptions & { maxPages?: number; maxItems?: number } = {}): Promise<T[]> {
+  async listAll<T = Record<string, unknown>>(
+    method: string,
+    key: string,
+    params: Record<string, unknown> = {},
+    options: RequestOptions & { maxPages?: number; maxItems?: number } = {},
+  ): Promise<T[]> {
     const items: T[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
@@ -226,7 +260,8 @@ export class McpClient {
       const result = await this.request<Record<string, unknown>>(method, cursor === undefined ? params : { ...params, cursor }, options);
       const list = result?.[key];
       if (!Array.isArray(list)) throw new Error(`${method} answered without an array "${key}"`);
-      if (items.length + list.length > (options.maxItems ?? 100_000)) throw new Error(`${method} returned more than ${options.maxItems ?? 100_000} items; stopping`);
+      if (items.length + list.length > (options.maxItems ?? 100_000))
+        throw new Error(`${method} returned more than ${options.maxItems ?? 100_000} items; stopping`);
       for (const item of list as T[]) items.push(item);
       const next = result.nextCursor;
       if (typeof next !== 'string' || next === '') return items;
@@ -249,10 +284,20 @@ export class McpClient {
     const hasId = typeof message.id === 'string' || typeof message.id === 'number';
     if (typeof message.method === 'string') {
       if (hasId) return this.inbound.handle(message, extra?.relatedRequestId);
-      return this.notification(message.method, (typeof message.params === 'object' && message.params !== null ? message.params : {}) as Record<string, unknown>, extra ?? {});
+      return this.notification(
+        message.method,
+        (typeof message.params === 'object' && message.params !== null ? message.params : {}) as Record<string, unknown>,
+        extra ?? {},
+      );
     }
     if (hasId && ('result' in message || 'error' in message)) {
-      if (!this.outbound.settle(message.id as RequestId, message as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } })) this.fail(new Error(`Received a response for unknown request id ${JSON.stringify(message.id)}`));
+      if (
+        !this.outbound.settle(
+          message.id as RequestId,
+          message as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } },
+        )
+      )
+        this.fail(new Error(`Received a response for unknown request id ${JSON.stringify(message.id)}`));
       return;
     }
     this.fail(new Error(`Received a message that is neither request, notification nor response: ${JSON.stringify(message).slice(0, 120)}`));
@@ -266,7 +311,11 @@ export class McpClient {
 
   private reply(response: ClientMessage, relatedRequestId: RequestId): void {
     if (this.closed || !this.transport) return;
-    this.transport.send(response, { relatedRequestId }).catch((error) => this.fail(new Error(`Could not answer the server's request ${JSON.stringify(relatedRequestId)}: ${asError(error).message}`)));
+    this.transport
+      .send(response, { relatedRequestId })
+      .catch((error) =>
+        this.fail(new Error(`Could not answer the server's request ${JSON.stringify(relatedRequestId)}: ${asError(error).message}`)),
+      );
   }
 
   private closedByTransport(): void {

@@ -4,7 +4,14 @@ import type { ClientMessage } from './client-transport';
 import { paramHeaders, type ParamHeader } from '../schema/mcp-header';
 
 /** The param each method's `Mcp-Name` header mirrors. */
-const NAMED: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri', 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' };
+const NAMED: Record<string, string> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
 
 /** True when HTTP messages are exchanged in the 2026-07-28 era (per request, no session). */
 export function isModernHttp(protocolVersion: string | undefined): boolean {
@@ -23,12 +30,14 @@ export function modernRequestHeaders(message: ClientMessage): Record<string, str
   const headers: Record<string, string> = { 'mcp-protocol-version': version, 'mcp-method': message.method };
   const field = NAMED[message.method];
   const value = field ? (message.params as Record<string, unknown> | undefined)?.[field] : undefined;
-  if (typeof value === 'string') headers['mcp-name'] = /^[\x21-\x7e]*$/.test(value) ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+  if (typeof value === 'string')
+    headers['mcp-name'] = /^[\x21-\x7e]*$/.test(value) ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
   return headers;
 }
 
 /** A header value: visible ASCII as is, anything else as `=?base64?…?=`. */
-const headerValue = (value: string) => (/^[\x20-\x7e]*$/.test(value) && value.trim() === value ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`);
+const headerValue = (value: string) =>
+  /^[\x20-\x7e]*$/.test(value) && value.trim() === value ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 
 /**
  * The `x-mcp-header` annotations of the tools a 2026-07-28 server listed, by tool name, so that a
@@ -60,7 +69,11 @@ export class ParamHeaderBook {
     const headers: Record<string, string> = {};
     for (const { path, name } of found) {
       let node: unknown = params?.arguments;
-      for (const key of path) node = typeof node === 'object' && node !== null && Object.prototype.hasOwnProperty.call(node, key) ? (node as Record<string, unknown>)[key] : undefined;
+      for (const key of path)
+        node =
+          typeof node === 'object' && node !== null && Object.prototype.hasOwnProperty.call(node, key)
+            ? (node as Record<string, unknown>)[key]
+            : undefined;
       if (typeof node === 'string') headers[`mcp-param-${name.toLowerCase()}`] = headerValue(node);
       else if (typeof node === 'number' || typeof node === 'boolean') headers[`mcp-param-${name.toLowerCase()}`] = String(node);
     }

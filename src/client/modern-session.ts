@@ -23,7 +23,11 @@ export interface ServerDescription {
 /** Sends one JSON-RPC request as it is. */
 export type RawSend = (method: string, params: Record<string, unknown>, options: RequestOptions) => Promise<Record<string, unknown>>;
 /** Answers one input request with the client's handler of its method (elicitation/create, sampling/createMessage, roots/list). */
-export type InputAnswer = (method: string, params: Record<string, unknown>, context: { requestId: RequestId; relatedRequestId: RequestId; signal: AbortSignal }) => Promise<unknown>;
+export type InputAnswer = (
+  method: string,
+  params: Record<string, unknown>,
+  context: { requestId: RequestId; relatedRequestId: RequestId; signal: AbortSignal },
+) => Promise<unknown>;
 
 const RETRY_PAUSE_MS = 100;
 
@@ -46,7 +50,12 @@ export class ModernSession {
     const meta = typeof params?._meta === 'object' && params._meta !== null ? (params._meta as Record<string, unknown>) : {};
     return {
       ...params,
-      _meta: { ...meta, [MetaKey.protocolVersion]: MODERN_VERSION, [MetaKey.clientInfo]: this.clientInfo, [MetaKey.clientCapabilities]: this.capabilities },
+      _meta: {
+        ...meta,
+        [MetaKey.protocolVersion]: MODERN_VERSION,
+        [MetaKey.clientInfo]: this.clientInfo,
+        [MetaKey.clientCapabilities]: this.capabilities,
+      },
     };
   }
 
@@ -58,7 +67,11 @@ export class ModernSession {
       throw new McpError(-32603, 'The server answered server/discover without supportedVersions and capabilities');
     }
     if (!versions.includes(MODERN_VERSION)) {
-      throw new McpError(ModernErrorCode.UnsupportedProtocolVersion, `The server does not serve ${MODERN_VERSION} (it serves ${versions.join(', ')})`, { supported: versions });
+      throw new McpError(
+        ModernErrorCode.UnsupportedProtocolVersion,
+        `The server does not serve ${MODERN_VERSION} (it serves ${versions.join(', ')})`,
+        { supported: versions },
+      );
     }
     const meta = (result._meta ?? {}) as Record<string, unknown>;
     const info = meta[MetaKey.serverInfo] as ServerDescription['serverInfo'] | undefined;
@@ -73,7 +86,13 @@ export class ModernSession {
   }
 
   /** A request, completed through as many input rounds as it takes. */
-  async request(send: RawSend, answer: InputAnswer, method: string, params: Record<string, unknown>, options: RequestOptions): Promise<Record<string, unknown>> {
+  async request(
+    send: RawSend,
+    answer: InputAnswer,
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptions,
+  ): Promise<Record<string, unknown>> {
     let round: Record<string, unknown> = params;
     for (let n = 0; ; n++) {
       let id: RequestId = 0;
@@ -87,7 +106,8 @@ export class ModernSession {
       const signal = options.signal ?? new AbortController().signal;
       await Promise.all(
         Object.entries(requests).map(async ([key, request]) => {
-          if (typeof request?.method !== 'string') throw new McpError(-32603, `The server's input request "${key.slice(0, 64)}" names no method`);
+          if (typeof request?.method !== 'string')
+            throw new McpError(-32603, `The server's input request "${key.slice(0, 64)}" names no method`);
           const p = (typeof request.params === 'object' && request.params !== null ? request.params : {}) as Record<string, unknown>;
           inputResponses[key] = options.onInputRequest
             ? await options.onInputRequest(request.method, p)

@@ -3,7 +3,10 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 
 /** What the Streamable HTTP client transport asks of a fetch: the subset of `fetch` it uses. */
-export type FetchLike = (url: string | URL, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<ResponseLike>;
+export type FetchLike = (
+  url: string | URL,
+  init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal },
+) => Promise<ResponseLike>;
 
 /** The subset of `Response` the transport reads. */
 export interface ResponseLike {

@@ -46,7 +46,10 @@ interface Pending {
 
 /** The error a request rejects with when its signal aborts. */
 export function abortError(reason: unknown): Error {
-  const error = new Error(reason instanceof Error ? `Request aborted: ${reason.message}` : `Request aborted${reason === undefined ? '' : `: ${String(reason)}`}`, { cause: reason });
+  const error = new Error(
+    reason instanceof Error ? `Request aborted: ${reason.message}` : `Request aborted${reason === undefined ? '' : `: ${String(reason)}`}`,
+    { cause: reason },
+  );
   error.name = 'AbortError';
   return error;
 }
@@ -90,7 +93,15 @@ export class OutboundRequests {
       };
       const arm = () => {
         clearTimeout(timer);
-        timer = setTimeout(() => this.giveUp(id, new McpError(REQUEST_TIMEOUT, `Request timed out after ${timeoutMs} ms`, { timeout: timeoutMs }), 'Request timed out'), timeoutMs);
+        timer = setTimeout(
+          () =>
+            this.giveUp(
+              id,
+              new McpError(REQUEST_TIMEOUT, `Request timed out after ${timeoutMs} ms`, { timeout: timeoutMs }),
+              'Request timed out',
+            ),
+          timeoutMs,
+        );
         timer.unref();
       };
       if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
@@ -98,7 +109,12 @@ export class OutboundRequests {
         if (resetTimeoutOnProgress) entry.reset = arm;
       }
       if (signal) {
-        onAbort = () => this.giveUp(id, abortError(signal.reason), signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted'));
+        onAbort = () =>
+          this.giveUp(
+            id,
+            abortError(signal.reason),
+            signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted'),
+          );
         signal.addEventListener('abort', onAbort, { once: true });
       }
       this.pending.set(id, entry);

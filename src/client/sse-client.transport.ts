@@ -1,5 +1,11 @@
-import type { RequestId } from '../mcp/json-rpc';
-import { asError, deliverMessage, describeError as describe, reportError, type ClientMessage, type McpClientTransport } from './client-transport';
+import {
+  asError,
+  deliverMessage,
+  describeError as describe,
+  reportError,
+  type ClientMessage,
+  type McpClientTransport,
+} from './client-transport';
 import { DEFAULT_MAX_MESSAGE_BYTES, httpErrorResponse, parseMessages, readSse, readText, transportError } from './http-response-reader';
 import { nodeFetch, type FetchLike, type ResponseLike } from './node-fetch';
 import { SseParser, type SseEvent } from './sse-parser';
@@ -29,7 +35,10 @@ export class SseClientTransport implements McpClientTransport {
   private started = false;
   private closed = false;
 
-  constructor(url: string | URL, private readonly options: SseClientOptions = {}) {
+  constructor(
+    url: string | URL,
+    private readonly options: SseClientOptions = {},
+  ) {
     this.url = new URL(url);
     if (options.fetch) this.fetch = options.fetch;
     else this.fetch = this.ownFetch = nodeFetch();
@@ -61,11 +70,15 @@ export class SseClientTransport implements McpClientTransport {
   async send(message: ClientMessage): Promise<void> {
     if (this.closed) throw new Error('Transport closed');
     if (!this.endpoint) throw new Error('Not connected: no endpoint yet');
-    const id = typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number') ? (message.id as RequestId) : undefined;
+    const id =
+      typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number') ? message.id : undefined;
     const controller = this.track();
     let res: ResponseLike;
     try {
-      const headers = await this.headers({ 'content-type': 'application/json', ...(this.protocolVersion ? { 'mcp-protocol-version': this.protocolVersion } : {}) });
+      const headers = await this.headers({
+        'content-type': 'application/json',
+        ...(this.protocolVersion ? { 'mcp-protocol-version': this.protocolVersion } : {}),
+      });
       res = await this.fetch(this.endpoint, { method: 'POST', headers, body: JSON.stringify(message), signal: controller.signal });
     } catch (error) {
       this.controllers.delete(controller);
@@ -95,10 +108,16 @@ export class SseClientTransport implements McpClientTransport {
     const controller = this.track();
     const where = `SSE ${this.url.href}`;
     try {
-      const res = await this.fetch(this.url, { method: 'GET', headers: await this.headers({ accept: 'text/event-stream' }), signal: controller.signal });
+      const res = await this.fetch(this.url, {
+        method: 'GET',
+        headers: await this.headers({ accept: 'text/event-stream' }),
+        signal: controller.signal,
+      });
       if (!res.ok) {
         const text = (await readText(res, 8 * 1024, true).catch(() => '')).trim();
-        return settle(new Error(`${where}: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}${text ? `: ${text.slice(0, 200)}` : ''}`));
+        return settle(
+          new Error(`${where}: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}${text ? `: ${text.slice(0, 200)}` : ''}`),
+        );
       }
       const type = res.headers.get('content-type') ?? '';
       if (!type.includes('text/event-stream') || !res.body) {
@@ -126,7 +145,8 @@ export class SseClientTransport implements McpClientTransport {
     } catch {
       return settle(new Error(`SSE ${this.url.href}: the endpoint event names no URL: ${event.data.slice(0, 120)}`));
     }
-    if (endpoint.origin !== this.url.origin) return settle(new Error(`SSE ${this.url.href}: refused an endpoint on another origin (${endpoint.origin})`));
+    if (endpoint.origin !== this.url.origin)
+      return settle(new Error(`SSE ${this.url.href}: refused an endpoint on another origin (${endpoint.origin})`));
     this.endpoint = endpoint;
     settle();
   }

@@ -66,8 +66,7 @@ export class SseParser {
       this.dataChars += value.length + 1;
       if (this.dataChars > this.maxEventChars) throw new SseLimitError(`SSE event larger than ${this.maxEventChars} characters`);
       this.data.push(value);
-    }
-    else if (field === 'event') this.event = value;
+    } else if (field === 'event') this.event = value;
     else if (field === 'id') {
       if (!value.includes('\0')) this.id = value;
     } else if (field === 'retry' && /^\d+$/.test(value) && Number.isSafeInteger(Number(value))) this.retryMs = Number(value);

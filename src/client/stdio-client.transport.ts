@@ -57,7 +57,11 @@ export class StdioClientTransport implements McpClientTransport {
     const child = spawn(command, args, { env: { ...process.env, ...env }, cwd, stdio: ['pipe', 'pipe', stderr], windowsHide: true });
     this.child = child;
     this.exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    const decoder = new LineDecoder(this.options.maxLineBytes ?? 64 * 1024 * 1024, (line) => this.line(line), () => this.fail(new Error('A line from the server exceeded the size limit; skipped')));
+    const decoder = new LineDecoder(
+      this.options.maxLineBytes ?? 64 * 1024 * 1024,
+      (line) => this.line(line),
+      () => this.fail(new Error('A line from the server exceeded the size limit; skipped')),
+    );
     child.stdout!.on('data', (chunk: Buffer) => decoder.push(chunk));
     child.stdout!.on('end', () => decoder.flush());
     child.stdout!.on('error', (error) => this.fail(error));
@@ -98,7 +102,10 @@ export class StdioClientTransport implements McpClientTransport {
     child.stdin?.end();
     const escalate = async (signal: NodeJS.Signals) => {
       let timer: NodeJS.Timeout | undefined;
-      const timedOut = await Promise.race([this.exited!.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), grace)))]);
+      const timedOut = await Promise.race([
+        this.exited!.then(() => false),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(true), grace))),
+      ]);
       clearTimeout(timer);
       if (timedOut) child.kill(signal);
       return timedOut;
@@ -114,7 +121,8 @@ export class StdioClientTransport implements McpClientTransport {
     } catch {
       return this.fail(new Error(`The server wrote a line that is not JSON: ${line.slice(0, 120)}`));
     }
-    if (!isClientMessage(message)) return this.fail(new Error(`The server wrote a line that is not a JSON-RPC 2.0 message: ${line.slice(0, 120)}`));
+    if (!isClientMessage(message))
+      return this.fail(new Error(`The server wrote a line that is not a JSON-RPC 2.0 message: ${line.slice(0, 120)}`));
     deliverMessage(this, message);
   }
 

@@ -1,7 +1,23 @@
 import type { RequestId } from '../mcp/json-rpc';
-import { asError, deliverMessage, describeError as describe, reportError, type ClientMessage, type McpClientTransport, type SendOptions } from './client-transport';
+import {
+  asError,
+  deliverMessage,
+  describeError as describe,
+  reportError,
+  type ClientMessage,
+  type McpClientTransport,
+  type SendOptions,
+} from './client-transport';
 import { isModernHttp, modernRequestHeaders } from './modern-http';
-import { DEFAULT_MAX_MESSAGE_BYTES, httpErrorResponse, messageParser, parseMessages, readSse, readText, transportError } from './http-response-reader';
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  httpErrorResponse,
+  messageParser,
+  parseMessages,
+  readSse,
+  readText,
+  transportError,
+} from './http-response-reader';
 import { SseLimitError } from './sse-parser';
 import { nodeFetch, type FetchLike, type ResponseLike } from './node-fetch';
 import { HEALTHY_STREAM_MS, type StreamableHttpClientOptions } from './streamable-http-options';
@@ -34,7 +50,10 @@ export class StreamableHttpClientTransport implements McpClientTransport {
   private started = false;
   private closed = false;
 
-  constructor(url: string | URL, private readonly options: StreamableHttpClientOptions = {}) {
+  constructor(
+    url: string | URL,
+    private readonly options: StreamableHttpClientOptions = {},
+  ) {
     this.url = new URL(url);
     this.maxMessage = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     if (options.fetch) this.fetch = options.fetch;
@@ -56,12 +75,16 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     const id = isRequest ? (message.id as RequestId) : undefined;
     if (message.method === 'initialize' && id !== undefined) this.initializeId = id;
     const modern = isModernHttp(this.protocolVersion);
-    if (modern && message.method === 'notifications/cancelled') return this.cancelExchange((message.params as { requestId?: RequestId } | undefined)?.requestId);
+    if (modern && message.method === 'notifications/cancelled')
+      return this.cancelExchange((message.params as { requestId?: RequestId } | undefined)?.requestId);
     const controller = this.track();
     if (id !== undefined) this.exchanges.set(id, controller);
     let res: ResponseLike;
     try {
-      const headers = await this.headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, { ...options?.headers, ...modernRequestHeaders(message) });
+      const headers = await this.headers(
+        { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        { ...options?.headers, ...modernRequestHeaders(message) },
+      );
       res = await this.fetch(this.url, { method: 'POST', headers, body: JSON.stringify(message), signal: controller.signal });
     } catch (error) {
       this.untrack(controller, id);
@@ -128,14 +151,17 @@ export class StreamableHttpClientTransport implements McpClientTransport {
           if (parser.lastEventId === undefined || error instanceof SseLimitError) throw error;
         }
         // A stream that ended unanswered after an event id is resumed with GET + Last-Event-ID (SSE polling, resumability).
-        for (let attempt = 0; !answered && !this.closed && parser.lastEventId !== undefined && attempt < (this.options.maxReconnects ?? 3); attempt++) {
+        for (
+          let attempt = 0;
+          !answered && !this.closed && parser.lastEventId !== undefined && attempt < (this.options.maxReconnects ?? 3);
+          attempt++
+        ) {
           await this.resume(parser, controller, attempt);
         }
       } else if (type.includes('application/json')) {
         take(await readText(res, this.maxMessage));
         why = 'the server answered without a response to the request';
-      }
-      else {
+      } else {
         await res.body!.cancel().catch(() => undefined);
         why = `the server answered with content type "${type}"`;
       }
@@ -149,7 +175,11 @@ export class StreamableHttpClientTransport implements McpClientTransport {
 
   /** Re-opens a request's stream from its last event id; waits the server's retry delay first (bounded by 5 s). */
   private async resume(parser: ReturnType<typeof messageParser>, controller: AbortController, attempt: number): Promise<void> {
-    const wait = Math.min(parser.retryMs ?? (attempt === 0 ? 0 : (this.options.reconnectDelayMs ?? 1000)), 5000, this.options.maxRetryDelayMs ?? 60_000);
+    const wait = Math.min(
+      parser.retryMs ?? (attempt === 0 ? 0 : (this.options.reconnectDelayMs ?? 1000)),
+      5000,
+      this.options.maxRetryDelayMs ?? 60_000,
+    );
     if (wait > 0) await new Promise((r) => setTimeout(r, wait).unref());
     if (this.closed) return;
     const headers = await this.headers({ accept: 'text/event-stream', 'last-event-id': parser.lastEventId! });
@@ -205,7 +235,10 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     // A stream that delivered something, or stayed open a while, was a success: the count starts over.
     if (delivered || Date.now() - opened >= HEALTHY_STREAM_MS) attempt = 0;
     const max = this.options.maxReconnects ?? 3;
-    if (attempt >= max) return this.fail(new Error(`GET stream: gave up after ${max} re-opens in a row without an event; server-initiated messages are no longer received`));
+    if (attempt >= max)
+      return this.fail(
+        new Error(`GET stream: gave up after ${max} re-opens in a row without an event; server-initiated messages are no longer received`),
+      );
     const delay = Math.min(retryMs ?? this.options.reconnectDelayMs ?? 1000, this.options.maxRetryDelayMs ?? 60_000);
     this.reconnectTimer = setTimeout(() => void this.listen(lastEventId, attempt + 1), delay);
     this.reconnectTimer.unref();

@@ -7,13 +7,17 @@ import { describeMember, requireMethodName } from './describe-target';
 export type ClassOrMethodDecorator = ClassDecorator & MethodDecorator;
 
 /** Records an access decorator where it was put: a class (target is the constructor) or a method. */
-export function accessDecorator(decorator: string, check: (fail: (problem: string) => never) => void, record: AccessRecord): ClassOrMethodDecorator {
-  return ((target: object, member?: string | symbol) => {
-    const where = member === undefined ? (target as { name?: string }).name ?? 'anonymous class' : describeMember(target, member);
+export function accessDecorator(
+  decorator: string,
+  check: (fail: (problem: string) => never) => void,
+  record: AccessRecord,
+): ClassOrMethodDecorator {
+  return (target: object, member?: string | symbol) => {
+    const where = member === undefined ? ((target as { name?: string }).name ?? 'anonymous class') : describeMember(target, member);
     check((problem) => {
       throw new InvalidDecoratorOptionsError(decorator, where, problem);
     });
     if (member === undefined) metadataStore.addAccess(target, undefined, record);
     else metadataStore.addAccess(target.constructor, requireMethodName(decorator, target, member), record);
-  }) as ClassOrMethodDecorator;
+  };
 }

@@ -1,4 +1,4 @@
-import { accessDecorator, ClassOrMethodDecorator } from './access-target';
+import { accessDecorator, type ClassOrMethodDecorator } from './access-target';
 
 /**
  * No requirement: the handler is usable by anyone the transport lets in (including anonymous callers

@@ -13,7 +13,11 @@ export function Tool(options: ToolOptions = {}): MethodDecorator {
       throw new InvalidDecoratorOptionsError('Tool', describeMember(target, member), 'name must be a non-empty string');
     }
     if (options.taskSupport !== undefined && !TASK_SUPPORT.includes(options.taskSupport)) {
-      throw new InvalidDecoratorOptionsError('Tool', describeMember(target, member), `taskSupport must be one of ${TASK_SUPPORT.join(', ')}`);
+      throw new InvalidDecoratorOptionsError(
+        'Tool',
+        describeMember(target, member),
+        `taskSupport must be one of ${TASK_SUPPORT.join(', ')}`,
+      );
     }
     metadataStore.addTool(target.constructor, { method, options: { ...options } });
   };

@@ -1,5 +1,5 @@
 import type { GuardClass } from '../contracts/guard';
-import { accessDecorator, ClassOrMethodDecorator } from './access-target';
+import { accessDecorator, type ClassOrMethodDecorator } from './access-target';
 
 /**
  * Guards decide, per caller, whether a handler may be used (and listed). Each is a class with

@@ -1,5 +1,5 @@
 import type { Middleware } from '../contracts/middleware';
-import { accessDecorator, ClassOrMethodDecorator } from './access-target';
+import { accessDecorator, type ClassOrMethodDecorator } from './access-target';
 
 /**
  * Middleware around this handler only (or every handler of the class), inside the application's

@@ -10,7 +10,7 @@ import type { RequestStateOptions } from '../protocol/modern/request-state';
 import type { ExtensionSettings, Extensions } from '../mcp/extensions';
 import type { TelemetryOptions } from '../protocol/telemetry/telemetry-options';
 import { checkedExtensions } from './declared-extensions';
-import { resolveTaskOptions, ResolvedTaskOptions, TaskOptions } from '../tasks/task-options';
+import { resolveTaskOptions, type ResolvedTaskOptions, type TaskOptions } from '../tasks/task-options';
 
 /** The server's `serverInfo`, plus the `instructions` sent at initialize. */
 export interface ServerInfo extends Implementation {
@@ -128,18 +128,23 @@ export function resolveOptions(fromModule: ApplicationOptions, overrides: Applic
     viewMetadata: resolveViewMetadata(merged.views?.metadata),
     offer: merged.offer,
     listChangedDebounceMs: merged.listChangedDebounceMs,
-    extensions: { ...checkedExtensions(`@McpModule`, fromModule.extensions), ...checkedExtensions('McpApplication.create', overrides.extensions) },
+    extensions: {
+      ...checkedExtensions(`@McpModule`, fromModule.extensions),
+      ...checkedExtensions('McpApplication.create', overrides.extensions),
+    },
   };
 }
 
 function resolveViewMetadata(metadata: ViewsOptions['metadata']): NonNullable<ViewsOptions['metadata']> {
   if (metadata === undefined) return 'all-clients';
-  if (metadata !== 'all-clients' && metadata !== 'extension-clients') throw new RangeError(`views.metadata must be 'all-clients' or 'extension-clients', not ${String(metadata)}`);
+  if (metadata !== 'all-clients' && metadata !== 'extension-clients')
+    throw new RangeError(`views.metadata must be 'all-clients' or 'extension-clients', not ${String(metadata)}`);
   return metadata;
 }
 
 function resolveEras(eras: EraSupport | undefined): EraSupport {
   if (eras === undefined) return 'dual';
-  if (eras !== 'dual' && eras !== 'modern' && eras !== 'legacy') throw new RangeError(`eras must be 'dual', 'modern' or 'legacy', not ${String(eras)}`);
+  if (eras !== 'dual' && eras !== 'modern' && eras !== 'legacy')
+    throw new RangeError(`eras must be 'dual', 'modern' or 'legacy', not ${String(eras)}`);
   return eras;
 }

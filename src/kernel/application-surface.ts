@@ -4,7 +4,7 @@ import type { PromptDescriptor, ResourceDescriptor, TemplateDescriptor, ToolDesc
 import { dynamicPrompt, dynamicResource, dynamicTool } from '../registry/dynamic-builder';
 import type { DynamicPrompt, DynamicResource, DynamicTool } from '../registry/dynamic-definitions';
 import type { PrimitiveKind, Registry } from '../registry/registry';
-import { assembleRegistry, buildDecorated, DecoratedParts, ProviderEntry } from '../registry/registry.builder';
+import { assembleRegistry, buildDecorated, type DecoratedParts, type ProviderEntry } from '../registry/registry.builder';
 import type { DependencyContainer } from 'tsyringe';
 import { register, resolveAll } from './providers';
 import { DuplicatePromptNameError } from '../errors/duplicate-prompt-name.error';
@@ -15,7 +15,8 @@ import type { PeerState } from '../protocol/peer';
 import type { SessionInfo } from '../context/mcp-context';
 
 function duplicate(kind: PrimitiveKind, key: string): Error {
-  const first = 'an earlier runtime registration', second = 'this one';
+  const first = 'an earlier runtime registration',
+    second = 'this one';
   if (kind === 'tool') return new DuplicateToolNameError(key, first, second);
   if (kind === 'prompt') return new DuplicatePromptNameError(key, first, second);
   return new DuplicateResourceError(kind === 'template' ? `template "${key}"` : `URI "${key}"`, first, second);
@@ -54,7 +55,11 @@ export abstract class ApplicationSurface {
   protected decoratedParts?: DecoratedParts;
   /** Descriptors made outside the decorators, by source (runtime registration, each mount, each proxy). */
   protected readonly contributions = new Map<string, Contribution>();
-  private runtime: Runtime = { tools: { defs: new Map(), descriptors: new Map() }, resources: { defs: new Map(), descriptors: new Map() }, prompts: { defs: new Map(), descriptors: new Map() } };
+  private runtime: Runtime = {
+    tools: { defs: new Map(), descriptors: new Map() },
+    resources: { defs: new Map(), descriptors: new Map() },
+    prompts: { defs: new Map(), descriptors: new Map() },
+  };
 
   /** Shows a tool, resource, template or prompt again; clients are told the list changed. */
   enable(kind: PrimitiveKind, key: string): boolean {
@@ -110,14 +115,24 @@ export abstract class ApplicationSurface {
   /** Registers a resource (`uri`) or resource template (`uriTemplate`) with its handler. */
   addResource(definition: DynamicResource): void {
     const built = dynamicResource(definition);
-    const [kind, key, descriptor] = 'resource' in built ? (['resource', built.resource.uri, built.resource] as const) : (['template', built.template.template.template, built.template] as const);
+    const [kind, key, descriptor] =
+      'resource' in built
+        ? (['resource', built.resource.uri, built.resource] as const)
+        : (['template', built.template.template.template, built.template] as const);
     this.put(this.runtime.resources, kind, key, definition, descriptor);
   }
 
   /** Replaces some members of a resource or template registered with `addResource`, found by URI or template. */
   updateResource(uriOrTemplate: string, changes: Partial<DynamicResource>): boolean {
     const own = this.runtime.resources.descriptors.get(uriOrTemplate);
-    return this.update(this.runtime.resources, own && 'template' in own ? 'template' : 'resource', uriOrTemplate, changes, dynamicResource, (b) => ('resource' in b ? b.resource.uri : b.template.template.template));
+    return this.update(
+      this.runtime.resources,
+      own && 'template' in own ? 'template' : 'resource',
+      uriOrTemplate,
+      changes,
+      dynamicResource,
+      (b) => ('resource' in b ? b.resource.uri : b.template.template.template),
+    );
   }
 
   /** Removes a resource (by URI) or template (by its pattern): registered at runtime, or decorated. */
@@ -165,7 +180,8 @@ export abstract class ApplicationSurface {
 
   private put<D, T>(dynamic: Dynamic<D, T>, kind: PrimitiveKind, key: string, definition: D, descriptor: T, replacing?: string): void {
     if (key !== replacing && dynamic.defs.has(key)) throw duplicate(kind, key);
-    const defs = new Map(dynamic.defs), descriptors = new Map(dynamic.descriptors);
+    const defs = new Map(dynamic.defs),
+      descriptors = new Map(dynamic.descriptors);
     if (replacing !== undefined) {
       defs.delete(replacing);
       descriptors.delete(replacing);
@@ -178,19 +194,29 @@ export abstract class ApplicationSurface {
     this.contributeRuntime(kind, { defs, descriptors }, forget);
   }
 
-  private update<D, T, B>(dynamic: Dynamic<D, T>, kind: PrimitiveKind, key: string, changes: Partial<D>, build: (d: D) => B, keyOf: (b: B) => string): boolean {
+  private update<D, T, B>(
+    dynamic: Dynamic<D, T>,
+    kind: PrimitiveKind,
+    key: string,
+    changes: Partial<D>,
+    build: (d: D) => B,
+    keyOf: (b: B) => string,
+  ): boolean {
     const old = dynamic.defs.get(key);
     if (!old) return false;
-    const definition = { ...old, ...changes } as D;
+    const definition = { ...old, ...changes };
     const built = build(definition);
-    const descriptor = (typeof built === 'object' && built !== null && ('resource' in built || 'template' in built) ? Object.values(built)[0] : built) as T;
+    const descriptor = (
+      typeof built === 'object' && built !== null && ('resource' in built || 'template' in built) ? Object.values(built)[0] : built
+    ) as T;
     this.put(dynamic, kind, keyOf(built), definition, descriptor, key);
     return true;
   }
 
   private drop<D, T>(dynamic: Dynamic<D, T>, kind: PrimitiveKind, key: string): boolean {
     if (!dynamic.defs.has(key)) return this.registry.remove(kind, key);
-    const defs = new Map(dynamic.defs), descriptors = new Map(dynamic.descriptors);
+    const defs = new Map(dynamic.defs),
+      descriptors = new Map(dynamic.descriptors);
     defs.delete(key);
     descriptors.delete(key);
     this.contributeRuntime(kind, { defs, descriptors });
@@ -242,5 +268,10 @@ export abstract class ApplicationSurface {
 
 /** A peer as handlers and listeners see it. */
 export function sessionInfo(peer: PeerState): SessionInfo {
-  return { id: peer.sessionId, protocolVersion: peer.protocolVersion, clientInfo: peer.clientInfo, clientCapabilities: peer.clientCapabilities };
+  return {
+    id: peer.sessionId,
+    protocolVersion: peer.protocolVersion,
+    clientInfo: peer.clientInfo,
+    clientCapabilities: peer.clientCapabilities,
+  };
 }

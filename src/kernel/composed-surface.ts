@@ -41,8 +41,17 @@ export abstract class ComposedSurface extends ApplicationSurface {
     const link = new ProxyLink(
       prefix,
       transport,
-      { contribute: (c) => this.contribute(source, c), withdraw, notifyResourceUpdated: (uri) => this.notifyResourceUpdated(uri), logError: (m, e) => this.logError(m, e) },
-      { ...options, timeoutMs: options.timeoutMs ?? this.options.clientRequestTimeoutMs, clientInfo: options.clientInfo ?? { name: this.options.server.name, version: this.options.server.version } },
+      {
+        contribute: (c) => this.contribute(source, c),
+        withdraw,
+        notifyResourceUpdated: (uri) => this.notifyResourceUpdated(uri),
+        logError: (m, e) => this.logError(m, e),
+      },
+      {
+        ...options,
+        timeoutMs: options.timeoutMs ?? this.options.clientRequestTimeoutMs,
+        clientInfo: options.clientInfo ?? { name: this.options.server.name, version: this.options.server.version },
+      },
     );
     try {
       await link.start();
@@ -69,7 +78,6 @@ export abstract class ComposedSurface extends ApplicationSurface {
     await mounted.release();
     return true;
   }
-
 
   /**
    * Sends `notifications/resources/updated` to the sessions subscribed to `uri` and the listen streams
@@ -105,10 +113,16 @@ export abstract class ComposedSurface extends ApplicationSurface {
       } catch (error) {
         // Fail closed: serving the last good copy would keep what the mounted application removed or hid.
         this.contribute(`mount:${prefix}`, undefined);
-        this.logError(`A change of the application mounted at "${prefix}" collides with this one; its primitives are withdrawn until that is resolved`, error);
+        this.logError(
+          `A change of the application mounted at "${prefix}" collides with this one; its primitives are withdrawn until that is resolved`,
+          error,
+        );
       }
     });
-    const forward = (uri: string) => void this.notifyResourceUpdated(prefixedUri(prefix, uri)).catch((e) => this.logError(`Could not forward a resource update of the application mounted at "${prefix}"`, e));
+    const forward = (uri: string) =>
+      void this.notifyResourceUpdated(prefixedUri(prefix, uri)).catch((e) =>
+        this.logError(`Could not forward a resource update of the application mounted at "${prefix}"`, e),
+      );
     app.updateListeners.add(forward);
     this.mounts.set(prefix, { release: async () => (stop(), app.updateListeners.delete(forward), owned ? app.close() : undefined) });
   }

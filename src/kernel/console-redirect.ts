@@ -1,7 +1,22 @@
 import { Console } from 'node:console';
 
 /** The console methods that write to stdout; `error`, `warn` and `trace` already write to stderr. */
-const STDOUT_METHODS = ['log', 'info', 'debug', 'dir', 'dirxml', 'table', 'group', 'groupCollapsed', 'groupEnd', 'count', 'countReset', 'time', 'timeLog', 'timeEnd'] as const;
+const STDOUT_METHODS = [
+  'log',
+  'info',
+  'debug',
+  'dir',
+  'dirxml',
+  'table',
+  'group',
+  'groupCollapsed',
+  'groupEnd',
+  'count',
+  'countReset',
+  'time',
+  'timeLog',
+  'timeEnd',
+] as const;
 type Method = (typeof STDOUT_METHODS)[number];
 
 let saved: Partial<Record<Method, unknown>> | undefined;
@@ -11,7 +26,10 @@ let holders = 0;
 function install(): void {
   if (saved) return;
   const target = console as unknown as Record<Method, unknown>;
-  const onStderr = new Console({ stdout: process.stderr, stderr: process.stderr }) as unknown as Record<Method, (...args: unknown[]) => void>;
+  const onStderr = new Console({ stdout: process.stderr, stderr: process.stderr }) as unknown as Record<
+    Method,
+    (...args: unknown[]) => void
+  >;
   saved = {};
   for (const m of STDOUT_METHODS) {
     saved[m] = target[m];

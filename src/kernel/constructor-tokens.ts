@@ -16,8 +16,12 @@ function injectionTokensKey(): unknown | null {
       constructor(_: unknown) {}
     }
     inject('mcpkit:probe')(Probe, undefined, 0);
-    const holdsProbe = (entry: unknown) => entry === 'mcpkit:probe' || (typeof entry === 'object' && entry !== null && (entry as { token?: unknown }).token === 'mcpkit:probe');
-    tokensKey = Reflect.getOwnMetadataKeys(Probe).find((k) => holdsProbe((Reflect.getOwnMetadata(k, Probe) as Record<number, unknown> | undefined)?.[0])) ?? null;
+    const holdsProbe = (entry: unknown) =>
+      entry === 'mcpkit:probe' || (typeof entry === 'object' && entry !== null && (entry as { token?: unknown }).token === 'mcpkit:probe');
+    tokensKey =
+      Reflect.getOwnMetadataKeys(Probe).find((k) =>
+        holdsProbe((Reflect.getOwnMetadata(k, Probe) as Record<number, unknown> | undefined)?.[0]),
+      ) ?? null;
   }
   return tokensKey;
 }

@@ -2,7 +2,7 @@ import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { McpContext } from '../context/mcp-context';
 import type { Invoke } from '../protocol/tool-invoker';
 import type { HandlerRef } from '../registry/descriptors';
-import { compose, Invocation, Middleware } from '../contracts/middleware';
+import { compose, type Invocation, type Middleware } from '../contracts/middleware';
 
 type Instance = Record<string, (...a: unknown[]) => unknown>;
 

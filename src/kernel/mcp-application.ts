@@ -5,29 +5,32 @@ import { AddressInUseError } from '../errors/address-in-use.error';
 import type { ClassType } from '../metadata/records';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { Invoke } from '../protocol/tool-invoker';
-import { ProtocolEngine } from '../protocol/protocol-engine'; import { createTelemetry } from '../protocol/telemetry/telemetry'; import { tracedTaskStore } from '../tasks/traced-task-store'; import { withTracedEventStore } from '../transports/http/traced-event-store';
+import { ProtocolEngine } from '../protocol/protocol-engine';
+import { createTelemetry } from '../protocol/telemetry/telemetry';
+import { tracedTaskStore } from '../tasks/traced-task-store';
+import { withTracedEventStore } from '../transports/http/traced-event-store';
 import { listenHandler } from '../protocol/modern/subscriptions-listen';
 import type { HttpOptions } from '../transports/http/http-options';
 import type { HttpTransport } from '../transports/http/http-handler.types';
 import type { Registry } from '../registry/registry';
 import { ComposedSurface } from './composed-surface';
 import { sessionInfo } from './application-surface';
-import { assembleRegistry, buildDecorated, ProviderEntry } from '../registry/registry.builder';
-import { ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
+import { assembleRegistry, buildDecorated, type ProviderEntry } from '../registry/registry.builder';
+import { type ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
 import { StdioTransport } from '../transports/stdio.transport';
 import { verifyStdioToken } from '../auth/stdio-auth';
 import { connectionAuth } from '../auth/principal';
-import { ApplicationOptions, resolveOptions, ResolvedOptions } from './application-options';
-import { ConnectionHandle, ConnectOptions, handleOf, ListenOptions, ListenResult, Served } from './listen-options';
+import { type ApplicationOptions, resolveOptions, type ResolvedOptions } from './application-options';
+import { type ConnectionHandle, type ConnectOptions, handleOf, type ListenOptions, type ListenResult, type Served } from './listen-options';
 import { register, resolveAll, taskStoreProvider } from './providers';
 import { handlerInvoker } from './handler-invoker';
 import { resolveModuleGraph } from './module-graph';
 import { holdConsoleOnStderr, redirectConsoleToStderr } from './console-redirect';
-import { applicationLogger, ServerLogger } from './server-logger';
+import { applicationLogger, type ServerLogger } from './server-logger';
 import { messageLogFields, withLogFields } from './log-context';
 import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS, TASK_STORE } from './tokens';
-import { ScaleOut, throttled } from './scale-out';
+import { type ScaleOut, throttled } from './scale-out';
 import { unlistedHandlerClassWarnings } from './unlisted-classes';
 import { applicationRoot } from './peer-copies';
 import { TaskManager } from '../tasks/task-manager';
@@ -81,13 +84,23 @@ export class McpApplication extends ComposedSurface {
     const container = applicationRoot(logger).createChildContainer();
     const transient = new Set<unknown>();
     const entries = graph.providers.map((p) => register(container, p, transient)).filter((e): e is ProviderEntry => e !== undefined);
-    const parts = buildDecorated(entries), registry = Object.assign(assembleRegistry(parts, []), { viewMetadata: options.viewMetadata });
+    const parts = buildDecorated(entries),
+      registry = Object.assign(assembleRegistry(parts, []), { viewMetadata: options.viewMetadata });
     const invoke = handlerInvoker(container, transient, options.middleware);
     const telemetry = createTelemetry(options.telemetry);
-    const scaleOut = options.scaleOut?.({ onError: throttled((e) => logger.error('Redis connection error (repeats within 10 s are not logged)', e), 10_000), telemetry });
+    const scaleOut = options.scaleOut?.({
+      onError: throttled((e) => logger.error('Redis connection error (repeats within 10 s are not logged)', e), 10_000),
+      telemetry,
+    });
     container.register(TASK_STORE, taskStoreProvider(options.taskStore ?? scaleOut?.taskStore()));
     const store = tracedTaskStore(container.resolve<TaskStore>(TASK_STORE), telemetry);
-    const tasks = new TaskManager(store, options.tasks, (message, error) => logger.error(message, error), options.clientRequestTimeoutMs, scaleOut?.taskBus());
+    const tasks = new TaskManager(
+      store,
+      options.tasks,
+      (message, error) => logger.error(message, error),
+      options.clientRequestTimeoutMs,
+      scaleOut?.taskBus(),
+    );
     const engine = new ProtocolEngine({
       features: (env) => [tasksFeature(tasks, env.tools, env.pageSize, env.subscriptions)],
       registry,
@@ -101,8 +114,18 @@ export class McpApplication extends ComposedSurface {
       eras: options.eras,
       extensions: options.extensions,
       requestState: { loadSecret: scaleOut?.requestStateKey && (() => scaleOut.requestStateKey!()), ...options.requestState },
-      cache: options.cache, telemetry, offer: options.offer, listChangedDebounceMs: options.listChangedDebounceMs,
-      modernHandlers: (e) => ({ 'subscriptions/listen': listenHandler({ hub: e.subscriptions, registry, authorizer: e.authorizer, capabilities: () => e.capabilities }) }),
+      cache: options.cache,
+      telemetry,
+      offer: options.offer,
+      listChangedDebounceMs: options.listChangedDebounceMs,
+      modernHandlers: (e) => ({
+        'subscriptions/listen': listenHandler({
+          hub: e.subscriptions,
+          registry,
+          authorizer: e.authorizer,
+          capabilities: () => e.capabilities,
+        }),
+      }),
     });
     engine.subscriptions.attach(scaleOut?.changeBus?.());
     const app = new McpApplication(container, registry, engine, options, logger, entries, transient, tasks, scaleOut, invoke);
@@ -169,7 +192,8 @@ export class McpApplication extends ComposedSurface {
       (input) => {
         if (!input.ok) transport.send(input.error).catch(logError('Could not answer a malformed message'));
         // receive answers every failure of a handler itself; this catches only a broken transport.
-        else withLogFields(messageLogFields(input.message), () => session.receive(input.message)).catch(logError('Could not serve a message'));
+        else
+          withLogFields(messageLogFields(input.message), () => session.receive(input.message)).catch(logError('Could not serve a message'));
       },
       () => {
         this.served.delete(served);
@@ -204,10 +228,16 @@ export class McpApplication extends ComposedSurface {
     if (this.closing) throw new Error('The application is closing');
     const shared = this.scaleOut?.httpDefaults();
     // Loaded here, not at import: a stdio-only server never loads Koa.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { StreamableHttpTransport: Transport } = require('../transports/http/streamable-http') as typeof import('../transports/http/streamable-http');
+
+    const { StreamableHttpTransport: Transport } =
+      require('../transports/http/streamable-http') as typeof import('../transports/http/streamable-http');
     const transport = new Transport(
-      { createSession: (sink, o) => this.engine.createSession(sink, o), logError: (m, e) => this.logger.error(m, e), modern: this.engine.modern, readiness: { taskStore: this.tasks.store } },
+      {
+        createSession: (sink, o) => this.engine.createSession(sink, o),
+        logError: (m, e) => this.logger.error(m, e),
+        modern: this.engine.modern,
+        readiness: { taskStore: this.tasks.store },
+      },
       withTracedEventStore(shared ? { ...shared, ...options } : options, this.engine.telemetry),
     );
     const served: Served = { stopAccepting: () => transport.stopAccepting(), close: () => transport.close() };
@@ -229,7 +259,12 @@ export class McpApplication extends ComposedSurface {
     const result: ListenResult = {};
     if (options.http) result.http = await this.listenHttp(options.http);
     // Without a verified token, the stdio client is the machine's local user (see ConnectOptions.local).
-    if (stdio) this.connect(new StdioTransport(stdio), { auth, local: !auth, onClose: () => void this.close().catch((e) => this.logger.error('Could not close the application', e)) });
+    if (stdio)
+      this.connect(new StdioTransport(stdio), {
+        auth,
+        local: !auth,
+        onClose: () => void this.close().catch((e) => this.logger.error('Could not close the application', e)),
+      });
     return result;
   }
 

@@ -22,7 +22,10 @@ export function resolveModuleGraph(rootModule: ClassType): ModuleGraph {
     if (visited.has(module)) return;
     visited.add(module);
     const options = metadataStore.module(module);
-    if (!options) throw new InvalidModuleError(`${path.join(' -> ')} imports ${module?.name ?? String(module)}, which is not decorated with @McpModule`);
+    if (!options)
+      throw new InvalidModuleError(
+        `${path.join(' -> ')} imports ${module?.name ?? String(module)}, which is not decorated with @McpModule`,
+      );
     for (const imported of options.imports ?? []) visit(imported, [...path, module.name]);
     mergeExtensions(extensions, `@McpModule of ${module.name}`, options.extensions);
     for (const provider of options.providers ?? []) {

@@ -2,7 +2,14 @@ import { InvalidDefinitionError } from '../errors/invalid-definition.error';
 import type { Invoke } from '../protocol/tool-invoker';
 import type { Contribution } from '../registry/contribution';
 import { deepFreeze } from '../registry/definition-utils';
-import type { CompleterDescriptor, HandlerRef, PromptDescriptor, ResourceDescriptor, TemplateDescriptor, ToolDescriptor } from '../registry/descriptors';
+import type {
+  CompleterDescriptor,
+  HandlerRef,
+  PromptDescriptor,
+  ResourceDescriptor,
+  TemplateDescriptor,
+  ToolDescriptor,
+} from '../registry/descriptors';
 import type { Registry } from '../registry/registry';
 import { UriTemplate } from '../registry/uri-template';
 
@@ -13,7 +20,11 @@ import { UriTemplate } from '../registry/uri-template';
 const PREFIX = /^([A-Za-z0-9][A-Za-z0-9_-]{0,63})?$/;
 
 export function checkPrefix(prefix: string, what: string): void {
-  if (typeof prefix !== 'string' || !PREFIX.test(prefix)) throw new InvalidDefinitionError(`${what} "${String(prefix)}"`, 'the prefix must be empty or 1-64 characters of A-Z a-z 0-9 _ - (not starting with _ or -)');
+  if (typeof prefix !== 'string' || !PREFIX.test(prefix))
+    throw new InvalidDefinitionError(
+      `${what} "${String(prefix)}"`,
+      'the prefix must be empty or 1-64 characters of A-Z a-z 0-9 _ - (not starting with _ or -)',
+    );
 }
 
 /** How a mounted name reads: `weather_forecast` for tool `forecast` under `weather`; unchanged under ''. */
@@ -43,7 +54,8 @@ export function unprefixedUri(prefix: string, uri: string): string {
 }
 
 /** A subscription hook of a mounted resource: the mounted application is told its own URI. */
-const watchVia = (prefix: string, watch: ((uri: string) => Promise<void>) | undefined) => watch && ((uri: string) => watch(unprefixedUri(prefix, uri)));
+const watchVia = (prefix: string, watch: ((uri: string) => Promise<void>) | undefined) =>
+  watch && ((uri: string) => watch(unprefixedUri(prefix, uri)));
 
 /**
  * The surface of another application's registry under a prefix: tools and prompts renamed, resources
@@ -52,7 +64,12 @@ const watchVia = (prefix: string, watch: ((uri: string) => Promise<void>) | unde
  * registry builder when the contribution is merged.
  */
 export function mountedContribution(prefix: string, registry: Registry, invoke: Invoke): Contribution {
-  const via = <T extends HandlerRef>(ref: T, changes: Partial<T>): T => ({ ...ref, ...changes, where: `${ref.where} (mounted at ${prefix})`, run: (args: unknown[]) => invoke(ref, args) });
+  const via = <T extends HandlerRef>(ref: T, changes: Partial<T>): T => ({
+    ...ref,
+    ...changes,
+    where: `${ref.where} (mounted at ${prefix})`,
+    run: (args: unknown[]) => invoke(ref, args),
+  });
   const completers = (map: ReadonlyMap<string, CompleterDescriptor>) => new Map([...map].map(([k, c]) => [k, via(c, {})]));
   const tools: ToolDescriptor[] = registry.toolDescriptors().map((t) => {
     const name = prefixedName(prefix, t.name);
@@ -60,7 +77,11 @@ export function mountedContribution(prefix: string, registry: Registry, invoke: 
   });
   const resources: ResourceDescriptor[] = registry.resourceDescriptors().map((r) => {
     const uri = prefixedUri(prefix, r.uri);
-    return via(r, { uri, definition: deepFreeze({ ...r.definition, uri, name: prefixedName(prefix, r.definition.name) }), watch: watchVia(prefix, r.watch) });
+    return via(r, {
+      uri,
+      definition: deepFreeze({ ...r.definition, uri, name: prefixedName(prefix, r.definition.name) }),
+      watch: watchVia(prefix, r.watch),
+    });
   });
   const templates: TemplateDescriptor[] = registry.templateDescriptors().map((t) => {
     const template = new UriTemplate(prefixedUri(prefix, t.template.template));

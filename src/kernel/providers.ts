@@ -1,4 +1,4 @@
-import { DependencyContainer, instancePerContainerCachingFactory, InjectionToken, Lifecycle } from 'tsyringe';
+import { type DependencyContainer, instancePerContainerCachingFactory, type InjectionToken, Lifecycle } from 'tsyringe';
 import { DuplicatePeerPackageError } from '../errors/duplicate-peer-package.error';
 import { UnresolvableProviderError } from '../errors/unresolvable-provider.error';
 import { describePeerCopies, findPeerCopies } from './peer-copies';
@@ -58,6 +58,8 @@ export function register(container: DependencyContainer, provider: Provider, tra
     return undefined;
   }
   const factory = provider.useFactory;
-  container.register(token, { useFactory: instancePerContainerCachingFactory((c) => factory((t) => c.resolve(t as InjectionToken<never>))) });
+  container.register(token, {
+    useFactory: instancePerContainerCachingFactory((c) => factory((t) => c.resolve(t as InjectionToken<never>))),
+  });
   return undefined;
 }

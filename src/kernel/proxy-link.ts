@@ -1,5 +1,5 @@
 import type { McpClientTransport } from '../client/client-transport';
-import { ProxyHost, ProxyOptions, RemoteServer } from './proxy';
+import { type ProxyHost, type ProxyOptions, RemoteServer } from './proxy';
 
 /** A transport, or a function that makes a fresh one: with a function, a lost connection is made again. */
 export type ProxyTransport = McpClientTransport | (() => McpClientTransport);
@@ -31,7 +31,11 @@ export class ProxyLink {
     host: ProxyHost,
     private readonly options: Required<Pick<ProxyOptions, 'timeoutMs'>> & ProxyOptions,
   ) {
-    this.host = { ...host, contribute: (c) => void (this.closed || host.contribute(c)), withdraw: () => void (this.closed || host.withdraw()) };
+    this.host = {
+      ...host,
+      contribute: (c) => void (this.closed || host.contribute(c)),
+      withdraw: () => void (this.closed || host.withdraw()),
+    };
   }
 
   /** Connects the first time; rejects (and serves nothing) when the remote server cannot be used. */
@@ -55,7 +59,9 @@ export class ProxyLink {
     this.remote = undefined;
     this.host.withdraw();
     const again = typeof this.transport === 'function';
-    this.host.logError(`The server proxied at "${this.prefix}" disconnected; its tools, resources and prompts are withdrawn${again ? ' until it is reconnected' : ''}`);
+    this.host.logError(
+      `The server proxied at "${this.prefix}" disconnected; its tools, resources and prompts are withdrawn${again ? ' until it is reconnected' : ''}`,
+    );
     if (again) this.reconnectLater();
   }
 
@@ -71,7 +77,10 @@ export class ProxyLink {
         (error) => {
           if (this.closed) return;
           this.host.withdraw(); // what a failed attempt may have contributed is not served
-          this.host.logError(`Could not reconnect the server proxied at "${this.prefix}" (next attempt in ${retryDelay(this.attempts) / 1000} s)`, error);
+          this.host.logError(
+            `Could not reconnect the server proxied at "${this.prefix}" (next attempt in ${retryDelay(this.attempts) / 1000} s)`,
+            error,
+          );
           this.reconnectLater();
         },
       );

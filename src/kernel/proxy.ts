@@ -8,7 +8,7 @@ import { McpError } from '../mcp/mcp.error';
 import { isInputRequired } from '../protocol/modern/input-round';
 import type { Contribution } from '../registry/contribution';
 import { prefixedUri } from './mount';
-import { ownResult, proxiedContribution, RemoteCalls, RemoteLists } from './proxy-surface';
+import { ownResult, proxiedContribution, type RemoteCalls, type RemoteLists } from './proxy-surface';
 
 /** Options of `app.proxy()`. */
 export interface ProxyOptions {
@@ -103,8 +103,19 @@ export class RemoteServer implements RemoteCalls {
    * Connects, reads the lists and follows their changes. `watched` holds the remote resources this
    * server's clients subscribed to (kept across reconnections: they are subscribed to again).
    */
-  static async connect(prefix: string, transport: McpClientTransport, host: ProxyHost, options: Required<Pick<ProxyOptions, 'timeoutMs'>> & ProxyOptions, lost: () => void, watched: Set<string>): Promise<RemoteServer> {
-    const client = new McpClient({ clientInfo: options.clientInfo, era: options.era ?? 'auto', capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: false } } });
+  static async connect(
+    prefix: string,
+    transport: McpClientTransport,
+    host: ProxyHost,
+    options: Required<Pick<ProxyOptions, 'timeoutMs'>> & ProxyOptions,
+    lost: () => void,
+    watched: Set<string>,
+  ): Promise<RemoteServer> {
+    const client = new McpClient({
+      clientInfo: options.clientInfo,
+      era: options.era ?? 'auto',
+      capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: false } },
+    });
     const remote = new RemoteServer(prefix, client, host, options.timeoutMs, watched);
     remote.answerRemoteRequests();
     client.onerror = (error) => host.logError(`The server proxied at "${prefix}" sent something that could not be used`, error);
@@ -120,7 +131,13 @@ export class RemoteServer implements RemoteCalls {
       await remote.listenModern();
       const resources = client.serverCapabilities?.resources as { subscribe?: boolean } | undefined;
       if (client.era !== 'modern' && resources?.subscribe === true) {
-        await Promise.all([...watched].map((uri) => remote.subscribe(uri).catch((e) => host.logError(`Could not subscribe again to ${uri} at the server proxied at "${prefix}"`, e))));
+        await Promise.all(
+          [...watched].map((uri) =>
+            remote
+              .subscribe(uri)
+              .catch((e) => host.logError(`Could not subscribe again to ${uri} at the server proxied at "${prefix}"`, e)),
+          ),
+        );
       }
       // The remote server went away while this connection was being made: it is no connection.
       if (remote.closed) throw new McpError(-32000, `The server proxied at "${prefix}" disconnected while connecting`);
@@ -138,17 +155,20 @@ export class RemoteServer implements RemoteCalls {
     const stop = new AbortController();
     const call = { ctx, stop };
     try {
-      return ownResult(await this.client.request(method, params, {
-        signal: AbortSignal.any([ctx.signal, stop.signal]),
-        timeoutMs: this.timeoutMs,
-        resetTimeoutOnProgress: true,
-        onProgress: (p) => void ctx.progress(p.progress, p.total, p.message).catch((e) => this.host.logError('Could not forward progress', e)),
-        onRequestId: (sent) => this.calls.set(sent, call) && void ids.push(sent),
-        // A 2026-07-28 remote server's input requests: asked of this call's client; each of its rounds is kept
-        // across the retries of a 2026-07-28 caller, so that the remote handler's state carries over.
-        onInputRequest: (m, p) => this.askOf(call, m, p),
-        round: (n, send) => ctx.once(`proxy:${this.prefix}:round-${n}`, send),
-      }));
+      return ownResult(
+        await this.client.request(method, params, {
+          signal: AbortSignal.any([ctx.signal, stop.signal]),
+          timeoutMs: this.timeoutMs,
+          resetTimeoutOnProgress: true,
+          onProgress: (p) =>
+            void ctx.progress(p.progress, p.total, p.message).catch((e) => this.host.logError('Could not forward progress', e)),
+          onRequestId: (sent) => this.calls.set(sent, call) && void ids.push(sent),
+          // A 2026-07-28 remote server's input requests: asked of this call's client; each of its rounds is kept
+          // across the retries of a 2026-07-28 caller, so that the remote handler's state carries over.
+          onInputRequest: (m, p) => this.askOf(call, m, p),
+          round: (n, send) => ctx.once(`proxy:${this.prefix}:round-${n}`, send),
+        }),
+      );
     } catch (error) {
       // The far server asked for input a 2026-07-28 caller gives on its retry (which calls again): this round ends here.
       if (stop.signal.aborted) throw stop.signal.reason;
@@ -190,7 +210,9 @@ export class RemoteServer implements RemoteCalls {
         fetched[list] = caps[capability] ? await this.client.listAll(method, key, {}, { timeoutMs: this.timeoutMs }) : [];
       }
       const lists = { ...this.lists, ...fetched } as Lists;
-      const contribution = proxiedContribution(this.prefix, { ...lists, completions: caps.completions !== undefined }, this, (what, e) => this.host.logError(`The proxied ${what} cannot be served`, e));
+      const contribution = proxiedContribution(this.prefix, { ...lists, completions: caps.completions !== undefined }, this, (what, e) =>
+        this.host.logError(`The proxied ${what} cannot be served`, e),
+      );
       this.host.contribute(contribution);
       this.lists = lists;
     }
@@ -205,11 +227,17 @@ export class RemoteServer implements RemoteCalls {
     this.client.onNotification('notifications/prompts/list_changed', refresh(['prompts']));
     this.client.onNotification('notifications/resources/updated', (params) => {
       const uri = typeof params.uri === 'string' ? params.uri : undefined;
-      if (uri) void this.host.notifyResourceUpdated(prefixedUri(this.prefix, uri)).catch((e) => this.host.logError('Could not forward a resource update', e));
+      if (uri)
+        void this.host
+          .notifyResourceUpdated(prefixedUri(this.prefix, uri))
+          .catch((e) => this.host.logError('Could not forward a resource update', e));
     });
     this.client.onNotification('notifications/message', (params, { relatedRequestId }) => {
       const ctx = this.contextOf(relatedRequestId);
-      if (ctx) void ctx.log.log(params.level as LoggingLevel, params.data, typeof params.logger === 'string' ? params.logger : undefined).catch(() => undefined);
+      if (ctx)
+        void ctx.log
+          .log(params.level as LoggingLevel, params.data, typeof params.logger === 'string' ? params.logger : undefined)
+          .catch(() => undefined);
     });
   }
 
@@ -221,7 +249,11 @@ export class RemoteServer implements RemoteCalls {
   private async listenModern(): Promise<void> {
     const caps = this.client.serverCapabilities ?? {};
     const changes = (capability: string) => (caps[capability] as { listChanged?: boolean } | undefined)?.listChanged === true;
-    const filter = { toolsListChanged: changes('tools'), promptsListChanged: changes('prompts'), resourcesListChanged: changes('resources') };
+    const filter = {
+      toolsListChanged: changes('tools'),
+      promptsListChanged: changes('prompts'),
+      resourcesListChanged: changes('resources'),
+    };
     if (this.client.era !== 'modern' || !Object.values(filter).some(Boolean)) return;
     try {
       const subscription = await this.client.listen(filter, { timeoutMs: this.timeoutMs });
@@ -231,7 +263,9 @@ export class RemoteServer implements RemoteCalls {
         this.host.logError(`The list-change stream of the server proxied at "${this.prefix}" ended; opening it again`);
         setTimeout(() => {
           if (this.closed) return;
-          void this.listenModern().then(() => this.refresh(['tools', 'resources', 'templates', 'prompts'])).catch((e) => this.host.logError(`Could not refresh the lists of the server proxied at "${this.prefix}"`, e));
+          void this.listenModern()
+            .then(() => this.refresh(['tools', 'resources', 'templates', 'prompts']))
+            .catch((e) => this.host.logError(`Could not refresh the lists of the server proxied at "${this.prefix}"`, e));
         }, 1000).unref();
       });
     } catch (error) {
@@ -242,12 +276,15 @@ export class RemoteServer implements RemoteCalls {
   /** The remote server's requests to its client go to the client of the call they belong to. */
   private answerRemoteRequests(): void {
     for (const method of ['elicitation/create', 'sampling/createMessage', 'roots/list']) {
-      this.client.setRequestHandler(method, (params, { relatedRequestId }) => this.askOf(this.requireCall(relatedRequestId), method, params));
+      this.client.setRequestHandler(method, (params, { relatedRequestId }) =>
+        this.askOf(this.requireCall(relatedRequestId), method, params),
+      );
     }
   }
 
   private askOf(call: { ctx: McpContext; stop: AbortController }, method: string, params: Record<string, unknown>): Promise<unknown> {
-    if (method === 'elicitation/create') return this.ask(call, (ctx) => ctx.elicit(params as unknown as ElicitFormRequest | ElicitUrlRequest));
+    if (method === 'elicitation/create')
+      return this.ask(call, (ctx) => ctx.elicit(params as unknown as ElicitFormRequest | ElicitUrlRequest));
     if (method === 'sampling/createMessage') return this.ask(call, (ctx) => ctx.sample(params as unknown as CreateMessageParams));
     if (method === 'roots/list') return this.ask(call, async (ctx) => ({ roots: await ctx.roots() }));
     return Promise.reject(new McpError(-32601, `The remote server asked for ${method.slice(0, 64)}, which the proxy does not forward`));
@@ -289,8 +326,11 @@ export class RemoteServer implements RemoteCalls {
 
   private requireCall(related: RequestId | undefined): { ctx: McpContext; stop: AbortController } {
     const ctx = this.callOf(related);
-    if (!ctx) throw new McpError(-32603, this.calls.size === 0 ? 'No call in progress to answer this request' : 'Cannot tell which call this request belongs to');
+    if (!ctx)
+      throw new McpError(
+        -32603,
+        this.calls.size === 0 ? 'No call in progress to answer this request' : 'Cannot tell which call this request belongs to',
+      );
     return ctx;
   }
 }
-

@@ -1,4 +1,4 @@
-import { currentLogFields, LogFields } from './log-context';
+import { currentLogFields, type LogFields } from './log-context';
 
 export type { LogFields } from './log-context';
 
@@ -64,11 +64,15 @@ export class StderrLogger implements ServerLogger {
     const all = { ...fields };
     if (this.format === 'json') {
       const entry: Record<string, unknown> = { time: new Date().toISOString(), level, name: this.name, msg: message, ...all };
-      if (error !== undefined) entry.err = error instanceof Error ? { type: error.name, message: error.message, stack: error.stack } : String(error);
+      if (error !== undefined)
+        entry.err = error instanceof Error ? { type: error.name, message: error.message, stack: error.stack } : String(error);
       process.stderr.write(`${JSON.stringify(entry)}\n`);
       return;
     }
-    const pairs = Object.entries(all).filter(([, v]) => v !== undefined).map(([k, v]) => ` ${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join('');
+    const pairs = Object.entries(all)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => ` ${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join('');
     const detail = error instanceof Error ? `\n${error.stack ?? error.message}` : error === undefined ? '' : ` ${String(error)}`;
     const prefix = level === 'info' ? '' : `${level}: `;
     process.stderr.write(`[${this.name}] ${prefix}${message}${pairs}${detail}\n`);
@@ -94,7 +98,10 @@ export function contextualLogger(logger: ServerLogger, level?: LogLevel): Server
 }
 
 /** The application's logger: yours or stderr's (with `logLevel`/`logFormat`), adding the request's fields. */
-export function applicationLogger(options: { logger?: ServerLogger; logLevel?: LogLevel; logFormat?: 'text' | 'json' }, name: string): ServerLogger {
+export function applicationLogger(
+  options: { logger?: ServerLogger; logLevel?: LogLevel; logFormat?: 'text' | 'json' },
+  name: string,
+): ServerLogger {
   const { logger, logLevel, logFormat } = options;
   if (logger) return contextualLogger(logger, logLevel);
   return contextualLogger(new StderrLogger({ name, level: logLevel ?? 'info', format: logFormat }));

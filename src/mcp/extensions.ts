@@ -16,8 +16,10 @@ const EXTENSION_ID = new RegExp(`^${LABEL}(?:\\.${LABEL})*/${NAME}$`);
 
 /** Why `id` is not a valid extension identifier, or undefined when it is. */
 export function extensionIdProblem(id: string): string | undefined {
-  if (!id.includes('/')) return `"${id}" has no prefix (an extension identifier is "<reverse-dns prefix>/<name>", e.g. "com.example/thing")`;
-  if (!EXTENSION_ID.test(id)) return `"${id}" does not follow the _meta key naming rules (dot-separated labels of letters, digits and hyphens, a slash, then a name)`;
+  if (!id.includes('/'))
+    return `"${id}" has no prefix (an extension identifier is "<reverse-dns prefix>/<name>", e.g. "com.example/thing")`;
+  if (!EXTENSION_ID.test(id))
+    return `"${id}" does not follow the _meta key naming rules (dot-separated labels of letters, digits and hyphens, a slash, then a name)`;
   return undefined;
 }
 

@@ -31,9 +31,26 @@ export interface Implementation {
 
 export type Meta = Record<string, unknown>;
 
-export interface TextContent { type: 'text'; text: string; annotations?: Annotations; _meta?: Meta }
-export interface ImageContent { type: 'image'; data: string; mimeType: string; annotations?: Annotations; _meta?: Meta }
-export interface AudioContent { type: 'audio'; data: string; mimeType: string; annotations?: Annotations; _meta?: Meta }
+export interface TextContent {
+  type: 'text';
+  text: string;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+export interface ImageContent {
+  type: 'image';
+  data: string;
+  mimeType: string;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+export interface AudioContent {
+  type: 'audio';
+  data: string;
+  mimeType: string;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
 export interface ResourceLink {
   type: 'resource_link';
   uri: string;
@@ -46,10 +63,25 @@ export interface ResourceLink {
   annotations?: Annotations;
   _meta?: Meta;
 }
-export interface TextResourceContents { uri: string; mimeType?: string; text: string; _meta?: Meta }
-export interface BlobResourceContents { uri: string; mimeType?: string; blob: string; _meta?: Meta }
+export interface TextResourceContents {
+  uri: string;
+  mimeType?: string;
+  text: string;
+  _meta?: Meta;
+}
+export interface BlobResourceContents {
+  uri: string;
+  mimeType?: string;
+  blob: string;
+  _meta?: Meta;
+}
 export type ResourceContents = TextResourceContents | BlobResourceContents;
-export interface EmbeddedResource { type: 'resource'; resource: ResourceContents; annotations?: Annotations; _meta?: Meta }
+export interface EmbeddedResource {
+  type: 'resource';
+  resource: ResourceContents;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
 export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
 
 export interface CallToolResult {
@@ -112,9 +144,17 @@ export interface ResourceTemplateDefinition {
   _meta?: Meta;
 }
 
-export interface ReadResourceResult { contents: ResourceContents[]; _meta?: Meta }
+export interface ReadResourceResult {
+  contents: ResourceContents[];
+  _meta?: Meta;
+}
 
-export interface PromptArgument { name: string; title?: string; description?: string; required?: boolean }
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required?: boolean;
+}
 
 export interface PromptDefinition {
   name: string;
@@ -125,10 +165,21 @@ export interface PromptDefinition {
   _meta?: Meta;
 }
 
-export interface PromptMessage { role: Role; content: ContentBlock }
-export interface GetPromptResult { description?: string; messages: PromptMessage[]; _meta?: Meta }
+export interface PromptMessage {
+  role: Role;
+  content: ContentBlock;
+}
+export interface GetPromptResult {
+  description?: string;
+  messages: PromptMessage[];
+  _meta?: Meta;
+}
 
-export interface Completion { values: string[]; total?: number; hasMore?: boolean }
+export interface Completion {
+  values: string[];
+  total?: number;
+  hasMore?: boolean;
+}
 
 export interface ClientCapabilities {
   roots?: { listChanged?: boolean };
@@ -153,9 +204,17 @@ export interface ServerCapabilities {
   extensions?: Record<string, Record<string, unknown>>;
 }
 
-export interface Root { uri: string; name?: string; _meta?: Meta }
+export interface Root {
+  uri: string;
+  name?: string;
+  _meta?: Meta;
+}
 
-export interface SamplingMessage { role: Role; content: unknown; _meta?: Meta }
+export interface SamplingMessage {
+  role: Role;
+  content: unknown;
+  _meta?: Meta;
+}
 export interface CreateMessageParams {
   messages: SamplingMessage[];
   maxTokens: number;
@@ -169,9 +228,19 @@ export interface CreateMessageParams {
   toolChoice?: unknown;
   _meta?: Meta;
 }
-export interface CreateMessageResult { role: Role; content: unknown; model: string; stopReason?: string; _meta?: Meta }
+export interface CreateMessageResult {
+  role: Role;
+  content: unknown;
+  model: string;
+  stopReason?: string;
+  _meta?: Meta;
+}
 
-export interface ElicitResult { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string | number | boolean | string[]>; _meta?: Meta }
+export interface ElicitResult {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string | number | boolean | string[]>;
+  _meta?: Meta;
+}
 
 export const LATEST_PROTOCOL_VERSION = '2025-11-25';
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];

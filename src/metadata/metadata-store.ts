@@ -1,4 +1,16 @@
-import type { AccessRecord, ClassAccessRecords, ClassSchemaOptions, CompleteOptions, FieldOptions, FieldRecord, MethodRecord, ModuleOptions, PromptOptions, ResourceOptions, ToolOptions } from './records';
+import type {
+  AccessRecord,
+  ClassAccessRecords,
+  ClassSchemaOptions,
+  CompleteOptions,
+  FieldOptions,
+  FieldRecord,
+  MethodRecord,
+  ModuleOptions,
+  PromptOptions,
+  ResourceOptions,
+  ToolOptions,
+} from './records';
 
 /**
  * What the decorators saw, keyed by class. Decorators only append records here; everything derived

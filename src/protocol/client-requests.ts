@@ -1,4 +1,4 @@
-import { ErrorCode, JsonRpcMessage, JsonRpcResponse, RequestId } from '../mcp/json-rpc';
+import { ErrorCode, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
 import type { OutboundRequestOptions } from './peer';
 
@@ -37,7 +37,10 @@ export class ClientRequests {
         reject(reason instanceof McpError ? reason : new McpError(ErrorCode.InternalError, 'Request to the client was cancelled'));
       };
       const onAbort = () => abort(options.signal?.reason);
-      const timer = setTimeout(() => abort(new McpError(-32001, `Request to the client timed out after ${timeoutMs} ms`, { method, timeoutMs })), timeoutMs);
+      const timer = setTimeout(
+        () => abort(new McpError(-32001, `Request to the client timed out after ${timeoutMs} ms`, { method, timeoutMs })),
+        timeoutMs,
+      );
       timer.unref?.();
       const pending: Pending = {
         resolve: (value) => {

@@ -7,7 +7,7 @@ import type { HandlerRef } from '../registry/descriptors';
 import { accessFromOptions, type AccessOptions } from '../registry/handler-access';
 import { hostileShape } from '../validation/validate-input';
 import type { GuardClass } from '../contracts/guard';
-import { Authorizer, callerOf } from './authorizer';
+import { type Authorizer, callerOf } from './authorizer';
 import type { MethodHandler, RequestScope } from './request-scope';
 import type { Invoke } from './tool-invoker';
 import type { PeerState } from './peer';
@@ -34,7 +34,21 @@ export interface CustomMethodOptions {
 
 /** The methods of the MCP specification, served (or sent) by mcpkit itself: never custom. */
 const OWN = new Set(['initialize', 'ping', 'completion/complete', 'logging/setLevel', 'server/discover', 'subscriptions/listen']);
-const OWN_PREFIXES = ['tools/', 'resources/', 'prompts/', 'tasks/', 'notifications/', 'sampling/', 'elicitation/', 'roots/', 'completion/', 'logging/', 'server/', 'subscriptions/', 'rpc.'];
+const OWN_PREFIXES = [
+  'tools/',
+  'resources/',
+  'prompts/',
+  'tasks/',
+  'notifications/',
+  'sampling/',
+  'elicitation/',
+  'roots/',
+  'completion/',
+  'logging/',
+  'server/',
+  'subscriptions/',
+  'rpc.',
+];
 
 const OWN_CAPABILITIES = new Set(['tools', 'resources', 'prompts', 'completions', 'logging', 'tasks']);
 
@@ -68,7 +82,8 @@ export class CustomMethods {
 
   /** Listens to a client notification mcpkit does not handle itself; returns the function that stops listening. */
   onNotification(method: string, listener: (params: Record<string, unknown>, peer: PeerState) => void): () => void {
-    if (typeof method !== 'string' || method === '' || typeof listener !== 'function') throw new InvalidDefinitionError('onNotification', 'expects a method name and a listener function');
+    if (typeof method !== 'string' || method === '' || typeof listener !== 'function')
+      throw new InvalidDefinitionError('onNotification', 'expects a method name and a listener function');
     let set = this.listeners.get(method);
     if (!set) this.listeners.set(method, (set = new Set()));
     set.add(listener);
@@ -91,7 +106,8 @@ export class CustomMethods {
 
   add(method: string, handler: CustomMethodHandler, options: CustomMethodOptions = {}): void {
     const what = `Method ${JSON.stringify(method)}`;
-    if (typeof method !== 'string' || method.trim() === '' || method !== method.trim()) throw new InvalidDefinitionError(what, 'a method name is a non-empty string without surrounding spaces');
+    if (typeof method !== 'string' || method.trim() === '' || method !== method.trim())
+      throw new InvalidDefinitionError(what, 'a method name is a non-empty string without surrounding spaces');
     if (OWN.has(method) || OWN_PREFIXES.some((p) => method.startsWith(p)) || this.deps.isOwn(method)) {
       throw new InvalidDefinitionError(what, 'is defined by MCP and served by mcpkit itself; pick a name of your own (e.g. "acme/search")');
     }
@@ -99,11 +115,16 @@ export class CustomMethods {
     if (typeof handler !== 'function') throw new InvalidDefinitionError(what, 'the handler must be a function (params, ctx) => result');
     const access = accessFromOptions({ kind: 'method', name: method }, options, (problem) => new InvalidDefinitionError(what, problem));
     const caps = options.capabilities;
-    if (caps !== undefined && !isPlainObject(caps)) throw new InvalidDefinitionError(what, 'capabilities must be an object (a fragment of ServerCapabilities)');
+    if (caps !== undefined && !isPlainObject(caps))
+      throw new InvalidDefinitionError(what, 'capabilities must be an object (a fragment of ServerCapabilities)');
     const odd = caps === undefined ? undefined : hostileShape(caps);
     if (odd) throw new InvalidDefinitionError(what, `capabilities: ${odd}`);
     const taken = Object.keys(caps ?? {}).filter((k) => OWN_CAPABILITIES.has(k));
-    if (taken.length > 0) throw new InvalidDefinitionError(what, `capabilities may not set ${taken.join(', ')}: mcpkit derives them from what the server offers`);
+    if (taken.length > 0)
+      throw new InvalidDefinitionError(
+        what,
+        `capabilities may not set ${taken.join(', ')}: mcpkit derives them from what the server offers`,
+      );
     const ref: HandlerRef = {
       kind: 'method',
       provider: undefined,
@@ -113,7 +134,12 @@ export class CustomMethods {
       access,
       run: (args) => handler(args[0] as Record<string, unknown>, args[1] as McpContext),
     };
-    this.entries.set(method, { ref, route: (params, scope) => this.serve(ref, params, scope), capabilities: caps && structuredClone(caps), modern: options.modern !== false });
+    this.entries.set(method, {
+      ref,
+      route: (params, scope) => this.serve(ref, params, scope),
+      capabilities: caps && structuredClone(caps),
+      modern: options.modern !== false,
+    });
     this.deps.changed();
   }
 
@@ -135,7 +161,7 @@ export class CustomMethods {
     for (const entry of this.entries.values()) {
       if (entry.capabilities && (!modern || entry.modern)) merged = mergeUnder(merged, entry.capabilities);
     }
-    return merged as ServerCapabilities;
+    return merged;
   }
 
   private async serve(ref: HandlerRef, params: Record<string, unknown>, scope: RequestScope): Promise<unknown> {
@@ -154,7 +180,9 @@ export class CustomMethods {
       throw new McpError(ErrorCode.InternalError, 'Internal error');
     }
     if (!isPlainObject(result)) {
-      this.deps.logError(`Method "${ref.method}" returned ${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result}; a result must be an object`);
+      this.deps.logError(
+        `Method "${ref.method}" returned ${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result}; a result must be an object`,
+      );
       throw new McpError(ErrorCode.InternalError, 'Internal error');
     }
     return result;

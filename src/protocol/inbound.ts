@@ -1,5 +1,5 @@
-import { Era, EraSupport, isEnveloped, isModernVersion, metaOf, MetaKey, ModernErrorCode, supportedVersions } from '../mcp/eras';
-import { ErrorCode, isRequest, isResponse, JsonRpcMessage, JsonRpcRequest } from '../mcp/json-rpc';
+import { type Era, type EraSupport, isEnveloped, isModernVersion, metaOf, MetaKey, ModernErrorCode, supportedVersions } from '../mcp/eras';
+import { ErrorCode, isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest } from '../mcp/json-rpc';
 import { McpError, mcpErrorOf } from '../mcp/mcp.error';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../mcp/mcp-types';
 import { decodeHeaderValue } from '../schema/mcp-header';
@@ -72,7 +72,9 @@ const NAMED: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
  * Whether the method exists is the dispatcher's business, not this function's.
  */
 export function classifyInbound(message: JsonRpcMessage, facts: InboundFacts): Inbound {
-  return facts.header ? classifyPost(message, facts.support, facts.header) : classifyMessage(message, facts.support, facts.pinned ?? 'legacy');
+  return facts.header
+    ? classifyPost(message, facts.support, facts.header)
+    : classifyMessage(message, facts.support, facts.pinned ?? 'legacy');
 }
 
 function classifyPost(message: JsonRpcMessage, support: EraSupport, header: (name: string) => string): Inbound {
@@ -118,13 +120,15 @@ function checkModernPost(request: JsonRpcRequest, support: EraSupport, header: (
   } catch (error) {
     const e = mcpErrorOf(error) ?? new McpError(ErrorCode.InternalError, 'Internal error');
     // A version not served that the header does not even agree with: the disagreement is reported.
-    if (e.code === ModernErrorCode.UnsupportedProtocolVersion && metaOf(request)?.[MetaKey.protocolVersion] !== version) return versionMismatch(version, request);
+    if (e.code === ModernErrorCode.UnsupportedProtocolVersion && metaOf(request)?.[MetaKey.protocolVersion] !== version)
+      return versionMismatch(version, request);
     return { reject: e };
   }
   if (peer.protocolVersion !== version) return versionMismatch(version, request);
   const method = header('mcp-method');
   if (!method) return mismatch('the Mcp-Method header is required');
-  if (method !== request.method) return mismatch(`Mcp-Method header ${quote(method)} does not match the body's method ${quote(request.method)}`);
+  if (method !== request.method)
+    return mismatch(`Mcp-Method header ${quote(method)} does not match the body's method ${quote(request.method)}`);
   const field = NAMED[request.method];
   if (field) {
     const raw = header('mcp-name');
@@ -132,22 +136,35 @@ function checkModernPost(request: JsonRpcRequest, support: EraSupport, header: (
     const name = decodeHeaderValue(raw);
     if (name === undefined) return mismatch('the Mcp-Name header is not a valid =?base64?…?= value');
     const value = request.params?.[field];
-    if (name !== value) return mismatch(`Mcp-Name header ${quote(name)} does not match params.${field} ${quote(typeof value === 'string' ? value : String(echo(value)))}`);
+    if (name !== value)
+      return mismatch(
+        `Mcp-Name header ${quote(name)} does not match params.${field} ${quote(typeof value === 'string' ? value : String(echo(value)))}`,
+      );
   }
   return { era: 'modern', peer };
 }
 
 /** A legacy message naming a version this server does not serve; a server that speaks the modern era answers in its terms. */
 function unsupportedLegacyVersion(version: string, support: EraSupport): McpError {
-  if (support === 'legacy') return new McpError(-32000, `Bad Request: unsupported MCP-Protocol-Version ${echo(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
-  return new McpError(ModernErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: MCP-Protocol-Version ${echo(version)} is not served here`, {
-    supported: supportedVersions(support),
-    requested: echo(version),
-  });
+  if (support === 'legacy')
+    return new McpError(
+      -32000,
+      `Bad Request: unsupported MCP-Protocol-Version ${echo(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+    );
+  return new McpError(
+    ModernErrorCode.UnsupportedProtocolVersion,
+    `Unsupported protocol version: MCP-Protocol-Version ${echo(version)} is not served here`,
+    {
+      supported: supportedVersions(support),
+      requested: echo(version),
+    },
+  );
 }
 
 function versionMismatch(version: string, request: JsonRpcRequest): RejectedInbound {
-  return mismatch(`MCP-Protocol-Version header ${quote(version)} does not match _meta protocolVersion ${quote(String(metaOf(request)?.[MetaKey.protocolVersion]))}`);
+  return mismatch(
+    `MCP-Protocol-Version header ${quote(version)} does not match _meta protocolVersion ${quote(String(metaOf(request)?.[MetaKey.protocolVersion]))}`,
+  );
 }
 
 function mismatch(why: string): RejectedInbound {

@@ -1,5 +1,5 @@
 import type { HandlerRef } from '../registry/descriptors';
-import { Authorizer, Caller, LOCAL_USER } from './authorizer';
+import { type Authorizer, type Caller, LOCAL_USER } from './authorizer';
 import type { ListView } from './pagination';
 
 interface Summary {
@@ -31,8 +31,19 @@ export class ListViews<D extends HandlerRef & { readonly definition: unknown }> 
     // The local user sees everything: the one shared view.
     if (!summary.restricted || auth === LOCAL_USER) return undefined;
     if (!summary.guarded) {
-      const key = auth ? `+${[...new Set(auth.scopes ?? [])].filter((s) => summary.scopes.has(s)).sort().join(' ')}` : '-';
-      return { key, items: () => this.descriptors().filter((d) => this.authorizer.scopesAllow(d.access, auth)).map((d) => d.definition) };
+      const key = auth
+        ? `+${[...new Set(auth.scopes ?? [])]
+            .filter((s) => summary.scopes.has(s))
+            .sort()
+            .join(' ')}`
+        : '-';
+      return {
+        key,
+        items: () =>
+          this.descriptors()
+            .filter((d) => this.authorizer.scopesAllow(d.access, auth))
+            .map((d) => d.definition),
+      };
     }
     const all = this.descriptors();
     const allowed = await Promise.all(all.map((d) => this.authorizer.allows(d, auth)));

@@ -1,23 +1,22 @@
 import type { Implementation, ServerCapabilities } from '../mcp/mcp-types';
 import type { ListKind, Registry } from '../registry/registry';
 import type { Connection, ConnectionOptions, MessageSink } from './connection';
-import { Authorizer, ResolveGuard } from './authorizer';
+import { Authorizer, type ResolveGuard } from './authorizer';
 import { completionHandlers } from './handlers/completion.handlers';
 import type { HandlerEnv } from './handlers/handler-env';
 import { lifecycleHandlers } from './handlers/lifecycle.handlers';
 import { promptsHandlers } from './handlers/prompts.handlers';
 import { resourcesHandlers } from './handlers/resources.handlers';
 import { toolsHandlers } from './handlers/tools.handlers';
-import type { CanActivate } from '../contracts/guard';
 import type { PeerState } from './peer';
 import type { ProtocolFeature } from './protocol-feature';
 import type { MethodHandler } from './request-scope';
-import { ServerSession, SessionHost } from './server-session';
-import { Invoke, ToolInvoker } from './tool-invoker';
+import { ServerSession, type SessionHost } from './server-session';
+import { type Invoke, ToolInvoker } from './tool-invoker';
 import type { EraSupport } from '../mcp/eras';
 import { ModernDispatch } from './modern/modern-dispatch';
 import type { CacheHints } from '../contracts/cache-hints';
-import { RequestStateOptions, RequestStateSealer } from './modern/request-state';
+import { type RequestStateOptions, RequestStateSealer } from './modern/request-state';
 import { SubscriptionHub } from './modern/subscriptions';
 import type { Extensions } from '../mcp/extensions';
 import { InvalidExtensionError } from '../errors/invalid-extension.error';
@@ -94,7 +93,7 @@ export class ProtocolEngine implements SessionHost {
     this.tools = new ToolInvoker(options.invoke, options.logError, this.telemetry);
     this.subscriptions = new SubscriptionHub(options.logError);
     this.telemetry?.gauge('mcpkit.server.listen.active', '{stream}', 'Open subscriptions/listen streams', () => this.subscriptions.size);
-    this.authorizer = new Authorizer(options.resolveGuard ?? ((guard) => new (guard as new () => CanActivate)()));
+    this.authorizer = new Authorizer(options.resolveGuard ?? ((guard) => new guard()));
     this.custom = new CustomMethods({
       invoke: options.invoke,
       authorizer: this.authorizer,
@@ -116,7 +115,8 @@ export class ProtocolEngine implements SessionHost {
     };
     this.features = options.features?.(base) ?? [];
     for (const { extension } of this.features) {
-      if (extension && options.extensions?.[extension]) throw new InvalidExtensionError('the application', `"${extension}" is served by mcpkit itself; do not declare it`);
+      if (extension && options.extensions?.[extension])
+        throw new InvalidExtensionError('the application', `"${extension}" is served by mcpkit itself; do not declare it`);
     }
     const env: HandlerEnv = { ...base, features: this.features };
     this.add(lifecycleHandlers(env));
@@ -155,14 +155,14 @@ export class ProtocolEngine implements SessionHost {
   get modernCapabilities(): ServerCapabilities {
     if (this.modernCaps) return this.modernCaps;
     const caps: Record<string, unknown> = { ...this.deriveCapabilities() };
-    const extensions: Record<string, Record<string, unknown>> = { ...caps.extensions as object };
+    const extensions: Record<string, Record<string, unknown>> = { ...(caps.extensions as object) };
     for (const feature of this.features) {
       if (!feature.extension || caps[feature.capability] === undefined) continue;
       delete caps[feature.capability];
       extensions[feature.extension] = {};
     }
     if (Object.keys(extensions).length > 0) caps.extensions = extensions;
-    return (this.modernCaps = this.custom.merge(caps as ServerCapabilities, true));
+    return (this.modernCaps = this.custom.merge(caps, true));
   }
 
   /** A modern-only method of a feature that is on now, or a custom method served to modern requests. */
@@ -184,7 +184,10 @@ export class ProtocolEngine implements SessionHost {
   /** Tells every subscribed session, and every listen stream naming it (here and on other instances), that a resource changed. */
   async notifyResourceUpdated(uri: string): Promise<void> {
     const targets = [...this.sessions].filter((s) => s.subscriptions.has(uri));
-    await Promise.all([...targets.map((s) => s.notify('notifications/resources/updated', { uri })), this.subscriptions.changed({ kind: 'resource', uri })]);
+    await Promise.all([
+      ...targets.map((s) => s.notify('notifications/resources/updated', { uri })),
+      this.subscriptions.changed({ kind: 'resource', uri }),
+    ]);
   }
 
   /** Listens to `notifications/roots/list_changed` from any client; returns the function that stops it. */
@@ -270,13 +273,14 @@ export class ProtocolEngine implements SessionHost {
       const value = feature.capabilityFor(registry);
       if (value !== undefined) (caps as Record<string, unknown>)[feature.capability] = value;
     }
-    const kinds = registry.kinds(), offer = this.options.offer ?? {};
+    const kinds = registry.kinds(),
+      offer = this.options.offer ?? {};
     if (kinds.tools || offer.tools) caps.tools = { listChanged: true };
     if (kinds.resources || offer.resources) caps.resources = { subscribe: true, listChanged: true };
     if (kinds.prompts || offer.prompts) caps.prompts = { listChanged: true };
     if (kinds.completions || offer.completions) caps.completions = {};
     const declared = this.options.extensions ?? {};
-    if (Object.keys(declared).length > 0) caps.extensions = structuredClone(declared) as ServerCapabilities['extensions'];
+    if (Object.keys(declared).length > 0) caps.extensions = structuredClone(declared);
     return caps;
   }
 }

@@ -1,7 +1,14 @@
 import type { RequestId } from '../mcp/json-rpc';
 import { ErrorCode } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
-import { RELATED_TASK, type CreateMessageParams, type CreateMessageResult, type ElicitResult, type LoggingLevel, type Root } from '../mcp/mcp-types';
+import {
+  RELATED_TASK,
+  type CreateMessageParams,
+  type CreateMessageResult,
+  type ElicitResult,
+  type LoggingLevel,
+  type Root,
+} from '../mcp/mcp-types';
 import { passesLogLevel } from './peer';
 import type { RequestScope } from './request-scope';
 import { elicitationSchema } from '../schema/elicitation-schema.builder';
@@ -9,14 +16,14 @@ import { validateInput } from '../validation/validate-input';
 import { missingCapability } from './modern/envelope';
 import { declaresExtension, extensionsOf, type Extensions } from '../mcp/extensions';
 import {
-  AuthInfo,
-  ClientRequestOptions,
-  ElicitFormResult,
-  ElicitFormRequest,
-  ElicitUrlRequest,
+  type AuthInfo,
+  type ClientRequestOptions,
+  type ElicitFormResult,
+  type ElicitFormRequest,
+  type ElicitUrlRequest,
   McpContext,
-  McpLogger,
-  SessionInfo,
+  type McpLogger,
+  type SessionInfo,
 } from '../context/mcp-context';
 
 /** The `McpContext` of one request, bound to its session. */
@@ -42,7 +49,12 @@ export class RequestContext extends McpContext {
   }
   get session(): SessionInfo {
     const peer = this.scope.peer;
-    return { id: peer.sessionId, protocolVersion: peer.protocolVersion, clientInfo: peer.clientInfo, clientCapabilities: peer.clientCapabilities };
+    return {
+      id: peer.sessionId,
+      protocolVersion: peer.protocolVersion,
+      clientInfo: peer.clientInfo,
+      clientCapabilities: peer.clientCapabilities,
+    };
   }
   get meta(): Readonly<Record<string, unknown>> | undefined {
     return this.scope.params._meta as Record<string, unknown> | undefined;
@@ -73,7 +85,7 @@ export class RequestContext extends McpContext {
   }
 
   async elicit(request: ElicitFormRequest | ElicitUrlRequest, options?: ClientRequestOptions): Promise<ElicitResult> {
-    const caps = this.scope.peer.clientCapabilities.elicitation as { form?: object; url?: object } | undefined;
+    const caps = this.scope.peer.clientCapabilities.elicitation;
     const mode = request.mode ?? 'form';
     const supported = mode === 'url' ? caps?.url !== undefined : caps !== undefined && (caps.form !== undefined || caps.url === undefined);
     if (!supported) throw this.capabilityError(`elicitation (${mode} mode)`, { elicitation: { [mode]: {} } });
@@ -121,8 +133,19 @@ export class RequestContext extends McpContext {
     const signal = options?.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
     const task = this.scope.task;
     // Inside a task, the task carries the request (and waits for input meanwhile); it names the task.
-    if (task) return task.request(method, this.withTask(params), { timeoutMs: options?.timeoutMs, signal, key: options?.key, beforeTask: options?.beforeTask });
-    return this.scope.outbound.request(method, params, { relatedRequestId: this.scope.id, timeoutMs: options?.timeoutMs, signal, key: options?.key });
+    if (task)
+      return task.request(method, this.withTask(params), {
+        timeoutMs: options?.timeoutMs,
+        signal,
+        key: options?.key,
+        beforeTask: options?.beforeTask,
+      });
+    return this.scope.outbound.request(method, params, {
+      relatedRequestId: this.scope.id,
+      timeoutMs: options?.timeoutMs,
+      signal,
+      key: options?.key,
+    });
   }
 
   /** The client lacks a capability: -32021 naming it in the modern era, -32600 in a legacy session. */
@@ -145,7 +168,6 @@ export class RequestContext extends McpContext {
     await this.scope.outbound.notify('notifications/message', this.withTask(params), this.scope.id);
   }
 }
-
 
 /** Builds the eight level methods around one sending function. */
 function createLogger(send: (level: LoggingLevel, data: unknown, logger?: string) => Promise<void>): McpLogger {

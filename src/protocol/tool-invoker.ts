@@ -31,14 +31,28 @@ export class ToolInvoker {
     if (tool.validate) {
       const validate = tool.validate;
       const checked = this.telemetry
-        ? await this.telemetry.child(scope.outbound, scope.id, `validate_arguments ${tool.name}`, { 'gen_ai.tool.name': tool.name }, async () => validate(args ?? {}), (c) => (c.ok ? undefined : 'invalid_arguments'))
+        ? await this.telemetry.child(
+            scope.outbound,
+            scope.id,
+            `validate_arguments ${tool.name}`,
+            { 'gen_ai.tool.name': tool.name },
+            async () => validate(args ?? {}),
+            (c) => (c.ok ? undefined : 'invalid_arguments'),
+          )
         : validate(args ?? {});
       if (!checked.ok) return invalid(tool, checked.issues);
       input = checked.value;
     } else if (tool.input) {
       const inputClass = tool.input;
       const checked = this.telemetry
-        ? await this.telemetry.child(scope.outbound, scope.id, `validate_arguments ${tool.name}`, { 'gen_ai.tool.name': tool.name }, () => validateInput(inputClass, args), (c) => (c.ok ? undefined : 'invalid_arguments'))
+        ? await this.telemetry.child(
+            scope.outbound,
+            scope.id,
+            `validate_arguments ${tool.name}`,
+            { 'gen_ai.tool.name': tool.name },
+            () => validateInput(inputClass, args),
+            (c) => (c.ok ? undefined : 'invalid_arguments'),
+          )
         : await validateInput(inputClass, args);
       if (!checked.ok) return invalid(tool, checked.issues);
       input = checked.value;
@@ -62,7 +76,11 @@ function invalid(tool: ToolDescriptor, issues: string[]): CallToolResult {
 }
 
 /** Drains a streaming tool (an async generator) into one list of content blocks. */
-async function collect(stream: AsyncIterable<unknown>, scope: RequestScope, onBlocks?: (blocks: ContentBlock[]) => Promise<void>): Promise<CallToolResult> {
+async function collect(
+  stream: AsyncIterable<unknown>,
+  scope: RequestScope,
+  onBlocks?: (blocks: ContentBlock[]) => Promise<void>,
+): Promise<CallToolResult> {
   const content: ContentBlock[] = [];
   for await (const item of stream) {
     const blocks = toContent(item);

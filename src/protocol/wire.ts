@@ -1,4 +1,4 @@
-import { JsonRpcErrorResponse, JsonRpcMessage, ErrorCode, errorResponse } from '../mcp/json-rpc';
+import { type JsonRpcErrorResponse, type JsonRpcMessage, ErrorCode, errorResponse } from '../mcp/json-rpc';
 
 /**
  * A result that is already JSON text. Lists that rarely change (tools/list pages) are serialized once
@@ -72,7 +72,9 @@ function fallback(message: JsonRpcMessage, error: unknown, onFailure: (line: str
   const id = 'id' in message ? message.id : undefined;
   const why = (error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error').replace(/\s+/g, ' ');
   try {
-    onFailure(`Could not serialize an outbound ${isResponse ? 'response' : 'message'}${id === undefined ? '' : ` (id ${JSON.stringify(echo(id))})`}: ${why.slice(0, 200)}`);
+    onFailure(
+      `Could not serialize an outbound ${isResponse ? 'response' : 'message'}${id === undefined ? '' : ` (id ${JSON.stringify(echo(id))})`}: ${why.slice(0, 200)}`,
+    );
   } catch {
     // a failing logger must not cost the client its answer
   }
@@ -116,7 +118,7 @@ export function checkMessage(value: unknown): DecodeResult {
   const m = value as Record<string, unknown>;
   const id = m.id;
   const idOk = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
-  const replyId = idOk ? (id as string | number) : null;
+  const replyId = idOk ? id : null;
   if (m.jsonrpc !== '2.0') return invalid(replyId, 'Invalid Request: jsonrpc must be "2.0"');
   if ('method' in m) {
     if (typeof m.method !== 'string') return invalid(replyId, 'Invalid Request: method must be a string');

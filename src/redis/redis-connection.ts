@@ -43,7 +43,11 @@ export async function guarded<T>(what: string, redis: Redis, call: () => Promise
 
 function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  return /writeable|ECONNREFUSED|ECONNRESET|EPIPE|timed out|Connection is closed|MaxRetriesPerRequest|Reached the max retries|connect/i.test(error.message) || error.name === 'MaxRetriesPerRequestError';
+  return (
+    /writeable|ECONNREFUSED|ECONNRESET|EPIPE|timed out|Connection is closed|MaxRetriesPerRequest|Reached the max retries|connect/i.test(
+      error.message,
+    ) || error.name === 'MaxRetriesPerRequestError'
+  );
 }
 
 const READY_WAIT_MS = 1_000;

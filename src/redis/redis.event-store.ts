@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { EventStore, StoredEvent } from '../transports/http/event-store';
 import { encodeMessage } from '../protocol/wire';
-import { connect, guarded, RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
+import { connect, guarded, type RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
 
 export interface RedisEventStoreOptions {
   keyPrefix?: string;
@@ -58,7 +58,15 @@ export class RedisEventStore implements EventStore {
   private store(sessionId: string, streamId: string, json: string): Promise<string> {
     return guarded('The event store', this.redis, () => {
       const k = this.keys(sessionId);
-      return this.redis.mcpStoreEvent(k.seq, k.stream(streamId), k.streams, streamId, json, this.options.maxEventsPerStream ?? 1_000, this.options.ttlMs ?? 3_600_000);
+      return this.redis.mcpStoreEvent(
+        k.seq,
+        k.stream(streamId),
+        k.streams,
+        streamId,
+        json,
+        this.options.maxEventsPerStream ?? 1_000,
+        this.options.ttlMs ?? 3_600_000,
+      );
     });
   }
 

@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import type { OAuthProxyStore } from '../auth/oauth-proxy/oauth-proxy.store';
-import { connect, guarded, RedisConnection } from './redis-connection';
+import { connect, guarded, type RedisConnection } from './redis-connection';
 
 export interface RedisOAuthProxyStoreOptions {
   keyPrefix?: string;

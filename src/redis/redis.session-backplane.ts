@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { SessionBackplane, SessionEnvelope, SharedSessionState } from '../transports/http/session-backplane';
-import { connect, guarded, RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
+import { connect, guarded, type RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
 
 export interface RedisSessionBackplaneOptions {
   keyPrefix?: string;
@@ -17,7 +17,14 @@ redis.call('SET', KEYS[1], cjson.encode(state), 'PX', ARGV[2])
 return 1`;
 
 /** The Redis command behind each operation, for its span (db.operation.name). */
-const COMMANDS: Record<string, string> = { save: 'SET', load: 'GET', update: 'EVALSHA', delete: 'DEL', publish: 'PUBLISH', subscribe: 'SUBSCRIBE' };
+const COMMANDS: Record<string, string> = {
+  save: 'SET',
+  load: 'GET',
+  update: 'EVALSHA',
+  delete: 'DEL',
+  publish: 'PUBLISH',
+  subscribe: 'SUBSCRIBE',
+};
 
 /** Sessions shared through Redis: state as a JSON value that expires when idle, a pub/sub channel per session. */
 export class RedisSessionBackplane implements SessionBackplane {
@@ -62,7 +69,11 @@ export class RedisSessionBackplane implements SessionBackplane {
   }
 
   save(sessionId: string, state: SharedSessionState, ttlMs: number): Promise<void> {
-    return guarded('The session store', this.redis, async () => void (await this.redis.set(this.key(sessionId), JSON.stringify(state), 'PX', ttlMs)));
+    return guarded(
+      'The session store',
+      this.redis,
+      async () => void (await this.redis.set(this.key(sessionId), JSON.stringify(state), 'PX', ttlMs)),
+    );
   }
 
   load(sessionId: string, ttlMs: number): Promise<SharedSessionState | undefined> {
@@ -81,7 +92,11 @@ export class RedisSessionBackplane implements SessionBackplane {
 
   update(sessionId: string, patch: Partial<SharedSessionState>, ttlMs: number): Promise<void> {
     return guarded('The session store', this.redis, async () => {
-      await (this.redis as Redis & { mcpMergeSession(key: string, patch: string, ttl: number): Promise<number> }).mcpMergeSession(this.key(sessionId), JSON.stringify(patch), ttlMs);
+      await (this.redis as Redis & { mcpMergeSession(key: string, patch: string, ttl: number): Promise<number> }).mcpMergeSession(
+        this.key(sessionId),
+        JSON.stringify(patch),
+        ttlMs,
+      );
     });
   }
 
@@ -90,7 +105,11 @@ export class RedisSessionBackplane implements SessionBackplane {
   }
 
   publish(sessionId: string, envelope: SessionEnvelope): Promise<void> {
-    return guarded('The session store', this.redis, async () => void (await this.redis.publish(this.channel(sessionId), JSON.stringify(envelope))));
+    return guarded(
+      'The session store',
+      this.redis,
+      async () => void (await this.redis.publish(this.channel(sessionId), JSON.stringify(envelope))),
+    );
   }
 
   subscribe(sessionId: string, listener: (envelope: SessionEnvelope) => void): Promise<() => Promise<void>> {
@@ -104,8 +123,8 @@ export class RedisSessionBackplane implements SessionBackplane {
       }
       set.add(listener);
       return async () => {
-        set!.delete(listener);
-        if (set!.size === 0 && this.listeners.get(channel) === set) {
+        set.delete(listener);
+        if (set.size === 0 && this.listeners.get(channel) === set) {
           this.listeners.delete(channel);
           // Silent on purpose, as in RedisWaiters: only a lost connection fails it, and a leftover
           // subscription delivers to no listener.

@@ -4,7 +4,7 @@ import { InvalidTaskCursorError, InvalidTaskTransitionError } from '../tasks/tas
 import type { CreateTaskInput, TaskStore } from '../tasks/task-store';
 import type { Task, TaskOutcome, TaskRecord, TaskSegment, TaskStatus, TerminalStatus } from '../tasks/task.types';
 import { randomUUID } from 'node:crypto';
-import { connect, guarded, RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
+import { connect, guarded, type RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
 import { RedisWaiters } from './redis-waiters';
 import { APPEND, CREATE, TRANSITION } from './task-store.scripts';
 
@@ -60,8 +60,19 @@ export class RedisTaskStore implements TaskStore {
       const taskId = randomUUID();
       const k = this.keys(taskId);
       const fields = await this.redis.mcpCreate(
-        k.task, this.ownerKey(input.owner), `${this.prefix}seq`, k.known, this.activeKey(input.owner),
-        taskId, input.owner, new Date().toISOString(), input.ttl, input.pollInterval ?? '', input.statusMessage ?? '', this.options.tombstoneMs ?? 3_600_000, Date.now(),
+        k.task,
+        this.ownerKey(input.owner),
+        `${this.prefix}seq`,
+        k.known,
+        this.activeKey(input.owner),
+        taskId,
+        input.owner,
+        new Date().toISOString(),
+        input.ttl,
+        input.pollInterval ?? '',
+        input.statusMessage ?? '',
+        this.options.tombstoneMs ?? 3_600_000,
+        Date.now(),
       );
       return toRecord(taskId, fields)!;
     });
@@ -86,7 +97,13 @@ export class RedisTaskStore implements TaskStore {
     return this.transition(taskId, owner, status, statusMessage, undefined);
   }
 
-  finish(taskId: string, owner: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined> {
+  finish(
+    taskId: string,
+    owner: string,
+    status: TerminalStatus,
+    outcome: TaskOutcome,
+    statusMessage?: string,
+  ): Promise<TaskRecord | undefined> {
     return this.transition(taskId, owner, status, statusMessage, outcome);
   }
 
@@ -136,7 +153,10 @@ export class RedisTaskStore implements TaskStore {
   countActive(owner: string): Promise<number> {
     return guarded('The task store', this.redis, async () => {
       const key = this.activeKey(owner);
-      const [, [, count]] = (await this.redis.multi().zremrangebyscore(key, '-inf', Date.now()).zcard(key).exec()) as [[null, number], [null, number]];
+      const [, [, count]] = (await this.redis.multi().zremrangebyscore(key, '-inf', Date.now()).zcard(key).exec()) as [
+        [null, number],
+        [null, number],
+      ];
       return count;
     });
   }
@@ -228,13 +248,27 @@ export class RedisTaskStore implements TaskStore {
     if (this.owned) this.redis.disconnect();
   }
 
-  private transition(taskId: string, owner: string, status: TaskStatus, statusMessage: string | undefined, outcome: TaskOutcome | undefined): Promise<TaskRecord | undefined> {
+  private transition(
+    taskId: string,
+    owner: string,
+    status: TaskStatus,
+    statusMessage: string | undefined,
+    outcome: TaskOutcome | undefined,
+  ): Promise<TaskRecord | undefined> {
     return guarded('The task store', this.redis, async () => {
       const k = this.keys(taskId);
       try {
         const fields = await this.redis.mcpTransition(
-          k.task, k.outcome, k.channel, this.activeKey(owner),
-          owner, status, statusMessage === undefined ? '-' : `+${statusMessage}`, new Date().toISOString(), outcome ? JSON.stringify(outcome) : '', taskId,
+          k.task,
+          k.outcome,
+          k.channel,
+          this.activeKey(owner),
+          owner,
+          status,
+          statusMessage === undefined ? '-' : `+${statusMessage}`,
+          new Date().toISOString(),
+          outcome ? JSON.stringify(outcome) : '',
+          taskId,
         );
         return fields ? toRecord(taskId, fields) : undefined;
       } catch (error) {
@@ -280,4 +314,3 @@ function pairs(flat: string[]): [string, string][] {
   for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i], flat[i + 1]]);
   return out;
 }
-

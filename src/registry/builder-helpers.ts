@@ -12,7 +12,8 @@ export function promptArguments(schema: JsonSchemaObject): PromptArgument[] {
 
 /** A verbatim input schema: a deep copy (the definition is frozen), which must describe an object. */
 export function rawSchema(where: string, schema: JsonSchemaObject): JsonSchemaObject {
-  if (typeof schema !== 'object' || schema === null || schema.type !== 'object') throw new InvalidDecoratorOptionsError('Tool', where, 'inputSchema must be a JSON Schema with type "object"');
+  if (typeof schema !== 'object' || schema === null || schema.type !== 'object')
+    throw new InvalidDecoratorOptionsError('Tool', where, 'inputSchema must be a JSON Schema with type "object"');
   return structuredClone(schema);
 }
 

@@ -4,7 +4,16 @@ import type { JsonSchemaObject, TaskSupport } from '../mcp/mcp-types';
 import { paramHeaders } from '../schema/mcp-header';
 import { compileJsonSchema } from '../validation/json-schema-check';
 import { clean, deepFreeze } from './definition-utils';
-import type { CompleterDescriptor, HandlerAccess, HandlerKind, InputCheck, PromptDescriptor, ResourceDescriptor, TemplateDescriptor, ToolDescriptor } from './descriptors';
+import type {
+  CompleterDescriptor,
+  HandlerAccess,
+  HandlerKind,
+  InputCheck,
+  PromptDescriptor,
+  ResourceDescriptor,
+  TemplateDescriptor,
+  ToolDescriptor,
+} from './descriptors';
 import type { DynamicAccess, DynamicCompleter, DynamicPrompt, DynamicResource, DynamicTool } from './dynamic-definitions';
 import { UriTemplate } from './uri-template';
 import { accessFromOptions } from './handler-access';
@@ -18,7 +27,8 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 export function dynamicTool(def: DynamicTool): ToolDescriptor {
   const where = `tool "${String(def?.name)}"`;
   if (typeof def !== 'object' || def === null) throw new InvalidDefinitionError('addTool', 'expects a definition object');
-  if (typeof def.name !== 'string' || !TOOL_NAME.test(def.name)) throw new InvalidDefinitionError(where, 'name must be 1-128 characters of A-Z a-z 0-9 _ - .');
+  if (typeof def.name !== 'string' || !TOOL_NAME.test(def.name))
+    throw new InvalidDefinitionError(where, 'name must be 1-128 characters of A-Z a-z 0-9 _ - .');
   const handler = requireHandler(where, def.handler);
   const taskSupport = def.taskSupport ?? 'forbidden';
   if (!TASK_SUPPORT.includes(taskSupport)) throw new InvalidDefinitionError(where, `taskSupport must be one of ${TASK_SUPPORT.join(', ')}`);
@@ -41,7 +51,14 @@ export function dynamicTool(def: DynamicTool): ToolDescriptor {
     throw new InvalidDefinitionError(where, (error as Error).message);
   }
   return {
-    ...ref('tool', `app.addTool("${def.name}")`, { kind: 'tool', name: def.name, annotations: def.annotations, _meta: def._meta }, def, false, (args) => handler(args[0], args[1])),
+    ...ref(
+      'tool',
+      `app.addTool("${def.name}")`,
+      { kind: 'tool', name: def.name, annotations: def.annotations, _meta: def._meta },
+      def,
+      false,
+      (args) => handler(args[0], args[1]),
+    ),
     name: def.name,
     definition: deepFreeze(definition),
     validate: compile(where, 'inputSchema', inputSchema),
@@ -58,18 +75,46 @@ export function dynamicResource(def: DynamicResource): { resource: ResourceDescr
   const where = isTemplate ? `resource template "${String(def.uriTemplate)}"` : `resource "${String((def as { uri?: unknown }).uri)}"`;
   if (typeof def.name !== 'string' || def.name.length === 0) throw new InvalidDefinitionError(where, 'name must be a non-empty string');
   const handler = requireHandler(where, def.handler);
-  const common = { name: def.name, title: def.title, description: def.description, mimeType: def.mimeType, annotations: def.annotations, icons: def.icons, _meta: def._meta };
-  const target = { kind: isTemplate ? ('template' as const) : ('resource' as const), name: def.name, annotations: def.annotations, _meta: def._meta };
+  const common = {
+    name: def.name,
+    title: def.title,
+    description: def.description,
+    mimeType: def.mimeType,
+    annotations: def.annotations,
+    icons: def.icons,
+    _meta: def._meta,
+  };
+  const target = {
+    kind: isTemplate ? ('template' as const) : ('resource' as const),
+    name: def.name,
+    annotations: def.annotations,
+    _meta: def._meta,
+  };
   if (!isTemplate) {
     const { uri, size } = def as { uri?: unknown; size?: number };
     if (typeof uri !== 'string' || !URI.test(uri)) throw new InvalidDefinitionError(where, 'uri must be an absolute URI (scheme:rest)');
     const definition = deepFreeze(clean({ uri, ...common, size }));
-    return { resource: { ...ref('resource', `app.addResource("${uri}")`, target, def, true, (args) => handler(args[0], undefined)), uri, definition, cache: def.cache } };
+    return {
+      resource: {
+        ...ref('resource', `app.addResource("${uri}")`, target, def, true, (args) => handler(args[0], undefined)),
+        uri,
+        definition,
+        cache: def.cache,
+      },
+    };
   }
   const template = new UriTemplate(def.uriTemplate);
   const completers = completersOf(where, def.complete, template.variableNames, 'variable');
   const definition = deepFreeze(clean({ uriTemplate: template.template, ...common }));
-  return { template: { ...ref('resource', `app.addResource("${template.template}")`, target, def, false, (args) => handler(args[0], args[1])), template, definition, completers, cache: def.cache } };
+  return {
+    template: {
+      ...ref('resource', `app.addResource("${template.template}")`, target, def, false, (args) => handler(args[0], args[1])),
+      template,
+      definition,
+      completers,
+      cache: def.cache,
+    },
+  };
 }
 
 /** A prompt registered at runtime: required arguments are checked before the handler runs. */
@@ -79,7 +124,8 @@ export function dynamicPrompt(def: DynamicPrompt): PromptDescriptor {
   if (typeof def.name !== 'string' || def.name.length === 0) throw new InvalidDefinitionError(where, 'name must be a non-empty string');
   const handler = requireHandler(where, def.handler);
   const args = def.arguments ?? [];
-  if (!Array.isArray(args) || args.some((a) => typeof a?.name !== 'string' || a.name.length === 0)) throw new InvalidDefinitionError(where, 'arguments must be a list of { name, description?, required? }');
+  if (!Array.isArray(args) || args.some((a) => typeof a?.name !== 'string' || a.name.length === 0))
+    throw new InvalidDefinitionError(where, 'arguments must be a list of { name, description?, required? }');
   const names = args.map((a) => a.name);
   if (new Set(names).size !== names.length) throw new InvalidDefinitionError(where, 'an argument is declared twice');
   const required = args.filter((a) => a.required).map((a) => a.name);
@@ -88,9 +134,20 @@ export function dynamicPrompt(def: DynamicPrompt): PromptDescriptor {
     const missing = required.filter((n) => !Object.prototype.hasOwnProperty.call(given, n) || given[n] === undefined);
     return missing.length === 0 ? { ok: true, value: given } : { ok: false, issues: missing.map((n) => `${n}: is required (required)`) };
   };
-  const definition = deepFreeze(clean({ name: def.name, title: def.title, description: def.description, arguments: args.length > 0 ? args.map((a) => clean({ ...a })) : undefined, icons: def.icons, _meta: def._meta }));
+  const definition = deepFreeze(
+    clean({
+      name: def.name,
+      title: def.title,
+      description: def.description,
+      arguments: args.length > 0 ? args.map((a) => clean({ ...a })) : undefined,
+      icons: def.icons,
+      _meta: def._meta,
+    }),
+  );
   return {
-    ...ref('prompt', `app.addPrompt("${def.name}")`, { kind: 'prompt', name: def.name, _meta: def._meta }, def, false, (a) => handler(a[0], a[1])),
+    ...ref('prompt', `app.addPrompt("${def.name}")`, { kind: 'prompt', name: def.name, _meta: def._meta }, def, false, (a) =>
+      handler(a[0], a[1]),
+    ),
     name: def.name,
     definition,
     validate,
@@ -100,11 +157,22 @@ export function dynamicPrompt(def: DynamicPrompt): PromptDescriptor {
 
 const URI = /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/;
 
-function ref(kind: HandlerKind, where: string, target: Pick<HandlerAccess, 'kind' | 'name' | 'annotations' | '_meta'>, access: DynamicAccess, contextFirst: boolean, run: (args: unknown[]) => unknown) {
+function ref(
+  kind: HandlerKind,
+  where: string,
+  target: Pick<HandlerAccess, 'kind' | 'name' | 'annotations' | '_meta'>,
+  access: DynamicAccess,
+  contextFirst: boolean,
+  run: (args: unknown[]) => unknown,
+) {
   return { kind, provider: undefined, method: '', where, contextFirst, access: accessOf(where, target, access), run };
 }
 
-function accessOf(where: string, target: Pick<HandlerAccess, 'kind' | 'name' | 'annotations' | '_meta'>, access: DynamicAccess): HandlerAccess {
+function accessOf(
+  where: string,
+  target: Pick<HandlerAccess, 'kind' | 'name' | 'annotations' | '_meta'>,
+  access: DynamicAccess,
+): HandlerAccess {
   return accessFromOptions(target, access, (problem) => new InvalidDefinitionError(where, problem));
 }
 
@@ -114,7 +182,8 @@ function requireHandler<F>(where: string, handler: F): F & ((...args: unknown[])
 }
 
 function objectSchema(where: string, member: string, schema: JsonSchemaObject): JsonSchemaObject {
-  if (typeof schema !== 'object' || schema === null || schema.type !== 'object') throw new InvalidDefinitionError(where, `${member} must be a JSON Schema with type "object"`);
+  if (typeof schema !== 'object' || schema === null || schema.type !== 'object')
+    throw new InvalidDefinitionError(where, `${member} must be a JSON Schema with type "object"`);
   return structuredClone(schema);
 }
 
@@ -126,12 +195,23 @@ function compile(where: string, member: string, schema: JsonSchemaObject): Input
   }
 }
 
-function completersOf(where: string, complete: Record<string, DynamicCompleter> | undefined, names: readonly string[], noun: string): Map<string, CompleterDescriptor> {
+function completersOf(
+  where: string,
+  complete: Record<string, DynamicCompleter> | undefined,
+  names: readonly string[],
+  noun: string,
+): Map<string, CompleterDescriptor> {
   const completers = new Map<string, CompleterDescriptor>();
   for (const [argument, fn] of Object.entries(complete ?? {})) {
-    if (!names.includes(argument)) throw new UnknownCompletionTargetError(`complete of ${where}`, `${where} has no ${noun} "${argument}"`, false);
+    if (!names.includes(argument))
+      throw new UnknownCompletionTargetError(`complete of ${where}`, `${where} has no ${noun} "${argument}"`, false);
     const run = requireHandler(`${where} completer of "${argument}"`, fn);
-    completers.set(argument, { ...ref('completion', `${where} completer of "${argument}"`, { kind: 'completion', name: argument }, {}, false, (a) => run(a[0] as string, a[1] as never)), argument });
+    completers.set(argument, {
+      ...ref('completion', `${where} completer of "${argument}"`, { kind: 'completion', name: argument }, {}, false, (a) =>
+        run(a[0] as string, a[1] as never),
+      ),
+      argument,
+    });
   }
   return completers;
 }

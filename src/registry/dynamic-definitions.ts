@@ -18,7 +18,8 @@ export interface DynamicAccess {
 export type DynamicCompleter = (value: string, ctx: McpContext) => string[] | Promise<string[]>;
 
 /** A tool registered at runtime (`app.addTool()`): a JSON Schema for its input instead of a class. */
-export interface DynamicTool extends DynamicAccess, Pick<ToolDefinition, 'name' | 'title' | 'description' | 'annotations' | 'icons' | '_meta'> {
+export interface DynamicTool
+  extends DynamicAccess, Pick<ToolDefinition, 'name' | 'title' | 'description' | 'annotations' | 'icons' | '_meta'> {
   /** JSON Schema (2020-12) with `type: "object"`; arguments are validated against it. Default: no arguments. */
   inputSchema?: JsonSchemaObject;
   /** JSON Schema with `type: "object"`: what the handler returns becomes `structuredContent`, validated. */

@@ -47,8 +47,10 @@ function level(records: readonly AccessRecord[], where: string): Level {
   const isPublic = records.some((r) => r.public);
   const scopes = records.flatMap((r) => r.scopes ?? []);
   const guards = records.flatMap((r) => r.guards ?? []);
-  if (isPublic && scopes.length > 0) throw new InvalidDecoratorOptionsError('Public', where, 'cannot be combined with @RequireScopes on the same target');
-  if (isPublic && guards.length > 0) throw new InvalidDecoratorOptionsError('Public', where, 'cannot be combined with @UseGuards on the same target');
+  if (isPublic && scopes.length > 0)
+    throw new InvalidDecoratorOptionsError('Public', where, 'cannot be combined with @RequireScopes on the same target');
+  if (isPublic && guards.length > 0)
+    throw new InvalidDecoratorOptionsError('Public', where, 'cannot be combined with @UseGuards on the same target');
   return { isPublic, scopes, guards, middleware: records.flatMap((r) => r.middleware ?? []) };
 }
 
@@ -64,9 +66,18 @@ export interface AccessOptions {
  * non-empty strings, each guard has a `canActivate` method, middleware are functions. `fail` makes
  * the named error for a problem.
  */
-export function accessFromOptions(target: AccessTarget, { scopes = [], guards = [], middleware = [] }: AccessOptions, fail: (problem: string) => Error): HandlerAccess {
-  if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || s.length === 0)) throw fail('scopes must be a list of non-empty strings');
-  if (!Array.isArray(guards) || guards.some((g) => typeof (g as { prototype?: { canActivate?: unknown } })?.prototype?.canActivate !== 'function')) throw fail('guards must be classes with a canActivate method');
+export function accessFromOptions(
+  target: AccessTarget,
+  { scopes = [], guards = [], middleware = [] }: AccessOptions,
+  fail: (problem: string) => Error,
+): HandlerAccess {
+  if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || s.length === 0))
+    throw fail('scopes must be a list of non-empty strings');
+  if (
+    !Array.isArray(guards) ||
+    guards.some((g) => typeof (g as { prototype?: { canActivate?: unknown } })?.prototype?.canActivate !== 'function')
+  )
+    throw fail('guards must be classes with a canActivate method');
   if (!Array.isArray(middleware) || middleware.some((m) => typeof m !== 'function')) throw fail('middleware must be a list of functions');
   const sorted = [...new Set(scopes)].sort();
   return Object.freeze({

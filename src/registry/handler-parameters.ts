@@ -20,7 +20,13 @@ export interface HandlerParameters {
  * them. With neither, a method that has parameters is a definition error, unless its kind passes
  * something untyped first anyway (a template's variables, a completer's value): `untypedFirst`.
  */
-export function handlerParameters(cls: ProviderClass, method: string, decorator: string, declared: unknown, untypedFirst: boolean): HandlerParameters {
+export function handlerParameters(
+  cls: ProviderClass,
+  method: string,
+  decorator: string,
+  declared: unknown,
+  untypedFirst: boolean,
+): HandlerParameters {
   const where = `${cls.name}.${method}`;
   const fn = (cls.prototype as Record<string, unknown>)[method] as (...args: unknown[]) => unknown;
   const paramTypes = Reflect.getMetadata('design:paramtypes', cls.prototype as object, method) as unknown[] | undefined;

@@ -20,7 +20,7 @@ import type {
   TemplateDescriptor,
   ToolDescriptor,
 } from './descriptors';
-import { AccessTarget, resolveAccess } from './handler-access';
+import { type AccessTarget, resolveAccess } from './handler-access';
 import { handlerParameters, typeName } from './handler-parameters';
 import { Registry } from './registry';
 import { UriTemplate } from './uri-template';
@@ -103,7 +103,13 @@ class Builder {
       for (const r of records.completes) completes.push([provider, r]);
     }
     for (const [provider, r] of completes) this.addCompleter(provider, r);
-    return { tools: this.tools, resources: this.resources, resourceNames: this.resourceNames, templates: this.templates, prompts: this.prompts };
+    return {
+      tools: this.tools,
+      resources: this.resources,
+      resourceNames: this.resourceNames,
+      templates: this.templates,
+      prompts: this.prompts,
+    };
   }
 
   registry(): Registry {
@@ -146,12 +152,20 @@ class Builder {
   private addTool(provider: ProviderEntry, { method, options }: MethodRecord<ToolOptions>): void {
     const name = options.name ?? method;
     // With a verbatim inputSchema, an untyped first parameter takes the arguments as sent.
-    const ref = this.handlerRef(provider, method, 'tool', 'Tool', options.input, options.inputSchema !== undefined, { kind: 'tool', name, annotations: options.annotations, _meta: options._meta });
+    const ref = this.handlerRef(provider, method, 'tool', 'Tool', options.input, options.inputSchema !== undefined, {
+      kind: 'tool',
+      name,
+      annotations: options.annotations,
+      _meta: options._meta,
+    });
     const existing = this.tools.get(name);
     if (existing) throw new DuplicateToolNameError(name, existing.where, ref.where);
     const candidate = ref.params.declared ?? ref.params.designType;
     // A verbatim schema needs no class: an untyped (Object) first parameter takes the arguments as sent.
-    const input = options.inputSchema && !(isClass(candidate) && !PRIMITIVES.includes(candidate) && hasInputMetadata(candidate)) ? undefined : this.inputClass(ref.where, candidate);
+    const input =
+      options.inputSchema && !(isClass(candidate) && !PRIMITIVES.includes(candidate) && hasInputMetadata(candidate))
+        ? undefined
+        : this.inputClass(ref.where, candidate);
     const output = options.output ? this.checkedClass(`${ref.where} output`, options.output) : undefined;
     const taskSupport = options.taskSupport ?? 'forbidden';
     const definition = clean({
@@ -165,7 +179,10 @@ class Builder {
       annotations: options.annotations,
       execution: taskSupport === 'forbidden' ? undefined : { taskSupport },
       icons: options.icons,
-      _meta: options.ui === undefined ? options._meta : withView(options._meta, toolViewMeta(ref.where, options.ui, this.views, output !== undefined)),
+      _meta:
+        options.ui === undefined
+          ? options._meta
+          : withView(options._meta, toolViewMeta(ref.where, options.ui, this.views, output !== undefined)),
     });
     try {
       paramHeaders(definition.inputSchema);
@@ -174,16 +191,46 @@ class Builder {
     }
     const fn = (provider.cls.prototype as Record<string, unknown>)[method] as { constructor: { name: string } };
     const streaming = fn.constructor.name === 'AsyncGeneratorFunction';
-    this.tools.set(name, { ...ref.handler, name, definition: deepFreeze(definition), input, output, taskSupport, streaming, immediateResponse: options.immediateResponse });
+    this.tools.set(name, {
+      ...ref.handler,
+      name,
+      definition: deepFreeze(definition),
+      input,
+      output,
+      taskSupport,
+      streaming,
+      immediateResponse: options.immediateResponse,
+    });
   }
 
   private addResource(provider: ProviderEntry, { method, options }: MethodRecord<ResourceOptions>): void {
     // A static resource is called as method(ctx), a template's handler with its variables first: both work untyped.
     const name = options.name ?? method;
-    const target: AccessTarget = { kind: options.uri !== undefined ? 'resource' : 'template', name, annotations: options.annotations, _meta: options._meta };
-    const ref = this.handlerRef(provider, method, 'resource', 'Resource', options.uriTemplate === undefined ? undefined : options.input, true, target);
+    const target: AccessTarget = {
+      kind: options.uri !== undefined ? 'resource' : 'template',
+      name,
+      annotations: options.annotations,
+      _meta: options._meta,
+    };
+    const ref = this.handlerRef(
+      provider,
+      method,
+      'resource',
+      'Resource',
+      options.uriTemplate === undefined ? undefined : options.input,
+      true,
+      target,
+    );
     this.claimResourceName(name, ref.where);
-    const common = { name, title: options.title, description: options.description, mimeType: options.mimeType, annotations: options.annotations, icons: options.icons, _meta: options._meta };
+    const common = {
+      name,
+      title: options.title,
+      description: options.description,
+      mimeType: options.mimeType,
+      annotations: options.annotations,
+      icons: options.icons,
+      _meta: options._meta,
+    };
     if (options.uri !== undefined) {
       const existing = this.resources.get(options.uri);
       if (existing) throw new DuplicateResourceError(`URI "${options.uri}"`, existing.where, ref.where);
@@ -196,7 +243,11 @@ class Builder {
     if (clash) throw new ClashingUriTemplateError(clash.template.template, clash.where, uriTemplate.template, ref.where);
     // An untyped (or type-literal) first parameter takes the variables as they are, unvalidated.
     const { declared, designType } = ref.params;
-    const params = declared ? this.checkedClass(ref.where, declared) : isClass(designType) && hasInputMetadata(designType) ? (designType as InputClass) : undefined;
+    const params = declared
+      ? this.checkedClass(ref.where, declared)
+      : isClass(designType) && hasInputMetadata(designType)
+        ? (designType as InputClass)
+        : undefined;
     const definition = deepFreeze(clean({ uriTemplate: uriTemplate.template, ...common }));
     this.templates.push({ ...ref.handler, template: uriTemplate, definition, params, completers: new Map(), cache: options.cache });
   }
@@ -213,7 +264,12 @@ class Builder {
     const target: AccessTarget = { kind: 'resource', name, _meta: view.definition._meta };
     const access = resolveAccess(provider.cls, '', where, target);
     const handler = { kind: 'resource' as const, provider: provider.token, method: '', where, contextFirst: true, access };
-    this.resources.set(view.definition.uri, { ...handler, uri: view.definition.uri, definition: deepFreeze(view.definition), view: { content: view.content, ui: view.ui && deepFreeze(view.ui) } });
+    this.resources.set(view.definition.uri, {
+      ...handler,
+      uri: view.definition.uri,
+      definition: deepFreeze(view.definition),
+      view: { content: view.content, ui: view.ui && deepFreeze(view.ui) },
+    });
     this.views.set(provider.cls, view.definition.uri);
   }
 
@@ -238,7 +294,10 @@ class Builder {
 
   private addCompleter(provider: ProviderEntry, { method, options }: MethodRecord<CompleteOptions>): void {
     // A completer is called as method(value, ctx): nothing to learn from its parameter types.
-    const ref = this.handlerRef(provider, method, 'completion', 'Complete', undefined, true, { kind: 'completion', name: options.argument });
+    const ref = this.handlerRef(provider, method, 'completion', 'Complete', undefined, true, {
+      kind: 'completion',
+      name: options.argument,
+    });
     let target: { completers: Map<string, CompleterDescriptor> };
     if (options.prompt !== undefined) {
       const prompt = this.prompts.get(options.prompt);
@@ -256,11 +315,20 @@ class Builder {
       target = template;
     }
     const existing = target.completers.get(options.argument);
-    if (existing) throw new InvalidDecoratorOptionsError('Complete', ref.where, `"${options.argument}" is already completed by ${existing.where}`);
+    if (existing)
+      throw new InvalidDecoratorOptionsError('Complete', ref.where, `"${options.argument}" is already completed by ${existing.where}`);
     target.completers.set(options.argument, { ...ref.handler, argument: options.argument });
   }
 
-  private handlerRef({ token, cls }: ProviderEntry, method: string, kind: HandlerKind, decorator: string, declared: unknown, untypedFirst: boolean, target: AccessTarget) {
+  private handlerRef(
+    { token, cls }: ProviderEntry,
+    method: string,
+    kind: HandlerKind,
+    decorator: string,
+    declared: unknown,
+    untypedFirst: boolean,
+    target: AccessTarget,
+  ) {
     const where = `${cls.name}.${method}`;
     const fn = (cls.prototype as Record<string, unknown>)[method];
     if (typeof fn !== 'function') throw new InvalidDecoratorOptionsError(kind, where, 'is not a method');

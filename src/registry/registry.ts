@@ -29,8 +29,18 @@ const LIST_OF: Record<PrimitiveKind, ListKind> = { tool: 'tools', resource: 'res
  * list changed. Lookups and lists only ever see enabled primitives.
  */
 export class Registry {
-  private readonly hidden: Record<PrimitiveKind, Set<string>> = { tool: new Set(), resource: new Set(), template: new Set(), prompt: new Set() };
-  private readonly removed: Record<PrimitiveKind, Set<string>> = { tool: new Set(), resource: new Set(), template: new Set(), prompt: new Set() };
+  private readonly hidden: Record<PrimitiveKind, Set<string>> = {
+    tool: new Set(),
+    resource: new Set(),
+    template: new Set(),
+    prompt: new Set(),
+  };
+  private readonly removed: Record<PrimitiveKind, Set<string>> = {
+    tool: new Set(),
+    resource: new Set(),
+    template: new Set(),
+    prompt: new Set(),
+  };
   private readonly listeners = new Set<(list: ListKind) => void>();
   private readonly kindListeners = new Set<(kinds: RegistryKinds, previous: RegistryKinds) => void>();
   private cache: Partial<Record<string, unknown[]>> = {};
@@ -124,7 +134,13 @@ export class Registry {
 
   /** The kinds held now (a fresh object each call; compare fields, not identity). */
   kinds(): RegistryKinds {
-    return { tools: this.hasTools, resources: this.hasResources, prompts: this.hasPrompts, completions: this.hasCompletions, taskTools: this.hasTaskTools };
+    return {
+      tools: this.hasTools,
+      resources: this.hasResources,
+      prompts: this.hasPrompts,
+      completions: this.hasCompletions,
+      taskTools: this.hasTaskTools,
+    };
   }
 
   /**
@@ -164,14 +180,22 @@ export class Registry {
   /** Takes the content of a fresh build (after providers were added), keeping what was hidden or removed. */
   replaceWith(next: Registry): void {
     const kindsBefore = this.kinds();
-    const before = { tools: this.toolDefinitions(), resources: [...this.resourceDefinitions(), ...this.templateDefinitions()], prompts: this.promptDefinitions() };
+    const before = {
+      tools: this.toolDefinitions(),
+      resources: [...this.resourceDefinitions(), ...this.templateDefinitions()],
+      prompts: this.promptDefinitions(),
+    };
     this.tools = next.tools;
     this.resources = next.resources;
     this.templates = next.templates;
     this.prompts = next.prompts;
     this.version++;
     this.cache = {};
-    const after = { tools: this.toolDefinitions(), resources: [...this.resourceDefinitions(), ...this.templateDefinitions()], prompts: this.promptDefinitions() };
+    const after = {
+      tools: this.toolDefinitions(),
+      resources: [...this.resourceDefinitions(), ...this.templateDefinitions()],
+      prompts: this.promptDefinitions(),
+    };
     for (const list of ['tools', 'resources', 'prompts'] as const) {
       if (before[list].length !== after[list].length || before[list].some((d, i) => d !== after[list][i])) this.emit(list);
     }

@@ -1,7 +1,11 @@
 import { InvalidUriTemplateError } from '../errors/invalid-uri-template.error';
 
 type Operator = '' | '+' | '#' | '.' | '/' | ';' | '?' | '&';
-interface VarSpec { name: string; explode: boolean; prefix?: number }
+interface VarSpec {
+  name: string;
+  explode: boolean;
+  prefix?: number;
+}
 type Part = { literal: string } | { op: Operator; vars: VarSpec[] };
 
 /** Variables captured from a URI: one string each, or a list for exploded (`*`) variables. */
@@ -81,7 +85,10 @@ export class UriTemplate {
         if ('literal' in p) return p.literal;
         const allowReserved = p.op === '+' || p.op === '#';
         const named = p.op === ';' || p.op === '?' || p.op === '&';
-        const enc = (v: string) => (allowReserved ? encodeURI(v).replace(/%25([0-9A-Fa-f]{2})/g, '%$1') : encodeURIComponent(v).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`));
+        const enc = (v: string) =>
+          allowReserved
+            ? encodeURI(v).replace(/%25([0-9A-Fa-f]{2})/g, '%$1')
+            : encodeURIComponent(v).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
         const out: string[] = [];
         for (const spec of p.vars) {
           const value = values[spec.name];

@@ -24,10 +24,12 @@ export interface BuiltView {
 export function readView(cls: object, where: string): (BuiltView & { options: ViewOptions }) | undefined {
   const options = viewRecords.get(cls);
   if (!options) return undefined;
-  if (!/^ui:\/\/[^/\s]/.test(options.uri)) throw new InvalidViewError(where, `uri "${options.uri}" must use the ui:// scheme (ui://<server>/<view>)`);
+  if (!/^ui:\/\/[^/\s]/.test(options.uri))
+    throw new InvalidViewError(where, `uri "${options.uri}" must use the ui:// scheme (ui://<server>/<view>)`);
   const html = options.html;
   if (typeof html === 'object' && html !== null) {
-    if (typeof html.file !== 'string' || !existsSync(resolve(html.file))) throw new InvalidViewError(where, `html file "${String(html.file)}" does not exist`);
+    if (typeof html.file !== 'string' || !existsSync(resolve(html.file)))
+      throw new InvalidViewError(where, `html file "${String(html.file)}" does not exist`);
   } else if (typeof html !== 'string' && typeof html !== 'function') {
     throw new InvalidViewError(where, 'html must be a string, { file } or a function returning the document');
   }
@@ -35,11 +37,13 @@ export function readView(cls: object, where: string): (BuiltView & { options: Vi
   if (options.csp !== undefined) ui.csp = checkedCsp(where, options.csp as Record<string, unknown>);
   if (options.permissions !== undefined) {
     const unknown = Object.keys(options.permissions).filter((k) => !PERMISSIONS.includes(k));
-    if (unknown.length > 0) throw new InvalidViewError(where, `unknown permission ${unknown.join(', ')} (known: ${PERMISSIONS.join(', ')})`);
+    if (unknown.length > 0)
+      throw new InvalidViewError(where, `unknown permission ${unknown.join(', ')} (known: ${PERMISSIONS.join(', ')})`);
     ui.permissions = structuredClone(options.permissions);
   }
   if (options.domain !== undefined) {
-    if (typeof options.domain !== 'string' || options.domain.length === 0) throw new InvalidViewError(where, 'domain must be a non-empty string');
+    if (typeof options.domain !== 'string' || options.domain.length === 0)
+      throw new InvalidViewError(where, 'domain must be a non-empty string');
     ui.domain = options.domain;
   }
   if (options.prefersBorder !== undefined) {
@@ -47,7 +51,11 @@ export function readView(cls: object, where: string): (BuiltView & { options: Vi
     ui.prefersBorder = options.prefersBorder;
   }
   const hasUi = Object.keys(ui).length > 0;
-  const definition: ResourceDefinition = { uri: options.uri, name: options.name ?? (cls as { name: string }).name, mimeType: VIEW_MIME_TYPE };
+  const definition: ResourceDefinition = {
+    uri: options.uri,
+    name: options.name ?? (cls as { name: string }).name,
+    mimeType: VIEW_MIME_TYPE,
+  };
   if (options.title !== undefined) definition.title = options.title;
   if (options.description !== undefined) definition.description = options.description;
   if (hasUi) definition._meta = { ui };
@@ -61,7 +69,10 @@ function checkedCsp(where: string, csp: Record<string, unknown>): Record<string,
     if (!Array.isArray(value)) throw new InvalidViewError(where, `csp.${key} must be an array of origins`);
     for (const origin of value) {
       if (typeof origin !== 'string' || !ORIGIN.test(origin)) {
-        throw new InvalidViewError(where, `csp.${key} entry ${JSON.stringify(origin)} is not an origin (scheme://host[:port], e.g. https://api.example.com or https://*.example.com)`);
+        throw new InvalidViewError(
+          where,
+          `csp.${key} entry ${JSON.stringify(origin)} is not an origin (scheme://host[:port], e.g. https://api.example.com or https://*.example.com)`,
+        );
       }
     }
     out[key] = [...(value as string[])];
@@ -81,14 +92,27 @@ export function toolViewMeta(where: string, ui: ToolUi, views: ReadonlyMap<unkno
   const uri = views.get(spec.view);
   if (uri === undefined) {
     const declared = viewRecords.get(spec.view) !== undefined;
-    throw new UnknownViewError(where, `ui names ${spec.view.name || 'a class'}, which ${declared ? 'is a @View but is not listed among the providers' : 'is not decorated with @View'}`);
+    throw new UnknownViewError(
+      where,
+      `ui names ${spec.view.name || 'a class'}, which ${declared ? 'is a @View but is not listed among the providers' : 'is not decorated with @View'}`,
+    );
   }
   const visibility = spec.visibility ?? [...VISIBILITY];
-  if (!Array.isArray(visibility) || visibility.length === 0 || visibility.some((v) => !VISIBILITY.includes(v)) || new Set(visibility).size !== visibility.length) {
-    throw new InvalidDecoratorOptionsError('Tool', where, `ui.visibility must be a non-empty list of distinct "model" and "app", not ${JSON.stringify(visibility)}`);
+  if (
+    !Array.isArray(visibility) ||
+    visibility.length === 0 ||
+    visibility.some((v) => !VISIBILITY.includes(v)) ||
+    new Set(visibility).size !== visibility.length
+  ) {
+    throw new InvalidDecoratorOptionsError(
+      'Tool',
+      where,
+      `ui.visibility must be a non-empty list of distinct "model" and "app", not ${JSON.stringify(visibility)}`,
+    );
   }
   const fallback = spec.fallback ?? 'output';
-  if (fallback !== 'output' && fallback !== 'handler') throw new InvalidDecoratorOptionsError('Tool', where, `ui.fallback must be 'output' or 'handler'`);
+  if (fallback !== 'output' && fallback !== 'handler')
+    throw new InvalidDecoratorOptionsError('Tool', where, `ui.fallback must be 'output' or 'handler'`);
   if (fallback === 'output' && !hasOutput) throw new MissingTextFallbackError(where);
   return { ui: { resourceUri: uri, visibility: [...visibility] }, 'ui/resourceUri': uri };
 }

@@ -1,7 +1,7 @@
 import { McpDefinitionError } from '../errors/mcp-definition.error';
 import { metadataStore } from '../metadata/metadata-store';
 import type { FieldOptions } from '../metadata/records';
-import { JsonSchemaBuilder, JsonSchema } from './json-schema.builder';
+import { JsonSchemaBuilder, type JsonSchema } from './json-schema.builder';
 
 type Ctor = abstract new (...args: never[]) => unknown;
 
@@ -39,9 +39,14 @@ function build(cls: Ctor): Record<string, unknown> {
     }
     if (prop.type === undefined && Reflect.getMetadata?.('design:type', (cls as { prototype: object }).prototype, name) === undefined) {
       // Without decorator metadata (tsx, esbuild, vitest) a `name?: string` says nothing at runtime.
-      throw unsupported(cls, name, 'its type is unknown, as no decorator metadata was emitted: give it a type rule (@IsString(), @IsInt(), @IsNumber(), @IsBoolean(), @IsIn(…))');
+      throw unsupported(
+        cls,
+        name,
+        'its type is unknown, as no decorator metadata was emitted: give it a type rule (@IsString(), @IsInt(), @IsNumber(), @IsBoolean(), @IsIn(…))',
+      );
     }
-    if (!PRIMITIVE_TYPES.has(prop.type as string)) throw unsupported(cls, name, 'only strings, numbers, integers, booleans and enums can be asked for');
+    if (!PRIMITIVE_TYPES.has(prop.type as string))
+      throw unsupported(cls, name, 'only strings, numbers, integers, booleans and enums can be asked for');
     if (Array.isArray(prop.enum) && field.enumNames) {
       if (field.enumStyle === 'legacy') {
         prop.enumNames = [...field.enumNames];

@@ -83,7 +83,7 @@ function propertyMetadata(cls: Ctor): Map<string, { validations: ValidationMetad
     if (!e) props.set(p, (e = { validations: [], field: {} }));
     return e;
   };
-  const validations = getMetadataStorage().getTargetValidationMetadatas(cls as unknown as new () => unknown, '', true, false);
+  const validations = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
   for (const v of validations) {
     if (v.type === ValidationTypes.WHITELIST) entry(v.propertyName);
     else entry(v.propertyName).validations.push(v);

@@ -22,7 +22,7 @@ export function recordMcpHeader(cls: object, property: string, name: string): vo
 /** The header name `@McpHeader` gave a property of `cls` (or of a base class), if any. */
 export function mcpHeaderOf(cls: Ctor, property: string): string | undefined {
   for (let c: unknown = cls; typeof c === 'function' && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
-    const name = annotations.get(c as object)?.get(property);
+    const name = annotations.get(c)?.get(property);
     if (name !== undefined) return name;
   }
   return undefined;
@@ -49,9 +49,13 @@ export function paramHeaders(inputSchema: object): ParamHeader[] {
   const seen = new Map<string, string>();
   for (const h of found) {
     const where = h.path.join('.');
-    if (typeof h.name !== 'string' || !TCHARS.test(h.name)) throw new TypeError(`x-mcp-header ${JSON.stringify(h.name)} of "${where}" is not an HTTP header token (letters, digits, !#$%&'*+-.^_\`|~)`);
+    if (typeof h.name !== 'string' || !TCHARS.test(h.name))
+      throw new TypeError(
+        `x-mcp-header ${JSON.stringify(h.name)} of "${where}" is not an HTTP header token (letters, digits, !#$%&'*+-.^_\`|~)`,
+      );
     const other = seen.get(h.name.toLowerCase());
-    if (other !== undefined) throw new TypeError(`x-mcp-header "${h.name}" of "${where}" is already used by "${other}" (header names are case-insensitive)`);
+    if (other !== undefined)
+      throw new TypeError(`x-mcp-header "${h.name}" of "${where}" is already used by "${other}" (header names are case-insensitive)`);
     seen.set(h.name.toLowerCase(), where);
   }
   return found;
@@ -75,9 +79,12 @@ function walk(node: unknown, path: string[], reachable: boolean, found: ParamHea
   const schema = node as Record<string, unknown>;
   if (X_MCP_HEADER in schema) {
     const where = path.join('.') || '(root)';
-    if (!reachable || path.length === 0) throw new TypeError(`x-mcp-header on "${where}" is not reachable from the root through \`properties\` alone`);
+    if (!reachable || path.length === 0)
+      throw new TypeError(`x-mcp-header on "${where}" is not reachable from the root through \`properties\` alone`);
     if (typeof schema.type !== 'string' || !HEADER_TYPES.has(schema.type)) {
-      throw new TypeError(`x-mcp-header on "${where}" needs a string, integer or boolean property (its type is ${JSON.stringify(schema.type ?? null)})`);
+      throw new TypeError(
+        `x-mcp-header on "${where}" needs a string, integer or boolean property (its type is ${JSON.stringify(schema.type ?? null)})`,
+      );
     }
     found.push({ path: [...path], name: schema[X_MCP_HEADER] as string });
   }
@@ -112,7 +119,11 @@ type Headers = Readonly<Record<string, string | string[] | undefined>>;
  * string exactly, an integer numerically, a boolean as `true`/`false`. A header for a property the
  * arguments lack is a mismatch too. Returns the -32020 error to answer with (HTTP 400), if any.
  */
-export function checkParamHeaders(headers: ParamHeader[], args: Record<string, unknown> | undefined, received: Headers): McpError | undefined {
+export function checkParamHeaders(
+  headers: ParamHeader[],
+  args: Record<string, unknown> | undefined,
+  received: Headers,
+): McpError | undefined {
   for (const { path, name } of headers) {
     const value = valueAt(args, path);
     const header = received[`mcp-param-${name.toLowerCase()}`];
@@ -124,7 +135,8 @@ export function checkParamHeaders(headers: ParamHeader[], args: Record<string, u
     }
     if (raw === undefined) return mismatch(`the Mcp-Param-${name} header is required: the arguments have "${where}"`);
     // Field values are visible ASCII, space and tab; anything else had to be base64-encoded.
-    if (!/^[\x20-\x7e\t]*$/.test(raw)) return mismatch(`Mcp-Param-${name} holds characters a header value cannot (encode it as =?base64?…?=)`);
+    if (!/^[\x20-\x7e\t]*$/.test(raw))
+      return mismatch(`Mcp-Param-${name} holds characters a header value cannot (encode it as =?base64?…?=)`);
     const decoded = decodeHeaderValue(raw);
     if (decoded === undefined) return mismatch(`Mcp-Param-${name} is not a valid =?base64?…?= value`);
     if (!matches(decoded, value)) return mismatch(`Mcp-Param-${name} header does not match the value of "${where}" in the arguments`);
@@ -135,7 +147,8 @@ export function checkParamHeaders(headers: ParamHeader[], args: Record<string, u
 function valueAt(args: Record<string, unknown> | undefined, path: readonly string[]): unknown {
   let node: unknown = args;
   for (const key of path) {
-    if (typeof node !== 'object' || node === null || Array.isArray(node) || !Object.prototype.hasOwnProperty.call(node, key)) return undefined;
+    if (typeof node !== 'object' || node === null || Array.isArray(node) || !Object.prototype.hasOwnProperty.call(node, key))
+      return undefined;
     node = (node as Record<string, unknown>)[key];
   }
   return node;

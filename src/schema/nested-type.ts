@@ -15,7 +15,9 @@ const NOT_NESTED: unknown[] = [Object, Array, String, Number, Boolean, Date, Fun
 export function transformedClass(cls: Ctor, property: string, asArray: boolean): Ctor | undefined {
   let converted: unknown;
   try {
-    converted = (plainToInstance(cls as unknown as TransformerCtor, { [property]: asArray ? [{}] : {} }) as Record<string, unknown>)[property];
+    converted = (plainToInstance(cls as unknown as TransformerCtor, { [property]: asArray ? [{}] : {} }) as Record<string, unknown>)[
+      property
+    ];
   } catch {
     return undefined; // a constructor or @Transform that refuses the probe: nothing to learn from it
   }
@@ -43,10 +45,14 @@ export function nestedClass(cls: Ctor, property: string, designType: unknown, as
     );
   }
   if (designType === Object) {
-    throw new MissingNestedTypeError(cls.name, property, 'is on a property typed with an interface, a type literal or `any` (nothing of it is left at runtime)');
+    throw new MissingNestedTypeError(
+      cls.name,
+      property,
+      'is on a property typed with an interface, a type literal or `any` (nothing of it is left at runtime)',
+    );
   }
   if (typeof designType !== 'function' || designType.prototype === undefined || NOT_NESTED.includes(designType)) return undefined;
   const inferred = designType as Ctor;
-  Type(() => inferred as unknown as new () => unknown)((cls as unknown as { prototype: object }).prototype, property);
+  Type(() => inferred)((cls as unknown as { prototype: object }).prototype, property);
   return inferred;
 }

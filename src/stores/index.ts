@@ -7,7 +7,13 @@
 export type { TaskStore, CreateTaskInput } from '../tasks/task-store';
 export type { Task, TaskStatus, TerminalStatus, TaskRecord, TaskOutcome, TaskSegment } from '../tasks/task.types';
 export { isTerminal } from '../tasks/task.types';
-export { TaskStoreError, InvalidTaskTransitionError, InvalidTaskCursorError, TaskStoreFullError, StorageUnavailableError } from '../tasks/task-store.errors';
+export {
+  TaskStoreError,
+  InvalidTaskTransitionError,
+  InvalidTaskCursorError,
+  TaskStoreFullError,
+  StorageUnavailableError,
+} from '../tasks/task-store.errors';
 export { InMemoryTaskStore } from '../tasks/in-memory.task-store';
 export type { InMemoryTaskStoreOptions } from '../tasks/in-memory.task-store';
 export type { EventStore, StoredEvent, InMemoryEventStoreOptions } from '../transports/http/event-store';

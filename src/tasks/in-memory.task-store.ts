@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ContentBlock } from '../mcp/mcp-types';
 import { InvalidTaskCursorError, InvalidTaskTransitionError, TaskStoreFullError } from './task-store.errors';
 import type { CreateTaskInput, TaskStore } from './task-store';
-import { isTerminal, TaskOutcome, TaskRecord, TaskSegment, TerminalStatus } from './task.types';
+import { isTerminal, type TaskOutcome, type TaskRecord, type TaskSegment, type TerminalStatus } from './task.types';
 
 interface Entry {
   record: TaskRecord;
@@ -71,7 +71,12 @@ export class InMemoryTaskStore implements TaskStore {
     return this.tombstones.has(taskId);
   }
 
-  async setStatus(taskId: string, owner: string, status: 'working' | 'input_required', statusMessage?: string): Promise<TaskRecord | undefined> {
+  async setStatus(
+    taskId: string,
+    owner: string,
+    status: 'working' | 'input_required',
+    statusMessage?: string,
+  ): Promise<TaskRecord | undefined> {
     const entry = this.entry(taskId, owner);
     if (!entry) return undefined;
     const from = entry.record.task.status;
@@ -80,7 +85,13 @@ export class InMemoryTaskStore implements TaskStore {
     return copy(entry.record);
   }
 
-  async finish(taskId: string, owner: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined> {
+  async finish(
+    taskId: string,
+    owner: string,
+    status: TerminalStatus,
+    outcome: TaskOutcome,
+    statusMessage?: string,
+  ): Promise<TaskRecord | undefined> {
     const entry = this.entry(taskId, owner);
     if (!entry) return undefined;
     const from = entry.record.task.status;
@@ -99,7 +110,10 @@ export class InMemoryTaskStore implements TaskStore {
     let after = 0;
     if (cursor !== undefined) {
       // Checked before decoding: a caller may hand on whatever a client sent.
-      const m = typeof cursor === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? /^t(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8')) : null;
+      const m =
+        typeof cursor === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(cursor)
+          ? /^t(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'))
+          : null;
       if (!m) throw new InvalidTaskCursorError(String(cursor));
       after = Number(m[1]);
     }
@@ -133,7 +147,7 @@ export class InMemoryTaskStore implements TaskStore {
     if (!entry) return [];
     const status = entry.record.task.status;
     if (isTerminal(status)) throw new InvalidTaskTransitionError(taskId, status, status);
-    const added = blocks.map((block) => ({ ...block, seqNr: ++entry.record.lastSeqNr }) as TaskSegment);
+    const added = blocks.map((block) => ({ ...block, seqNr: ++entry.record.lastSeqNr }));
     entry.segments.push(...added);
     entry.record.version++;
     this.wake(entry);

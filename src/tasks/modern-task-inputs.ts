@@ -45,7 +45,12 @@ export class ModernTaskInputs {
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
       const done = () => signal?.removeEventListener('abort', onAbort);
-      this.pending.set(key, { method, params: withoutTaskMeta(params), resolve: (v) => (done(), resolve(v)), reject: (e) => (done(), reject(e)) });
+      this.pending.set(key, {
+        method,
+        params: withoutTaskMeta(params),
+        resolve: (v) => (done(), resolve(v)),
+        reject: (e) => (done(), reject(e)),
+      });
     });
     if (this.pending.size === 1) await this.onOutstanding(true);
     try {
@@ -82,12 +87,25 @@ export class ModernTaskInputs {
  * Checks the answers to open input requests (by key; keys of no open request are ignored): one that does
  * not fit its request is -32602. Shared by the instance running a task and the one a tasks/update reached.
  */
-export function checkAnswers(open: ReadonlyMap<string, InputRequest> | Readonly<Record<string, InputRequest>>, responses: Record<string, unknown>): void {
-  const get = (key: string) => (open instanceof Map ? open.get(key) : Object.prototype.hasOwnProperty.call(open, key) ? (open as Record<string, InputRequest>)[key] : undefined);
+export function checkAnswers(
+  open: ReadonlyMap<string, InputRequest> | Readonly<Record<string, InputRequest>>,
+  responses: Record<string, unknown>,
+): void {
+  const get = (key: string) =>
+    open instanceof Map
+      ? open.get(key)
+      : Object.prototype.hasOwnProperty.call(open, key)
+        ? (open as Record<string, InputRequest>)[key]
+        : undefined;
   for (const [key, value] of Object.entries(responses)) {
     const p = get(key);
-    const fits = typeof value === 'object' && value !== null && !Array.isArray(value) && INPUT_KINDS[p?.method ?? '']?.answer(value as Record<string, unknown>);
-    if (p && !fits) throw McpError.invalidParams(`Invalid params: inputResponses["${key.slice(0, 64)}"] is not a valid answer to ${p.method}`);
+    const fits =
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      INPUT_KINDS[p?.method ?? '']?.answer(value as Record<string, unknown>);
+    if (p && !fits)
+      throw McpError.invalidParams(`Invalid params: inputResponses["${key.slice(0, 64)}"] is not a valid answer to ${p.method}`);
   }
 }
 

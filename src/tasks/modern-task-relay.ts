@@ -22,7 +22,13 @@ export class ModernTaskRelay {
     const bus = this.bus;
     return bus.subscribe(taskId, (message) => {
       if (message.kind === 'modern-ask') {
-        const reply: TaskBusMessage = { kind: 'modern-inputs', from: bus.instanceId, to: message.from, ask: message.ask, requests: inputs.requests() ?? {} };
+        const reply: TaskBusMessage = {
+          kind: 'modern-inputs',
+          from: bus.instanceId,
+          to: message.from,
+          ask: message.ask,
+          requests: inputs.requests() ?? {},
+        };
         bus.publish(taskId, reply).catch((error) => this.logError(`Could not tell the input requests of task ${taskId}`, error));
       } else if (message.kind === 'modern-update' && message.from !== bus.instanceId) {
         try {

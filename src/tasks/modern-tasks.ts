@@ -7,7 +7,7 @@ import type { Outbound } from '../protocol/peer';
 import type { ToolCall } from '../protocol/protocol-feature';
 import type { MethodHandler, RequestScope, TaskBinding } from '../protocol/request-scope';
 import type { ToolInvoker } from '../protocol/tool-invoker';
-import { checkAnswers, InputRequest, ModernTaskInputs } from './modern-task-inputs';
+import { checkAnswers, type InputRequest, ModernTaskInputs } from './modern-task-inputs';
 import { ModernTaskRelay } from './modern-task-relay';
 import type { TaskBus } from './task-bus';
 import { delay } from './task-modes';
@@ -92,7 +92,11 @@ export class ModernTasks {
     };
     const onAbort = () => taskMode || controller.abort(scope.signal.reason);
     scope.signal.addEventListener('abort', onAbort, { once: true });
-    const taskScope = new TaskScope(originOf(scope, () => taskMode), controller, binding);
+    const taskScope = new TaskScope(
+      originOf(scope, () => taskMode),
+      controller,
+      binding,
+    );
     const run: Promise<TaskOutcome> = tools.call(tool, args, taskScope).then(
       (result) => ({ result: result as unknown as Record<string, unknown> }),
       (error: unknown) => this.engine.outcomeOfError(error, `Task of ${tool.where}`),
@@ -112,7 +116,9 @@ export class ModernTasks {
     const taskId = record.task.taskId;
     this.running.set(taskId, inputs);
     // Scaled out: another instance's tasks/get and tasks/update reach the inputs through the bus.
-    const relayed = this.relay ? await this.relay.serve(taskId, inputs).catch((e) => void this.logError(`Could not serve task ${taskId} to other instances`, e)) : undefined;
+    const relayed = this.relay
+      ? await this.relay.serve(taskId, inputs).catch((e) => void this.logError(`Could not serve task ${taskId} to other instances`, e))
+      : undefined;
     created(record);
     // A lease while it runs here, and a cancellation made through another instance stops it.
     const end = await this.engine.begin(record, controller);
@@ -158,7 +164,11 @@ export class ModernTasks {
     // Inline, the result is the complete 2026-07-28 CallToolResult the tools/call would have answered.
     if (outcome && status === 'completed' && 'result' in outcome) out.result = { resultType: 'complete', ...outcome.result };
     // A task whose instance died was failed with a message, not an error: the error says so.
-    if (status === 'failed') out.error = outcome && 'error' in outcome ? outcome.error : { code: ErrorCode.InternalError, message: record.task.statusMessage ?? 'The task failed' };
+    if (status === 'failed')
+      out.error =
+        outcome && 'error' in outcome
+          ? outcome.error
+          : { code: ErrorCode.InternalError, message: record.task.statusMessage ?? 'The task failed' };
     return out;
   }
 
@@ -175,14 +185,16 @@ export class ModernTasks {
       'tasks/get': async (params, scope) => {
         const record = await this.find(params, scope);
         const status = record.task.status;
-        const outcome = status === 'completed' || status === 'failed' ? await this.store.outcome(record.task.taskId, record.owner) : undefined;
+        const outcome =
+          status === 'completed' || status === 'failed' ? await this.store.outcome(record.task.taskId, record.owner) : undefined;
         const requests = status === 'input_required' ? await this.openRequests(record.task.taskId) : undefined;
         return this.detailed(record, outcome, requests);
       },
       'tasks/update': async (params, scope) => {
         const record = await this.find(params, scope);
         const responses = params.inputResponses;
-        if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) throw McpError.invalidParams('Invalid params: inputResponses must be an object');
+        if (typeof responses !== 'object' || responses === null || Array.isArray(responses))
+          throw McpError.invalidParams('Invalid params: inputResponses must be an object');
         const taskId = record.task.taskId;
         const local = this.running.get(taskId);
         if (local) local.answer(responses as Record<string, unknown>);
@@ -221,7 +233,6 @@ export class ModernTasks {
     if (!record) throw McpError.invalidParams(`Task not found${(await this.store.wasExpired(taskId)) ? ' (expired)' : ''}`, { taskId });
     return record;
   }
-
 }
 
 /** The flat wire view of a task (ttlMs, pollIntervalMs). */
@@ -244,10 +255,22 @@ function stripTaskMeta(params: Record<string, unknown>): Record<string, unknown>
 /** The request a task's handler sees as its origin: once a task, its notifications (progress, logs) go nowhere. */
 function originOf(scope: RequestScope, isTask: () => boolean): RequestScope {
   const outbound: Outbound = {
-    notify: (method, params, related) => (isTask() ? Promise.resolve() : scope.outbound.notify(method, params && stripTaskMeta(params), related)),
+    notify: (method, params, related) =>
+      isTask() ? Promise.resolve() : scope.outbound.notify(method, params && stripTaskMeta(params), related),
     request: (method, params, options) => scope.outbound.request(method, params, options),
     sendIntermediateResult: (id, result) => scope.outbound.sendIntermediateResult(id, result),
     reachable: false,
   };
-  return { id: scope.id, method: scope.method, params: scope.params, peer: scope.peer, outbound, owner: scope.owner, extra: scope.extra, signal: scope.signal, cancelled: scope.cancelled, context: () => scope.context() };
+  return {
+    id: scope.id,
+    method: scope.method,
+    params: scope.params,
+    peer: scope.peer,
+    outbound,
+    owner: scope.owner,
+    extra: scope.extra,
+    signal: scope.signal,
+    cancelled: scope.cancelled,
+    context: () => scope.context(),
+  };
 }

@@ -33,7 +33,13 @@ export class SegmentStreamer {
     this.held = [];
     this.live = true;
     // isComplete: false marks every answer but the last, whatever carries it (SSE, a resumed stream).
-    const answer: Record<string, unknown> = { ...first, 'partial-content': held, isError: false, isComplete: false, _meta: related(this.taskId) };
+    const answer: Record<string, unknown> = {
+      ...first,
+      'partial-content': held,
+      isError: false,
+      isComplete: false,
+      _meta: related(this.taskId),
+    };
     this.sent += held.length;
     await this.scope.outbound.sendIntermediateResult(this.scope.id, answer);
   }
@@ -52,7 +58,8 @@ export class SegmentStreamer {
   final(outcome: TaskOutcome, status: string | undefined): Record<string, unknown> {
     const failed = 'error' in outcome || outcome.result.isError === true || status === 'failed';
     if (failed && this.sent === 0) {
-      const text = 'error' in outcome ? outcome.error.message : (firstText(outcome.result as unknown as CallToolResult) ?? 'The task failed');
+      const text =
+        'error' in outcome ? outcome.error.message : (firstText(outcome.result as unknown as CallToolResult) ?? 'The task failed');
       return { content: [{ type: 'text', text }], isError: true, isComplete: true, _meta: related(this.taskId) };
     }
     return { 'partial-content': [], isError: failed, isComplete: true, _meta: related(this.taskId) };
@@ -60,7 +67,11 @@ export class SegmentStreamer {
 
   private async send(segments: TaskSegment[], complete: boolean): Promise<void> {
     this.sent += segments.length;
-    await this.scope.outbound.sendIntermediateResult(this.scope.id, { 'partial-content': segments, isError: false, isComplete: complete, _meta: related(this.taskId) });
+    await this.scope.outbound.sendIntermediateResult(this.scope.id, {
+      'partial-content': segments,
+      isError: false,
+      isComplete: complete,
+      _meta: related(this.taskId),
+    });
   }
 }
-

@@ -13,7 +13,13 @@ export type TaskBusMessage =
   /** 2026-07-28 tasks: which input requests does the task wait on? (asked by a tasks/get or tasks/update elsewhere) */
   | { kind: 'modern-ask'; from: string; ask: string }
   /** The instance running the task tells them. */
-  | { kind: 'modern-inputs'; from: string; to: string; ask: string; requests: Record<string, { method: string; params: Record<string, unknown> }> }
+  | {
+      kind: 'modern-inputs';
+      from: string;
+      to: string;
+      ask: string;
+      requests: Record<string, { method: string; params: Record<string, unknown> }>;
+    }
   /** The answers a tasks/update brought to another instance, checked there against those requests. */
   | { kind: 'modern-update'; from: string; responses: Record<string, unknown> };
 

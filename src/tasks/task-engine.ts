@@ -52,7 +52,12 @@ export class TaskEngine {
   /** A new task's record: it lives what the client asked (a positive number), else the default, never past the maximum. */
   create(owner: string, requestedTtl?: unknown, statusMessage?: string): Promise<TaskRecord> {
     const ttl = typeof requestedTtl === 'number' && requestedTtl > 0 ? requestedTtl : this.options.defaultTtlMs;
-    return this.store.create({ owner, ttl: Math.min(ttl, this.options.maxTtlMs), pollInterval: this.options.pollIntervalMs, statusMessage });
+    return this.store.create({
+      owner,
+      ttl: Math.min(ttl, this.options.maxTtlMs),
+      pollInterval: this.options.pollIntervalMs,
+      statusMessage,
+    });
   }
 
   /**
@@ -94,7 +99,13 @@ export class TaskEngine {
    * recorded (cancelled meanwhile: it stays cancelled; or the store failed otherwise: logged).
    * `firstTry` is told once the first attempt is over, whatever came of it.
    */
-  async settle(record: TaskRecord, status: 'completed' | 'failed', outcome: TaskOutcome, message?: string, firstTry?: () => void): Promise<TaskRecord | undefined> {
+  async settle(
+    record: TaskRecord,
+    status: 'completed' | 'failed',
+    outcome: TaskOutcome,
+    message?: string,
+    firstTry?: () => void,
+  ): Promise<TaskRecord | undefined> {
     const { taskId } = record.task;
     const deadline = Date.now() + this.options.maxTtlMs;
     for (let attempt = 0; ; attempt++) {
@@ -130,7 +141,13 @@ export class TaskEngine {
    */
   async cancel(record: TaskRecord): Promise<TaskRecord | undefined> {
     const { taskId } = record.task;
-    const done = await this.store.finish(taskId, record.owner, 'cancelled' satisfies TerminalStatus, CANCELLED, 'The task was cancelled by request.');
+    const done = await this.store.finish(
+      taskId,
+      record.owner,
+      'cancelled' satisfies TerminalStatus,
+      CANCELLED,
+      'The task was cancelled by request.',
+    );
     this.abort(taskId);
     return done;
   }

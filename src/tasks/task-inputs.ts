@@ -42,11 +42,18 @@ export class TaskInputs {
   ) {}
 
   /** The handler of task `taskId`, started from a request whose client is `origin`, asks the client. */
-  request(taskId: string, origin: Outbound, method: string, params: Record<string, unknown>, options: OutboundRequestOptions): Promise<unknown> {
+  request(
+    taskId: string,
+    origin: Outbound,
+    method: string,
+    params: Record<string, unknown>,
+    options: OutboundRequestOptions,
+  ): Promise<unknown> {
     const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
     const waiter = this.waiters.get(taskId)?.at(-1);
     if (waiter) return waiter.outbound.request(method, params, { timeoutMs, signal: options.signal, relatedRequestId: waiter.id });
-    if (origin.reachable && !this.remoteWaiters.get(taskId)?.length) return origin.request(method, params, { timeoutMs, signal: options.signal });
+    if (origin.reachable && !this.remoteWaiters.get(taskId)?.length)
+      return origin.request(method, params, { timeoutMs, signal: options.signal });
     return new Promise<unknown>((resolve, reject) => {
       const set = this.held.get(taskId) ?? new Set<Held>();
       this.held.set(taskId, set);
@@ -64,8 +71,22 @@ export class TaskInputs {
         resolve: (value) => (done(), resolve(value)),
         reject: (error) => (done(), reject(error)),
       };
-      const onAbort = () => held.reject(options.signal?.reason instanceof McpError ? options.signal.reason : new McpError(ErrorCode.InternalError, 'Request to the client was cancelled'));
-      const timer = setTimeout(() => held.reject(new McpError(-32001, `Request to the client timed out after ${timeoutMs} ms (no tasks/result carried it)`, { method, timeoutMs })), timeoutMs);
+      const onAbort = () =>
+        held.reject(
+          options.signal?.reason instanceof McpError
+            ? options.signal.reason
+            : new McpError(ErrorCode.InternalError, 'Request to the client was cancelled'),
+        );
+      const timer = setTimeout(
+        () =>
+          held.reject(
+            new McpError(-32001, `Request to the client timed out after ${timeoutMs} ms (no tasks/result carried it)`, {
+              method,
+              timeoutMs,
+            }),
+          ),
+        timeoutMs,
+      );
       timer.unref();
       if (options.signal?.aborted) return onAbort();
       options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -105,7 +126,9 @@ export class TaskInputs {
     });
     await bus.publish(taskId, { kind: 'waiting', from: bus.instanceId });
     return async () => {
-      await bus.publish(taskId, { kind: 'left', from: bus.instanceId }).catch((error) => this.logError(`Could not tell that a wait on task ${taskId} ended`, error));
+      await bus
+        .publish(taskId, { kind: 'left', from: bus.instanceId })
+        .catch((error) => this.logError(`Could not tell that a wait on task ${taskId} ended`, error));
       await stop();
     };
   }
@@ -130,7 +153,10 @@ export class TaskInputs {
         for (const held of [...(this.held.get(taskId) ?? [])]) this.sendAway(taskId, held, message.from);
         break;
       case 'left':
-        this.remoteWaiters.set(taskId, list.filter((i) => i !== message.from));
+        this.remoteWaiters.set(
+          taskId,
+          list.filter((i) => i !== message.from),
+        );
         break;
       case 'answer': {
         if (message.to !== self) return;
@@ -151,7 +177,9 @@ export class TaskInputs {
     // Taken out of the held set first, so a second tasks/result does not send it again.
     const { resolve, reject } = held;
     this.untrack(held);
-    waiter.outbound.request(held.method, held.params, { relatedRequestId: waiter.id, timeoutMs, signal: held.signal }).then(resolve, reject);
+    waiter.outbound
+      .request(held.method, held.params, { relatedRequestId: waiter.id, timeoutMs, signal: held.signal })
+      .then(resolve, reject);
   }
 
   private sendAway(taskId: string, held: Held, to: string): void {
@@ -160,10 +188,12 @@ export class TaskInputs {
     this.untrack(held);
     this.sentAway.set(key, held);
     const timeoutMs = Math.max(1, held.deadline - Date.now());
-    bus.publish(taskId, { kind: 'input', from: bus.instanceId, to, key, method: held.method, params: held.params, timeoutMs }).catch((error) => {
-      this.sentAway.delete(key);
-      held.reject(error);
-    });
+    bus
+      .publish(taskId, { kind: 'input', from: bus.instanceId, to, key, method: held.method, params: held.params, timeoutMs })
+      .catch((error) => {
+        this.sentAway.delete(key);
+        held.reject(error);
+      });
   }
 
   private untrack(held: Held): void {
@@ -174,6 +204,9 @@ export class TaskInputs {
 }
 
 function toErrorObject(error: unknown): { code: number; message: string; data?: unknown } {
-  if (error instanceof McpError) return error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data };
+  if (error instanceof McpError)
+    return error.data === undefined
+      ? { code: error.code, message: error.message }
+      : { code: error.code, message: error.message, data: error.data };
   return { code: ErrorCode.InternalError, message: 'The client request failed' };
 }

@@ -6,17 +6,32 @@ import type { TaskStore } from './task-store';
  * With a distributed store: renews the leases of the tasks running here, and fails the tasks whose
  * instance stopped renewing. Returns the timers (unref'd) to clear at shutdown.
  */
-export function keepLeases(store: TaskStore, leaseMs: number, running: () => string[], logError: (message: string, error?: unknown) => void): NodeJS.Timeout[] {
+export function keepLeases(
+  store: TaskStore,
+  leaseMs: number,
+  running: () => string[],
+  logError: (message: string, error?: unknown) => void,
+): NodeJS.Timeout[] {
   if (!store.renewLeases || !store.reapAbandoned) return [];
   const renew = () => void store.renewLeases!(running(), leaseMs).catch((e) => logError('Could not renew task leases', e));
-  const reap = () => void store.reapAbandoned!('The server running this task stopped responding', 2 * leaseMs).catch((e) => logError('Could not reap abandoned tasks', e));
+  const reap = () =>
+    void store.reapAbandoned!('The server running this task stopped responding', 2 * leaseMs).catch((e) =>
+      logError('Could not reap abandoned tasks', e),
+    );
   const timers = [setInterval(renew, Math.max(50, Math.floor(leaseMs / 3))), setInterval(reap, Math.max(100, Math.floor(leaseMs / 2)))];
   for (const t of timers) t.unref();
   return timers;
 }
 
 /** With a shared store, a task may be cancelled through another instance: stop the handler here then. */
-export async function watchForCancellation(store: TaskStore, taskId: string, owner: string, controller: AbortController, stop: AbortSignal, logError: (message: string, error?: unknown) => void): Promise<void> {
+export async function watchForCancellation(
+  store: TaskStore,
+  taskId: string,
+  owner: string,
+  controller: AbortController,
+  stop: AbortSignal,
+  logError: (message: string, error?: unknown) => void,
+): Promise<void> {
   try {
     let record = await store.get(taskId, owner);
     while (record && !stop.aborted) {

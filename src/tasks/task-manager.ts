@@ -17,7 +17,7 @@ import type { ToolDescriptor } from '../registry/descriptors';
 import type { ResolvedTaskOptions } from './task-options';
 import { InvalidTaskCursorError, InvalidTaskTransitionError } from './task-store.errors';
 import type { TaskStore } from './task-store';
-import { FALLBACK_MODE, isTerminal, MODEL_IMMEDIATE_RESPONSE, TaskOutcome, TaskRecord, TaskSegment } from './task.types';
+import { FALLBACK_MODE, isTerminal, MODEL_IMMEDIATE_RESPONSE, type TaskOutcome, type TaskRecord, type TaskSegment } from './task.types';
 
 /**
  * Runs task-augmented tool calls in the background and keeps their tasks right: status transitions
@@ -46,14 +46,25 @@ export class TaskManager {
   }
 
   /** tools/call with a `task` field. */
-  async callTool(tools: ToolInvoker, tool: ToolDescriptor, args: Record<string, unknown> | undefined, taskParams: Record<string, unknown>, scope: RequestScope): Promise<unknown> {
+  async callTool(
+    tools: ToolInvoker,
+    tool: ToolDescriptor,
+    args: Record<string, unknown> | undefined,
+    taskParams: Record<string, unknown>,
+    scope: RequestScope,
+  ): Promise<unknown> {
     const owner = scope.owner;
     await this.engine.admit(owner);
     const { mode, fallback } = negotiate(taskParams.responseModes);
-    const record = await this.engine.create(owner, taskParams.ttl, fallback ? 'The requested response modes are not supported; answering with a task' : undefined);
+    const record = await this.engine.create(
+      owner,
+      taskParams.ttl,
+      fallback ? 'The requested response modes are not supported; answering with a task' : undefined,
+    );
     const taskId = record.task.taskId;
     // Streaming applies to incremental tools (async generators), when the client accepts it.
-    const streams = tool.streaming && (mode === 'streaming' || (mode === 'immediate' && (taskParams.responseModes as unknown[]).includes('streaming')));
+    const streams =
+      tool.streaming && (mode === 'streaming' || (mode === 'immediate' && (taskParams.responseModes as unknown[]).includes('streaming')));
     const streamer = new SegmentStreamer(scope, taskId, streams);
     const run = this.execute(tools, tool, args, record, scope, (segments) => streamer.push(segments));
 
@@ -100,7 +111,9 @@ export class TaskManager {
     let status: 'completed' | 'failed';
     let message: string | undefined;
     try {
-      const result = await tools.call(tool, args, scope, async (blocks) => onSegments(await this.store.appendSegments(taskId, owner, blocks)));
+      const result = await tools.call(tool, args, scope, async (blocks) =>
+        onSegments(await this.store.appendSegments(taskId, owner, blocks)),
+      );
       outcome = { result: result as unknown as Record<string, unknown> };
       status = result.isError ? 'failed' : 'completed';
       message = result.isError ? firstText(result) : undefined;
@@ -161,7 +174,11 @@ export class TaskManager {
       const record = await this.find(taskId, scope);
       const segments = await this.store.segments(taskId, owner, lastSeqNr);
       const status = record.task.status;
-      const result: Record<string, unknown> = { 'partial-content': segments, isComplete: status === 'completed' || status === 'failed' || status === 'cancelled', _meta: related(taskId) };
+      const result: Record<string, unknown> = {
+        'partial-content': segments,
+        isComplete: status === 'completed' || status === 'failed' || status === 'cancelled',
+        _meta: related(taskId),
+      };
       if (status === 'failed') result.isError = true;
       return result;
     }
@@ -214,7 +231,8 @@ export class TaskManager {
     try {
       done = await this.engine.cancel(record);
     } catch (error) {
-      if (error instanceof InvalidTaskTransitionError) throw McpError.invalidParams(`Cannot cancel task: already in terminal status '${error.from}'`);
+      if (error instanceof InvalidTaskTransitionError)
+        throw McpError.invalidParams(`Cannot cancel task: already in terminal status '${error.from}'`);
       throw error;
     }
     if (!done) throw this.notFound(record.task.taskId, false);

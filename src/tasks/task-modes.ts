@@ -1,6 +1,6 @@
 import { McpError } from '../mcp/mcp.error';
 import { related } from './task-results';
-import { RESPONSE_MODES, ResponseMode, TaskOutcome } from './task.types';
+import { RESPONSE_MODES, type ResponseMode, type TaskOutcome } from './task.types';
 
 /** Picks the response mode: immediate > streaming > task among the client's; task when none fits. */
 export function negotiate(requested: unknown): { mode: ResponseMode; fallback: boolean } {

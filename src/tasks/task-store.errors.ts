@@ -64,7 +64,8 @@ export class StorageUnavailableError extends McpError {
  */
 export function toMcpError(error: unknown): McpError | undefined {
   if (error instanceof StorageUnavailableError) return error;
-  if (error instanceof TaskStoreFullError) return new McpError(ErrorCode.InternalError, `Task store full: at most ${error.limit} tasks`, { limit: error.limit });
+  if (error instanceof TaskStoreFullError)
+    return new McpError(ErrorCode.InternalError, `Task store full: at most ${error.limit} tasks`, { limit: error.limit });
   if (error instanceof InvalidTaskCursorError) return McpError.invalidParams('Invalid cursor', { cursor: echo(error.cursor) });
   if (error instanceof InvalidTaskTransitionError) {
     return McpError.invalidParams(`Cannot change task: already in terminal status '${error.from}'`, { taskId: echo(error.taskId) });

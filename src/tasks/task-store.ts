@@ -30,7 +30,13 @@ export interface TaskStore {
    * Ends a live task with a terminal status and (for completed/failed) the outcome of the underlying
    * request, in one atomic step; throws InvalidTaskTransitionError when the task is already terminal.
    */
-  finish(taskId: string, owner: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined>;
+  finish(
+    taskId: string,
+    owner: string,
+    status: TerminalStatus,
+    outcome: TaskOutcome,
+    statusMessage?: string,
+  ): Promise<TaskRecord | undefined>;
   /** The stored outcome of a terminal task. */
   outcome(taskId: string, owner: string): Promise<TaskOutcome | undefined>;
   /** The owner's tasks, oldest first, `limit` at a time; throws InvalidTaskCursorError for a bad cursor. */

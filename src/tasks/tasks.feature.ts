@@ -32,8 +32,10 @@ export function tasksFeature(tasks: TaskManager, tools: ToolInvoker, pageSize: n
       // Task augmentation is honoured only while the server declares tasks (else the field is ignored).
       if (!enabled) return undefined;
       const task = optionalObject(params, 'task');
-      if (task && tool.taskSupport === 'forbidden') throw McpError.methodNotFound(`tools/call as a task (tool "${tool.name}" does not support tasks)`);
-      if (!task && tool.taskSupport === 'required') throw McpError.methodNotFound(`tools/call without a task (tool "${tool.name}" must run as a task)`);
+      if (task && tool.taskSupport === 'forbidden')
+        throw McpError.methodNotFound(`tools/call as a task (tool "${tool.name}" does not support tasks)`);
+      if (!task && tool.taskSupport === 'required')
+        throw McpError.methodNotFound(`tools/call without a task (tool "${tool.name}" must run as a task)`);
       return task ? tasks.callTool(tools, tool, args, task, scope) : undefined;
     },
     interceptModernToolCall: (call) => tasks.modern.intercept(tools, call),

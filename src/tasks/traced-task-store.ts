@@ -4,7 +4,21 @@ import type { TaskStore } from './task-store';
 import type { TaskRecord, TaskStatus } from './task.types';
 
 /** The store's calls that get a span; waitForChange and close are left out: they wait, they do no work. */
-const TRACED = new Set(['create', 'get', 'wasExpired', 'setStatus', 'finish', 'outcome', 'list', 'countActive', 'appendSegments', 'segments', 'renewLeases', 'releaseLease', 'reapAbandoned']);
+const TRACED = new Set([
+  'create',
+  'get',
+  'wasExpired',
+  'setStatus',
+  'finish',
+  'outcome',
+  'list',
+  'countActive',
+  'appendSegments',
+  'segments',
+  'renewLeases',
+  'releaseLease',
+  'reapAbandoned',
+]);
 const STATUSES: readonly TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
 
 /**
@@ -52,27 +66,33 @@ export function tracedTaskStore(store: TaskStore, telemetry: RequestTelemetry | 
   if (!telemetry?.recording) return store;
   const spans = traced(store, telemetry, 'task_store', 'mcpkit.task_store.operation', TRACED);
   const byStatus = new TasksByStatus();
-  telemetry.gauge('mcpkit.server.tasks', '{task}', 'Tasks created on this instance and not expired, by current status', () => byStatus.points());
+  telemetry.gauge('mcpkit.server.tasks', '{task}', 'Tasks created on this instance and not expired, by current status', () =>
+    byStatus.points(),
+  );
   const seen = <T extends TaskRecord | undefined>(record: T): T => (byStatus.seen(record), record);
-  return Object.assign(Object.create(spans) as TaskStore, {
-    create: async (...args: Parameters<TaskStore['create']>) => {
-      const record = await spans.create(...args);
-      byStatus.created(record);
-      return record;
+  return Object.assign(
+    Object.create(spans) as TaskStore,
+    {
+      create: async (...args: Parameters<TaskStore['create']>) => {
+        const record = await spans.create(...args);
+        byStatus.created(record);
+        return record;
+      },
+      get: async (...args: Parameters<TaskStore['get']>) => seen(await spans.get(...args)),
+      setStatus: async (...args: Parameters<TaskStore['setStatus']>) => seen(await spans.setStatus(...args)),
+      finish: async (...args: Parameters<TaskStore['finish']>) => seen(await spans.finish(...args)),
+      list: async (...args: Parameters<TaskStore['list']>) => {
+        const page = await spans.list(...args);
+        page.tasks.forEach(seen);
+        return page;
+      },
+    } satisfies Partial<TaskStore>,
+    store.reapAbandoned && {
+      reapAbandoned: async (...args: Parameters<NonNullable<TaskStore['reapAbandoned']>>) => {
+        const reaped = await spans.reapAbandoned!(...args);
+        reaped.forEach(seen);
+        return reaped;
+      },
     },
-    get: async (...args: Parameters<TaskStore['get']>) => seen(await spans.get(...args)),
-    setStatus: async (...args: Parameters<TaskStore['setStatus']>) => seen(await spans.setStatus(...args)),
-    finish: async (...args: Parameters<TaskStore['finish']>) => seen(await spans.finish(...args)),
-    list: async (...args: Parameters<TaskStore['list']>) => {
-      const page = await spans.list(...args);
-      page.tasks.forEach(seen);
-      return page;
-    },
-  } satisfies Partial<TaskStore>, store.reapAbandoned && {
-    reapAbandoned: async (...args: Parameters<NonNullable<TaskStore['reapAbandoned']>>) => {
-      const reaped = await spans.reapAbandoned!(...args);
-      reaped.forEach(seen);
-      return reaped;
-    },
-  });
+  );
 }

@@ -117,7 +117,11 @@ export class McpTestClient {
   private async answer(request: JsonRpcRequest): Promise<void> {
     const handler = this.options.handlers?.[request.method];
     if (!handler) {
-      await this.transport.send({ jsonrpc: '2.0', id: request.id, error: { code: -32601, message: `Method not found: ${request.method}` } });
+      await this.transport.send({
+        jsonrpc: '2.0',
+        id: request.id,
+        error: { code: -32601, message: `Method not found: ${request.method}` },
+      });
       return;
     }
     try {

@@ -24,7 +24,12 @@ export interface TaskStoreContractOptions {
  * runner's functions and a factory for a fresh store (assertions use `node:assert`, so any runner works):
  * `describeTaskStoreContract({ describe, it, beforeEach, afterEach }, 'MyStore', async () => new MyStore(...))`.
  */
-export function describeTaskStoreContract(t: TestSuiteFunctions, name: string, makeStore: () => Promise<TaskStore>, options: TaskStoreContractOptions = {}): void {
+export function describeTaskStoreContract(
+  t: TestSuiteFunctions,
+  name: string,
+  makeStore: () => Promise<TaskStore>,
+  options: TaskStoreContractOptions = {},
+): void {
   t.describe(`TaskStore contract: ${name}`, () => {
     let store: TaskStore;
     t.beforeEach(async () => {
@@ -63,7 +68,10 @@ export function describeTaskStoreContract(t: TestSuiteFunctions, name: string, m
     t.it('enforces the lifecycle: working <-> input_required -> terminal, and terminal never changes', async () => {
       const { task } = await create();
       const id = task.taskId;
-      matches((await store.setStatus(id, 'owner-a', 'input_required', 'need a file'))?.task, { status: 'input_required', statusMessage: 'need a file' });
+      matches((await store.setStatus(id, 'owner-a', 'input_required', 'need a file'))?.task, {
+        status: 'input_required',
+        statusMessage: 'need a file',
+      });
       assert.equal((await store.setStatus(id, 'owner-a', 'working'))?.task.status, 'working');
       const done = await store.finish(id, 'owner-a', 'completed', { result: { content: [] } });
       assert.equal(done?.task.status, 'completed');
@@ -134,12 +142,21 @@ export function describeTaskStoreContract(t: TestSuiteFunctions, name: string, m
 
     t.it('appends segments numbered from 1 and reads them after a seqNr', async () => {
       const { task } = await create();
-      const first = await store.appendSegments(task.taskId, 'owner-a', [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }]);
+      const first = await store.appendSegments(task.taskId, 'owner-a', [
+        { type: 'text', text: 'a' },
+        { type: 'text', text: 'b' },
+      ]);
       const second = await store.appendSegments(task.taskId, 'owner-a', [{ type: 'text', text: 'c' }]);
-      assert.deepEqual(first.map((s) => s.seqNr), [1, 2]);
+      assert.deepEqual(
+        first.map((s) => s.seqNr),
+        [1, 2],
+      );
       same(second, [{ type: 'text', text: 'c', seqNr: 3 }]);
       assert.equal((await store.get(task.taskId, 'owner-a'))?.lastSeqNr, 3);
-      assert.deepEqual((await store.segments(task.taskId, 'owner-a', 1)).map((s) => s.seqNr), [2, 3]);
+      assert.deepEqual(
+        (await store.segments(task.taskId, 'owner-a', 1)).map((s) => s.seqNr),
+        [2, 3],
+      );
       same(await store.segments(task.taskId, 'owner-a', 3), []);
       same(await store.segments(task.taskId, 'owner-b', 0), []);
       await store.finish(task.taskId, 'owner-a', 'completed', { result: {} });

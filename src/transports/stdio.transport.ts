@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { StdioAuthOptions } from '../auth/resource-server-options';
-import { ErrorCode, errorResponse, isResponse, JsonRpcMessage } from '../mcp/json-rpc';
+import { ErrorCode, errorResponse, isResponse, type JsonRpcMessage } from '../mcp/json-rpc';
 import { decodeMessage, encodeMessage } from '../protocol/wire';
 import { LineDecoder } from './line-decoder';
 import type { InboundSink, MessageTransport } from './message-transport';
@@ -66,7 +66,11 @@ export class StdioTransport implements MessageTransport {
     const decoder = new LineDecoder(
       this.maxBytes,
       (line) => inbound(decodeMessage(line)),
-      () => inbound({ ok: false, error: errorResponse(null, ErrorCode.InvalidRequest, `Message exceeds the maximum size of ${this.maxBytes} bytes`) }),
+      () =>
+        inbound({
+          ok: false,
+          error: errorResponse(null, ErrorCode.InvalidRequest, `Message exceeds the maximum size of ${this.maxBytes} bytes`),
+        }),
     );
     let ended = false;
     const onData = (chunk: Buffer | string) => decoder.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);

@@ -54,7 +54,8 @@ export function compileJsonSchema(schema: object): InputCheck {
 function describe(error: ErrorObject): string {
   let path = error.instancePath.split('/').slice(1).map(unescape).join('.');
   if (error.keyword === 'required') path = path ? `${path}.${String(error.params.missingProperty)}` : String(error.params.missingProperty);
-  if (error.keyword === 'additionalProperties') path = path ? `${path}.${String(error.params.additionalProperty)}` : String(error.params.additionalProperty);
+  if (error.keyword === 'additionalProperties')
+    path = path ? `${path}.${String(error.params.additionalProperty)}` : String(error.params.additionalProperty);
   return `${path || 'arguments'}: ${error.message ?? 'is invalid'} (${error.keyword})`;
 }
 

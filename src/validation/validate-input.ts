@@ -1,5 +1,5 @@
 import { plainToInstance } from 'class-transformer';
-import { getMetadataStorage, validate, ValidationError, ValidatorOptions, validateSync } from 'class-validator';
+import { getMetadataStorage, validate, type ValidationError, type ValidatorOptions, validateSync } from 'class-validator';
 import { metadataStore } from '../metadata/metadata-store';
 
 type Ctor = new (...args: never[]) => object;
@@ -84,27 +84,37 @@ function planFor(cls: Ctor): Plan {
   let plan = plans.get(cls);
   if (plan) return plan;
   const forbidNonWhitelisted = metadataStore.schema(cls)?.additionalProperties === false;
-  const options: ValidatorOptions = { whitelist: true, forbidNonWhitelisted, forbidUnknownValues: false, validationError: { target: false } };
+  const options: ValidatorOptions = {
+    whitelist: true,
+    forbidNonWhitelisted,
+    forbidUnknownValues: false,
+    validationError: { target: false },
+  };
   const target = cls as unknown as new () => unknown;
   const storage = getMetadataStorage();
   const metadatas = storage.getTargetValidationMetadatas(target, '', true, false);
   const properties = [...new Set(metadatas.map((m) => m.propertyName))];
   // Nested classes are not inspected: any nested validation keeps the general (asynchronous) path.
   const sync = metadatas.every(
-    (m) => m.type !== 'nestedValidation' && m.type !== 'promiseValidation' && !(m.constraintCls && storage.getTargetValidatorConstraints(m.constraintCls).some((c) => c.async)),
+    (m) =>
+      m.type !== 'nestedValidation' &&
+      m.type !== 'promiseValidation' &&
+      !(m.constraintCls && storage.getTargetValidatorConstraints(m.constraintCls).some((c) => c.async)),
   );
   const transformerFree = copiesVerbatim(cls, properties);
   const Class = cls as unknown as new () => Record<string, unknown>;
   plan = {
     options,
     sync,
-    copy: transformerFree && !forbidNonWhitelisted
-      ? (input) => {
-          const instance = new Class();
-          for (const p of properties) if (Object.prototype.hasOwnProperty.call(input, p)) instance[p] = (input as Record<string, unknown>)[p];
-          return instance;
-        }
-      : undefined,
+    copy:
+      transformerFree && !forbidNonWhitelisted
+        ? (input) => {
+            const instance = new Class();
+            for (const p of properties)
+              if (Object.prototype.hasOwnProperty.call(input, p)) instance[p] = (input as Record<string, unknown>)[p];
+            return instance;
+          }
+        : undefined,
   };
   plans.set(cls, plan);
   return plan;
@@ -128,7 +138,12 @@ function copiesVerbatim(cls: Ctor, properties: string[]): boolean {
         const actual = out[p];
         if (typeof expected !== 'object') {
           if (actual !== expected) return false;
-        } else if (typeof actual !== 'object' || actual === null || actual.constructor !== Object || JSON.stringify(actual) !== JSON.stringify(expected)) {
+        } else if (
+          typeof actual !== 'object' ||
+          actual === null ||
+          actual.constructor !== Object ||
+          JSON.stringify(actual) !== JSON.stringify(expected)
+        ) {
           return false;
         }
       }

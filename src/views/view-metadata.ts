@@ -13,7 +13,7 @@ const stripped = new WeakMap<ToolDefinition, ToolDefinition>();
 
 /** A tool definition without its view metadata (`_meta.ui`, `_meta["ui/resourceUri"]`), for clients without the extension. */
 export function withoutViewMetadata(definition: ToolDefinition): ToolDefinition {
-  const meta = definition._meta as Record<string, unknown> | undefined;
+  const meta = definition._meta;
   if (!meta || (!('ui' in meta) && !('ui/resourceUri' in meta))) return definition;
   let plain = stripped.get(definition);
   if (!plain) {

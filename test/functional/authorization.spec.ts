@@ -1,6 +1,17 @@
 import request from 'supertest';
 import { injectable } from 'tsyringe';
-import { CanActivate, McpApplication, McpError, McpModule, Middleware, Public, RequireScopes, Tool, UseGuards, UseMiddleware } from '../../src';
+import {
+  CanActivate,
+  McpApplication,
+  McpError,
+  McpModule,
+  Middleware,
+  Public,
+  RequireScopes,
+  Tool,
+  UseGuards,
+  UseMiddleware,
+} from '../../src';
 import { McpTestClient } from '../../src/testing';
 import { Paginator } from '../../src/protocol/pagination';
 import { ACCEPT_BOTH } from '../helpers/http-app';
@@ -64,7 +75,11 @@ describe('per-handler authorization', () => {
     it('waives every requirement for the local user of an in-process (or stdio) connection', async () => {
       const { app, client } = await connect(AdminModule);
       expect(await client.request('tools/call', { name: 'purge', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'purged' }] });
-      expect(((await client.request('tools/list')) as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(['purge', 'report', 'status']);
+      expect(((await client.request('tools/list')) as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual([
+        'purge',
+        'report',
+        'status',
+      ]);
       await app.close();
     });
   });
@@ -122,7 +137,15 @@ describe('per-handler authorization', () => {
       ]);
       order.length = 0;
       await client.request('tools/call', { name: 'plain', arguments: {} });
-      expect(order).toEqual(['global>Traced.plain', 'class1>Traced.plain', 'class2>Traced.plain', 'plain', '<class2', '<class1', '<global']);
+      expect(order).toEqual([
+        'global>Traced.plain',
+        'class1>Traced.plain',
+        'class2>Traced.plain',
+        'plain',
+        '<class2',
+        '<class1',
+        '<global',
+      ]);
       await app.close();
     });
   });
@@ -140,7 +163,9 @@ describe('per-handler authorization', () => {
       }
       @McpModule({ providers: [Contradiction] })
       class M {}
-      await expect(McpApplication.create(M, quiet)).rejects.toThrow('@Public on Contradiction.both: cannot be combined with @RequireScopes on the same target');
+      await expect(McpApplication.create(M, quiet)).rejects.toThrow(
+        '@Public on Contradiction.both: cannot be combined with @RequireScopes on the same target',
+      );
     });
 
     it('refuses a guard class without canActivate, naming it', async () => {

@@ -22,7 +22,8 @@ class ContextTools {
     return 'done';
   }
   @Tool() async logs(_: EmptyInput, ctx: McpContext) {
-    for (const level of ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const) await ctx.log[level](`at ${level}`, 'test');
+    for (const level of ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const)
+      await ctx.log[level](`at ${level}`, 'test');
     await ctx.log.info({ structured: true });
     return 'ok';
   }
@@ -86,7 +87,10 @@ describe('McpContext (in-memory client)', () => {
     const { app, client } = await connect(ContextModule);
     const tools = app.container.resolve(ContextTools);
     let settled = false;
-    void client.request('tools/call', { name: 'waitForCancel', arguments: {} }, 'c1').then(() => (settled = true), () => (settled = true));
+    void client.request('tools/call', { name: 'waitForCancel', arguments: {} }, 'c1').then(
+      () => (settled = true),
+      () => (settled = true),
+    );
     await tools.waitStarted.promise;
     await client.notify('notifications/cancelled', { requestId: 'c1', reason: 'no longer needed' });
     await waitFor(() => tools.aborted.length > 0, { what: 'the handler to see the abort' });
@@ -99,14 +103,18 @@ describe('McpContext (in-memory client)', () => {
   });
 
   it('sends elicitation, sampling and roots requests to the client and returns its answers', async () => {
-    const { app, client } = await connect(ContextModule, {}, {
-      capabilities: { elicitation: {}, sampling: {}, roots: { listChanged: true } },
-      handlers: {
-        'elicitation/create': (p) => ({ action: 'accept', content: { name: `asked: ${String(p.message)}` } }),
-        'sampling/createMessage': () => ({ role: 'assistant', content: { type: 'text', text: 'sampled' }, model: 'm' }),
-        'roots/list': () => ({ roots: [{ uri: 'file:///w', name: 'w' }] }),
+    const { app, client } = await connect(
+      ContextModule,
+      {},
+      {
+        capabilities: { elicitation: {}, sampling: {}, roots: { listChanged: true } },
+        handlers: {
+          'elicitation/create': (p) => ({ action: 'accept', content: { name: `asked: ${String(p.message)}` } }),
+          'sampling/createMessage': () => ({ role: 'assistant', content: { type: 'text', text: 'sampled' }, model: 'm' }),
+          'roots/list': () => ({ roots: [{ uri: 'file:///w', name: 'w' }] }),
+        },
       },
-    });
+    );
     const result = (await client.request('tools/call', { name: 'ask', arguments: {} }, 'ask-1')) as { content: { text: string }[] };
     expect(JSON.parse(result.content[0].text)).toEqual({
       answer: { action: 'accept', content: { name: 'asked: Name?' } },
@@ -121,17 +129,30 @@ describe('McpContext (in-memory client)', () => {
 
   it('fails clearly, without a request, when the client lacks the capability', async () => {
     const { app, client } = await connect(ContextModule, {}, { capabilities: { elicitation: { form: {} } } });
-    const result = (await client.request('tools/call', { name: 'ask', arguments: {} }).catch((e) => e)) as { code: number; message: string };
+    const result = (await client.request('tools/call', { name: 'ask', arguments: {} }).catch((e) => e)) as {
+      code: number;
+      message: string;
+    };
     // The form elicitation is answered by no handler (-32601 from the client), which the tool does not catch.
     expect(result).toMatchObject({ code: -32601 });
-    await expect(client.request('tools/call', { name: 'askUrl', arguments: {} })).rejects.toMatchObject({ code: -32600, message: 'The client does not support elicitation (url mode)' });
-    await expect(client.request('tools/call', { name: 'askSlowly', arguments: {} })).rejects.toMatchObject({ code: -32600, message: 'The client does not support roots' });
+    await expect(client.request('tools/call', { name: 'askUrl', arguments: {} })).rejects.toMatchObject({
+      code: -32600,
+      message: 'The client does not support elicitation (url mode)',
+    });
+    await expect(client.request('tools/call', { name: 'askSlowly', arguments: {} })).rejects.toMatchObject({
+      code: -32600,
+      message: 'The client does not support roots',
+    });
     expect(client.serverRequests.map((r) => r.method)).toEqual(['elicitation/create']);
     await app.close();
   });
 
   it('times out a request the client never answers and tells the client it was cancelled', async () => {
-    const { app, client } = await connect(ContextModule, {}, { capabilities: { roots: {} }, handlers: { 'roots/list': () => new Promise(() => undefined) } });
+    const { app, client } = await connect(
+      ContextModule,
+      {},
+      { capabilities: { roots: {} }, handlers: { 'roots/list': () => new Promise(() => undefined) } },
+    );
     await expect(client.request('tools/call', { name: 'askSlowly', arguments: {} })).rejects.toMatchObject({ code: -32001 });
     const cancelled = await client.waitForNotification((n) => n.method === 'notifications/cancelled');
     expect(cancelled.params).toMatchObject({ requestId: client.serverRequests[0].id });

@@ -23,9 +23,15 @@ class CustomModule {}
 const Hits = z.object({ hits: z.array(z.string()) }).passthrough();
 const Anything = z.object({}).passthrough();
 
-async function start(options: Parameters<typeof McpApplication.create>[1] = {}, connect: Parameters<McpApplication['connectInMemory']>[0] = {}) {
+async function start(
+  options: Parameters<typeof McpApplication.create>[1] = {},
+  connect: Parameters<McpApplication['connectInMemory']>[0] = {},
+) {
   const logged: string[] = [];
-  const app = await McpApplication.create(CustomModule, { logger: { error: (m, e) => logged.push(`${m} ${e instanceof Error ? e.message : ''}`), warn: () => undefined, info: () => undefined }, ...options });
+  const app = await McpApplication.create(CustomModule, {
+    logger: { error: (m, e) => logged.push(`${m} ${e instanceof Error ? e.message : ''}`), warn: () => undefined, info: () => undefined },
+    ...options,
+  });
   const connectClient = async () => {
     const client = new Client({ name: 'sdk', version: '1' });
     const notes: { method: string; params?: unknown }[] = [];
@@ -43,7 +49,10 @@ describe('custom methods (app.addMethod)', () => {
   it('hands client notifications mcpkit does not handle to app.onNotification listeners, legacy and 2026-07-28', async () => {
     const { app, logged, connectClient } = await start();
     const heard: unknown[] = [];
-    const stop = app.onNotification('acme/heartbeat', (params, session) => void heard.push({ beat: params.beat, client: session.clientInfo?.name }));
+    const stop = app.onNotification(
+      'acme/heartbeat',
+      (params, session) => void heard.push({ beat: params.beat, client: session.clientInfo?.name }),
+    );
     app.onNotification('acme/heartbeat', () => {
       throw new Error('listener broke');
     });
@@ -77,7 +86,11 @@ describe('custom methods (app.addMethod)', () => {
     const { app, connectClient } = await start();
     app.addMethod('acme/search', search, { capabilities: { experimental: { 'acme/search': { v: 1 } }, extensions: { 'com.acme/x': {} } } });
     const { client } = await connectClient();
-    expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, experimental: { 'acme/search': { v: 1 } }, extensions: { 'com.acme/x': {} } });
+    expect(client.getServerCapabilities()).toMatchObject({
+      tools: { listChanged: true },
+      experimental: { 'acme/search': { v: 1 } },
+      extensions: { 'com.acme/x': {} },
+    });
     expect(await client.request({ method: 'acme/search', params: { q: 'x' } }, Hits)).toEqual({ hits: ['found x'] });
 
     expect(app.removeMethod('acme/search')).toBe(true);
@@ -94,7 +107,9 @@ describe('custom methods (app.addMethod)', () => {
     const seen: unknown[] = [];
     app.addMethod('acme/store', (params) => (seen.push(params), { ok: true }));
     const { client } = await connectClient();
-    const polluted = await client.request({ method: 'acme/store', params: JSON.parse('{"value":{"__proto__":{"admin":true}}}') }, Anything).catch((e: unknown) => e);
+    const polluted = await client
+      .request({ method: 'acme/store', params: JSON.parse('{"value":{"__proto__":{"admin":true}}}') }, Anything)
+      .catch((e: unknown) => e);
     expect(polluted).toMatchObject({ code: -32602, message: expect.stringContaining('the key "__proto__" is not allowed') });
     let deep: Record<string, unknown> = {};
     for (let i = 0; i < 100; i++) deep = { d: deep };
@@ -170,7 +185,22 @@ describe('custom methods (app.addMethod)', () => {
 
   it('refuses, with InvalidDefinitionError, MCP methods, empty names, duplicates, bad handlers and mcpkit capabilities', async () => {
     const { app } = await start();
-    for (const method of ['initialize', 'ping', 'tools/call', 'tools/whatever', 'resources/read', 'prompts/get', 'completion/complete', 'logging/setLevel', 'tasks/get', 'server/discover', 'subscriptions/listen', 'notifications/foo', '', ' acme/x']) {
+    for (const method of [
+      'initialize',
+      'ping',
+      'tools/call',
+      'tools/whatever',
+      'resources/read',
+      'prompts/get',
+      'completion/complete',
+      'logging/setLevel',
+      'tasks/get',
+      'server/discover',
+      'subscriptions/listen',
+      'notifications/foo',
+      '',
+      ' acme/x',
+    ]) {
       expect(() => app.addMethod(method, search)).toThrow(InvalidDefinitionError);
     }
     app.addMethod('acme/search', search);
@@ -179,7 +209,9 @@ describe('custom methods (app.addMethod)', () => {
     expect(() => app.addMethod('acme/caps', search, { capabilities: { tools: {} } })).toThrow(/may not set tools/);
     expect(() => app.addMethod('acme/scopes', search, { scopes: [''] })).toThrow(InvalidDefinitionError);
     // A fragment read from JSON with a __proto__ key would otherwise set the prototype of the merged capabilities.
-    expect(() => app.addMethod('acme/proto', search, { capabilities: JSON.parse('{"experimental":{"__proto__":{"polluted":true}}}') })).toThrow(/the key "__proto__" is not allowed/);
+    expect(() =>
+      app.addMethod('acme/proto', search, { capabilities: JSON.parse('{"experimental":{"__proto__":{"polluted":true}}}') }),
+    ).toThrow(/the key "__proto__" is not allowed/);
     await app.close();
   });
 
@@ -194,7 +226,11 @@ describe('custom methods (app.addMethod)', () => {
     expect(discover.result?.capabilities).toMatchObject({ extensions: { 'com.acme/x': {} } });
     expect(discover.result?.capabilities).not.toHaveProperty('experimental');
     const found = await raw.request({ id: 2, method: 'acme/search', params: { q: 'm', _meta: meta } });
-    expect(found.result).toMatchObject({ resultType: 'complete', hits: ['found m'], _meta: { 'io.modelcontextprotocol/serverInfo': expect.objectContaining({ name: 'custom' }) } });
+    expect(found.result).toMatchObject({
+      resultType: 'complete',
+      hits: ['found m'],
+      _meta: { 'io.modelcontextprotocol/serverInfo': expect.objectContaining({ name: 'custom' }) },
+    });
     expect((await raw.request({ id: 3, method: 'acme/legacy-only', params: { _meta: meta } })).error?.code).toBe(-32601);
     app.removeMethod('acme/search');
     expect((await raw.request({ id: 4, method: 'acme/search', params: { _meta: meta } })).error?.code).toBe(-32601);
@@ -223,24 +259,47 @@ describe('custom methods (app.addMethod)', () => {
   it('asks the client for input in both eras: a request in a 2025-11-25 session, an input round (MRTR) in 2026-07-28', async () => {
     const { app } = await start();
     app.addMethod('acme/confirm', async (params, ctx) => {
-      const answer = await ctx.elicit({ message: `Delete ${String(params.item)}?`, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } });
+      const answer = await ctx.elicit({
+        message: `Delete ${String(params.item)}?`,
+        requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+      });
       return { action: answer.action, content: answer.content ?? null };
     });
     const client = new Client({ name: 'sdk', version: '1' }, { capabilities: { elicitation: {} } });
-    client.setRequestHandler(ElicitRequestSchema, async (request) => ({ action: 'accept', content: { ok: request.params.message === 'Delete a?' } }));
+    client.setRequestHandler(ElicitRequestSchema, async (request) => ({
+      action: 'accept',
+      content: { ok: request.params.message === 'Delete a?' },
+    }));
     await client.connect(app.connectInMemory());
-    expect(await client.request({ method: 'acme/confirm', params: { item: 'a' } }, Anything)).toEqual({ action: 'accept', content: { ok: true } });
+    expect(await client.request({ method: 'acme/confirm', params: { item: 'a' } }, Anything)).toEqual({
+      action: 'accept',
+      content: { ok: true },
+    });
 
     const raw = new RawTransport();
     app.connect(raw, { local: true });
-    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+    };
     const first = await raw.request({ id: 1, method: 'acme/confirm', params: { item: 'b', _meta: meta } });
-    expect(first.result).toMatchObject({ resultType: 'input_required', inputRequests: { 'elicitation-0': { method: 'elicitation/create', params: expect.objectContaining({ message: 'Delete b?' }) } } });
+    expect(first.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { 'elicitation-0': { method: 'elicitation/create', params: expect.objectContaining({ message: 'Delete b?' }) } },
+    });
     const answers = { 'elicitation-0': { action: 'accept', content: { ok: true } } };
-    const done = await raw.request({ id: 2, method: 'acme/confirm', params: { item: 'b', _meta: meta, inputResponses: answers, requestState: first.result!.requestState } });
+    const done = await raw.request({
+      id: 2,
+      method: 'acme/confirm',
+      params: { item: 'b', _meta: meta, inputResponses: answers, requestState: first.result!.requestState },
+    });
     expect(done.result).toMatchObject({ resultType: 'complete', action: 'accept', content: { ok: true } });
     // The requestState is bound to the params: another item cannot reuse it.
-    const other = await raw.request({ id: 3, method: 'acme/confirm', params: { item: 'c', _meta: meta, inputResponses: answers, requestState: first.result!.requestState } });
+    const other = await raw.request({
+      id: 3,
+      method: 'acme/confirm',
+      params: { item: 'c', _meta: meta, inputResponses: answers, requestState: first.result!.requestState },
+    });
     expect(other.error?.code).toBe(-32602);
     await app.close();
   });
@@ -260,7 +319,10 @@ describe('custom methods over HTTP with authentication (authenticate hook)', () 
     app.addMethod('acme/admin', (_, ctx) => ({ who: ctx.auth?.subject }), { scopes: ['admin'] });
     const callback = app.httpTransport({ sessions: false, responseMode: 'json', authenticate }).callback();
     const legacy = (token: string) =>
-      request(callback).post('/mcp').set({ Accept: ACCEPT_BOTH, 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }).send({ jsonrpc: '2.0', id: 1, method: 'acme/admin', params: {} });
+      request(callback)
+        .post('/mcp')
+        .set({ Accept: ACCEPT_BOTH, 'Content-Type': 'application/json', Authorization: `Bearer ${token}` })
+        .send({ jsonrpc: '2.0', id: 1, method: 'acme/admin', params: {} });
     const denied = await legacy('bob;read');
     expect(denied.status).toBe(403);
     expect(denied.headers['www-authenticate']).toBeUndefined();
@@ -269,7 +331,11 @@ describe('custom methods over HTTP with authentication (authenticate hook)', () 
     expect([served.status, served.body.result]).toEqual([200, { who: 'alice' }]);
 
     const body = modernBody('acme/admin');
-    const modern = (token: string) => request(callback).post('/mcp').set({ ...modernHeaders(body), authorization: `Bearer ${token}` }).send(body);
+    const modern = (token: string) =>
+      request(callback)
+        .post('/mcp')
+        .set({ ...modernHeaders(body), authorization: `Bearer ${token}` })
+        .send(body);
     expect((await modern('bob;read')).status).toBe(403);
     const ok = await modern('alice;admin');
     expect([ok.status, ok.body.result]).toEqual([200, expect.objectContaining({ resultType: 'complete', who: 'alice' })]);

@@ -128,14 +128,20 @@ describe('nested input classes', () => {
     const list = (await client.request('tools/list')) as { tools: { inputSchema: { properties: { address: { required?: string[] } } } }[] };
     expect(list.tools[0].inputSchema.properties.address.required).toEqual(['city', 'zip']);
 
-    const bad = (await client.request('tools/call', { name: 'register', arguments: { name: 'Ann', address: { city: 'Lyon', zip: 0 } } })) as {
+    const bad = (await client.request('tools/call', {
+      name: 'register',
+      arguments: { name: 'Ann', address: { city: 'Lyon', zip: 0 } },
+    })) as {
       isError?: boolean;
       content: { text: string }[];
     };
     expect(bad.isError).toBe(true);
     expect(bad.content[0].text).toMatch(/address\.zip/);
 
-    const good = (await client.request('tools/call', { name: 'register', arguments: { name: 'Ann', address: { city: 'Lyon', zip: 69001 } } })) as {
+    const good = (await client.request('tools/call', {
+      name: 'register',
+      arguments: { name: 'Ann', address: { city: 'Lyon', zip: 69001 } },
+    })) as {
       isError?: boolean;
       content: { text: string }[];
     };
@@ -174,10 +180,15 @@ describe('nested input classes', () => {
     @McpModule({ providers: [OrderTools] })
     class M {}
     const { app, client } = await connect(M);
-    const bad = (await client.request('tools/call', { name: 'order', arguments: { lines: [{ city: 'Lyon' }] } })) as { isError?: boolean; content: { text: string }[] };
+    const bad = (await client.request('tools/call', { name: 'order', arguments: { lines: [{ city: 'Lyon' }] } })) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
     expect(bad.isError).toBe(true);
     expect(bad.content[0].text).toMatch(/lines\.0\.zip/);
-    const good = (await client.request('tools/call', { name: 'order', arguments: { lines: [{ city: 'Lyon', zip: 1 }] } })) as { content: { text: string }[] };
+    const good = (await client.request('tools/call', { name: 'order', arguments: { lines: [{ city: 'Lyon', zip: 1 }] } })) as {
+      content: { text: string }[];
+    };
     expect(good.content[0].text).toBe('instances');
     await app.close();
   });

@@ -47,7 +47,11 @@ class SeededModule {}
 
 const QUOTE_SCHEMA = {
   type: 'object' as const,
-  properties: { symbol: { type: 'string', pattern: '^[A-Z]{1,5}$' }, count: { type: 'integer', minimum: 1, default: 1 }, email: { type: 'string', format: 'email' } },
+  properties: {
+    symbol: { type: 'string', pattern: '^[A-Z]{1,5}$' },
+    count: { type: 'integer', minimum: 1, default: 1 },
+    email: { type: 'string', format: 'email' },
+  },
   required: ['symbol'],
   additionalProperties: false,
 };
@@ -80,7 +84,11 @@ describe('tools, resources and prompts registered at runtime (official SDK clien
     });
     await waitFor(() => changes.includes('notifications/tools/list_changed'));
     const listed = (await client.listTools()).tools.find((t) => t.name === 'quote')!;
-    expect(listed).toMatchObject({ description: 'A stock quote', annotations: { readOnlyHint: true }, inputSchema: { type: 'object', required: ['symbol'] } });
+    expect(listed).toMatchObject({
+      description: 'A stock quote',
+      annotations: { readOnlyHint: true },
+      inputSchema: { type: 'object', required: ['symbol'] },
+    });
     expect(listed.inputSchema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(await toolNames(client)).toEqual(['fixed', 'quote']);
 
@@ -91,7 +99,13 @@ describe('tools, resources and prompts registered at runtime (official SDK clien
     expect(bad.isError).toBe(true);
     const message = textOf(bad);
     expect(message).toContain('Invalid arguments for tool "quote"');
-    for (const field of ['symbol: must match pattern', 'count: must be >= 1 (minimum)', 'email: must match format "email" (format)', 'extra: must NOT have additional properties']) expect(message).toContain(field);
+    for (const field of [
+      'symbol: must match pattern',
+      'count: must be >= 1 (minimum)',
+      'email: must match format "email" (format)',
+      'extra: must NOT have additional properties',
+    ])
+      expect(message).toContain(field);
     expect(textOf(await client.callTool({ name: 'quote', arguments: {} }))).toContain('symbol: must have required property');
     expect(seen).toHaveLength(1);
 
@@ -163,23 +177,45 @@ describe('tools, resources and prompts registered at runtime (official SDK clien
     // Only the lists that changed: the decorated tools are the same definitions after the rebuild.
     expect(changes).not.toContain('notifications/tools/list_changed');
 
-    expect((await client.listResources()).resources).toEqual([{ uri: 'static://readme', name: 'readme' }, { uri: 'config://app', name: 'config', mimeType: 'application/json' }]);
-    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([{ uriTemplate: 'cities://{country}/{city}', name: 'city', mimeType: 'text/plain' }]);
-    expect((await client.readResource({ uri: 'config://app' })).contents).toEqual([{ uri: 'config://app', mimeType: 'application/json', text: '{"debug":true}' }]);
-    expect((await client.readResource({ uri: 'cities://france/lyon' })).contents).toEqual([{ uri: 'cities://france/lyon', mimeType: 'text/plain', text: 'lyon in france' }]);
-    const countries = await client.complete({ ref: { type: 'ref/resource', uri: 'cities://{country}/{city}' }, argument: { name: 'country', value: 'f' } });
+    expect((await client.listResources()).resources).toEqual([
+      { uri: 'static://readme', name: 'readme' },
+      { uri: 'config://app', name: 'config', mimeType: 'application/json' },
+    ]);
+    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([
+      { uriTemplate: 'cities://{country}/{city}', name: 'city', mimeType: 'text/plain' },
+    ]);
+    expect((await client.readResource({ uri: 'config://app' })).contents).toEqual([
+      { uri: 'config://app', mimeType: 'application/json', text: '{"debug":true}' },
+    ]);
+    expect((await client.readResource({ uri: 'cities://france/lyon' })).contents).toEqual([
+      { uri: 'cities://france/lyon', mimeType: 'text/plain', text: 'lyon in france' },
+    ]);
+    const countries = await client.complete({
+      ref: { type: 'ref/resource', uri: 'cities://{country}/{city}' },
+      argument: { name: 'country', value: 'f' },
+    });
     expect(countries.completion.values).toEqual(['france', 'finland']);
 
-    expect((await client.listPrompts()).prompts.slice(1)).toEqual([{ name: 'review', description: 'Review code', arguments: [{ name: 'language', required: true }, { name: 'style' }] }]);
-    expect((await client.getPrompt({ name: 'review', arguments: { language: 'go' } })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Review this go code' } }]);
-    await expect(client.getPrompt({ name: 'review', arguments: { style: 'terse' } })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('language: is required') });
+    expect((await client.listPrompts()).prompts.slice(1)).toEqual([
+      { name: 'review', description: 'Review code', arguments: [{ name: 'language', required: true }, { name: 'style' }] },
+    ]);
+    expect((await client.getPrompt({ name: 'review', arguments: { language: 'go' } })).messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Review this go code' } },
+    ]);
+    await expect(client.getPrompt({ name: 'review', arguments: { style: 'terse' } })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('language: is required'),
+    });
     const languages = await client.complete({ ref: { type: 'ref/prompt', name: 'review' }, argument: { name: 'language', value: 't' } });
     expect(languages.completion.values).toEqual(['typescript']);
 
     expect(app.updateResource('config://app', { handler: () => ({ debug: false }) })).toBe(true);
     expect((await client.readResource({ uri: 'config://app' })).contents[0]).toMatchObject({ text: '{"debug":false}' });
     expect(app.updatePrompt('review', { handler: () => 'changed' })).toBe(true);
-    expect((await client.getPrompt({ name: 'review', arguments: { language: 'go' } })).messages[0].content).toEqual({ type: 'text', text: 'changed' });
+    expect((await client.getPrompt({ name: 'review', arguments: { language: 'go' } })).messages[0].content).toEqual({
+      type: 'text',
+      text: 'changed',
+    });
 
     changes.length = 0;
     expect(app.removeResource('cities://{country}/{city}')).toBe(true);
@@ -197,8 +233,12 @@ describe('tools, resources and prompts registered at runtime (official SDK clien
     expect(() => app.addTool({ name: 'fixed', handler: () => 'x' })).toThrow(DuplicateToolNameError);
     expect(() => app.addTool({ name: 'has space', handler: () => 'x' })).toThrow(InvalidDefinitionError);
     expect(() => app.addTool({ name: 'ok', handler: 'nope' as never })).toThrow(/handler must be a function/);
-    expect(() => app.addTool({ name: 'ok', inputSchema: { type: 'array' } as never, handler: () => 'x' })).toThrow(/inputSchema must be a JSON Schema with type "object"/);
-    expect(() => app.addTool({ name: 'ok', inputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } }, handler: () => 'x' })).toThrow(/inputSchema is not a valid JSON Schema/);
+    expect(() => app.addTool({ name: 'ok', inputSchema: { type: 'array' } as never, handler: () => 'x' })).toThrow(
+      /inputSchema must be a JSON Schema with type "object"/,
+    );
+    expect(() =>
+      app.addTool({ name: 'ok', inputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } }, handler: () => 'x' }),
+    ).toThrow(/inputSchema is not a valid JSON Schema/);
     expect(() => app.addTool({ name: 'ok', taskSupport: 'sometimes' as never, handler: () => 'x' })).toThrow(InvalidDefinitionError);
     app.addTool({ name: 'once', handler: () => 'x' });
     expect(() => app.addTool({ name: 'once', handler: () => 'y' })).toThrow(DuplicateToolNameError);
@@ -210,7 +250,9 @@ describe('tools, resources and prompts registered at runtime (official SDK clien
     expect(() => app.addResource({ uri: 'not a uri', name: 'z', handler: () => 'x' })).toThrow(InvalidDefinitionError);
     app.addResource({ uriTemplate: 'b://{id}', name: 'b', handler: () => 'x' });
     expect(() => app.addResource({ uriTemplate: 'b://{other}', name: 'b2', handler: () => 'x' })).toThrow(ClashingUriTemplateError);
-    expect(() => app.addResource({ uriTemplate: 'c://{id}', name: 'c', handler: () => 'x', complete: { nope: () => [] } })).toThrow(UnknownCompletionTargetError);
+    expect(() => app.addResource({ uriTemplate: 'c://{id}', name: 'c', handler: () => 'x', complete: { nope: () => [] } })).toThrow(
+      UnknownCompletionTargetError,
+    );
     app.addPrompt({ name: 'p', handler: () => 'x' });
     expect(() => app.addPrompt({ name: 'p', handler: () => 'x' })).toThrow(DuplicatePromptNameError);
     expect(() => app.addPrompt({ name: 'q', arguments: [{ name: 'a' }, { name: 'a' }], handler: () => 'x' })).toThrow(/declared twice/);
@@ -267,9 +309,22 @@ describe('tools, resources and prompts registered at runtime (official SDK clien
 
   it('enforces required prompt arguments whose names are also Object members', async () => {
     const { app, client } = await start(SeededModule);
-    app.addPrompt({ name: 'odd', arguments: [{ name: 'constructor', required: true }, { name: 'toString', required: true }], handler: () => 'ok' });
-    await expect(client.getPrompt({ name: 'odd', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/constructor: is required.*toString: is required/) });
-    expect((await client.getPrompt({ name: 'odd', arguments: { constructor: 'a', toString: 'b' } })).messages[0].content).toEqual({ type: 'text', text: 'ok' });
+    app.addPrompt({
+      name: 'odd',
+      arguments: [
+        { name: 'constructor', required: true },
+        { name: 'toString', required: true },
+      ],
+      handler: () => 'ok',
+    });
+    await expect(client.getPrompt({ name: 'odd', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/constructor: is required.*toString: is required/),
+    });
+    expect((await client.getPrompt({ name: 'odd', arguments: { constructor: 'a', toString: 'b' } })).messages[0].content).toEqual({
+      type: 'text',
+      text: 'ok',
+    });
     await app.close();
   });
 
@@ -303,8 +358,12 @@ describe('tools, resources and prompts registered at runtime (official SDK clien
     expect(await toolNames(bob)).toEqual(['fixed']);
     await expect(bob.callTool({ name: 'guarded', arguments: {} })).rejects.toMatchObject({ code: -32003 });
     await expect(bob.request({ method: 'acme/guarded', params: {} }, z.object({}).passthrough())).rejects.toMatchObject({ code: -32003 });
-    expect(() => app.addTool({ name: 'bad', guards: [class {} as never], handler: () => 'x' })).toThrow(/guards must be classes with a canActivate method/);
-    expect(() => app.addMethod('acme/bad', () => ({}), { middleware: ['nope' as never] })).toThrow(/middleware must be a list of functions/);
+    expect(() => app.addTool({ name: 'bad', guards: [class {} as never], handler: () => 'x' })).toThrow(
+      /guards must be classes with a canActivate method/,
+    );
+    expect(() => app.addMethod('acme/bad', () => ({}), { middleware: ['nope' as never] })).toThrow(
+      /middleware must be a list of functions/,
+    );
     await app.close();
   });
 
@@ -341,7 +400,11 @@ describe('tools, resources and prompts registered at runtime (official SDK clien
     // A recursive schema: deep input would make a recursive validator overflow the stack.
     app.addTool({
       name: 'tree',
-      inputSchema: { type: 'object', $defs: { node: { type: 'object', properties: { child: { $ref: '#/$defs/node' } } } }, properties: { root: { $ref: '#/$defs/node' } } },
+      inputSchema: {
+        type: 'object',
+        $defs: { node: { type: 'object', properties: { child: { $ref: '#/$defs/node' } } } },
+        properties: { root: { $ref: '#/$defs/node' } },
+      },
       handler: (args) => (seen.push(args), 'ok'),
     });
     let deep: Record<string, unknown> = {};

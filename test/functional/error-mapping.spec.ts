@@ -66,14 +66,17 @@ async function errorOf(promise: Promise<unknown>): Promise<McpError> {
   throw new Error('no error');
 }
 
-describe('client mistakes are the client\'s (-32602 or an isError tool result), never logged as server faults', () => {
+describe("client mistakes are the client's (-32602 or an isError tool result), never logged as server faults", () => {
   it.each([
     // (a 10,000-deep argument is in test/interop/stdio-bad-input.spec.ts: this client cannot serialize one)
     ['a "constructor" key', () => JSON.parse('{"query":{"constructor":1}}')],
     ['a "__proto__" key', () => JSON.parse('{"query":"x","filter":{"__proto__":{"tag":"t"}}}')],
   ])('answers tools/call with %s by an isError result naming the problem', async (_label, args) => {
     const { app, client, logged } = await connect(ErrorsModule);
-    const result = (await client.request('tools/call', { name: 'find', arguments: args() })) as { isError?: boolean; content: { text: string }[] };
+    const result = (await client.request('tools/call', { name: 'find', arguments: args() })) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
     expect(result.isError).toBe(true);
     expect(result.content[0].text).toMatch(/Invalid arguments for tool "find"/);
     expect(logged).toEqual([]);
@@ -100,8 +103,16 @@ describe('errors echo little of what the client sent', () => {
     ['an unknown prompt', 'prompts/get', { name: long }],
     ['an unknown method', long, {}],
     ['an unknown logging level', 'logging/setLevel', { level: long }],
-    ['an unknown completion prompt', 'completion/complete', { ref: { type: 'ref/prompt', name: long }, argument: { name: 'a', value: '' } }],
-    ['an unknown completion template', 'completion/complete', { ref: { type: 'ref/resource', uri: long }, argument: { name: 'a', value: '' } }],
+    [
+      'an unknown completion prompt',
+      'completion/complete',
+      { ref: { type: 'ref/prompt', name: long }, argument: { name: 'a', value: '' } },
+    ],
+    [
+      'an unknown completion template',
+      'completion/complete',
+      { ref: { type: 'ref/resource', uri: long }, argument: { name: 'a', value: '' } },
+    ],
   ])('%s: the name is shortened in the message', async (_label, method, params) => {
     const { app, client } = await connect(ErrorsModule);
     const error = await errorOf(client.request(method, params));

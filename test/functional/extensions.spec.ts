@@ -15,7 +15,11 @@ const quiet = { logger: { error: () => undefined, warn: () => undefined, info: (
 class Probe {
   @Tool({ description: 'Tells which extensions the client declared' })
   probe(_: EmptyInput, ctx: McpContext) {
-    return JSON.stringify({ extensions: ctx.extensions, ui: ctx.supportsExtension(UI), other: ctx.supportsExtension('com.example/absent') });
+    return JSON.stringify({
+      extensions: ctx.extensions,
+      ui: ctx.supportsExtension(UI),
+      other: ctx.supportsExtension('com.example/absent'),
+    });
   }
 }
 
@@ -37,7 +41,8 @@ class AppsModule {}
 class PlainModule {}
 
 type Probed = { extensions: Record<string, unknown>; ui: boolean; other: boolean };
-const probed = (result: Record<string, unknown> | undefined): Probed => JSON.parse((result!.content as { text: string }[])[0].text) as Probed;
+const probed = (result: Record<string, unknown> | undefined): Probed =>
+  JSON.parse((result!.content as { text: string }[])[0].text) as Probed;
 
 /** Extensions the server declares (capabilities.extensions) and those the client declares (ctx.extensions), in both eras. */
 describe('extensions', () => {
@@ -73,7 +78,11 @@ describe('extensions', () => {
 
     it('tells a 2026-07-28 handler the extensions of the request, from its _meta', async () => {
       const clientExtensions = { [UI]: UI_SETTINGS, 'org.vendor/future': { anything: [1, 2] } };
-      const reply = await postModern(url, 'tools/call', { name: 'probe', arguments: {}, _meta: envelope({ [CAPS]: { extensions: clientExtensions } }) });
+      const reply = await postModern(url, 'tools/call', {
+        name: 'probe',
+        arguments: {},
+        _meta: envelope({ [CAPS]: { extensions: clientExtensions } }),
+      });
       expect(probed(reply.body.result)).toEqual({ extensions: clientExtensions, ui: true, other: false });
       const bare = await postModern(url, 'tools/call', { name: 'probe', arguments: {} });
       expect(probed(bare.body.result)).toEqual({ extensions: {}, ui: false, other: false });
@@ -88,14 +97,30 @@ describe('extensions', () => {
       });
       const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
       const clientExtensions = { [UI]: UI_SETTINGS, 'org.vendor/future': { depth: 2 } };
-      const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(initialize({ roots: {}, extensions: clientExtensions, 'org.vendor/unknownCap': { x: 1 } })) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(initialize({ roots: {}, extensions: clientExtensions, 'org.vendor/unknownCap': { x: 1 } })),
+      });
       const sessionId = res.headers.get('mcp-session-id')!;
       await res.text();
       const session = { ...headers, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
       await fetch(url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
-      const call = await fetch(url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'probe', arguments: {} } }) });
+      const call = await fetch(url, {
+        method: 'POST',
+        headers: session,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'probe', arguments: {} } }),
+      });
       const text = await call.text();
-      const frame = JSON.parse(text.includes('data:') ? text.split('\n').filter((l) => l.startsWith('data:')).pop()!.slice(5) : text) as { result: Record<string, unknown> };
+      const frame = JSON.parse(
+        text.includes('data:')
+          ? text
+              .split('\n')
+              .filter((l) => l.startsWith('data:'))
+              .pop()!
+              .slice(5)
+          : text,
+      ) as { result: Record<string, unknown> };
       expect(probed(frame.result)).toEqual({ extensions: clientExtensions, ui: true, other: false });
     });
   });
@@ -107,7 +132,11 @@ describe('extensions', () => {
       app.connect(raw);
       try {
         const capabilities = { extensions: { 'com.example/thing': {} }, 'org.vendor/unknownCap': { x: 1 } };
-        const init = await raw.request({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'raw', version: '1' } } });
+        const init = await raw.request({
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'raw', version: '1' } },
+        });
         expect(init.result!.capabilities).toMatchObject({ extensions: { 'com.example/thing': { mode: 'fast' } } });
         raw.deliver({ method: 'notifications/initialized' });
         const call = await raw.request({ id: 2, method: 'tools/call', params: { name: 'probe', arguments: {} } });
@@ -127,7 +156,11 @@ describe('extensions', () => {
         expect(discover.body.result!.capabilities).not.toHaveProperty('extensions');
         const raw = new RawTransport();
         app.connect(raw);
-        const init = await raw.request({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+        const init = await raw.request({
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        });
         expect(init.result!.capabilities).not.toHaveProperty('extensions');
       } finally {
         await app.close();

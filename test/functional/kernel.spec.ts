@@ -62,7 +62,15 @@ class SharedModule {}
 
 @McpModule({
   imports: [SharedModule],
-  server: { name: 'kernel-test', version: '2.0.0', title: 'Kernel', description: 'd', websiteUrl: 'https://example.com', icons: [{ src: 'https://example.com/i.png', sizes: ['48x48'] }], instructions: 'Be nice' },
+  server: {
+    name: 'kernel-test',
+    version: '2.0.0',
+    title: 'Kernel',
+    description: 'd',
+    websiteUrl: 'https://example.com',
+    icons: [{ src: 'https://example.com/i.png', sizes: ['48x48'] }],
+    instructions: 'Be nice',
+  },
   providers: [
     CountingTools,
     { provide: CONFIG, useValue: { prefix: '#' } },
@@ -78,7 +86,14 @@ describe('McpApplication', () => {
     expect(client.initializeResult).toEqual({
       protocolVersion: '2025-11-25',
       capabilities: { logging: {}, tools: { listChanged: true } },
-      serverInfo: { name: 'kernel-test', version: '2.0.0', title: 'Kernel', description: 'd', websiteUrl: 'https://example.com', icons: [{ src: 'https://example.com/i.png', sizes: ['48x48'] }] },
+      serverInfo: {
+        name: 'kernel-test',
+        version: '2.0.0',
+        title: 'Kernel',
+        description: 'd',
+        websiteUrl: 'https://example.com',
+        icons: [{ src: 'https://example.com/i.png', sizes: ['48x48'] }],
+      },
       instructions: 'Be nice',
     });
     await expect(client.request('prompts/list')).rejects.toMatchObject({ code: -32601 });
@@ -91,7 +106,9 @@ describe('McpApplication', () => {
     const second = await McpTestClient.connect(app.connectInMemory());
     expect(await client.request('tools/call', { name: 'increment', arguments: {} })).toEqual({ content: [{ type: 'text', text: '#1' }] });
     expect(await second.request('tools/call', { name: 'increment', arguments: {} })).toEqual({ content: [{ type: 'text', text: '#2' }] });
-    expect(await client.request('tools/call', { name: 'greet', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'hello from # on 2026-01-01' }] });
+    expect(await client.request('tools/call', { name: 'greet', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'hello from # on 2026-01-01' }],
+    });
     expect(app.container.resolve(CountingTools).app).toBe(app);
     await app.close();
   });
@@ -122,7 +139,10 @@ describe('McpApplication', () => {
     const { app, client } = await connect(KernelModule, { middleware: [timing, guard] });
     await client.request('tools/call', { name: 'increment', arguments: {} });
     expect(seen).toEqual(['outer>tool:CountingTools.increment', 'outer<']);
-    expect(await client.request('tools/call', { name: 'denied', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'forbidden by guard' }], isError: true });
+    expect(await client.request('tools/call', { name: 'denied', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'forbidden by guard' }],
+      isError: true,
+    });
     await app.close();
   });
 
@@ -156,7 +176,10 @@ describe('McpApplication', () => {
     const { app, client } = await connect(KernelModule, { shutdownTimeoutMs: 20 });
     const tools = app.container.resolve(CountingTools);
     const pending = client.request('tools/call', { name: 'slow', arguments: {} });
-    const outcome = pending.then(() => 'answered', () => 'rejected');
+    const outcome = pending.then(
+      () => 'answered',
+      () => 'rejected',
+    );
     await tools.slowStarted.promise;
     await app.close(); // never released: only the timeout can end it
     await expect(outcome).resolves.toBe('rejected');

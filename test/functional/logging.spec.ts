@@ -60,7 +60,9 @@ describe('the server log', () => {
 
   it("maps calls to pino's (obj, msg) signature", () => {
     const calls: [string, object, string | undefined][] = [];
-    const fake = Object.fromEntries(['error', 'warn', 'info', 'debug'].map((level) => [level, (obj: object, msg?: string) => void calls.push([level, obj, msg])]));
+    const fake = Object.fromEntries(
+      ['error', 'warn', 'info', 'debug'].map((level) => [level, (obj: object, msg?: string) => void calls.push([level, obj, msg])]),
+    );
     const logger = pinoLogger(fake as never);
     const boom = new Error('boom');
     logger.error('broke', boom, { requestId: 1 });
@@ -78,12 +80,20 @@ describe('the server log', () => {
   it('adds the request id, method and session id to what is logged while a request fails over HTTP', async () => {
     const entries: { message: string; error?: unknown; fields?: LogFields }[] = [];
     const app = await McpApplication.create(LoggingModule, {
-      logger: { error: (message, error, fields) => void entries.push({ message, error, fields }), warn: () => undefined, info: () => undefined },
+      logger: {
+        error: (message, error, fields) => void entries.push({ message, error, fields }),
+        warn: () => undefined,
+        info: () => undefined,
+      },
     });
     try {
       const { url } = await app.httpTransport({ port: 0, responseMode: 'json' }).listen();
       const post = (body: unknown, sessionId?: string) =>
-        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...(sessionId ? { 'mcp-session-id': sessionId } : {}) }, body: JSON.stringify(body) });
+        fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...(sessionId ? { 'mcp-session-id': sessionId } : {}) },
+          body: JSON.stringify(body),
+        });
       const init = await post(initializeBody());
       const sessionId = init.headers.get('mcp-session-id')!;
       await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId);

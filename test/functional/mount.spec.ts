@@ -108,14 +108,27 @@ describe('mounting modules under a prefix', () => {
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toContain('city');
 
-    expect((await c.listResources()).resources).toEqual([{ uri: 'weather://weather/stations', name: 'weather_stations', mimeType: 'application/json' }]);
-    expect((await c.listResourceTemplates()).resourceTemplates).toEqual([{ uriTemplate: 'weather://weather/station/{id}', name: 'weather_station' }]);
-    expect((await c.readResource({ uri: 'weather://weather/stations' })).contents[0]).toMatchObject({ uri: 'weather://weather/stations', text: '["north","south"]' });
+    expect((await c.listResources()).resources).toEqual([
+      { uri: 'weather://weather/stations', name: 'weather_stations', mimeType: 'application/json' },
+    ]);
+    expect((await c.listResourceTemplates()).resourceTemplates).toEqual([
+      { uriTemplate: 'weather://weather/station/{id}', name: 'weather_station' },
+    ]);
+    expect((await c.readResource({ uri: 'weather://weather/stations' })).contents[0]).toMatchObject({
+      uri: 'weather://weather/stations',
+      text: '["north","south"]',
+    });
     expect((await c.readResource({ uri: 'weather://weather/station/north' })).contents[0]).toMatchObject({ text: 'station north' });
-    const done = await c.complete({ ref: { type: 'ref/resource', uri: 'weather://weather/station/{id}' }, argument: { name: 'id', value: 'n' } });
+    const done = await c.complete({
+      ref: { type: 'ref/resource', uri: 'weather://weather/station/{id}' },
+      argument: { name: 'id', value: 'n' },
+    });
     expect(done.completion.values).toEqual(['north']);
     expect((await c.listPrompts()).prompts.map((p) => p.name)).toEqual(['weather_ask']);
-    expect((await c.getPrompt({ name: 'weather_ask', arguments: { city: 'Rome' } })).messages[0].content).toEqual({ type: 'text', text: 'What is the weather in Rome?' });
+    expect((await c.getPrompt({ name: 'weather_ask', arguments: { city: 'Rome' } })).messages[0].content).toEqual({
+      type: 'text',
+      text: 'What is the weather in Rome?',
+    });
     // Unprefixed names are not served.
     await expect(c.callTool({ name: 'forecast', arguments: {} })).rejects.toMatchObject({ code: -32602 });
     await app.close();
@@ -123,7 +136,9 @@ describe('mounting modules under a prefix', () => {
 
   it('refuses collisions with a named error, at bootstrap and at runtime, changing nothing', async () => {
     await expect(McpApplication.create(ClashingModule)).rejects.toThrow(DuplicateToolNameError);
-    await expect(McpApplication.create(ClashingModule)).rejects.toThrow(/weather_forecast.*Own\.clash.*WeatherTools\.forecast \(mounted at weather\)/);
+    await expect(McpApplication.create(ClashingModule)).rejects.toThrow(
+      /weather_forecast.*Own\.clash.*WeatherTools\.forecast \(mounted at weather\)/,
+    );
 
     const app = await McpApplication.create(GatewayModule);
     app.addTool({ name: 'extra_headlines', handler: () => 'x' });
@@ -131,26 +146,41 @@ describe('mounting modules under a prefix', () => {
     expect(() => app.mount('bad prefix', NewsModule)).toThrow(InvalidDefinitionError);
     expect(() => app.mount('extra', NewsModule)).toThrow(DuplicateToolNameError);
     const { c } = await client(app);
-    expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['weather_forecast', 'news_forecast', 'news_headlines', 'extra_headlines']);
+    expect((await c.listTools()).tools.map((t) => t.name)).toEqual([
+      'weather_forecast',
+      'news_forecast',
+      'news_headlines',
+      'extra_headlines',
+    ]);
     await app.close();
   });
 
   it('withdraws a mounted application whose runtime change collides (fails closed), and serves it again once resolved', async () => {
     const errors: string[] = [];
-    const app = await McpApplication.create(GatewayModule, { logger: { error: (m) => void errors.push(m), warn: () => undefined, info: () => undefined } });
+    const app = await McpApplication.create(GatewayModule, {
+      logger: { error: (m) => void errors.push(m), warn: () => undefined, info: () => undefined },
+    });
     app.addTool({ name: 'plugin_clash', handler: () => 'gateway' });
     const plugin = await McpApplication.create(NewsModule);
     app.mount('plugin', plugin);
     const { c } = await client(app);
     expect((await c.listTools()).tools.map((t) => t.name)).toContain('plugin_headlines');
     plugin.addTool({ name: 'clash', handler: () => 'plugin' });
-    expect(errors).toEqual(['A change of the application mounted at "plugin" collides with this one; its primitives are withdrawn until that is resolved']);
+    expect(errors).toEqual([
+      'A change of the application mounted at "plugin" collides with this one; its primitives are withdrawn until that is resolved',
+    ]);
     // Nothing of the plugin is served: a tool it later hides cannot stay reachable through an old copy.
     plugin.disable('tool', 'headlines');
     expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['weather_forecast', 'news_forecast', 'news_headlines', 'plugin_clash']);
     await expect(c.callTool({ name: 'plugin_forecast', arguments: {} })).rejects.toMatchObject({ code: -32602 });
     plugin.removeTool('clash');
-    expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['weather_forecast', 'news_forecast', 'news_headlines', 'plugin_clash', 'plugin_forecast']);
+    expect((await c.listTools()).tools.map((t) => t.name)).toEqual([
+      'weather_forecast',
+      'news_forecast',
+      'news_headlines',
+      'plugin_clash',
+      'plugin_forecast',
+    ]);
     expect(textOf(await c.callTool({ name: 'plugin_clash', arguments: {} }))).toBe('gateway');
     await plugin.close();
     await app.close();

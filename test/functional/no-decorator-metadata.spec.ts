@@ -41,7 +41,11 @@ function stripDesignMetadata(cls: AnyClass, properties: string[] = []): void {
   for (const member of [...Object.getOwnPropertyNames(cls.prototype), ...properties]) strip(cls.prototype as object, member);
 }
 
-const failure = (module: AnyClass) => McpApplication.create(module as never, { logger: quiet }).then(() => undefined, (e: unknown) => e as Error);
+const failure = (module: AnyClass) =>
+  McpApplication.create(module as never, { logger: quiet }).then(
+    () => undefined,
+    (e: unknown) => e as Error,
+  );
 
 class Address {
   @IsString() city!: string;
@@ -124,7 +128,10 @@ describe('without decorator metadata (tsx, esbuild, vitest)', () => {
 
     const call = (name: string, args: object = {}) => client.request('tools/call', { name, arguments: args });
     expect(await call('greet', { name: 'Ada', times: 2 })).toMatchObject({ structuredContent: { text: 'Hello, Ada x2' } });
-    expect(await call('greet', { name: 'Ada', times: 0 })).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('times') }] });
+    expect(await call('greet', { name: 'Ada', times: 0 })).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining('times') }],
+    });
     expect(await call('whoCalls')).toMatchObject({ content: [{ type: 'text', text: 'context, cancelled=false' }] });
     expect(await call('nothing')).toMatchObject({ content: [{ text: 'true true' }] });
 
@@ -141,7 +148,9 @@ describe('without decorator metadata (tsx, esbuild, vitest)', () => {
     });
     await expect(client.request('prompts/get', { name: 'write', arguments: {} })).rejects.toMatchObject({ code: -32602 });
     expect(await client.request('prompts/get', { name: 'hello' })).toMatchObject({ messages: [{ content: { text: 'hello true' } }] });
-    expect(await client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'write' }, argument: { name: 'topic', value: 't' } })).toMatchObject({
+    expect(
+      await client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'write' }, argument: { name: 'topic', value: 't' } }),
+    ).toMatchObject({
       completion: { values: ['tea', 'tide', 'toast'] },
     });
   });
@@ -160,7 +169,9 @@ describe('without decorator metadata (tsx, esbuild, vitest)', () => {
     expect(error).toBeInstanceOf(McpDefinitionError);
     expect(error?.message).toMatch(/^Untyped\.greet: /);
     expect(error?.message).toContain('Untyped carries no decorator metadata at all');
-    expect(error?.message).toContain('compile with emitDecoratorMetadata (tsc, ts-jest, swc with decoratorMetadata) or pass `input: YourClass` to @Tool');
+    expect(error?.message).toContain(
+      'compile with emitDecoratorMetadata (tsc, ts-jest, swc with decoratorMetadata) or pass `input: YourClass` to @Tool',
+    );
     expect(error?.message).toContain('`input: null` when the method takes only the context');
 
     class UntypedPrompt {
@@ -228,7 +239,9 @@ describe('without decorator metadata (tsx, esbuild, vitest)', () => {
     class Bad {}
     const error = await failure(Bad);
     expect(error).toBeInstanceOf(InvalidHandlerSignatureError);
-    expect(error?.message).toMatch(/Contradiction\.greet: `input: null` says the method takes only the context, but its first parameter is typed GreetInput/);
+    expect(error?.message).toMatch(
+      /Contradiction\.greet: `input: null` says the method takes only the context, but its first parameter is typed GreetInput/,
+    );
   });
 
   it('asks for @Type on a nested DTO property without design:type, and validates nested classes and arrays given with @Type', async () => {
@@ -264,8 +277,13 @@ describe('without decorator metadata (tsx, esbuild, vitest)', () => {
     const city = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
     expect(tools.tools[0].inputSchema).toMatchObject({ properties: { shipTo: city, stops: { type: 'array', items: city } } });
     const call = (args: object) => client.request('tools/call', { name: 'route', arguments: args });
-    expect(await call({ shipTo: { city: 'Oslo' }, stops: [{ city: 'Bergen' }] })).toMatchObject({ content: [{ text: 'Address:Oslo Address:Bergen' }] });
-    expect(await call({ shipTo: { city: 1 }, stops: [{ city: 'Bergen' }] })).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('city') }] });
+    expect(await call({ shipTo: { city: 'Oslo' }, stops: [{ city: 'Bergen' }] })).toMatchObject({
+      content: [{ text: 'Address:Oslo Address:Bergen' }],
+    });
+    expect(await call({ shipTo: { city: 1 }, stops: [{ city: 'Bergen' }] })).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining('city') }],
+    });
     expect(await call({ shipTo: { city: 'Oslo' }, stops: [{}] })).toMatchObject({ isError: true });
   });
 

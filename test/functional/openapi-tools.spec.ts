@@ -37,16 +37,26 @@ async function startApi(): Promise<{ server: Server; baseUrl: string; seen: Seen
     const body = await read(req);
     seen.push({ method: req.method!, url: req.url!, contentType: req.headers['content-type'], body });
     const url = new URL(req.url!, 'http://x');
-    const json = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+    const json = (status: number, value: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
     if (url.pathname === '/v1/words/slow') return; // never answers
     if (url.pathname === '/v1/words/missing') return json(404, { error: 'no such word' });
     if (req.method === 'GET' && url.pathname.startsWith('/v1/words/')) {
-      return json(200, { word: decodeURIComponent(url.pathname.slice('/v1/words/'.length)), lang: url.searchParams.get('lang') ?? 'en', definitions: [{ partOfSpeech: 'noun', text: 'from the API' }] });
+      return json(200, {
+        word: decodeURIComponent(url.pathname.slice('/v1/words/'.length)),
+        lang: url.searchParams.get('lang') ?? 'en',
+        definitions: [{ partOfSpeech: 'noun', text: 'from the API' }],
+      });
     }
-    if (req.method === 'GET' && url.pathname === '/v1/search') return json(200, { words: [`${url.searchParams.get('prefix')}ly`], total: 1 });
+    if (req.method === 'GET' && url.pathname === '/v1/search')
+      return json(200, { words: [`${url.searchParams.get('prefix')}ly`], total: 1 });
     if (req.method === 'PUT' && url.pathname.startsWith('/v1/glossary/')) {
       const given = JSON.parse(body) as { definition: string; tags?: string[] };
-      return json(200, { term: decodeURIComponent(url.pathname.slice('/v1/glossary/'.length)), ...given, updatedAt: '2026-01-01T00:00:00Z' });
+      return json(200, {
+        term: decodeURIComponent(url.pathname.slice('/v1/glossary/'.length)),
+        ...given,
+        updatedAt: '2026-01-01T00:00:00Z',
+      });
     }
     if (req.method === 'DELETE') return res.writeHead(204).end();
     json(500, { error: 'unexpected' });
@@ -77,10 +87,16 @@ describe('notes sample: tools generated from an OpenAPI document (official SDK c
       },
       outputSchema: { type: 'object', required: ['word', 'definitions'] },
     });
-    expect(byName.searchWords.inputSchema).toMatchObject({ required: ['prefix'], properties: { limit: { type: 'integer', minimum: 1, maximum: 50 } } });
+    expect(byName.searchWords.inputSchema).toMatchObject({
+      required: ['prefix'],
+      properties: { limit: { type: 'integer', minimum: 1, maximum: 50 } },
+    });
     expect(byName.saveGlossaryTerm).toMatchObject({
       annotations: { idempotentHint: true },
-      inputSchema: { required: ['term', 'body'], properties: { term: { type: 'string' }, body: { type: 'object', required: ['definition'], additionalProperties: false } } },
+      inputSchema: {
+        required: ['term', 'body'],
+        properties: { term: { type: 'string' }, body: { type: 'object', required: ['definition'], additionalProperties: false } },
+      },
     });
     expect(byName.deleteGlossaryTerm.annotations).toEqual({ idempotentHint: true });
     await app.close();
@@ -116,15 +132,27 @@ describe('notes sample: tools generated from an OpenAPI document (official SDK c
     const { app, client } = await start({ baseUrl });
 
     const defined = await client.callTool({ name: 'defineWord', arguments: { word: 'to do/list', lang: 'fr' } });
-    expect(defined.structuredContent).toEqual({ word: 'to do/list', lang: 'fr', definitions: [{ partOfSpeech: 'noun', text: 'from the API' }] });
+    expect(defined.structuredContent).toEqual({
+      word: 'to do/list',
+      lang: 'fr',
+      definitions: [{ partOfSpeech: 'noun', text: 'from the API' }],
+    });
     expect(seen[0]).toMatchObject({ method: 'GET', url: '/v1/words/to%20do%2Flist?lang=fr', body: '' });
 
     const found = await client.callTool({ name: 'searchWords', arguments: { prefix: 'quick', limit: 5 } });
     expect(found.structuredContent).toEqual({ words: ['quickly'], total: 1 });
     expect(seen[1]).toMatchObject({ method: 'GET', url: '/v1/search?prefix=quick&limit=5' });
 
-    const saved = await client.callTool({ name: 'saveGlossaryTerm', arguments: { term: 'MCP', body: { definition: 'Model Context Protocol', tags: ['a'] } } });
-    expect(saved.structuredContent).toEqual({ term: 'MCP', definition: 'Model Context Protocol', tags: ['a'], updatedAt: '2026-01-01T00:00:00Z' });
+    const saved = await client.callTool({
+      name: 'saveGlossaryTerm',
+      arguments: { term: 'MCP', body: { definition: 'Model Context Protocol', tags: ['a'] } },
+    });
+    expect(saved.structuredContent).toEqual({
+      term: 'MCP',
+      definition: 'Model Context Protocol',
+      tags: ['a'],
+      updatedAt: '2026-01-01T00:00:00Z',
+    });
     expect(seen[2]).toMatchObject({ method: 'PUT', url: '/v1/glossary/MCP', contentType: 'application/json' });
     expect(JSON.parse(seen[2].body)).toEqual({ definition: 'Model Context Protocol', tags: ['a'] });
 
@@ -141,7 +169,10 @@ describe('notes sample: tools generated from an OpenAPI document (official SDK c
     const { server, baseUrl } = await startApi();
     const { app, client } = await start({ baseUrl, timeoutMs: 200 });
     const missing = await client.callTool({ name: 'defineWord', arguments: { word: 'missing' } });
-    expect(missing).toMatchObject({ isError: true, content: [{ type: 'text', text: 'GET /words/{word} failed with HTTP 404: {"error":"no such word"}' }] });
+    expect(missing).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'GET /words/{word} failed with HTTP 404: {"error":"no such word"}' }],
+    });
     const slow = await client.callTool({ name: 'defineWord', arguments: { word: 'slow' } });
     expect(slow).toMatchObject({ isError: true, content: [{ type: 'text', text: 'GET /words/{word}: timed out after 200 ms' }] });
     // The server keeps serving.
@@ -159,7 +190,14 @@ describe('notes sample: tools generated from an OpenAPI document (official SDK c
     }) as unknown as typeof fetch;
     const document: OpenApiDocument = {
       openapi: '3.1.0',
-      paths: { '/numbers': { get: { operationId: 'list numbers:all', responses: { '200': { content: { 'application/json': { schema: { type: 'array' } } } } } } } },
+      paths: {
+        '/numbers': {
+          get: {
+            operationId: 'list numbers:all',
+            responses: { '200': { content: { 'application/json': { schema: { type: 'array' } } } } },
+          },
+        },
+      },
     };
     const { app, client, names } = await start({ baseUrl: 'https://api.test', fetch: fakeFetch }, document);
     expect(names).toEqual(['list_numbers_all']);
@@ -174,15 +212,38 @@ describe('notes sample: tools generated from an OpenAPI document (official SDK c
   it('refuses an unusable document at registration with a clear error, registering nothing', async () => {
     const app = await McpApplication.create(AppModule);
     const before = app.registry.toolDefinitions().length;
-    const op = (extra: object) => ({ operationId: 'op', responses: { '200': { content: { 'application/json': { schema: { type: 'object' }, example: {} } } } }, ...extra });
+    const op = (extra: object) => ({
+      operationId: 'op',
+      responses: { '200': { content: { 'application/json': { schema: { type: 'object' }, example: {} } } } },
+      ...extra,
+    });
     const cases: [unknown, RegExp][] = [
       [{ swagger: '2.0', paths: {} }, /expected an OpenAPI 3\.x document/],
       [{ openapi: '3.1.0' }, /has no "paths"/],
       [{ openapi: '3.1.0', paths: { '/a': { get: { responses: {} } } } }, /GET \/a: every operation needs an operationId/],
-      [{ openapi: '3.1.0', paths: { '/a': { get: op({ parameters: [{ name: 'x-key', in: 'header' }] }) } } }, /parameter "x-key" is in header; only path and query/],
+      [
+        { openapi: '3.1.0', paths: { '/a': { get: op({ parameters: [{ name: 'x-key', in: 'header' }] }) } } },
+        /parameter "x-key" is in header; only path and query/,
+      ],
       [{ openapi: '3.1.0', paths: { '/a/{id}': { get: op({}) } } }, /the path variable \{id\} has no parameter/],
-      [{ openapi: '3.1.0', paths: { '/a': { get: op({ parameters: [{ name: 'q', in: 'query', schema: { $ref: '#/components/schemas/Q' } }] }) } } }, /"\$ref" is not supported/],
-      [{ openapi: '3.1.0', paths: { '/a': { get: { operationId: 'noExample', responses: { '200': { content: { 'application/json': { schema: { type: 'object' } } } } } } } } }, /mock mode \(no baseUrl\) needs an example/],
+      [
+        {
+          openapi: '3.1.0',
+          paths: { '/a': { get: op({ parameters: [{ name: 'q', in: 'query', schema: { $ref: '#/components/schemas/Q' } }] }) } },
+        },
+        /"\$ref" is not supported/,
+      ],
+      [
+        {
+          openapi: '3.1.0',
+          paths: {
+            '/a': {
+              get: { operationId: 'noExample', responses: { '200': { content: { 'application/json': { schema: { type: 'object' } } } } } },
+            },
+          },
+        },
+        /mock mode \(no baseUrl\) needs an example/,
+      ],
       [{ openapi: '3.1.0', paths: { '/a': { get: op({}) }, '/b': { get: op({}) } } }, /two operations become the tool "op"/],
     ];
     for (const [document, message] of cases) expect(() => registerOpenApiTools(app, document as OpenApiDocument)).toThrow(message);

@@ -29,7 +29,7 @@ describe('proxying under the empty prefix', () => {
   async function far(): Promise<McpClientTransport> {
     const app = await McpApplication.create(FarModule, quiet);
     apps.push(app);
-    return app.connectInMemory() as unknown as McpClientTransport;
+    return app.connectInMemory();
   }
 
   it('keeps tool names and resource URIs, and forwards calls and reads', async () => {
@@ -42,8 +42,12 @@ describe('proxying under the empty prefix', () => {
       expect(tools.tools.map((t) => t.name).sort()).toEqual(['echo', 'local']);
       const resources = (await client.request('resources/list')) as { resources: { uri: string; name: string }[] };
       expect(resources.resources.map((r) => r.uri)).toEqual(['notes://index']);
-      expect(await client.request('tools/call', { name: 'echo', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'far echo' }] });
-      expect(await client.request('resources/read', { uri: 'notes://index' })).toMatchObject({ contents: [{ uri: 'notes://index', text: 'far index' }] });
+      expect(await client.request('tools/call', { name: 'echo', arguments: {} })).toMatchObject({
+        content: [{ type: 'text', text: 'far echo' }],
+      });
+      expect(await client.request('resources/read', { uri: 'notes://index' })).toMatchObject({
+        contents: [{ uri: 'notes://index', text: 'far index' }],
+      });
     } finally {
       await client.close();
     }

@@ -25,16 +25,27 @@ class ScriptedModernServer implements McpClientTransport {
     this.onclose?.();
   }
   async send(message: Message): Promise<void> {
-    const reply = (result: Record<string, unknown>) => void setImmediate(() => this.onmessage?.({ jsonrpc: '2.0', id: message.id, result: { resultType: 'complete', ...result } }));
+    const reply = (result: Record<string, unknown>) =>
+      void setImmediate(() => this.onmessage?.({ jsonrpc: '2.0', id: message.id, result: { resultType: 'complete', ...result } }));
     switch (message.method) {
       case 'server/discover':
-        return reply({ supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } }, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'scripted', version: '1' } } });
+        return reply({
+          supportedVersions: ['2026-07-28'],
+          capabilities: { tools: { listChanged: true } },
+          _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'scripted', version: '1' } },
+        });
       case 'tools/list':
         this.listCalls++;
         return reply({ tools: this.tools.map((name) => ({ name, inputSchema: { type: 'object' } })) });
       case 'subscriptions/listen':
         this.listens.push(message.id!);
-        setImmediate(() => this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: message.params?.notifications } }));
+        setImmediate(() =>
+          this.onmessage?.({
+            jsonrpc: '2.0',
+            method: 'notifications/subscriptions/acknowledged',
+            params: { notifications: message.params?.notifications },
+          }),
+        );
         return;
     }
   }
@@ -48,7 +59,9 @@ class ScriptedModernServer implements McpClientTransport {
 describe('proxying a 2026-07-28 server whose list-change stream ends', () => {
   it('opens the stream again and reads the lists again, so a change made meanwhile reaches clients', async () => {
     const errors: string[] = [];
-    const app = await McpApplication.create(EmptyModule, { logger: { error: (m) => void errors.push(m), warn: () => undefined, info: () => undefined } });
+    const app = await McpApplication.create(EmptyModule, {
+      logger: { error: (m) => void errors.push(m), warn: () => undefined, info: () => undefined },
+    });
     const far = new ScriptedModernServer();
     await app.proxy('s', far, { era: 'modern' });
     const client = new Client({ name: 'sdk', version: '1' });

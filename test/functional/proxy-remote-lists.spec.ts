@@ -2,7 +2,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ListToolsRequestSchema, CallToolRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ListToolsRequestSchema,
+  CallToolRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { McpApplication, McpModule } from '../../src';
 
 @McpModule({ server: { name: 'gateway', version: '1.0.0' }, providers: [] })
@@ -10,7 +15,9 @@ class EmptyModule {}
 
 async function gateway() {
   const errors: string[] = [];
-  const app = await McpApplication.create(EmptyModule, { logger: { error: (m) => void errors.push(m), warn: () => undefined, info: () => undefined } });
+  const app = await McpApplication.create(EmptyModule, {
+    logger: { error: (m) => void errors.push(m), warn: () => undefined, info: () => undefined },
+  });
   return { app, errors };
 }
 
@@ -24,8 +31,12 @@ async function sdkClient(app: McpApplication) {
 describe('proxying remote lists mcpkit would not accept from its own definitions', () => {
   it('serves resources that share a name (MCP does not require unique names)', async () => {
     const far = new McpServer({ name: 'files', version: '1.0.0' });
-    far.registerResource('README.md', 'file:///a/README.md', { mimeType: 'text/markdown' }, async (uri) => ({ contents: [{ uri: uri.href, text: 'a' }] }));
-    far.registerResource('README.md', 'file:///b/README.md', { mimeType: 'text/markdown' }, async (uri) => ({ contents: [{ uri: uri.href, text: 'b' }] }));
+    far.registerResource('README.md', 'file:///a/README.md', { mimeType: 'text/markdown' }, async (uri) => ({
+      contents: [{ uri: uri.href, text: 'a' }],
+    }));
+    far.registerResource('README.md', 'file:///b/README.md', { mimeType: 'text/markdown' }, async (uri) => ({
+      contents: [{ uri: uri.href, text: 'b' }],
+    }));
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await far.connect(serverSide);
     const { app, errors } = await gateway();
@@ -35,7 +46,9 @@ describe('proxying remote lists mcpkit would not accept from its own definitions
       ['file:///files/a/README.md', 'files_README.md'],
       ['file:///files/b/README.md', 'files_README.md'],
     ]);
-    expect((await client.readResource({ uri: 'file:///files/b/README.md' })).contents).toEqual([{ uri: 'file:///files/b/README.md', text: 'b' }]);
+    expect((await client.readResource({ uri: 'file:///files/b/README.md' })).contents).toEqual([
+      { uri: 'file:///files/b/README.md', text: 'b' },
+    ]);
     expect(errors).toEqual([]);
     await app.close();
   });
@@ -50,7 +63,9 @@ describe('proxying remote lists mcpkit would not accept from its own definitions
         { name: 'noSchema' },
       ] as never,
     }));
-    far.setRequestHandler(CallToolRequestSchema, async (request) => ({ content: [{ type: 'text', text: `called ${request.params.name}` }] }));
+    far.setRequestHandler(CallToolRequestSchema, async (request) => ({
+      content: [{ type: 'text', text: `called ${request.params.name}` }],
+    }));
     // The SDK's client-side validation would refuse this list; the remote server is hostile, so send it raw.
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await far.connect(serverSide);
@@ -66,7 +81,9 @@ describe('proxying remote lists mcpkit would not accept from its own definitions
 
   it('keeps at most 10,000 remote subscriptions: past it the oldest is unsubscribed at the remote server, no client is refused', async () => {
     const far = new McpServer({ name: 'items', version: '1.0.0' }, { capabilities: { resources: { subscribe: true } } });
-    far.registerResource('item', new ResourceTemplate('x://item/{id}', { list: undefined }), {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'item' }] }));
+    far.registerResource('item', new ResourceTemplate('x://item/{id}', { list: undefined }), {}, async (uri) => ({
+      contents: [{ uri: uri.href, text: 'item' }],
+    }));
     const counts = { subscribe: 0, unsubscribe: 0 };
     far.server.setRequestHandler(SubscribeRequestSchema, async () => (counts.subscribe++, {}));
     far.server.setRequestHandler(UnsubscribeRequestSchema, async () => (counts.unsubscribe++, {}));

@@ -23,7 +23,12 @@ class Content {
     return { a: 1 };
   }
   @Resource({ uri: 'app://many' }) many() {
-    return { contents: [{ uri: 'app://many#1', text: 'one' }, { uri: 'app://many#2', blob: 'AA==' }] };
+    return {
+      contents: [
+        { uri: 'app://many#1', text: 'one' },
+        { uri: 'app://many#2', blob: 'AA==' },
+      ],
+    };
   }
   @Resource({ uri: 'app://broken' }) broken() {
     throw new Error('disk on fire');
@@ -70,11 +75,18 @@ describe('resources, prompts and completion (in-memory client)', () => {
     expect(await read('app://text')).toEqual({ contents: [{ uri: 'app://text', mimeType: 'text/plain', text: 'plain text' }] });
     expect(await read('app://bytes')).toEqual({ contents: [{ uri: 'app://bytes', mimeType: 'image/png', blob: '/wA=' }] });
     expect(await read('app://json')).toEqual({ contents: [{ uri: 'app://json', mimeType: 'application/json', text: '{"a":1}' }] });
-    expect(await read('app://many')).toEqual({ contents: [{ uri: 'app://many#1', text: 'one' }, { uri: 'app://many#2', blob: 'AA==' }] });
+    expect(await read('app://many')).toEqual({
+      contents: [
+        { uri: 'app://many#1', text: 'one' },
+        { uri: 'app://many#2', blob: 'AA==' },
+      ],
+    });
   });
 
   it('validates template variables against the handler parameter class', async () => {
-    expect(await read('app://users/42')).toEqual({ contents: [{ uri: 'app://users/42', mimeType: 'application/json', text: '{"id":"42","isInstance":true}' }] });
+    expect(await read('app://users/42')).toEqual({
+      contents: [{ uri: 'app://users/42', mimeType: 'application/json', text: '{"id":"42","isInstance":true}' }],
+    });
     await expect(read('app://users/abc')).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('id') });
   });
 
@@ -88,12 +100,21 @@ describe('resources, prompts and completion (in-memory client)', () => {
   it('pages resources and templates with the configured page size', async () => {
     const first = (await env.client.request('resources/list')) as { resources: { uri: string }[]; nextCursor?: string };
     expect(first.resources.map((r) => r.uri)).toEqual(['app://text', 'app://bytes']);
-    const second = (await env.client.request('resources/list', { cursor: first.nextCursor })) as { resources: { uri: string }[]; nextCursor?: string };
+    const second = (await env.client.request('resources/list', { cursor: first.nextCursor })) as {
+      resources: { uri: string }[];
+      nextCursor?: string;
+    };
     expect(second.resources.map((r) => r.uri)).toEqual(['app://json', 'app://many']);
-    const third = (await env.client.request('resources/list', { cursor: second.nextCursor })) as { resources: unknown[]; nextCursor?: string };
+    const third = (await env.client.request('resources/list', { cursor: second.nextCursor })) as {
+      resources: unknown[];
+      nextCursor?: string;
+    };
     expect(third.resources).toHaveLength(1);
     expect(third.nextCursor).toBeUndefined();
-    const templates = (await env.client.request('resources/templates/list')) as { resourceTemplates: { uriTemplate: string }[]; nextCursor?: string };
+    const templates = (await env.client.request('resources/templates/list')) as {
+      resourceTemplates: { uriTemplate: string }[];
+      nextCursor?: string;
+    };
     expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual(['app://users/{id}', 'app://files/{+path}']);
     expect(templates.nextCursor).toBeUndefined();
     await expect(env.client.request('resources/templates/list', { cursor: first.nextCursor })).rejects.toMatchObject({ code: -32602 });
@@ -123,7 +144,10 @@ describe('resources, prompts and completion (in-memory client)', () => {
   });
 
   it('answers invalid prompt arguments with -32602 naming the field', async () => {
-    await expect(env.client.request('prompts/get', { name: 'write', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('topic') });
+    await expect(env.client.request('prompts/get', { name: 'write', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('topic'),
+    });
     await expect(env.client.request('prompts/get', { name: 'write', arguments: { topic: 'x', tone: 'loud' } })).rejects.toMatchObject({
       code: -32602,
       message: expect.stringContaining('tone'),
@@ -132,7 +156,10 @@ describe('resources, prompts and completion (in-memory client)', () => {
   });
 
   it('caps completions at 100 values with total and hasMore', async () => {
-    const r = (await env.client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'write' }, argument: { name: 'topic', value: 'topic-' } })) as {
+    const r = (await env.client.request('completion/complete', {
+      ref: { type: 'ref/prompt', name: 'write' },
+      argument: { name: 'topic', value: 'topic-' },
+    })) as {
       completion: { values: string[]; total: number; hasMore: boolean };
     };
     expect(r.completion.values).toHaveLength(100);
@@ -151,14 +178,30 @@ describe('resources, prompts and completion (in-memory client)', () => {
   });
 
   it('completes template variables, returns nothing for arguments without a completer, and rejects unknown refs', async () => {
-    expect(await env.client.request('completion/complete', { ref: { type: 'ref/resource', uri: 'app://users/{id}' }, argument: { name: 'id', value: '1' } })).toEqual({
+    expect(
+      await env.client.request('completion/complete', {
+        ref: { type: 'ref/resource', uri: 'app://users/{id}' },
+        argument: { name: 'id', value: '1' },
+      }),
+    ).toEqual({
       completion: { values: ['1', '12'], total: 2, hasMore: false },
     });
-    expect(await env.client.request('completion/complete', { ref: { type: 'ref/resource', uri: 'app://files/{+path}' }, argument: { name: 'path', value: '' } })).toEqual({
+    expect(
+      await env.client.request('completion/complete', {
+        ref: { type: 'ref/resource', uri: 'app://files/{+path}' },
+        argument: { name: 'path', value: '' },
+      }),
+    ).toEqual({
       completion: { values: [], hasMore: false },
     });
-    await expect(env.client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } })).rejects.toMatchObject({ code: -32602 });
-    await expect(env.client.request('completion/complete', { ref: { type: 'ref/resource', uri: 'x://{y}' }, argument: { name: 'y', value: '' } })).rejects.toMatchObject({ code: -32602 });
-    await expect(env.client.request('completion/complete', { ref: { type: 'ref/other' }, argument: { name: 'y', value: '' } })).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      env.client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } }),
+    ).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      env.client.request('completion/complete', { ref: { type: 'ref/resource', uri: 'x://{y}' }, argument: { name: 'y', value: '' } }),
+    ).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      env.client.request('completion/complete', { ref: { type: 'ref/other' }, argument: { name: 'y', value: '' } }),
+    ).rejects.toMatchObject({ code: -32602 });
   });
 });

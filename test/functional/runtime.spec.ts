@@ -88,22 +88,50 @@ describe('runtime changes and client requests (in-memory client)', () => {
   });
 
   it('elicits a form built from a class and validates the answer into an instance', async () => {
-    const answers: unknown[] = [{ action: 'accept', content: { ok: true, choice: 'b' } }, { action: 'decline' }, { action: 'accept', content: { ok: 'yes', choice: 'z' } }];
-    const { app, client } = await connect(RuntimeModule, {}, { capabilities: { elicitation: {} }, handlers: { 'elicitation/create': () => answers.shift() } });
-    expect(await client.request('tools/call', { name: 'confirm', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'accept:{"ok":true,"choice":"b"}:true' }] });
+    const answers: unknown[] = [
+      { action: 'accept', content: { ok: true, choice: 'b' } },
+      { action: 'decline' },
+      { action: 'accept', content: { ok: 'yes', choice: 'z' } },
+    ];
+    const { app, client } = await connect(
+      RuntimeModule,
+      {},
+      { capabilities: { elicitation: {} }, handlers: { 'elicitation/create': () => answers.shift() } },
+    );
+    expect(await client.request('tools/call', { name: 'confirm', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'accept:{"ok":true,"choice":"b"}:true' }],
+    });
     expect(client.serverRequests[0].params).toEqual({
       message: 'Sure?',
-      requestedSchema: { type: 'object', properties: { ok: { type: 'boolean', default: false }, choice: { type: 'string', enum: ['a', 'b'] } }, required: ['ok', 'choice'] },
+      requestedSchema: {
+        type: 'object',
+        properties: { ok: { type: 'boolean', default: false }, choice: { type: 'string', enum: ['a', 'b'] } },
+        required: ['ok', 'choice'],
+      },
     });
-    expect(await client.request('tools/call', { name: 'confirm', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'decline:null:false' }] });
-    await expect(client.request('tools/call', { name: 'confirm', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('does not fit Confirm') });
+    expect(await client.request('tools/call', { name: 'confirm', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'decline:null:false' }],
+    });
+    await expect(client.request('tools/call', { name: 'confirm', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('does not fit Confirm'),
+    });
     await app.close();
   });
 
   it('elicits in URL mode and notifies completion', async () => {
-    const { app, client } = await connect(RuntimeModule, {}, { capabilities: { elicitation: { url: {} } }, handlers: { 'elicitation/create': () => ({ action: 'accept' }) } });
+    const { app, client } = await connect(
+      RuntimeModule,
+      {},
+      { capabilities: { elicitation: { url: {} } }, handlers: { 'elicitation/create': () => ({ action: 'accept' }) } },
+    );
     expect(await client.request('tools/call', { name: 'login', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'accept' }] });
-    expect(client.serverRequests[0].params).toEqual({ mode: 'url', message: 'Log in', url: 'https://example.com/login', elicitationId: 'el-1' });
+    expect(client.serverRequests[0].params).toEqual({
+      mode: 'url',
+      message: 'Log in',
+      url: 'https://example.com/login',
+      elicitationId: 'el-1',
+    });
     const done = await client.waitForNotification((n) => n.method === 'notifications/elicitation/complete');
     expect(done.params).toEqual({ elicitationId: 'el-1' });
     await app.close();

@@ -9,7 +9,14 @@ const run = promisify(execFile);
 async function serveWithoutOpenTelemetry(arg: string) {
   const { stdout } = await run(
     process.execPath,
-    ['--require', join(ROOT, 'test', 'fixtures', 'forbid-otel.cjs'), '--require', 'ts-node/register/transpile-only', join(ROOT, 'test', 'fixtures', 'telemetry-off-server.ts'), arg],
+    [
+      '--require',
+      join(ROOT, 'test', 'fixtures', 'forbid-otel.cjs'),
+      '--require',
+      'ts-node/register/transpile-only',
+      join(ROOT, 'test', 'fixtures', 'telemetry-off-server.ts'),
+      arg,
+    ],
     { cwd: ROOT, env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.test.json') }, timeout: 15_000 },
   );
   return JSON.parse(stdout.trim().split('\n').pop()!) as { result: { content: { text: string }[] }; loaded: string[] };
@@ -24,6 +31,10 @@ describe('telemetry off', () => {
 
   it('the guard works: with telemetry full, the same fixture fails to load @opentelemetry/api, with a clear error', async () => {
     // The require fails (the guard), and the application says what to do about it.
-    await expect(serveWithoutOpenTelemetry('full')).rejects.toMatchObject({ stderr: expect.stringContaining("telemetry mode 'full' needs the optional peer dependency @opentelemetry/api: npm install @opentelemetry/api") });
+    await expect(serveWithoutOpenTelemetry('full')).rejects.toMatchObject({
+      stderr: expect.stringContaining(
+        "telemetry mode 'full' needs the optional peer dependency @opentelemetry/api: npm install @opentelemetry/api",
+      ),
+    });
   });
 });

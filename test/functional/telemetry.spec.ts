@@ -82,7 +82,12 @@ async function stdioClient(app: McpApplication, initialize = true) {
   const send = (message: object) => input.write(`${JSON.stringify(message)}\n`);
   const answer = async (id: number | string) => waitFor(() => messages.find((m) => m.id === id && ('result' in m || 'error' in m)));
   if (!initialize) return { send, answer, messages };
-  send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 't', version: '1' } } });
+  send({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 't', version: '1' } },
+  });
   await answer(0);
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   return { send, answer, messages };
@@ -90,7 +95,13 @@ async function stdioClient(app: McpApplication, initialize = true) {
 
 const byName = (exporter: InMemorySpanExporter, name: string): ReadableSpan => {
   const span = exporter.getFinishedSpans().find((s) => s.name === name);
-  if (!span) throw new Error(`no span ${name} among ${exporter.getFinishedSpans().map((s) => s.name).join(', ')}`);
+  if (!span)
+    throw new Error(
+      `no span ${name} among ${exporter
+        .getFinishedSpans()
+        .map((s) => s.name)
+        .join(', ')}`,
+    );
   return span;
 };
 
@@ -108,7 +119,12 @@ describe('telemetry', () => {
   it('stdio: a tools/call has a server span named and attributed by the MCP conventions, child of the _meta traceparent', async () => {
     const o = observability('full');
     const { send, answer } = await stdioClient(await create(o.telemetry));
-    send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' }, _meta: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`, tracestate: 'k=v' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'hi' }, _meta: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`, tracestate: 'k=v' } },
+    });
     expect(await answer(7)).toMatchObject({ result: { content: [{ type: 'text', text: 'hi' }] } });
     const span = byName(o.exporter, 'tools/call echo');
     expect(span.kind).toBe(1); // SpanKind.SERVER
@@ -135,23 +151,47 @@ describe('telemetry', () => {
     const app = await create(o.telemetry);
     const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1', responseMode: 'json' } });
     const post = (body: object, headers: Record<string, string> = {}) =>
-      fetch(http!.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers }, body: JSON.stringify(body) });
-    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+      fetch(http!.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers },
+        body: JSON.stringify(body),
+      });
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     const session = init.headers.get('mcp-session-id')!;
     const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
     await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
-    const call = await post({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'echo', arguments: { text: 'over http' } } }, { ...headers, traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` });
+    const call = await post(
+      { jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'echo', arguments: { text: 'over http' } } },
+      { ...headers, traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` },
+    );
     expect(await call.json()).toMatchObject({ result: { content: [{ text: 'over http' }] } });
     const span = byName(o.exporter, 'tools/call echo');
     expect(span.spanContext().traceId).toBe(TRACE_ID);
     expect(span.parentSpanContext?.spanId).toBe(PARENT_ID);
-    expect(span.attributes).toMatchObject({ 'mcp.session.id': session, 'jsonrpc.request.id': 'c1', 'network.transport': 'tcp', 'gen_ai.tool.name': 'echo' });
+    expect(span.attributes).toMatchObject({
+      'mcp.session.id': session,
+      'jsonrpc.request.id': 'c1',
+      'network.transport': 'tcp',
+      'gen_ai.tool.name': 'echo',
+    });
     // The HTTP connection, as the conventions recommend: protocol and version, the client's address and port.
-    expect(span.attributes).toMatchObject({ 'network.protocol.name': 'http', 'network.protocol.version': '1.1', 'client.address': expect.stringMatching(/127\.0\.0\.1$/), 'client.port': expect.any(Number) });
+    expect(span.attributes).toMatchObject({
+      'network.protocol.name': 'http',
+      'network.protocol.version': '1.1',
+      'client.address': expect.stringMatching(/127\.0\.0\.1$/),
+      'client.port': expect.any(Number),
+    });
     const metrics = await o.metrics();
     const duration = metrics.find((m) => m.descriptor.name === 'mcp.server.operation.duration')!;
     expect(duration.descriptor.unit).toBe('s');
-    expect(duration.dataPoints.map((p) => p.attributes)).toContainEqual(expect.objectContaining({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo' }));
+    expect(duration.dataPoints.map((p) => p.attributes)).toContainEqual(
+      expect.objectContaining({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo' }),
+    );
     const active = metrics.find((m) => m.descriptor.name === 'mcpkit.server.session.active')!;
     expect(active.dataPoints.map((p) => p.value)).toEqual([1]);
     await fetch(http!.url, { method: 'DELETE', headers });
@@ -173,7 +213,10 @@ describe('telemetry', () => {
     expect(failed.status.message).toBe('refused'); // the JSON-RPC error's message
     expect(byName(o.exporter, 'no/such/method').attributes['error.type']).toBe('-32601');
     const errors = (await o.metrics()).find((m) => m.descriptor.name === 'mcpkit.server.errors')!;
-    expect(errors.dataPoints.map((p) => [p.attributes['rpc.response.status_code'], p.value]).sort()).toEqual([['-32042', 1], ['-32601', 1]]);
+    expect(errors.dataPoints.map((p) => [p.attributes['rpc.response.status_code'], p.value]).sort()).toEqual([
+      ['-32042', 1],
+      ['-32601', 1],
+    ]);
   });
 
   it('invalid tool arguments: the validation child span and the tools/call span carry the error type', async () => {
@@ -191,7 +234,11 @@ describe('telemetry', () => {
   it('a tool registered at runtime (JSON Schema) gets the validation child span too', async () => {
     const o = observability('full');
     const app = await create(o.telemetry);
-    app.addTool({ name: 'schemed', inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, handler: (args) => `n=${String(args.n)}` });
+    app.addTool({
+      name: 'schemed',
+      inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+      handler: (args) => `n=${String(args.n)}`,
+    });
     const { send, answer } = await stdioClient(app);
     send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'schemed', arguments: { n: 'x' } } });
     expect(await answer(5)).toMatchObject({ result: { isError: true } });
@@ -205,7 +252,12 @@ describe('telemetry', () => {
     it(`${mode}: a request sent to the client carries the trace context in _meta`, async () => {
       const o = observability(mode);
       const { send, answer, messages } = await stdioClient(await create(o.telemetry));
-      send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'asks', arguments: {}, _meta: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`, baggage: 'user=ann' } } });
+      send({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/call',
+        params: { name: 'asks', arguments: {}, _meta: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`, baggage: 'user=ann' } },
+      });
       const elicit = await waitFor(() => messages.find((m) => m.method === 'elicitation/create'));
       send({ jsonrpc: '2.0', id: elicit.id, result: { action: 'decline' } });
       expect(await answer(5)).toMatchObject({ result: { content: [{ text: 'decline' }] } });
@@ -220,10 +272,16 @@ describe('telemetry', () => {
   it('counts open subscriptions/listen streams', async () => {
     const o = observability('full');
     const { send, messages } = await stdioClient(await create(o.telemetry), false);
-    const listening = async () => (await o.metrics()).find((m) => m.descriptor.name === 'mcpkit.server.listen.active')!.dataPoints.map((p) => p.value);
+    const listening = async () =>
+      (await o.metrics()).find((m) => m.descriptor.name === 'mcpkit.server.listen.active')!.dataPoints.map((p) => p.value);
     expect(await listening()).toEqual([0]);
     const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-    send({ jsonrpc: '2.0', id: 'l1', method: 'subscriptions/listen', params: { _meta: envelope, notifications: { toolsListChanged: true } } });
+    send({
+      jsonrpc: '2.0',
+      id: 'l1',
+      method: 'subscriptions/listen',
+      params: { _meta: envelope, notifications: { toolsListChanged: true } },
+    });
     await waitFor(() => messages.find((m) => m.method === 'notifications/subscriptions/acknowledged'));
     expect(await listening()).toEqual([1]);
     send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'l1' } });
@@ -265,7 +323,12 @@ describe('telemetry', () => {
       const res = await fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, 'mcp-protocol-version': '2025-11-25' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 'l1', method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' }, _meta: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'l1',
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { text: 'x' }, _meta: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` } },
+        }),
       });
       expect(res.status).toBe(200);
       const call = await waitFor(() => o.exporter.getFinishedSpans().find((s) => s.name === 'tools/call echo'));
@@ -310,7 +373,12 @@ describe('telemetry', () => {
     const o = observability('full');
     const { send, answer } = await stdioClient(await create(o.telemetry), false);
     const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-    send({ jsonrpc: '2.0', id: 'm1', method: 'tools/call', params: { name: 'echo', arguments: { text: 'modern' }, _meta: { ...envelope, traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` } } });
+    send({
+      jsonrpc: '2.0',
+      id: 'm1',
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'modern' }, _meta: { ...envelope, traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` } },
+    });
     expect(await answer('m1')).toMatchObject({ result: { content: [{ text: 'modern' }] } });
     const span = byName(o.exporter, 'tools/call echo');
     expect(span.attributes['mcp.protocol.version']).toBe('2026-07-28');
@@ -321,13 +389,32 @@ describe('telemetry', () => {
     it(`the ${store} event store has a span per call`, async () => {
       const o = observability('full');
       const app = await create(o.telemetry);
-      const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1', responseMode: 'sse', ...(store === 'configured' ? { eventStore: new InMemoryEventStore() } : {}) } });
+      const { http } = await app.listen({
+        http: {
+          port: 0,
+          host: '127.0.0.1',
+          responseMode: 'sse',
+          ...(store === 'configured' ? { eventStore: new InMemoryEventStore() } : {}),
+        },
+      });
       const post = (body: object, headers: Record<string, string> = {}) =>
-        fetch(http!.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers }, body: JSON.stringify(body) });
-      const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+        fetch(http!.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers },
+          body: JSON.stringify(body),
+        });
+      const init = await post({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
       await init.text();
       const headers = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
-      const call = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'stored' } } }, headers);
+      const call = await post(
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'stored' } } },
+        headers,
+      );
       expect(await call.text()).toContain('stored');
       const stored = o.exporter.getFinishedSpans().filter((s) => s.name.startsWith('event_store '));
       expect(stored.length).toBeGreaterThan(0);
@@ -338,7 +425,12 @@ describe('telemetry', () => {
   it('propagation only emits no spans and records no metrics', async () => {
     const o = observability('propagation');
     const { send, answer } = await stdioClient(await create(o.telemetry));
-    send({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' }, _meta: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` } } });
+    send({
+      jsonrpc: '2.0',
+      id: 6,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'x' }, _meta: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` } },
+    });
     await answer(6);
     expect(o.exporter.getFinishedSpans()).toEqual([]);
     expect(await o.metrics()).toEqual([]);
@@ -347,7 +439,12 @@ describe('telemetry', () => {
   it('off emits nothing and leaves requests to the client untouched', async () => {
     const o = observability('off');
     const { send, answer, messages } = await stdioClient(await create(o.telemetry));
-    send({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'asks', arguments: {}, _meta: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` } } });
+    send({
+      jsonrpc: '2.0',
+      id: 8,
+      method: 'tools/call',
+      params: { name: 'asks', arguments: {}, _meta: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` } },
+    });
     const elicit = await waitFor(() => messages.find((m) => m.method === 'elicitation/create'));
     send({ jsonrpc: '2.0', id: elicit.id, result: { action: 'cancel' } });
     await answer(8);

@@ -24,7 +24,13 @@ class Tools {
     return 'hello';
   }
   @Tool() blocks(_: EmptyInput) {
-    return [text('a'), image(new Uint8Array([1, 2]), 'image/png'), audio('AAA=', 'audio/wav'), resourceLink('x://1', 'one'), embeddedResource('x://2', 'body', 'text/plain')];
+    return [
+      text('a'),
+      image(new Uint8Array([1, 2]), 'image/png'),
+      audio('AAA=', 'audio/wav'),
+      resourceLink('x://1', 'one'),
+      embeddedResource('x://2', 'body', 'text/plain'),
+    ];
   }
   @Tool() full(_: EmptyInput) {
     return { content: [{ type: 'text', text: 'as is' }], structuredContent: { k: 1 }, _meta: { m: true } };
@@ -96,8 +102,14 @@ describe('tools (in-memory client)', () => {
   });
 
   it('maps a declared output class to structuredContent plus its JSON, validated', async () => {
-    expect(await call('structured')).toEqual({ content: [{ type: 'text', text: '{"id":"x","size":3}' }], structuredContent: { id: 'x', size: 3 } });
-    expect(await call('wrongStructured')).toEqual({ content: [{ type: 'text', text: 'Tool "wrongStructured" produced invalid output' }], isError: true });
+    expect(await call('structured')).toEqual({
+      content: [{ type: 'text', text: '{"id":"x","size":3}' }],
+      structuredContent: { id: 'x', size: 3 },
+    });
+    expect(await call('wrongStructured')).toEqual({
+      content: [{ type: 'text', text: 'Tool "wrongStructured" produced invalid output' }],
+      isError: true,
+    });
     expect(env.logged.some((l) => l.includes('Tools.wrongStructured') && l.includes('size'))).toBe(true);
   });
 
@@ -117,7 +129,9 @@ describe('tools (in-memory client)', () => {
   it('reports every invalid field with its path and constraint', async () => {
     const result = (await call('echo', { s: 5, inner: { n: 0 } })) as { isError: boolean; content: { text: string }[] };
     expect(result.isError).toBe(true);
-    expect(result.content[0].text).toBe('Invalid arguments for tool "echo":\n- s: s must be a string (isString)\n- inner.n: n must not be less than 1 (min)');
+    expect(result.content[0].text).toBe(
+      'Invalid arguments for tool "echo":\n- s: s must be a string (isString)\n- inner.n: n must not be less than 1 (min)',
+    );
   });
 
   it('maps ToolError to its message, McpError to a JSON-RPC error, anything else to a generic message', async () => {

@@ -49,7 +49,10 @@ class ForecastTools {
 
   @Tool({ ui: { view: ForecastChart, fallback: 'handler' }, output: Forecast })
   ownBroken(_: EmptyInput) {
-    return { content: [{ type: 'text', text: 'Oslo: warm' }], structuredContent: { city: 'Oslo', unit: 'C', days: [{ date: '2026-11-22', high: 'warm' }] } };
+    return {
+      content: [{ type: 'text', text: 'Oslo: warm' }],
+      structuredContent: { city: 'Oslo', unit: 'C', days: [{ date: '2026-11-22', high: 'warm' }] },
+    };
   }
 
   /** An error result is not data: it passes through unchecked. */
@@ -87,14 +90,21 @@ describe('typed data for a view: structuredContent checked against the output cl
 
   it('a full result with structuredContent and empty content gets the JSON text fallback; its other fields are kept', async () => {
     await withClient(async (call) => {
-      expect(await call('bare')).toEqual({ content: [{ type: 'text', text: JSON.stringify(OSLO) }], structuredContent: OSLO, _meta: { 'example/kept': true } });
+      expect(await call('bare')).toEqual({
+        content: [{ type: 'text', text: JSON.stringify(OSLO) }],
+        structuredContent: OSLO,
+        _meta: { 'example/kept': true },
+      });
     });
   });
 
   it("fallback 'handler': the handler's text is kept and its structuredContent is checked against the output class", async () => {
     await withClient(async (call, logged) => {
       expect(await call('own')).toEqual({ content: [{ type: 'text', text: 'Oslo: 3 °C tomorrow' }], structuredContent: OSLO });
-      expect(await call('ownBroken')).toEqual({ content: [{ type: 'text', text: 'Tool "ownBroken" produced invalid output' }], isError: true });
+      expect(await call('ownBroken')).toEqual({
+        content: [{ type: 'text', text: 'Tool "ownBroken" produced invalid output' }],
+        isError: true,
+      });
       expect(logged.join('\n')).toMatch(/ownBroken.*fails its output class.*days/);
     });
   });

@@ -29,7 +29,12 @@ const MIME = 'text/html;profile=mcp-app';
   html: HTML,
   title: 'Weather dashboard',
   description: 'Current weather, drawn',
-  csp: { connectDomains: ['https://api.weather.example', 'wss://live.weather.example:8443'], resourceDomains: ['https://*.cdn.example'], frameDomains: ['https://player.example'], baseUriDomains: ['https://base.example'] },
+  csp: {
+    connectDomains: ['https://api.weather.example', 'wss://live.weather.example:8443'],
+    resourceDomains: ['https://*.cdn.example'],
+    frameDomains: ['https://player.example'],
+    baseUriDomains: ['https://base.example'],
+  },
   permissions: { geolocation: {}, clipboardWrite: {} },
   prefersBorder: true,
   domain: 'weather.sandbox.example',
@@ -70,18 +75,34 @@ class WeatherTools {
 class WeatherModule {}
 
 const DASHBOARD_UI = {
-  csp: { connectDomains: ['https://api.weather.example', 'wss://live.weather.example:8443'], resourceDomains: ['https://*.cdn.example'], frameDomains: ['https://player.example'], baseUriDomains: ['https://base.example'] },
+  csp: {
+    connectDomains: ['https://api.weather.example', 'wss://live.weather.example:8443'],
+    resourceDomains: ['https://*.cdn.example'],
+    frameDomains: ['https://player.example'],
+    baseUriDomains: ['https://base.example'],
+  },
   permissions: { geolocation: {}, clipboardWrite: {} },
   domain: 'weather.sandbox.example',
   prefersBorder: true,
 };
 const TOOL_META = {
   weather: { ui: { resourceUri: 'ui://weather/dashboard', visibility: ['model', 'app'] }, 'ui/resourceUri': 'ui://weather/dashboard' },
-  refresh: { 'example/extra': 1, ui: { resourceUri: 'ui://weather/dashboard', visibility: ['app'] }, 'ui/resourceUri': 'ui://weather/dashboard' },
+  refresh: {
+    'example/extra': 1,
+    ui: { resourceUri: 'ui://weather/dashboard', visibility: ['app'] },
+    'ui/resourceUri': 'ui://weather/dashboard',
+  },
   plain: { ui: { resourceUri: 'ui://weather/plain', visibility: ['model'] }, 'ui/resourceUri': 'ui://weather/plain' },
 };
 const RESOURCES = [
-  { uri: 'ui://weather/dashboard', name: 'Dashboard', title: 'Weather dashboard', description: 'Current weather, drawn', mimeType: MIME, _meta: { ui: DASHBOARD_UI } },
+  {
+    uri: 'ui://weather/dashboard',
+    name: 'Dashboard',
+    title: 'Weather dashboard',
+    description: 'Current weather, drawn',
+    mimeType: MIME,
+    _meta: { ui: DASHBOARD_UI },
+  },
   { uri: 'ui://weather/plain', name: 'PlainView', mimeType: MIME },
 ];
 
@@ -92,10 +113,15 @@ const metaByName = (list: Listed) => Object.fromEntries(list.tools.map((t) => [t
 function expectViewSurface(tools: Listed, resources: unknown, dashboard: unknown, plain: unknown, call: unknown): void {
   expect(metaByName(tools)).toEqual({ ...TOOL_META, ordinary: undefined });
   expect((resources as { resources: unknown[] }).resources).toEqual(RESOURCES);
-  expect((dashboard as { contents: unknown[] }).contents).toEqual([{ uri: 'ui://weather/dashboard', mimeType: MIME, text: HTML, _meta: { ui: DASHBOARD_UI } }]);
+  expect((dashboard as { contents: unknown[] }).contents).toEqual([
+    { uri: 'ui://weather/dashboard', mimeType: MIME, text: HTML, _meta: { ui: DASHBOARD_UI } },
+  ]);
   expect((plain as { contents: unknown[] }).contents).toEqual([{ uri: 'ui://weather/plain', mimeType: MIME, text: '<html>plain</html>' }]);
   // The text fallback of a tool with a view: its output's JSON.
-  expect(call).toMatchObject({ content: [{ type: 'text', text: '{"city":"Oslo","celsius":4}' }], structuredContent: { city: 'Oslo', celsius: 4 } });
+  expect(call).toMatchObject({
+    content: [{ type: 'text', text: '{"city":"Oslo","celsius":4}' }],
+    structuredContent: { city: 'Oslo', celsius: 4 },
+  });
 }
 
 async function serveHttp(options: ApplicationOptions = {}): Promise<{ app: McpApplication; url: string }> {
@@ -150,7 +176,12 @@ describe('interactive views (MCP Apps)', () => {
     const plain = await connect(WeatherModule, options);
     const declaring = await connect(WeatherModule, options, { capabilities: UI });
     try {
-      expect(metaByName((await plain.client.request('tools/list')) as Listed)).toEqual({ weather: undefined, refresh: { 'example/extra': 1 }, plain: undefined, ordinary: undefined });
+      expect(metaByName((await plain.client.request('tools/list')) as Listed)).toEqual({
+        weather: undefined,
+        refresh: { 'example/extra': 1 },
+        plain: undefined,
+        ordinary: undefined,
+      });
       expect(metaByName((await declaring.client.request('tools/list')) as Listed)).toEqual({ ...TOOL_META, ordinary: undefined });
       // The views stay readable resources for everyone.
       expect(await plain.client.request('resources/read', { uri: 'ui://weather/plain' })).toMatchObject({ contents: [{ mimeType: MIME }] });
@@ -164,7 +195,12 @@ describe('interactive views (MCP Apps)', () => {
     const { app, url } = await serveHttp({ views: { metadata: 'extension-clients' } });
     try {
       const without = await postModern(url, 'tools/list', { _meta: envelope() });
-      expect(metaByName(without.body.result as Listed)).toEqual({ weather: undefined, refresh: { 'example/extra': 1 }, plain: undefined, ordinary: undefined });
+      expect(metaByName(without.body.result as Listed)).toEqual({
+        weather: undefined,
+        refresh: { 'example/extra': 1 },
+        plain: undefined,
+        ordinary: undefined,
+      });
       const withUi = await postModern(url, 'tools/list', { _meta: envelope({ 'io.modelcontextprotocol/clientCapabilities': UI }) });
       expect(metaByName(withUi.body.result as Listed)).toEqual({ ...TOOL_META, ordinary: undefined });
     } finally {
@@ -182,9 +218,13 @@ describe('interactive views (MCP Apps)', () => {
     class M {}
     const { app, client } = await connect(M);
     try {
-      expect(await client.request('resources/read', { uri: 'ui://files/view' })).toEqual({ contents: [{ uri: 'ui://files/view', mimeType: MIME, text: '<html>from a file</html>' }] });
+      expect(await client.request('resources/read', { uri: 'ui://files/view' })).toEqual({
+        contents: [{ uri: 'ui://files/view', mimeType: MIME, text: '<html>from a file</html>' }],
+      });
       writeFileSync(file, '<html>changed</html>');
-      expect(await client.request('resources/read', { uri: 'ui://files/view' })).toMatchObject({ contents: [{ text: '<html>from a file</html>' }] });
+      expect(await client.request('resources/read', { uri: 'ui://files/view' })).toMatchObject({
+        contents: [{ text: '<html>from a file</html>' }],
+      });
     } finally {
       await app.close();
     }
@@ -207,7 +247,11 @@ describe('view definition mistakes, found at bootstrap', () => {
   });
 
   it.each([
-    ['a path', { connectDomains: ['https://api.example.com/v1'] }, /csp.connectDomains entry "https:\/\/api.example.com\/v1" is not an origin/],
+    [
+      'a path',
+      { connectDomains: ['https://api.example.com/v1'] },
+      /csp.connectDomains entry "https:\/\/api.example.com\/v1" is not an origin/,
+    ],
     ['no scheme', { resourceDomains: ['cdn.example.com'] }, /csp.resourceDomains entry "cdn.example.com" is not an origin/],
     ['an unknown directive', { scriptDomains: ['https://x.example'] }, /unknown csp entry "scriptDomains"/],
   ])('refuses a CSP entry with %s', async (_, csp, message) => {
@@ -235,7 +279,9 @@ describe('view definition mistakes, found at bootstrap', () => {
     }
     const unlisted = await create(Tools);
     expect(unlisted).toBeInstanceOf(UnknownViewError);
-    expect((unlisted as Error).message).toMatch(/@Tool on Tools.weather: ui names Dashboard, which is a @View but is not listed among the providers/);
+    expect((unlisted as Error).message).toMatch(
+      /@Tool on Tools.weather: ui names Dashboard, which is a @View but is not listed among the providers/,
+    );
 
     class NotAView {}
     class Other {
@@ -258,7 +304,9 @@ describe('view definition mistakes, found at bootstrap', () => {
     }
     const error = await create(Dashboard, Tools);
     expect(error).toBeInstanceOf(InvalidDecoratorOptionsError);
-    expect((error as Error).message).toMatch(/@Tool on Tools.weather: ui.visibility must be a non-empty list of distinct "model" and "app"/);
+    expect((error as Error).message).toMatch(
+      /@Tool on Tools.weather: ui.visibility must be a non-empty list of distinct "model" and "app"/,
+    );
   });
 
   it('refuses a tool with a view and no text fallback (no output class, no fallback: handler)', async () => {

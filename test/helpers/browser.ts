@@ -8,7 +8,10 @@ export class Browser {
   constructor(private readonly stopAt: string) {}
 
   /** Follows redirects from `url`; resolves with the final page, or with the redirect to `stopAt`. */
-  async go(url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<{ url: string; status: number; body: string }> {
+  async go(
+    url: string,
+    init: { method?: string; form?: Record<string, string> } = {},
+  ): Promise<{ url: string; status: number; body: string }> {
     let next = url;
     let method = init.method ?? 'GET';
     let body: URLSearchParams | undefined = init.form ? new URLSearchParams(init.form) : undefined;
@@ -36,7 +39,10 @@ export class Browser {
     const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(page.body)?.[1] ?? '';
     const action = /<form method="post" action="([^"]+)"/.exec(page.body)?.[1] ?? '';
     if (tamper.dropCookies) this.jar.clear();
-    return this.go(new URL(action, page.url).toString(), { method: 'POST', form: { request: field('request'), csrf: tamper.csrf ?? field('csrf'), decision } });
+    return this.go(new URL(action, page.url).toString(), {
+      method: 'POST',
+      form: { request: field('request'), csrf: tamper.csrf ?? field('csrf'), decision },
+    });
   }
 
   private cookieHeader(host: string): string {

@@ -5,7 +5,12 @@ import { ROOT } from './paths';
  * Runs a conformance CLI to its exit and returns its exit code with stdout and stderr interleaved. After
  * `killAfterMs` the CLI is killed (code null), so a hung scenario cannot outlive the test that ran it.
  */
-export function runConformance(node: string, cli: string, args: string[], killAfterMs = 120_000): Promise<{ code: number | null; output: string }> {
+export function runConformance(
+  node: string,
+  cli: string,
+  args: string[],
+  killAfterMs = 120_000,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(node, [cli, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';

@@ -1,7 +1,12 @@
 import { join } from 'node:path';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpModule, Tool } from '../../src';
-import { stdioClientTransport, streamableHttpClientTransport, type McpClientTransport, type StreamableHttpClientOptions } from '../../src/client';
+import {
+  stdioClientTransport,
+  streamableHttpClientTransport,
+  type McpClientTransport,
+  type StreamableHttpClientOptions,
+} from '../../src/client';
 import { ROOT } from './paths';
 import { spawnHttpServer } from './spawn-server';
 

@@ -55,12 +55,19 @@ export class HttpTestModule {}
 export const ACCEPT_BOTH = 'application/json, text/event-stream';
 
 export function initializeBody(id: string | number = 1) {
-  return { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  };
 }
 
 /** An application with its HTTP transport, not listening (tests drive `callback()`). */
 export async function httpApp(options: HttpOptions = {}) {
-  const app = await McpApplication.create(HttpTestModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
+  const app = await McpApplication.create(HttpTestModule, {
+    logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
+  });
   const transport = app.httpTransport(options);
   return { app, transport, callback: transport.callback(), tools: app.container.resolve(HttpTestTools) };
 }

@@ -5,7 +5,11 @@ import { McpTestClient, type TestClientOptions } from '../../src/testing';
 export async function connect(module: ClassType, options: ApplicationOptions = {}, clientOptions: TestClientOptions = {}) {
   const logged: string[] = [];
   const app = await McpApplication.create(module, {
-    logger: { error: (m, e) => logged.push(`${m} ${e instanceof Error ? e.message : ''}`), warn: (m) => logged.push(m), info: () => undefined },
+    logger: {
+      error: (m, e) => logged.push(`${m} ${e instanceof Error ? e.message : ''}`),
+      warn: (m) => logged.push(m),
+      info: () => undefined,
+    },
     ...options,
   });
   const client = await McpTestClient.connect(app.connectInMemory(), clientOptions);

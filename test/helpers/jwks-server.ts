@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { createServer, Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, exportSPKI, generateKeyPair, JWK, JWTPayload, KeyLike, SignJWT } from 'jose';
+import { exportJWK, exportSPKI, generateKeyPair, type JWK, type JWTPayload, type KeyLike, SignJWT } from 'jose';
 
 export interface TestKey {
   readonly kid: string;
@@ -18,7 +18,9 @@ export async function testKey(kid: string): Promise<TestKey> {
 }
 
 /** A JWKS on loopback (port 0) whose keys a test may change (rotation) or break (`status`); counts the fetches. */
-export async function jwksServer(keys: TestKey[]): Promise<{ url: string; keys: TestKey[]; status: number; fetches: () => number; close: () => Promise<void> }> {
+export async function jwksServer(
+  keys: TestKey[],
+): Promise<{ url: string; keys: TestKey[]; status: number; fetches: () => number; close: () => Promise<void> }> {
   let fetches = 0;
   const state = { keys, status: 200 };
   const server: Server = createServer((_req, res) => {
@@ -50,16 +52,18 @@ export async function jwksServer(keys: TestKey[]): Promise<{ url: string; keys: 
 }
 
 /** A signed access token: one hour, issued now, unless `claims` say otherwise. */
-export function signToken(key: TestKey, claims: JWTPayload, options: { alg?: string; typ?: string | null; kid?: string | null } = {}): Promise<string> {
+export function signToken(
+  key: TestKey,
+  claims: JWTPayload,
+  options: { alg?: string; typ?: string | null; kid?: string | null } = {},
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const header: Record<string, string> = { alg: options.alg ?? 'RS256' };
   const kid = options.kid === undefined ? key.kid : options.kid;
   if (kid !== null) header.kid = kid;
   const typ = options.typ === undefined ? 'at+jwt' : options.typ;
   if (typ !== null) header.typ = typ;
-  return new SignJWT({ iat: now, exp: now + 3600, ...claims })
-    .setProtectedHeader(header as { alg: string })
-    .sign(key.privateKey);
+  return new SignJWT({ iat: now, exp: now + 3600, ...claims }).setProtectedHeader(header as { alg: string }).sign(key.privateKey);
 }
 
 const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');

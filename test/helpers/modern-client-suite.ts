@@ -14,7 +14,11 @@ export function modernClient(versionNegotiation: Negotiation, name = 'sdk2-inter
   const asked: { elicit: number; sample: number; roots: number } = { elicit: 0, sample: 0, roots: 0 };
   const client = new sdk2.Client(
     { name, version: '2.4.0' },
-    { capabilities: { elicitation: {}, sampling: {}, roots: {} }, versionNegotiation: versionNegotiation as never, inputRequired: { autoFulfill: true, maxRounds: 6 } },
+    {
+      capabilities: { elicitation: {}, sampling: {}, roots: {} },
+      versionNegotiation: versionNegotiation,
+      inputRequired: { autoFulfill: true, maxRounds: 6 },
+    },
   );
   client.setRequestHandler('elicitation/create', async () => {
     asked.elicit++;
@@ -40,8 +44,12 @@ export function textOf(result: { content?: unknown }): string {
  * round-trip requests, progress, logging by request and cancellation. `tag` keeps the records of
  * this suite apart from others sharing the server.
  */
-export function modernPrimitiveSuite(get: () => { client: Sdk2Client; asked: { elicit: number; sample: number; roots: number } }, tag: string): void {
-  const seen = async (t: string) => JSON.parse(textOf(await get().client.callTool({ name: 'seen', arguments: { tag: t } }))) as Record<string, number | boolean>;
+export function modernPrimitiveSuite(
+  get: () => { client: Sdk2Client; asked: { elicit: number; sample: number; roots: number } },
+  tag: string,
+): void {
+  const seen = async (t: string) =>
+    JSON.parse(textOf(await get().client.callTool({ name: 'seen', arguments: { tag: t } }))) as Record<string, number | boolean>;
 
   it('ends up in the modern era, with what server/discover said', () => {
     const { client } = get();
@@ -62,13 +70,27 @@ export function modernPrimitiveSuite(get: () => { client: Sdk2Client; asked: { e
     const { client } = get();
     const tools = await client.listTools();
     expect(tools.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'add', 'fail', 'order', 'steps', 'chatty', 'sleeper']));
-    expect(tools.tools.find((t) => t.name === 'add')!.outputSchema).toMatchObject({ type: 'object', properties: { total: { type: 'integer' } } });
+    expect(tools.tools.find((t) => t.name === 'add')!.outputSchema).toMatchObject({
+      type: 'object',
+      properties: { total: { type: 'integer' } },
+    });
     for (const list of [tools, await client.listResources(), await client.listResourceTemplates(), await client.listPrompts()]) {
-      expect(list).toMatchObject({ ttlMs: 60_000, cacheScope: 'public', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'eras-fixture' } } });
+      expect(list).toMatchObject({
+        ttlMs: 60_000,
+        cacheScope: 'public',
+        _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'eras-fixture' } },
+      });
     }
     expect((await client.listResources()).resources).toEqual([expect.objectContaining({ uri: 'eras://static', name: 'staticText' })]);
-    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: 'eras://items/{id}' })]);
-    expect((await client.listPrompts()).prompts).toEqual([expect.objectContaining({ name: 'topic', arguments: expect.arrayContaining([expect.objectContaining({ name: 'topic', required: true })]) })]);
+    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([
+      expect.objectContaining({ uriTemplate: 'eras://items/{id}' }),
+    ]);
+    expect((await client.listPrompts()).prompts).toEqual([
+      expect.objectContaining({
+        name: 'topic',
+        arguments: expect.arrayContaining([expect.objectContaining({ name: 'topic', required: true })]),
+      }),
+    ]);
   });
 
   it('calls tools: text, structured and error results', async () => {
@@ -111,7 +133,10 @@ export function modernPrimitiveSuite(get: () => { client: Sdk2Client; asked: { e
 
   it('sends progress on the request itself', async () => {
     const progress: unknown[] = [];
-    const result = await get().client.callTool({ name: 'steps', arguments: { steps: 3 } }, { onprogress: (p: unknown) => void progress.push(p) });
+    const result = await get().client.callTool(
+      { name: 'steps', arguments: { steps: 3 } },
+      { onprogress: (p: unknown) => void progress.push(p) },
+    );
     expect(textOf(result)).toBe('3 steps');
     expect(progress).toEqual([1, 2, 3].map((i) => ({ progress: i, total: 3, message: `step ${i}` })));
   });
@@ -122,7 +147,9 @@ export function modernPrimitiveSuite(get: () => { client: Sdk2Client; asked: { e
     client.setNotificationHandler('notifications/message', (n: { params: unknown }) => void logs.push(n.params));
     expect(textOf(await client.callTool({ name: 'chatty', arguments: {} }))).toBe('chatty');
     expect(logs).toEqual([]);
-    expect(textOf(await client.callTool({ name: 'chatty', arguments: {}, _meta: { 'io.modelcontextprotocol/logLevel': 'info' } }))).toBe('chatty');
+    expect(textOf(await client.callTool({ name: 'chatty', arguments: {}, _meta: { 'io.modelcontextprotocol/logLevel': 'info' } }))).toBe(
+      'chatty',
+    );
     expect(logs).toEqual([
       { level: 'info', data: 'info line' },
       { level: 'error', data: 'error line' },

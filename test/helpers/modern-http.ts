@@ -20,12 +20,22 @@ export function modernBody(method: string, params: Record<string, unknown> = {},
 
 /** Headers a conforming client sends for `body`; `overrides` replace (or, with undefined, remove) them. */
 export function modernHeaders(body: unknown, overrides: Record<string, string | undefined> = {}): Record<string, string> {
-  const headers: Record<string, string | undefined> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN };
+  const headers: Record<string, string | undefined> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': MODERN,
+  };
   const b = body as { method?: string; params?: Record<string, unknown> };
   if (b && typeof b === 'object' && !Array.isArray(b) && b.method) {
     headers['mcp-method'] = b.method;
     const named =
-      b.method === 'resources/read' ? b.params?.uri : b.method === 'tools/call' || b.method === 'prompts/get' ? b.params?.name : b.method.startsWith('tasks/') ? b.params?.taskId : undefined;
+      b.method === 'resources/read'
+        ? b.params?.uri
+        : b.method === 'tools/call' || b.method === 'prompts/get'
+          ? b.params?.name
+          : b.method.startsWith('tasks/')
+            ? b.params?.taskId
+            : undefined;
     if (typeof named === 'string') headers['mcp-name'] = encodeName(named);
   }
   for (const [k, v] of Object.entries(overrides)) headers[k.toLowerCase()] = v;
@@ -41,7 +51,11 @@ export interface RawReply {
   status: number;
   contentType: string;
   /** The JSON-RPC response (the last one of an SSE body). */
-  body: { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } } & Record<string, unknown>;
+  body: {
+    id?: unknown;
+    result?: Record<string, unknown>;
+    error?: { code: number; message: string; data?: Record<string, unknown> };
+  } & Record<string, unknown>;
 }
 
 export async function postRaw(url: string, body: unknown, headers: Record<string, string> = modernHeaders(body)): Promise<RawReply> {
@@ -53,13 +67,22 @@ export async function postRaw(url: string, body: unknown, headers: Record<string
       .split('\n')
       .filter((l) => l.startsWith('data:'))
       .map((l) => JSON.parse(l.slice(5)) as RawReply['body']);
-    return { status: res.status, contentType, body: frames.filter((f) => 'result' in f || 'error' in f).pop() ?? frames[frames.length - 1] };
+    return {
+      status: res.status,
+      contentType,
+      body: frames.filter((f) => 'result' in f || 'error' in f).pop() ?? frames[frames.length - 1],
+    };
   }
   return { status: res.status, contentType, body: text ? (JSON.parse(text) as RawReply['body']) : {} };
 }
 
 /** Posts a modern request with conforming headers. */
-export function postModern(url: string, method: string, params: Record<string, unknown> = {}, overrides: Record<string, string | undefined> = {}): Promise<RawReply> {
+export function postModern(
+  url: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  overrides: Record<string, string | undefined> = {},
+): Promise<RawReply> {
   const body = modernBody(method, params);
   return postRaw(url, body, modernHeaders(body, overrides));
 }

@@ -1,11 +1,13 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 /**
  * Starts oidc-provider (test/fixtures/oidc-provider.mjs, an ES module: jest loads CommonJS) on
  * loopback port 0 and resolves with its issuer URL once it listens.
  */
-export async function startOidcProvider(env: Record<string, string> = {}): Promise<{ issuer: string; child: ChildProcess; stop: () => Promise<void> }> {
+export async function startOidcProvider(
+  env: Record<string, string> = {},
+): Promise<{ issuer: string; child: ChildProcess; stop: () => Promise<void> }> {
   const script = join(__dirname, '..', 'fixtures', 'oidc-provider.mjs');
   const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -22,8 +24,8 @@ export async function startOidcProvider(env: Record<string, string> = {}): Promi
         resolve(m[1]);
       }
     };
-    child.stdout!.on('data', read);
-    child.stderr!.on('data', read);
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`oidc-provider exited with ${code}: ${output}`));
@@ -79,7 +81,12 @@ export async function providerMetadata(issuer: string): Promise<ProviderMetadata
  * A client_credentials access token of one of the fixture's static clients (secret `<client id>-secret`,
  * HTTP Basic) for `resource` (RFC 8707): a JWT, or an opaque token when the resource ends in /opaque.
  */
-export async function clientCredentialsToken(metadata: ProviderMetadata, clientId: string, resource: string, scope = 'mcp:tools'): Promise<string> {
+export async function clientCredentialsToken(
+  metadata: ProviderMetadata,
+  clientId: string,
+  resource: string,
+  scope = 'mcp:tools',
+): Promise<string> {
   const res = await fetch(metadata.token_endpoint, {
     method: 'POST',
     headers: {

@@ -1,4 +1,4 @@
-import { InMemoryTaskStore, StorageUnavailableError, TaskOutcome, TaskRecord } from '../../src/stores';
+import { InMemoryTaskStore, StorageUnavailableError, type TaskOutcome, type TaskRecord } from '../../src/stores';
 import type { TerminalStatus } from '../../src/tasks/task.types';
 
 /**
@@ -9,7 +9,13 @@ export class OutageTaskStore extends InMemoryTaskStore {
   down = false;
   failedFinishes = 0;
 
-  override async finish(taskId: string, owner: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined> {
+  override async finish(
+    taskId: string,
+    owner: string,
+    status: TerminalStatus,
+    outcome: TaskOutcome,
+    statusMessage?: string,
+  ): Promise<TaskRecord | undefined> {
     if (this.down && status !== 'cancelled') {
       this.failedFinishes++;
       throw new StorageUnavailableError('The task store', new Error('connect ECONNREFUSED 127.0.0.1:6379'));
@@ -35,7 +41,13 @@ export class LeasedTaskStore extends InMemoryTaskStore {
     this.released.push(taskId);
   }
 
-  override async finish(taskId: string, owner: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined> {
+  override async finish(
+    taskId: string,
+    owner: string,
+    status: TerminalStatus,
+    outcome: TaskOutcome,
+    statusMessage?: string,
+  ): Promise<TaskRecord | undefined> {
     this.check();
     return super.finish(taskId, owner, status, outcome, statusMessage);
   }

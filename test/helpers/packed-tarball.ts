@@ -65,7 +65,15 @@ function readFileSafe(file: string): string {
 /** What the tarball is built from: sources, build configuration, package.json, README and LICENSE. */
 function contentHash(): string {
   const hash = createHash('sha256');
-  const files = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/esm-entries.js', 'README.md', 'LICENSE', ...walk(join(ROOT, 'src'))];
+  const files = [
+    'package.json',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    'scripts/esm-entries.js',
+    'README.md',
+    'LICENSE',
+    ...walk(join(ROOT, 'src')),
+  ];
   for (const file of files) hash.update(file).update(readFileSync(join(ROOT, file)));
   return hash.digest('hex').slice(0, 16);
 }

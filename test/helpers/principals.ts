@@ -41,7 +41,12 @@ export class PrincipalTools {
   @Tool({ description: 'Tells who is calling' })
   whoami(_: EmptyInput, ctx: McpContext) {
     const auth = ctx.auth;
-    return JSON.stringify({ principal: auth?.principal ?? null, subject: auth?.subject ?? null, clientId: auth?.clientId ?? null, issuer: auth?.issuer ?? null });
+    return JSON.stringify({
+      principal: auth?.principal ?? null,
+      subject: auth?.subject ?? null,
+      clientId: auth?.clientId ?? null,
+      issuer: auth?.issuer ?? null,
+    });
   }
 
   @Tool({ description: 'Waits on its gate, then answers with its caller', taskSupport: 'optional' })
@@ -55,7 +60,10 @@ export class PrincipalTools {
 
   @Tool({ description: 'Asks for a go-ahead (a multi round-trip request in 2026-07-28), then does its side effect' })
   async confirm(input: KeyInput, ctx: McpContext) {
-    const answer = await ctx.elicit({ message: `Go ahead with ${input.key}?`, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } }, { key: 'go' });
+    const answer = await ctx.elicit(
+      { message: `Go ahead with ${input.key}?`, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } },
+      { key: 'go' },
+    );
     if (answer.action !== 'accept') return `not confirmed: ${answer.action}`;
     effects.push(`${input.key} by ${ctx.auth?.principal}`);
     return `confirmed ${input.key} by ${ctx.auth?.principal}`;
@@ -82,9 +90,18 @@ export function endpointPath(kind: VerifierKind): string {
   return kind === 'jwt' ? '/mcp' : '/opaque';
 }
 
-export function verifierFor(kind: VerifierKind, metadata: ProviderMetadata, options: { requireAccessTokenType?: boolean } = {}): TokenVerifier {
+export function verifierFor(
+  kind: VerifierKind,
+  metadata: ProviderMetadata,
+  options: { requireAccessTokenType?: boolean } = {},
+): TokenVerifier {
   if (kind === 'jwt') return new JwtVerifier({ issuer: metadata.issuer, jwksUri: metadata.jwks_uri, ...options });
-  return new IntrospectionVerifier({ endpoint: metadata.introspection_endpoint, clientId: 'introspector', clientSecret: 'introspector-secret', issuer: metadata.issuer });
+  return new IntrospectionVerifier({
+    endpoint: metadata.introspection_endpoint,
+    clientId: 'introspector',
+    clientSecret: 'introspector-secret',
+    issuer: metadata.issuer,
+  });
 }
 
 /** The principal mcpkit derives (src/auth/principal.ts), spelled out independently. */
@@ -130,24 +147,30 @@ export async function serveApp(
 ): Promise<ServedApp> {
   const errors: string[] = [];
   const app = await McpApplication.create(PrincipalModule, {
-    logger: { error: (m: string, e?: unknown) => errors.push(`${m}${e ? `: ${String(e)}` : ''}`), warn: () => undefined, info: () => undefined },
+    logger: {
+      error: (m: string, e?: unknown) => errors.push(`${m}${e ? `: ${String(e)}` : ''}`),
+      warn: () => undefined,
+      info: () => undefined,
+    },
     ...options.app,
   });
-  const { url } = (await app.listen({
-    http: {
-      port: 0,
-      host: '127.0.0.1',
-      keepAliveMs: 0,
-      path: endpointPath(kind),
-      ...options.http,
-      auth: {
-        authorizationServers: [metadata.issuer],
-        scopesSupported: ['mcp:tools'],
-        verifier: options.verifier ?? verifierFor(kind, metadata),
-        ...(options.resource ? { resource: options.resource } : {}),
+  const { url } = (
+    await app.listen({
+      http: {
+        port: 0,
+        host: '127.0.0.1',
+        keepAliveMs: 0,
+        path: endpointPath(kind),
+        ...options.http,
+        auth: {
+          authorizationServers: [metadata.issuer],
+          scopesSupported: ['mcp:tools'],
+          verifier: options.verifier ?? verifierFor(kind, metadata),
+          ...(options.resource ? { resource: options.resource } : {}),
+        },
       },
-    },
-  })).http!;
+    })
+  ).http!;
   const resource = options.resource ?? url;
   const tokens = new Map<string, Promise<string>>();
   return {
@@ -178,7 +201,13 @@ export function legacyHeaders(token: string, sessionId?: string): Record<string,
 let nextId = 1;
 
 /** A 2025-11-25 JSON-RPC request (or, without `id`, notification) over raw HTTP. */
-export function rpc(url: string, token: string, method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<RawReply> {
+export function rpc(
+  url: string,
+  token: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  sessionId?: string,
+): Promise<RawReply> {
   return postRaw(url, { jsonrpc: '2.0', id: `r-${nextId++}`, method, params }, legacyHeaders(token, sessionId));
 }
 
@@ -188,7 +217,11 @@ export async function openSession(url: string, token: string): Promise<string> {
   const sessionId = res.headers.get('mcp-session-id');
   await res.text();
   if (res.status !== 200 || !sessionId) throw new Error(`initialize answered HTTP ${res.status} without a session`);
-  const initialized = await fetch(url, { method: 'POST', headers: legacyHeaders(token, sessionId), body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  const initialized = await fetch(url, {
+    method: 'POST',
+    headers: legacyHeaders(token, sessionId),
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   await initialized.text();
   if (initialized.status !== 202) throw new Error(`notifications/initialized answered HTTP ${initialized.status}`);
   return sessionId;
@@ -196,7 +229,8 @@ export async function openSession(url: string, token: string): Promise<string> {
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** The 2026-07-28 envelope of a client that declares elicitation and the tasks extension. */
-export const withTasks = () => envelope({ 'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } } });
+export const withTasks = () =>
+  envelope({ 'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } } });
 
 /** A 2026-07-28 request with a bearer token: conforming headers (Mcp-Method, Mcp-Name), the envelope unless `_meta` is given. */
 export function modern(url: string, token: string, method: string, params: Record<string, unknown> = {}): Promise<RawReply> {

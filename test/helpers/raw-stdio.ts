@@ -1,4 +1,4 @@
-import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { ROOT } from './paths';
 
 /**
@@ -15,8 +15,17 @@ export class RawStdioPeer {
   readonly exited: Promise<number | null>;
   private readonly child: ChildProcessWithoutNullStreams;
 
-  constructor(script: string, args: string[] = [], command: string = process.execPath, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-    this.child = spawn(command, script ? [script, ...args] : args, { stdio: 'pipe', cwd: options.cwd ?? ROOT, env: options.env ?? process.env });
+  constructor(
+    script: string,
+    args: string[] = [],
+    command: string = process.execPath,
+    options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  ) {
+    this.child = spawn(command, script ? [script, ...args] : args, {
+      stdio: 'pipe',
+      cwd: options.cwd ?? ROOT,
+      env: options.env ?? process.env,
+    });
     this.child.stdout.on('data', (chunk: Buffer) => {
       this.buffer += chunk.toString('utf8');
       let nl: number;
@@ -45,7 +54,12 @@ export class RawStdioPeer {
 
   /** `timeoutMs`: how long the server may take to start (one built first, as `npm run sample` does, takes longer on a busy machine). */
   async initialize(timeoutMs = 10_000): Promise<void> {
-    this.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    this.send({
+      jsonrpc: '2.0',
+      id: 'init',
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     await this.response('init', timeoutMs);
     this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   }
@@ -56,7 +70,8 @@ export class RawStdioPeer {
     for (;;) {
       const found = this.lines.find(predicate);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no matching message; stdout so far: ${JSON.stringify(this.lines).slice(0, 2000)}; stderr: ${this.stderr}`);
+      if (Date.now() > deadline)
+        throw new Error(`no matching message; stdout so far: ${JSON.stringify(this.lines).slice(0, 2000)}; stderr: ${this.stderr}`);
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);
         setTimeout(resolve, 50);

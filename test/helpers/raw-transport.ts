@@ -40,7 +40,9 @@ export class RawTransport implements MessageTransport {
   /** Sends a request and resolves with the server's answer to it. */
   async request(message: Record<string, unknown>): Promise<Frame> {
     this.deliver(message);
-    await waitFor(() => this.sent.some((f) => f.id === message.id && ('result' in f || 'error' in f)), { what: `the answer to ${String(message.id)}` });
+    await waitFor(() => this.sent.some((f) => f.id === message.id && ('result' in f || 'error' in f)), {
+      what: `the answer to ${String(message.id)}`,
+    });
     return this.sent.find((f) => f.id === message.id && ('result' in f || 'error' in f))!;
   }
 

@@ -1,4 +1,4 @@
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,9 +34,13 @@ export class PrivateRedis {
 
   async up(): Promise<void> {
     const durability = this.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
-    const child = spawn('redis-server', ['--port', '0', '--unixsocket', this.url, '--unixsocketperm', '700', '--save', '', ...durability, '--dir', this.dir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'redis-server',
+      ['--port', '0', '--unixsocket', this.url, '--unixsocketperm', '700', '--save', '', ...durability, '--dir', this.dir],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     this.child = child;
     await new Promise<void>((resolve, reject) => {
       let out = '';
@@ -44,7 +48,7 @@ export class PrivateRedis {
         child.kill('SIGKILL');
         reject(new Error(`redis-server did not start: ${out}`));
       }, 10_000);
-      child.stdout!.on('data', (chunk: Buffer) => {
+      child.stdout.on('data', (chunk: Buffer) => {
         out += chunk.toString();
         // "Ready to accept connections tcp" on a port, "ready to accept connections at <path>" on a socket.
         if (/ready to accept connections/i.test(out)) {

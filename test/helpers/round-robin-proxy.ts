@@ -1,4 +1,4 @@
-import { createServer, request, Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 
 export interface ProxyLogEntry {
   backend: number;
@@ -41,10 +41,13 @@ export class RoundRobinProxy {
         }
         this.log.push({ backend, httpMethod: req.method ?? '', rpc: rpcOf(body), lastEventId });
         const port = this.backends[backend];
-        const upstream = request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: { ...req.headers, host: `127.0.0.1:${port}` } }, (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        });
+        const upstream = request(
+          { host: '127.0.0.1', port, method: req.method, path: req.url, headers: { ...req.headers, host: `127.0.0.1:${port}` } },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          },
+        );
         upstream.on('error', () => {
           if (!res.headersSent) res.writeHead(502);
           res.end();

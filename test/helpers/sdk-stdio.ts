@@ -3,7 +3,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 
 /** Spawns a compiled server over stdio and connects the official SDK client to it. */
-export async function connectSdkOverStdio(script: string, args: string[] = [], capabilities: ClientCapabilities = {}): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
+export async function connectSdkOverStdio(
+  script: string,
+  args: string[] = [],
+  capabilities: ClientCapabilities = {},
+): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [script, ...args], stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

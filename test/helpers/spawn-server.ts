@@ -1,10 +1,13 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 
 /**
  * Starts a compiled HTTP server on PORT=0 and resolves with the URL it prints on stderr once it
  * listens: the kernel picks the port, so no other process can take it between a probe and the bind.
  */
-export async function spawnHttpServer(script: string, env: Record<string, string> = {}): Promise<{ url: string; port: number; child: ChildProcess; stderr: () => string; stop: () => Promise<void> }> {
+export async function spawnHttpServer(
+  script: string,
+  env: Record<string, string> = {},
+): Promise<{ url: string; port: number; child: ChildProcess; stderr: () => string; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [script], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -12,7 +15,7 @@ export async function spawnHttpServer(script: string, env: Record<string, string
       child.kill('SIGKILL');
       reject(new Error(`server did not start: ${stderr}`));
     }, 15_000);
-    child.stderr!.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const m = /(http:\/\/[^\s]+\/mcp)/.exec(stderr);
       if (m) {

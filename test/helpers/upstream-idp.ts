@@ -1,10 +1,17 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from './paths';
 
 /** The oidc-provider fixture as a child process (it is ESM-only, so it does not run inside jest). */
-export async function startUpstreamIdp(env: { CLIENT_ID: string; CLIENT_SECRET: string; REDIRECT_URI: string }): Promise<{ url: string; stop: () => Promise<void>; output: () => string }> {
-  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'test', 'fixtures', 'upstream-idp.mjs')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startUpstreamIdp(env: {
+  CLIENT_ID: string;
+  CLIENT_SECRET: string;
+  REDIRECT_URI: string;
+}): Promise<{ url: string; stop: () => Promise<void>; output: () => string }> {
+  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'test', 'fixtures', 'upstream-idp.mjs')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {

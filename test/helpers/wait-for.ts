@@ -21,7 +21,7 @@ export async function waitFor<T>(condition: () => T | Promise<T>, options: WaitF
   for (;;) {
     try {
       const value = await condition();
-      if (value) return value as NonNullable<T>;
+      if (value) return value;
       lastError = undefined;
     } catch (error) {
       lastError = error; // an assertion that does not hold yet

@@ -4,26 +4,76 @@ import { spawnHttpServer } from '../helpers/spawn-server';
 
 /** The 30 server scenarios the 0.2 alphas require for the 2025-11-25 revision (`list --server --requirements 2025-11-25`). */
 const REQUIRED_2025_11_25 = [
-  'server-initialize', 'logging-set-level', 'ping', 'completion-complete', 'tools-list', 'tools-call-simple-text',
-  'tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource', 'tools-call-mixed-content',
-  'tools-call-with-logging', 'tools-call-error', 'tools-call-with-progress', 'tools-call-sampling',
-  'tools-call-elicitation', 'elicitation-sep1034-defaults', 'server-sse-multiple-streams', 'elicitation-sep1330-enums',
-  'resources-list', 'resources-read-text', 'resources-read-binary', 'resources-templates-read', 'resources-subscribe',
-  'resources-unsubscribe', 'prompts-list', 'prompts-get-simple', 'prompts-get-with-args',
-  'prompts-get-embedded-resource', 'prompts-get-with-image', 'dns-rebinding-protection',
+  'server-initialize',
+  'logging-set-level',
+  'ping',
+  'completion-complete',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-with-logging',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'tools-call-sampling',
+  'tools-call-elicitation',
+  'elicitation-sep1034-defaults',
+  'server-sse-multiple-streams',
+  'elicitation-sep1330-enums',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'resources-subscribe',
+  'resources-unsubscribe',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+  'dns-rebinding-protection',
 ];
 
 /** The 37 server scenarios the 0.2 alphas score for the 2026-07-28 revision. */
 const REQUIRED_2026_07_28 = [
-  'server-stateless', 'completion-complete', 'tools-list', 'tools-call-simple-text', 'tools-call-image', 'tools-call-audio',
-  'tools-call-embedded-resource', 'tools-call-mixed-content', 'tools-call-error', 'tools-call-with-progress',
-  'server-sse-multiple-streams', 'resources-list', 'resources-read-text', 'resources-read-binary', 'resources-templates-read',
-  'sep-2164-resource-not-found', 'prompts-list', 'prompts-get-simple', 'prompts-get-with-args', 'prompts-get-embedded-resource',
-  'prompts-get-with-image', 'dns-rebinding-protection', 'caching', 'input-required-result-basic-elicitation',
-  'input-required-result-basic-sampling', 'input-required-result-basic-list-roots', 'input-required-result-request-state',
-  'input-required-result-multiple-input-requests', 'input-required-result-multi-round', 'input-required-result-missing-input-response',
-  'input-required-result-non-tool-request', 'input-required-result-result-type', 'input-required-result-unsupported-methods',
-  'input-required-result-tampered-state', 'input-required-result-capability-check', 'input-required-result-ignore-extra-params',
+  'server-stateless',
+  'completion-complete',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'server-sse-multiple-streams',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'sep-2164-resource-not-found',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+  'dns-rebinding-protection',
+  'caching',
+  'input-required-result-basic-elicitation',
+  'input-required-result-basic-sampling',
+  'input-required-result-basic-list-roots',
+  'input-required-result-request-state',
+  'input-required-result-multiple-input-requests',
+  'input-required-result-multi-round',
+  'input-required-result-missing-input-response',
+  'input-required-result-non-tool-request',
+  'input-required-result-result-type',
+  'input-required-result-unsupported-methods',
+  'input-required-result-tampered-state',
+  'input-required-result-capability-check',
+  'input-required-result-ignore-extra-params',
   'input-required-result-validate-input',
 ];
 
@@ -75,20 +125,40 @@ describe('official MCP conformance suite', () => {
   }, 240_000);
 
   it('0.2.0-alpha.12 passes every scenario the 2025-11-25 requirements hold, scored or not', async () => {
-    const { code, output } = await runConformance(NODE22, CONFORMANCE_NEXT_CLI, ['server', '--url', url, '--requirements', '2025-11-25', '--timeout', '20000'], 80_000);
+    const { code, output } = await runConformance(
+      NODE22,
+      CONFORMANCE_NEXT_CLI,
+      ['server', '--url', url, '--requirements', '2025-11-25', '--timeout', '20000'],
+      80_000,
+    );
     process.stdout.write(`${output.slice(output.lastIndexOf('=== SUMMARY ==='))}\n`);
     const { scenarios, total } = parseSummary(output);
     expect(total).not.toBeNull();
     expect({ failed: total!.failed, code }).toEqual({ failed: 0, code: 0 });
     expect(scenarios.filter((s) => !s.ok || s.failed > 0)).toEqual([]);
-    expect(scenarios.filter((s) => s.scored).map((s) => s.name).sort()).toEqual([...REQUIRED_2025_11_25].sort());
+    expect(
+      scenarios
+        .filter((s) => s.scored)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual([...REQUIRED_2025_11_25].sort());
     // Run but unscored at 2025-11-25 (added after the release, or pending): server-session-lifecycle, json-schema-2020-12, server-sse-polling.
-    expect(scenarios.filter((s) => !s.scored).map((s) => s.name).sort()).toEqual(['json-schema-2020-12', 'server-session-lifecycle', 'server-sse-polling']);
+    expect(
+      scenarios
+        .filter((s) => !s.scored)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(['json-schema-2020-12', 'server-session-lifecycle', 'server-sse-polling']);
     expect(total!.passed).toBeGreaterThanOrEqual(80);
   }, 90_000);
 
   it('0.2.0-alpha.12 passes every scenario the 2026-07-28 requirements score, the pending ones mcpkit serves, and the tasks extension', async () => {
-    const { output } = await runConformance(NODE22, CONFORMANCE_NEXT_CLI, ['server', '--url', url, '--requirements', '2026-07-28', '--timeout', '20000'], 110_000);
+    const { output } = await runConformance(
+      NODE22,
+      CONFORMANCE_NEXT_CLI,
+      ['server', '--url', url, '--requirements', '2026-07-28', '--timeout', '20000'],
+      110_000,
+    );
     process.stdout.write(`${output.slice(output.lastIndexOf('=== SUMMARY ==='))}\n`);
     const { scenarios, total } = parseSummary(output);
     expect(total).not.toBeNull();

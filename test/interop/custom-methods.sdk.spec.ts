@@ -14,13 +14,22 @@ const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 
 /** What every legacy (2025-11-25) client must see of the fixture's custom methods, over any transport. */
 async function legacyChecks(client: Client): Promise<void> {
-  expect(client.getServerCapabilities()).toMatchObject({ tools: {}, experimental: { 'acme/search': { version: 1 } }, extensions: { 'com.acme/search': {} } });
+  expect(client.getServerCapabilities()).toMatchObject({
+    tools: {},
+    experimental: { 'acme/search': { version: 1 } },
+    extensions: { 'com.acme/search': {} },
+  });
   const progress: unknown[] = [];
-  expect(await client.request({ method: 'acme/search', params: { q: 'cats' } }, Result, { onprogress: (p) => void progress.push(p) })).toEqual({ hits: ['found cats'], era: '2025-11-25' });
+  expect(
+    await client.request({ method: 'acme/search', params: { q: 'cats' } }, Result, { onprogress: (p) => void progress.push(p) }),
+  ).toEqual({ hits: ['found cats'], era: '2025-11-25' });
   expect(progress).toEqual([{ progress: 1, total: 1, message: 'searched' }]);
   expect(await client.request({ method: 'acme/legacy', params: {} }, Result)).toEqual({ legacy: true });
   await expect(client.request({ method: 'acme/refuse', params: {} }, Result)).rejects.toMatchObject({ code: -32602, data: { field: 'q' } });
-  await expect(client.request({ method: 'acme/crash', params: {} }, Result)).rejects.toMatchObject({ code: -32603, message: expect.not.stringContaining('internal detail') });
+  await expect(client.request({ method: 'acme/crash', params: {} }, Result)).rejects.toMatchObject({
+    code: -32603,
+    message: expect.not.stringContaining('internal detail'),
+  });
   await expect(client.request({ method: 'acme/unknown', params: {} }, Result)).rejects.toMatchObject({ code: -32601 });
   expect(await client.callTool({ name: 'echo', arguments: {} })).toMatchObject({ content: [{ text: 'echo' }] });
 }
@@ -41,10 +50,18 @@ describe('custom methods over real HTTP (spawned server)', () => {
 
   it('serves an enveloped 2026-07-28 request (Mcp-Method header), advertises it in server/discover, 404 for the rest', async () => {
     const discover = await postModern(server.url, 'server/discover');
-    expect(discover.body.result?.capabilities).toMatchObject({ experimental: { 'acme/search': { version: 1 } }, extensions: { 'com.acme/search': {} } });
+    expect(discover.body.result?.capabilities).toMatchObject({
+      experimental: { 'acme/search': { version: 1 } },
+      extensions: { 'com.acme/search': {} },
+    });
     const found = await postModern(server.url, 'acme/search', { q: 'dogs' });
     expect(found.status).toBe(200);
-    expect(found.body.result).toMatchObject({ resultType: 'complete', hits: ['found dogs'], era: '2026-07-28', _meta: { [SERVER_INFO]: expect.objectContaining({ name: 'custom-methods' }) } });
+    expect(found.body.result).toMatchObject({
+      resultType: 'complete',
+      hits: ['found dogs'],
+      era: '2026-07-28',
+      _meta: { [SERVER_INFO]: expect.objectContaining({ name: 'custom-methods' }) },
+    });
     const refused = await postModern(server.url, 'acme/refuse');
     expect(refused.body.error).toMatchObject({ code: -32602, data: { field: 'q' } });
     for (const method of ['acme/unknown', 'acme/legacy']) {
@@ -68,11 +85,15 @@ describe('custom methods over stdio (real child process)', () => {
   it('serves 2026-07-28 requests on a connection pinned to the modern era', async () => {
     const raw = new RawStdioPeer(FIXTURE, ['--stdio']);
     raw.send({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta: envelope() } });
-    expect(((await raw.response('d')) as { result: Record<string, unknown> }).result.capabilities).toMatchObject({ extensions: { 'com.acme/search': {} } });
+    expect(((await raw.response('d')) as { result: Record<string, unknown> }).result.capabilities).toMatchObject({
+      extensions: { 'com.acme/search': {} },
+    });
     raw.send({ jsonrpc: '2.0', id: 's', method: 'acme/search', params: { q: 'owls', _meta: envelope({ progressToken: 'p1' }) } });
     const found = (await raw.response('s')) as { result: Record<string, unknown> };
     expect(found.result).toMatchObject({ resultType: 'complete', hits: ['found owls'], era: '2026-07-28' });
-    expect(raw.lines).toContainEqual(expect.objectContaining({ method: 'notifications/progress', params: expect.objectContaining({ progressToken: 'p1', progress: 1 }) }));
+    expect(raw.lines).toContainEqual(
+      expect.objectContaining({ method: 'notifications/progress', params: expect.objectContaining({ progressToken: 'p1', progress: 1 }) }),
+    );
     raw.send({ jsonrpc: '2.0', id: 'l', method: 'acme/legacy', params: { _meta: envelope() } });
     expect(await raw.response('l')).toMatchObject({ error: { code: -32601 } });
     raw.endInput();

@@ -25,7 +25,12 @@ describe('event store outage mid-stream', () => {
     const init = await fetch(server.url, {
       method: 'POST',
       headers: HEADERS,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'outage', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'outage', version: '1' } },
+      }),
     });
     await init.text();
     return init.headers.get('mcp-session-id')!;
@@ -37,19 +42,36 @@ describe('event store outage mid-stream', () => {
     const reader = await SseReader.open(server.url, {
       method: 'POST',
       headers: { ...HEADERS, 'mcp-session-id': streaming },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'reindex', arguments: { batches: 40, delayMs: 50 }, _meta: { progressToken: 'p' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'reindex', arguments: { batches: 40, delayMs: 50 }, _meta: { progressToken: 'p' } },
+      }),
     });
     await reader.waitFor((r) => r.messages.some((m) => m.method === 'notifications/progress'));
     await redis.down();
 
     await reader.finished();
-    expect(reader.messages.at(-1)).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: expect.stringMatching(/^The event store is unavailable/) } });
+    expect(reader.messages.at(-1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32603, message: expect.stringMatching(/^The event store is unavailable/) },
+    });
     // The handler runs on after its stream broke; the process must outlive it.
     await new Promise((r) => setTimeout(r, 2_500));
     expect(server.child.exitCode).toBeNull();
-    const res = await fetch(server.url, { method: 'POST', headers: { ...HEADERS, 'mcp-session-id': bystander }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'count', arguments: {} } }) });
+    const res = await fetch(server.url, {
+      method: 'POST',
+      headers: { ...HEADERS, 'mcp-session-id': bystander },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'count', arguments: {} } }),
+    });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: expect.stringContaining('count') }] } });
+    expect(await res.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: 2,
+      result: { content: [{ type: 'text', text: expect.stringContaining('count') }] },
+    });
     // Logged once: the request's later messages are dropped, not rerouted to (and failing on) the standalone stream.
     expect(server.stderr().match(/SSE stream \w+ of session \w+ ended/g)).toHaveLength(1);
   }, 30_000);

@@ -9,7 +9,9 @@ import { SAMPLE_MAIN } from '../helpers/paths';
 describe('fuzz (5 s per transport, both at once)', () => {
   it('finds no crash, no unanswered request, no non-JSON-RPC answer and no -32603', async () => {
     const report = await runFuzz({ seconds: 5, script: SAMPLE_MAIN });
-    const failures = report.failures.map((f) => `${f.transport} ${f.kind} [${f.mutation}] ${f.method ?? ''}: ${f.detail} | ${f.input.slice(0, 200)}`);
+    const failures = report.failures.map(
+      (f) => `${f.transport} ${f.kind} [${f.mutation}] ${f.method ?? ''}: ${f.detail} | ${f.input.slice(0, 200)}`,
+    );
     expect({ seed: report.seed, failures }).toEqual({ seed: report.seed, failures: [] });
     expect(failureCount(report)).toBe(0);
     for (const counts of Object.values(report.transports)) {

@@ -49,7 +49,9 @@ describe('Streamable HTTP, official SDK client', () => {
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
     await client.setLoggingLevel('debug');
     const seen: Progress[] = [];
-    const result = await client.callTool({ name: 'reindex', arguments: { batches: 3, delayMs: 5 } }, undefined, { onprogress: (p) => seen.push(p) });
+    const result = await client.callTool({ name: 'reindex', arguments: { batches: 3, delayMs: 5 } }, undefined, {
+      onprogress: (p) => seen.push(p),
+    });
     expect((result.content as { text: string }[])[0].text).toContain('3 batches');
     expect(seen.map((p) => p.progress)).toEqual([1, 2, 3]);
     expect(logs).toEqual([expect.stringMatching(/^re-indexed \d+ notes$/)]);
@@ -77,7 +79,11 @@ describe('Streamable HTTP, official SDK client', () => {
     expect((archived.content as { text: string }[])[0].text).toBe('Archived note-2');
     expect(elicitations[0]).toMatchObject({
       message: 'Archive "Groceries"?',
-      requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Archive it?', default: false } }, required: ['confirm'] },
+      requestedSchema: {
+        type: 'object',
+        properties: { confirm: { type: 'boolean', title: 'Archive it?', default: false } },
+        required: ['confirm'],
+      },
     });
 
     const roots = await client.callTool({ name: 'workspaceRoots', arguments: {} });
@@ -98,7 +104,9 @@ describe('Streamable HTTP, official SDK client', () => {
     const logs: string[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(String(n.params.data)));
     const seen: number[] = [];
-    const result = await client.callTool({ name: 'dropHalfway', arguments: { events: 10 } }, undefined, { onprogress: (p) => seen.push(p.progress) });
+    const result = await client.callTool({ name: 'dropHalfway', arguments: { events: 10 } }, undefined, {
+      onprogress: (p) => seen.push(p.progress),
+    });
     expect((result.content as { text: string }[])[0].text).toBe('sent 10');
     expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(logs).toEqual(Array.from({ length: 10 }, (_, i) => `log ${i + 1}`));

@@ -31,7 +31,11 @@ describe('every client era against one HTTP server process', () => {
     await modern.client.connect(new sdk2.StreamableHTTPClientTransport(new URL(server.url)));
     const legacy = new Client({ name: 'sdk1-interop', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {}, roots: {} } });
     legacy.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Bob', ok: false } }));
-    legacy.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', content: { type: 'text', text: 'Rome' }, model: 'm' }));
+    legacy.setRequestHandler(CreateMessageRequestSchema, async () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'Rome' },
+      model: 'm',
+    }));
     legacy.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///legacy', name: 'l' }] }));
     const legacyTransport = new StreamableHTTPClientTransport(new URL(server.url));
     await legacy.connect(legacyTransport);
@@ -44,11 +48,22 @@ describe('every client era against one HTTP server process', () => {
       legacy.callTool({ name: 'order', arguments: { tag: 'side-by-side-legacy' } }),
     ]);
     expect(JSON.parse(textOf(m))).toEqual({ orderId: 'order-1', confirmed: true, sampled: 'Paris', roots: ['file:///work/a'] });
-    expect(JSON.parse(textOf(l as { content: unknown }))).toEqual({ orderId: 'order-1', confirmed: false, sampled: 'Rome', roots: ['file:///legacy'] });
-    const legacySeen = JSON.parse(textOf((await legacy.callTool({ name: 'seen', arguments: { tag: 'side-by-side-legacy' } })) as { content: unknown }));
+    expect(JSON.parse(textOf(l as { content: unknown }))).toEqual({
+      orderId: 'order-1',
+      confirmed: false,
+      sampled: 'Rome',
+      roots: ['file:///legacy'],
+    });
+    const legacySeen = JSON.parse(
+      textOf((await legacy.callTool({ name: 'seen', arguments: { tag: 'side-by-side-legacy' } })) as { content: unknown }),
+    );
     expect(legacySeen).toMatchObject({ handlerRuns: 1, onceRuns: 1 }); // requests to the client within one run
     expect(JSON.parse(textOf(await modern.client.callTool({ name: 'whoami', arguments: {} })))).toMatchObject({ version: '2026-07-28' });
-    expect(JSON.parse(textOf((await legacy.callTool({ name: 'whoami', arguments: {} })) as { content: unknown }))).toEqual({ version: '2025-11-25', client: 'sdk1-interop', subject: null });
+    expect(JSON.parse(textOf((await legacy.callTool({ name: 'whoami', arguments: {} })) as { content: unknown }))).toEqual({
+      version: '2025-11-25',
+      client: 'sdk1-interop',
+      subject: null,
+    });
     await legacyTransport.terminateSession();
     await Promise.all([legacy.close(), modern.client.close()]);
   });
@@ -60,7 +75,9 @@ describe('every client era against one HTTP server process', () => {
     const who = JSON.parse(textOf((await client.callTool({ name: 'whoami', arguments: {} })) as { content: unknown }));
     expect(who).toMatchObject({ client: 'sse-interop' });
     expect(who.version).not.toBe('2026-07-28');
-    expect((await client.readResource({ uri: 'eras://items/1' })).contents).toEqual([{ uri: 'eras://items/1', mimeType: 'text/plain', text: 'item 1' }]);
+    expect((await client.readResource({ uri: 'eras://items/1' })).contents).toEqual([
+      { uri: 'eras://items/1', mimeType: 'text/plain', text: 'item 1' },
+    ]);
     await client.close();
   });
 });

@@ -6,13 +6,21 @@ import { spawnHttpServer } from '../helpers/spawn-server';
 import { waitFor } from '../helpers/wait-for';
 
 type Server = Awaited<ReturnType<typeof spawnHttpServer>>;
-type Frame = { id?: unknown; method?: string; params?: Record<string, unknown> & { _meta?: Record<string, unknown> }; result?: Record<string, unknown> };
+type Frame = {
+  id?: unknown;
+  method?: string;
+  params?: Record<string, unknown> & { _meta?: Record<string, unknown> };
+  result?: Record<string, unknown>;
+};
 
 const SUB = 'io.modelcontextprotocol/subscriptionId';
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 
 async function modernClient(url: string): Promise<Client> {
-  const client = new Client({ name: 'listen-interop', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new Client(
+    { name: 'listen-interop', version: '1.0.0' },
+    { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   expect(client.getProtocolEra()).toBe('modern');
   return client;
@@ -21,14 +29,20 @@ async function modernClient(url: string): Promise<Client> {
 /** A raw listen stream (fetch + SSE), to see every frame as sent. */
 async function rawListen(url: string, id: string, notifications: unknown): Promise<SseReader> {
   const body = { jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { _meta: ENVELOPE, notifications } };
-  const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' };
+  const headers = {
+    accept: 'application/json, text/event-stream',
+    'content-type': 'application/json',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'subscriptions/listen',
+  };
   const reader = await SseReader.open(url, { method: 'POST', headers, body: JSON.stringify(body) });
   await reader.waitFor((r) => r.messages.length >= 1);
   expect((reader.messages[0] as Frame).method).toBe('notifications/subscriptions/acknowledged');
   return reader;
 }
 
-const updates = (r: SseReader) => (r.messages as Frame[]).filter((f) => f.method === 'notifications/resources/updated').map((f) => [f.params!.uri, f.params!._meta![SUB]]);
+const updates = (r: SseReader) =>
+  (r.messages as Frame[]).filter((f) => f.method === 'notifications/resources/updated').map((f) => [f.params!.uri, f.params!._meta![SUB]]);
 
 /** The official 2.x client's `listen()` against a compiled mcpkit server. */
 describe('subscriptions/listen with the official SDK 2.x client', () => {
@@ -120,15 +134,43 @@ describe('subscriptions/listen across scaled-out instances', () => {
     const post = async (url: string, id: number, params: Record<string, unknown>) => {
       const res = await fetch(url, {
         method: 'POST',
-        headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'confirmLater' },
-        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'confirmLater', arguments: { ms: 1 }, ...params, _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } } }),
+        headers: {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'confirmLater',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: {
+            name: 'confirmLater',
+            arguments: { ms: 1 },
+            ...params,
+            _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
+          },
+        }),
       });
-      return (await res.json()) as { result?: { resultType: string; requestState?: string; inputRequests?: Record<string, unknown>; content?: { text: string }[] }; error?: { code: number } };
+      return (await res.json()) as {
+        result?: { resultType: string; requestState?: string; inputRequests?: Record<string, unknown>; content?: { text: string }[] };
+        error?: { code: number };
+      };
     };
     const first = await post(a.url, 1, {});
-    expect(first.result).toMatchObject({ resultType: 'input_required', inputRequests: { 'elicitation-0': { method: 'elicitation/create' } } });
-    const retry = await post(b.url, 2, { requestState: first.result!.requestState, inputResponses: { 'elicitation-0': { action: 'accept', content: { confirm: true } } } });
+    expect(first.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { 'elicitation-0': { method: 'elicitation/create' } },
+    });
+    const retry = await post(b.url, 2, {
+      requestState: first.result!.requestState,
+      inputResponses: { 'elicitation-0': { action: 'accept', content: { confirm: true } } },
+    });
     expect(retry.error).toBeUndefined();
-    expect(retry.result).toMatchObject({ resultType: 'complete', content: [{ text: expect.stringContaining(`confirmed=true on pid ${b.child.pid}`) }] });
+    expect(retry.result).toMatchObject({
+      resultType: 'complete',
+      content: [{ text: expect.stringContaining(`confirmed=true on pid ${b.child.pid}`) }],
+    });
   });
 });

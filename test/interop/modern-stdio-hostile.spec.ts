@@ -7,7 +7,10 @@ import { RawStdioPeer } from '../helpers/raw-stdio';
 const ERAS_SERVER = join(ROOT, 'dist', 'test', 'fixtures', 'eras-server.js');
 const ANSWER = { 'elicitation-0': { action: 'accept', content: { name: 'Eve' } } };
 
-type Message = Record<string, unknown> & { result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } };
+type Message = Record<string, unknown> & {
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: Record<string, unknown> };
+};
 
 /** A stdio process pinned to 2026-07-28 by its first request, driven with raw JSON lines. */
 class ModernPeer {
@@ -17,12 +20,15 @@ class ModernPeer {
   async call(method: string, params: Record<string, unknown> = {}): Promise<Message> {
     const id = `r${++this.seq}`;
     this.peer.send({ jsonrpc: '2.0', id, method, params: '_meta' in params ? params : { ...params, _meta: envelope() } });
-    return (await this.peer.response(id)) as Message;
+    return this.peer.response(id);
   }
 
   async firstRound(): Promise<string> {
     const reply = await this.call('tools/call', { name: 'askName', arguments: {} });
-    expect(reply.result).toMatchObject({ resultType: 'input_required', inputRequests: { 'elicitation-0': { method: 'elicitation/create' } } });
+    expect(reply.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { 'elicitation-0': { method: 'elicitation/create' } },
+    });
     return reply.result!.requestState as string;
   }
 
@@ -41,7 +47,10 @@ describe('2026-07-28 hostile input over stdio (real child process)', () => {
     raw = new RawStdioPeer(ERAS_SERVER, ['--stdio']);
     peer = new ModernPeer(raw);
     const discover = await peer.call('server/discover');
-    expect(discover.result).toMatchObject({ resultType: 'complete', supportedVersions: expect.arrayContaining(['2026-07-28', '2025-11-25']) });
+    expect(discover.result).toMatchObject({
+      resultType: 'complete',
+      supportedVersions: expect.arrayContaining(['2026-07-28', '2025-11-25']),
+    });
   });
   afterEach(() => peer.stillServing());
   afterAll(async () => {
@@ -68,14 +77,25 @@ describe('2026-07-28 hostile input over stdio (real child process)', () => {
     expect(reply.error).toMatchObject({ code: -32022, data: { supported: expect.arrayContaining(['2026-07-28']), requested: 'v999.0.0' } });
   });
 
-  it.each(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'tasks/get', 'tasks/list', 'unknown/method'])('answers an enveloped %s with -32601', async (method) => {
-    const reply = await peer.call(method, method === 'tasks/get' ? { taskId: 't1' } : {});
-    expect(reply.error?.code).toBe(-32601);
-  });
+  it.each(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'tasks/get', 'tasks/list', 'unknown/method'])(
+    'answers an enveloped %s with -32601',
+    async (method) => {
+      const reply = await peer.call(method, method === 'tasks/get' ? { taskId: 't1' } : {});
+      expect(reply.error?.code).toBe(-32601);
+    },
+  );
 
   it('refuses a legacy initialize once the process is pinned to 2026-07-28, naming the versions served', async () => {
-    raw.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'late', version: '1' } } });
-    expect(((await raw.response('init')) as Message).error).toMatchObject({ code: -32022, data: { supported: expect.arrayContaining(['2026-07-28']) } });
+    raw.send({
+      jsonrpc: '2.0',
+      id: 'init',
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'late', version: '1' } },
+    });
+    expect(((await raw.response('init')) as Message).error).toMatchObject({
+      code: -32022,
+      data: { supported: expect.arrayContaining(['2026-07-28']) },
+    });
   });
 
   it('completes a multi round-trip request, and refuses a tampered, oversized or replayed requestState', async () => {

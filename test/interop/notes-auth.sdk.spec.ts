@@ -32,7 +32,9 @@ describe('notes sample with authorization: 401, then 403 insufficient_scope and 
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
     });
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${new URL('/.well-known/oauth-protected-resource/mcp', server.url).href}", scope="notes:read"`);
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${new URL('/.well-known/oauth-protected-resource/mcp', server.url).href}", scope="notes:read"`,
+    );
   });
 
   it('authorizes with notes:read, gets 403 insufficient_scope on deleteNote, steps up to notes:read notes:write and deletes', async () => {
@@ -40,14 +42,18 @@ describe('notes sample with authorization: 401, then 403 insufficient_scope and 
     const oauth = new MemoryOAuthProvider();
     // Registered once for every scope it may ever ask for (oidc-provider limits a client to the scopes it
     // registered, and the SDK registers with the first challenge's scope only): the step-up then asks for more.
-    const metadata = (await (await fetch(new URL('/.well-known/openid-configuration', provider.issuer))).json()) as { registration_endpoint: string };
+    const metadata = (await (await fetch(new URL('/.well-known/openid-configuration', provider.issuer))).json()) as {
+      registration_endpoint: string;
+    };
     const registered = await fetch(metadata.registration_endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ ...oauth.clientMetadata, scope: 'notes:read notes:write' }),
     });
     oauth.saveClientInformation((await registered.json()) as { client_id: string });
-    await expect(new Client({ name: 'notes-auth', version: '1' }).connect(new StreamableHTTPClientTransport(url, { authProvider: oauth }))).rejects.toThrow(UnauthorizedError);
+    await expect(
+      new Client({ name: 'notes-auth', version: '1' }).connect(new StreamableHTTPClientTransport(url, { authProvider: oauth })),
+    ).rejects.toThrow(UnauthorizedError);
     expect(oauth.authorizationUrl!.searchParams.get('scope')).toBe('notes:read');
     const transport = new StreamableHTTPClientTransport(url, { authProvider: oauth });
     await transport.finishAuth((await authorizeWithoutBrowser(oauth.authorizationUrl!, REDIRECT_URI)).get('code')!);
@@ -69,7 +75,9 @@ describe('notes sample with authorization: 401, then 403 insufficient_scope and 
       body: JSON.stringify({ jsonrpc: '2.0', id: 'raw', method: 'tools/call', params: { name: 'deleteNote', arguments: { id } } }),
     });
     expect(raw.status).toBe(403);
-    expect(raw.headers.get('www-authenticate')).toMatch(/^Bearer error="insufficient_scope", scope="notes:read notes:write", resource_metadata="[^"]+"/);
+    expect(raw.headers.get('www-authenticate')).toMatch(
+      /^Bearer error="insufficient_scope", scope="notes:read notes:write", resource_metadata="[^"]+"/,
+    );
     expect(((await raw.json()) as { error: { code: number } }).error.code).toBe(-32003);
 
     oauth.authorizationUrl = undefined;

@@ -26,7 +26,9 @@ describe('notes sample: tools generated from openapi.json (built process, offici
       expect(result.structuredContent).toEqual({ words: ['notable', 'notation', 'note', 'notebook'], total: 4 });
       const bad = await client.callTool({ name: 'defineWord', arguments: { lang: 'xx' } });
       expect(bad.isError).toBe(true);
-      expect((bad.content as { text: string }[])[0].text).toMatch(/word: must have required property[\s\S]*lang: must be equal to one of the allowed values/);
+      expect((bad.content as { text: string }[])[0].text).toMatch(
+        /word: must have required property[\s\S]*lang: must be equal to one of the allowed values/,
+      );
     } finally {
       await client.close();
     }
@@ -41,8 +43,11 @@ describe('notes sample: tools generated from openapi.json (built process, offici
     beforeAll(async () => {
       api = createServer((req, res) => {
         seen.push(`${req.method} ${req.url}`);
-        if (req.url?.startsWith('/api/words/zzz')) return res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"unknown word"}');
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ word: 'café', definitions: [{ partOfSpeech: 'noun', text: 'a small restaurant' }] }));
+        if (req.url?.startsWith('/api/words/zzz'))
+          return res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"unknown word"}');
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ word: 'café', definitions: [{ partOfSpeech: 'noun', text: 'a small restaurant' }] }));
       });
       await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
       server = await spawnHttpServer(SAMPLE_MAIN, { NOTES_API_BASE_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}/api` });
@@ -63,7 +68,10 @@ describe('notes sample: tools generated from openapi.json (built process, offici
 
     it('a 404 from the API is an error result naming the status; the server keeps serving', async () => {
       const result = await client.callTool({ name: 'defineWord', arguments: { word: 'zzz' } });
-      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'GET /words/{word} failed with HTTP 404: {"error":"unknown word"}' }] });
+      expect(result).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: 'GET /words/{word} failed with HTTP 404: {"error":"unknown word"}' }],
+      });
       expect((await client.callTool({ name: 'count', arguments: {} })).isError).toBeFalsy();
     });
   });

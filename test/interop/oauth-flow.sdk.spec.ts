@@ -73,7 +73,12 @@ describe('OAuth authorization flow, official SDK client and oidc-provider', () =
     const resource = 'http://127.0.0.1:1/opaque';
     async function introspectingApp() {
       const app = await McpApplication.create(FlowModule, quiet);
-      const verifier = new IntrospectionVerifier({ endpoint: `${provider.issuer}/token/introspection`, clientId: 'introspector', clientSecret: 'introspector-secret', issuer: provider.issuer });
+      const verifier = new IntrospectionVerifier({
+        endpoint: `${provider.issuer}/token/introspection`,
+        clientId: 'introspector',
+        clientSecret: 'introspector-secret',
+        issuer: provider.issuer,
+      });
       const transport = app.httpTransport({ sessions: false, auth: { authorizationServers: [provider.issuer], resource, verifier } });
       return { app, callback: transport.callback() };
     }
@@ -87,14 +92,19 @@ describe('OAuth authorization flow, official SDK client and oidc-provider', () =
       const env = await introspectingApp();
       const res = await callTool(env.callback, 'not-a-token-it-issued');
       expect(res.status).toBe(401);
-      expect(res.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token", error_description="The token is not active", resource_metadata="http:\/\/127\.0\.0\.1:1\/\.well-known\/oauth-protected-resource\/opaque"/);
+      expect(res.headers['www-authenticate']).toMatch(
+        /^Bearer error="invalid_token", error_description="The token is not active", resource_metadata="http:\/\/127\.0\.0\.1:1\/\.well-known\/oauth-protected-resource\/opaque"/,
+      );
       await env.app.close();
     });
 
     it('accepts an active opaque token issued for the resource', async () => {
       const tokenResponse = await fetch(`${provider.issuer}/token`, {
         method: 'POST',
-        headers: { Authorization: `Basic ${Buffer.from('introspector:introspector-secret').toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+        headers: {
+          Authorization: `Basic ${Buffer.from('introspector:introspector-secret').toString('base64')}`,
+          'Content-Type': 'application/x-www-form-urlencoded',
+        },
         body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp:tools', resource }).toString(),
       });
       const { access_token: token } = (await tokenResponse.json()) as { access_token: string };

@@ -48,7 +48,10 @@ describe('an mcpkit server with the OAuth proxy and the resource server, officia
     });
     app = await McpApplication.create(WhoModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
     // Mounted on a server of the test's own (its port is known before the proxy is built), so `resource` is explicit.
-    const transport = app.httpTransport({ oauthProxy: proxy, auth: { authorizationServers: [origin], resource, scopesSupported: ['mcp:tools'], verifier: proxy.verifier() } });
+    const transport = app.httpTransport({
+      oauthProxy: proxy,
+      auth: { authorizationServers: [origin], resource, scopesSupported: ['mcp:tools'], verifier: proxy.verifier() },
+    });
     handler = transport.callback();
   }, 30_000);
 
@@ -61,7 +64,9 @@ describe('an mcpkit server with the OAuth proxy and the resource server, officia
   it('registers, consents, signs in upstream and calls a tool with the proxy’s token', async () => {
     const url = new URL(`${origin}/mcp`);
     const oauth = new MemoryOAuthProvider();
-    await expect(new Client({ name: 'proxied', version: '1' }).connect(new StreamableHTTPClientTransport(url, { authProvider: oauth }))).rejects.toThrow(UnauthorizedError);
+    await expect(
+      new Client({ name: 'proxied', version: '1' }).connect(new StreamableHTTPClientTransport(url, { authProvider: oauth })),
+    ).rejects.toThrow(UnauthorizedError);
     const authorizationUrl = oauth.authorizationUrl!;
     expect(authorizationUrl.origin).toBe(origin); // the proxy, not the upstream IdP
     expect(authorizationUrl.searchParams.get('resource')).toBe(url.href);

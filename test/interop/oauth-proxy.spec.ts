@@ -1,4 +1,4 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -35,7 +35,12 @@ beforeAll(async () => {
     clientMetadataDocuments: { allowLoopbackHttp: true },
     logError: () => undefined,
   });
-  cimdDocument = { client_id: `${origin}/client.json`, client_name: 'Metadata client', redirect_uris: [CLIENT_REDIRECT], token_endpoint_auth_method: 'none' };
+  cimdDocument = {
+    client_id: `${origin}/client.json`,
+    client_name: 'Metadata client',
+    redirect_uris: [CLIENT_REDIRECT],
+    token_endpoint_auth_method: 'none',
+  };
   const listener = proxy.listener();
   handler = (req, res) => {
     // What the MCP server itself serves next to the proxy: its protected-resource metadata, and here a client's metadata document.
@@ -62,7 +67,11 @@ const pkce = () => {
 };
 
 function tokenRequest(params: Record<string, string>) {
-  return fetch(`${origin}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params) });
+  return fetch(`${origin}/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params),
+  });
 }
 
 /** Authorizes `clientId` through consent and the upstream; resolves with where the client was sent back. */
@@ -104,7 +113,13 @@ async function registerPublicClient(): Promise<string> {
 describe('OAuth proxy in front of an OIDC provider without dynamic registration', () => {
   it('serves RFC 8414 metadata advertising PKCE S256, registration and client metadata documents', async () => {
     const metadata = (await (await fetch(`${origin}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
-    expect(metadata).toMatchObject({ issuer: origin, token_endpoint: `${origin}/token`, registration_endpoint: `${origin}/register`, code_challenge_methods_supported: ['S256'], client_id_metadata_document_supported: true });
+    expect(metadata).toMatchObject({
+      issuer: origin,
+      token_endpoint: `${origin}/token`,
+      registration_endpoint: `${origin}/register`,
+      code_challenge_methods_supported: ['S256'],
+      client_id_metadata_document_supported: true,
+    });
     const jwks = (await (await fetch(metadata.jwks_uri as string)).json()) as { keys: { kty: string; d?: string }[] };
     expect(jwks.keys[0].kty).toBe('EC');
     expect(jwks.keys[0].d).toBeUndefined();
@@ -112,7 +127,14 @@ describe('OAuth proxy in front of an OIDC provider without dynamic registration'
 
   it('takes the SDK client through registration, PKCE, consent, the upstream sign-in, the code exchange and a refresh; a revocation ends it', async () => {
     const saved: { client?: OAuthClientInformationMixed; tokens?: OAuthTokens; verifier?: string; redirect?: URL } = {};
-    const metadata: OAuthClientMetadata = { client_name: 'SDK client', redirect_uris: [CLIENT_REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', scope: 'notes:read notes:write' };
+    const metadata: OAuthClientMetadata = {
+      client_name: 'SDK client',
+      redirect_uris: [CLIENT_REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      scope: 'notes:read notes:write',
+    };
     const provider: OAuthClientProvider = {
       redirectUrl: CLIENT_REDIRECT,
       clientMetadata: metadata,
@@ -139,20 +161,30 @@ describe('OAuth proxy in front of an OIDC provider without dynamic registration'
 
     const first = saved.tokens!;
     const info = await proxy.verifier().verify(first.access_token, { resource });
-    expect(info).toMatchObject({ subject: 'alice', clientId: (saved.client as { client_id: string }).client_id, scopes: ['notes:read', 'notes:write'] });
+    expect(info).toMatchObject({
+      subject: 'alice',
+      clientId: (saved.client as { client_id: string }).client_id,
+      scopes: ['notes:read', 'notes:write'],
+    });
     expect(info.claims).toMatchObject({ iss: origin, aud: resource });
     // The proxy's token is its own: the upstream's tokens stay on the server, reachable through the grant.
     const upstream = await proxy.upstreamTokens(info);
     expect(upstream?.access_token).toEqual(expect.any(String));
     expect(first.access_token).not.toContain(upstream!.access_token);
-    await expect(proxy.verifier().verify(first.access_token, { resource: 'http://127.0.0.1:1/other' })).rejects.toBeInstanceOf(InvalidTokenError);
+    await expect(proxy.verifier().verify(first.access_token, { resource: 'http://127.0.0.1:1/other' })).rejects.toBeInstanceOf(
+      InvalidTokenError,
+    );
 
     expect(await auth(provider, { serverUrl: resource })).toBe('AUTHORIZED');
     const second = saved.tokens!;
     expect(second.refresh_token).not.toBe(first.refresh_token);
     expect((await proxy.verifier().verify(second.access_token, { resource })).subject).toBe('alice');
 
-    const revoked = await fetch(`${origin}/revoke`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: second.refresh_token!, client_id: (saved.client as { client_id: string }).client_id }) });
+    const revoked = await fetch(`${origin}/revoke`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: second.refresh_token!, client_id: (saved.client as { client_id: string }).client_id }),
+    });
     expect(revoked.status).toBe(200);
     await expect(proxy.verifier().verify(second.access_token, { resource })).rejects.toBeInstanceOf(InvalidTokenError);
     expect(await proxy.upstreamTokens(info)).toBeUndefined();
@@ -160,7 +192,14 @@ describe('OAuth proxy in front of an OIDC provider without dynamic registration'
 
   it('accepts a client ID metadata document as the client, and refuses one that names another client_id', async () => {
     const { code, verifier } = await codeFor(`${origin}/client.json`);
-    const response = await tokenRequest({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: CLIENT_REDIRECT, client_id: `${origin}/client.json`, resource });
+    const response = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: CLIENT_REDIRECT,
+      client_id: `${origin}/client.json`,
+      resource,
+    });
     expect(response.status).toBe(200);
     const bad = await authorize(`${origin}/bad-client.json`);
     expect(bad.page.status).toBe(400);
@@ -170,12 +209,25 @@ describe('OAuth proxy in front of an OIDC provider without dynamic registration'
   it('refuses a wrong PKCE verifier, and a code used twice', async () => {
     const clientId = await registerPublicClient();
     const wrong = await codeFor(clientId);
-    const refused = await tokenRequest({ grant_type: 'authorization_code', code: wrong.code, code_verifier: pkce().verifier, redirect_uri: CLIENT_REDIRECT, client_id: clientId });
+    const refused = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: wrong.code,
+      code_verifier: pkce().verifier,
+      redirect_uri: CLIENT_REDIRECT,
+      client_id: clientId,
+    });
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ error: 'invalid_grant' });
 
     const { code, verifier } = await codeFor(clientId);
-    const exchange = { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: CLIENT_REDIRECT, client_id: clientId, resource };
+    const exchange = {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: CLIENT_REDIRECT,
+      client_id: clientId,
+      resource,
+    };
     expect((await tokenRequest(exchange)).status).toBe(200);
     const again = await tokenRequest(exchange);
     expect(again.status).toBe(400);
@@ -188,7 +240,13 @@ describe('OAuth proxy in front of an OIDC provider without dynamic registration'
     expect(page.status).toBe(400);
     expect(JSON.parse(page.body)).toMatchObject({ error: 'invalid_request' });
     const { code, verifier } = await codeFor(clientId);
-    const response = await tokenRequest({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: 'http://127.0.0.1:9/elsewhere', client_id: clientId });
+    const response = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: 'http://127.0.0.1:9/elsewhere',
+      client_id: clientId,
+    });
     expect(await response.json()).toMatchObject({ error: 'invalid_grant' });
   });
 
@@ -213,7 +271,14 @@ describe('OAuth proxy in front of an OIDC provider without dynamic registration'
     const back = new URL(page.url);
     expect(back.searchParams.get('error')).toBe('invalid_target');
     const { code, verifier } = await codeFor(clientId);
-    const response = await tokenRequest({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: CLIENT_REDIRECT, client_id: clientId, resource: 'http://127.0.0.1:1/not-mine' });
+    const response = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: CLIENT_REDIRECT,
+      client_id: clientId,
+      resource: 'http://127.0.0.1:1/not-mine',
+    });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: 'invalid_target' });
   });
@@ -246,23 +311,38 @@ describe('OAuth proxy in front of an OIDC provider without dynamic registration'
 
   it('authenticates a confidential client by its secret, and revokes the whole grant when a rotated refresh token comes back', async () => {
     const registered = (await (
-      await fetch(`${origin}/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ client_name: 'Confidential', redirect_uris: [CLIENT_REDIRECT] }) })
+      await fetch(`${origin}/register`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Confidential', redirect_uris: [CLIENT_REDIRECT] }),
+      })
     ).json()) as { client_id: string; client_secret: string };
     const basic = (secret: string) => `Basic ${Buffer.from(`${registered.client_id}:${secret}`).toString('base64')}`;
     const post = (params: Record<string, string>, secret = registered.client_secret) =>
-      fetch(`${origin}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic(secret) }, body: new URLSearchParams(params) });
+      fetch(`${origin}/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic(secret) },
+        body: new URLSearchParams(params),
+      });
     const { code, verifier } = await codeFor(registered.client_id);
-    const wrongSecret = await post({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: CLIENT_REDIRECT }, 'not-the-secret');
+    const wrongSecret = await post(
+      { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: CLIENT_REDIRECT },
+      'not-the-secret',
+    );
     expect(wrongSecret.status).toBe(401);
     expect(await wrongSecret.json()).toMatchObject({ error: 'invalid_client' });
 
     const again = await codeFor(registered.client_id);
-    const first = (await (await post({ grant_type: 'authorization_code', code: again.code, code_verifier: again.verifier, redirect_uri: CLIENT_REDIRECT })).json()) as OAuthTokens;
+    const first = (await (
+      await post({ grant_type: 'authorization_code', code: again.code, code_verifier: again.verifier, redirect_uri: CLIENT_REDIRECT })
+    ).json()) as OAuthTokens;
     const second = (await (await post({ grant_type: 'refresh_token', refresh_token: first.refresh_token! })).json()) as OAuthTokens;
     expect((await proxy.verifier().verify(second.access_token, { resource })).subject).toBe('alice');
     const replay = await post({ grant_type: 'refresh_token', refresh_token: first.refresh_token! });
     expect(await replay.json()).toMatchObject({ error: 'invalid_grant' });
     await expect(proxy.verifier().verify(second.access_token, { resource })).rejects.toBeInstanceOf(InvalidTokenError);
-    expect(await (await post({ grant_type: 'refresh_token', refresh_token: second.refresh_token! })).json()).toMatchObject({ error: 'invalid_grant' });
+    expect(await (await post({ grant_type: 'refresh_token', refresh_token: second.refresh_token! })).json()).toMatchObject({
+      error: 'invalid_grant',
+    });
   });
 });

@@ -52,7 +52,8 @@ describe('principals across instances sharing Redis, with oidc-provider', () => 
     beforeAll(async () => {
       // One resource for both (the URL of the load balancer in front of them): a token serves on either.
       const resource = `http://mcp.principals.test${endpointPath(kind)}`;
-      const instance = () => serveApp(kind, metadata, { resource, app: { scaleOut: redisScaleOut({ redis: redis.url, keyPrefix: `principals-${kind}:` }) } });
+      const instance = () =>
+        serveApp(kind, metadata, { resource, app: { scaleOut: redisScaleOut({ redis: redis.url, keyPrefix: `principals-${kind}:` }) } });
       [one, two] = await Promise.all([instance(), instance()]);
     });
     // Nothing a test does, refusals included, is a fault the servers log. (Checked before close: closing
@@ -70,13 +71,23 @@ describe('principals across instances sharing Redis, with oidc-provider', () => 
 
         // The first this instance hears of the session: it restores it from Redis, owner included.
         const post = await rpc(two.url, tb, 'tools/call', { name: 'whoami', arguments: {} }, sessionId);
-        expect({ pair: a, status: post.status, error: post.body.error?.code, result: post.body.result }).toEqual({ pair: a, status: 404, error: -32001, result: undefined });
+        expect({ pair: a, status: post.status, error: post.body.error?.code, result: post.body.result }).toEqual({
+          pair: a,
+          status: 404,
+          error: -32001,
+          result: undefined,
+        });
         const get = await fetch(two.url, { method: 'GET', headers: { ...legacyHeaders(tb, sessionId), accept: 'text/event-stream' } });
         await get.text();
         const del = await fetch(two.url, { method: 'DELETE', headers: legacyHeaders(tb, sessionId) });
         await del.text();
         const here = await rpc(one.url, tb, 'tools/list', {}, sessionId);
-        expect({ pair: a, get: get.status, delete: del.status, onCreator: here.status }).toEqual({ pair: a, get: 404, delete: 404, onCreator: 404 });
+        expect({ pair: a, get: get.status, delete: del.status, onCreator: here.status }).toEqual({
+          pair: a,
+          get: 404,
+          delete: 404,
+          onCreator: 404,
+        });
 
         const mine = await rpc(two.url, ta, 'tools/call', { name: 'whoami', arguments: {} }, sessionId);
         expect(mine.status).toBe(200);
@@ -85,7 +96,9 @@ describe('principals across instances sharing Redis, with oidc-provider', () => 
         const ended = await fetch(two.url, { method: 'DELETE', headers: legacyHeaders(ta, sessionId) });
         await ended.text();
         expect(ended.status).toBe(200);
-        await waitFor(async () => (await rpc(one.url, ta, 'ping', {}, sessionId)).status === 404, { what: 'the session to end on the other instance too' });
+        await waitFor(async () => (await rpc(one.url, ta, 'ping', {}, sessionId)).status === 404, {
+          what: 'the session to end on the other instance too',
+        });
       }
     });
 
@@ -100,15 +113,28 @@ describe('principals across instances sharing Redis, with oidc-provider', () => 
 
         const theirs = await openSession(two.url, tb);
         for (const method of ['tasks/get', 'tasks/cancel']) {
-          expect({ pair: a, method, error: (await rpc(two.url, tb, method, { taskId }, theirs)).body.error?.code }).toEqual({ pair: a, method, error: -32602 });
+          expect({ pair: a, method, error: (await rpc(two.url, tb, method, { taskId }, theirs)).body.error?.code }).toEqual({
+            pair: a,
+            method,
+            error: -32602,
+          });
         }
-        expect(((await rpc(two.url, tb, 'tasks/list', {}, theirs)).body.result!.tasks as { taskId: string }[]).map((t) => t.taskId)).not.toContain(taskId);
+        expect(
+          ((await rpc(two.url, tb, 'tasks/list', {}, theirs)).body.result!.tasks as { taskId: string }[]).map((t) => t.taskId),
+        ).not.toContain(taskId);
 
         const second = await openSession(two.url, ta);
         expect((await rpc(two.url, ta, 'tasks/get', { taskId }, second)).body.result).toMatchObject({ taskId, status: 'working' });
         gate(key).resolve();
-        expect(textOf((await rpc(two.url, ta, 'tasks/result', { taskId }, second)).body.result)).toBe(`job ${key} for ${principalOf(a, metadata.issuer)}`);
-        for (const [url, token, id] of [[one.url, ta, first], [two.url, tb, theirs], [two.url, ta, second]]) await (await fetch(url, { method: 'DELETE', headers: legacyHeaders(token, id) })).text();
+        expect(textOf((await rpc(two.url, ta, 'tasks/result', { taskId }, second)).body.result)).toBe(
+          `job ${key} for ${principalOf(a, metadata.issuer)}`,
+        );
+        for (const [url, token, id] of [
+          [one.url, ta, first],
+          [two.url, tb, theirs],
+          [two.url, ta, second],
+        ])
+          await (await fetch(url, { method: 'DELETE', headers: legacyHeaders(token, id) })).text();
       }
     });
 
@@ -122,14 +148,25 @@ describe('principals across instances sharing Redis, with oidc-provider', () => 
 
         for (const method of ['tasks/get', 'tasks/cancel']) {
           const theirs = await modern(two.url, tb, method, { taskId, _meta: withTasks() });
-          expect({ pair: a, method, error: theirs.body.error?.code, result: theirs.body.result }).toEqual({ pair: a, method, error: -32602, result: undefined });
+          expect({ pair: a, method, error: theirs.body.error?.code, result: theirs.body.result }).toEqual({
+            pair: a,
+            method,
+            error: -32602,
+            result: undefined,
+          });
         }
-        expect((await modern(two.url, ta, 'tasks/get', { taskId, _meta: withTasks() })).body.result).toMatchObject({ taskId, status: 'working' });
+        expect((await modern(two.url, ta, 'tasks/get', { taskId, _meta: withTasks() })).body.result).toMatchObject({
+          taskId,
+          status: 'working',
+        });
         gate(key).resolve();
-        const done = await waitFor(async () => {
-          const now = (await modern(two.url, ta, 'tasks/get', { taskId, _meta: withTasks() })).body.result;
-          return now?.status === 'completed' ? now : undefined;
-        }, { what: `task ${taskId} completed` });
+        const done = await waitFor(
+          async () => {
+            const now = (await modern(two.url, ta, 'tasks/get', { taskId, _meta: withTasks() })).body.result;
+            return now?.status === 'completed' ? now : undefined;
+          },
+          { what: `task ${taskId} completed` },
+        );
         expect(textOf(done.result as Record<string, unknown>)).toBe(`job ${key} for ${principalOf(a, metadata.issuer)}`);
       }
     });
@@ -141,7 +178,12 @@ describe('principals across instances sharing Redis, with oidc-provider', () => 
         const mine = (e: string) => e.startsWith(`${key} by `);
         const round1 = await modern(one.url, ta, 'tools/call', { name: 'confirm', arguments: { key } });
         expect(round1.body.result).toMatchObject({ resultType: 'input_required', requestState: expect.any(String) });
-        const retry = { name: 'confirm', arguments: { key }, requestState: round1.body.result!.requestState, inputResponses: { go: { action: 'accept', content: { ok: true } } } };
+        const retry = {
+          name: 'confirm',
+          arguments: { key },
+          requestState: round1.body.result!.requestState,
+          inputResponses: { go: { action: 'accept', content: { ok: true } } },
+        };
 
         const replayed = await modern(two.url, tb, 'tools/call', retry);
         expect({ pair: a, error: replayed.body.error, result: replayed.body.result }).toEqual({
@@ -167,8 +209,17 @@ describe('principals across instances sharing Redis, with oidc-provider', () => 
           expect(taskId).toEqual(expect.any(String));
           // Both streams on the instance that does not run the task.
           const listen = async (token: string, id: string) => {
-            const body = { jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: { taskIds: [taskId], resourceSubscriptions: [MARKER] }, _meta: withTasks() } };
-            const reader = await SseReader.open(two.url, { method: 'POST', headers: modernHeaders(body, { authorization: `Bearer ${token}` }), body: JSON.stringify(body) });
+            const body = {
+              jsonrpc: '2.0',
+              id,
+              method: 'subscriptions/listen',
+              params: { notifications: { taskIds: [taskId], resourceSubscriptions: [MARKER] }, _meta: withTasks() },
+            };
+            const reader = await SseReader.open(two.url, {
+              method: 'POST',
+              headers: modernHeaders(body, { authorization: `Bearer ${token}` }),
+              body: JSON.stringify(body),
+            });
             open.push(reader);
             expect(reader.response.status).toBe(200);
             await reader.waitFor((r) => r.messages.some((m) => m.method === 'notifications/subscriptions/acknowledged'));
@@ -177,7 +228,9 @@ describe('principals across instances sharing Redis, with oidc-provider', () => 
           const owners = await listen(ta, `owner-${a}`);
           const others = await listen(tb, `other-${b}`);
           gate(key).resolve();
-          await owners.waitFor((r) => (r.messages as Message[]).some((m) => m.method === 'notifications/tasks' && m.params?.status === 'completed'));
+          await owners.waitFor((r) =>
+            (r.messages as Message[]).some((m) => m.method === 'notifications/tasks' && m.params?.status === 'completed'),
+          );
           // Sent after the task's change, through the same channel: once the other stream has it, it would have had the task's too.
           await one.app.notifyResourceUpdated(MARKER);
           await others.waitFor((r) => r.messages.some((m) => m.method === 'notifications/resources/updated'));

@@ -24,7 +24,13 @@ import { sdk2 } from '../helpers/sdk2';
 import { SseReader } from '../helpers/sse-client';
 import { waitFor } from '../helpers/wait-for';
 
-type Message = { id?: unknown; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { code: number; message: string } };
+type Message = {
+  id?: unknown;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+};
 
 /**
  * Who owns what, with a real authorization server (oidc-provider) and both of mcpkit's verifiers: every
@@ -57,13 +63,20 @@ describe('principals with oidc-provider as the authorization server', () => {
 
   it('JwtVerifier refuses a JWT of the issuer, for this resource, whose typ is not at+jwt; requireAccessTokenType: false accepts it', async () => {
     const strict = await serveApp('jwt', metadata, { http: { sessions: false } });
-    const lax = await serveApp('jwt', metadata, { http: { sessions: false }, verifier: verifierFor('jwt', metadata, { requireAccessTokenType: false }) });
+    const lax = await serveApp('jwt', metadata, {
+      http: { sessions: false },
+      verifier: verifierFor('jwt', metadata, { requireAccessTokenType: false }),
+    });
     try {
       const token = await strict.token('machine-typ-jwt');
       expect(JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString())).toMatchObject({ typ: 'JWT', alg: 'RS256' });
       const refused = await rpc(strict.url, token, 'tools/call', { name: 'whoami', arguments: {} });
       expect(refused.status).toBe(401);
-      const res = await fetch(strict.url, { method: 'POST', headers: legacyHeaders(token), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+      const res = await fetch(strict.url, {
+        method: 'POST',
+        headers: legacyHeaders(token),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
       await res.text();
       expect(res.headers.get('www-authenticate')).toBe(
         `Bearer error="invalid_token", error_description="The token is not an access token (its typ is not at+jwt)", resource_metadata="${new URL(strict.url).origin}/.well-known/oauth-protected-resource/mcp", scope="mcp:tools"`,
@@ -71,7 +84,12 @@ describe('principals with oidc-provider as the authorization server', () => {
       // The same kind of token, from the same issuer, for the lax server's resource: accepted.
       const accepted = await rpc(lax.url, await lax.token('machine-typ-jwt'), 'tools/call', { name: 'whoami', arguments: {} });
       expect(accepted.status).toBe(200);
-      expect(JSON.parse(textOf(accepted.body.result))).toEqual({ principal: principalOf('machine-typ-jwt', metadata.issuer), subject: null, clientId: 'machine-typ-jwt', issuer: metadata.issuer });
+      expect(JSON.parse(textOf(accepted.body.result))).toEqual({
+        principal: principalOf('machine-typ-jwt', metadata.issuer),
+        subject: null,
+        clientId: 'machine-typ-jwt',
+        issuer: metadata.issuer,
+      });
       // A proper at+jwt token is accepted by the strict one.
       expect((await rpc(strict.url, await strict.token('machine-a'), 'tools/call', { name: 'whoami', arguments: {} })).status).toBe(200);
       expect([...strict.errors, ...lax.errors]).toEqual([]);
@@ -100,34 +118,61 @@ describe('principals with oidc-provider as the authorization server', () => {
       if (kind === 'jwt') expect(JSON.parse(Buffer.from(machine.split('.')[1], 'base64url').toString())).not.toHaveProperty('sub');
       else expect(machine.split('.')).toHaveLength(1); // opaque: only introspection tells who it is
       const legacy = new Client({ name: 'principals', version: '1.0.0' });
-      const transport = new StreamableHTTPClientTransport(new URL(sessionful.url), { requestInit: { headers: { Authorization: `Bearer ${machine}` } } });
+      const transport = new StreamableHTTPClientTransport(new URL(sessionful.url), {
+        requestInit: { headers: { Authorization: `Bearer ${machine}` } },
+      });
       await legacy.connect(transport);
-      const who = JSON.parse(textOf((await legacy.callTool({ name: 'whoami', arguments: {} })) as Record<string, unknown>));
-      expect(who).toEqual({ principal: `client:machine-a@${encodeURIComponent(metadata.issuer)}`, subject: null, clientId: 'machine-a', issuer: metadata.issuer });
+      const who = JSON.parse(textOf(await legacy.callTool({ name: 'whoami', arguments: {} })));
+      expect(who).toEqual({
+        principal: `client:machine-a@${encodeURIComponent(metadata.issuer)}`,
+        subject: null,
+        clientId: 'machine-a',
+        issuer: metadata.issuer,
+      });
       await transport.terminateSession();
       await legacy.close();
 
       const alice = await sessionful.token('user-alice');
-      const client = new sdk2.Client({ name: 'principals', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } as never });
+      const client = new sdk2.Client({ name: 'principals', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
       await client.connect(new sdk2.StreamableHTTPClientTransport(new URL(sessionful.url), { authProvider: { token: async () => alice } }));
       const seen = JSON.parse(textOf(await client.callTool({ name: 'whoami', arguments: {} })));
-      expect(seen).toEqual({ principal: `sub:alice@${encodeURIComponent(metadata.issuer)}`, subject: 'alice', clientId: 'user-alice', issuer: metadata.issuer });
+      expect(seen).toEqual({
+        principal: `sub:alice@${encodeURIComponent(metadata.issuer)}`,
+        subject: 'alice',
+        clientId: 'user-alice',
+        issuer: metadata.issuer,
+      });
       await client.close();
     });
 
     it('2025-11-25 sessions: another client gets 404 for POST, GET and DELETE on a session, which goes on serving its owner', async () => {
       const { url } = sessionful;
-      const stream = (token: string, sessionId: string) => ({ headers: { ...legacyHeaders(token, sessionId), accept: 'text/event-stream' } });
+      const stream = (token: string, sessionId: string) => ({
+        headers: { ...legacyHeaders(token, sessionId), accept: 'text/event-stream' },
+      });
       for (const [a, b] of PAIRS) {
         const [ta, tb] = await Promise.all([sessionful.token(a), sessionful.token(b)]);
         const sessionId = await openSession(url, ta);
 
         const post = await rpc(url, tb, 'tools/call', { name: 'whoami', arguments: {} }, sessionId);
-        expect({ pair: a, status: post.status, error: post.body.error?.code, result: post.body.result }).toEqual({ pair: a, status: 404, error: -32001, result: undefined });
+        expect({ pair: a, status: post.status, error: post.body.error?.code, result: post.body.result }).toEqual({
+          pair: a,
+          status: 404,
+          error: -32001,
+          result: undefined,
+        });
         const get = await fetch(url, { method: 'GET', ...stream(tb, sessionId) });
-        expect({ pair: a, status: get.status, body: await get.json() }).toMatchObject({ pair: a, status: 404, body: { error: { code: -32001 } } });
+        expect({ pair: a, status: get.status, body: await get.json() }).toMatchObject({
+          pair: a,
+          status: 404,
+          body: { error: { code: -32001 } },
+        });
         const del = await fetch(url, { method: 'DELETE', headers: legacyHeaders(tb, sessionId) });
-        expect({ pair: a, status: del.status, body: await del.json() }).toMatchObject({ pair: a, status: 404, body: { error: { code: -32001 } } });
+        expect({ pair: a, status: del.status, body: await del.json() }).toMatchObject({
+          pair: a,
+          status: 404,
+          body: { error: { code: -32001 } },
+        });
 
         // The owner's session is still there, with its standalone stream free.
         const mine = await rpc(url, ta, 'tools/call', { name: 'whoami', arguments: {} }, sessionId);
@@ -135,7 +180,10 @@ describe('principals with oidc-provider as the authorization server', () => {
         expect(JSON.parse(textOf(mine.body.result)).principal).toBe(principalOf(a, metadata.issuer));
         const sse = await SseReader.open(url, { method: 'GET', ...stream(ta, sessionId) });
         open.push(sse);
-        expect({ status: sse.response.status, type: sse.response.headers.get('content-type') }).toEqual({ status: 200, type: 'text/event-stream' });
+        expect({ status: sse.response.status, type: sse.response.headers.get('content-type') }).toEqual({
+          status: 200,
+          type: 'text/event-stream',
+        });
         await sse.disconnect();
         const ended = await fetch(url, { method: 'DELETE', headers: legacyHeaders(ta, sessionId) });
         await ended.text();
@@ -148,7 +196,9 @@ describe('principals with oidc-provider as the authorization server', () => {
         await client.connect(transport);
         expect((await rpc(url, tb, 'tools/list', {}, transport.sessionId)).status).toBe(404);
         expect((await fetch(url, { method: 'DELETE', headers: legacyHeaders(tb, transport.sessionId) })).status).toBe(404);
-        expect(JSON.parse(textOf((await client.callTool({ name: 'whoami', arguments: {} })) as Record<string, unknown>)).principal).toBe(principalOf(a, metadata.issuer));
+        expect(JSON.parse(textOf((await client.callTool({ name: 'whoami', arguments: {} })) as Record<string, unknown>)).principal).toBe(
+          principalOf(a, metadata.issuer),
+        );
         await transport.terminateSession();
         await client.close();
       }
@@ -167,11 +217,20 @@ describe('principals with oidc-provider as the authorization server', () => {
         // Every event after the endpoint one is a JSON-RPC message.
         const messages = () => stream.events.slice(1).map((e) => JSON.parse(e.data) as Message);
         const post = async (token: string, body: unknown) => {
-          const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+          const res = await fetch(endpoint, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+            body: JSON.stringify(body),
+          });
           await res.text();
           return res.status;
         };
-        const init = { jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'sse', version: '1' } } };
+        const init = {
+          jsonrpc: '2.0',
+          id: 'init',
+          method: 'initialize',
+          params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'sse', version: '1' } },
+        };
         expect(await post(tb, init)).toBe(404);
         expect(await post(ta, init)).toBe(202);
         await stream.waitFor(() => messages().some((m) => m.id === 'init'));
@@ -198,7 +257,12 @@ describe('principals with oidc-provider as the authorization server', () => {
 
         for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel']) {
           const theirs = await rpc(url, tb, method, { taskId });
-          expect({ pair: a, method, error: theirs.body.error?.code, result: theirs.body.result }).toEqual({ pair: a, method, error: -32602, result: undefined });
+          expect({ pair: a, method, error: theirs.body.error?.code, result: theirs.body.result }).toEqual({
+            pair: a,
+            method,
+            error: -32602,
+            result: undefined,
+          });
         }
         const listed = await rpc(url, tb, 'tasks/list');
         expect((listed.body.result!.tasks as { taskId: string }[]).map((t) => t.taskId)).not.toContain(taskId);
@@ -224,16 +288,31 @@ describe('principals with oidc-provider as the authorization server', () => {
 
         const theirs = await openSession(url, tb);
         for (const method of ['tasks/get', 'tasks/cancel']) {
-          expect({ pair: a, method, error: (await rpc(url, tb, method, { taskId }, theirs)).body.error?.code }).toEqual({ pair: a, method, error: -32602 });
+          expect({ pair: a, method, error: (await rpc(url, tb, method, { taskId }, theirs)).body.error?.code }).toEqual({
+            pair: a,
+            method,
+            error: -32602,
+          });
         }
-        expect(((await rpc(url, tb, 'tasks/list', {}, theirs)).body.result!.tasks as { taskId: string }[]).map((t) => t.taskId)).not.toContain(taskId);
+        expect(
+          ((await rpc(url, tb, 'tasks/list', {}, theirs)).body.result!.tasks as { taskId: string }[]).map((t) => t.taskId),
+        ).not.toContain(taskId);
 
         const second = await openSession(url, ta);
         expect((await rpc(url, ta, 'tasks/get', { taskId }, second)).body.result).toMatchObject({ taskId, status: 'working' });
-        expect(((await rpc(url, ta, 'tasks/list', {}, second)).body.result!.tasks as { taskId: string }[]).map((t) => t.taskId)).toContain(taskId);
+        expect(((await rpc(url, ta, 'tasks/list', {}, second)).body.result!.tasks as { taskId: string }[]).map((t) => t.taskId)).toContain(
+          taskId,
+        );
         gate(key).resolve();
-        expect(textOf((await rpc(url, ta, 'tasks/result', { taskId }, second)).body.result)).toBe(`job ${key} for ${principalOf(a, metadata.issuer)}`);
-        for (const [token, id] of [[ta, first], [tb, theirs], [ta, second]]) await (await fetch(url, { method: 'DELETE', headers: legacyHeaders(token, id) })).text();
+        expect(textOf((await rpc(url, ta, 'tasks/result', { taskId }, second)).body.result)).toBe(
+          `job ${key} for ${principalOf(a, metadata.issuer)}`,
+        );
+        for (const [token, id] of [
+          [ta, first],
+          [tb, theirs],
+          [ta, second],
+        ])
+          await (await fetch(url, { method: 'DELETE', headers: legacyHeaders(token, id) })).text();
       }
     });
 
@@ -246,16 +325,31 @@ describe('principals with oidc-provider as the authorization server', () => {
         expect(created.body.result).toMatchObject({ resultType: 'task', status: 'working', taskId: expect.any(String) });
         const taskId = created.body.result!.taskId as string;
 
-        for (const [method, extra] of [['tasks/get', {}], ['tasks/update', { inputResponses: { x: { action: 'decline' } } }], ['tasks/cancel', {}]] as const) {
+        for (const [method, extra] of [
+          ['tasks/get', {}],
+          ['tasks/update', { inputResponses: { x: { action: 'decline' } } }],
+          ['tasks/cancel', {}],
+        ] as const) {
           const theirs = await modern(url, tb, method, { taskId, ...extra, _meta: withTasks() });
-          expect({ pair: a, method, error: theirs.body.error?.code, result: theirs.body.result }).toEqual({ pair: a, method, error: -32602, result: undefined });
+          expect({ pair: a, method, error: theirs.body.error?.code, result: theirs.body.result }).toEqual({
+            pair: a,
+            method,
+            error: -32602,
+            result: undefined,
+          });
         }
-        expect((await modern(url, ta, 'tasks/get', { taskId, _meta: withTasks() })).body.result).toMatchObject({ taskId, status: 'working' });
+        expect((await modern(url, ta, 'tasks/get', { taskId, _meta: withTasks() })).body.result).toMatchObject({
+          taskId,
+          status: 'working',
+        });
         gate(key).resolve();
-        const done = await waitFor(async () => {
-          const now = (await modern(url, ta, 'tasks/get', { taskId, _meta: withTasks() })).body.result;
-          return now?.status === 'completed' ? now : undefined;
-        }, { what: `task ${taskId} completed` });
+        const done = await waitFor(
+          async () => {
+            const now = (await modern(url, ta, 'tasks/get', { taskId, _meta: withTasks() })).body.result;
+            return now?.status === 'completed' ? now : undefined;
+          },
+          { what: `task ${taskId} completed` },
+        );
         expect(textOf(done.result as Record<string, unknown>)).toBe(`job ${key} for ${principalOf(a, metadata.issuer)}`);
       }
     });
@@ -267,8 +361,17 @@ describe('principals with oidc-provider as the authorization server', () => {
         const key = `state-${kind}-${a}`;
         const mine = (e: string) => e.startsWith(`${key} by `);
         const round1 = await modern(url, ta, 'tools/call', { name: 'confirm', arguments: { key } });
-        expect(round1.body.result).toMatchObject({ resultType: 'input_required', inputRequests: { go: { method: 'elicitation/create' } }, requestState: expect.any(String) });
-        const retry = { name: 'confirm', arguments: { key }, requestState: round1.body.result!.requestState, inputResponses: { go: { action: 'accept', content: { ok: true } } } };
+        expect(round1.body.result).toMatchObject({
+          resultType: 'input_required',
+          inputRequests: { go: { method: 'elicitation/create' } },
+          requestState: expect.any(String),
+        });
+        const retry = {
+          name: 'confirm',
+          arguments: { key },
+          requestState: round1.body.result!.requestState,
+          inputResponses: { go: { action: 'accept', content: { ok: true } } },
+        };
 
         const replayed = await modern(url, tb, 'tools/call', retry);
         expect({ pair: a, error: replayed.body.error, result: replayed.body.result }).toEqual({
@@ -288,13 +391,19 @@ describe('principals with oidc-provider as the authorization server', () => {
       const token = await stateless.token('machine-a');
       const client = new sdk2.Client(
         { name: 'principals', version: '2.0.0' },
-        { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } as never, inputRequired: { autoFulfill: true, maxRounds: 3 } },
+        {
+          capabilities: { elicitation: {} },
+          versionNegotiation: { mode: { pin: '2026-07-28' } },
+          inputRequired: { autoFulfill: true, maxRounds: 3 },
+        },
       );
       let asked = 0;
       client.setRequestHandler('elicitation/create', async () => (asked++, { action: 'accept', content: { ok: true } }));
       await client.connect(new sdk2.StreamableHTTPClientTransport(new URL(url), { authProvider: { token: async () => token } }));
       const key = `state-${kind}-sdk2`;
-      expect(textOf(await client.callTool({ name: 'confirm', arguments: { key } }))).toBe(`confirmed ${key} by ${principalOf('machine-a', metadata.issuer)}`);
+      expect(textOf(await client.callTool({ name: 'confirm', arguments: { key } }))).toBe(
+        `confirmed ${key} by ${principalOf('machine-a', metadata.issuer)}`,
+      );
       expect(asked).toBe(1);
       await client.close();
     });
@@ -309,7 +418,12 @@ describe('principals with oidc-provider as the authorization server', () => {
         expect(taskId).toEqual(expect.any(String));
 
         const listen = (token: string, id: string) => {
-          const body = { jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: { taskIds: [taskId], resourceSubscriptions: [MARKER] }, _meta: withTasks() } };
+          const body = {
+            jsonrpc: '2.0',
+            id,
+            method: 'subscriptions/listen',
+            params: { notifications: { taskIds: [taskId], resourceSubscriptions: [MARKER] }, _meta: withTasks() },
+          };
           return listenTo(url, body, { method: 'POST', headers: modernHeaders(body, { authorization: `Bearer ${token}` }) });
         };
         const owners = await listen(ta, `owner-${a}`);
@@ -319,7 +433,9 @@ describe('principals with oidc-provider as the authorization server', () => {
           await s.waitFor((r) => r.messages.some((m) => m.method === 'notifications/subscriptions/acknowledged'));
         }
         gate(key).resolve();
-        await owners.waitFor((r) => (r.messages as Message[]).some((m) => m.method === 'notifications/tasks' && m.params?.status === 'completed'));
+        await owners.waitFor((r) =>
+          (r.messages as Message[]).some((m) => m.method === 'notifications/tasks' && m.params?.status === 'completed'),
+        );
         const done = (owners.messages as Message[]).find((m) => m.method === 'notifications/tasks' && m.params?.status === 'completed')!;
         expect(done.params).toMatchObject({ taskId, result: { content: [{ text: `job ${key} for ${principalOf(a, metadata.issuer)}` }] } });
 

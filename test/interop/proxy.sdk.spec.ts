@@ -1,6 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
 import { McpApplication } from '../../src';
 import { stdioClientTransport } from '../../src/client';
@@ -37,7 +44,11 @@ describe.each(farOverBothTransports(SDK_FAR_SERVER))('proxying an SDK 1.x server
     });
     client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
       const first = request.params.messages[0].content as { type: string; text?: string };
-      return { role: 'assistant', model: 'test-model', content: { type: 'text', text: `short(${first.type === 'text' ? first.text : '?'})` } };
+      return {
+        role: 'assistant',
+        model: 'test-model',
+        content: { type: 'text', text: `short(${first.type === 'text' ? first.text : '?'})` },
+      };
     });
     client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work/a' }, { uri: 'file:///work/b' }] }));
     client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => void logs.push(n.params));
@@ -52,9 +63,25 @@ describe.each(farOverBothTransports(SDK_FAR_SERVER))('proxying an SDK 1.x server
 
   it('lists the far tools under the prefix beside its own, and calls them', async () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(['local', 'far_touchReadme', 'far_echo', 'far_progress', 'far_askName', 'far_summarize', 'far_listRoots', 'far_chatty', 'far_slow', 'far_exit', 'far_lastCancelled', 'far_enableHidden']);
+    expect(names).toEqual([
+      'local',
+      'far_touchReadme',
+      'far_echo',
+      'far_progress',
+      'far_askName',
+      'far_summarize',
+      'far_listRoots',
+      'far_chatty',
+      'far_slow',
+      'far_exit',
+      'far_lastCancelled',
+      'far_enableHidden',
+    ]);
     const echo = (await client.listTools()).tools.find((t) => t.name === 'far_echo')!;
-    expect(echo).toMatchObject({ description: 'Echoes text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
+    expect(echo).toMatchObject({
+      description: 'Echoes text',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    });
     expect(textOf(await client.callTool({ name: 'far_echo', arguments: { text: 'hi' } }))).toBe('echo: hi');
     expect(textOf(await client.callTool({ name: 'local', arguments: {} }))).toBe('served here');
   });
@@ -67,7 +94,9 @@ describe.each(farOverBothTransports(SDK_FAR_SERVER))('proxying an SDK 1.x server
 
   it('forwards progress from the far end', async () => {
     const seen: number[] = [];
-    const result = await client.callTool({ name: 'far_progress', arguments: { steps: 3 } }, undefined, { onprogress: (p) => void seen.push(p.progress) });
+    const result = await client.callTool({ name: 'far_progress', arguments: { steps: 3 } }, undefined, {
+      onprogress: (p) => void seen.push(p.progress),
+    });
     expect(textOf(result)).toBe('did 3 steps');
     expect(seen).toEqual([1, 2, 3]);
   });
@@ -75,7 +104,9 @@ describe.each(farOverBothTransports(SDK_FAR_SERVER))('proxying an SDK 1.x server
   it('answers elicitation, sampling and roots through two hops', async () => {
     expect(textOf(await client.callTool({ name: 'far_askName', arguments: {} }))).toBe('hello Ada');
     expect(elicited).toEqual(['Your name?']);
-    expect(textOf(await client.callTool({ name: 'far_summarize', arguments: { text: 'long text' } }))).toBe('summary: short(Summarize: long text) (test-model)');
+    expect(textOf(await client.callTool({ name: 'far_summarize', arguments: { text: 'long text' } }))).toBe(
+      'summary: short(Summarize: long text) (test-model)',
+    );
     expect(textOf(await client.callTool({ name: 'far_listRoots', arguments: {} }))).toBe('file:///work/a,file:///work/b');
   });
 
@@ -98,11 +129,22 @@ describe.each(farOverBothTransports(SDK_FAR_SERVER))('proxying an SDK 1.x server
   });
 
   it('reads resources and templates, and completes template variables', async () => {
-    expect((await client.listResources()).resources).toEqual([{ uri: 'far://far/readme', name: 'far_readme', title: 'Readme', mimeType: 'text/plain' }]);
-    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([{ uriTemplate: 'far://far/items/{name}', name: 'far_item', title: 'Item' }]);
-    expect((await client.readResource({ uri: 'far://far/readme' })).contents).toEqual([{ uri: 'far://far/readme', mimeType: 'text/plain', text: 'far readme' }]);
-    expect((await client.readResource({ uri: 'far://far/items/apple' })).contents).toEqual([{ uri: 'far://far/items/apple', text: 'item apple' }]);
-    const done = await client.complete({ ref: { type: 'ref/resource', uri: 'far://far/items/{name}' }, argument: { name: 'name', value: 'ap' } });
+    expect((await client.listResources()).resources).toEqual([
+      { uri: 'far://far/readme', name: 'far_readme', title: 'Readme', mimeType: 'text/plain' },
+    ]);
+    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([
+      { uriTemplate: 'far://far/items/{name}', name: 'far_item', title: 'Item' },
+    ]);
+    expect((await client.readResource({ uri: 'far://far/readme' })).contents).toEqual([
+      { uri: 'far://far/readme', mimeType: 'text/plain', text: 'far readme' },
+    ]);
+    expect((await client.readResource({ uri: 'far://far/items/apple' })).contents).toEqual([
+      { uri: 'far://far/items/apple', text: 'item apple' },
+    ]);
+    const done = await client.complete({
+      ref: { type: 'ref/resource', uri: 'far://far/items/{name}' },
+      argument: { name: 'name', value: 'ap' },
+    });
     expect(done.completion.values).toEqual(['apple', 'apricot']);
     await expect(client.readResource({ uri: 'far://readme' })).rejects.toMatchObject({ code: -32002 });
   });
@@ -118,8 +160,12 @@ describe.each(farOverBothTransports(SDK_FAR_SERVER))('proxying an SDK 1.x server
   });
 
   it('gets prompts', async () => {
-    expect((await client.listPrompts()).prompts).toEqual([{ name: 'far_greet', description: 'Greets someone', arguments: [{ name: 'name', required: true }] }]);
-    expect((await client.getPrompt({ name: 'far_greet', arguments: { name: 'Bob' } })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Please greet Bob' } }]);
+    expect((await client.listPrompts()).prompts).toEqual([
+      { name: 'far_greet', description: 'Greets someone', arguments: [{ name: 'name', required: true }] },
+    ]);
+    expect((await client.getPrompt({ name: 'far_greet', arguments: { name: 'Bob' } })).messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Please greet Bob' } },
+    ]);
   });
 
   it("follows the far server's list changes", async () => {
@@ -154,7 +200,9 @@ describe('proxy refusals', () => {
     app.addTool({ name: 'far_echo', handler: () => 'mine' });
     await expect(app.proxy('far', farStdio(SDK_FAR_SERVER, 'ignore'))).rejects.toThrow(/Tool name "far_echo" is declared twice/);
     await expect(app.proxy('gone', stdioClientTransport({ command: join(ROOT, 'no-such-server'), stderr: 'ignore' }))).rejects.toThrow();
-    await expect(app.proxy('bad prefix', stdioClientTransport({ command: process.execPath, args: [SDK_FAR_SERVER, '--stdio'] }))).rejects.toThrow(/prefix/);
+    await expect(
+      app.proxy('bad prefix', stdioClientTransport({ command: process.execPath, args: [SDK_FAR_SERVER, '--stdio'] })),
+    ).rejects.toThrow(/prefix/);
     expect(app.registry.toolDescriptors().map((t) => t.name)).toEqual(['local', 'far_echo']);
     // The prefix is free again after a failure.
     await app.proxy('ok', farStdio(SDK_FAR_SERVER, 'ignore'));
@@ -170,7 +218,9 @@ describe('a proxied server that goes away', () => {
 
   async function start(transport: Parameters<McpApplication['proxy']>[1]) {
     const errors: string[] = [];
-    const app = await McpApplication.create(GatewayModule, { logger: { error: (m) => void errors.push(m), warn: () => undefined, info: () => undefined } });
+    const app = await McpApplication.create(GatewayModule, {
+      logger: { error: (m) => void errors.push(m), warn: () => undefined, info: () => undefined },
+    });
     await app.proxy('far', transport);
     const client = new Client({ name: 'sdk-client', version: '1.0.0' });
     let listChanged = 0;
@@ -205,7 +255,9 @@ describe('a proxied server that goes away', () => {
     await waitFor(async () => (await names()).includes('far_echo'), { timeoutMs: 10_000 });
     expect(made).toBe(2);
     expect(textOf(await client.callTool({ name: 'far_echo', arguments: { text: 'again' } }))).toBe('echo: again');
-    expect(errors).toEqual(['The server proxied at "far" disconnected; its tools, resources and prompts are withdrawn until it is reconnected']);
+    expect(errors).toEqual([
+      'The server proxied at "far" disconnected; its tools, resources and prompts are withdrawn until it is reconnected',
+    ]);
     await app.close();
   });
 

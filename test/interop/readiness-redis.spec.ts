@@ -21,12 +21,21 @@ describe('readiness on Redis (real server process, private Redis)', () => {
 
   const get = async (path: string) => {
     const res = await fetch(new URL(path, server.url));
-    return { status: res.status, body: (await res.json()) as { status: string; stores?: Record<string, { status: string; error?: string }> } };
+    return {
+      status: res.status,
+      body: (await res.json()) as { status: string; stores?: Record<string, { status: string; error?: string }> },
+    };
   };
 
   it('answers 200 with every Redis store ready, 503 naming them while Redis is down, and 200 once it is back', async () => {
     const up = await get('/ready');
-    expect(up).toEqual({ status: 200, body: { status: 'ready', stores: { taskStore: { status: 'ready' }, eventStore: { status: 'ready' }, sessionBackplane: { status: 'ready' } } } });
+    expect(up).toEqual({
+      status: 200,
+      body: {
+        status: 'ready',
+        stores: { taskStore: { status: 'ready' }, eventStore: { status: 'ready' }, sessionBackplane: { status: 'ready' } },
+      },
+    });
 
     await redis.down();
     const down = await get('/ready');

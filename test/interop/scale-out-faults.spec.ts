@@ -27,13 +27,22 @@ describe('scale-out faults', () => {
     const init = await fetch(server.url, {
       method: 'POST',
       headers: HEADERS,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'faults', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'faults', version: '1' } },
+      }),
     });
     const id = init.headers.get('mcp-session-id');
     await init.text();
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw JSON-RPC answers
     const post = async (target: Server, body: unknown): Promise<{ status: number; json: any }> => {
-      const res = await fetch(target.url, { method: 'POST', headers: { ...HEADERS, ...(id ? { 'mcp-session-id': id } : {}) }, body: JSON.stringify(body) });
+      const res = await fetch(target.url, {
+        method: 'POST',
+        headers: { ...HEADERS, ...(id ? { 'mcp-session-id': id } : {}) },
+        body: JSON.stringify(body),
+      });
       const text = await res.text();
       return { status: res.status, json: text ? JSON.parse(text) : undefined };
     };
@@ -43,13 +52,23 @@ describe('scale-out faults', () => {
   it('fails fast with a clear JSON-RPC error while Redis is down, stays up, and recovers without a restart', async () => {
     const s = await session(a);
     expect(s.id).toMatch(/^[0-9a-f]{32}$/);
-    const acknowledged = await s.post(a, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'reindex', arguments: { batches: 1, delayMs: 1 }, task: { ttl: 60_000 } } });
+    const acknowledged = await s.post(a, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'reindex', arguments: { batches: 1, delayMs: 1 }, task: { ttl: 60_000 } },
+    });
     const taskId = acknowledged.json.result.task.taskId as string;
 
     await redis.down();
     // Each answer below arrives while Redis is still down (a request queued until it is back would run into the test timeout).
     // A task needs the store: a JSON-RPC error that says what is missing.
-    const task = await s.post(a, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'reindex', arguments: { batches: 1, delayMs: 1 }, task: {} } });
+    const task = await s.post(a, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'reindex', arguments: { batches: 1, delayMs: 1 }, task: {} },
+    });
     expect(task.json.error).toMatchObject({ code: -32603, message: expect.stringContaining('unavailable') });
     // A session this instance never saw cannot be restored: 503 with a JSON-RPC body.
     const elsewhere = await s.post(b, { jsonrpc: '2.0', id: 3, method: 'ping' });
@@ -59,7 +78,9 @@ describe('scale-out faults', () => {
     const fresh = await session(b);
     expect(fresh.id).toBeNull();
     // Plain requests on a session this instance already serves need no Redis.
-    expect((await s.post(a, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'count', arguments: {} } })).json.result).toBeDefined();
+    expect(
+      (await s.post(a, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'count', arguments: {} } })).json.result,
+    ).toBeDefined();
 
     await redis.up();
     // New work succeeds on both instances without restarting them.
@@ -71,7 +92,12 @@ describe('scale-out faults', () => {
       { timeoutMs: 10_000, intervalMs: 100, what: 'both instances to serve shared sessions again' },
     );
     const after = await session(a);
-    const newTask = await after.post(b, { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'reindex', arguments: { batches: 1, delayMs: 1 }, task: {} } });
+    const newTask = await after.post(b, {
+      jsonrpc: '2.0',
+      id: 6,
+      method: 'tools/call',
+      params: { name: 'reindex', arguments: { batches: 1, delayMs: 1 }, task: {} },
+    });
     expect(newTask.json.result.task.status).toBe('working');
     // Nothing acknowledged was lost: the session and the task from before the outage are still served, by either instance.
     for (const target of [a, b]) {
@@ -83,13 +109,22 @@ describe('scale-out faults', () => {
   it('fails, after its lease, a task whose instance was killed, rather than leaving it working forever', async () => {
     const victim = await spawnHttpServer(HTTP_FIXTURE, { REDIS_URL: redis.url, LEASE_MS: '500' });
     const s = await session(victim);
-    const created = await s.post(victim, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'sleeper', arguments: { events: 50 }, task: { ttl: 60_000 } } });
+    const created = await s.post(victim, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'sleeper', arguments: { events: 50 }, task: { ttl: 60_000 } },
+    });
     const taskId = created.json.result.task.taskId as string;
     victim.child.kill('SIGKILL');
     // The session was shared, so the surviving instance serves it and sees the task.
     const get = () => s.post(b, { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { taskId } });
     expect((await get()).json.result.status).toBe('working');
-    await waitFor(async () => (await get()).json.result.status !== 'working', { timeoutMs: 10_000, intervalMs: 100, what: 'the lease to run out' });
+    await waitFor(async () => (await get()).json.result.status !== 'working', {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      what: 'the lease to run out',
+    });
     expect((await get()).json.result).toMatchObject({ status: 'failed', statusMessage: 'The server running this task stopped responding' });
     const result = await s.post(b, { jsonrpc: '2.0', id: 3, method: 'tasks/result', params: { taskId } });
     expect(result.json.result).toMatchObject({ isError: true });

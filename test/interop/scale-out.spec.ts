@@ -1,6 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { HTTP_FIXTURE } from '../helpers/paths';
 import { PrivateRedis } from '../helpers/redis-server';
 import { RoundRobinProxy } from '../helpers/round-robin-proxy';
@@ -54,7 +59,9 @@ describe('scale-out: two instances, one Redis, round-robin', () => {
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('reindex');
     await client.setLoggingLevel('debug'); // saved in Redis: the other instance honours it too
     const progress: number[] = [];
-    const indexed = await client.callTool({ name: 'reindex', arguments: { batches: 3, delayMs: 5 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    const indexed = await client.callTool({ name: 'reindex', arguments: { batches: 3, delayMs: 5 } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    });
     expect((indexed.content as { text: string }[])[0].text).toContain('3 batches');
     expect(progress).toEqual([1, 2, 3]);
     const second = await client.callTool({ name: 'reindex', arguments: { batches: 1, delayMs: 1 } });
@@ -74,7 +81,14 @@ describe('scale-out: two instances, one Redis, round-robin', () => {
     const served = proxy.log.slice(before);
     expect(new Set(served.map((e) => e.backend))).toEqual(new Set([0, 1]));
     // At least one elicitation answer reached the instance that did not send the elicitation.
-    const crossed = served.some((e, i) => e.rpc === 'response' && served.slice(0, i).reverse().find((p) => p.rpc === 'tools/call:archive')?.backend !== e.backend);
+    const crossed = served.some(
+      (e, i) =>
+        e.rpc === 'response' &&
+        served
+          .slice(0, i)
+          .reverse()
+          .find((p) => p.rpc === 'tools/call:archive')?.backend !== e.backend,
+    );
     expect(crossed).toBe(true);
     await client.close();
   });
@@ -83,18 +97,24 @@ describe('scale-out: two instances, one Redis, round-robin', () => {
     const { client } = await connect();
     await client.listTools();
     const messages: Message[] = [];
-    for await (const m of client.experimental.tasks.callToolStream({ name: 'reindex', arguments: { batches: 3, delayMs: 30 } }, undefined, { task: { ttl: 60_000 } })) {
+    for await (const m of client.experimental.tasks.callToolStream({ name: 'reindex', arguments: { batches: 3, delayMs: 30 } }, undefined, {
+      task: { ttl: 60_000 },
+    })) {
       messages.push(m as Message);
     }
     const taskId = messages[0].task!.taskId;
     expect(messages.at(-1)).toMatchObject({ type: 'result' });
     for (let i = 0; i < 2; i++) {
       expect(await client.experimental.tasks.getTask(taskId)).toMatchObject({ status: 'completed' });
-      expect((await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)).content).toEqual(messages.at(-1)!.result!.content);
+      expect((await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)).content).toEqual(
+        messages.at(-1)!.result!.content,
+      );
       expect((await client.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).toContain(taskId);
     }
 
-    const long = client.experimental.tasks.callToolStream({ name: 'sleeper', arguments: { events: 50 } }, undefined, { task: { ttl: 60_000 } });
+    const long = client.experimental.tasks.callToolStream({ name: 'sleeper', arguments: { events: 50 } }, undefined, {
+      task: { ttl: 60_000 },
+    });
     const created = (await long.next()).value as Message;
     const runner = [...proxy.log].reverse().find((e) => e.rpc === 'tools/call:sleeper')!.backend;
     proxy.pinNext = 1 - runner; // cancel through the instance that does not run the handler
@@ -133,7 +153,9 @@ describe('scale-out: two instances, one Redis, round-robin', () => {
     const logs: string[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(String(n.params.data)));
     const seen: number[] = [];
-    const result = await client.callTool({ name: 'dropHalfway', arguments: { events: 8 } }, undefined, { onprogress: (p) => seen.push(p.progress) });
+    const result = await client.callTool({ name: 'dropHalfway', arguments: { events: 8 } }, undefined, {
+      onprogress: (p) => seen.push(p.progress),
+    });
     expect((result.content as { text: string }[])[0].text).toBe('sent 8');
     expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(logs).toEqual(Array.from({ length: 8 }, (_, i) => `log ${i + 1}`));
@@ -155,7 +177,10 @@ describe('scale-out: two instances, one Redis, round-robin', () => {
     const before = proxy.log.length;
     await client.callTool({ name: 'addNote', arguments: { title: 'one', body: 'x' } });
     await client.callTool({ name: 'addNote', arguments: { title: 'two', body: 'y' } });
-    const adders = proxy.log.slice(before).filter((e) => e.rpc === 'tools/call:addNote').map((e) => e.backend);
+    const adders = proxy.log
+      .slice(before)
+      .filter((e) => e.rpc === 'tools/call:addNote')
+      .map((e) => e.backend);
     expect(new Set(adders)).toEqual(new Set([0, 1]));
     await waitFor(() => updates.length >= 2, { what: 'both resource updates' });
     expect(updates).toEqual(['notes://index', 'notes://index']);
@@ -168,15 +193,29 @@ describe('scale-out: two instances, one Redis, round-robin', () => {
       proxy.pinNext = backend;
       return fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
     };
-    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'raw', version: '1' } } }, 0);
+    const init = await post(
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'raw', version: '1' } },
+      },
+      0,
+    );
     await init.json();
     headers['mcp-session-id'] = init.headers.get('mcp-session-id')!;
     headers['mcp-protocol-version'] = '2025-11-25';
-    const created = (await (await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'confirmLater', arguments: { ms: 300 }, task: {} } }, 0)).json()) as { result: { task: { taskId: string } } };
+    const created = (await (
+      await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'confirmLater', arguments: { ms: 300 }, task: {} } }, 0)
+    ).json()) as { result: { task: { taskId: string } } };
     const taskId = created.result.task.taskId;
     // The task runs on instance 0; its result is awaited through instance 1, on no GET stream.
     proxy.pinNext = 1;
-    const waiting = await SseReader.open(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tasks/result', params: { taskId } }) });
+    const waiting = await SseReader.open(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tasks/result', params: { taskId } }),
+    });
     await waiting.waitFor((r) => r.messages.some((m) => m.method === 'elicitation/create'), 10_000);
     const ask = waiting.messages.find((m) => m.method === 'elicitation/create') as { id: string; params: Record<string, unknown> };
     expect(ask.params._meta).toEqual({ 'io.modelcontextprotocol/related-task': { taskId } });

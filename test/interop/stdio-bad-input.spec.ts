@@ -78,7 +78,11 @@ describe('stdio bad input (real child process)', () => {
   });
 
   it.each([
-    ['a 10,000-deep tool argument', 'tools/call', `{"name":"search","arguments":{"query":"x","filter":${'{"a":'.repeat(10_000)}{}${'}'.repeat(10_000)}}}`],
+    [
+      'a 10,000-deep tool argument',
+      'tools/call',
+      `{"name":"search","arguments":{"query":"x","filter":${'{"a":'.repeat(10_000)}{}${'}'.repeat(10_000)}}}`,
+    ],
     ['a "constructor" key in tool arguments', 'tools/call', '{"name":"search","arguments":{"query":{"constructor":1}}}'],
     ['an object as tasks/list cursor', 'tasks/list', '{"cursor":{"a":1}}'],
   ])('answers %s as a client mistake, logging no stack', async (label, method, params) => {
@@ -86,7 +90,10 @@ describe('stdio bad input (real child process)', () => {
     const stderrBefore = peer.stderr.length;
     peer.write(`{"jsonrpc":"2.0","id":"${id}","method":"${method}","params":${params}}\n`);
     const reply = await peer.response(id);
-    if (method === 'tools/call') expect(reply).toMatchObject({ result: { isError: true, content: [{ type: 'text', text: expect.stringContaining('Invalid arguments') }] } });
+    if (method === 'tools/call')
+      expect(reply).toMatchObject({
+        result: { isError: true, content: [{ type: 'text', text: expect.stringContaining('Invalid arguments') }] },
+      });
     else expect(reply).toMatchObject({ error: { code: -32602 } });
     await stillServing();
     const logged = peer.stderr.slice(stderrBefore);
@@ -111,10 +118,15 @@ describe('stdio bad input (real child process)', () => {
     const big = 'x'.repeat(3 * 1024 * 1024);
     peer.send({ jsonrpc: '2.0', id: 'big', method: 'tools/call', params: { name: 'echo', arguments: { text: big } } });
     const reply = await peer.response('big');
-    expect(((reply.result as { content: { text: string }[] }).content[0].text).length).toBe(big.length);
+    expect((reply.result as { content: { text: string }[] }).content[0].text.length).toBe(big.length);
 
     const before = peer.lines.length;
-    peer.send({ jsonrpc: '2.0', id: 'huge', method: 'tools/call', params: { name: 'echo', arguments: { text: 'y'.repeat(6 * 1024 * 1024) } } });
+    peer.send({
+      jsonrpc: '2.0',
+      id: 'huge',
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'y'.repeat(6 * 1024 * 1024) } },
+    });
     const error = await peer.next((m) => peer.lines.indexOf(m) >= before && m.id === null);
     expect(error).toMatchObject({ error: { code: -32600, message: expect.stringContaining('maximum size') } });
     await stillServing();
@@ -152,10 +164,17 @@ describe('stdio bad input (real child process)', () => {
 
   it('writes every progress notification, increasing, before the response it belongs to', async () => {
     const before = peer.lines.length;
-    peer.send({ jsonrpc: '2.0', id: 'prog', method: 'tools/call', params: { name: 'reindex', arguments: { batches: 4, delayMs: 5 }, _meta: { progressToken: 'tok' } } });
+    peer.send({
+      jsonrpc: '2.0',
+      id: 'prog',
+      method: 'tools/call',
+      params: { name: 'reindex', arguments: { batches: 4, delayMs: 5 }, _meta: { progressToken: 'tok' } },
+    });
     await peer.response('prog');
     const after = peer.lines.slice(before);
-    const progress = after.filter((m) => m.method === 'notifications/progress' && (m.params as { progressToken: string }).progressToken === 'tok');
+    const progress = after.filter(
+      (m) => m.method === 'notifications/progress' && (m.params as { progressToken: string }).progressToken === 'tok',
+    );
     expect(progress.map((m) => (m.params as { progress: number }).progress)).toEqual([1, 2, 3, 4]);
     expect(after.findIndex((m) => m.id === 'prog')).toBeGreaterThan(after.indexOf(progress[3]));
   });
@@ -180,7 +199,12 @@ describe('stdio lifecycle (real child process)', () => {
     peer.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
     expect(await peer.response(2)).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
     await peer.initialize();
-    peer.send({ jsonrpc: '2.0', id: 3, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'again', version: '1' } } });
+    peer.send({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'again', version: '1' } },
+    });
     expect(await peer.response(3)).toMatchObject({ error: { code: -32600 } });
     peer.endInput();
     expect(await peer.exited).toBe(0);
@@ -212,7 +236,12 @@ describe('stdio lifecycle (real child process)', () => {
     ['1999-01-01', '2025-11-25'],
   ])('answers initialize with protocol version %s by %s', async (requested, expected) => {
     const peer = new RawStdioPeer(FAULTY_SERVER);
-    peer.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: requested, capabilities: {}, clientInfo: { name: 'v', version: '1' } } });
+    peer.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: requested, capabilities: {}, clientInfo: { name: 'v', version: '1' } },
+    });
     expect(await peer.response(1)).toMatchObject({ result: { protocolVersion: expected } });
     peer.endInput();
     expect(await peer.exited).toBe(0);

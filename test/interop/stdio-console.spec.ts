@@ -20,7 +20,13 @@ describe('console output of a stdio server (real child process)', () => {
     await callAndEnd(peer);
     expect(peer.garbage).toEqual([]);
     expect(peer.lines.every((m) => m.jsonrpc === '2.0')).toBe(true);
-    for (const noise of ['noise at import time', 'noise in a constructor', 'more noise in a constructor', 'noise in a handler', 'debug noise in a handler']) {
+    for (const noise of [
+      'noise at import time',
+      'noise in a constructor',
+      'more noise in a constructor',
+      'noise in a handler',
+      'debug noise in a handler',
+    ]) {
       expect(peer.stderr).toContain(noise);
     }
   }, 30_000);

@@ -14,8 +14,17 @@ describe('server log of a stdio server (real child process)', () => {
     expect(await peer.exited).toBe(0);
     expect(peer.garbage).toEqual([]);
     expect(peer.lines.every((m) => m.jsonrpc === '2.0')).toBe(true);
-    const entries = peer.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const entries = peer.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const failure = entries.find((e) => String(e.msg).includes('threw'));
-    expect(failure).toMatchObject({ level: 'error', name: 'logging-stdio', requestId: 'fail-1', method: 'tools/call', err: { message: 'wires crossed' } });
+    expect(failure).toMatchObject({
+      level: 'error',
+      name: 'logging-stdio',
+      requestId: 'fail-1',
+      method: 'tools/call',
+      err: { message: 'wires crossed' },
+    });
   }, 30_000);
 });

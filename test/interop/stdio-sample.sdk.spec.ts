@@ -49,7 +49,23 @@ describe('notes sample over stdio, official SDK client', () => {
     } while (cursor);
     expect(pages).toBe(8);
     // The decorated tools, then those main.ts generates from openapi.json.
-    expect(names).toEqual(['addNote', 'search', 'deleteNote', 'reindex', 'exportNotes', 'count', 'summarize', 'archive', 'workspaceRoots', 'showNotes', 'togglePin', 'defineWord', 'searchWords', 'saveGlossaryTerm', 'deleteGlossaryTerm']);
+    expect(names).toEqual([
+      'addNote',
+      'search',
+      'deleteNote',
+      'reindex',
+      'exportNotes',
+      'count',
+      'summarize',
+      'archive',
+      'workspaceRoots',
+      'showNotes',
+      'togglePin',
+      'defineWord',
+      'searchWords',
+      'saveGlossaryTerm',
+      'deleteGlossaryTerm',
+    ]);
   });
 
   it('lists tools with schemas derived from class-validator metadata', async () => {
@@ -67,7 +83,10 @@ describe('notes sample over stdio, official SDK client', () => {
   it('calls a tool with DTO input and gets structured output, plus a log message', async () => {
     const result = await client.callTool({ name: 'addNote', arguments: { title: 'Interop', body: 'from the SDK', tags: ['x'] } });
     expect(result.isError).toBeUndefined();
-    expect(result.structuredContent).toEqual({ id: expect.stringMatching(/^note-\d+$/), uri: expect.stringMatching(/^notes:\/\/note-\d+$/) });
+    expect(result.structuredContent).toEqual({
+      id: expect.stringMatching(/^note-\d+$/),
+      uri: expect.stringMatching(/^notes:\/\/note-\d+$/),
+    });
     expect(JSON.parse((result.content as { text: string }[])[0].text)).toEqual(result.structuredContent);
     await waitFor(() => logs.some((l) => l.data === 'adding note "Interop"'));
     expect(logs.find((l) => l.data === 'adding note "Interop"')).toEqual({ level: 'info', logger: 'notes', data: 'adding note "Interop"' });
@@ -102,7 +121,9 @@ describe('notes sample over stdio, official SDK client', () => {
     const templates = await client.listResourceTemplates();
     expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual(['notes://{id}', 'notes://tags/{tag}{?limit}']);
     const index = await client.readResource({ uri: 'notes://index' });
-    expect(JSON.parse((index.contents[0] as { text: string }).text)).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'note-1', title: 'Welcome' })]));
+    expect(JSON.parse((index.contents[0] as { text: string }).text)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: 'note-1', title: 'Welcome' })]),
+    );
     const note = await client.readResource({ uri: 'notes://note-2' });
     expect(note.contents).toEqual([{ uri: 'notes://note-2', mimeType: 'text/markdown', text: '- milk\n- bread' }]);
     const byTag = await client.readResource({ uri: 'notes://tags/work?limit=5' });
@@ -128,15 +149,23 @@ describe('notes sample over stdio, official SDK client', () => {
       },
     ]);
     const prompt = await client.getPrompt({ name: 'summarize-note', arguments: { id: 'note-2', style: 'detailed' } });
-    expect(prompt.messages[0]).toEqual({ role: 'user', content: { type: 'text', text: 'Summarize this note (detailed):\n\n- milk\n- bread' } });
+    expect(prompt.messages[0]).toEqual({
+      role: 'user',
+      content: { type: 'text', text: 'Summarize this note (detailed):\n\n- milk\n- bread' },
+    });
     expect(prompt.messages[1].role).toBe('assistant');
-    await expect(client.getPrompt({ name: 'summarize-note', arguments: { id: 'note-1', style: 'epic' } })).rejects.toMatchObject({ code: -32602 });
+    await expect(client.getPrompt({ name: 'summarize-note', arguments: { id: 'note-1', style: 'epic' } })).rejects.toMatchObject({
+      code: -32602,
+    });
   });
 
   it('completes prompt arguments and template variables, using already-resolved arguments', async () => {
     const ids = await client.complete({ ref: { type: 'ref/resource', uri: 'notes://{id}' }, argument: { name: 'id', value: 'note-' } });
     expect(ids.completion.values).toEqual(expect.arrayContaining(['note-1', 'note-2', 'note-3']));
-    const tags = await client.complete({ ref: { type: 'ref/resource', uri: 'notes://tags/{tag}{?limit}' }, argument: { name: 'tag', value: 'w' } });
+    const tags = await client.complete({
+      ref: { type: 'ref/resource', uri: 'notes://tags/{tag}{?limit}' },
+      argument: { name: 'tag', value: 'w' },
+    });
     expect(tags.completion).toEqual({ values: ['work'], total: 1, hasMore: false });
     const longNote = await client.complete({
       ref: { type: 'ref/prompt', name: 'summarize-note' },
@@ -146,13 +175,19 @@ describe('notes sample over stdio, official SDK client', () => {
     expect(longNote.completion.values).toEqual(['brief', 'detailed', 'bullet-points']);
     const added = await client.callTool({ name: 'addNote', arguments: { title: 'Long', body: 'x'.repeat(100) } });
     const id = (added.structuredContent as { id: string }).id;
-    const styles = await client.complete({ ref: { type: 'ref/prompt', name: 'summarize-note' }, argument: { name: 'style', value: '' }, context: { arguments: { id } } });
+    const styles = await client.complete({
+      ref: { type: 'ref/prompt', name: 'summarize-note' },
+      argument: { name: 'style', value: '' },
+      context: { arguments: { id } },
+    });
     expect(styles.completion.values[0]).toBe('detailed');
   });
 
   it('sends progress notifications with increasing values', async () => {
     const seen: Progress[] = [];
-    const result = await client.callTool({ name: 'reindex', arguments: { batches: 4, delayMs: 5 } }, undefined, { onprogress: (p) => seen.push(p) });
+    const result = await client.callTool({ name: 'reindex', arguments: { batches: 4, delayMs: 5 } }, undefined, {
+      onprogress: (p) => seen.push(p),
+    });
     expect((result.content as { text: string }[])[0].text).toMatch(/^Re-indexed \d+ notes in 4 batches$/);
     // The SDK client handles notifications a tick after responses, so under load it may drop the last
     // progress when it arrives in the same read as the response; the order on the wire is checked below.
@@ -195,12 +230,22 @@ describe('notes sample over stdio, official SDK client', () => {
 describe('requests to the client over stdio, official SDK client', () => {
   it('gets sampling, elicitation and roots answered by the SDK client handlers', async () => {
     const { client } = await connectSdkOverStdio(SAMPLE_MAIN, ['--stdio'], { sampling: {}, elicitation: { form: {} }, roots: {} });
-    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'stdio-model', content: { type: 'text', text: 'a summary' } }));
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+      role: 'assistant',
+      model: 'stdio-model',
+      content: { type: 'text', text: 'a summary' },
+    }));
     client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'decline' }));
     client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///tmp/w' }] }));
-    expect(await client.callTool({ name: 'summarize', arguments: { id: 'note-1' } })).toEqual({ content: [{ type: 'text', text: 'Summary (stdio-model): a summary' }] });
-    expect(await client.callTool({ name: 'archive', arguments: { id: 'note-1' } })).toEqual({ content: [{ type: 'text', text: 'Kept note-1 (decline)' }] });
-    expect(await client.callTool({ name: 'workspaceRoots', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'file:///tmp/w: file:///tmp/w' }] });
+    expect(await client.callTool({ name: 'summarize', arguments: { id: 'note-1' } })).toEqual({
+      content: [{ type: 'text', text: 'Summary (stdio-model): a summary' }],
+    });
+    expect(await client.callTool({ name: 'archive', arguments: { id: 'note-1' } })).toEqual({
+      content: [{ type: 'text', text: 'Kept note-1 (decline)' }],
+    });
+    expect(await client.callTool({ name: 'workspaceRoots', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'file:///tmp/w: file:///tmp/w' }],
+    });
     await client.close();
   });
 });

@@ -5,7 +5,16 @@ import { spawnHttpServer } from '../helpers/spawn-server';
 interface Report {
   era: string;
   capabilities: Record<string, unknown>;
-  approve: { kind: string; taskId?: string; statuses: string[]; status: string; text: string; error?: string; snapshot?: string; inlined?: string };
+  approve: {
+    kind: string;
+    taskId?: string;
+    statuses: string[];
+    status: string;
+    text: string;
+    error?: string;
+    snapshot?: string;
+    inlined?: string;
+  };
   cancel: { kind: string; before?: string; status: string; after?: string; statusMessage?: string };
   fail: { kind: string; status: string; failed: boolean; message?: string; code?: number };
   quick: { kind: string; status: string; text: string };
@@ -45,7 +54,9 @@ function expectTasksToWork(report: () => Report) {
     expect(approve.statuses).toEqual(expect.arrayContaining(['input_required', 'completed']));
     expect(approve.statuses.indexOf('input_required')).toBeLessThan(approve.statuses.indexOf('completed'));
     // The elicitation reached the application through the task, not as a request of the tools/call.
-    expect(asked).toEqual([{ kind: 'elicitation', message: 'Approve a lamp?', delivery: 'task-update', scope: 'task', taskId: approve.taskId }]);
+    expect(asked).toEqual([
+      { kind: 'elicitation', message: 'Approve a lamp?', delivery: 'task-update', scope: 'task', taskId: approve.taskId },
+    ]);
     expect(approve.inlined).toMatch(/^placed a lamp \(accept\) on pid \d+$/);
     // The package validates the inlined result as a 2026-07-28 CallToolResult.
     expect({ status: approve.status, error: approve.error }).toEqual({ status: 'completed', error: undefined });
@@ -53,7 +64,13 @@ function expectTasksToWork(report: () => Report) {
   });
 
   it('cancels a running task: tasks/cancel, then tasks/get says cancelled', () => {
-    expect(report().cancel).toEqual({ kind: 'task', before: 'working', status: 'cancelled', after: 'cancelled', statusMessage: expect.any(String) });
+    expect(report().cancel).toEqual({
+      kind: 'task',
+      before: 'working',
+      status: 'cancelled',
+      after: 'cancelled',
+      statusMessage: expect.any(String),
+    });
   });
 
   it('reports a task whose handler failed as failed, with the JSON-RPC error', () => {

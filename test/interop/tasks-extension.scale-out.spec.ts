@@ -52,7 +52,8 @@ describe('tasks extension scale-out: two instances, one Redis', () => {
     return created.result!.taskId as string;
   }
 
-  const statusVia = async (backend: 0 | 1, taskId: string) => (await via(backend, 'tasks/get', { taskId })).result as Record<string, unknown> & { status: string };
+  const statusVia = async (backend: 0 | 1, taskId: string) =>
+    (await via(backend, 'tasks/get', { taskId })).result as Record<string, unknown> & { status: string };
 
   it('reads, answers (tasks/update) and sees the result of a task through the instance that did not create it', async () => {
     const taskId = await createTask(0, 'order', { item: 'a chair' });
@@ -97,6 +98,11 @@ describe('tasks extension scale-out: two instances, one Redis', () => {
       },
       { ...POLL, timeoutMs: 10_000 },
     );
-    expect(failed).toMatchObject({ taskId, status: 'failed', statusMessage: expect.any(String), error: { code: expect.any(Number), message: expect.any(String) } });
+    expect(failed).toMatchObject({
+      taskId,
+      status: 'failed',
+      statusMessage: expect.any(String),
+      error: { code: expect.any(Number), message: expect.any(String) },
+    });
   });
 });

@@ -5,7 +5,12 @@ import { HTTP_FIXTURE, SAMPLE_MAIN } from '../helpers/paths';
 import { connectSdkOverStdio } from '../helpers/sdk-stdio';
 import { spawnHttpServer } from '../helpers/spawn-server';
 
-type Message = { type: string; task?: { taskId: string; status: string }; result?: { content: { type: string; text: string }[] }; error?: Error };
+type Message = {
+  type: string;
+  task?: { taskId: string; status: string };
+  result?: { content: { type: string; text: string }[] };
+  error?: Error;
+};
 
 /** The official SDK client's experimental tasks API against mcpkit, over stdio and over HTTP. */
 function tasksOver(label: string, open: () => Promise<{ client: Client; done: () => Promise<void> }>) {
@@ -21,7 +26,11 @@ function tasksOver(label: string, open: () => Promise<{ client: Client; done: ()
     it('declares tasks, and callToolStream runs a tool as a task to its result', async () => {
       expect(client.getServerCapabilities()?.tasks).toMatchObject({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
       const messages: Message[] = [];
-      for await (const m of client.experimental.tasks.callToolStream({ name: 'reindex', arguments: { batches: 3, delayMs: 20 } }, undefined, { task: { ttl: 60_000 } })) {
+      for await (const m of client.experimental.tasks.callToolStream(
+        { name: 'reindex', arguments: { batches: 3, delayMs: 20 } },
+        undefined,
+        { task: { ttl: 60_000 } },
+      )) {
         messages.push(m as Message);
       }
       expect(messages[0]).toMatchObject({ type: 'taskCreated', task: { status: 'working' } });
@@ -37,7 +46,9 @@ function tasksOver(label: string, open: () => Promise<{ client: Client; done: ()
     });
 
     it('cancels a running task; cancelling it again is an invalid-params error', async () => {
-      const stream = client.experimental.tasks.callToolStream({ name: 'reindex', arguments: { batches: 50, delayMs: 50 } }, undefined, { task: { ttl: 60_000 } });
+      const stream = client.experimental.tasks.callToolStream({ name: 'reindex', arguments: { batches: 50, delayMs: 50 } }, undefined, {
+        task: { ttl: 60_000 },
+      });
       const first = (await stream.next()).value as Message;
       const taskId = first.task!.taskId;
       const cancelled = await client.experimental.tasks.cancelTask(taskId);
@@ -58,12 +69,16 @@ function tasksOver(label: string, open: () => Promise<{ client: Client; done: ()
         return { action: 'accept', content: { confirm: false } };
       });
       const messages: Message[] = [];
-      for await (const m of client.experimental.tasks.callToolStream({ name: 'archive', arguments: { id: 'note-3' } }, undefined, { task: { ttl: 60_000 } })) {
+      for await (const m of client.experimental.tasks.callToolStream({ name: 'archive', arguments: { id: 'note-3' } }, undefined, {
+        task: { ttl: 60_000 },
+      })) {
         messages.push(m as Message);
       }
       expect(messages.at(-1)).toMatchObject({ type: 'result', result: { content: [{ type: 'text', text: 'Kept note-3 (accept)' }] } });
       const taskId = messages[0].task!.taskId;
-      expect(asked).toEqual([expect.objectContaining({ message: 'Archive "Release plan"?', _meta: { 'io.modelcontextprotocol/related-task': { taskId } } })]);
+      expect(asked).toEqual([
+        expect.objectContaining({ message: 'Archive "Release plan"?', _meta: { 'io.modelcontextprotocol/related-task': { taskId } } }),
+      ]);
     });
   });
 }

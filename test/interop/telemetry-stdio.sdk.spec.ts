@@ -22,7 +22,12 @@ describe('telemetry over stdio (real child process, official SDK client)', () =>
 
   it('a tools/call produces a server span under the client span, with the validate_arguments child and the MCP attributes', async () => {
     const file = join(dir, 'spans.jsonl');
-    const transport = new StdioClientTransport({ command: process.execPath, args: [TRACED_STDIO], env: { ...process.env, MCPKIT_SPANS_FILE: file } as Record<string, string>, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [TRACED_STDIO],
+      env: { ...process.env, MCPKIT_SPANS_FILE: file },
+      stderr: 'pipe',
+    });
     let stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     // The id the client gave each request, as it went on the wire.
@@ -36,15 +41,24 @@ describe('telemetry over stdio (real child process, official SDK client)', () =>
     await client.connect(transport);
     const spans = (): SpanLine[] => {
       try {
-        return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SpanLine);
+        return readFileSync(file, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as SpanLine);
       } catch {
         return [];
       }
     };
     try {
-      const result = await client.callTool({ name: 'shout', arguments: { text: 'traced' }, _meta: { traceparent: `00-${TRACE_ID}-${CLIENT_SPAN}-01` } });
+      const result = await client.callTool({
+        name: 'shout',
+        arguments: { text: 'traced' },
+        _meta: { traceparent: `00-${TRACE_ID}-${CLIENT_SPAN}-01` },
+      });
       expect(result.content).toEqual([{ type: 'text', text: 'TRACED' }]);
-      const call = await waitFor(() => spans().find((s) => s.name === 'tools/call shout'), { what: `the tools/call span (stderr: ${stderr})` });
+      const call = await waitFor(() => spans().find((s) => s.name === 'tools/call shout'), {
+        what: `the tools/call span (stderr: ${stderr})`,
+      });
       expect(call.kind).toBe(1); // SpanKind.SERVER
       expect(call.traceId).toBe(TRACE_ID);
       expect(call.parentSpanId).toBe(CLIENT_SPAN);

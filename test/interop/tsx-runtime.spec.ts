@@ -26,10 +26,16 @@ describe('a server run by tsx, without decorator metadata', () => {
   it('calls a tool whose input and output classes are given with `input` / `output`', async () => {
     const { tools } = await client.listTools();
     expect(tools.find((t) => t.name === 'greet')).toMatchObject({
-      inputSchema: { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 40, description: 'Who to greet' } }, required: ['name'] },
+      inputSchema: {
+        type: 'object',
+        properties: { name: { type: 'string', minLength: 1, maxLength: 40, description: 'Who to greet' } },
+        required: ['name'],
+      },
       outputSchema: { type: 'object', properties: { text: { type: 'string' } } },
     });
-    expect(await client.callTool({ name: 'greet', arguments: { name: 'Ada' } })).toMatchObject({ structuredContent: { text: 'Hello, Ada!' } });
+    expect(await client.callTool({ name: 'greet', arguments: { name: 'Ada' } })).toMatchObject({
+      structuredContent: { text: 'Hello, Ada!' },
+    });
     const invalid = await client.callTool({ name: 'greet', arguments: { name: '' } });
     expect(invalid).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('name') }] });
   });
@@ -39,13 +45,23 @@ describe('a server run by tsx, without decorator metadata', () => {
   });
 
   it('converts and validates an array of nested DTOs given with @Type', async () => {
-    const ok = await client.callTool({ name: 'order', arguments: { lines: [{ sku: 'a', qty: 2 }, { sku: 'b', qty: 3 }] } });
+    const ok = await client.callTool({
+      name: 'order',
+      arguments: {
+        lines: [
+          { sku: 'a', qty: 2 },
+          { sku: 'b', qty: 3 },
+        ],
+      },
+    });
     expect(ok).toMatchObject({ content: [{ type: 'text', text: '2 lines, 5 items, true' }] });
     expect(await client.callTool({ name: 'order', arguments: { lines: [{ sku: 'a', qty: 0 }] } })).toMatchObject({ isError: true });
   });
 
   it('reads a template resource whose variables class is given with `input`', async () => {
-    expect(await client.readResource({ uri: 'users://u2' })).toEqual({ contents: [{ uri: 'users://u2', mimeType: 'text/plain', text: 'u2 is Grace' }] });
+    expect(await client.readResource({ uri: 'users://u2' })).toEqual({
+      contents: [{ uri: 'users://u2', mimeType: 'text/plain', text: 'u2 is Grace' }],
+    });
     await expect(client.readResource({ uri: 'users://x' })).rejects.toMatchObject({ code: -32602 });
   });
 
@@ -58,7 +74,9 @@ describe('a server run by tsx, without decorator metadata', () => {
     expect(await client.getPrompt({ name: 'write', arguments: { topic: 'tides', length: 'long' } })).toMatchObject({
       messages: [{ role: 'user', content: { type: 'text', text: 'Write a long text about tides.' } }],
     });
-    await expect(client.getPrompt({ name: 'write', arguments: { topic: 'tides', length: 'epic' } })).rejects.toMatchObject({ code: -32602 });
+    await expect(client.getPrompt({ name: 'write', arguments: { topic: 'tides', length: 'epic' } })).rejects.toMatchObject({
+      code: -32602,
+    });
     const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'write' }, argument: { name: 'topic', value: 't' } });
     expect(completion.completion.values).toEqual(['tides', 'tea', 'trains']);
     expect(stderr()).not.toMatch(/Error/);

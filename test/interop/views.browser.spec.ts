@@ -16,17 +16,33 @@ const HOST_DIR = join(ROOT, 'test', 'fixtures', 'views-host');
  * page reaches the server on its own origin (no CORS needed).
  */
 async function serveHost(mcpUrl: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const bundle = await build({ entryPoints: [join(HOST_DIR, 'host.mjs')], bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' });
+  const bundle = await build({
+    entryPoints: [join(HOST_DIR, 'host.mjs')],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+  });
   const files: Record<string, [string, string | Uint8Array]> = {
     '/': ['text/html; charset=utf-8', readFileSync(join(HOST_DIR, 'index.html'), 'utf8')],
     '/host.js': ['text/javascript; charset=utf-8', bundle.outputFiles[0].contents],
   };
   const upstream = new URL(mcpUrl);
   const proxy = (req: IncomingMessage, res: ServerResponse) => {
-    const forwarded = request({ host: upstream.hostname, port: upstream.port, path: upstream.pathname, method: req.method, headers: { ...req.headers, host: upstream.host } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forwarded = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: upstream.pathname,
+        method: req.method,
+        headers: { ...req.headers, host: upstream.host },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forwarded.on('error', () => res.destroy());
     req.pipe(forwarded);
   };
@@ -41,10 +57,11 @@ async function serveHost(mcpUrl: string): Promise<{ url: string; close: () => Pr
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -71,7 +88,10 @@ describe('the notes sample view in headless Chromium, hosted by ext-apps AppBrid
   beforeAll(async () => {
     server = await spawnHttpServer(SAMPLE_MAIN);
     host = await serveHost(server.url);
-    browser = await puppeteer.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--headless=new'] });
+    browser = await puppeteer.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--headless=new'],
+    });
     page = await browser.newPage();
     page.on('pageerror', (error) => void pageErrors.push(String(error)));
     page.on('console', (message) => void (message.type() === 'error' && pageErrors.push(`${message.text()} (${message.location().url})`)));
@@ -94,7 +114,12 @@ describe('the notes sample view in headless Chromium, hosted by ext-apps AppBrid
 
   it('calls the tool, reads its ui:// view, renders it sandboxed and hands it the tool result: the table shows the notes', async () => {
     const shown = await page.evaluate('showTool("showNotes")');
-    expect(shown).toEqual({ tool: 'showNotes', uri: 'ui://notes/table', mimeType: 'text/html;profile=mcp-app', visibility: ['model', 'app'] });
+    expect(shown).toEqual({
+      tool: 'showNotes',
+      uri: 'ui://notes/table',
+      mimeType: 'text/html;profile=mcp-app',
+      visibility: ['model', 'app'],
+    });
     expect(await page.$eval('#views iframe', (iframe) => iframe.getAttribute('sandbox'))).toBe('allow-scripts');
 
     const frame = await viewFrame(page);
@@ -113,7 +138,11 @@ describe('the notes sample view in headless Chromium, hosted by ext-apps AppBrid
     await frame.click('tbody tr[data-id="note-2"]');
     await frame.waitForFunction(`document.getElementById('status').textContent === 'Toggled the pin of note-2'`);
 
-    expect((await serverTable()).map((n) => [n.id, n.pinned])).toEqual([['note-1', false], ['note-2', true], ['note-3', false]]);
+    expect((await serverTable()).map((n) => [n.id, n.pinned])).toEqual([
+      ['note-1', false],
+      ['note-2', true],
+      ['note-3', false],
+    ]);
     expect((await tableRows(frame))[1]).toEqual(['\u2605', 'note-2', 'Groceries', 'home']);
 
     await frame.click('tbody tr[data-id="note-2"]');

@@ -8,7 +8,13 @@ import { ROOT } from '../helpers/paths';
 const run = promisify(execFile);
 
 /** Runs a command in `cwd`; a failure carries its output. */
-export async function sh(cwd: string, command: string, args: string[], env: Record<string, string> = {}, timeout = 120_000): Promise<string> {
+export async function sh(
+  cwd: string,
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+  timeout = 120_000,
+): Promise<string> {
   try {
     const { stdout, stderr } = await run(command, args, { cwd, env: cleanEnv(env), timeout, maxBuffer: 16 * 1024 * 1024 });
     return stdout + stderr;
@@ -23,7 +29,9 @@ export async function npmInstall(cwd: string, specs: string[]): Promise<void> {
   try {
     await sh(cwd, 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...specs], {}, 150_000);
   } catch (error) {
-    throw new Error(`Installing into a temporary project needs the npm registry (or its cache); the install failed:\n${(error as Error).message}`);
+    throw new Error(
+      `Installing into a temporary project needs the npm registry (or its cache); the install failed:\n${(error as Error).message}`,
+    );
   }
 }
 
@@ -43,11 +51,26 @@ export function consumerDependencies(tarball: string): string[] {
 }
 
 /** A project folder with its package.json and tsconfig.json (node_modules come from the parent folder). */
-export function project(root: string, name: string, type: 'module' | 'commonjs', compilerOptions: Record<string, unknown>, files: Record<string, string>): string {
+export function project(
+  root: string,
+  name: string,
+  type: 'module' | 'commonjs',
+  compilerOptions: Record<string, unknown>,
+  files: Record<string, string>,
+): string {
   const dir = join(root, name);
   mkdirSync(join(dir, 'src'), { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type }));
-  const base = { target: 'ES2022', strict: true, experimentalDecorators: true, emitDecoratorMetadata: true, outDir: 'out', rootDir: 'src', types: ['node'], skipLibCheck: false };
+  const base = {
+    target: 'ES2022',
+    strict: true,
+    experimentalDecorators: true,
+    emitDecoratorMetadata: true,
+    outDir: 'out',
+    rootDir: 'src',
+    types: ['node'],
+    skipLibCheck: false,
+  };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...base, ...compilerOptions }, include: ['src'] }));
   for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
   return dir;

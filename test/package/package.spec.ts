@@ -1,4 +1,4 @@
-import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,14 +33,22 @@ afterAll(() => {
 });
 
 /** Runs a stdio server, calls the README's tool, and returns its answer text and stderr. */
-async function callOverStdio(script: string, args: string[], cwd: string, command = process.execPath): Promise<{ text: string; stderr: string }> {
+async function callOverStdio(
+  script: string,
+  args: string[],
+  cwd: string,
+  command = process.execPath,
+): Promise<{ text: string; stderr: string }> {
   const peer = new RawStdioPeer(script, args, command, { cwd });
   try {
     await peer.initialize();
     peer.send(CALL);
     const answer = await peer.response('call');
     expect(peer.garbage).toEqual([]);
-    return { text: (answer.result as { content: { text: string }[] } | undefined)?.content[0].text ?? JSON.stringify(answer), stderr: peer.stderr };
+    return {
+      text: (answer.result as { content: { text: string }[] } | undefined)?.content[0].text ?? JSON.stringify(answer),
+      stderr: peer.stderr,
+    };
   } finally {
     peer.endInput();
     await peer.exited;
@@ -49,7 +57,11 @@ async function callOverStdio(script: string, args: string[], cwd: string, comman
 
 /** Starts the example on PORT=0, reads the URL it prints, and calls the tool over Streamable HTTP. */
 async function callOverHttp(script: string, cwd: string): Promise<string> {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [script], { cwd, env: { ...process.env, PORT: '0' }, stdio: 'pipe' });
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [script], {
+    cwd,
+    env: { ...process.env, PORT: '0' },
+    stdio: 'pipe',
+  });
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let err = '';
@@ -61,13 +73,29 @@ async function callOverHttp(script: string, cwd: string): Promise<string> {
       child.once('exit', (code) => reject(new Error(`the example exited with ${code}: ${err}`)));
     });
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const init = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) });
+    const init = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    });
     const session = { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id') ?? '', 'mcp-protocol-version': '2025-11-25' };
     await fetch(url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
     // The handler logs before answering, so the answer comes as SSE: the message with the call's id.
     const body = await (await fetch(url, { method: 'POST', headers: session, body: JSON.stringify(CALL) })).text();
-    const messages = body.startsWith('{') ? [body] : body.split('\n').filter((l) => l.startsWith('data: ') && l.length > 6).map((l) => l.slice(6));
-    const answer = messages.map((m) => JSON.parse(m) as { id?: string; result?: { content: { text: string }[] } }).find((m) => m.id === 'call');
+    const messages = body.startsWith('{')
+      ? [body]
+      : body
+          .split('\n')
+          .filter((l) => l.startsWith('data: ') && l.length > 6)
+          .map((l) => l.slice(6));
+    const answer = messages
+      .map((m) => JSON.parse(m) as { id?: string; result?: { content: { text: string }[] } })
+      .find((m) => m.id === 'call');
     return answer?.result?.content[0].text ?? body;
   } finally {
     child.kill('SIGTERM');
@@ -75,7 +103,16 @@ async function callOverHttp(script: string, cwd: string): Promise<string> {
 }
 
 /** What both consumers print: a use of each entry point, typed through that entry point's own types. */
-const ENTRIES_PRINTED = { core: 'function', auth: 'function', client: 'function', stores: 'function', redis: 'function', testing: 'function', mount: 'function', differs: [] };
+const ENTRIES_PRINTED = {
+  core: 'function',
+  auth: 'function',
+  client: 'function',
+  stores: 'function',
+  redis: 'function',
+  testing: 'function',
+  mount: 'function',
+  differs: [],
+};
 
 /**
  * Imports every entry point and prints what it found; `differs` names an entry point whose ESM names or
@@ -133,14 +170,21 @@ describe('the packed tarball', () => {
   it('holds the library build, LICENSE, README and package.json only', () => {
     const files = packed.files;
     const expected = ['LICENSE', 'README.md', 'package.json', 'lib/testing/task-store.contract.js'];
-    for (const entry of ['index', 'auth/index', 'client/index', 'stores/index', 'redis/index', 'testing/index']) expected.push(...['js', 'mjs', 'd.ts', 'd.mts'].map((ext) => `lib/${entry}.${ext}`));
+    for (const entry of ['index', 'auth/index', 'client/index', 'stores/index', 'redis/index', 'testing/index'])
+      expected.push(...['js', 'mjs', 'd.ts', 'd.mts'].map((ext) => `lib/${entry}.${ext}`));
     expect(files).toEqual(expect.arrayContaining(expected));
     expect(files.filter((f) => !f.startsWith('lib/') && !['LICENSE', 'README.md', 'package.json'].includes(f))).toEqual([]);
     expect(files.filter((f) => /(^|\/)(test|bench|samples|dist)\/|\.tsbuildinfo$|\.spec\.|\.map$|(?<!\.d)\.m?ts$/.test(f))).toEqual([]);
   });
 
   it('runs the README example compiled by tsc as CommonJS (node10 resolution), over stdio and HTTP, and every entry point requires with types, without skipLibCheck or @types/koa', async () => {
-    const dir = project(root, 'cjs', 'commonjs', { module: 'commonjs', moduleResolution: 'node10' }, { 'src/main.ts': readmeExample(), 'src/entries.ts': ENTRIES_CJS });
+    const dir = project(
+      root,
+      'cjs',
+      'commonjs',
+      { module: 'commonjs', moduleResolution: 'node10' },
+      { 'src/main.ts': readmeExample(), 'src/entries.ts': ENTRIES_CJS },
+    );
     await sh(dir, bin('tsc'), ['-p', '.']);
     expect((await callOverStdio(join(dir, 'out', 'main.js'), ['--stdio'], dir)).text).toBe('Hello, Ada!');
     expect(await callOverHttp(join(dir, 'out', 'main.js'), dir)).toBe('Hello, Ada!');
@@ -149,7 +193,13 @@ describe('the packed tarball', () => {
   });
 
   it('runs the README example compiled by tsc as ESM (NodeNext), and every entry point imports with types', async () => {
-    const dir = project(root, 'esm', 'module', { module: 'NodeNext', moduleResolution: 'NodeNext' }, { 'src/main.ts': readmeExample(), 'src/entries.ts': ENTRIES_ESM });
+    const dir = project(
+      root,
+      'esm',
+      'module',
+      { module: 'NodeNext', moduleResolution: 'NodeNext' },
+      { 'src/main.ts': readmeExample(), 'src/entries.ts': ENTRIES_ESM },
+    );
     await sh(dir, bin('tsc'), ['-p', '.']);
     expect((await callOverStdio(join(dir, 'out', 'main.js'), ['--stdio'], dir)).text).toBe('Hello, Ada!');
     expect(await callOverHttp(join(dir, 'out', 'main.js'), dir)).toBe('Hello, Ada!');
@@ -158,7 +208,8 @@ describe('the packed tarball', () => {
   });
 
   it('loads neither koa nor ioredis when a stdio server imports it', async () => {
-    const script = "require('reflect-metadata'); require('mcpkit'); console.log(Object.keys(require.cache).filter((f) => /node_modules[\\\\/](koa|@koa|ioredis)[\\\\/]/.test(f)).length)";
+    const script =
+      "require('reflect-metadata'); require('mcpkit'); console.log(Object.keys(require.cache).filter((f) => /node_modules[\\\\/](koa|@koa|ioredis)[\\\\/]/.test(f)).length)";
     expect((await sh(root, process.execPath, ['-e', script])).trim()).toBe('0');
   });
 });
@@ -169,15 +220,22 @@ describe('the packed tarball under esbuild-based runners', () => {
   it('runs the README example under tsx', async () => {
     const dir = project(root, 'tsx', 'commonjs', { module: 'commonjs' }, { 'src/main.ts': readmeExample() });
     // A failure to start shows up as the message of the rejected wait (it carries the server's stderr).
-    const { text } = await callOverStdio(join(dir, 'src', 'main.ts'), ['--stdio'], dir, bin('tsx')).catch((e: Error) => ({ text: e.message }));
+    const { text } = await callOverStdio(join(dir, 'src', 'main.ts'), ['--stdio'], dir, bin('tsx')).catch((e: Error) => ({
+      text: e.message,
+    }));
     expect(text).toBe('Hello, Ada!');
   });
 
   it('runs the README example and the TaskStore contract under vitest 3', async () => {
     const example = readmeExample();
-    const dir = project(root, 'vitest', 'module', { module: 'NodeNext', moduleResolution: 'NodeNext' }, {
-      'src/example.ts': example.slice(0, example.indexOf('async function main')),
-      'src/example.test.ts': `import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+    const dir = project(
+      root,
+      'vitest',
+      'module',
+      { module: 'NodeNext', moduleResolution: 'NodeNext' },
+      {
+        'src/example.ts': example.slice(0, example.indexOf('async function main')),
+        'src/example.test.ts': `import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpApplication } from 'mcpkit';
 import { InMemoryTaskStore } from 'mcpkit/stores';
 import { describeTaskStoreContract, McpTestClient } from 'mcpkit/testing';
@@ -194,7 +252,8 @@ describe('the README example', () => {
 
 describeTaskStoreContract({ describe, it, beforeEach, afterEach }, 'InMemoryTaskStore', async () => new InMemoryTaskStore({ sweepIntervalMs: 25 }));
 `,
-    });
+      },
+    );
     const out = await sh(dir, bin('vitest'), ['run', '--root', dir]);
     // vitest colours its summary when it thinks a terminal or CI wants it: compare the plain text.
     expect(out.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Tests\s+13 passed/);
@@ -211,8 +270,13 @@ describe('a folder install (npm install ../path)', () => {
     for (const peer of ['tsyringe', 'class-validator', 'class-transformer', 'reflect-metadata']) {
       symlinkSync(join(ROOT, 'node_modules', peer), join(base, 'package', 'node_modules', peer), 'dir');
     }
-    const dir = project(base, 'app', 'commonjs', { module: 'commonjs', moduleResolution: 'node10' }, {
-      'src/main.ts': `import 'reflect-metadata';
+    const dir = project(
+      base,
+      'app',
+      'commonjs',
+      { module: 'commonjs', moduleResolution: 'node10' },
+      {
+        'src/main.ts': `import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { McpApplication, McpModule, Tool } from 'mcpkit';
@@ -246,8 +310,11 @@ McpApplication.create(AppModule)
     process.exit(1);
   });
 `,
-    });
-    const deps = consumerDependencies(packed.tarball).filter((d) => /^(reflect-metadata|class-validator|class-transformer|tsyringe|@types\/node)@/.test(d));
+      },
+    );
+    const deps = consumerDependencies(packed.tarball).filter((d) =>
+      /^(reflect-metadata|class-validator|class-transformer|tsyringe|@types\/node)@/.test(d),
+    );
     await npmInstall(dir, ['../package', ...deps]);
     await sh(dir, bin('tsc'), ['-p', '.']);
     const { text, stderr } = await callOverStdio(join(dir, 'out', 'main.js'), [], dir);
@@ -258,9 +325,15 @@ McpApplication.create(AppModule)
 
     // When mcpkit cannot use the application's copy (here: dropped from the module cache after the
     // decorators ran), bootstrap fails with an error that names both copies instead of "TypeInfo not known".
-    writeFileSync(join(dir, 'out', 'unadoptable.js'), `for (const file of Object.keys(require.cache)) if (file.includes(${JSON.stringify(join(realpathSync(dir), 'node_modules', 'tsyringe'))})) delete require.cache[file];`);
+    writeFileSync(
+      join(dir, 'out', 'unadoptable.js'),
+      `for (const file of Object.keys(require.cache)) if (file.includes(${JSON.stringify(join(realpathSync(dir), 'node_modules', 'tsyringe'))})) delete require.cache[file];`,
+    );
     const main = join(dir, 'out', 'main.js');
-    const failed = await sh(dir, process.execPath, ['-e', `const M = require('module'); const load = M._load; M._load = function (request, ...rest) { const m = load.call(this, request, ...rest); if (request === 'mcpkit') require('./out/unadoptable.js'); return m; }; require(${JSON.stringify(main)});`]).catch((e: Error) => e.message);
+    const failed = await sh(dir, process.execPath, [
+      '-e',
+      `const M = require('module'); const load = M._load; M._load = function (request, ...rest) { const m = load.call(this, request, ...rest); if (request === 'mcpkit') require('./out/unadoptable.js'); return m; }; require(${JSON.stringify(main)});`,
+    ]).catch((e: Error) => e.message);
     expect(failed).toContain('DuplicatePeerPackageError');
     expect(failed).toContain('Cannot construct provider Greeter');
     expect(failed).toContain(realpathSync(join(ROOT, 'node_modules', 'tsyringe')));

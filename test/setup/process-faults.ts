@@ -24,7 +24,7 @@ export function faultError(faults: readonly ProcessFault[], when: string): Error
 
 /** Duck-typed: an error from the test's vm realm fails `instanceof Error` in the environment's realm. */
 function errorLike(reason: unknown): { name?: unknown; message: unknown; stack?: unknown } | undefined {
-  return typeof reason === 'object' && reason !== null && 'message' in reason ? (reason as { message: unknown }) : undefined;
+  return typeof reason === 'object' && reason !== null && 'message' in reason ? reason : undefined;
 }
 
 function reasonMessage(reason: unknown): string {

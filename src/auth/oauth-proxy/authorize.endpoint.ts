@@ -41,15 +41,26 @@ export class AuthorizeEndpoint {
     const clientId = param(params, 'client_id', true)!;
     const client = await this.clients.find(clientId);
     const redirectUri = param(params, 'redirect_uri', true)!;
-    if (!client.redirect_uris.includes(redirectUri)) throw new OAuthError('invalid_request', 'redirect_uri is not registered for this client');
+    if (!client.redirect_uris.includes(redirectUri))
+      throw new OAuthError('invalid_request', 'redirect_uri is not registered for this client');
     const state = param(params, 'state');
-    const back = (error: OAuthError) => redirect(res, withQuery(redirectUri, { error: error.error, error_description: error.description, state, iss: this.issuer() }));
+    const back = (error: OAuthError) =>
+      redirect(res, withQuery(redirectUri, { error: error.error, error_description: error.description, state, iss: this.issuer() }));
     let pending: PendingAuthorization;
     try {
       if (param(params, 'response_type') !== 'code') throw new OAuthError('unsupported_response_type', 'response_type must be code');
       const codeChallenge = param(params, 'code_challenge');
-      if (!codeChallenge || param(params, 'code_challenge_method') !== 'S256') throw new OAuthError('invalid_request', 'PKCE with code_challenge_method S256 is required');
-      pending = { clientId, redirectUri, codeChallenge, state, scopes: this.scopes(param(params, 'scope')), resource: this.resource(param(params, 'resource')), csrf: randomToken() };
+      if (!codeChallenge || param(params, 'code_challenge_method') !== 'S256')
+        throw new OAuthError('invalid_request', 'PKCE with code_challenge_method S256 is required');
+      pending = {
+        clientId,
+        redirectUri,
+        codeChallenge,
+        state,
+        scopes: this.scopes(param(params, 'scope')),
+        resource: this.resource(param(params, 'resource')),
+        csrf: randomToken(),
+      };
     } catch (error) {
       if (error instanceof OAuthError) return back(error);
       throw error;
@@ -74,7 +85,15 @@ export class AuthorizeEndpoint {
     }
     await this.records.delete(`pending:${requestId}`);
     if (param(params, 'decision') !== 'approve') {
-      return redirect(res, withQuery(pending.redirectUri, { error: 'access_denied', error_description: 'The user denied access', state: pending.state, iss: this.issuer() }));
+      return redirect(
+        res,
+        withQuery(pending.redirectUri, {
+          error: 'access_denied',
+          error_description: 'The user denied access',
+          state: pending.state,
+          iss: this.issuer(),
+        }),
+      );
     }
     await this.toUpstream(res, pending);
   }
@@ -84,17 +103,27 @@ export class AuthorizeEndpoint {
     const stateId = param(params, 'state', true)!;
     const flow = await this.records.take<UpstreamState>(`upstream-state:${stateId}`);
     if (!flow) throw new OAuthError('invalid_request', 'Unknown or expired state');
-    const back = (error: string, description: string) => redirect(res, withQuery(flow.redirectUri, { error, error_description: description, state: flow.state, iss: this.issuer() }));
+    const back = (error: string, description: string) =>
+      redirect(res, withQuery(flow.redirectUri, { error, error_description: description, state: flow.state, iss: this.issuer() }));
     const upstreamError = param(params, 'error');
-    if (upstreamError) return back(upstreamError === 'access_denied' ? 'access_denied' : 'server_error', 'The identity provider did not sign the user in');
+    if (upstreamError)
+      return back(upstreamError === 'access_denied' ? 'access_denied' : 'server_error', 'The identity provider did not sign the user in');
     const code = param(params, 'code');
     if (!code) return back('server_error', 'The identity provider sent no code');
     let grant: GrantRecord;
     let upstream: UpstreamRecord;
     try {
       const tokens = await this.upstream.exchange(code, flow.verifier);
-      const identity = this.options.identify ? await this.options.identify(tokens, () => this.upstream.userinfo(tokens)) : await this.upstream.identify(tokens);
-      grant = { grantId: randomToken(16), clientId: flow.clientId, scopes: flow.scopes, resource: flow.resource, subject: identity.subject };
+      const identity = this.options.identify
+        ? await this.options.identify(tokens, () => this.upstream.userinfo(tokens))
+        : await this.upstream.identify(tokens);
+      grant = {
+        grantId: randomToken(16),
+        clientId: flow.clientId,
+        scopes: flow.scopes,
+        resource: flow.resource,
+        subject: identity.subject,
+      };
       // The upstream's tokens wait in the code; they are kept for the grant once the code is redeemed.
       upstream = { tokens, identity: identity.claims };
     } catch (error) {

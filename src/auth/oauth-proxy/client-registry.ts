@@ -57,7 +57,10 @@ export class ClientRegistry {
 
   private isDocumentUrl(clientId: string): boolean {
     if (!this.metadataDocuments) return false;
-    return clientId.startsWith('https://') || (clientId.startsWith('http://') && this.options.clientMetadataDocuments?.allowLoopbackHttp === true);
+    return (
+      clientId.startsWith('https://') ||
+      (clientId.startsWith('http://') && this.options.clientMetadataDocuments?.allowLoopbackHttp === true)
+    );
   }
 
   private async fromDocument(clientId: string): Promise<ClientRecord> {
@@ -71,9 +74,13 @@ export class ClientRegistry {
       throw new OAuthError('invalid_client', 'The client metadata document could not be fetched');
     }
     const text = await response.text();
-    if (!response.ok || text.length > MAX_DOCUMENT_BYTES) throw new OAuthError('invalid_client', `The client metadata document answered ${response.status}`);
+    if (!response.ok || text.length > MAX_DOCUMENT_BYTES)
+      throw new OAuthError('invalid_client', `The client metadata document answered ${response.status}`);
     const client = parseDocument(clientId, text);
-    const ttl = Math.min(DAY, cacheSeconds(response.headers.get('cache-control')) ?? (this.options.clientMetadataDocuments?.cacheTtlMs ?? 300_000) / 1000);
+    const ttl = Math.min(
+      DAY,
+      cacheSeconds(response.headers.get('cache-control')) ?? (this.options.clientMetadataDocuments?.cacheTtlMs ?? 300_000) / 1000,
+    );
     if (ttl > 0) await this.records.put(`cimd:${clientId}`, client, ttl);
     return client;
   }
@@ -106,7 +113,8 @@ function parseDocument(clientId: string, text: string): ClientRecord {
   if (!doc || typeof doc !== 'object' || doc.client_id !== clientId) {
     throw new OAuthError('invalid_client', 'The client metadata document does not name this client_id');
   }
-  if (!Array.isArray(doc.redirect_uris) || doc.redirect_uris.length === 0) throw new OAuthError('invalid_client', 'The client metadata document lists no redirect_uris');
+  if (!Array.isArray(doc.redirect_uris) || doc.redirect_uris.length === 0)
+    throw new OAuthError('invalid_client', 'The client metadata document lists no redirect_uris');
   const method = doc.token_endpoint_auth_method ?? 'none';
   if (method !== 'none') throw new OAuthError('invalid_client', 'Client metadata documents must use token_endpoint_auth_method none');
   let redirectUris: string[];

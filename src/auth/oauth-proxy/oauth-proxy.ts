@@ -109,14 +109,19 @@ export class OAuthProxy {
     return true;
   }
 
-  private route(pathname: string, method: string): ((req: IncomingMessage, res: ServerResponse, params: Record<string, unknown>) => Promise<void>) | undefined {
+  private route(
+    pathname: string,
+    method: string,
+  ): ((req: IncomingMessage, res: ServerResponse, params: Record<string, unknown>) => Promise<void>) | undefined {
     const base = this.basePath();
     const get = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
     const post = method === 'POST' || method === 'OPTIONS';
     const metadata = async (_q: IncomingMessage, res: ServerResponse) => sendJson(res, 200, this.metadata());
-    if (get && (pathname === `/.well-known/oauth-authorization-server${base}` || pathname === `${base}/.well-known/openid-configuration`)) return metadata;
+    if (get && (pathname === `/.well-known/oauth-authorization-server${base}` || pathname === `${base}/.well-known/openid-configuration`))
+      return metadata;
     if (get && pathname === `${base}/.well-known/jwks.json`) return async (_q, res) => sendJson(res, 200, await this.tokens.jwks());
-    if (post && pathname === `${base}/register`) return async (_q, res, p) => sendJson(res, 201, withoutNulls(await this.clients.register(p)));
+    if (post && pathname === `${base}/register`)
+      return async (_q, res, p) => sendJson(res, 201, withoutNulls(await this.clients.register(p)));
     if (method === 'GET' && pathname === `${base}/authorize`) return (_q, res, p) => this.authorizeEndpoint.authorize(res, p);
     if (method === 'POST' && pathname === `${base}/authorize/consent`) return (q, res, p) => this.authorizeEndpoint.consent(q, res, p);
     if (method === 'GET' && pathname === `${base}/callback`) return (_q, res, p) => this.authorizeEndpoint.callback(res, p);

@@ -13,7 +13,10 @@ export async function readParams(req: IncomingMessage, url: URL): Promise<Record
   } catch {
     throw new OAuthError('invalid_request', 'The request body is too large or too slow');
   }
-  const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
   if (type === 'application/json') {
     try {
       const parsed: unknown = JSON.parse(body.toString('utf8'));

@@ -61,7 +61,12 @@ export class TokenIssuer {
     const keys = await this.load();
     let payload: Record<string, unknown>;
     try {
-      ({ payload } = await jose().jwtVerify(token, keys.publicKey, { issuer, audience: context.resource, algorithms: [keys.alg], typ: 'at+jwt' }));
+      ({ payload } = await jose().jwtVerify(token, keys.publicKey, {
+        issuer,
+        audience: context.resource,
+        algorithms: [keys.alg],
+        typ: 'at+jwt',
+      }));
     } catch {
       throw new InvalidTokenError('The access token is invalid or expired');
     }

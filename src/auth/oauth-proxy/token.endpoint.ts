@@ -22,14 +22,21 @@ export class TokenEndpoint {
 
   async token(req: IncomingMessage, res: ServerResponse, params: Record<string, unknown>): Promise<void> {
     const grantType = param(params, 'grant_type', true);
-    if (grantType !== 'authorization_code' && grantType !== 'refresh_token') throw new OAuthError('unsupported_grant_type', `Unsupported grant_type ${grantType}`);
+    if (grantType !== 'authorization_code' && grantType !== 'refresh_token')
+      throw new OAuthError('unsupported_grant_type', `Unsupported grant_type ${grantType}`);
     const client = await this.authenticate(req, params);
     const grant = grantType === 'authorization_code' ? await this.redeemCode(client, params) : await this.rotate(client, params);
     const ttl = this.options.ttl?.accessToken ?? 3600;
     const accessToken = await this.issuer.sign(grant, ttl);
     const refreshToken = randomToken();
     await this.records.put(tokenKey('refresh', refreshToken), grant, this.refreshTtl);
-    sendJson(res, 200, { access_token: accessToken, token_type: 'Bearer', expires_in: ttl, refresh_token: refreshToken, scope: grant.scopes.join(' ') });
+    sendJson(res, 200, {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: ttl,
+      refresh_token: refreshToken,
+      scope: grant.scopes.join(' '),
+    });
   }
 
   /** Revokes the grant behind a refresh or access token (both die with it); unknown tokens are fine (RFC 7009). */
@@ -48,12 +55,16 @@ export class TokenEndpoint {
   private async redeemCode(client: ClientRecord, params: Record<string, unknown>): Promise<GrantRecord> {
     const code = param(params, 'code', true)!;
     const record = await this.records.take<CodeRecord>(tokenKey('code', code));
-    if (!record || record.clientId !== client.client_id) throw new OAuthError('invalid_grant', 'The code is invalid, expired or already used');
-    if (param(params, 'redirect_uri') !== record.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
+    if (!record || record.clientId !== client.client_id)
+      throw new OAuthError('invalid_grant', 'The code is invalid, expired or already used');
+    if (param(params, 'redirect_uri') !== record.redirectUri)
+      throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
     const verifier = param(params, 'code_verifier');
-    if (!verifier || !isVerifier(verifier) || !sameSecret(s256(verifier), record.codeChallenge)) throw new OAuthError('invalid_grant', 'The PKCE code_verifier does not match');
+    if (!verifier || !isVerifier(verifier) || !sameSecret(s256(verifier), record.codeChallenge))
+      throw new OAuthError('invalid_grant', 'The PKCE code_verifier does not match');
     const resource = param(params, 'resource');
-    if (resource !== undefined && resource !== record.resource) throw new OAuthError('invalid_target', 'resource differs from the authorization request');
+    if (resource !== undefined && resource !== record.resource)
+      throw new OAuthError('invalid_target', 'resource differs from the authorization request');
     const { redirectUri: _r, codeChallenge: _c, upstream, ...grant } = record;
     // A grant lasts refreshToken seconds from the sign-in, however often its tokens are refreshed.
     await this.records.put(`grant:${grant.grantId}`, grant, this.refreshTtl);

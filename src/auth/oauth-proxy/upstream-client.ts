@@ -21,7 +21,11 @@ export class UpstreamClient {
   resolve(): Promise<Endpoints> {
     const o = this.options;
     if (o.authorizationEndpoint && o.tokenEndpoint) {
-      return Promise.resolve({ authorization_endpoint: o.authorizationEndpoint, token_endpoint: o.tokenEndpoint, userinfo_endpoint: o.userinfoEndpoint });
+      return Promise.resolve({
+        authorization_endpoint: o.authorizationEndpoint,
+        token_endpoint: o.tokenEndpoint,
+        userinfo_endpoint: o.userinfoEndpoint,
+      });
     }
     this.endpoints ??= this.discover().catch((error: unknown) => {
       this.endpoints = undefined;
@@ -76,7 +80,8 @@ export class UpstreamClient {
     }
     const info = await this.userinfo(tokens);
     const subject = info.sub ?? info.id;
-    if (typeof subject !== 'string' && typeof subject !== 'number') throw new OAuthError('server_error', 'The identity provider named no subject', 502);
+    if (typeof subject !== 'string' && typeof subject !== 'number')
+      throw new OAuthError('server_error', 'The identity provider named no subject', 502);
     return { subject: String(subject), claims: info };
   }
 
@@ -99,7 +104,9 @@ export class UpstreamClient {
     const path = new URL(issuer).pathname.replace(/\/$/, '');
     for (const url of [`${base}/.well-known/openid-configuration`, `${origin}/.well-known/oauth-authorization-server${path}`]) {
       // One of two well-known locations: an unreachable one is simply the next one's turn (the error after the loop says none answered).
-      const response = await fetch(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+      const response = await fetch(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(10_000) }).catch(
+        () => undefined,
+      );
       if (!response?.ok) continue;
       const doc = (await response.json()) as Partial<Endpoints>;
       if (typeof doc.authorization_endpoint === 'string' && typeof doc.token_endpoint === 'string') {

@@ -1,11 +1,11 @@
-import { CompletionContext, McpContext } from '../../context/mcp-context';
+import { type CompletionContext, type McpContext } from '../../context/mcp-context';
 import type { CompleterDescriptor, HandlerRef } from '../../registry/descriptors';
 import { McpError } from '../../mcp/mcp.error';
 import type { Completion } from '../../mcp/mcp-types';
 import { callerOf } from '../authorizer';
 import type { MethodHandler } from '../request-scope';
 import { echo } from '../wire';
-import { HandlerEnv, optionalObject, requireString } from './handler-env';
+import { type HandlerEnv, optionalObject, requireString } from './handler-env';
 
 /** The protocol's cap on completion values per response. */
 const MAX_VALUES = 100;
@@ -31,7 +31,11 @@ export function completionHandlers(env: HandlerEnv): Record<string, MethodHandle
   };
 }
 
-function findCompleter(env: HandlerEnv, ref: Record<string, unknown>, argument: string): { target?: HandlerRef; completer?: CompleterDescriptor } {
+function findCompleter(
+  env: HandlerEnv,
+  ref: Record<string, unknown>,
+  argument: string,
+): { target?: HandlerRef; completer?: CompleterDescriptor } {
   if (ref.type === 'ref/prompt') {
     const name = requireString(ref, 'name');
     const prompt = env.registry.prompt(name);

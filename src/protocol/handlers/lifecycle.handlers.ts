@@ -1,8 +1,14 @@
-import { LOGGING_LEVELS, LoggingLevel, SUPPORTED_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION, ClientCapabilities, Implementation } from '../../mcp/mcp-types';
+import {
+  LOGGING_LEVELS,
+  type LoggingLevel,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  LATEST_PROTOCOL_VERSION,
+  type Implementation,
+} from '../../mcp/mcp-types';
 import { McpError } from '../../mcp/mcp.error';
 import type { MethodHandler } from '../request-scope';
 import { echo } from '../wire';
-import { HandlerEnv, optionalObject, requireString } from './handler-env';
+import { type HandlerEnv, optionalObject, requireString } from './handler-env';
 
 /** initialize, ping and logging/setLevel. */
 export function lifecycleHandlers(env: HandlerEnv): Record<string, MethodHandler> {
@@ -16,7 +22,10 @@ export function lifecycleHandlers(env: HandlerEnv): Record<string, MethodHandler
       if (session.initialized) throw McpError.invalidRequest('Already initialized');
       const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
       const advertised = env.capabilities();
-      session.initialize({ protocolVersion, clientCapabilities: capabilities as ClientCapabilities, clientInfo: clientInfo as Implementation | undefined }, advertised);
+      session.initialize(
+        { protocolVersion, clientCapabilities: capabilities, clientInfo: clientInfo as Implementation | undefined },
+        advertised,
+      );
       const result: Record<string, unknown> = { protocolVersion, capabilities: advertised, serverInfo: env.serverInfo };
       if (env.instructions) result.instructions = env.instructions;
       return result;

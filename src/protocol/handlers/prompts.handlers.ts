@@ -7,14 +7,24 @@ import { Paginator } from '../pagination';
 import { callerOf } from '../authorizer';
 import type { MethodHandler } from '../request-scope';
 import { echo } from '../wire';
-import { HandlerEnv, optionalObject, requireString } from './handler-env';
+import { type HandlerEnv, optionalObject, requireString } from './handler-env';
 import { isContentBlock } from './tool-result.mapper';
 
 /** prompts/list and prompts/get. */
 export function promptsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
   const registry = env.registry;
-  const pages = new Paginator('prompts', 'prompts', () => registry.promptDefinitions(), env.pageSize, () => registry.version);
-  const views = new ListViews(env.authorizer, () => registry.promptDescriptors(), () => registry.version);
+  const pages = new Paginator(
+    'prompts',
+    'prompts',
+    () => registry.promptDefinitions(),
+    env.pageSize,
+    () => registry.version,
+  );
+  const views = new ListViews(
+    env.authorizer,
+    () => registry.promptDescriptors(),
+    () => registry.version,
+  );
   return {
     'prompts/list': async (params, scope) => pages.page(params.cursor, await views.view(callerOf(scope.extra))),
     'prompts/get': async (params, scope) => {
@@ -37,7 +47,8 @@ async function checkArguments(prompt: PromptDescriptor, args: Record<string, unk
   }
   if (!prompt.args && !prompt.validate) return args ?? {};
   const checked = prompt.validate ? prompt.validate(args ?? {}) : await validateInput(prompt.args!, args);
-  if (!checked.ok) throw McpError.invalidParams(`Invalid arguments for prompt "${prompt.name}": ${checked.issues.join('; ')}`, { issues: checked.issues });
+  if (!checked.ok)
+    throw McpError.invalidParams(`Invalid arguments for prompt "${prompt.name}": ${checked.issues.join('; ')}`, { issues: checked.issues });
   return checked.value;
 }
 

@@ -8,7 +8,7 @@ import { ListViews } from '../list-views';
 import { Paginator } from '../pagination';
 import { callerOf } from '../authorizer';
 import type { MethodHandler } from '../request-scope';
-import { HandlerEnv, requireString } from './handler-env';
+import { type HandlerEnv, requireString } from './handler-env';
 
 /** resources/list, resources/templates/list and resources/read. */
 export function resourcesHandlers(env: HandlerEnv): Record<string, MethodHandler> {

@@ -33,7 +33,11 @@ export function toContent(value: unknown): ContentBlock[] {
  * empty, the JSON text is written for it. Without an output class a full result passes through and
  * anything else becomes content blocks.
  */
-export async function mapToolResult(tool: ToolDescriptor, value: unknown, logError: (m: string, e?: unknown) => void): Promise<CallToolResult> {
+export async function mapToolResult(
+  tool: ToolDescriptor,
+  value: unknown,
+  logError: (m: string, e?: unknown) => void,
+): Promise<CallToolResult> {
   if (isCallToolResult(value)) {
     if (!hasOutput(tool) || value.isError === true || value.structuredContent === undefined) return value;
     const checked = await checkedOutput(tool, value.structuredContent, logError);

@@ -4,7 +4,7 @@ import { Paginator } from '../pagination';
 import { callerOf } from '../authorizer';
 import type { MethodHandler } from '../request-scope';
 import { echo } from '../wire';
-import { HandlerEnv, optionalObject, requireString } from './handler-env';
+import { type HandlerEnv, optionalObject, requireString } from './handler-env';
 import { TASKS_EXTENSION } from '../../mcp/eras';
 import { missingCapability } from '../modern/envelope';
 import { checkParamHeaders, paramHeadersOf } from '../../schema/mcp-header';
@@ -13,14 +13,31 @@ import { declaresUiExtension, withoutViewMetadata } from '../../views/view-metad
 /** tools/list and tools/call. */
 export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
   const registry = env.registry;
-  const pages = new Paginator('tools', 'tools', () => registry.toolDefinitions(), env.pageSize, () => registry.version);
-  const views = new ListViews(env.authorizer, () => registry.toolDescriptors(), () => registry.version);
+  const pages = new Paginator(
+    'tools',
+    'tools',
+    () => registry.toolDefinitions(),
+    env.pageSize,
+    () => registry.version,
+  );
+  const views = new ListViews(
+    env.authorizer,
+    () => registry.toolDescriptors(),
+    () => registry.version,
+  );
   // With views.metadata 'extension-clients', clients that did not declare MCP Apps get tools without view metadata.
-  const plainPages = new Paginator('tools', 'tools', () => registry.toolDefinitions().map(withoutViewMetadata), env.pageSize, () => registry.version);
+  const plainPages = new Paginator(
+    'tools',
+    'tools',
+    () => registry.toolDefinitions().map(withoutViewMetadata),
+    env.pageSize,
+    () => registry.version,
+  );
   return {
     'tools/list': async (params, scope) => {
       const view = await views.view(callerOf(scope.extra));
-      if (registry.viewMetadata !== 'extension-clients' || declaresUiExtension(scope.peer.clientCapabilities)) return pages.page(params.cursor, view);
+      if (registry.viewMetadata !== 'extension-clients' || declaresUiExtension(scope.peer.clientCapabilities))
+        return pages.page(params.cursor, view);
       return plainPages.page(params.cursor, view && { key: view.key, items: () => view.items().map(withoutViewMetadata) });
     },
     'tools/call': async (params, scope) => {
@@ -40,7 +57,11 @@ export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
           const taken = feature.interceptModernToolCall?.({ tool, args, params, scope });
           if (taken !== undefined) return taken;
         }
-        if (tool.taskSupport === 'required') throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `the tasks extension ${TASKS_EXTENSION} (tool "${tool.name}" runs only as a task)`);
+        if (tool.taskSupport === 'required')
+          throw missingCapability(
+            { extensions: { [TASKS_EXTENSION]: {} } },
+            `the tasks extension ${TASKS_EXTENSION} (tool "${tool.name}" runs only as a task)`,
+          );
       } else if (env.features.length > 0) {
         const caps = env.capabilities();
         for (const feature of env.features) {

@@ -1,4 +1,4 @@
-import { EraSupport, MetaKey, ModernErrorCode, isModernVersion, supportedVersions } from '../../mcp/eras';
+import { type EraSupport, MetaKey, ModernErrorCode, isModernVersion, supportedVersions } from '../../mcp/eras';
 import type { JsonRpcRequest } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel } from '../../mcp/mcp-types';
@@ -32,11 +32,14 @@ export function readEnvelope(request: JsonRpcRequest, support: EraSupport): Peer
   const meta = params?._meta;
   if (request.method === 'initialize' && (typeof meta !== 'object' || meta === null)) throw legacyInitialize(request, support);
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
-    throw McpError.invalidParams('Invalid params: a 2026-07-28 request carries params._meta with its protocolVersion and clientCapabilities');
+    throw McpError.invalidParams(
+      'Invalid params: a 2026-07-28 request carries params._meta with its protocolVersion and clientCapabilities',
+    );
   }
   const m = meta as Record<string, unknown>;
   const protocolVersion = m[MetaKey.protocolVersion];
-  if (typeof protocolVersion !== 'string') throw McpError.invalidParams(`Invalid params: _meta["${MetaKey.protocolVersion}"] must be a string`);
+  if (typeof protocolVersion !== 'string')
+    throw McpError.invalidParams(`Invalid params: _meta["${MetaKey.protocolVersion}"] must be a string`);
   const caps = m[MetaKey.clientCapabilities];
   if (typeof caps !== 'object' || caps === null || Array.isArray(caps)) {
     throw McpError.invalidParams(`Invalid params: _meta["${MetaKey.clientCapabilities}"] must be an object`);
@@ -48,7 +51,9 @@ export function readEnvelope(request: JsonRpcRequest, support: EraSupport): Peer
   }
   const level = m[MetaKey.logLevel];
   if (level !== undefined && !LOGGING_LEVELS.includes(level as LoggingLevel)) {
-    throw McpError.invalidParams(`Invalid params: _meta["${MetaKey.logLevel}"] is not a logging level: ${JSON.stringify(echo(level))}`, { levels: LOGGING_LEVELS });
+    throw McpError.invalidParams(`Invalid params: _meta["${MetaKey.logLevel}"] is not a logging level: ${JSON.stringify(echo(level))}`, {
+      levels: LOGGING_LEVELS,
+    });
   }
   return {
     protocolVersion,
@@ -74,13 +79,19 @@ export function checkVersion(requested: string, support: EraSupport): void {
  */
 export function legacyInitialize(request: JsonRpcRequest, support: EraSupport): McpError {
   const requested = request.params?.protocolVersion;
-  return new McpError(ModernErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: this server serves ${supportedVersions(support).join(', ')}`, {
-    supported: supportedVersions(support),
-    requested: echo(requested),
-  });
+  return new McpError(
+    ModernErrorCode.UnsupportedProtocolVersion,
+    `Unsupported protocol version: this server serves ${supportedVersions(support).join(', ')}`,
+    {
+      supported: supportedVersions(support),
+      requested: echo(requested),
+    },
+  );
 }
 
 /** -32021: the request needs client capabilities its `_meta` did not declare. */
 export function missingCapability(requiredCapabilities: Record<string, unknown>, what: string): McpError {
-  return new McpError(ModernErrorCode.MissingRequiredClientCapability, `Missing required client capability: ${what}`, { requiredCapabilities });
+  return new McpError(ModernErrorCode.MissingRequiredClientCapability, `Missing required client capability: ${what}`, {
+    requiredCapabilities,
+  });
 }

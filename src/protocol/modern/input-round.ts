@@ -12,7 +12,10 @@ export interface InputRequiredResult {
 
 /** The client capability each kind of input request needs, and what its answer must look like (MRTR and tasks alike). */
 export const INPUT_KINDS: Readonly<Record<string, { capability: string; answer: (value: Record<string, unknown>) => boolean }>> = {
-  'elicitation/create': { capability: 'elicitation', answer: (v) => v.action === 'accept' || v.action === 'decline' || v.action === 'cancel' },
+  'elicitation/create': {
+    capability: 'elicitation',
+    answer: (v) => v.action === 'accept' || v.action === 'decline' || v.action === 'cancel',
+  },
   'sampling/createMessage': { capability: 'sampling', answer: (v) => typeof v.content === 'object' && v.content !== null },
   'roots/list': { capability: 'roots', answer: (v) => Array.isArray(v.roots) },
 };
@@ -72,7 +75,9 @@ export class InputRound {
     if (hasOwn(this.responses, k)) {
       const answer = this.responses[k];
       if (typeof answer !== 'object' || answer === null || Array.isArray(answer) || !kind.answer(answer as Record<string, unknown>)) {
-        return Promise.reject(McpError.invalidParams(`Invalid params: inputResponses["${k.slice(0, 64)}"] is not a valid answer to ${method}`));
+        return Promise.reject(
+          McpError.invalidParams(`Invalid params: inputResponses["${k.slice(0, 64)}"] is not a valid answer to ${method}`),
+        );
       }
       this.answers[k] = answer;
       return Promise.resolve(answer);
@@ -99,7 +104,11 @@ export class InputRound {
   interim(): InputRequiredResult {
     const inputRequests: NonNullable<InputRequiredResult['inputRequests']> = {};
     for (const [key, request] of this.issued) inputRequests[key] = request;
-    return { resultType: 'input_required', inputRequests, requestState: this.sealer.seal(this.binding, { answers: this.answers, kept: this.kept }) };
+    return {
+      resultType: 'input_required',
+      inputRequests,
+      requestState: this.sealer.seal(this.binding, { answers: this.answers, kept: this.kept }),
+    };
   }
 }
 

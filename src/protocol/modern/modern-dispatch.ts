@@ -1,5 +1,5 @@
-import { EraSupport, MetaKey, supportedVersions } from '../../mcp/eras';
-import { ErrorCode, JsonRpcRequest } from '../../mcp/json-rpc';
+import { type EraSupport, MetaKey, supportedVersions } from '../../mcp/eras';
+import { ErrorCode, type JsonRpcRequest } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import type { Implementation, ServerCapabilities } from '../../mcp/mcp-types';
 import type { MethodHandler, TransportExtra } from '../request-scope';
@@ -7,8 +7,8 @@ import { RawJson, echo } from '../wire';
 import { MODERN_METHODS, MRTR_METHODS } from './envelope';
 import type { PeerState } from '../peer';
 import { InputRound } from './input-round';
-import { ModernScope, ModernSession, RoundFactory } from './modern-scope';
-import { digestOfCanonical, RequestStateSealer, stableJson, type StateBinding } from './request-state';
+import { ModernScope, type ModernSession, type RoundFactory } from './modern-scope';
+import { digestOfCanonical, type RequestStateSealer, stableJson, type StateBinding } from './request-state';
 import type { CacheHints } from '../../contracts/cache-hints';
 import { ownerOf } from '../../auth/principal';
 
@@ -54,19 +54,28 @@ export class ModernDispatch implements RoundFactory {
   }
 
   /** Checks the method of a request whose envelope (`peer`) was read; throws the McpError to answer with. */
-  prepare(request: JsonRpcRequest, peer: PeerState, extra: TransportExtra | undefined, session: ModernSession, owner: string): { scope: ModernScope; handler: MethodHandler } {
+  prepare(
+    request: JsonRpcRequest,
+    peer: PeerState,
+    extra: TransportExtra | undefined,
+    session: ModernSession,
+    owner: string,
+  ): { scope: ModernScope; handler: MethodHandler } {
     const handler = this.route(request.method);
     if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${echo(request.method)}`);
     const params = request.params ?? {};
     const core = MRTR_METHODS.has(request.method);
-    if (!core && !this.options.multiRound?.(request.method)) return { scope: new ModernScope(request.id, request.method, params, session, owner, extra, peer, undefined, undefined), handler };
+    if (!core && !this.options.multiRound?.(request.method))
+      return { scope: new ModernScope(request.id, request.method, params, session, owner, extra, peer, undefined, undefined), handler };
     const responses = params.inputResponses;
     if ('inputResponses' in params && (typeof responses !== 'object' || responses === null || Array.isArray(responses))) {
       throw McpError.invalidParams('Invalid params: inputResponses must be an object');
     }
     // Taken now (a handler may change the object it was given); hashed only if a round needs it.
     // A custom method has no `arguments`: its round is bound to its params (less the round's own members).
-    const args = JSON.stringify(core ? params.arguments ?? null : { ...params, _meta: undefined, inputResponses: undefined, requestState: undefined });
+    const args = JSON.stringify(
+      core ? (params.arguments ?? null) : { ...params, _meta: undefined, inputResponses: undefined, requestState: undefined },
+    );
     return { scope: new ModernScope(request.id, request.method, params, session, owner, extra, peer, this, args), handler };
   }
 
@@ -145,7 +154,13 @@ export class ModernDispatch implements RoundFactory {
     const name = method === 'resources/read' ? params.uri : params.name;
     const principal = extra?.auth ? ownerOf(extra.auth) : extra?.local ? 'local' : '';
     const binding = new LazyBinding(principal, method, typeof name === 'string' ? name : '', scope.argsJson ?? 'null');
-    return new InputRound(this.options.sealer, binding, scope.peer.clientCapabilities, params.requestState, params.inputResponses as Record<string, unknown> | undefined);
+    return new InputRound(
+      this.options.sealer,
+      binding,
+      scope.peer.clientCapabilities,
+      params.requestState,
+      params.inputResponses as Record<string, unknown> | undefined,
+    );
   }
 
   private complete(scope: ModernScope, result: unknown): unknown {
@@ -156,14 +171,21 @@ export class ModernDispatch implements RoundFactory {
       return new RawJson(result.json.length <= 2 ? json : `${json.slice(0, -1)},${result.json.slice(1)}`);
     }
     const value = (typeof result === 'object' && result !== null ? result : {}) as Record<string, unknown>;
-    const meta = value._meta && typeof value._meta === 'object' ? { ...(value._meta as object), ...this.serverInfoMeta } : this.serverInfoMeta;
+    const meta = value._meta && typeof value._meta === 'object' ? { ...value._meta, ...this.serverInfoMeta } : this.serverInfoMeta;
     return { resultType: 'complete', ...value, ...hint, _meta: meta };
   }
 
   private cacheHint(scope: ModernScope): { ttlMs: number; cacheScope: 'public' | 'private' } | undefined {
     const method = scope.method;
     const cache = this.options.cache;
-    const hint = method === 'server/discover' ? cache?.discover : LISTS.has(method) ? cache?.lists : method === 'resources/read' ? scope.cacheHint ?? cache?.reads : undefined;
+    const hint =
+      method === 'server/discover'
+        ? cache?.discover
+        : LISTS.has(method)
+          ? cache?.lists
+          : method === 'resources/read'
+            ? (scope.cacheHint ?? cache?.reads)
+            : undefined;
     if (!hint && method !== 'server/discover' && !LISTS.has(method) && method !== 'resources/read') return undefined;
     // A retried multi round-trip result depends on inputs outside the cache key: never cacheable.
     const retried = scope.params.requestState !== undefined || scope.params.inputResponses !== undefined;

@@ -79,7 +79,10 @@ export class ModernScope extends SessionScope implements Outbound {
   }
 
   request(method: string, params: Record<string, unknown>, options?: OutboundRequestOptions): Promise<unknown> {
-    if (!this.round) return Promise.reject(new McpError(-32603, `A ${this.method} handler cannot ask the client for input (${method}) in the 2026-07-28 era`));
+    if (!this.round)
+      return Promise.reject(
+        new McpError(-32603, `A ${this.method} handler cannot ask the client for input (${method}) in the 2026-07-28 era`),
+      );
     return this.round.request(method, params, options?.key);
   }
 

@@ -65,14 +65,17 @@ export class RequestStateSealer {
   private loading?: Promise<void>;
 
   constructor(private readonly options: RequestStateOptions = {}) {
-    const given = options.secrets?.length ? options.secrets : process.env.MCPKIT_STATE_SECRET ? [process.env.MCPKIT_STATE_SECRET] : undefined;
+    const given = options.secrets?.length
+      ? options.secrets
+      : process.env.MCPKIT_STATE_SECRET
+        ? [process.env.MCPKIT_STATE_SECRET]
+        : undefined;
     this.shared = given !== undefined;
     this.keys = given ? given.map((s) => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s)) : [randomBytes(32)];
     for (const key of this.keys) if (key.length < 32) throw new RangeError('A requestState secret needs at least 32 bytes');
     this.ttlMs = options.ttlMs ?? 600_000;
     this.maxBytes = options.maxBytes ?? 262_144;
   }
-
 
   /**
    * Settles once a loaded key is in use (at once when there is nothing to load); never rejects. A failed
@@ -98,7 +101,15 @@ export class RequestStateSealer {
   }
 
   seal(binding: StateBinding, state: RoundState, now = Date.now()): string {
-    const sealed: Sealed = { v: 1, p: binding.principal, m: binding.method, n: binding.name, d: binding.digest, e: now + this.ttlMs, ...state };
+    const sealed: Sealed = {
+      v: 1,
+      p: binding.principal,
+      m: binding.method,
+      n: binding.name,
+      d: binding.digest,
+      e: now + this.ttlMs,
+      ...state,
+    };
     const body = Buffer.from(JSON.stringify(sealed)).toString('base64url');
     const token = `${body}.${this.mac(this.keys[0], body)}`;
     if (token.length > this.maxBytes) throw new McpError(-32603, `The requestState of this round would exceed ${this.maxBytes} bytes`);
@@ -111,7 +122,8 @@ export class RequestStateSealer {
     const dot = token.indexOf('.');
     const body = dot < 0 ? '' : token.slice(0, dot);
     const mac = dot < 0 ? '' : token.slice(dot + 1);
-    if (!body || !this.keys.some((key) => safeEqual(this.mac(key, body), mac))) throw invalid('failed verification (tampered, or sealed by another server)');
+    if (!body || !this.keys.some((key) => safeEqual(this.mac(key, body), mac)))
+      throw invalid('failed verification (tampered, or sealed by another server)');
     let sealed: Sealed;
     try {
       sealed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Sealed;
@@ -121,7 +133,8 @@ export class RequestStateSealer {
     if (sealed.v !== 1 || !isRecord(sealed.answers) || !isRecord(sealed.kept)) throw invalid('is malformed');
     if (!(sealed.e > now)) throw invalid('has expired: retry the request from the start, without requestState');
     if (sealed.p !== binding.principal) throw invalid('belongs to another caller');
-    if (sealed.m !== binding.method || sealed.n !== binding.name || sealed.d !== binding.digest) throw invalid('belongs to another request');
+    if (sealed.m !== binding.method || sealed.n !== binding.name || sealed.d !== binding.digest)
+      throw invalid('belongs to another request');
     return { answers: sealed.answers, kept: sealed.kept };
   }
 

@@ -3,7 +3,7 @@ import { declaresExtension } from '../../mcp/extensions';
 import { McpError } from '../../mcp/mcp.error';
 import type { ServerCapabilities } from '../../mcp/mcp-types';
 import type { ListKind, Registry } from '../../registry/registry';
-import { Authorizer, Caller, callerOf } from '../authorizer';
+import { type Authorizer, type Caller, callerOf } from '../authorizer';
 import type { MethodHandler } from '../request-scope';
 import type { SubscriptionHub } from './subscriptions';
 import { missingCapability } from './envelope';
@@ -48,7 +48,10 @@ export function listenHandler(env: ListenEnv): MethodHandler {
     const honoured = await honour(wanted, env, callerOf(scope.extra));
     // Status notifications of tasks: only to a client that declared the tasks extension, when the server offers it.
     if (wanted.taskIds && !declaresExtension(scope.peer.clientCapabilities, TASKS_EXTENSION)) {
-      throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `the tasks extension ${TASKS_EXTENSION} (for notifications.taskIds)`);
+      throw missingCapability(
+        { extensions: { [TASKS_EXTENSION]: {} } },
+        `the tasks extension ${TASKS_EXTENSION} (for notifications.taskIds)`,
+      );
     }
     if (wanted.taskIds && env.capabilities().tasks) honoured.taskIds = wanted.taskIds;
     const tag = { [MetaKey.subscriptionId]: scope.id };
@@ -100,19 +103,25 @@ function readFilter(value: unknown): SubscriptionFilter {
       throw McpError.invalidParams('Invalid params: "notifications.resourceSubscriptions" must be an array of strings');
     }
     if (uris.length > MAX_RESOURCE_SUBSCRIPTIONS) {
-      throw McpError.invalidParams(`Invalid params: "notifications.resourceSubscriptions" names more than ${MAX_RESOURCE_SUBSCRIPTIONS} resources`);
+      throw McpError.invalidParams(
+        `Invalid params: "notifications.resourceSubscriptions" names more than ${MAX_RESOURCE_SUBSCRIPTIONS} resources`,
+      );
     }
     if (uris.some((u: string) => u.length > MAX_SUBSCRIBED_URI_LENGTH)) {
-      throw McpError.invalidParams(`Invalid params: a URI in "notifications.resourceSubscriptions" is longer than ${MAX_SUBSCRIBED_URI_LENGTH} characters`);
+      throw McpError.invalidParams(
+        `Invalid params: a URI in "notifications.resourceSubscriptions" is longer than ${MAX_SUBSCRIBED_URI_LENGTH} characters`,
+      );
     }
-    filter.resourceSubscriptions = [...new Set(uris as string[])];
+    filter.resourceSubscriptions = [...new Set(uris)];
   }
   const ids = raw.taskIds;
   if (ids !== undefined) {
     if (!Array.isArray(ids) || !ids.every((u) => typeof u === 'string') || ids.length > MAX_RESOURCE_SUBSCRIPTIONS) {
-      throw McpError.invalidParams(`Invalid params: "notifications.taskIds" must be an array of at most ${MAX_RESOURCE_SUBSCRIPTIONS} strings`);
+      throw McpError.invalidParams(
+        `Invalid params: "notifications.taskIds" must be an array of at most ${MAX_RESOURCE_SUBSCRIPTIONS} strings`,
+      );
     }
-    filter.taskIds = [...new Set(ids as string[])];
+    filter.taskIds = [...new Set(ids)];
   }
   return filter;
 }
@@ -133,7 +142,12 @@ async function honour(wanted: SubscriptionFilter, env: ListenEnv, caller: Caller
         const target = env.registry.resource(uri) ?? env.registry.matchTemplate(uri)?.descriptor;
         if (!target || !(await env.authorizer.allows(target, caller))) return undefined;
         // A resource that cannot be watched (its remote server refused) is not honoured.
-        return (await target.watch?.(uri).then(() => true, () => false)) === false ? undefined : uri;
+        return (await target.watch?.(uri).then(
+          () => true,
+          () => false,
+        )) === false
+          ? undefined
+          : uri;
       }),
     );
     const allowed = checked.filter((uri): uri is string => uri !== undefined);

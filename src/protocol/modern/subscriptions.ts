@@ -61,19 +61,21 @@ export class SubscriptionHub {
   ready(): Promise<void> {
     const bus = this.bus;
     if (!bus || this.closed) return Promise.resolve();
-    this.listening ??= bus.subscribe((event) => {
-      if (isChangeEvent(event)) this.deliver(event);
-    }).then(
-      (stop) => {
-        this.stop = stop;
-        // Closed while subscribing: stop at once.
-        if (this.closed) return this.unsubscribe();
-      },
-      (error) => {
-        this.listening = undefined;
-        this.logError('Could not listen to the changes of other instances', error);
-      },
-    );
+    this.listening ??= bus
+      .subscribe((event) => {
+        if (isChangeEvent(event)) this.deliver(event);
+      })
+      .then(
+        (stop) => {
+          this.stop = stop;
+          // Closed while subscribing: stop at once.
+          if (this.closed) return this.unsubscribe();
+        },
+        (error) => {
+          this.listening = undefined;
+          this.logError('Could not listen to the changes of other instances', error);
+        },
+      );
     return this.listening;
   }
 
@@ -143,6 +145,7 @@ function isChangeEvent(value: unknown): value is ChangeEvent {
   const event = value as Partial<Record<string, unknown>> | null;
   if (typeof event !== 'object' || event === null) return false;
   if (event.kind === 'resource') return typeof event.uri === 'string';
-  if (event.kind === 'task') return typeof event.taskId === 'string' && typeof event.owner === 'string' && typeof event.params === 'object' && event.params !== null;
+  if (event.kind === 'task')
+    return typeof event.taskId === 'string' && typeof event.owner === 'string' && typeof event.params === 'object' && event.params !== null;
   return event.kind === 'lists' && Array.isArray(event.lists) && event.lists.every((l) => LIST_KINDS.has(l));
 }

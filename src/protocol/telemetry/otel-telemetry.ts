@@ -67,10 +67,24 @@ export class OtelTelemetry implements RequestTelemetry {
     const meter = ((options.meterProvider as Api.MeterProvider | undefined) ?? api.metrics.getMeterProvider()).getMeter(SCOPE);
     this.meter = meter;
     const advice = { advice: { explicitBucketBoundaries: DURATION_BUCKETS } };
-    this.operationDuration = meter.createHistogram('mcp.server.operation.duration', { unit: 's', description: 'MCP request duration as observed on the server', ...advice });
-    this.sessionDuration = meter.createHistogram('mcp.server.session.duration', { unit: 's', description: 'The duration of the MCP session as observed on the MCP server', ...advice });
-    this.activeSessions = meter.createUpDownCounter('mcpkit.server.session.active', { unit: '{session}', description: 'Sessions open now' });
-    this.errors = meter.createCounter('mcpkit.server.errors', { unit: '{error}', description: 'Requests answered with a JSON-RPC error, by code' });
+    this.operationDuration = meter.createHistogram('mcp.server.operation.duration', {
+      unit: 's',
+      description: 'MCP request duration as observed on the server',
+      ...advice,
+    });
+    this.sessionDuration = meter.createHistogram('mcp.server.session.duration', {
+      unit: 's',
+      description: 'The duration of the MCP session as observed on the MCP server',
+      ...advice,
+    });
+    this.activeSessions = meter.createUpDownCounter('mcpkit.server.session.active', {
+      unit: '{session}',
+      description: 'Sessions open now',
+    });
+    this.errors = meter.createCounter('mcpkit.server.errors', {
+      unit: '{error}',
+      description: 'Requests answered with a JSON-RPC error, by code',
+    });
   }
 
   // Not async, nor is child() with no tracer: in 'propagation' a request pays no promise of telemetry's own.
@@ -86,7 +100,13 @@ export class OtelTelemetry implements RequestTelemetry {
     return this.spanned(this.tracer, request, session, parent, run);
   }
 
-  private async spanned<T>(tracer: Api.Tracer, request: TracedRequest, session: TracedSession, parent: Api.Context, run: () => Promise<T>): Promise<T> {
+  private async spanned<T>(
+    tracer: Api.Tracer,
+    request: TracedRequest,
+    session: TracedSession,
+    parent: Api.Context,
+    run: () => Promise<T>,
+  ): Promise<T> {
     const { api } = this;
     const started = performance.now();
     const { target, attributes } = describe(request);
@@ -104,7 +124,11 @@ export class OtelTelemetry implements RequestTelemetry {
     // The MCP parent comes from _meta; the ambient context (an HTTP server span of another instrumentation) is linked.
     const ambient = api.trace.getSpan(api.context.active());
     const links = ambient && api.trace.getSpan(parent) !== ambient ? [{ context: ambient.spanContext() }] : undefined;
-    const span = tracer.startSpan(target ? `${request.method} ${target}` : request.method, { kind: api.SpanKind.SERVER, attributes, links }, parent);
+    const span = tracer.startSpan(
+      target ? `${request.method} ${target}` : request.method,
+      { kind: api.SpanKind.SERVER, attributes, links },
+      parent,
+    );
     let outcome: Outcome | undefined;
     try {
       const result = await this.within(session, request.id, api.trace.setSpan(parent, span), run);
@@ -117,7 +141,8 @@ export class OtelTelemetry implements RequestTelemetry {
     } finally {
       const { type, code } = errorType(outcome);
       const metric: Attributes = { 'mcp.method.name': request.method };
-      for (const key of ['gen_ai.tool.name', 'gen_ai.prompt.name', 'network.transport', 'mcp.protocol.version']) if (attributes[key] !== undefined) metric[key] = attributes[key];
+      for (const key of ['gen_ai.tool.name', 'gen_ai.prompt.name', 'network.transport', 'mcp.protocol.version'])
+        if (attributes[key] !== undefined) metric[key] = attributes[key];
       if (type) {
         span.setAttribute('error.type', type);
         metric['error.type'] = type;
@@ -139,11 +164,26 @@ export class OtelTelemetry implements RequestTelemetry {
     return { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), ...carried } };
   }
 
-  child<T>(owner: object, id: string | number, name: string, attributes: Record<string, string>, work: () => Promise<T>, failed?: (result: T) => string | undefined): Promise<T> {
+  child<T>(
+    owner: object,
+    id: string | number,
+    name: string,
+    attributes: Record<string, string>,
+    work: () => Promise<T>,
+    failed?: (result: T) => string | undefined,
+  ): Promise<T> {
     return this.tracer ? this.childSpan(this.tracer, owner, id, name, attributes, work, failed) : work();
   }
 
-  private async childSpan<T>(tracer: Api.Tracer, owner: object, id: string | number, name: string, attributes: Record<string, string>, work: () => Promise<T>, failed?: (result: T) => string | undefined): Promise<T> {
+  private async childSpan<T>(
+    tracer: Api.Tracer,
+    owner: object,
+    id: string | number,
+    name: string,
+    attributes: Record<string, string>,
+    work: () => Promise<T>,
+    failed?: (result: T) => string | undefined,
+  ): Promise<T> {
     const { api } = this;
     const parent = this.contexts.get(owner)?.get(id) ?? api.context.active();
     const span = tracer.startSpan(name, { kind: api.SpanKind.INTERNAL, attributes }, parent);

@@ -27,7 +27,14 @@ export interface RequestTelemetry {
    * the session that serves it (`owner`), else of the active context. A span that ends with
    * `failed(result)` true gets error.type `errorType`.
    */
-  child<T>(owner: object, id: string | number, name: string, attributes: Record<string, string>, work: () => Promise<T>, failed?: (result: T) => string | undefined): Promise<T>;
+  child<T>(
+    owner: object,
+    id: string | number,
+    name: string,
+    attributes: Record<string, string>,
+    work: () => Promise<T>,
+    failed?: (result: T) => string | undefined,
+  ): Promise<T>;
   /**
    * A count read at each collection (full only): `mcpkit.server.listen.active` and the like; `read`
    * returns one value, or one value per attribute set (tasks by status).

@@ -13,7 +13,9 @@ export function createTelemetry(options: TelemetryOptions | undefined): RequestT
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
   } catch (error) {
-    throw new Error(`telemetry mode '${mode}' needs the optional peer dependency @opentelemetry/api: npm install @opentelemetry/api`, { cause: error });
+    throw new Error(`telemetry mode '${mode}' needs the optional peer dependency @opentelemetry/api: npm install @opentelemetry/api`, {
+      cause: error,
+    });
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { OtelTelemetry } = require('./otel-telemetry') as typeof import('./otel-telemetry');

@@ -16,7 +16,13 @@ export interface SpanAttributesSource {
  * own `spanAttributes(method)` if it has them) around each call of `methods`, when telemetry is full;
  * `target` itself otherwise. Other methods pass through.
  */
-export function traced<T extends object>(target: T, telemetry: RequestTelemetry | undefined, prefix: string, attribute: string, methods: ReadonlySet<string>): T {
+export function traced<T extends object>(
+  target: T,
+  telemetry: RequestTelemetry | undefined,
+  prefix: string,
+  attribute: string,
+  methods: ReadonlySet<string>,
+): T {
   if (!telemetry?.recording) return target;
   const own = (target as Partial<SpanAttributesSource>).spanAttributes;
   const attributes = new Map<string, Record<string, string>>();
@@ -27,7 +33,8 @@ export function traced<T extends object>(target: T, telemetry: RequestTelemetry 
       if (typeof key !== 'string' || typeof value !== 'function') return value;
       const fn = value as (...args: unknown[]) => unknown;
       if (!methods.has(key)) return fn.bind(object);
-      return (...args: unknown[]) => telemetry.child(ACTIVE, 0, `${prefix} ${key}`, attributes.get(key)!, () => Promise.resolve(fn.apply(object, args)));
+      return (...args: unknown[]) =>
+        telemetry.child(ACTIVE, 0, `${prefix} ${key}`, attributes.get(key)!, () => Promise.resolve(fn.apply(object, args)));
     },
   });
 }

@@ -142,7 +142,8 @@ export class InMemoryEventStore implements EventStore {
     const index = events?.findIndex((e) => e.id === lastEventId) ?? -1;
     if (!events || index < 0) return undefined;
     const after: StoredEvent[] = [];
-    for (const e of events.slice(index + 1)) after.push({ id: e.id, message: e.json === null ? null : (JSON.parse(e.json) as JsonRpcMessage) });
+    for (const e of events.slice(index + 1))
+      after.push({ id: e.id, message: e.json === null ? null : (JSON.parse(e.json) as JsonRpcMessage) });
     return { streamId, events: after };
   }
 

@@ -12,7 +12,11 @@ export class HostGuard {
   private readonly hostNames: Set<string>;
   private readonly origins: Set<string> | undefined;
 
-  constructor(allowedHosts: string[], allowedOrigins: string[] | undefined, private port: number | undefined) {
+  constructor(
+    allowedHosts: string[],
+    allowedOrigins: string[] | undefined,
+    private port: number | undefined,
+  ) {
     this.hosts = new Set(allowedHosts.map((h) => h.toLowerCase()));
     this.hostNames = new Set([...this.hosts].map((h) => splitHost(h).name));
     this.origins = allowedOrigins ? new Set(allowedOrigins.map((o) => o.toLowerCase().replace(/\/$/, ''))) : undefined;

@@ -64,7 +64,11 @@ export interface HttpOptions {
    * to refuse (401); any other exception is logged and answered 500. The custom path: for OAuth
    * bearer tokens use `auth` (the two together are a configuration error).
    */
-  authenticate?: (request: { headers: IncomingHttpHeaders; method: string; url: string }) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+  authenticate?: (request: {
+    headers: IncomingHttpHeaders;
+    method: string;
+    url: string;
+  }) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
   /**
    * Makes the server an OAuth 2.1 resource server as MCP authorization asks: bearer tokens checked by
    * `auth.verifier`, 401 challenges, Protected Resource Metadata at `/.well-known/oauth-protected-resource/<path>`.
@@ -89,7 +93,21 @@ export interface OAuthEndpoints {
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
 }
 
-export type ResolvedHttpOptions = Required<Omit<HttpOptions, 'cors' | 'eventStore' | 'authenticate' | 'auth' | 'allowedOrigins' | 'healthPath' | 'readyPath' | 'sessionBackplane' | 'oauthProxy' | 'legacySse'>> &
+export type ResolvedHttpOptions = Required<
+  Omit<
+    HttpOptions,
+    | 'cors'
+    | 'eventStore'
+    | 'authenticate'
+    | 'auth'
+    | 'allowedOrigins'
+    | 'healthPath'
+    | 'readyPath'
+    | 'sessionBackplane'
+    | 'oauthProxy'
+    | 'legacySse'
+  >
+> &
   Pick<HttpOptions, 'cors' | 'authenticate' | 'auth' | 'allowedOrigins' | 'sessionBackplane' | 'oauthProxy'> & {
     eventStore: EventStore | undefined;
     healthPath: string | null;
@@ -104,7 +122,8 @@ function isLoopback(host: string): boolean {
 }
 
 export function resolveHttpOptions(options: HttpOptions, defaultStore: () => EventStore): ResolvedHttpOptions {
-  if (options.auth && options.authenticate) throw new AuthConfigurationError('Give the HTTP transport `auth` (OAuth bearer tokens) or `authenticate` (a custom check), not both');
+  if (options.auth && options.authenticate)
+    throw new AuthConfigurationError('Give the HTTP transport `auth` (OAuth bearer tokens) or `authenticate` (a custom check), not both');
   const host = options.host ?? '127.0.0.1';
   const sessions = options.sessions ?? true;
   return {

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { errorResponse, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
+import { errorResponse, type JsonRpcMessage, type RequestId } from '../../mcp/json-rpc';
 import { encodeMessage } from '../../protocol/wire';
 
 export type Ctx = Koa.ParameterizedContext;

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { isResponse, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
+import { isResponse, type JsonRpcMessage, type RequestId } from '../../mcp/json-rpc';
 import type { Connection } from '../../protocol/connection';
 import type { ChannelContext } from './stream-channel';
 import { StreamChannel } from './stream-channel';

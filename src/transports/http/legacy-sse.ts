@@ -2,7 +2,7 @@ import { ownerOf } from '../../auth/principal';
 import { randomBytes } from 'node:crypto';
 import type { Connection } from '../../protocol/connection';
 import type { TransportExtra } from '../../protocol/request-scope';
-import { accepted, Ctx, fail, networkOf } from './http-replies';
+import { accepted, type Ctx, fail, networkOf } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import { readMessage } from './read-message';
 import type { RequestGuards } from './request-guards';
@@ -48,7 +48,8 @@ export class LegacySseEndpoint {
   async open(ctx: Ctx): Promise<void> {
     const principal = await this.host.guards.authenticate(ctx);
     if (!principal) return;
-    if (this.sessions.size + this.host.otherSessions() >= this.options.maxSessions) return fail(ctx, 503, -32000, 'Service Unavailable: too many sessions');
+    if (this.sessions.size + this.host.otherSessions() >= this.options.maxSessions)
+      return fail(ctx, 503, -32000, 'Service Unavailable: too many sessions');
     const id = randomBytes(16).toString('hex');
     ctx.respond = false;
     SseConnection.begin(ctx.res, {});
@@ -68,7 +69,8 @@ export class LegacySseEndpoint {
     if (typeof id !== 'string' || !id) return fail(ctx, 400, -32000, 'Bad Request: the sessionId query parameter is required');
     const legacy = this.sessions.get(id);
     // A session opened by another principal is reported as missing, not as forbidden.
-    if (!legacy || legacy.session.closed || legacy.owner !== (principal.auth && ownerOf(principal.auth))) return fail(ctx, 404, -32001, 'Session not found');
+    if (!legacy || legacy.session.closed || legacy.owner !== (principal.auth && ownerOf(principal.auth)))
+      return fail(ctx, 404, -32001, 'Session not found');
     const message = await readMessage(ctx, this.options);
     if (!message) return;
     const extra: TransportExtra = { headers: ctx.req.headers, auth: principal.auth, network: networkOf(ctx) };

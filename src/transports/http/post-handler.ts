@@ -1,12 +1,12 @@
 import type { AuthInfo } from '../../context/mcp-context';
-import { ErrorCode, errorResponse, isRequest, JsonRpcMessage, JsonRpcRequest, RequestId } from '../../mcp/json-rpc';
+import { ErrorCode, errorResponse, isRequest, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../../mcp/json-rpc';
 import { echo } from '../../protocol/wire';
 import { classifyInbound } from '../../protocol/inbound';
 import type { PeerState } from '../../protocol/peer';
 import { modernStatus } from './modern-headers';
 import { ownerOf } from '../../auth/principal';
 import type { TransportExtra } from '../../protocol/request-scope';
-import { accepted, accepts, Ctx, fail, networkOf, replyMessage } from './http-replies';
+import { accepted, accepts, type Ctx, fail, networkOf, replyMessage } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import type { HttpSession } from './http-session';
 import { readMessage } from './read-message';
@@ -91,7 +91,8 @@ export class PostHandler {
 
   /** A 2026-07-28 request, its headers and envelope checked: served on its own, statelessly; closing its stream cancels it. */
   private async serveModern(ctx: Ctx, message: JsonRpcRequest, extra: TransportExtra, peer: PeerState): Promise<void> {
-    if (!this.modern?.knows(message.method)) return replyMessage(ctx, 404, errorResponse(message.id, ErrorCode.MethodNotFound, `Method not found: ${echo(message.method)}`));
+    if (!this.modern?.knows(message.method))
+      return replyMessage(ctx, 404, errorResponse(message.id, ErrorCode.MethodNotFound, `Method not found: ${echo(message.method)}`));
     // The session takes the envelope from here rather than reading it again from the body.
     extra.envelope = peer;
     const http = this.sessions.ephemeral(peer.protocolVersion, 'modern');
@@ -127,7 +128,6 @@ export class PostHandler {
     void finished.then(() => http.session.close());
   }
 }
-
 
 /** A header's value ('' when absent; repeated ones joined as Node joins them). */
 function single(value: string | string[] | undefined): string {

@@ -1,7 +1,7 @@
-import { ErrorCode, JsonRpcMessage } from '../../mcp/json-rpc';
+import { ErrorCode, type JsonRpcMessage } from '../../mcp/json-rpc';
 import { checkMessage } from '../../protocol/wire';
 import { BodyTimeoutError, BodyTooLargeError, readBody } from './body';
-import { Ctx, fail, replyMessage } from './http-replies';
+import { type Ctx, fail, replyMessage } from './http-replies';
 
 /**
  * A POST body as one checked JSON-RPC message, or undefined after answering 413, 408 or 400 (or
@@ -12,7 +12,8 @@ export async function readMessage(ctx: Ctx, limits: { maxBodyBytes: number; body
   try {
     raw = await readBody(ctx.req, limits.maxBodyBytes, limits.bodyTimeoutMs);
   } catch (error) {
-    if (error instanceof BodyTooLargeError) return void fail(ctx, 413, -32000, `Payload Too Large: the limit is ${limits.maxBodyBytes} bytes`);
+    if (error instanceof BodyTooLargeError)
+      return void fail(ctx, 413, -32000, `Payload Too Large: the limit is ${limits.maxBodyBytes} bytes`);
     if (error instanceof BodyTimeoutError) {
       // The rest of the body may still come: this connection cannot carry another request.
       ctx.set('Connection', 'close');

@@ -1,9 +1,9 @@
 import { FORBIDDEN_CODE } from '../../auth/auth.errors';
-import { ErrorCode, errorResponse, JsonRpcMessage, JsonRpcRequest } from '../../mcp/json-rpc';
+import { ErrorCode, errorResponse, type JsonRpcMessage, type JsonRpcRequest } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import { withLogFields } from '../../kernel/log-context';
 import type { TransportExtra } from '../../protocol/request-scope';
-import { Ctx, replyJson, replyMessage } from './http-replies';
+import { type Ctx, replyJson, replyMessage } from './http-replies';
 import type { HttpSession } from './http-session';
 
 export interface AnswerOptions {
@@ -24,28 +24,35 @@ export interface AnswerOptions {
  * the HTTP answer has started, with a promise of the request being completely answered. That promise
  * never rejects: a fault ends the request with a JSON-RPC error (see StreamChannel) and is logged.
  */
-export async function answerRequest(ctx: Ctx, http: HttpSession, request: JsonRpcRequest, extra: TransportExtra, options: AnswerOptions): Promise<{ finished: Promise<void> }> {
+export async function answerRequest(
+  ctx: Ctx,
+  http: HttpSession,
+  request: JsonRpcRequest,
+  extra: TransportExtra,
+  options: AnswerOptions,
+): Promise<{ finished: Promise<void> }> {
   if (http.id) ctx.set('Mcp-Session-Id', http.id);
   // Entries of the server log made while the request runs carry its id, method and session.
   const fields = { requestId: request.id, method: request.method, sessionId: http.id };
-  const handle = (): Promise<JsonRpcMessage | undefined> => withLogFields(fields, async () => {
-    let response: JsonRpcMessage | undefined;
-    try {
-      response = await http.session.handleRequest(request, extra);
-    } catch (error) {
-      options.logError(`Unhandled error answering ${request.method}`, error);
-      return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
-    }
-    try {
-      await options.beforeReply?.();
-    } catch (error) {
-      options.onBeforeReplyFailed?.();
-      ctx.remove('Mcp-Session-Id');
-      const e = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
-      return errorResponse(request.id, e.code, e.message);
-    }
-    return response;
-  });
+  const handle = (): Promise<JsonRpcMessage | undefined> =>
+    withLogFields(fields, async () => {
+      let response: JsonRpcMessage | undefined;
+      try {
+        response = await http.session.handleRequest(request, extra);
+      } catch (error) {
+        options.logError(`Unhandled error answering ${request.method}`, error);
+        return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
+      }
+      try {
+        await options.beforeReply?.();
+      } catch (error) {
+        options.onBeforeReplyFailed?.();
+        ctx.remove('Mcp-Session-Id');
+        const e = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
+        return errorResponse(request.id, e.code, e.message);
+      }
+      return response;
+    });
   if (options.responseMode === 'json') {
     replyAnswer(ctx, await handle(), options);
     return { finished: Promise.resolve() };

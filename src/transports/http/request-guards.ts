@@ -4,7 +4,7 @@ import { ErrorCode } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../mcp/mcp-types';
 import { HostGuard } from './host-guard';
-import { Ctx, fail } from './http-replies';
+import { type Ctx, fail } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import { ResourceServer } from './resource-server';
 import { UnauthorizedError } from './unauthorized.error';
@@ -43,7 +43,12 @@ export class RequestGuards {
     const version = ctx.get('mcp-protocol-version');
     // A POST's version is judged with its body (the era of the request decides how).
     if (ctx.method !== 'POST' && version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      fail(ctx, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${echo(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+      fail(
+        ctx,
+        400,
+        -32000,
+        `Bad Request: unsupported MCP-Protocol-Version ${echo(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+      );
       return false;
     }
     return true;
@@ -69,7 +74,10 @@ export class RequestGuards {
       if (!auth) return { auth: undefined };
       const owned = withPrincipal(auth);
       // Two callers the hook names no differently would share sessions and tasks: refused, not guessed.
-      if (!owned) throw new AuthConfigurationError('The authenticate hook returned AuthInfo with no `subject`, `clientId` or `principal`: name the caller');
+      if (!owned)
+        throw new AuthConfigurationError(
+          'The authenticate hook returned AuthInfo with no `subject`, `clientId` or `principal`: name the caller',
+        );
       return { auth: owned };
     } catch (error) {
       if (error instanceof UnauthorizedError) {

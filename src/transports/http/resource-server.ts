@@ -5,7 +5,7 @@ import { withPrincipal } from '../../auth/principal';
 import { TokenCache, tokenDigest } from '../../auth/token-cache';
 import type { ResourceServerOptions } from '../../auth/resource-server-options';
 import { ErrorCode } from '../../mcp/json-rpc';
-import { Ctx, fail } from './http-replies';
+import { type Ctx, fail } from './http-replies';
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 /** Refresh tokens are the client's business with the authorization server: never advertised by the resource. */
@@ -47,7 +47,8 @@ export class ResourceServer {
     bindHost: string,
     private readonly logError: (message: string, error?: unknown) => void,
   ) {
-    if (options.authorizationServers.length === 0) throw new AuthConfigurationError('auth.authorizationServers must name at least one authorization server');
+    if (options.authorizationServers.length === 0)
+      throw new AuthConfigurationError('auth.authorizationServers must name at least one authorization server');
     for (const issuer of options.authorizationServers) new URL(issuer); // fails fast on a typo
     if (options.resource) this.resource = canonicalResource(options.resource);
     else if (bindHost === '0.0.0.0' || bindHost === '::') {
@@ -115,7 +116,11 @@ export class ResourceServer {
     const cached = key !== undefined ? this.cache!.get(key) : undefined;
     if (cached) return { auth: cached };
     if (token === undefined || !TOKEN68.test(token)) {
-      return this.refuse(ctx, 'Unauthorized: the Authorization header is not a bearer token', 'The Authorization header is not a bearer token');
+      return this.refuse(
+        ctx,
+        'Unauthorized: the Authorization header is not a bearer token',
+        'The Authorization header is not a bearer token',
+      );
     }
     try {
       const verified = await this.options.verifier.verify(token, { resource });
@@ -148,14 +153,21 @@ export class ResourceServer {
     if (description !== undefined) params.push(['error', 'invalid_token'], ['error_description', description]);
     params.push(['resource_metadata', this.metadataUrl()]);
     // An operation's own scopes join the first grant, so that the token the client gets can use it.
-    const scopes = requiredScopes.length > 0 ? [...new Set([...this.challengeScopes, ...requiredScopes.filter((s) => s !== NEVER_ADVERTISED)])] : this.challengeScopes;
+    const scopes =
+      requiredScopes.length > 0
+        ? [...new Set([...this.challengeScopes, ...requiredScopes.filter((s) => s !== NEVER_ADVERTISED)])]
+        : this.challengeScopes;
     if (scopes.length > 0) params.push(['scope', scopes.join(' ')]);
     return bearer(params);
   }
 
   /** `WWW-Authenticate` for 403: the scopes the operation needs, so the client can step up. */
   forbiddenChallenge(requiredScopes: readonly string[], description: string): string {
-    return forbiddenChallenge(requiredScopes.filter((s) => s !== NEVER_ADVERTISED), description, this.resource && this.metadataUrl());
+    return forbiddenChallenge(
+      requiredScopes.filter((s) => s !== NEVER_ADVERTISED),
+      description,
+      this.resource && this.metadataUrl(),
+    );
   }
 
   private metadataUrl(): string {
@@ -170,7 +182,10 @@ export class ResourceServer {
   }
 
   private requireResource(): string {
-    if (!this.resource) throw new AuthConfigurationError('auth.resource is required when the transport is served without listen(): tokens must name this server');
+    if (!this.resource)
+      throw new AuthConfigurationError(
+        'auth.resource is required when the transport is served without listen(): tokens must name this server',
+      );
     return this.resource;
   }
 

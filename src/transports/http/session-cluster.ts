@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { isNotification, isResponse, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
+import { isNotification, isResponse, type JsonRpcMessage, type RequestId } from '../../mcp/json-rpc';
 import type { Connection } from '../../protocol/connection';
 import type { EventStore } from './event-store';
 import type { HttpSession } from './http-session';

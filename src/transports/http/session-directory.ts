@@ -1,6 +1,6 @@
 import type { ReadinessProbe } from './readiness';
 import { randomBytes } from 'node:crypto';
-import { ANONYMOUS_OWNER, Connection, ConnectionOptions, MessageSink } from '../../protocol/connection';
+import { ANONYMOUS_OWNER, type Connection, type ConnectionOptions, type MessageSink } from '../../protocol/connection';
 import type { ResolvedHttpOptions } from './http-options';
 import type { Era, EraSupport } from '../../mcp/eras';
 import { HttpSession } from './http-session';
@@ -31,7 +31,12 @@ export class SessionDirectory {
     private readonly channelContext: (sessionId: string | undefined) => ChannelContext,
   ) {
     if (options.sessionBackplane) {
-      this.cluster = new SessionCluster(options.sessionBackplane, options.sessionIdleTimeoutMs, (http) => this.drop(http, true), (m, e) => factory.logError(m, e));
+      this.cluster = new SessionCluster(
+        options.sessionBackplane,
+        options.sessionIdleTimeoutMs,
+        (http) => this.drop(http, true),
+        (m, e) => factory.logError(m, e),
+      );
     }
   }
 
@@ -108,7 +113,10 @@ export class SessionDirectory {
 
   private build(id: string, owner: string | undefined): HttpSession {
     const http = new HttpSession(id, owner, this.channelContext(id));
-    http.session = this.factory.createSession((m, related, final) => http.route(m, related, final), { id, reachable: () => http.standaloneConnected });
+    http.session = this.factory.createSession((m, related, final) => http.route(m, related, final), {
+      id,
+      reachable: () => http.standaloneConnected,
+    });
     return http;
   }
 
@@ -118,6 +126,9 @@ export class SessionDirectory {
     await this.cluster?.forget(http.id!);
     http.session.close();
     await http.endStreams();
-    if (clearEvents) await this.options.eventStore?.clearSession(http.id!).catch((e) => this.factory.logError('Could not clear the events of an ended session', e));
+    if (clearEvents)
+      await this.options.eventStore
+        ?.clearSession(http.id!)
+        .catch((e) => this.factory.logError('Could not clear the events of an ended session', e));
   }
 }

@@ -2,7 +2,7 @@ import type { AuthInfo } from '../../context/mcp-context';
 import type { RequestId } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import { ownerOf } from '../../auth/principal';
-import { Ctx, fail } from './http-replies';
+import { type Ctx, fail } from './http-replies';
 import type { HttpSession } from './http-session';
 import type { SessionDirectory } from './session-directory';
 
@@ -11,7 +11,12 @@ import type { SessionDirectory } from './session-directory';
  * (unknown, ended or another principal's) or 503 (store down); `requestId` is the id of the POSTed
  * request these errors answer.
  */
-export async function findSession(ctx: Ctx, sessions: SessionDirectory, auth: AuthInfo | undefined, requestId: RequestId | null = null): Promise<HttpSession | undefined> {
+export async function findSession(
+  ctx: Ctx,
+  sessions: SessionDirectory,
+  auth: AuthInfo | undefined,
+  requestId: RequestId | null = null,
+): Promise<HttpSession | undefined> {
   const id = ctx.get('mcp-session-id');
   if (!id) {
     fail(ctx, 400, -32000, 'Bad Request: Mcp-Session-Id header is required', requestId);

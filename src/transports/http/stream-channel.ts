@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { ErrorCode, errorResponse, JsonRpcMessage, RequestId } from '../../mcp/json-rpc';
+import { ErrorCode, errorResponse, type JsonRpcMessage, type RequestId } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import { encodeMessage } from '../../protocol/wire';
 import type { EventStore } from './event-store';
@@ -167,7 +167,8 @@ export class StreamChannel {
     if (!this.ctx.store) return undefined;
     const { sessionId, events } = this.ctx.store;
     try {
-      if (message !== null && json !== undefined && events.storeSerialized) return await events.storeSerialized(sessionId, this.streamId, message, json);
+      if (message !== null && json !== undefined && events.storeSerialized)
+        return await events.storeSerialized(sessionId, this.streamId, message, json);
       return await events.storeEvent(sessionId, this.streamId, message);
     } catch (error) {
       throw new StreamFault(error instanceof McpError ? error.message : 'The event store is unavailable', error);
@@ -206,7 +207,10 @@ export class StreamChannel {
       if (connection?.isOpen) connection.send(errorResponse(this.requestId, ErrorCode.InternalError, message));
     }
     connection?.end();
-    this.ctx.logError(`SSE stream ${this.streamId}${this.ctx.store ? ` of session ${this.ctx.store.sessionId}` : ''} ended: ${message}`, fault?.cause ?? error);
+    this.ctx.logError(
+      `SSE stream ${this.streamId}${this.ctx.store ? ` of session ${this.ctx.store.sessionId}` : ''} ended: ${message}`,
+      fault?.cause ?? error,
+    );
   }
 }
 

@@ -1,6 +1,6 @@
-import { accepts, Ctx, fail } from './http-replies';
+import { accepts, type Ctx, fail } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
-import { HttpSession, STANDALONE_STREAM } from './http-session';
+import { type HttpSession, STANDALONE_STREAM } from './http-session';
 import type { RequestGuards } from './request-guards';
 import type { SessionDirectory } from './session-directory';
 import { findSession } from './session-lookup';

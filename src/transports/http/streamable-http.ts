@@ -1,12 +1,12 @@
-import { createServer, Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { InMemoryEventStore } from './event-store';
-import { Ctx, fail } from './http-replies';
-import { HttpOptions, ResolvedHttpOptions, resolveHttpOptions } from './http-options';
+import { type Ctx, fail } from './http-replies';
+import { type HttpOptions, type ResolvedHttpOptions, resolveHttpOptions } from './http-options';
 import { PostHandler } from './post-handler';
 import { ALLOW, RequestGuards } from './request-guards';
-import { SessionDirectory, SessionFactory } from './session-directory';
+import { SessionDirectory, type SessionFactory } from './session-directory';
 import type { SseConnection } from './sse-stream';
 import type { ChannelContext } from './stream-channel';
 import { StreamHandlers } from './stream-handlers';
@@ -54,12 +54,15 @@ export class StreamableHttpTransport implements HttpTransport {
     this.modernOnly = factory.modern?.support === 'modern';
     const { legacySse } = this.options;
     if (legacySse && !this.modernOnly) {
-      this.legacy = new LegacySseEndpoint({ ...this.options, legacySse }, {
-        factory,
-        guards: this.guards,
-        track: (connection, open) => (open ? this.connections.add(connection) : this.connections.delete(connection)),
-        otherSessions: () => this.sessions.size,
-      });
+      this.legacy = new LegacySseEndpoint(
+        { ...this.options, legacySse },
+        {
+          factory,
+          guards: this.guards,
+          track: (connection, open) => (open ? this.connections.add(connection) : this.connections.delete(connection)),
+          otherSessions: () => this.sessions.size,
+        },
+      );
     }
     this.koa = new (loadKoa().Koa)();
     this.koa.use(this.koaMiddleware());

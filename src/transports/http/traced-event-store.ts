@@ -19,6 +19,7 @@ export function withTracedEventStore(options: HttpOptions, telemetry: RequestTel
   return {
     ...options,
     eventStore: eventStore && traced(eventStore, telemetry, 'event_store', 'mcpkit.event_store.operation', TRACED),
-    sessionBackplane: sessionBackplane && traced(sessionBackplane, telemetry, 'session_backplane', 'mcpkit.session_backplane.operation', BACKPLANE),
+    sessionBackplane:
+      sessionBackplane && traced(sessionBackplane, telemetry, 'session_backplane', 'mcpkit.session_backplane.operation', BACKPLANE),
   };
 }

@@ -138,7 +138,10 @@ describe('per-handler authorization over HTTP (authenticate hook -> ctx.auth)', 
   let callback: ReturnType<ReturnType<McpApplication['httpTransport']>['callback']>;
 
   beforeAll(async () => {
-    app = await McpApplication.create(AuthzModule, { pageSize: 2, logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
+    app = await McpApplication.create(AuthzModule, {
+      pageSize: 2,
+      logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
+    });
     callback = app.httpTransport({ sessions: false, responseMode: 'json', authenticate }).callback();
   });
   afterAll(() => app.close());
@@ -152,7 +155,10 @@ describe('per-handler authorization over HTTP (authenticate hook -> ctx.auth)', 
     const headers: Record<string, string> = { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' };
     if (token) headers.Authorization = `Bearer ${token}`;
     const res = await request(callback).post('/mcp').set(headers).send({ jsonrpc: '2.0', id: ++id, method, params });
-    return res.body as { result?: Record<string, unknown>; error?: { code: number; message: string; data?: { requiredScopes?: string[] } } };
+    return res.body as {
+      result?: Record<string, unknown>;
+      error?: { code: number; message: string; data?: { requiredScopes?: string[] } };
+    };
   }
   const call = (name: string, token?: string) => rpc('tools/call', { name, arguments: {} }, token);
   async function listAll(method: string, key: string, token?: string): Promise<string[]> {
@@ -174,8 +180,14 @@ describe('per-handler authorization over HTTP (authenticate hook -> ctx.auth)', 
   });
 
   it('adds method-level scopes to the class-level ones (the union is required and named)', async () => {
-    expect((await call('writeNote', 'bob;notes:write')).error).toMatchObject({ code: -32003, data: { requiredScopes: ['notes:read', 'notes:write'] } });
-    expect((await call('writeNote', 'bob;notes:read')).error).toMatchObject({ code: -32003, data: { requiredScopes: ['notes:read', 'notes:write'] } });
+    expect((await call('writeNote', 'bob;notes:write')).error).toMatchObject({
+      code: -32003,
+      data: { requiredScopes: ['notes:read', 'notes:write'] },
+    });
+    expect((await call('writeNote', 'bob;notes:read')).error).toMatchObject({
+      code: -32003,
+      data: { requiredScopes: ['notes:read', 'notes:write'] },
+    });
     expect((await call('writeNote', 'bob;notes:write notes:read')).result).toEqual({ content: [{ type: 'text', text: 'written' }] });
   });
 
@@ -186,18 +198,35 @@ describe('per-handler authorization over HTTP (authenticate hook -> ctx.auth)', 
   });
 
   it('enforces scopes on resources/read (static and template) and prompts/get', async () => {
-    expect((await rpc('resources/read', { uri: 'notes://index' }, 'bob;other')).error).toMatchObject({ code: -32003, data: { requiredScopes: ['notes:read'] } });
-    expect((await rpc('resources/read', { uri: 'notes://index' }, 'bob;notes:read')).result).toMatchObject({ contents: [{ text: 'index' }] });
-    expect((await rpc('resources/read', { uri: 'notes://7' }, 'bob;notes:read')).error).toMatchObject({ code: -32003, data: { requiredScopes: ['notes:admin', 'notes:read'] } });
-    expect((await rpc('resources/read', { uri: 'notes://7' }, 'bob;notes:read notes:admin')).result).toMatchObject({ contents: [{ text: 'note 7' }] });
-    expect((await rpc('prompts/get', { name: 'draft', arguments: { topic: 'x' } }, 'bob;notes:read')).error).toMatchObject({ code: -32003, data: { requiredScopes: ['notes:read', 'notes:write'] } });
-    expect((await rpc('prompts/get', { name: 'draft', arguments: { topic: 'x' } }, 'bob;notes:read notes:write')).result).toMatchObject({ messages: [{ content: { text: 'Draft about x' } }] });
+    expect((await rpc('resources/read', { uri: 'notes://index' }, 'bob;other')).error).toMatchObject({
+      code: -32003,
+      data: { requiredScopes: ['notes:read'] },
+    });
+    expect((await rpc('resources/read', { uri: 'notes://index' }, 'bob;notes:read')).result).toMatchObject({
+      contents: [{ text: 'index' }],
+    });
+    expect((await rpc('resources/read', { uri: 'notes://7' }, 'bob;notes:read')).error).toMatchObject({
+      code: -32003,
+      data: { requiredScopes: ['notes:admin', 'notes:read'] },
+    });
+    expect((await rpc('resources/read', { uri: 'notes://7' }, 'bob;notes:read notes:admin')).result).toMatchObject({
+      contents: [{ text: 'note 7' }],
+    });
+    expect((await rpc('prompts/get', { name: 'draft', arguments: { topic: 'x' } }, 'bob;notes:read')).error).toMatchObject({
+      code: -32003,
+      data: { requiredScopes: ['notes:read', 'notes:write'] },
+    });
+    expect((await rpc('prompts/get', { name: 'draft', arguments: { topic: 'x' } }, 'bob;notes:read notes:write')).result).toMatchObject({
+      messages: [{ content: { text: 'Draft about x' } }],
+    });
   });
 
   it('refuses completion of a prompt the caller may not use, and completes it for one who may', async () => {
     const params = { ref: { type: 'ref/prompt', name: 'draft' }, argument: { name: 'topic', value: '' } };
     expect((await rpc('completion/complete', params, 'bob;notes:read')).error).toMatchObject({ code: -32003 });
-    expect((await rpc('completion/complete', params, 'bob;notes:read notes:write')).result).toMatchObject({ completion: { values: ['cats', 'dogs'] } });
+    expect((await rpc('completion/complete', params, 'bob;notes:read notes:write')).result).toMatchObject({
+      completion: { values: ['cats', 'dogs'] },
+    });
   });
 
   it('runs guards (sync with an injected service, then async) that see the caller, kind, name and metadata', async () => {
@@ -229,7 +258,13 @@ describe('per-handler authorization over HTTP (authenticate hook -> ctx.auth)', 
   it('shows each caller only the tools, resources, templates and prompts it may use, following cursors per caller', async () => {
     expect(await listAll('tools/list', 'tools')).toEqual(['health', 'echo', 'whoami']);
     expect(await listAll('tools/list', 'tools', 'bob;notes:read')).toEqual(['readNote', 'health', 'echo', 'whoami']);
-    expect(await listAll('tools/list', 'tools', 'bob;notes:read notes:write')).toEqual(['readNote', 'writeNote', 'health', 'echo', 'whoami']);
+    expect(await listAll('tools/list', 'tools', 'bob;notes:read notes:write')).toEqual([
+      'readNote',
+      'writeNote',
+      'health',
+      'echo',
+      'whoami',
+    ]);
     expect(await listAll('tools/list', 'tools', 'alice;ops;open')).toEqual(['health', 'echo', 'deploy', 'whoami']);
     expect(await listAll('tools/list', 'tools', 'bob;ops;open')).toEqual(['health', 'echo', 'whoami']);
     expect(await listAll('resources/list', 'resources')).toEqual([]);

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import request from 'supertest';
-import { EventStore, InMemoryEventStore } from '../../../src/stores';
+import { type EventStore, InMemoryEventStore } from '../../../src/stores';
 import { ACCEPT_BOTH, httpApp, initializeBody } from '../../helpers/http-app';
 
 const ping = (id: number | string) => ({ jsonrpc: '2.0', id, method: 'ping' });
@@ -32,11 +32,17 @@ describe('Streamable HTTP details', () => {
       const missing = await request(env.callback).post('/mcp').set('Accept', ACCEPT_BOTH).send(ping(7));
       expect(missing.status).toBe(400);
       expect(missing.body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32000 } });
-      const unknown = await request(env.callback).post('/mcp').set({ Accept: ACCEPT_BOTH, 'Mcp-Session-Id': 'f'.repeat(32) }).send(ping(8));
+      const unknown = await request(env.callback)
+        .post('/mcp')
+        .set({ Accept: ACCEPT_BOTH, 'Mcp-Session-Id': 'f'.repeat(32) })
+        .send(ping(8));
       expect(unknown.status).toBe(404);
       expect(unknown.body).toEqual({ jsonrpc: '2.0', id: 8, error: { code: -32001, message: 'Session not found' } });
       // A notification has no id to echo.
-      const note = await request(env.callback).post('/mcp').set({ Accept: ACCEPT_BOTH, 'Mcp-Session-Id': 'f'.repeat(32) }).send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const note = await request(env.callback)
+        .post('/mcp')
+        .set({ Accept: ACCEPT_BOTH, 'Mcp-Session-Id': 'f'.repeat(32) })
+        .send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       expect(note.body).toMatchObject({ id: null, error: { code: -32001 } });
     } finally {
       await env.app.close();
@@ -65,8 +71,16 @@ describe('Streamable HTTP details', () => {
       const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: ${ACCEPT_BOTH}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
       const answer = await rawExchange(port, [head, body.slice(0, 10)]);
       expect(answer).toMatch(/^HTTP\/1\.1 408 /);
-      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringMatching(/timeout|time/i) } });
-      const after = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' }, body });
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: expect.stringMatching(/timeout|time/i) },
+      });
+      const after = await fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: 'POST',
+        headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' },
+        body,
+      });
       expect(after.status).toBe(200);
     } finally {
       await env.app.close();
@@ -77,7 +91,12 @@ describe('Streamable HTTP details', () => {
     const env = await httpApp({ port: 0 });
     try {
       const { url } = await env.transport.listen();
-      const post = (origin: string) => fetch(url, { method: 'POST', headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json', origin }, body: JSON.stringify(initializeBody()) });
+      const post = (origin: string) =>
+        fetch(url, {
+          method: 'POST',
+          headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json', origin },
+          body: JSON.stringify(initializeBody()),
+        });
       for (const origin of ['http://localhost:6274', 'http://127.0.0.1:6274', 'http://[::1]:6274', 'https://localhost']) {
         const res = await post(origin);
         expect({ origin, status: res.status }).toEqual({ origin, status: 200 });
@@ -102,7 +121,9 @@ describe('Streamable HTTP details', () => {
     const env = await httpApp({ eventStore: store });
     try {
       const init = await request(env.callback).post('/mcp').set('Accept', ACCEPT_BOTH).send(initializeBody());
-      const res = await request(env.callback).get('/mcp').set({ Accept: 'text/event-stream', 'Mcp-Session-Id': init.headers['mcp-session-id'], 'Last-Event-ID': 'r1.1' });
+      const res = await request(env.callback)
+        .get('/mcp')
+        .set({ Accept: 'text/event-stream', 'Mcp-Session-Id': init.headers['mcp-session-id'], 'Last-Event-ID': 'r1.1' });
       expect(res.status).toBe(500);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } });

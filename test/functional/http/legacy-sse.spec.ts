@@ -64,7 +64,9 @@ describe('HTTP+SSE (2024-11-05) transport', () => {
   });
 
   async function start(options: HttpOptions = {}) {
-    const app = await McpApplication.create(LegacyModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
+    const app = await McpApplication.create(LegacyModule, {
+      logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
+    });
     apps.push(app);
     const transport = app.httpTransport({ port: 0, keepAliveMs: 0, ...options });
     const { url } = await transport.listen();
@@ -76,7 +78,8 @@ describe('HTTP+SSE (2024-11-05) transport', () => {
     const stream = await SseReader.open(`${base}/sse`, { headers: { accept: 'text/event-stream' } });
     await stream.waitFor((r) => r.events.length >= 1);
     const endpoint = stream.events[0];
-    const post = (body: unknown) => fetch(new URL(endpoint.data, base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fetch(new URL(endpoint.data, base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     return { stream, endpoint, post };
   }
 
@@ -114,11 +117,19 @@ describe('HTTP+SSE (2024-11-05) transport', () => {
   it('negotiates the 2024-11-05 protocol version when the client asks for it', async () => {
     const { base } = await start();
     const { stream, post } = await openRaw(base);
-    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'old', version: '1' } } });
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+    });
     expect(init.status).toBe(202);
     await stream.waitFor((r) => r.events.length >= 2);
     expect(stream.events[1].event).toBe('message');
-    expect(JSON.parse(stream.events[1].data)).toMatchObject({ id: 1, result: { protocolVersion: '2024-11-05', serverInfo: { name: 'legacy-test' } } });
+    expect(JSON.parse(stream.events[1].data)).toMatchObject({
+      id: 1,
+      result: { protocolVersion: '2024-11-05', serverInfo: { name: 'legacy-test' } },
+    });
     await stream.disconnect();
   });
 
@@ -134,7 +145,11 @@ describe('HTTP+SSE (2024-11-05) transport', () => {
   it('answers a POST for an unknown session 404, and one without a session 400, with JSON-RPC errors', async () => {
     const { base } = await start();
     const message = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
-    const unknown = await fetch(`${base}/messages?sessionId=nope`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: message });
+    const unknown = await fetch(`${base}/messages?sessionId=nope`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: message,
+    });
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
     const missing = await fetch(`${base}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: message });
@@ -166,7 +181,12 @@ describe('HTTP+SSE (2024-11-05) transport', () => {
   it('ends the session when the stream closes: a later POST gets 404', async () => {
     const { base, transport } = await start();
     const { stream, post } = await openRaw(base);
-    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'old', version: '1' } } });
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+    });
     expect(init.status).toBe(202);
     expect(transport.sessionCount).toBe(1);
     await stream.disconnect();
@@ -190,7 +210,10 @@ describe('HTTP+SSE (2024-11-05) transport', () => {
     clients.push(legacy, modern);
     await legacy.connect(new SSEClientTransport(new URL(`${base}/sse`)));
     await modern.connect(new StreamableHTTPClientTransport(new URL(url)));
-    const [a, b] = await Promise.all([legacy.callTool({ name: 'count', arguments: { steps: 1 } }), modern.callTool({ name: 'count', arguments: { steps: 2 } })]);
+    const [a, b] = await Promise.all([
+      legacy.callTool({ name: 'count', arguments: { steps: 1 } }),
+      modern.callTool({ name: 'count', arguments: { steps: 2 } }),
+    ]);
     expect(a.content).toEqual([{ type: 'text', text: 'counted 1' }]);
     expect(b.content).toEqual([{ type: 'text', text: 'counted 2' }]);
   });

@@ -3,7 +3,12 @@ import request from 'supertest';
 import { OAuthProxy } from '../../../src/auth';
 import { ACCEPT_BOTH, httpApp, initializeBody } from '../../helpers/http-app';
 
-const upstream = { authorizationEndpoint: 'https://idp.example/authorize', tokenEndpoint: 'https://idp.example/token', clientId: 'fixed', clientSecret: 'secret' };
+const upstream = {
+  authorizationEndpoint: 'https://idp.example/authorize',
+  tokenEndpoint: 'https://idp.example/token',
+  clientId: 'fixed',
+  clientSecret: 'secret',
+};
 
 describe('the OAuth proxy mounted on the HTTP transport', () => {
   it('serves the authorization server next to the MCP endpoint, on the same port', async () => {
@@ -12,8 +17,14 @@ describe('the OAuth proxy mounted on the HTTP transport', () => {
     const server = transport.callback();
     const metadata = await request(server).get('/.well-known/oauth-authorization-server');
     expect(metadata.status).toBe(200);
-    expect(metadata.body).toMatchObject({ issuer: 'http://127.0.0.1:8080', authorization_endpoint: 'http://127.0.0.1:8080/authorize', code_challenge_methods_supported: ['S256'] });
-    const registered = await request(server).post('/register').send({ redirect_uris: ['http://localhost:3000/cb'], token_endpoint_auth_method: 'none' });
+    expect(metadata.body).toMatchObject({
+      issuer: 'http://127.0.0.1:8080',
+      authorization_endpoint: 'http://127.0.0.1:8080/authorize',
+      code_challenge_methods_supported: ['S256'],
+    });
+    const registered = await request(server)
+      .post('/register')
+      .send({ redirect_uris: ['http://localhost:3000/cb'], token_endpoint_auth_method: 'none' });
     expect(registered.status).toBe(201);
     expect(registered.body.client_secret).toBeUndefined();
     const init = await request(server).post('/mcp').set('Accept', ACCEPT_BOTH).send(initializeBody());
@@ -30,7 +41,9 @@ describe('the OAuth proxy mounted on the HTTP transport', () => {
     const metadata = await request(server).get('/.well-known/openid-configuration').set('Host', '127.0.0.1:4321');
     expect(metadata.body.issuer).toBe('http://127.0.0.1:4321');
     expect(proxy.issuer).toBe('http://127.0.0.1:4321');
-    const bad = await request(server).post('/register').send({ redirect_uris: ['http://evil.example/cb'] });
+    const bad = await request(server)
+      .post('/register')
+      .send({ redirect_uris: ['http://evil.example/cb'] });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: 'invalid_redirect_uri' });
     const authorize = await request(server).get('/authorize?client_id=unknown&redirect_uri=http://localhost/cb');
@@ -52,16 +65,37 @@ describe('the OAuth proxy mounted on the HTTP transport', () => {
   });
 
   it('with consent skipped, sends the user straight to the upstream with the fixed client id, its own PKCE and state', async () => {
-    const proxy = new OAuthProxy({ issuer: 'http://127.0.0.1:8080', resource: 'http://127.0.0.1:8080/mcp', upstream: { ...upstream, scopes: ['read:user'] }, consent: { skip: true } });
+    const proxy = new OAuthProxy({
+      issuer: 'http://127.0.0.1:8080',
+      resource: 'http://127.0.0.1:8080/mcp',
+      upstream: { ...upstream, scopes: ['read:user'] },
+      consent: { skip: true },
+    });
     const { app, transport } = await httpApp({ oauthProxy: proxy });
     const server = transport.callback();
-    const { client_id } = (await request(server).post('/register').send({ redirect_uris: ['http://localhost:3000/cb'], token_endpoint_auth_method: 'none' })).body as { client_id: string };
-    const query = new URLSearchParams({ response_type: 'code', client_id, redirect_uri: 'http://localhost:3000/cb', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', state: 'mine' });
+    const { client_id } = (
+      await request(server)
+        .post('/register')
+        .send({ redirect_uris: ['http://localhost:3000/cb'], token_endpoint_auth_method: 'none' })
+    ).body as { client_id: string };
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id,
+      redirect_uri: 'http://localhost:3000/cb',
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'S256',
+      state: 'mine',
+    });
     const answer = await request(server).get(`/authorize?${query}`);
     expect(answer.status).toBe(302);
     const to = new URL(answer.headers.location);
     expect(`${to.origin}${to.pathname}`).toBe('https://idp.example/authorize');
-    expect(Object.fromEntries(to.searchParams)).toMatchObject({ client_id: 'fixed', redirect_uri: 'http://127.0.0.1:8080/callback', scope: 'read:user', code_challenge_method: 'S256' });
+    expect(Object.fromEntries(to.searchParams)).toMatchObject({
+      client_id: 'fixed',
+      redirect_uri: 'http://127.0.0.1:8080/callback',
+      scope: 'read:user',
+      code_challenge_method: 'S256',
+    });
     expect(to.searchParams.get('state')).not.toBe('mine');
     expect(to.searchParams.get('code_challenge')).not.toBe('x'.repeat(43));
     await app.close();
@@ -71,8 +105,22 @@ describe('the OAuth proxy mounted on the HTTP transport', () => {
     const proxy = new OAuthProxy({ issuer: 'http://127.0.0.1:8080', resource: 'http://127.0.0.1:8080/mcp', upstream });
     const { app, transport } = await httpApp({ oauthProxy: proxy });
     const server = transport.callback();
-    const { client_id } = (await request(server).post('/register').send({ client_name: '<script>alert(1)</script>', redirect_uris: ['https://client.example/cb'], token_endpoint_auth_method: 'none' })).body as { client_id: string };
-    const query = new URLSearchParams({ response_type: 'code', client_id, redirect_uri: 'https://client.example/cb', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' });
+    const { client_id } = (
+      await request(server)
+        .post('/register')
+        .send({
+          client_name: '<script>alert(1)</script>',
+          redirect_uris: ['https://client.example/cb'],
+          token_endpoint_auth_method: 'none',
+        })
+    ).body as { client_id: string };
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id,
+      redirect_uri: 'https://client.example/cb',
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'S256',
+    });
     const page = await request(server).get(`/authorize?${query}`);
     expect(page.status).toBe(200);
     expect(page.text).not.toContain('<script>');

@@ -35,7 +35,10 @@ afterEach(async () => {
 });
 
 async function serve(options: HttpOptions, taskStore?: InMemoryTaskStore) {
-  const app = await McpApplication.create(ReadyModule, { taskStore, logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
+  const app = await McpApplication.create(ReadyModule, {
+    taskStore,
+    logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
+  });
   apps.push(app);
   const { url } = await app.httpTransport({ port: 0, ...options }).listen();
   const base = new URL(url);
@@ -45,7 +48,9 @@ async function serve(options: HttpOptions, taskStore?: InMemoryTaskStore) {
       const req = request({ host: base.hostname, port: base.port, path, headers: host ? { host } : {} }, (res) => {
         let text = '';
         res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, body: (text.startsWith('{') ? JSON.parse(text) : { text }) as Record<string, unknown> }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, body: (text.startsWith('{') ? JSON.parse(text) : { text }) as Record<string, unknown> }),
+        );
       });
       req.on('error', reject);
       req.end();
@@ -56,7 +61,10 @@ async function serve(options: HttpOptions, taskStore?: InMemoryTaskStore) {
 describe('HTTP health and readiness endpoints', () => {
   it('answers /ready with 200 and every in-memory store ready, and keeps /health', async () => {
     const { get } = await serve({});
-    expect(await get('/ready')).toEqual({ status: 200, body: { status: 'ready', stores: { taskStore: { status: 'ready' }, eventStore: { status: 'ready' } } } });
+    expect(await get('/ready')).toEqual({
+      status: 200,
+      body: { status: 'ready', stores: { taskStore: { status: 'ready' }, eventStore: { status: 'ready' } } },
+    });
     expect((await get('/health')).body).toEqual({ status: 'ok', sessions: 0 });
   });
 

@@ -37,11 +37,13 @@ describe('Streamable HTTP status codes', () => {
   });
 
   it('upgrades to SSE when the handler sends a notification first: priming event, retry, then the messages', async () => {
-    const res = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'chatty', arguments: {} } }).buffer(true).parse((r, cb) => {
-      let data = '';
-      r.on('data', (c: Buffer) => (data += c.toString()));
-      r.on('end', () => cb(null, data));
-    });
+    const res = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'chatty', arguments: {} } })
+      .buffer(true)
+      .parse((r, cb) => {
+        let data = '';
+        r.on('data', (c: Buffer) => (data += c.toString()));
+        r.on('end', () => cb(null, data));
+      });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/event-stream');
     expect(res.headers['mcp-session-id']).toBe(sessionId);
@@ -109,7 +111,10 @@ describe('Streamable HTTP status codes', () => {
   });
 
   it('requires the session id (400) and knows only live sessions (404)', async () => {
-    const missing = await request(env.callback).post('/mcp').set({ Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' }).send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    const missing = await request(env.callback)
+      .post('/mcp')
+      .set({ Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' })
+      .send({ jsonrpc: '2.0', id: 1, method: 'ping' });
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toMatch(/Mcp-Session-Id/);
     const unknown = await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'Mcp-Session-Id': 'f'.repeat(32) });
@@ -130,7 +135,10 @@ describe('Streamable HTTP status codes', () => {
     const bad = await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'MCP-Protocol-Version': '2099-01-01' });
     expect(bad.status).toBe(400);
     // A dual-era server answers with the modern error, naming what it serves (a 2026 client then retries).
-    expect(bad.body.error).toMatchObject({ code: -32022, data: { requested: '2099-01-01', supported: expect.arrayContaining(['2026-07-28', '2025-11-25']) } });
+    expect(bad.body.error).toMatchObject({
+      code: -32022,
+      data: { requested: '2099-01-01', supported: expect.arrayContaining(['2026-07-28', '2025-11-25']) },
+    });
     expect((await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'MCP-Protocol-Version': '2025-06-18' })).status).toBe(200);
     expect((await post({ jsonrpc: '2.0', id: 1, method: 'ping' })).status).toBe(200);
   });
@@ -142,16 +150,27 @@ describe('Streamable HTTP status codes', () => {
     const origin = await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { Origin: 'http://evil.example.com' });
     expect(origin.status).toBe(403);
     expect(origin.body.error.message).toContain('Origin');
-    const allowed: Record<string, string>[] = [{ Host: 'localhost:3000', Origin: 'http://localhost:3000' }, { Host: '127.0.0.1' }, { Host: '[::1]:8080', Origin: 'https://[::1]:8080' }];
+    const allowed: Record<string, string>[] = [
+      { Host: 'localhost:3000', Origin: 'http://localhost:3000' },
+      { Host: '127.0.0.1' },
+      { Host: '[::1]:8080', Origin: 'https://[::1]:8080' },
+    ];
     for (const ok of allowed) {
       expect((await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, ok)).status).toBe(200);
     }
-    const get = await request(env.callback).get('/mcp').set({ Host: 'evil.example.com', Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId });
+    const get = await request(env.callback)
+      .get('/mcp')
+      .set({ Host: 'evil.example.com', Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId });
     expect(get.status).toBe(403);
   });
 
   it('answers bodies over the limit with 413 (declared or streamed) and keeps serving', async () => {
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { text: 'x'.repeat(5 * 1024 * 1024) } } });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'slow', arguments: { text: 'x'.repeat(5 * 1024 * 1024) } },
+    });
     const res = await post(big);
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe(-32000);
@@ -195,7 +214,10 @@ describe('Streamable HTTP options', () => {
     const init = await request(env.callback).post('/mcp').set('Accept', ACCEPT_BOTH).send(initializeBody());
     expect(init.status).toBe(200);
     expect(init.headers['mcp-session-id']).toBeUndefined();
-    const call = await request(env.callback).post('/mcp').set('Accept', ACCEPT_BOTH).send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'quick', arguments: {} } });
+    const call = await request(env.callback)
+      .post('/mcp')
+      .set('Accept', ACCEPT_BOTH)
+      .send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'quick', arguments: {} } });
     expect(call.body.result.content[0].text).toBe('quick');
     expect((await request(env.callback).get('/mcp').set('Accept', 'text/event-stream')).status).toBe(405);
     expect((await request(env.callback).delete('/mcp')).status).toBe(405);
@@ -215,7 +237,9 @@ describe('Streamable HTTP options', () => {
   it('answers GET with 405 when the standalone stream is turned off', async () => {
     const env = await httpApp({ enableGetStream: false });
     const init = await request(env.callback).post('/mcp').set('Accept', ACCEPT_BOTH).send(initializeBody());
-    const res = await request(env.callback).get('/mcp').set({ Accept: 'text/event-stream', 'Mcp-Session-Id': init.headers['mcp-session-id'] });
+    const res = await request(env.callback)
+      .get('/mcp')
+      .set({ Accept: 'text/event-stream', 'Mcp-Session-Id': init.headers['mcp-session-id'] });
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe('POST, DELETE');
     await env.app.close();
@@ -223,7 +247,8 @@ describe('Streamable HTTP options', () => {
 
   it('refuses sessions beyond maxSessions with 503', async () => {
     const env = await httpApp({ maxSessions: 2 });
-    for (let i = 0; i < 2; i++) expect((await request(env.callback).post('/mcp').set('Accept', ACCEPT_BOTH).send(initializeBody())).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect((await request(env.callback).post('/mcp').set('Accept', ACCEPT_BOTH).send(initializeBody())).status).toBe(200);
     const third = await request(env.callback).post('/mcp').set('Accept', ACCEPT_BOTH).send(initializeBody());
     expect(third.status).toBe(503);
     expect(third.body.error.message).toMatch(/too many sessions/);
@@ -236,7 +261,10 @@ describe('Streamable HTTP options', () => {
     expect(pre.status).toBe(204);
     expect(pre.headers['access-control-allow-origin']).toBe('http://localhost:5173');
     expect(pre.headers['access-control-allow-headers']).toContain('Mcp-Session-Id');
-    const init = await request(env.callback).post('/mcp').set({ Accept: ACCEPT_BOTH, Origin: 'http://localhost:5173' }).send(initializeBody());
+    const init = await request(env.callback)
+      .post('/mcp')
+      .set({ Accept: ACCEPT_BOTH, Origin: 'http://localhost:5173' })
+      .send(initializeBody());
     expect(init.headers['access-control-expose-headers']).toContain('Mcp-Session-Id');
     const other = await request(env.callback).options('/mcp').set('Origin', 'http://localhost:9999');
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
@@ -245,12 +273,25 @@ describe('Streamable HTTP options', () => {
 
   it('turns host checks off when asked, and lets allow-lists replace the defaults', async () => {
     const open = await httpApp({ dnsRebindingProtection: false });
-    expect((await request(open.callback).post('/mcp').set({ Accept: ACCEPT_BOTH, Host: 'anything.example' }).send(initializeBody())).status).toBe(200);
+    expect(
+      (await request(open.callback).post('/mcp').set({ Accept: ACCEPT_BOTH, Host: 'anything.example' }).send(initializeBody())).status,
+    ).toBe(200);
     await open.app.close();
     const custom = await httpApp({ allowedHosts: ['mcp.internal'], allowedOrigins: ['https://app.internal'] });
-    expect((await request(custom.callback).post('/mcp').set({ Accept: ACCEPT_BOTH, Host: 'mcp.internal:8443' }).send(initializeBody())).status).toBe(200);
-    expect((await request(custom.callback).post('/mcp').set({ Accept: ACCEPT_BOTH, Host: 'localhost' }).send(initializeBody())).status).toBe(403);
-    expect((await request(custom.callback).post('/mcp').set({ Accept: ACCEPT_BOTH, Host: 'mcp.internal', Origin: 'https://evil.internal' }).send(initializeBody())).status).toBe(403);
+    expect(
+      (await request(custom.callback).post('/mcp').set({ Accept: ACCEPT_BOTH, Host: 'mcp.internal:8443' }).send(initializeBody())).status,
+    ).toBe(200);
+    expect(
+      (await request(custom.callback).post('/mcp').set({ Accept: ACCEPT_BOTH, Host: 'localhost' }).send(initializeBody())).status,
+    ).toBe(403);
+    expect(
+      (
+        await request(custom.callback)
+          .post('/mcp')
+          .set({ Accept: ACCEPT_BOTH, Host: 'mcp.internal', Origin: 'https://evil.internal' })
+          .send(initializeBody())
+      ).status,
+    ).toBe(403);
     await custom.app.close();
   });
 
@@ -262,12 +303,32 @@ describe('Streamable HTTP options', () => {
         return token ? { subject: token.slice(7) } : undefined;
       },
     });
-    const init = await request(env.callback).post('/mcp').set({ Accept: ACCEPT_BOTH, Authorization: 'Bearer alice' }).send(initializeBody());
+    const init = await request(env.callback)
+      .post('/mcp')
+      .set({ Accept: ACCEPT_BOTH, Authorization: 'Bearer alice' })
+      .send(initializeBody());
     const id = init.headers['mcp-session-id'];
     const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
-    expect((await request(env.callback).post('/mcp').set({ Accept: ACCEPT_BOTH, Authorization: 'Bearer alice', 'Mcp-Session-Id': id }).send(ping)).status).toBe(200);
-    expect((await request(env.callback).post('/mcp').set({ Accept: ACCEPT_BOTH, Authorization: 'Bearer mallory', 'Mcp-Session-Id': id }).send(ping)).status).toBe(404);
-    expect((await request(env.callback).post('/mcp').set({ Accept: ACCEPT_BOTH, Authorization: 'Bearer bad', 'Mcp-Session-Id': id }).send(ping)).status).toBe(401);
+    expect(
+      (
+        await request(env.callback)
+          .post('/mcp')
+          .set({ Accept: ACCEPT_BOTH, Authorization: 'Bearer alice', 'Mcp-Session-Id': id })
+          .send(ping)
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await request(env.callback)
+          .post('/mcp')
+          .set({ Accept: ACCEPT_BOTH, Authorization: 'Bearer mallory', 'Mcp-Session-Id': id })
+          .send(ping)
+      ).status,
+    ).toBe(404);
+    expect(
+      (await request(env.callback).post('/mcp').set({ Accept: ACCEPT_BOTH, Authorization: 'Bearer bad', 'Mcp-Session-Id': id }).send(ping))
+        .status,
+    ).toBe(401);
     await env.app.close();
   });
 });

@@ -75,7 +75,11 @@ describe('HTTP transport with a failing event store', () => {
       store.down = true;
       const res = await env.post({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: tool, arguments: {} } }, id);
       expect(res.headers.get('content-type')).toBe('text/event-stream');
-      expect(await lastMessage(res)).toEqual({ jsonrpc: '2.0', id: 5, error: { code: -32603, message: expect.stringMatching(/event store is unavailable/i) } });
+      expect(await lastMessage(res)).toEqual({
+        jsonrpc: '2.0',
+        id: 5,
+        error: { code: -32603, message: expect.stringMatching(/event store is unavailable/i) },
+      });
       expect(env.errors.filter((m) => /event store/i.test(m))).toHaveLength(1);
       store.down = false;
 

@@ -11,13 +11,22 @@ describe('Streamable HTTP streams', () => {
   }
 
   async function session(url: string) {
-    const init = await fetch(url, { method: 'POST', headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' }, body: JSON.stringify(initializeBody()) });
+    const init = await fetch(url, {
+      method: 'POST',
+      headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' },
+      body: JSON.stringify(initializeBody()),
+    });
     const sessionId = init.headers.get('mcp-session-id')!;
     await init.json();
     const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
     const post = (body: unknown) =>
-      fetch(url, { method: 'POST', headers: { ...headers, accept: ACCEPT_BOTH, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const get = (extra: Record<string, string> = {}) => SseReader.open(url, { headers: { ...headers, accept: 'text/event-stream', ...extra } });
+      fetch(url, {
+        method: 'POST',
+        headers: { ...headers, accept: ACCEPT_BOTH, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const get = (extra: Record<string, string> = {}) =>
+      SseReader.open(url, { headers: { ...headers, accept: 'text/event-stream', ...extra } });
     return { sessionId, headers, post, get };
   }
 
@@ -105,7 +114,11 @@ describe('Streamable HTTP streams', () => {
     const stream = await a.get();
     await stream.waitFor((r) => r.events.length >= 1);
     const idOfA = stream.events[0].id!;
-    const init = await fetch(a.url, { method: 'POST', headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' }, body: JSON.stringify(initializeBody()) });
+    const init = await fetch(a.url, {
+      method: 'POST',
+      headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' },
+      body: JSON.stringify(initializeBody()),
+    });
     const otherSession = init.headers.get('mcp-session-id')!;
     const res = await fetch(a.url, { headers: { 'mcp-session-id': otherSession, accept: 'text/event-stream', 'last-event-id': idOfA } });
     expect(res.status).toBe(400);
@@ -161,6 +174,12 @@ describe('Streamable HTTP streams', () => {
     await closing;
     await stream.finished();
     expect(stream.ended).toBe(true);
-    await expect(fetch(s.url, { method: 'POST', headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' }, body: JSON.stringify(initializeBody()) })).rejects.toThrow();
+    await expect(
+      fetch(s.url, {
+        method: 'POST',
+        headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' },
+        body: JSON.stringify(initializeBody()),
+      }),
+    ).rejects.toThrow();
   });
 });

@@ -19,7 +19,12 @@ describe('task response modes over Streamable HTTP', () => {
       headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' },
       body: JSON.stringify({ ...initializeBody(), params: { ...initializeBody().params, capabilities: { elicitation: {} } } }),
     });
-    headers = { accept: ACCEPT_BOTH, 'content-type': 'application/json', 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+    headers = {
+      accept: ACCEPT_BOTH,
+      'content-type': 'application/json',
+      'mcp-session-id': init.headers.get('mcp-session-id')!,
+      'mcp-protocol-version': '2025-11-25',
+    };
     await init.json();
   });
   afterAll(() => app.close());
@@ -31,7 +36,12 @@ describe('task response modes over Streamable HTTP', () => {
   const stream = (body: unknown) => SseReader.open(url, { method: 'POST', headers, body: JSON.stringify(body) });
 
   it('5. streams partial-content responses with the request id on the request SSE stream, ending with isComplete', async () => {
-    const s = await stream({ jsonrpc: '2.0', id: 'st-1', method: 'tools/call', params: { name: 'stream', arguments: { count: 4, gapMs: 15 }, task: { responseModes: ['streaming'] } } });
+    const s = await stream({
+      jsonrpc: '2.0',
+      id: 'st-1',
+      method: 'tools/call',
+      params: { name: 'stream', arguments: { count: 4, gapMs: 15 }, task: { responseModes: ['streaming'] } },
+    });
     expect(s.response.headers.get('content-type')).toBe('text/event-stream');
     await s.finished();
     const responses = s.messages as { id: string; result: Record<string, unknown> }[];
@@ -47,7 +57,12 @@ describe('task response modes over Streamable HTTP', () => {
   });
 
   it('1. answers immediate mode as plain JSON with the related task', async () => {
-    const res = await post({ jsonrpc: '2.0', id: 'im-1', method: 'tools/call', params: { name: 'quick', arguments: {}, task: { responseModes: ['immediate'] } } });
+    const res = await post({
+      jsonrpc: '2.0',
+      id: 'im-1',
+      method: 'tools/call',
+      params: { name: 'quick', arguments: {}, task: { responseModes: ['immediate'] } },
+    });
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const body = (await res.json()) as Json;
     expect(body.result.content).toEqual([{ type: 'text', text: 'quick' }]);
@@ -55,7 +70,12 @@ describe('task response modes over Streamable HTTP', () => {
   });
 
   it('4. delivers a task request to the client on the waiting tasks/result stream, and resumes after the answer', async () => {
-    const created = await json({ jsonrpc: '2.0', id: 'ask-1', method: 'tools/call', params: { name: 'askLater', arguments: { ms: 150 }, task: {} } });
+    const created = await json({
+      jsonrpc: '2.0',
+      id: 'ask-1',
+      method: 'tools/call',
+      params: { name: 'askLater', arguments: { ms: 150 }, task: {} },
+    });
     const taskId = created.result.task.taskId;
     const waiting = await stream({ jsonrpc: '2.0', id: 'res-1', method: 'tasks/result', params: { taskId } });
     await waiting.waitFor((r) => r.messages.some((m) => m.method === 'elicitation/create'));
@@ -73,14 +93,29 @@ describe('task response modes over Streamable HTTP', () => {
 
 describe('task ownership over Streamable HTTP with authentication', () => {
   it('lets an authenticated subject see its tasks from any of its sessions, and nobody else', async () => {
-    const app = await McpApplication.create(TaskModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
+    const app = await McpApplication.create(TaskModule, {
+      logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
+    });
     const { url } = await app
-      .httpTransport({ port: 0, keepAliveMs: 0, authenticate: ({ headers }) => ({ subject: String(headers.authorization ?? '').replace('Bearer ', '') }) })
+      .httpTransport({
+        port: 0,
+        keepAliveMs: 0,
+        authenticate: ({ headers }) => ({ subject: String(headers.authorization ?? '').replace('Bearer ', '') }),
+      })
       .listen();
     const session = async (token: string) => {
-      const init = await fetch(url, { method: 'POST', headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(initializeBody()) });
+      const init = await fetch(url, {
+        method: 'POST',
+        headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(initializeBody()),
+      });
       await init.json();
-      const h = { accept: ACCEPT_BOTH, 'content-type': 'application/json', authorization: `Bearer ${token}`, 'mcp-session-id': init.headers.get('mcp-session-id')! };
+      const h = {
+        accept: ACCEPT_BOTH,
+        'content-type': 'application/json',
+        authorization: `Bearer ${token}`,
+        'mcp-session-id': init.headers.get('mcp-session-id')!,
+      };
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw JSON-RPC answers
       return async (body: unknown): Promise<any> => (await fetch(url, { method: 'POST', headers: h, body: JSON.stringify(body) })).json();
     };
@@ -90,7 +125,9 @@ describe('task ownership over Streamable HTTP with authentication', () => {
     const created = await alice1({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'quick', arguments: {}, task: {} } });
     const taskId = created.result.task.taskId;
     expect((await alice2({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { taskId } })).result.taskId).toBe(taskId);
-    expect((await alice2({ jsonrpc: '2.0', id: 3, method: 'tasks/list', params: {} })).result.tasks.map((t: { taskId: string }) => t.taskId)).toEqual([taskId]);
+    expect(
+      (await alice2({ jsonrpc: '2.0', id: 3, method: 'tasks/list', params: {} })).result.tasks.map((t: { taskId: string }) => t.taskId),
+    ).toEqual([taskId]);
     expect((await bob({ jsonrpc: '2.0', id: 4, method: 'tasks/get', params: { taskId } })).error.code).toBe(-32602);
     expect((await bob({ jsonrpc: '2.0', id: 5, method: 'tasks/list', params: {} })).result.tasks).toEqual([]);
     await app.close();
@@ -99,13 +136,24 @@ describe('task ownership over Streamable HTTP with authentication', () => {
 
 describe('tasks over stateless HTTP', () => {
   it('lets any request holding the task id follow the task, and lists none', async () => {
-    const app = await McpApplication.create(TaskModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
+    const app = await McpApplication.create(TaskModule, {
+      logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
+    });
     const { url } = await app.httpTransport({ port: 0, sessions: false }).listen();
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw JSON-RPC answers
-    const post = async (body: unknown): Promise<any> => (await fetch(url, { method: 'POST', headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
+    const post = async (body: unknown): Promise<any> =>
+      (
+        await fetch(url, {
+          method: 'POST',
+          headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json();
     const created = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'wait', arguments: { ms: 30 }, task: {} } });
     const taskId = created.result.task.taskId;
-    expect((await post({ jsonrpc: '2.0', id: 2, method: 'tasks/result', params: { taskId } })).result.content).toEqual([{ type: 'text', text: 'waited 30' }]);
+    expect((await post({ jsonrpc: '2.0', id: 2, method: 'tasks/result', params: { taskId } })).result.content).toEqual([
+      { type: 'text', text: 'waited 30' },
+    ]);
     expect((await post({ jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { taskId } })).result.status).toBe('completed');
     expect((await post({ jsonrpc: '2.0', id: 4, method: 'tasks/list', params: {} })).result.tasks).toEqual([]);
     await app.close();

@@ -30,7 +30,9 @@ describe('HTTP answers that cannot be serialized', () => {
   const logged: string[] = [];
 
   beforeAll(async () => {
-    app = await McpApplication.create(AwkwardModule, { logger: { error: (m) => logged.push(m), warn: (m) => logged.push(m), info: () => undefined } });
+    app = await McpApplication.create(AwkwardModule, {
+      logger: { error: (m) => logged.push(m), warn: (m) => logged.push(m), info: () => undefined },
+    });
     callback = app.httpTransport({}).callback();
     const res = await request(callback).post('/mcp').set('Accept', ACCEPT_BOTH).send(initializeBody());
     sessionId = res.headers['mcp-session-id'];
@@ -39,7 +41,10 @@ describe('HTTP answers that cannot be serialized', () => {
   afterAll(() => app.close());
 
   function post(body: string) {
-    return request(callback).post('/mcp').set({ Accept: ACCEPT_BOTH, 'Content-Type': 'application/json', 'Mcp-Session-Id': sessionId }).send(body);
+    return request(callback)
+      .post('/mcp')
+      .set({ Accept: ACCEPT_BOTH, 'Content-Type': 'application/json', 'Mcp-Session-Id': sessionId })
+      .send(body);
   }
 
   it('answers a 10,000-deep cursor with a JSON-RPC -32602 error, not a text 500', async () => {
@@ -53,7 +58,11 @@ describe('HTTP answers that cannot be serialized', () => {
   it('answers a result that cannot be serialized with a JSON-RPC -32603 error for the same id', async () => {
     const res = await post('{"jsonrpc":"2.0","id":"cyc","method":"resources/read","params":{"uri":"test://cyclic"}}');
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.body).toEqual({ jsonrpc: '2.0', id: 'cyc', error: { code: -32603, message: expect.stringMatching(/could not be serialized/) } });
+    expect(res.body).toEqual({
+      jsonrpc: '2.0',
+      id: 'cyc',
+      error: { code: -32603, message: expect.stringMatching(/could not be serialized/) },
+    });
     const again = await post('{"jsonrpc":"2.0","id":"q","method":"tools/call","params":{"name":"quick","arguments":{}}}');
     expect(again.body).toMatchObject({ id: 'q', result: { content: [{ text: 'quick' }] } });
   });

@@ -36,20 +36,28 @@ describe('authorization of 2026-07-28 requests', () => {
   let url: string;
   beforeAll(async () => {
     app = await McpApplication.create(GuardedModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
-    const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1', auth: { authorizationServers: ['https://as.example.com'], verifier } } });
+    const { http } = await app.listen({
+      http: { port: 0, host: '127.0.0.1', auth: { authorizationServers: ['https://as.example.com'], verifier } },
+    });
     url = http!.url;
   });
   afterAll(() => app.close());
 
   const post = (method: string, params: Record<string, unknown>, token?: string) => {
     const body = modernBody(method, params);
-    return fetch(url, { method: 'POST', headers: { ...modernHeaders(body), ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+    return fetch(url, {
+      method: 'POST',
+      headers: { ...modernHeaders(body), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
   };
 
   it('challenges a request without a token with 401 and the resource metadata, in a JSON-RPC body', async () => {
     const res = await post('tools/call', { name: 'open', arguments: {} });
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer .*resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/);
+    expect(res.headers.get('www-authenticate')).toMatch(
+      /^Bearer .*resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/,
+    );
     expect(((await res.json()) as { error: { code: number } }).error.code).toEqual(expect.any(Number));
   });
 
@@ -58,17 +66,22 @@ describe('authorization of 2026-07-28 requests', () => {
     expect(res.status).toBe(403);
     expect(res.headers.get('www-authenticate')).toMatch(/error="insufficient_scope"/);
     expect(res.headers.get('www-authenticate')).toMatch(/scope="read admin"/);
-    const allowed = (await (await post('tools/call', { name: 'admin', arguments: {} }, 'admin-token')).json()) as { result: { content: { text: string }[] } };
+    const allowed = (await (await post('tools/call', { name: 'admin', arguments: {} }, 'admin-token')).json()) as {
+      result: { content: { text: string }[] };
+    };
     expect(allowed.result.content[0].text).toBe('admin');
   });
 
   it('lists per caller, marked private; a resource that says public stays public', async () => {
-    const list = async (token: string) => ((await (await post('tools/list', {}, token)).json()) as { result: { tools: { name: string }[]; cacheScope: string } }).result;
+    const list = async (token: string) =>
+      ((await (await post('tools/list', {}, token)).json()) as { result: { tools: { name: string }[]; cacheScope: string } }).result;
     const user = await list('user-token');
     expect(user.tools.map((t) => t.name)).toEqual(['open']);
     expect(user.cacheScope).toBe('private');
     expect((await list('admin-token')).tools.map((t) => t.name)).toEqual(['open', 'admin']);
-    const read = (await (await post('resources/read', { uri: 'test://public-doc' }, 'user-token')).json()) as { result: { ttlMs: number; cacheScope: string } };
+    const read = (await (await post('resources/read', { uri: 'test://public-doc' }, 'user-token')).json()) as {
+      result: { ttlMs: number; cacheScope: string };
+    };
     expect(read.result).toMatchObject({ ttlMs: 60_000, cacheScope: 'public' });
   });
 

@@ -64,8 +64,17 @@ describe('tool parameters mirrored into HTTP headers (x-mcp-header)', () => {
   const call = (args: Record<string, unknown>, headers: Record<string, string> = {}) =>
     request(callback)
       .post('/mcp')
-      .set({ Accept: ACCEPT_BOTH, 'Content-Type': 'application/json', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'route', ...headers })
-      .send(JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'route', arguments: args, _meta: modernMeta } }));
+      .set({
+        Accept: ACCEPT_BOTH,
+        'Content-Type': 'application/json',
+        'MCP-Protocol-Version': '2026-07-28',
+        'Mcp-Method': 'tools/call',
+        'Mcp-Name': 'route',
+        ...headers,
+      })
+      .send(
+        JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'route', arguments: args, _meta: modernMeta } }),
+      );
 
   const expectAccepted = async (res: request.Response, args: Record<string, unknown>) => {
     expect({ status: res.status, error: res.body.error }).toEqual({ status: 200, error: undefined });
@@ -93,21 +102,37 @@ describe('tool parameters mirrored into HTTP headers (x-mcp-header)', () => {
     await expectAccepted(await call({ region: 'us-west1' }, { 'Mcp-Param-Region': 'us-west1' }), { region: 'us-west1' });
     // Header names are case-insensitive.
     await expectAccepted(await call({ region: 'us-west1' }, { 'mcp-param-region': 'us-west1' }), { region: 'us-west1' });
-    await expectAccepted(await call({ region: 'Hello, 世界' }, { 'Mcp-Param-Region': '=?base64?SGVsbG8sIOS4lueVjA==?=' }), { region: 'Hello, 世界' });
+    await expectAccepted(await call({ region: 'Hello, 世界' }, { 'Mcp-Param-Region': '=?base64?SGVsbG8sIOS4lueVjA==?=' }), {
+      region: 'Hello, 世界',
+    });
     await expectAccepted(await call({ region: ' padded ' }, { 'Mcp-Param-Region': '=?base64?IHBhZGRlZCA=?=' }), { region: ' padded ' });
     // Not the whole sentinel: a literal value.
     await expectAccepted(await call({ region: 'SGVsbG8=' }, { 'Mcp-Param-Region': 'SGVsbG8=' }), { region: 'SGVsbG8=' });
-    await expectAccepted(await call({ region: '=?base64?SGVsbG8=' }, { 'Mcp-Param-Region': '=?base64?SGVsbG8=' }), { region: '=?base64?SGVsbG8=' });
+    await expectAccepted(await call({ region: '=?base64?SGVsbG8=' }, { 'Mcp-Param-Region': '=?base64?SGVsbG8=' }), {
+      region: '=?base64?SGVsbG8=',
+    });
     const all = { region: 'eu', priority: -7, verbose: false, target: { zone: 'b' } };
-    await expectAccepted(await call(all, { 'Mcp-Param-Region': 'eu', 'Mcp-Param-Priority': '-7', 'Mcp-Param-Verbose': 'false', 'Mcp-Param-Zone': 'b' }), all);
+    await expectAccepted(
+      await call(all, { 'Mcp-Param-Region': 'eu', 'Mcp-Param-Priority': '-7', 'Mcp-Param-Verbose': 'false', 'Mcp-Param-Zone': 'b' }),
+      all,
+    );
   });
 
   it('refuses a missing header, a different value, or a header for an absent argument with 400 / -32020', async () => {
     expectRefused(await call({ region: 'test-value' }), /Mcp-Param-Region header is required/);
     expectRefused(await call({ region: 'us-west1' }, { 'Mcp-Param-Region': 'eu-west1' }), /does not match/);
-    expectRefused(await call({ region: 'eu', priority: 5 }, { 'Mcp-Param-Region': 'eu', 'Mcp-Param-Priority': '6' }), /Mcp-Param-Priority header does not match/);
-    expectRefused(await call({ region: 'eu', priority: 5 }, { 'Mcp-Param-Region': 'eu', 'Mcp-Param-Priority': 'five' }), /Mcp-Param-Priority/);
-    expectRefused(await call({ region: 'eu', verbose: true }, { 'Mcp-Param-Region': 'eu', 'Mcp-Param-Verbose': 'TRUE' }), /Mcp-Param-Verbose/);
+    expectRefused(
+      await call({ region: 'eu', priority: 5 }, { 'Mcp-Param-Region': 'eu', 'Mcp-Param-Priority': '6' }),
+      /Mcp-Param-Priority header does not match/,
+    );
+    expectRefused(
+      await call({ region: 'eu', priority: 5 }, { 'Mcp-Param-Region': 'eu', 'Mcp-Param-Priority': 'five' }),
+      /Mcp-Param-Priority/,
+    );
+    expectRefused(
+      await call({ region: 'eu', verbose: true }, { 'Mcp-Param-Region': 'eu', 'Mcp-Param-Verbose': 'TRUE' }),
+      /Mcp-Param-Verbose/,
+    );
     expectRefused(await call({ region: 'eu', target: { zone: 'a' } }, { 'Mcp-Param-Region': 'eu' }), /Mcp-Param-Zone header is required/);
     expectRefused(await call({ region: 'eu' }, { 'Mcp-Param-Region': 'eu', 'Mcp-Param-Priority': '1' }), /arguments have no "priority"/);
   });
@@ -140,12 +165,20 @@ describe('tool parameters mirrored into HTTP headers (x-mcp-header)', () => {
       return (error as Error).message;
     };
     const rawTool = (inputSchema: Record<string, unknown>) => (cls: { prototype: object }) =>
-      Tool({ description: 'raw', inputSchema: { type: 'object', ...inputSchema } })(cls.prototype, 't', Object.getOwnPropertyDescriptor(cls.prototype, 't')!);
+      Tool({ description: 'raw', inputSchema: { type: 'object', ...inputSchema } })(
+        cls.prototype,
+        't',
+        Object.getOwnPropertyDescriptor(cls.prototype, 't')!,
+      );
 
     it('refuses a header name that is not an HTTP token', async () => {
-      expect(await failure(rawTool({ properties: { a: { type: 'string', 'x-mcp-header': 'Re gion' } } }))).toMatch(/@Tool on Tools\.t: x-mcp-header "Re gion" of "a" is not an HTTP header token/);
+      expect(await failure(rawTool({ properties: { a: { type: 'string', 'x-mcp-header': 'Re gion' } } }))).toMatch(
+        /@Tool on Tools\.t: x-mcp-header "Re gion" of "a" is not an HTTP header token/,
+      );
       expect(await failure(rawTool({ properties: { a: { type: 'string', 'x-mcp-header': '' } } }))).toMatch(/not an HTTP header token/);
-      expect(await failure(rawTool({ properties: { a: { type: 'string', 'x-mcp-header': 'A\r\nB' } } }))).toMatch(/not an HTTP header token/);
+      expect(await failure(rawTool({ properties: { a: { type: 'string', 'x-mcp-header': 'A\r\nB' } } }))).toMatch(
+        /not an HTTP header token/,
+      );
     });
 
     it('refuses names that clash case-insensitively', async () => {
@@ -157,9 +190,11 @@ describe('tool parameters mirrored into HTTP headers (x-mcp-header)', () => {
       class NumberInput {
         @McpHeader('Score') @IsNumber() score!: number;
       }
-      expect(await failure((cls) => Tool({ description: 'n', input: NumberInput })(cls.prototype, 't', Object.getOwnPropertyDescriptor(cls.prototype, 't')!))).toMatch(
-        /x-mcp-header on "score" needs a string, integer or boolean property \(its type is "number"\)/,
-      );
+      expect(
+        await failure((cls) =>
+          Tool({ description: 'n', input: NumberInput })(cls.prototype, 't', Object.getOwnPropertyDescriptor(cls.prototype, 't')!),
+        ),
+      ).toMatch(/x-mcp-header on "score" needs a string, integer or boolean property \(its type is "number"\)/);
       expect(await failure(rawTool({ properties: { o: { type: 'object', 'x-mcp-header': 'O' } } }))).toMatch(/its type is "object"/);
     });
 

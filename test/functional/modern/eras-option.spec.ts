@@ -1,7 +1,7 @@
-import { EraSupport, McpApplication } from '../../../src';
+import { type EraSupport, McpApplication } from '../../../src';
 import { HttpTestModule, initializeBody } from '../../helpers/http-app';
 import { envelope, modernBody, modernHeaders, postModern, postRaw } from '../../helpers/modern-http';
-import { Frame, RawTransport } from '../../helpers/raw-transport';
+import { type Frame, RawTransport } from '../../helpers/raw-transport';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
 const LEGACY_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -66,7 +66,11 @@ describe('the eras option', () => {
       const init = await fetch(url, { method: 'POST', headers: LEGACY_HEADERS, body: JSON.stringify(initializeBody()) });
       const session = init.headers.get('mcp-session-id')!;
       await init.text();
-      const legacy = await postRaw(url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'version', arguments: {} } }, { ...LEGACY_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+      const legacy = await postRaw(
+        url,
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'version', arguments: {} } },
+        { ...LEGACY_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+      );
       expect(legacy.body.result).toMatchObject({ content: [{ text: '2025-11-25' }] });
       const body = modernBody('tools/call', { name: 'version', arguments: {} });
       const modern = await postRaw(url, body, modernHeaders(body));
@@ -78,8 +82,16 @@ describe('the eras option', () => {
 
   it('pins a message connection on its first initialize or modern request, as the option allows', async () => {
     const cases: [EraSupport, Record<string, unknown>, (f: Frame) => void][] = [
-      ['dual', { id: 1, method: 'server/discover', params: { _meta: envelope() } }, (f) => expect(f.result).toMatchObject({ resultType: 'complete' })],
-      ['modern', { id: 1, method: 'initialize', params: initializeBody().params }, (f) => expect(f.error).toMatchObject({ code: -32022, data: { supported: ['2026-07-28'] } })],
+      [
+        'dual',
+        { id: 1, method: 'server/discover', params: { _meta: envelope() } },
+        (f) => expect(f.result).toMatchObject({ resultType: 'complete' }),
+      ],
+      [
+        'modern',
+        { id: 1, method: 'initialize', params: initializeBody().params },
+        (f) => expect(f.error).toMatchObject({ code: -32022, data: { supported: ['2026-07-28'] } }),
+      ],
       ['legacy', { id: 1, method: 'server/discover', params: { _meta: envelope() } }, (f) => expect(f.error!.code).toBe(-32601)],
     ];
     for (const [eras, first, check] of cases) {

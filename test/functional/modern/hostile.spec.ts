@@ -21,7 +21,10 @@ function expectError(reply: RawReply, status: number, code: number): void {
 /** The first round of askName: an InputRequiredResult with its sealed requestState. */
 async function firstRound(url: string, headers: Record<string, string | undefined> = {}): Promise<string> {
   const reply = await postModern(url, 'tools/call', { name: 'askName', arguments: {} }, headers);
-  expect(reply.body.result).toMatchObject({ resultType: 'input_required', inputRequests: { 'elicitation-0': { method: 'elicitation/create' } } });
+  expect(reply.body.result).toMatchObject({
+    resultType: 'input_required',
+    inputRequests: { 'elicitation-0': { method: 'elicitation/create' } },
+  });
   return reply.body.result!.requestState as string;
 }
 
@@ -83,14 +86,29 @@ describe('2026-07-28 hostile input over HTTP', () => {
       ['a mismatched Mcp-Name on prompts/get', 'prompts/get', { name: 'topic', arguments: { topic: 'x' } }, { 'mcp-name': 'other' }],
       ['a mismatched Mcp-Name on resources/read', 'resources/read', { uri: 'eras://static' }, { 'mcp-name': 'eras://items/1' }],
       ['a malformed base64 Mcp-Name', 'tools/call', { name: 'echo', arguments: { text: 'x' } }, { 'mcp-name': '=?base64?ZWNob!!?=' }],
-      ['a base64 Mcp-Name of bytes that are not UTF-8', 'tools/call', { name: 'echo', arguments: { text: 'x' } }, { 'mcp-name': '=?base64?/w==?=' }],
-      ['a base64 Mcp-Name of another name', 'tools/call', { name: 'echo', arguments: { text: 'x' } }, { 'mcp-name': `=?base64?${Buffer.from('add').toString('base64')}?=` }],
+      [
+        'a base64 Mcp-Name of bytes that are not UTF-8',
+        'tools/call',
+        { name: 'echo', arguments: { text: 'x' } },
+        { 'mcp-name': '=?base64?/w==?=' },
+      ],
+      [
+        'a base64 Mcp-Name of another name',
+        'tools/call',
+        { name: 'echo', arguments: { text: 'x' } },
+        { 'mcp-name': `=?base64?${Buffer.from('add').toString('base64')}?=` },
+      ],
     ])('refuses %s', async (_label, method, params, headers) => {
       expectError(await postModern(main.url, method, params, headers), 400, -32020);
     });
 
     it('serves an Mcp-Name given in base64, and a tool whose name is not ASCII', async () => {
-      const plain = await postModern(main.url, 'tools/call', { name: 'echo', arguments: { text: 'b64' } }, { 'mcp-name': `=?base64?${Buffer.from('echo').toString('base64')}?=` });
+      const plain = await postModern(
+        main.url,
+        'tools/call',
+        { name: 'echo', arguments: { text: 'b64' } },
+        { 'mcp-name': `=?base64?${Buffer.from('echo').toString('base64')}?=` },
+      );
       expect(plain.body.result).toMatchObject({ content: [{ text: 'echo: b64' }] });
       const unicode = await postModern(main.url, 'tools/call', { name: 'grüße', arguments: { text: 'Welt' } });
       expect(unicode.status).toBe(200);
@@ -102,50 +120,99 @@ describe('2026-07-28 hostile input over HTTP', () => {
     const body = modernBody('server/discover', { _meta: envelope({ 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' }) }, 301);
     const reply = await postRaw(main.url, body, modernHeaders(body, { 'mcp-protocol-version': 'v999.0.0' }));
     expectError(reply, 400, -32022);
-    expect(reply.body).toMatchObject({ id: 301, error: { data: { supported: expect.arrayContaining(['2026-07-28', '2025-11-25']), requested: 'v999.0.0' } } });
+    expect(reply.body).toMatchObject({
+      id: 301,
+      error: { data: { supported: expect.arrayContaining(['2026-07-28', '2025-11-25']), requested: 'v999.0.0' } },
+    });
   });
 
-  it.each(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'tasks/get', 'tasks/list', 'tasks/result', 'unknown/method', 'notifications/initialized'])(
-    'answers %s with 404 and -32601',
-    async (method) => {
-      const params = method === 'initialize' ? { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'x', version: '1' } } : method === 'tasks/get' ? { taskId: 't1' } : {};
-      const reply = await postModern(main.url, method, params, method === 'tasks/get' ? { 'mcp-name': 't1' } : {});
-      expectError(reply, 404, -32601);
-    },
-  );
+  it.each([
+    'initialize',
+    'ping',
+    'logging/setLevel',
+    'resources/subscribe',
+    'resources/unsubscribe',
+    'tasks/get',
+    'tasks/list',
+    'tasks/result',
+    'unknown/method',
+    'notifications/initialized',
+  ])('answers %s with 404 and -32601', async (method) => {
+    const params =
+      method === 'initialize'
+        ? { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'x', version: '1' } }
+        : method === 'tasks/get'
+          ? { taskId: 't1' }
+          : {};
+    const reply = await postModern(main.url, method, params, method === 'tasks/get' ? { 'mcp-name': 't1' } : {});
+    expectError(reply, 404, -32601);
+  });
 
   describe('requestState and inputResponses (-32602)', () => {
     it('completes a round trip when nothing is wrong', async () => {
       const state = await firstRound(main.url);
-      const reply = await postModern(main.url, 'tools/call', { name: 'askName', arguments: {}, requestState: state, inputResponses: ANSWER });
+      const reply = await postModern(main.url, 'tools/call', {
+        name: 'askName',
+        arguments: {},
+        requestState: state,
+        inputResponses: ANSWER,
+      });
       expect(reply.body.result).toMatchObject({ resultType: 'complete', content: [{ text: 'hello Eve' }] });
     });
 
     it('refuses a tampered requestState', async () => {
       const state = await firstRound(main.url);
       const [body, mac] = state.split('.');
-      const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), p: 'admin' })).toString('base64url');
+      const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), p: 'admin' })).toString(
+        'base64url',
+      );
       for (const bad of [`${forged}.${mac}`, `${body}.${mac.slice(0, -2)}AA`, `${body}`, 'not-a-state', '.']) {
-        const reply = await postModern(main.url, 'tools/call', { name: 'askName', arguments: {}, requestState: bad, inputResponses: ANSWER });
+        const reply = await postModern(main.url, 'tools/call', {
+          name: 'askName',
+          arguments: {},
+          requestState: bad,
+          inputResponses: ANSWER,
+        });
         expect(reply.body.error?.code).toBe(-32602);
       }
       for (const bad of [42, { state }, null]) {
-        const reply = await postModern(main.url, 'tools/call', { name: 'askName', arguments: {}, requestState: bad, inputResponses: ANSWER });
+        const reply = await postModern(main.url, 'tools/call', {
+          name: 'askName',
+          arguments: {},
+          requestState: bad,
+          inputResponses: ANSWER,
+        });
         expect(reply.body.error?.code).toBe(-32602);
       }
     });
 
     it('refuses a requestState larger than maxBytes', async () => {
-      const reply = await postModern(main.url, 'tools/call', { name: 'askName', arguments: {}, requestState: 'x'.repeat(262_145), inputResponses: ANSWER });
+      const reply = await postModern(main.url, 'tools/call', {
+        name: 'askName',
+        arguments: {},
+        requestState: 'x'.repeat(262_145),
+        inputResponses: ANSWER,
+      });
       expect(reply.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('larger than') });
     });
 
     it('refuses a requestState replayed on another tool or with other arguments', async () => {
       const state = await firstRound(main.url);
-      const onOrder = await postModern(main.url, 'tools/call', { name: 'order', arguments: { tag: 'replay' }, requestState: state, inputResponses: {} });
+      const onOrder = await postModern(main.url, 'tools/call', {
+        name: 'order',
+        arguments: { tag: 'replay' },
+        requestState: state,
+        inputResponses: {},
+      });
       expect(onOrder.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('another request') });
-      const orderState = (await postModern(main.url, 'tools/call', { name: 'order', arguments: { tag: 'replay-a' } })).body.result!.requestState;
-      const otherArgs = await postModern(main.url, 'tools/call', { name: 'order', arguments: { tag: 'replay-b' }, requestState: orderState, inputResponses: {} });
+      const orderState = (await postModern(main.url, 'tools/call', { name: 'order', arguments: { tag: 'replay-a' } })).body.result!
+        .requestState;
+      const otherArgs = await postModern(main.url, 'tools/call', {
+        name: 'order',
+        arguments: { tag: 'replay-b' },
+        requestState: orderState,
+        inputResponses: {},
+      });
       expect(otherArgs.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('another request') });
       const onPrompt = await postModern(main.url, 'prompts/get', { name: 'topic', arguments: { topic: 'x' }, requestState: state });
       expect(onPrompt.body.error?.code).toBe(-32602);
@@ -166,9 +233,22 @@ describe('2026-07-28 hostile input over HTTP', () => {
 
     it('refuses a sampling answer without content and a roots answer without roots', async () => {
       const first = (await postModern(main.url, 'tools/call', { name: 'order', arguments: { tag: 'bad-answers' } })).body.result!;
-      const second = await postModern(main.url, 'tools/call', { name: 'order', arguments: { tag: 'bad-answers' }, requestState: first.requestState, inputResponses: { confirm: { action: 'accept', content: { ok: true } } } });
-      expect(second.body.result).toMatchObject({ resultType: 'input_required', inputRequests: { describe: { method: 'sampling/createMessage' } } });
-      const badSample = await postModern(main.url, 'tools/call', { name: 'order', arguments: { tag: 'bad-answers' }, requestState: second.body.result!.requestState, inputResponses: { describe: { role: 'assistant' } } });
+      const second = await postModern(main.url, 'tools/call', {
+        name: 'order',
+        arguments: { tag: 'bad-answers' },
+        requestState: first.requestState,
+        inputResponses: { confirm: { action: 'accept', content: { ok: true } } },
+      });
+      expect(second.body.result).toMatchObject({
+        resultType: 'input_required',
+        inputRequests: { describe: { method: 'sampling/createMessage' } },
+      });
+      const badSample = await postModern(main.url, 'tools/call', {
+        name: 'order',
+        arguments: { tag: 'bad-answers' },
+        requestState: second.body.result!.requestState,
+        inputResponses: { describe: { role: 'assistant' } },
+      });
       expect(badSample.body.error?.code).toBe(-32602);
       const third = await postModern(main.url, 'tools/call', {
         name: 'order',
@@ -176,7 +256,12 @@ describe('2026-07-28 hostile input over HTTP', () => {
         requestState: second.body.result!.requestState,
         inputResponses: { describe: { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' } },
       });
-      const badRoots = await postModern(main.url, 'tools/call', { name: 'order', arguments: { tag: 'bad-answers' }, requestState: third.body.result!.requestState, inputResponses: { roots: { roots: 'file:///' } } });
+      const badRoots = await postModern(main.url, 'tools/call', {
+        name: 'order',
+        arguments: { tag: 'bad-answers' },
+        requestState: third.body.result!.requestState,
+        inputResponses: { roots: { roots: 'file:///' } },
+      });
       expect(badRoots.body.error?.code).toBe(-32602);
     });
   });
@@ -222,16 +307,26 @@ describe('2026-07-28 requestState lifetime and caller binding over HTTP', () => 
     }
   });
 
-  it("refuses a requestState replayed by another principal, and serves its owner", async () => {
+  it('refuses a requestState replayed by another principal, and serves its owner', async () => {
     const verifier = new StaticTokenVerifier({ 'alice-token': { subject: 'alice' }, 'bob-token': { subject: 'bob' } });
     const { app, url } = await serve({}, { auth: { authorizationServers: ['https://as.example.com'], verifier } });
     try {
       const alice = { authorization: 'Bearer alice-token' };
       const bob = { authorization: 'Bearer bob-token' };
       const state = await firstRound(url, alice);
-      const stolen = await postModern(url, 'tools/call', { name: 'askName', arguments: {}, requestState: state, inputResponses: ANSWER }, bob);
+      const stolen = await postModern(
+        url,
+        'tools/call',
+        { name: 'askName', arguments: {}, requestState: state, inputResponses: ANSWER },
+        bob,
+      );
       expect(stolen.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('another caller') });
-      const owner = await postModern(url, 'tools/call', { name: 'askName', arguments: {}, requestState: state, inputResponses: ANSWER }, alice);
+      const owner = await postModern(
+        url,
+        'tools/call',
+        { name: 'askName', arguments: {}, requestState: state, inputResponses: ANSWER },
+        alice,
+      );
       expect(owner.body.result).toMatchObject({ resultType: 'complete', content: [{ text: 'hello Eve' }] });
       const list = await postModern(url, 'tools/list', {}, bob);
       expect(list.body.result).toMatchObject({ cacheScope: 'private' });

@@ -1,4 +1,4 @@
-import { ChangeBus, ChangeEvent, ChangeListener, SubscriptionHub } from '../../../src/protocol/modern/subscriptions';
+import { type ChangeBus, type ChangeEvent, type ChangeListener, SubscriptionHub } from '../../../src/protocol/modern/subscriptions';
 
 /** The hub between changes and listen streams, with a bus the test controls (what another instance would send). */
 describe('SubscriptionHub and its change bus', () => {
@@ -17,15 +17,39 @@ describe('SubscriptionHub and its change bus', () => {
     });
     const got: [string, Record<string, unknown>][] = [];
     let ended = 0;
-    const listener: ChangeListener = { lists: new Set(['tools']), uris: new Set(['x://a']), holder: {}, deliver: (m, p) => void got.push([m, p]), end: () => void ended++ };
-    return { hub, logged, published, got, listener, remote: (e: unknown) => remote!(e as ChangeEvent), ended: () => ended, subscribed: () => remote !== undefined };
+    const listener: ChangeListener = {
+      lists: new Set(['tools']),
+      uris: new Set(['x://a']),
+      holder: {},
+      deliver: (m, p) => void got.push([m, p]),
+      end: () => void ended++,
+    };
+    return {
+      hub,
+      logged,
+      published,
+      got,
+      listener,
+      remote: (e: unknown) => remote!(e as ChangeEvent),
+      ended: () => ended,
+      subscribed: () => remote !== undefined,
+    };
   }
 
   it('delivers well-formed events of other instances and ignores malformed ones', async () => {
     const s = setup();
     await s.hub.ready();
     s.hub.add(s.listener);
-    for (const bad of [null, 'x', { kind: 'resource' }, { kind: 'resource', uri: 1 }, { kind: 'lists', lists: 'tools' }, { kind: 'lists', lists: ['tools', 'secrets'] }, { kind: 'other' }]) s.remote(bad);
+    for (const bad of [
+      null,
+      'x',
+      { kind: 'resource' },
+      { kind: 'resource', uri: 1 },
+      { kind: 'lists', lists: 'tools' },
+      { kind: 'lists', lists: ['tools', 'secrets'] },
+      { kind: 'other' },
+    ])
+      s.remote(bad);
     s.remote({ kind: 'lists', lists: ['prompts', 'tools'] });
     s.remote({ kind: 'resource', uri: 'x://b' });
     s.remote({ kind: 'resource', uri: 'x://a' });

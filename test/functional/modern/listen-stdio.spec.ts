@@ -42,7 +42,10 @@ describe('subscriptions/listen on a message transport (stdio)', () => {
 
   beforeEach(async () => {
     errors.length = 0;
-    app = await McpApplication.create(StdioListenModule, { shutdownTimeoutMs: 60_000, logger: { error: (m) => errors.push(m), warn: () => undefined, info: () => undefined } });
+    app = await McpApplication.create(StdioListenModule, {
+      shutdownTimeoutMs: 60_000,
+      logger: { error: (m) => errors.push(m), warn: () => undefined, info: () => undefined },
+    });
   });
   afterEach(async () => {
     await app.close();
@@ -58,9 +61,15 @@ describe('subscriptions/listen on a message transport (stdio)', () => {
     listen(t, 1, { toolsListChanged: true });
     listen(t, 'two', { toolsListChanged: true, resourceSubscriptions: ['test://open', 'test://secret'] });
     await waitFor(() => t.of(1).length === 1 && t.of('two').length === 1);
-    expect(t.of(1)[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true } } });
+    expect(t.of(1)[0]).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { toolsListChanged: true } },
+    });
     // The local user of stdio may read everything.
-    expect(t.of('two')[0].params).toEqual({ _meta: { [SUB]: 'two' }, notifications: { toolsListChanged: true, resourceSubscriptions: ['test://open', 'test://secret'] } });
+    expect(t.of('two')[0].params).toEqual({
+      _meta: { [SUB]: 'two' },
+      notifications: { toolsListChanged: true, resourceSubscriptions: ['test://open', 'test://secret'] },
+    });
 
     t.deliver({ method: 'notifications/cancelled', params: { requestId: 1, reason: 'done' } });
     app.disable('tool', 'one');
@@ -105,7 +114,11 @@ describe('subscriptions/listen on a message transport (stdio)', () => {
   it('answers a legacy (initialized) session that sends subscriptions/listen with -32601', async () => {
     const t = new RawTransport();
     app.connect(t, { local: true });
-    t.deliver({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    t.deliver({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     await waitFor(() => t.sent.length === 1);
     t.deliver({ id: 2, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true } } });
     await waitFor(() => t.sent.length === 2);

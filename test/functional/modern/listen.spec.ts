@@ -46,7 +46,14 @@ class LatePrompts {
 @McpModule({ providers: [WatchedTools], server: { name: 'listen-test', version: '1.0.0' } })
 class ListenModule {}
 
-type Frame = { jsonrpc: string; id?: unknown; method?: string; params?: Record<string, unknown> & { _meta?: Record<string, unknown> }; result?: Record<string, unknown>; error?: { code: number } };
+type Frame = {
+  jsonrpc: string;
+  id?: unknown;
+  method?: string;
+  params?: Record<string, unknown> & { _meta?: Record<string, unknown> };
+  result?: Record<string, unknown>;
+  error?: { code: number };
+};
 
 /** subscriptions/listen (MCP 2026-07-28) over a real loopback socket, with raw fetch. */
 describe('subscriptions/listen over Streamable HTTP', () => {
@@ -57,7 +64,9 @@ describe('subscriptions/listen over Streamable HTTP', () => {
 
   beforeEach(async () => {
     errors.length = 0;
-    app = await McpApplication.create(ListenModule, { logger: { error: (m) => errors.push(m), warn: () => undefined, info: () => undefined } });
+    app = await McpApplication.create(ListenModule, {
+      logger: { error: (m) => errors.push(m), warn: () => undefined, info: () => undefined },
+    });
     ({ url } = await app.listen({ http: { port: 0, keepAliveMs: 0 } }).then((r) => r.http!));
   });
   afterEach(async () => {
@@ -81,7 +90,13 @@ describe('subscriptions/listen over Streamable HTTP', () => {
   const methods = (r: SseReader) => frames(r).map((f) => f.method);
 
   it('acknowledges first, as an SSE frame flushed at once, with the subset the server honours, tagged with the request id', async () => {
-    const stream = await listen('L-1', { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: ['test://watched', 'test://items/7', 'test://missing', 'test://watched'], futureKind: true });
+    const stream = await listen('L-1', {
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourcesListChanged: true,
+      resourceSubscriptions: ['test://watched', 'test://items/7', 'test://missing', 'test://watched'],
+      futureKind: true,
+    });
     expect(stream.response.status).toBe(200);
     expect(stream.response.headers.get('content-type')).toBe('text/event-stream');
     // Nothing else is sent or changes: the ack arrives by itself while the stream stays open.
@@ -91,7 +106,14 @@ describe('subscriptions/listen over Streamable HTTP', () => {
         jsonrpc: '2.0',
         method: 'notifications/subscriptions/acknowledged',
         // No prompts here: that kind is not honoured; an unknown URI is dropped, a duplicate named once.
-        params: { _meta: { [SUB]: 'L-1' }, notifications: { toolsListChanged: true, resourcesListChanged: true, resourceSubscriptions: ['test://watched', 'test://items/7'] } },
+        params: {
+          _meta: { [SUB]: 'L-1' },
+          notifications: {
+            toolsListChanged: true,
+            resourcesListChanged: true,
+            resourceSubscriptions: ['test://watched', 'test://items/7'],
+          },
+        },
       },
     ]);
     expect(stream.ended).toBe(false);
@@ -182,7 +204,9 @@ describe('subscriptions/listen over Streamable HTTP', () => {
 
   it('writes keep-alive comments on a quiet stream', async () => {
     await app.close();
-    app = await McpApplication.create(ListenModule, { logger: { error: (m) => errors.push(m), warn: () => undefined, info: () => undefined } });
+    app = await McpApplication.create(ListenModule, {
+      logger: { error: (m) => errors.push(m), warn: () => undefined, info: () => undefined },
+    });
     ({ url } = await app.listen({ http: { port: 0, keepAliveMs: 20 } }).then((r) => r.http!));
     const stream = await listen(51, { toolsListChanged: true });
     await stream.waitFor((r) => r.comments >= 2);
@@ -190,10 +214,22 @@ describe('subscriptions/listen over Streamable HTTP', () => {
   });
 
   it('answers -32602 for a malformed filter, and keeps serving', async () => {
-    const bad: unknown[] = [undefined, 'all', { toolsListChanged: 'yes' }, { resourceSubscriptions: 'test://watched' }, { resourceSubscriptions: [1] },
-      { resourceSubscriptions: Array.from({ length: 257 }, (_, i) => `test://items/${i}`) }, { resourceSubscriptions: [`test://items/${'x'.repeat(5000)}`] }];
+    const bad: unknown[] = [
+      undefined,
+      'all',
+      { toolsListChanged: 'yes' },
+      { resourceSubscriptions: 'test://watched' },
+      { resourceSubscriptions: [1] },
+      { resourceSubscriptions: Array.from({ length: 257 }, (_, i) => `test://items/${i}`) },
+      { resourceSubscriptions: [`test://items/${'x'.repeat(5000)}`] },
+    ];
     for (const [i, notifications] of bad.entries()) {
-      const body = { jsonrpc: '2.0', id: 60 + i, method: 'subscriptions/listen', params: { _meta: ENVELOPE, ...(notifications === undefined ? {} : { notifications }) } };
+      const body = {
+        jsonrpc: '2.0',
+        id: 60 + i,
+        method: 'subscriptions/listen',
+        params: { _meta: ENVELOPE, ...(notifications === undefined ? {} : { notifications }) },
+      };
       const res = await fetch(url, { method: 'POST', headers: headers('subscriptions/listen'), body: JSON.stringify(body) });
       const answer = (await res.json()) as Frame;
       expect(answer).toMatchObject({ id: 60 + i, error: { code: -32602 } });

@@ -9,7 +9,10 @@ const log: string[] = [];
 class RoundTools {
   @Tool({ description: 'Asks two things at once' })
   async both(_: EmptyInput, ctx: McpContext) {
-    const [a, b] = await Promise.all([ctx.elicit({ message: 'A?', requestedSchema: form }, { key: 'a' }), ctx.elicit({ message: 'B?', requestedSchema: form }, { key: 'b' })]);
+    const [a, b] = await Promise.all([
+      ctx.elicit({ message: 'A?', requestedSchema: form }, { key: 'a' }),
+      ctx.elicit({ message: 'B?', requestedSchema: form }, { key: 'b' }),
+    ]);
     return `${a.content?.name} and ${b.content?.name}`;
   }
 
@@ -42,7 +45,10 @@ class RoundModule {}
 
 /** Calls a tool as a 2026-07-28 client that declares elicitation. */
 function call(client: RawTransport, id: number, name: string, extra: Record<string, unknown> = {}): Promise<Frame> {
-  const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+  const _meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+  };
   return client.request({ id, method: 'tools/call', params: { name, arguments: {}, ...extra, _meta } });
 }
 
@@ -61,7 +67,9 @@ describe('multi round-trip requests as a handler sees them', () => {
   it('puts requests made together (Promise.all) into one round', async () => {
     const first = await call(client, 1, 'both');
     expect(Object.keys(first.result!.inputRequests!)).toEqual(['a', 'b']);
-    const done = await call(client, 2, 'both', { inputResponses: { a: { action: 'accept', content: { name: 'Ann' } }, b: { action: 'accept', content: { name: 'Bob' } } } });
+    const done = await call(client, 2, 'both', {
+      inputResponses: { a: { action: 'accept', content: { name: 'Ann' } }, b: { action: 'accept', content: { name: 'Bob' } } },
+    });
     expect(done.result).toMatchObject({ resultType: 'complete', content: [{ text: 'Ann and Bob' }] });
   });
 
@@ -69,13 +77,19 @@ describe('multi round-trip requests as a handler sees them', () => {
     const first = await call(client, 1, 'swallowing');
     expect(first.result).toMatchObject({ resultType: 'input_required', inputRequests: { name: { method: 'elicitation/create' } } });
     expect(log).toEqual(['caught input-required=true', 'finally']);
-    const done = await call(client, 2, 'swallowing', { inputResponses: { name: { action: 'accept', content: { name: 'Ann' } } }, requestState: first.result!.requestState });
+    const done = await call(client, 2, 'swallowing', {
+      inputResponses: { name: { action: 'accept', content: { name: 'Ann' } } },
+      requestState: first.result!.requestState,
+    });
     expect(done.result).toMatchObject({ resultType: 'complete', content: [{ text: 'hello Ann' }] });
   });
 
   it('runs ctx.once work one time across rounds, and keeps its value in requestState', async () => {
     const first = await call(client, 1, 'order');
-    const done = await call(client, 2, 'order', { inputResponses: { confirm: { action: 'accept', content: {} } }, requestState: first.result!.requestState });
+    const done = await call(client, 2, 'order', {
+      inputResponses: { confirm: { action: 'accept', content: {} } },
+      requestState: first.result!.requestState,
+    });
     expect(done.result).toMatchObject({ resultType: 'complete', content: [{ text: 'order-1 accept' }] });
     expect(log).toEqual(['order created']);
   });

@@ -25,10 +25,13 @@ describe('the tasks extension over HTTP', () => {
     await app.close();
   });
 
-  const call = (name: string, args: Result = {}, meta = withTasks()) => postModern(url, 'tools/call', { name, arguments: args, _meta: meta });
-  const task = (method: string, params: Result, meta = withTasks(), headers: Record<string, string | undefined> = {}) => postModern(url, method, { ...params, _meta: meta }, headers);
+  const call = (name: string, args: Result = {}, meta = withTasks()) =>
+    postModern(url, 'tools/call', { name, arguments: args, _meta: meta });
+  const task = (method: string, params: Result, meta = withTasks(), headers: Record<string, string | undefined> = {}) =>
+    postModern(url, method, { ...params, _meta: meta }, headers);
   const get = async (taskId: string) => (await task('tasks/get', { taskId })).body.result!;
-  const until = (taskId: string, status: string) => waitFor(async () => ((await get(taskId)).status === status ? get(taskId) : undefined), { what: `task ${taskId} ${status}` });
+  const until = (taskId: string, status: string) =>
+    waitFor(async () => ((await get(taskId)).status === status ? get(taskId) : undefined), { what: `task ${taskId} ${status}` });
   const created = (reply: RawReply) => {
     expect(reply.body.result).toMatchObject({ resultType: 'task', taskId: expect.any(String) });
     return reply.body.result!.taskId as string;
@@ -59,7 +62,13 @@ describe('the tasks extension over HTTP', () => {
     const reply = await call('waits', { key: 'long' });
     const taskId = created(reply);
     const result = reply.body.result!;
-    expect(result).toMatchObject({ status: 'working', createdAt: expect.any(String), lastUpdatedAt: expect.any(String), ttlMs: expect.any(Number), pollIntervalMs: expect.any(Number) });
+    expect(result).toMatchObject({
+      status: 'working',
+      createdAt: expect.any(String),
+      lastUpdatedAt: expect.any(String),
+      ttlMs: expect.any(Number),
+      pollIntervalMs: expect.any(Number),
+    });
     for (const gone of ['task', 'result', 'ttl', 'pollInterval', 'requestState', 'inputRequests']) expect(result).not.toHaveProperty(gone);
     expect(await get(taskId)).toMatchObject({ resultType: 'complete', taskId, status: 'working' });
     gate('long').resolve();
@@ -71,7 +80,10 @@ describe('the tasks extension over HTTP', () => {
   it('answers a plain tool, and an optional one that finishes at once, without a task', async () => {
     expect((await call('plain')).body.result).toMatchObject({ resultType: 'complete', content: [{ text: 'plain' }] });
     gate('open-already').resolve();
-    expect((await call('waits', { key: 'open-already' })).body.result).toMatchObject({ resultType: 'complete', content: [{ text: 'opened open-already' }] });
+    expect((await call('waits', { key: 'open-already' })).body.result).toMatchObject({
+      resultType: 'complete',
+      content: [{ text: 'opened open-already' }],
+    });
   });
 
   it('runs a required-task tool as a task even when it finishes at once; a tool error is a completed task', async () => {
@@ -92,11 +104,19 @@ describe('the tasks extension over HTTP', () => {
     runs.delete('asks');
     const taskId = created(await call('asks'));
     const first = await until(taskId, 'input_required');
-    expect(first.inputRequests).toEqual({ 'elicitation-0': { method: 'elicitation/create', params: { message: 'First?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } } });
+    expect(first.inputRequests).toEqual({
+      'elicitation-0': {
+        method: 'elicitation/create',
+        params: { message: 'First?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } },
+      },
+    });
     const invalid = await task('tasks/update', { taskId, inputResponses: { 'elicitation-0': { action: 'maybe' } } });
     expect(invalid.body.error).toMatchObject({ code: -32602 });
     expect((await get(taskId)).status).toBe('input_required');
-    const ack = await task('tasks/update', { taskId, inputResponses: { 'elicitation-0': { action: 'accept', content: { ok: true } }, 'not-asked': { whatever: 1 } } });
+    const ack = await task('tasks/update', {
+      taskId,
+      inputResponses: { 'elicitation-0': { action: 'accept', content: { ok: true } }, 'not-asked': { whatever: 1 } },
+    });
     expect(Object.keys(ack.body.result!).sort()).toEqual(['_meta', 'resultType']);
     expect(ack.body.result!.resultType).toBe('complete');
     const second = await waitFor(async () => {
@@ -122,7 +142,11 @@ describe('the tasks extension over HTTP', () => {
 
   it('asks a beforeTask request by multi round-trip, then creates the task on the retry', async () => {
     const round1 = (await call('asksFirst')).body.result!;
-    expect(round1).toMatchObject({ resultType: 'input_required', inputRequests: { user_name: { method: 'elicitation/create' } }, requestState: expect.any(String) });
+    expect(round1).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { user_name: { method: 'elicitation/create' } },
+      requestState: expect.any(String),
+    });
     expect(round1).not.toHaveProperty('taskId');
     const round2 = await postModern(url, 'tools/call', {
       name: 'asksFirst',
@@ -166,7 +190,8 @@ describe('the tasks extension on a message transport', () => {
     await app.close();
   });
 
-  const rpc = (t: RawTransport, method: string, params: Result) => t.request({ id: nextId++, method, params: { ...params, _meta: withTasks() } });
+  const rpc = (t: RawTransport, method: string, params: Result) =>
+    t.request({ id: nextId++, method, params: { ...params, _meta: withTasks() } });
 
   it('serves tasks/get to the subject that created the task only', async () => {
     const alice = new RawTransport();
@@ -184,14 +209,16 @@ describe('the tasks extension on a message transport', () => {
     await waitFor(async () => (await rpc(alice, 'tasks/get', { taskId })).result?.status === 'completed');
   });
 
-  it('tells the owner\'s subscriptions/listen streams naming a task of its status, with the DetailedTask', async () => {
+  it("tells the owner's subscriptions/listen streams naming a task of its status, with the DetailedTask", async () => {
     const alice = new RawTransport();
     app.connect(alice, { auth: { subject: 'alice', scopes: [] } });
     const bob = new RawTransport();
     app.connect(bob, { auth: { subject: 'bob', scopes: [] } });
     const meta = { ...withTasks(), progressToken: 'p1', 'io.modelcontextprotocol/logLevel': 'debug' };
-    const taskId = (await alice.request({ id: nextId++, method: 'tools/call', params: { name: 'asks', arguments: {}, _meta: meta } })).result!.taskId as string;
-    const listen = (t: RawTransport, id: string) => t.deliver({ id, method: 'subscriptions/listen', params: { notifications: { taskIds: [taskId] }, _meta: withTasks() } });
+    const taskId = (await alice.request({ id: nextId++, method: 'tools/call', params: { name: 'asks', arguments: {}, _meta: meta } }))
+      .result!.taskId as string;
+    const listen = (t: RawTransport, id: string) =>
+      t.deliver({ id, method: 'subscriptions/listen', params: { notifications: { taskIds: [taskId] }, _meta: withTasks() } });
     listen(alice, 'alice-listen');
     listen(bob, 'bob-listen');
     const acked = (t: RawTransport) => waitFor(() => t.sent.find((f) => f.method === 'notifications/subscriptions/acknowledged'));
@@ -201,11 +228,19 @@ describe('the tasks extension on a message transport', () => {
     await rpc(alice, 'tasks/update', { taskId, inputResponses: { 'elicitation-0': { action: 'accept', content: { ok: true } } } });
     await rpc(alice, 'tasks/update', { taskId, inputResponses: { again: { action: 'accept', content: { ok: false } } } });
     const done = await waitFor(() => statuses(alice).find((p) => p.status === 'completed'));
-    expect(done).toMatchObject({ taskId, result: { content: [{ text: 'answers: accept accept' }] }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'alice-listen' } });
+    expect(done).toMatchObject({
+      taskId,
+      result: { content: [{ text: 'answers: accept accept' }] },
+      _meta: { 'io.modelcontextprotocol/subscriptionId': 'alice-listen' },
+    });
     expect(statuses(alice).some((p) => p.status === 'working')).toBe(true);
     expect(statuses(bob)).toEqual([]);
     // A client that did not declare the extension may not ask for task notifications.
-    const undeclared = await alice.request({ id: 'plain-listen', method: 'subscriptions/listen', params: { notifications: { taskIds: [taskId] }, _meta: envelope() } });
+    const undeclared = await alice.request({
+      id: 'plain-listen',
+      method: 'subscriptions/listen',
+      params: { notifications: { taskIds: [taskId] }, _meta: envelope() },
+    });
     expect(undeclared.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } });
     // Neither progress nor log messages of a task reach the client.
     expect(alice.sent.filter((f) => f.method === 'notifications/progress' || f.method === 'notifications/message')).toEqual([]);

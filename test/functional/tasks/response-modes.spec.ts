@@ -3,7 +3,10 @@ import { connect } from '../../helpers/in-memory';
 import { TaskModule } from '../../helpers/task-tools';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
-type Result = Record<string, unknown> & { task?: { taskId: string; status: string }; 'partial-content'?: { seqNr: number; type: string; text: string }[] };
+type Result = Record<string, unknown> & {
+  task?: { taskId: string; status: string };
+  'partial-content'?: { seqNr: number; type: string; text: string }[];
+};
 
 /** The task-result-streaming proposal's test scenarios, server side, over the in-memory transport. */
 describe('task response modes (SEP task-result-streaming)', () => {
@@ -16,7 +19,8 @@ describe('task response modes (SEP task-result-streaming)', () => {
       const first = (await env.client.request('tools/call', { name, arguments: args, task }, id)) as Result;
       return { id, first, all: () => env.client.responses.filter((r) => r.id === id).map((r) => (r as { result: Result }).result) };
     };
-    const completeFor = (id: string) => env.client.waitForResponse((r: JsonRpcResponse) => r.id === id && 'result' in r && (r.result as Result).isComplete === true);
+    const completeFor = (id: string) =>
+      env.client.waitForResponse((r: JsonRpcResponse) => r.id === id && 'result' in r && (r.result as Result).isComplete === true);
     return { ...env, call, completeFor };
   }
 
@@ -68,7 +72,9 @@ describe('task response modes (SEP task-result-streaming)', () => {
     const taskId = first.task!.taskId;
     expect(await client.request('tasks/get', { taskId })).toMatchObject({ status: 'completed' });
     // tasks/result without lastSeqNr merges every segment into plain content.
-    expect(await client.request('tasks/result', { taskId })).toMatchObject({ content: [1, 2, 3, 4].map((i) => ({ type: 'text', text: `segment ${i}` })) });
+    expect(await client.request('tasks/result', { taskId })).toMatchObject({
+      content: [1, 2, 3, 4].map((i) => ({ type: 'text', text: `segment ${i}` })),
+    });
     await app.close();
   });
 
@@ -121,7 +127,10 @@ describe('task response modes (SEP task-result-streaming)', () => {
     const seqNrs = all().flatMap((r) => (r['partial-content'] ?? []).map((s) => s.seqNr));
     expect(seqNrs.length).toBeLessThan(6);
     expect(all().at(-1)).toMatchObject({ isComplete: true });
-    await expect(client.request('tasks/get', { taskId: first.task!.taskId })).rejects.toMatchObject({ code: -32602, message: 'Failed to retrieve task: Task has expired' });
+    await expect(client.request('tasks/get', { taskId: first.task!.taskId })).rejects.toMatchObject({
+      code: -32602,
+      message: 'Failed to retrieve task: Task has expired',
+    });
     await app.close();
   });
 
@@ -143,7 +152,10 @@ describe('task response modes (SEP task-result-streaming)', () => {
     const { id, first } = await call('stream', { count: 5, gapMs: 10, failAfter: 2 }, { responseModes: ['streaming'] });
     const last = (await completeFor(id)) as { result: Result };
     expect(last.result).toMatchObject({ isError: true, isComplete: true });
-    expect(await client.request('tasks/get', { taskId: first.task!.taskId })).toMatchObject({ status: 'failed', statusMessage: 'stream broke after 2' });
+    expect(await client.request('tasks/get', { taskId: first.task!.taskId })).toMatchObject({
+      status: 'failed',
+      statusMessage: 'stream broke after 2',
+    });
     // No segment at all before the failure: the error comes as plain content.
     const early = await call('stream', { count: 5, gapMs: 10, failAfter: 0 }, { responseModes: ['streaming'] });
     const lastEarly = early.first.isComplete ? { result: early.first } : ((await completeFor(early.id)) as { result: Result });
@@ -154,7 +166,10 @@ describe('task response modes (SEP task-result-streaming)', () => {
   it('13. modes the server does not know fall back to a task, saying so', async () => {
     const { app, call } = await setup();
     const { first } = await call('quick', {}, { responseModes: ['telepathy'] });
-    expect(first).toMatchObject({ task: { status: 'working', statusMessage: expect.stringContaining('not supported') }, _meta: { 'io.modelcontextprotocol/fallback-mode': 'task' } });
+    expect(first).toMatchObject({
+      task: { status: 'working', statusMessage: expect.stringContaining('not supported') },
+      _meta: { 'io.modelcontextprotocol/fallback-mode': 'task' },
+    });
     await app.close();
   });
 

@@ -17,10 +17,15 @@ describe('a task result saved through a task store outage', () => {
   it('2025-11-25: the task stays working while the store is down, then completes with its result', async () => {
     const store = new OutageTaskStore();
     const errors: string[] = [];
-    const { app, client } = await connect(TaskModule, { taskStore: { useValue: store }, logger: { error: (m: string) => errors.push(m), warn: () => undefined, info: () => undefined } });
+    const { app, client } = await connect(TaskModule, {
+      taskStore: { useValue: store },
+      logger: { error: (m: string) => errors.push(m), warn: () => undefined, info: () => undefined },
+    });
     try {
       store.down = true;
-      const { task } = (await client.request('tools/call', { name: 'wait', arguments: { ms: 20 }, task: {} })) as { task: { taskId: string } };
+      const { task } = (await client.request('tools/call', { name: 'wait', arguments: { ms: 20 }, task: {} })) as {
+        task: { taskId: string };
+      };
       await waitFor(() => store.failedFinishes >= 2, { what: 'two failed attempts to record the end' });
       expect(((await client.request('tasks/get', { taskId: task.taskId })) as { status: string }).status).toBe('working');
       store.down = false;
@@ -36,7 +41,10 @@ describe('a task result saved through a task store outage', () => {
   it('2026-07-28 (tasks extension): the task stays working while the store is down, then shows its result', async () => {
     const store = new OutageTaskStore();
     const errors: string[] = [];
-    const app = await McpApplication.create(ModernTasksModule, { taskStore: { useValue: store }, logger: { error: (m: string) => errors.push(m), warn: () => undefined, info: () => undefined } });
+    const app = await McpApplication.create(ModernTasksModule, {
+      taskStore: { useValue: store },
+      logger: { error: (m: string) => errors.push(m), warn: () => undefined, info: () => undefined },
+    });
     try {
       const url = (await app.listen({ http: { host: '127.0.0.1', port: 0 } })).http!.url;
       const get = async (taskId: string) => (await postModern(url, 'tasks/get', { taskId, _meta: withTasks() })).body.result!;
@@ -48,10 +56,13 @@ describe('a task result saved through a task store outage', () => {
       await waitFor(() => store.failedFinishes >= 2, { what: 'two failed attempts to record the end' });
       expect((await get(taskId)).status).toBe('working');
       store.down = false;
-      const done = await waitFor(async () => {
-        const task = await get(taskId);
-        return task.status === 'completed' ? task : undefined;
-      }, { what: 'the task completed' });
+      const done = await waitFor(
+        async () => {
+          const task = await get(taskId);
+          return task.status === 'completed' ? task : undefined;
+        },
+        { what: 'the task completed' },
+      );
       expect(done.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'opened outage' }] });
       expect(errors.filter((e) => e.startsWith('Could not record the end'))).toEqual([]);
     } finally {
@@ -67,7 +78,9 @@ describe('shutting down while tasks run', () => {
     const store = new LeasedTaskStore();
     const errors: string[] = [];
     const { app, client } = await connect(TaskModule, { taskStore: { useValue: store }, logger: logger(errors) });
-    const { task } = (await client.request('tools/call', { name: 'wait', arguments: { ms: 60_000 }, task: {} })) as { task: { taskId: string } };
+    const { task } = (await client.request('tools/call', { name: 'wait', arguments: { ms: 60_000 }, task: {} })) as {
+      task: { taskId: string };
+    };
     await app.close();
     expect(errors).toEqual([]);
     expect(store.released).toEqual([task.taskId]);

@@ -18,9 +18,16 @@ describe('routing a task’s requests to the client', () => {
   let url: string;
 
   beforeAll(async () => {
-    app = await McpApplication.create(TaskModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined }, clientRequestTimeoutMs: 4_000 });
+    app = await McpApplication.create(TaskModule, {
+      logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
+      clientRequestTimeoutMs: 4_000,
+    });
     ({ url } = await app
-      .httpTransport({ port: 0, keepAliveMs: 0, authenticate: ({ headers }) => ({ subject: String(headers.authorization ?? '').replace('Bearer ', '') }) })
+      .httpTransport({
+        port: 0,
+        keepAliveMs: 0,
+        authenticate: ({ headers }) => ({ subject: String(headers.authorization ?? '').replace('Bearer ', '') }),
+      })
       .listen());
   });
   afterAll(() => app.close());
@@ -47,10 +54,20 @@ describe('routing a task’s requests to the client', () => {
   it('sends it on the tasks/result of another session, not on a request of the task’s own session with the same id', async () => {
     const first = await session('ana');
     const second = await session('ana');
-    const created = await first.json({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'askLater', arguments: { ms: 200 }, task: {} } });
+    const created = await first.json({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'askLater', arguments: { ms: 200 }, task: {} },
+    });
     const taskId = created.result.task.taskId;
     // Request id 42 in flight in the first session, on an SSE stream (it reports progress).
-    const unrelated = await first.stream({ jsonrpc: '2.0', id: 42, method: 'tools/call', params: { name: 'wait', arguments: { ms: 1_000 }, _meta: { progressToken: 'p' } } });
+    const unrelated = await first.stream({
+      jsonrpc: '2.0',
+      id: 42,
+      method: 'tools/call',
+      params: { name: 'wait', arguments: { ms: 1_000 }, _meta: { progressToken: 'p' } },
+    });
     const waiting = await second.stream({ jsonrpc: '2.0', id: 42, method: 'tasks/result', params: { taskId } });
     await waiting.waitFor((r) => elicitations(r).length > 0);
     const [ask] = elicitations(waiting);
@@ -66,14 +83,21 @@ describe('routing a task’s requests to the client', () => {
   it('sends it on a tasks/result with an id no other request uses, in another session', async () => {
     const first = await session('bo');
     const second = await session('bo');
-    const created = await first.json({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'askLater', arguments: { ms: 100 }, task: {} } });
+    const created = await first.json({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'askLater', arguments: { ms: 100 }, task: {} },
+    });
     const taskId = created.result.task.taskId;
     const waiting = await second.stream({ jsonrpc: '2.0', id: 'unique-result', method: 'tasks/result', params: { taskId } });
     await waiting.waitFor((r) => elicitations(r).length > 0);
     const [ask] = elicitations(waiting);
     await second.post({ jsonrpc: '2.0', id: ask.id, result: { action: 'accept', content: { approved: false } } });
     await waiting.finished();
-    expect(waiting.messages.find((m) => m.id === 'unique-result')).toMatchObject({ result: { content: [{ type: 'text', text: 'approved=false' }] } });
+    expect(waiting.messages.find((m) => m.id === 'unique-result')).toMatchObject({
+      result: { content: [{ type: 'text', text: 'approved=false' }] },
+    });
   });
 
   it('holds it for a tasks/result that comes after the client saw input_required (no GET stream open)', async () => {
@@ -82,7 +106,11 @@ describe('routing a task’s requests to the client', () => {
     const taskId = created.result.task.taskId;
     // The client polls tasks/get, as the spec says, until the task needs input.
     let polls = 0;
-    await waitFor(async () => (await client.json({ jsonrpc: '2.0', id: `g${++polls}`, method: 'tasks/get', params: { taskId } })).result.status === 'input_required');
+    await waitFor(
+      async () =>
+        (await client.json({ jsonrpc: '2.0', id: `g${++polls}`, method: 'tasks/get', params: { taskId } })).result.status ===
+        'input_required',
+    );
     const waiting = await client.stream({ jsonrpc: '2.0', id: 'late', method: 'tasks/result', params: { taskId } });
     await waiting.waitFor((r) => elicitations(r).length > 0);
     const [ask] = elicitations(waiting);
@@ -95,10 +123,18 @@ describe('routing a task’s requests to the client', () => {
 
   it('sends a held request once, even when two tasks/result requests wait', async () => {
     const client = await session('di');
-    const created = await client.json({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'askLater', arguments: { ms: 150 }, task: {} } });
+    const created = await client.json({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'askLater', arguments: { ms: 150 }, task: {} },
+    });
     const taskId = created.result.task.taskId;
     // A tasks/result answers with headers only once it streams (the elicitation) or ends: open both, await neither.
-    const opening = [client.stream({ jsonrpc: '2.0', id: 'w1', method: 'tasks/result', params: { taskId } }), client.stream({ jsonrpc: '2.0', id: 'w2', method: 'tasks/result', params: { taskId } })];
+    const opening = [
+      client.stream({ jsonrpc: '2.0', id: 'w1', method: 'tasks/result', params: { taskId } }),
+      client.stream({ jsonrpc: '2.0', id: 'w2', method: 'tasks/result', params: { taskId } }),
+    ];
     const carrier = await Promise.race(opening);
     await carrier.waitFor((r) => elicitations(r).length > 0);
     const [ask] = elicitations(carrier);
@@ -107,7 +143,9 @@ describe('routing a task’s requests to the client', () => {
     await Promise.all([one.finished(), two.finished()]);
     expect([...elicitations(one), ...elicitations(two)]).toHaveLength(1);
     const carrierId = carrier === one ? 'w1' : 'w2';
-    expect(carrier.messages.find((m) => m.id === carrierId)).toMatchObject({ result: { content: [{ type: 'text', text: 'approved=false' }] } });
+    expect(carrier.messages.find((m) => m.id === carrierId)).toMatchObject({
+      result: { content: [{ type: 'text', text: 'approved=false' }] },
+    });
     expect((carrier === one ? two : one).response.status).toBe(200);
   });
 });

@@ -3,16 +3,33 @@ import { connect } from '../../helpers/in-memory';
 import { TaskModule, TaskTools } from '../../helpers/task-tools';
 import { waitFor } from '../../helpers/wait-for';
 
-type Task = { taskId: string; status: string; statusMessage?: string; createdAt: string; lastUpdatedAt: string; ttl: number; pollInterval?: number };
+type Task = {
+  taskId: string;
+  status: string;
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttl: number;
+  pollInterval?: number;
+};
 const RELATED = 'io.modelcontextprotocol/related-task';
 
 async function setup(options: Parameters<typeof connect>[1] = {}, clientOptions: Parameters<typeof connect>[2] = {}) {
   const env = await connect(TaskModule, options, clientOptions);
   const tools = env.app.container.resolve(TaskTools);
-  const start = async (name: string, args: Record<string, unknown> = {}, task: Record<string, unknown> = {}, meta?: Record<string, unknown>) =>
-    ((await env.client.request('tools/call', { name, arguments: args, task, ...(meta ? { _meta: meta } : {}) })) as { task: Task; _meta?: Record<string, unknown> });
+  const start = async (
+    name: string,
+    args: Record<string, unknown> = {},
+    task: Record<string, unknown> = {},
+    meta?: Record<string, unknown>,
+  ) =>
+    (await env.client.request('tools/call', { name, arguments: args, task, ...(meta ? { _meta: meta } : {}) })) as {
+      task: Task;
+      _meta?: Record<string, unknown>;
+    };
   const status = (taskId: string) => env.client.request('tasks/get', { taskId }) as Promise<Task>;
-  const result = (taskId: string, extra: Record<string, unknown> = {}) => env.client.request('tasks/result', { taskId, ...extra }) as Promise<Record<string, unknown>>;
+  const result = (taskId: string, extra: Record<string, unknown> = {}) =>
+    env.client.request('tasks/result', { taskId, ...extra }) as Promise<Record<string, unknown>>;
   return { ...env, tools, start, status, result };
 }
 
@@ -129,13 +146,23 @@ describe('tasks (2025-11-25)', () => {
 
   it('answers unknown and expired task ids with -32602 and the spec messages', async () => {
     const { app, client, start } = await setup({ tasks: { maxTtlMs: 30 } });
-    await expect(client.request('tasks/get', { taskId: 'nope' })).rejects.toMatchObject({ code: -32602, message: 'Failed to retrieve task: Task not found' });
+    await expect(client.request('tasks/get', { taskId: 'nope' })).rejects.toMatchObject({
+      code: -32602,
+      message: 'Failed to retrieve task: Task not found',
+    });
     await expect(client.request('tasks/result', { taskId: 'nope' })).rejects.toMatchObject({ code: -32602 });
     await expect(client.request('tasks/cancel', { taskId: 'nope' })).rejects.toMatchObject({ code: -32602 });
     await expect(client.request('tasks/get', {})).rejects.toMatchObject({ code: -32602 });
     const t = await start('quick', {}, { ttl: 30 });
     const get = () => client.request('tasks/get', { taskId: t.task.taskId });
-    await waitFor(() => get().then(() => false, () => true), { what: 'the task to expire' });
+    await waitFor(
+      () =>
+        get().then(
+          () => false,
+          () => true,
+        ),
+      { what: 'the task to expire' },
+    );
     await expect(get()).rejects.toMatchObject({ code: -32602, message: 'Failed to retrieve task: Task has expired' });
     await app.close();
   });
@@ -157,7 +184,10 @@ describe('tasks (2025-11-25)', () => {
 
     const other = await McpTestClient.connect(env.app.connectInMemory());
     expect(await other.request('tasks/list')).toEqual({ tasks: [] });
-    await expect(other.request('tasks/get', { taskId: ids[0] })).rejects.toMatchObject({ code: -32602, message: 'Failed to retrieve task: Task not found' });
+    await expect(other.request('tasks/get', { taskId: ids[0] })).rejects.toMatchObject({
+      code: -32602,
+      message: 'Failed to retrieve task: Task not found',
+    });
     await expect(other.request('tasks/cancel', { taskId: ids[0] })).rejects.toMatchObject({ code: -32602 });
     await expect(other.request('tasks/result', { taskId: ids[0] })).rejects.toMatchObject({ code: -32602 });
     await env.app.close();
@@ -174,19 +204,25 @@ describe('tasks (2025-11-25)', () => {
   it('moves to input_required while the handler asks the client, with related-task _meta, then back to working', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const { app, client, start, status, result } = await setup({}, {
-      capabilities: { elicitation: {} },
-      handlers: {
-        'elicitation/create': async () => {
-          await gate;
-          return { action: 'accept', content: { approved: true } };
+    const { app, client, start, status, result } = await setup(
+      {},
+      {
+        capabilities: { elicitation: {} },
+        handlers: {
+          'elicitation/create': async () => {
+            await gate;
+            return { action: 'accept', content: { approved: true } };
+          },
         },
       },
-    });
+    );
     const t = await start('ask');
     await client.waitForNotification((n) => n.method === 'notifications/tasks/status' && n.params?.status === 'input_required');
     expect((await status(t.task.taskId)).status).toBe('input_required');
-    expect(client.serverRequests[0]).toMatchObject({ method: 'elicitation/create', params: { _meta: { [RELATED]: { taskId: t.task.taskId } } } });
+    expect(client.serverRequests[0]).toMatchObject({
+      method: 'elicitation/create',
+      params: { _meta: { [RELATED]: { taskId: t.task.taskId } } },
+    });
     release();
     expect((await result(t.task.taskId)).content).toEqual([{ type: 'text', text: 'approved=true' }]);
     const statuses = client.notifications.filter((n) => n.method === 'notifications/tasks/status').map((n) => n.params?.status);

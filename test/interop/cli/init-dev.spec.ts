@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -27,7 +27,10 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function setDescription(description: string): void {
   const file = join(app, 'src', 'app.module.ts');
-  writeFileSync(file, readFileSync(file, 'utf8').replace(/description: '[^']*', output: Sum/, `description: '${description}', output: Sum`));
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8').replace(/description: '[^']*', output: Sum/, `description: '${description}', output: Sum`),
+  );
 }
 
 describe('mcpkit init', () => {
@@ -35,8 +38,17 @@ describe('mcpkit init', () => {
     for (const file of ['package.json', 'tsconfig.json', 'src/app.module.ts', 'src/main.ts', 'test/app.module.spec.ts', 'README.md']) {
       expect(readFileSync(join(app, file), 'utf8').length).toBeGreaterThan(0);
     }
-    const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(['class-transformer', 'class-validator', 'mcpkit', 'reflect-metadata', 'tsyringe']);
+    const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    expect(Object.keys(pkg.dependencies).sort()).toEqual([
+      'class-transformer',
+      'class-validator',
+      'mcpkit',
+      'reflect-metadata',
+      'tsyringe',
+    ]);
     expect(pkg.devDependencies.typescript).toMatch(/5\.9/);
     const again = await mcpkit(['init', app]);
     expect(again.code).toBe(1);
@@ -76,7 +88,11 @@ describe('mcpkit init', () => {
 describe('mcpkit dev', () => {
   it('over HTTP: serves on PORT, rebuilds and restarts on a change, on the same port', async () => {
     const port = await freePort();
-    const dev = spawn(process.execPath, [CLI, 'dev'], { cwd: app, env: cleanEnv({ PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const dev = spawn(process.execPath, [CLI, 'dev'], {
+      cwd: app,
+      env: cleanEnv({ PORT: String(port) }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const output = collect(dev);
     try {
       const url = `http://127.0.0.1:${port}/mcp`;
@@ -98,9 +114,14 @@ describe('mcpkit dev', () => {
       dev.send({ jsonrpc: '2.0', id: 'before', method: 'tools/list' });
       expect(await dev.response('before')).toMatchObject({ result: { tools: [{ name: 'add' }] } });
       setDescription('Adds two integers, over stdio');
-      await until(() => dev.stderr.includes('rebuilt and restarted'), () => dev.stderr);
+      await until(
+        () => dev.stderr.includes('rebuilt and restarted'),
+        () => dev.stderr,
+      );
       dev.send({ jsonrpc: '2.0', id: 'after', method: 'tools/list' });
-      expect(await dev.response('after')).toMatchObject({ result: { tools: [{ name: 'add', description: 'Adds two integers, over stdio' }] } });
+      expect(await dev.response('after')).toMatchObject({
+        result: { tools: [{ name: 'add', description: 'Adds two integers, over stdio' }] },
+      });
       expect(dev.stderr).toContain('change detected: tsc -p tsconfig.json');
       expect(dev.garbage).toEqual([]);
       // Only the answers to the client's own requests: the replayed initialize's answer stays hidden.
@@ -120,7 +141,9 @@ describe('mcpkit dev', () => {
       const { code, stdout, stderr } = await mcpkit(['dev'], app);
       expect(code).toBe(1);
       expect(stdout).toBe('');
-      expect(stderr.trimEnd().split('\n').pop()).toBe('mcpkit: build failed: tsc -p tsconfig.json reported errors (above); fix them and run again');
+      expect(stderr.trimEnd().split('\n').pop()).toBe(
+        'mcpkit: build failed: tsc -p tsconfig.json reported errors (above); fix them and run again',
+      );
     } finally {
       writeFileSync(file, source);
     }
@@ -143,7 +166,11 @@ function collect(child: ChildProcess) {
   child.stdout!.on('data', (c: Buffer) => (text += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (text += c.toString()));
   return {
-    waitFor: (needle: string, occurrence: number) => until(() => text.split(needle).length > occurrence, () => text),
+    waitFor: (needle: string, occurrence: number) =>
+      until(
+        () => text.split(needle).length > occurrence,
+        () => text,
+      ),
   };
 }
 
@@ -158,13 +185,26 @@ async function toolDescription(url: string): Promise<string> {
   const init = await fetch(url, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
   });
   const session = init.headers.get('mcp-session-id')!;
   await init.json();
   const sessionHeaders = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
-  await fetch(url, { method: 'POST', headers: sessionHeaders, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
-  const list = await fetch(url, { method: 'POST', headers: sessionHeaders, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+  await fetch(url, {
+    method: 'POST',
+    headers: sessionHeaders,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  const list = await fetch(url, {
+    method: 'POST',
+    headers: sessionHeaders,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+  });
   const body = (await list.json()) as { result: { tools: { name: string; description: string }[] } };
   return body.result.tools.find((t) => t.name === 'add')!.description;
 }

@@ -102,7 +102,9 @@ describe('mcpkit errors: one line naming the problem and the fix, non-zero exit'
     expect(code).toBe(1);
     expect(stdout).toBe('');
     oneLine(stderr);
-    expect(stderr).toMatch(/^mcpkit: entry file not found: nowhere\/app\.module\.js; pass the \.js \(or \.ts\) file that exports your @McpModule class/);
+    expect(stderr).toMatch(
+      /^mcpkit: entry file not found: nowhere\/app\.module\.js; pass the \.js \(or \.ts\) file that exports your @McpModule class/,
+    );
   });
 
   it('no entry given and no src/app.module.ts in the project', async () => {
@@ -116,40 +118,57 @@ describe('mcpkit errors: one line naming the problem and the fix, non-zero exit'
     const project = join(dir, 'no-main');
     mkdirSync(join(project, 'src'), { recursive: true });
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'no-main', main: 'dist/server.js' }));
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { rootDir: 'src', outDir: 'dist', types: [] }, include: ['src'] }));
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { rootDir: 'src', outDir: 'dist', types: [] }, include: ['src'] }),
+    );
     writeFileSync(join(project, 'src', 'other.ts'), 'export const other = 1;\n');
     const { code, stderr } = await mcpkit(['dev'], project);
     expect(code).toBe(1);
     oneLine(stderr);
-    expect(stderr).toBe('mcpkit: entry file not found: dist/server.js (after tsc -p tsconfig.json); pass the file that starts your server, or fix "main" in package.json\n');
+    expect(stderr).toBe(
+      'mcpkit: entry file not found: dist/server.js (after tsc -p tsconfig.json); pass the file that starts your server, or fix "main" in package.json\n',
+    );
   });
 
   it('a module without @McpModule', async () => {
     const { code, stderr } = await mcpkit(['call', 'dist/samples/notes/notes.tools.js', 'count']);
     expect(code).toBe(1);
     oneLine(stderr);
-    expect(stderr).toMatch(/notes\.tools\.js exports no class decorated with @McpModule \(its exports: .*NotesTools\): export your module class/);
+    expect(stderr).toMatch(
+      /notes\.tools\.js exports no class decorated with @McpModule \(its exports: .*NotesTools\): export your module class/,
+    );
   });
 
-  it('a module decorated by another copy of mcpkit than the CLI\'s: says to run that project\'s own CLI', async () => {
+  it("a module decorated by another copy of mcpkit than the CLI's: says to run that project's own CLI", async () => {
     mkdirSync(join(dir, 'other', 'node_modules', 'mcpkit'), { recursive: true });
     writeFileSync(join(dir, 'other', 'node_modules', 'mcpkit', 'package.json'), '{ "name": "mcpkit", "main": "index.js" }');
     writeFileSync(join(dir, 'other', 'node_modules', 'mcpkit', 'index.js'), 'exports.McpModule = () => () => undefined;');
-    writeFileSync(join(dir, 'other', 'app.module.js'), "const { McpModule } = require('mcpkit'); class AppModule {} McpModule({})(AppModule); exports.AppModule = AppModule;");
+    writeFileSync(
+      join(dir, 'other', 'app.module.js'),
+      "const { McpModule } = require('mcpkit'); class AppModule {} McpModule({})(AppModule); exports.AppModule = AppModule;",
+    );
     const { code, stderr } = await mcpkit(['inspect', join(dir, 'other', 'app.module.js')]);
     expect(code).toBe(1);
-    expect(stderr).toMatch(/has no @McpModule class known to this CLI: its code uses the mcpkit at .*other\/node_modules\/mcpkit\/index\.js; run that project's own CLI \(npx mcpkit\)\n$/);
+    expect(stderr).toMatch(
+      /has no @McpModule class known to this CLI: its code uses the mcpkit at .*other\/node_modules\/mcpkit\/index\.js; run that project's own CLI \(npx mcpkit\)\n$/,
+    );
   });
 
   it('a failing build: the compiler output goes to stderr, then one line', async () => {
     mkdirSync(join(dir, 'broken', 'src'), { recursive: true });
-    writeFileSync(join(dir, 'broken', 'tsconfig.json'), JSON.stringify({ compilerOptions: { rootDir: 'src', outDir: 'dist', types: [] }, include: ['src'] }));
+    writeFileSync(
+      join(dir, 'broken', 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { rootDir: 'src', outDir: 'dist', types: [] }, include: ['src'] }),
+    );
     writeFileSync(join(dir, 'broken', 'src', 'app.module.ts'), "export const count: number = 'not a number';\n");
     const { code, stdout, stderr } = await mcpkit(['inspect', '--json'], join(dir, 'broken'));
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr).toContain("Type 'string' is not assignable to type 'number'");
-    expect(stderr.trimEnd().split('\n').pop()).toBe('mcpkit: build failed: tsc -p tsconfig.json reported errors (above); fix them and run again');
+    expect(stderr.trimEnd().split('\n').pop()).toBe(
+      'mcpkit: build failed: tsc -p tsconfig.json reported errors (above); fix them and run again',
+    );
   });
 
   it('several modules: --module picks one, without it the error lists them', async () => {
@@ -186,13 +205,19 @@ describe('mcpkit errors: one line naming the problem and the fix, non-zero exit'
   });
 
   it('an unknown command or option is a usage error (exit 2)', async () => {
-    expect(await mcpkit(['frobnicate'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^mcpkit: unknown command "frobnicate": use one of init, dev, inspect, call/) });
-    expect(await mcpkit(['inspect', '--bogus'])).toMatchObject({ code: 2, stderr: "mcpkit: Unknown option '--bogus' (see mcpkit inspect --help)\n" });
+    expect(await mcpkit(['frobnicate'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^mcpkit: unknown command "frobnicate": use one of init, dev, inspect, call/),
+    });
+    expect(await mcpkit(['inspect', '--bogus'])).toMatchObject({
+      code: 2,
+      stderr: "mcpkit: Unknown option '--bogus' (see mcpkit inspect --help)\n",
+    });
   });
 });
 
 describe('mcpkit --help and --version', () => {
-  it('lists the commands, shows one command\'s help, and prints the package version', async () => {
+  it("lists the commands, shows one command's help, and prints the package version", async () => {
     const help = await mcpkit(['--help']);
     expect(help.code).toBe(0);
     for (const name of ['init', 'dev', 'inspect', 'call']) expect(help.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));

@@ -29,7 +29,9 @@ function typeCheck(dir: string, files: Record<string, string>): string[] {
     Object.keys(files).map((f) => join(dir, f)),
     { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, types: [], lib: ['lib.es2022.d.ts'], skipLibCheck: false },
   );
-  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? `${d.file.fileName.split('/').pop()}: ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => `${d.file ? `${d.file.fileName.split('/').pop()}: ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
 }
 
 describe('mcpkit inspect --views', () => {
@@ -72,7 +74,9 @@ describe('mcpkit inspect --views', () => {
     const { code, stdout } = await mcpkit(['inspect', VIEWS_APP, '--views']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Views \(3\)\n/);
-    expect(stdout).toContain('ui://tasks/board [TaskBoard] - Task board\n    data type: TaskBoardData\n    tool board (visibility: model, app)\n      output schema:\n        {\n          "type": "object",');
+    expect(stdout).toContain(
+      'ui://tasks/board [TaskBoard] - Task board\n    data type: TaskBoardData\n    tool board (visibility: model, app)\n      output schema:\n        {\n          "type": "object",',
+    );
     expect(stdout).toContain('tool moveCard (visibility: app)\n      no output class');
     expect(stdout).toMatch(/tool velocity \(visibility: model\)\n {6}output schema:\n[\s\S]*"perWeek"/);
     expect(stdout).toContain('ui://tasks/about [About]\n    data type: AboutData\n    opened by no tool');
@@ -82,11 +86,15 @@ describe('mcpkit inspect --views', () => {
     const { code, stdout, stderr } = await mcpkit(['inspect', VIEWS_APP, '--views', '--dts']);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toContain('export interface TaskBoardData {\n  title: string;\n  columns: {\n    name: string;\n    cards: {\n');
-    expect(stdout).toContain('      /** What the card says */\n      title: string;\n      status: "todo" | "doing" | "done";\n      points?: number;\n      tags: string[];\n');
+    expect(stdout).toContain(
+      '      /** What the card says */\n      title: string;\n      status: "todo" | "doing" | "done";\n      points?: number;\n      tags: string[];\n',
+    );
     expect(stdout).toContain('export interface Category {\n  name: string;\n  children: Category[];\n}');
     expect(stdout).toContain('export type BurndownChartData = BurndownChartBurndownOutput | BurndownChartVelocityOutput;');
     expect(stdout).toContain('export type AboutData = unknown;');
-    expect(stdout).toContain('export interface ViewDataByUri {\n  "ui://tasks/board": TaskBoardData;\n  "ui://tasks/chart": BurndownChartData;\n  "ui://tasks/about": AboutData;\n}');
+    expect(stdout).toContain(
+      'export interface ViewDataByUri {\n  "ui://tasks/board": TaskBoardData;\n  "ui://tasks/chart": BurndownChartData;\n  "ui://tasks/about": AboutData;\n}',
+    );
 
     const good = `import type { TaskBoardData, BurndownChartData, ViewDataByUri } from './view-data';
 export const board: TaskBoardData = {

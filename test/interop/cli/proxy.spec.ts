@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -18,14 +18,16 @@ type Text = { content: { type: string; text: string }[] };
 const textOf = (r: unknown) => (r as Text).content.map((c) => c.text).join('');
 
 /** Starts `mcpkit proxy <args>` and resolves with the URL it prints once it serves HTTP. */
-async function startProxy(args: string[]): Promise<{ url: string; child: ChildProcess; stderr: () => string; stop: () => Promise<number | null> }> {
+async function startProxy(
+  args: string[],
+): Promise<{ url: string; child: ChildProcess; stderr: () => string; stop: () => Promise<number | null> }> {
   const child = spawn(process.execPath, [CLI, 'proxy', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
-  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const m = /mcpkit proxy: serving MCP at (http:\/\/\S+\/mcp)/.exec(stderr);
       if (m) resolve(m[1]);
@@ -62,7 +64,11 @@ describe('mcpkit proxy', () => {
 
       const modern = await postModern(proxy.url, 'tools/call', { name: 'echo', arguments: { text: 'modern' } });
       expect(modern.status).toBe(200);
-      expect(modern.body.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'echo: modern' }], _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'sdk-far' } } });
+      expect(modern.body.result).toMatchObject({
+        resultType: 'complete',
+        content: [{ type: 'text', text: 'echo: modern' }],
+        _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'sdk-far' } },
+      });
     } finally {
       await client.close();
     }
@@ -87,7 +93,12 @@ describe('mcpkit proxy', () => {
   });
 
   it('serves over stdio for the SDK StdioClientTransport, stdout carrying protocol messages only', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'proxy', '--stdio', '--prefix', 'far', '--name', 'bridge', ...FAR_STDIO], stderr: 'pipe', cwd: ROOT });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'proxy', '--stdio', '--prefix', 'far', '--name', 'bridge', ...FAR_STDIO],
+      stderr: 'pipe',
+      cwd: ROOT,
+    });
     const errors: Error[] = [];
     const client = new Client({ name: 'sdk-client', version: '1.0.0' });
     client.onerror = (e) => errors.push(e);
@@ -105,7 +116,16 @@ describe('mcpkit proxy', () => {
 
   it('serves several servers, stdio and HTTP, each under its prefix', async () => {
     const far = await spawnHttpServer(FAR);
-    const proxy = await startProxy(['--http', '0', '--upstream', `local=stdio:"${process.execPath}" ${FAR} --stdio`, '--upstream', `remote=${far.url}`, '--header', 'X-Test: 1']);
+    const proxy = await startProxy([
+      '--http',
+      '0',
+      '--upstream',
+      `local=stdio:"${process.execPath}" ${FAR} --stdio`,
+      '--upstream',
+      `remote=${far.url}`,
+      '--header',
+      'X-Test: 1',
+    ]);
     const client = await sdkClient(proxy.url);
     try {
       expect(client.getServerVersion()).toMatchObject({ name: 'mcpkit-proxy' });

@@ -26,7 +26,11 @@ function pump(res: ServerResponse, chunk: string, gone: () => void): void {
   more();
 }
 
-function handle(req: IncomingMessage, res: ServerResponse, body: { id?: number; method?: string; params?: { name?: string; cursor?: string } }): void {
+function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: { id?: number; method?: string; params?: { name?: string; cursor?: string } },
+): void {
   headersSeen.push(req.headers);
   if (req.method === 'DELETE') return void res.writeHead(200).end();
   if (req.method === 'GET') {
@@ -36,7 +40,8 @@ function handle(req: IncomingMessage, res: ServerResponse, body: { id?: number; 
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     return void res.end(`${getMode === 'hugeRetry' ? 'retry: 4294967296' : 'retry: 5'}\nid: ${gets}\ndata: ${NOTE}\n\n`);
   }
-  const json = (result: unknown, headers = {}) => res.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result }));
+  const json = (result: unknown, headers = {}) =>
+    res.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result }));
   if (body.method === 'initialize') return void json(INIT_RESULT, { 'mcp-session-id': 'sess-1' });
   if (body.id === undefined) return void res.writeHead(202).end();
   if (body.method === 'tools/list') {
@@ -92,13 +97,19 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 describe('McpClient over HTTP against servers that send too much', () => {
   it('fails a request whose JSON body is over maxMessageBytes, and keeps the session usable', async () => {
     const { client } = await connect({ maxMessageBytes: 1024 * 1024 });
-    await expect(call(client, 'bigJson')).rejects.toMatchObject({ code: -32603, message: 'Request failed: the response stream failed: the body is larger than 1048576 bytes' });
+    await expect(call(client, 'bigJson')).rejects.toMatchObject({
+      code: -32603,
+      message: 'Request failed: the response stream failed: the body is larger than 1048576 bytes',
+    });
     expect(await call(client, 'fine')).toEqual({ ok: true });
   });
 
   it('fails a request whose SSE event grows past maxMessageBytes without a blank line, and cuts the stream', async () => {
     const { client } = await connect({ maxMessageBytes: 1024 * 1024 });
-    await expect(call(client, 'endlessData')).rejects.toMatchObject({ code: -32603, message: 'Request failed: the response stream failed: SSE event larger than 1048576 characters' });
+    await expect(call(client, 'endlessData')).rejects.toMatchObject({
+      code: -32603,
+      message: 'Request failed: the response stream failed: SSE event larger than 1048576 characters',
+    });
     await cut.endlessData.promise;
     expect(await call(client, 'fine')).toEqual({ ok: true });
   });
@@ -107,7 +118,11 @@ describe('McpClient over HTTP against servers that send too much', () => {
     for (const fetch of [undefined, globalThis.fetch]) {
       const { client } = await connect({ fetch });
       const error = await call(client, 'endlessError').catch((e: unknown) => e);
-      expect(error).toMatchObject({ code: -32603, message: `HTTP 500 Internal Server Error: ${'e'.repeat(200)}`, data: { httpStatus: 500 } });
+      expect(error).toMatchObject({
+        code: -32603,
+        message: `HTTP 500 Internal Server Error: ${'e'.repeat(200)}`,
+        data: { httpStatus: 500 },
+      });
     }
     await cut.endlessError.promise;
   });
@@ -115,7 +130,9 @@ describe('McpClient over HTTP against servers that send too much', () => {
   it('listAll stops clearly past maxItems', async () => {
     const { client } = await connect();
     expect(await client.listAll('tools/list', 'tools')).toHaveLength(6000);
-    await expect(client.listAll('tools/list', 'tools', {}, { maxItems: 1000 })).rejects.toThrow('tools/list returned more than 1000 items; stopping');
+    await expect(client.listAll('tools/list', 'tools', {}, { maxItems: 1000 })).rejects.toThrow(
+      'tools/list returned more than 1000 items; stopping',
+    );
   });
 });
 

@@ -28,10 +28,15 @@ describe('McpClient against hostile stdio servers', () => {
     client.onerror = (e) => void errors.push(e.message);
     const closed = deferred();
     client.onclose = () => closed.resolve();
-    await client.connect(stdioClientTransport({ command: process.execPath, args: stdioServer(`
+    await client.connect(
+      stdioClientTransport({
+        command: process.execPath,
+        args: stdioServer(`
       process.stdout.write('this is not json\\n[1,2]\\n{"jsonrpc":"2.0","id":"nobody","result":{}}\\n');
       if (m.method === 'ping') return send({ jsonrpc: '2.0', id: m.id, result: {} });
-      process.exit(3);`) }));
+      process.exit(3);`),
+      }),
+    );
     expect(await client.request('ping')).toEqual({});
     await expect(client.request('tools/list')).rejects.toMatchObject({ code: -32000, message: 'Connection closed' });
     await closed.promise;
@@ -54,15 +59,23 @@ describe('McpClient against hostile stdio servers', () => {
   it('fails connect on a protocol version it does not speak, and stops the child', async () => {
     const transport = stdioClientTransport({ command: process.execPath, args: stdioServer(''), env: { VERSION: '1999-01-01' } });
     const client = new McpClient();
-    await expect(client.connect(transport)).rejects.toThrow('The server answered initialize with protocol version "1999-01-01", which this client does not support');
+    await expect(client.connect(transport)).rejects.toThrow(
+      'The server answered initialize with protocol version "1999-01-01", which this client does not support',
+    );
     await waitFor(() => transport.pid !== undefined && !isAlive(transport.pid));
   });
 
   it('rejects every pending request when the client closes, and ends a server that ignores stdin EOF', async () => {
-    const transport = stdioClientTransport({ command: process.execPath, args: stdioServer(`process.stdin.removeAllListeners('end');`), closeGraceMs: 100 });
+    const transport = stdioClientTransport({
+      command: process.execPath,
+      args: stdioServer(`process.stdin.removeAllListeners('end');`),
+      closeGraceMs: 100,
+    });
     const client = new McpClient();
     await client.connect(transport);
-    const pending = [client.request('tools/list'), client.request('resources/list')].map((p) => expect(p).rejects.toMatchObject({ code: -32000, message: 'Connection closed by the client' }));
+    const pending = [client.request('tools/list'), client.request('resources/list')].map((p) =>
+      expect(p).rejects.toMatchObject({ code: -32000, message: 'Connection closed by the client' }),
+    );
     await client.close();
     await Promise.all(pending);
     expect(isAlive(transport.pid!)).toBe(false);
@@ -85,23 +98,35 @@ describe('McpClient against a hostile Streamable HTTP server', () => {
   const hanging = deferred();
 
   function handle(req: IncomingMessage, res: ServerResponse, body: { id?: number; method?: string; params?: { name?: string } }): void {
-    seen.push({ method: req.method!, rpc: body?.method, session: req.headers['mcp-session-id'] as string, version: req.headers['mcp-protocol-version'] as string });
+    seen.push({
+      method: req.method!,
+      rpc: body?.method,
+      session: req.headers['mcp-session-id'] as string,
+      version: req.headers['mcp-protocol-version'] as string,
+    });
     if (req.method === 'GET') return void res.writeHead(405).end();
     if (req.method === 'DELETE') return void res.writeHead(200).end();
-    if (body.method === 'initialize') return void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess-1' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: INIT_RESULT }));
+    if (body.method === 'initialize')
+      return void res
+        .writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess-1' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: INIT_RESULT }));
     if (body.id === undefined) return void res.writeHead(202).end();
     const sse = () => res.writeHead(200, { 'content-type': 'text/event-stream' });
     switch (body.params?.name) {
       case 'http500':
         return void res.writeHead(500, { 'content-type': 'text/plain' }).end('boom');
       case 'jsonError':
-        return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32602, message: 'Bad name', data: { why: 'x' } } }));
+        return void res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32602, message: 'Bad name', data: { why: 'x' } } }));
       case 'garbage':
         return void res.writeHead(200, { 'content-type': 'application/json' }).end('<html>nope</html>');
       case 'dropMidStream':
         sse();
         res.write('id: 1\ndata:\n\n');
-        res.write(`event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress",\ndata: "params":{"progressToken":${body.id},"progress":1}}\n\n`);
+        res.write(
+          `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress",\ndata: "params":{"progressToken":${body.id},"progress":1}}\n\n`,
+        );
         return void setTimeout(() => res.destroy(), 20);
       case 'hang':
         sse();
@@ -130,11 +155,23 @@ describe('McpClient against a hostile Streamable HTTP server', () => {
     client.onerror = (e) => void errors.push(e.message);
     await client.connect(streamableHttpClientTransport(url));
     const call = (name: string, onProgress?: () => void) => client.request('tools/call', { name, arguments: {} }, { onProgress });
-    await expect(call('http500')).rejects.toMatchObject({ code: -32603, message: 'HTTP 500 Internal Server Error: boom', data: { httpStatus: 500 } });
+    await expect(call('http500')).rejects.toMatchObject({
+      code: -32603,
+      message: 'HTTP 500 Internal Server Error: boom',
+      data: { httpStatus: 500 },
+    });
     await expect(call('jsonError')).rejects.toMatchObject({ code: -32602, message: 'Bad name', data: { why: 'x' } });
-    await expect(call('garbage')).rejects.toMatchObject({ code: -32603, message: 'Request failed: the server answered without a response to the request' });
+    await expect(call('garbage')).rejects.toMatchObject({
+      code: -32603,
+      message: 'Request failed: the server answered without a response to the request',
+    });
     let progressed = 0;
-    await expect(call('dropMidStream', () => progressed++)).rejects.toMatchObject({ code: -32603, message: expect.stringMatching(/^Request failed: the (response stream failed: .+|server closed the response stream before answering)$/) });
+    await expect(call('dropMidStream', () => progressed++)).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(
+        /^Request failed: the (response stream failed: .+|server closed the response stream before answering)$/,
+      ),
+    });
     expect(progressed).toBe(1); // the multi-line data frame before the drop was delivered
     expect(await call('fine')).toEqual({ ok: true });
     expect(errors).toEqual(['The server sent a body that is not JSON: <html>nope</html>']); // the GET 405 is no error
@@ -164,9 +201,14 @@ describe('McpClient against a hostile Streamable HTTP server', () => {
     const port = (dead.address() as AddressInfo).port;
     await new Promise<void>((r) => dead.close(() => r()));
     const client = new McpClient();
-    await expect(client.connect(streamableHttpClientTransport(`http://127.0.0.1:${port}/mcp`))).rejects.toMatchObject({ code: -32603, message: expect.stringMatching(/^HTTP POST failed: .*ECONNREFUSED/) });
+    await expect(client.connect(streamableHttpClientTransport(`http://127.0.0.1:${port}/mcp`))).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/^HTTP POST failed: .*ECONNREFUSED/),
+    });
     // The global fetch, given as an option, says the same through its error's cause.
     const withFetch = new McpClient();
-    await expect(withFetch.connect(streamableHttpClientTransport(`http://127.0.0.1:${port}/mcp`, { fetch: globalThis.fetch }))).rejects.toMatchObject({ code: -32603, message: expect.stringMatching(/^HTTP POST failed: fetch failed \(.*ECONNREFUSED/) });
+    await expect(
+      withFetch.connect(streamableHttpClientTransport(`http://127.0.0.1:${port}/mcp`, { fetch: globalThis.fetch })),
+    ).rejects.toMatchObject({ code: -32603, message: expect.stringMatching(/^HTTP POST failed: fetch failed \(.*ECONNREFUSED/) });
   });
 });

@@ -11,7 +11,11 @@ const textOf = (r: unknown) => (r as Text).content.map((c) => c.text).join('');
 
 function modernClient(era: 'modern' | 'auto' = 'modern') {
   const asked: string[] = [];
-  const client = new McpClient({ era, clientInfo: { name: 'mcpkit-modern', version: '3.0.0' }, capabilities: { elicitation: {}, sampling: {}, roots: {} } });
+  const client = new McpClient({
+    era,
+    clientInfo: { name: 'mcpkit-modern', version: '3.0.0' },
+    capabilities: { elicitation: {}, sampling: {}, roots: {} },
+  });
   client.setRequestHandler('elicitation/create', async (params) => {
     asked.push(`elicit:${String(params.message)}`);
     return { action: 'accept', content: { name: 'Zoe', ok: true } };
@@ -51,7 +55,11 @@ describe.each(farOverBothTransports(MODERN_FAR_SERVER))('McpClient in the 2026-0
     expect(c.client.serverInfo).toMatchObject({ name: 'eras-fixture' });
     const tools = await c.client.listAll<{ name: string }>('tools/list', 'tools');
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'grüße', 'askName', 'order', 'sleeper']));
-    expect(JSON.parse(textOf(await c.client.request('tools/call', { name: 'whoami', arguments: {} })))).toEqual({ version: '2026-07-28', client: 'mcpkit-modern', subject: null });
+    expect(JSON.parse(textOf(await c.client.request('tools/call', { name: 'whoami', arguments: {} })))).toEqual({
+      version: '2026-07-28',
+      client: 'mcpkit-modern',
+      subject: null,
+    });
     expect(textOf(await c.client.request('tools/call', { name: 'grüße', arguments: { text: 'x' } }))).toBe('grüße, x');
     const read = await c.client.request<{ contents: unknown[] }>('resources/read', { uri: 'eras://items/7' });
     expect(read.contents).toEqual([{ uri: 'eras://items/7', mimeType: 'text/plain', text: 'item 7' }]);
@@ -63,12 +71,18 @@ describe.each(farOverBothTransports(MODERN_FAR_SERVER))('McpClient in the 2026-0
     expect(result).not.toHaveProperty('resultType');
     expect(JSON.parse(textOf(result))).toEqual({ orderId: 'order-1', confirmed: true, sampled: 'Oslo', roots: ['file:///m'] });
     expect(c.asked).toEqual(['elicit:Confirm order-1?', 'sample', 'roots']);
-    expect(JSON.parse(textOf(await c.client.request('tools/call', { name: 'seen', arguments: { tag: `modern-${_name}` } })))).toMatchObject({ onceRuns: 1, handlerRuns: 4 });
+    expect(JSON.parse(textOf(await c.client.request('tools/call', { name: 'seen', arguments: { tag: `modern-${_name}` } })))).toMatchObject(
+      { onceRuns: 1, handlerRuns: 4 },
+    );
   });
 
   it('receives progress', async () => {
     const seen: number[] = [];
-    expect(textOf(await c.client.request('tools/call', { name: 'steps', arguments: { steps: 3 } }, { onProgress: (p) => void seen.push(p.progress) }))).toBe('3 steps');
+    expect(
+      textOf(
+        await c.client.request('tools/call', { name: 'steps', arguments: { steps: 3 } }, { onProgress: (p) => void seen.push(p.progress) }),
+      ),
+    ).toBe('3 steps');
     expect(seen).toEqual([1, 2, 3]);
   });
 
@@ -76,7 +90,11 @@ describe.each(farOverBothTransports(MODERN_FAR_SERVER))('McpClient in the 2026-0
     const tag = `cancel-${_name}`;
     const abort = new AbortController();
     const call = c.client.request('tools/call', { name: 'sleeper', arguments: { tag } }, { signal: abort.signal });
-    const seen = async () => JSON.parse(textOf(await c.client.request('tools/call', { name: 'seen', arguments: { tag } }))) as { started: boolean; cancelled: boolean };
+    const seen = async () =>
+      JSON.parse(textOf(await c.client.request('tools/call', { name: 'seen', arguments: { tag } }))) as {
+        started: boolean;
+        cancelled: boolean;
+      };
     await waitFor(async () => (await seen()).started);
     abort.abort('enough');
     await expect(call).rejects.toMatchObject({ name: 'AbortError' });
@@ -107,7 +125,9 @@ describe('McpClient era auto', () => {
     const a = modernClient('auto');
     await a.client.connect(streamableHttpClientTransport(dual.url));
     expect(a.client.era).toBe('modern');
-    expect(JSON.parse(textOf(await a.client.request('tools/call', { name: 'whoami', arguments: {} })))).toMatchObject({ version: '2026-07-28' });
+    expect(JSON.parse(textOf(await a.client.request('tools/call', { name: 'whoami', arguments: {} })))).toMatchObject({
+      version: '2026-07-28',
+    });
     await a.client.close();
     await dual.stop();
     const b = modernClient('auto');

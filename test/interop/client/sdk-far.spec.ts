@@ -21,7 +21,13 @@ describe.each([
     stop = opened.stop;
     client = new McpClient({ clientInfo: { name: 'far-test', version: '0.0.1' }, capabilities: { elicitation: { form: {} } } });
     client.onerror = (e) => void errors.push(e);
-    client.setRequestHandler('elicitation/create', async (params, { relatedRequestId }) => (related.push(relatedRequestId), { action: 'accept', content: { name: `Ada (asked: ${String(params.message)})` } }));
+    client.setRequestHandler(
+      'elicitation/create',
+      async (params, { relatedRequestId }) => (
+        related.push(relatedRequestId),
+        { action: 'accept', content: { name: `Ada (asked: ${String(params.message)})` } }
+      ),
+    );
     await client.connect(opened.transport);
   });
   afterAll(async () => {
@@ -38,19 +44,46 @@ describe.each([
 
   it('lists and calls tools, reads resources, gets prompts, completes template arguments', async () => {
     const tools = await client.listAll<{ name: string }>('tools/list', 'tools');
-    expect(tools.map((t) => t.name)).toEqual(['touchReadme', 'echo', 'progress', 'askName', 'summarize', 'listRoots', 'chatty', 'slow', 'exit', 'lastCancelled', 'enableHidden']);
-    expect(await client.request<Text>('tools/call', { name: 'echo', arguments: { text: 'hi' } })).toMatchObject({ content: [{ type: 'text', text: 'echo: hi' }] });
+    expect(tools.map((t) => t.name)).toEqual([
+      'touchReadme',
+      'echo',
+      'progress',
+      'askName',
+      'summarize',
+      'listRoots',
+      'chatty',
+      'slow',
+      'exit',
+      'lastCancelled',
+      'enableHidden',
+    ]);
+    expect(await client.request<Text>('tools/call', { name: 'echo', arguments: { text: 'hi' } })).toMatchObject({
+      content: [{ type: 'text', text: 'echo: hi' }],
+    });
     expect(await client.listAll('resources/list', 'resources')).toEqual([expect.objectContaining({ uri: 'far://readme', name: 'readme' })]);
-    expect(await client.listAll('resources/templates/list', 'resourceTemplates')).toEqual([expect.objectContaining({ uriTemplate: 'far://items/{name}' })]);
-    expect(await client.request('resources/read', { uri: 'far://items/kiwi' })).toEqual({ contents: [{ uri: 'far://items/kiwi', text: 'item kiwi' }] });
-    expect(await client.request('prompts/get', { name: 'greet', arguments: { name: 'Bob' } })).toMatchObject({ messages: [{ role: 'user', content: { type: 'text', text: 'Please greet Bob' } }] });
-    const completion = await client.request('completion/complete', { ref: { type: 'ref/resource', uri: 'far://items/{name}' }, argument: { name: 'name', value: 'ap' } });
+    expect(await client.listAll('resources/templates/list', 'resourceTemplates')).toEqual([
+      expect.objectContaining({ uriTemplate: 'far://items/{name}' }),
+    ]);
+    expect(await client.request('resources/read', { uri: 'far://items/kiwi' })).toEqual({
+      contents: [{ uri: 'far://items/kiwi', text: 'item kiwi' }],
+    });
+    expect(await client.request('prompts/get', { name: 'greet', arguments: { name: 'Bob' } })).toMatchObject({
+      messages: [{ role: 'user', content: { type: 'text', text: 'Please greet Bob' } }],
+    });
+    const completion = await client.request('completion/complete', {
+      ref: { type: 'ref/resource', uri: 'far://items/{name}' },
+      argument: { name: 'name', value: 'ap' },
+    });
     expect(completion).toMatchObject({ completion: { values: ['apple', 'apricot'] } });
   });
 
   it('delivers progress to the request that asked for it', async () => {
     const seen: unknown[] = [];
-    const result = await client.request<Text>('tools/call', { name: 'progress', arguments: { steps: 3 } }, { onProgress: (p) => seen.push(p) });
+    const result = await client.request<Text>(
+      'tools/call',
+      { name: 'progress', arguments: { steps: 3 } },
+      { onProgress: (p) => seen.push(p) },
+    );
     expect(result.content[0].text).toBe('did 3 steps');
     expect(seen).toEqual([1, 2, 3].map((i) => ({ progressToken: expect.anything(), progress: i, total: 3, message: `step ${i}` })));
   });
@@ -77,7 +110,9 @@ describe.each([
   it('cancels at the server when a request times out, rejecting with McpError -32001', async () => {
     const call = client.request('tools/call', { name: 'slow', arguments: {} }, { timeoutMs: 150 });
     await expect(call).rejects.toMatchObject({ code: -32001, message: 'Request timed out after 150 ms' });
-    await waitFor(async () => (await client.request<Text>('tools/call', { name: 'lastCancelled', arguments: {} })).content[0].text.includes('Request timed out'));
+    await waitFor(async () =>
+      (await client.request<Text>('tools/call', { name: 'lastCancelled', arguments: {} })).content[0].text.includes('Request timed out'),
+    );
   });
 
   it('maps error responses to McpError with code, message and data', async () => {
@@ -110,7 +145,10 @@ describe("McpClient over the official SDK's client transports", () => {
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
     const server = await spawnHttpServer(SDK_FAR_SERVER);
     try {
-      for (const transport of [new StdioClientTransport({ command: process.execPath, args: [SDK_FAR_SERVER, '--stdio'], stderr: 'pipe' }), new StreamableHTTPClientTransport(new URL(server.url))]) {
+      for (const transport of [
+        new StdioClientTransport({ command: process.execPath, args: [SDK_FAR_SERVER, '--stdio'], stderr: 'pipe' }),
+        new StreamableHTTPClientTransport(new URL(server.url)),
+      ]) {
         const client = new McpClient({ capabilities: { elicitation: { form: {} } } });
         client.setRequestHandler('elicitation/create', async () => ({ action: 'decline' }));
         await client.connect(transport);

@@ -18,7 +18,10 @@ describe('McpClient over sseClientTransport against an SDK 1.x HTTP+SSE server',
     far = await spawnHttpServer(SDK_FAR_SERVER, { FAR_TRANSPORT: 'sse' });
     client = new McpClient({ clientInfo: { name: 'sse-test', version: '0.0.1' }, capabilities: { elicitation: { form: {} } } });
     client.onerror = (e) => void errors.push(e);
-    client.setRequestHandler('elicitation/create', async (params) => ({ action: 'accept', content: { name: `Ada (asked: ${String(params.message)})` } }));
+    client.setRequestHandler('elicitation/create', async (params) => ({
+      action: 'accept',
+      content: { name: `Ada (asked: ${String(params.message)})` },
+    }));
     client.onNotification('notifications/tools/list_changed', () => void listChanged.push('tools'));
     await client.connect(sseClientTransport(new URL('/sse', far.url)));
   });
@@ -32,13 +35,21 @@ describe('McpClient over sseClientTransport against an SDK 1.x HTTP+SSE server',
     expect(client.serverInfo).toEqual({ name: 'sdk-far', version: '1.2.3' });
     const tools = await client.listAll<{ name: string }>('tools/list', 'tools');
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'askName', 'progress']));
-    expect(await client.request<Text>('tools/call', { name: 'echo', arguments: { text: 'over sse' } })).toMatchObject({ content: [{ type: 'text', text: 'echo: over sse' }] });
+    expect(await client.request<Text>('tools/call', { name: 'echo', arguments: { text: 'over sse' } })).toMatchObject({
+      content: [{ type: 'text', text: 'echo: over sse' }],
+    });
   });
 
   it("answers the server's elicitation, and receives progress", async () => {
-    expect((await client.request<Text>('tools/call', { name: 'askName', arguments: {} })).content[0].text).toBe('hello Ada (asked: Your name?)');
+    expect((await client.request<Text>('tools/call', { name: 'askName', arguments: {} })).content[0].text).toBe(
+      'hello Ada (asked: Your name?)',
+    );
     const seen: number[] = [];
-    const result = await client.request<Text>('tools/call', { name: 'progress', arguments: { steps: 3 } }, { onProgress: (p) => void seen.push(p.progress) });
+    const result = await client.request<Text>(
+      'tools/call',
+      { name: 'progress', arguments: { steps: 3 } },
+      { onProgress: (p) => void seen.push(p.progress) },
+    );
     expect(result.content[0].text).toBe('did 3 steps');
     expect(seen).toEqual([1, 2, 3]);
   });
@@ -95,8 +106,13 @@ describe('sseClientTransport against hostile servers', () => {
 
   it('refuses an endpoint on another origin', async () => {
     const posted: string[] = [];
-    handle = (req, res) => (req.method === 'POST' ? (posted.push(req.url!), res.writeHead(202).end()) : sse(res, 'event: endpoint\ndata: http://evil.example:1/messages\n\n'));
-    await expect(sseClientTransport(`${base}/sse`).start()).rejects.toThrow(/refused an endpoint on another origin \(http:\/\/evil\.example:1\)/);
+    handle = (req, res) =>
+      req.method === 'POST'
+        ? (posted.push(req.url!), res.writeHead(202).end())
+        : sse(res, 'event: endpoint\ndata: http://evil.example:1/messages\n\n');
+    await expect(sseClientTransport(`${base}/sse`).start()).rejects.toThrow(
+      /refused an endpoint on another origin \(http:\/\/evil\.example:1\)/,
+    );
     expect(posted).toEqual([]);
   });
 
@@ -115,7 +131,9 @@ describe('sseClientTransport against hostile servers', () => {
     await transport.start();
     expect(transport.endpoint?.href).toBe(`${base}/messages?sessionId=1`);
     await transport.send({ jsonrpc: '2.0', id: 7, method: 'ping' });
-    expect(messages).toEqual([{ jsonrpc: '2.0', id: 7, error: { code: -32603, message: 'HTTP 503 Service Unavailable: busy', data: { httpStatus: 503 } } }]);
+    expect(messages).toEqual([
+      { jsonrpc: '2.0', id: 7, error: { code: -32603, message: 'HTTP 503 Service Unavailable: busy', data: { httpStatus: 503 } } },
+    ]);
     await expect(transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' })).rejects.toThrow(/HTTP 503/);
     stream!.end();
     await waitFor(() => closes === 1);

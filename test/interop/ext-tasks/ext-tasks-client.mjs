@@ -29,12 +29,25 @@ const port = {
       },
     };
     const name = request.method.startsWith('tasks/') ? params.taskId : request.method === 'tools/call' ? params.name : undefined;
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': request.method };
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': request.method,
+    };
     if (typeof name === 'string') headers['mcp-name'] = name;
-    const res = await fetch(url, { method: 'POST', headers: { ...headers, ...Object.fromEntries(Object.entries(options.context?.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])) }, body: JSON.stringify(body), signal: options.signal });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, ...Object.fromEntries(Object.entries(options.context?.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])) },
+      body: JSON.stringify(body),
+      signal: options.signal,
+    });
     const text = await res.text();
     const frames = (res.headers.get('content-type') ?? '').includes('text/event-stream')
-      ? text.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)))
+      ? text
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => JSON.parse(l.slice(5)))
       : [JSON.parse(text)];
     const reply = frames.find((f) => f.id === body.id && ('result' in f || 'error' in f));
     return reply.error ? { kind: 'error', error: reply.error } : { kind: 'result', result: reply.result };

@@ -14,7 +14,16 @@ describe('architecture of src/', () => {
     expect(edges).toContainEqual({ from: 'src/protocol/protocol-engine.ts', to: 'src/protocol/server-session.ts', typeOnly: false });
     expect(edges).toContainEqual({ from: 'src/protocol/server-session.ts', to: 'src/protocol/connection.ts', typeOnly: true });
     // The cycle finder finds a planted cycle.
-    expect(cycles(['a', 'b', 'c'], [{ from: 'a', to: 'b', typeOnly: false }, { from: 'b', to: 'a', typeOnly: true }, { from: 'b', to: 'c', typeOnly: false }])).toEqual([['a', 'b']]);
+    expect(
+      cycles(
+        ['a', 'b', 'c'],
+        [
+          { from: 'a', to: 'b', typeOnly: false },
+          { from: 'b', to: 'a', typeOnly: true },
+          { from: 'b', to: 'c', typeOnly: false },
+        ],
+      ),
+    ).toEqual([['a', 'b']]);
   });
 
   it('has no import cycles, counting type-only imports', () => {
@@ -47,22 +56,38 @@ describe('architecture of src/', () => {
   });
 
   it('keeps the protocol core free of tasks/, transports/, redis/ and kernel/ (tasks plug in as a feature)', () => {
-    expect(edges.filter((e) => layer(e.from) === 'protocol' && ['tasks', 'transports', 'redis', 'kernel'].includes(layer(e.to)))).toEqual([]);
+    expect(edges.filter((e) => layer(e.from) === 'protocol' && ['tasks', 'transports', 'redis', 'kernel'].includes(layer(e.to)))).toEqual(
+      [],
+    );
   });
 
   it('keeps the MCP client (src/client) standalone: only the vocabulary, the wire helpers, the line decoder and the x-mcp-header rules below it', () => {
-    const allowed = (to: string) => layer(to) === 'client' || layer(to) === 'mcp' || ['src/protocol/wire.ts', 'src/transports/line-decoder.ts', 'src/schema/mcp-header.ts'].includes(to);
+    const allowed = (to: string) =>
+      layer(to) === 'client' ||
+      layer(to) === 'mcp' ||
+      ['src/protocol/wire.ts', 'src/transports/line-decoder.ts', 'src/schema/mcp-header.ts'].includes(to);
     expect(edges.filter((e) => layer(e.from) === 'client' && !allowed(e.to))).toEqual([]);
     // and nothing but the public index depends on it (the proxy will, through its own layer)
-    expect(edges.filter((e) => layer(e.to) === 'client' && layer(e.from) !== 'client' && e.from !== 'src/index.ts' && ['mcp', 'protocol', 'transports', 'tasks'].includes(layer(e.from)))).toEqual([]);
+    expect(
+      edges.filter(
+        (e) =>
+          layer(e.to) === 'client' &&
+          layer(e.from) !== 'client' &&
+          e.from !== 'src/index.ts' &&
+          ['mcp', 'protocol', 'transports', 'tasks'].includes(layer(e.from)),
+      ),
+    ).toEqual([]);
   });
 
   it('lets nothing outside protocol/ import the session class (handlers get a RequestScope, transports a Connection)', () => {
     expect(edges.filter((e) => e.to === 'src/protocol/server-session.ts' && layer(e.from) !== 'protocol')).toEqual([]);
   });
 
-  it('has no source file over 300 lines', () => {
-    const long = files.map((f) => ({ file: f, lines: readFileSync(join(ROOT, f), 'utf8').replace(/\n$/, '').split('\n').length })).filter((f) => f.lines > 300);
+  // STYLE.md: split a file past 400 lines. Measured on Prettier's layout, so no line is packed to fit.
+  it('has no source file over 400 lines', () => {
+    const long = files
+      .map((f) => ({ file: f, lines: readFileSync(join(ROOT, f), 'utf8').replace(/\n$/, '').split('\n').length }))
+      .filter((f) => f.lines > 400);
     expect(long).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { createServer, IncomingMessage, Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthorizationServerError, IntrospectionVerifier, InvalidTokenError } from '../../../src/auth';
 
@@ -21,7 +21,11 @@ async function introspectionEndpoint(answers: Record<string, Answer>) {
     res.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/introspect`, asked, close: () => new Promise((r) => server.close(r)) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/introspect`,
+    asked,
+    close: () => new Promise((r) => server.close(r)),
+  };
 }
 
 describe('IntrospectionVerifier', () => {
@@ -49,14 +53,23 @@ describe('IntrospectionVerifier', () => {
 
   it('authenticates with client credentials and maps the answer to AuthInfo, with a principal qualified by the issuer', async () => {
     const auth = await verifier().verify('good', { resource: RESOURCE });
-    expect(auth).toMatchObject({ principal: `sub:alice@${encodeURIComponent(ISSUER)}`, subject: 'alice', issuer: ISSUER, clientId: 'app', scopes: ['a', 'b'], expiresAt: now + 30 });
+    expect(auth).toMatchObject({
+      principal: `sub:alice@${encodeURIComponent(ISSUER)}`,
+      subject: 'alice',
+      issuer: ISSUER,
+      clientId: 'app',
+      scopes: ['a', 'b'],
+      expiresAt: now + 30,
+    });
     expect(endpoint.asked.at(-1)!.authorization).toBe(`Basic ${Buffer.from('rs%3A1:s%26cret').toString('base64')}`);
   });
 
   it('gives an answer without sub the client id as principal, under the configured issuer (or the endpoint origin)', async () => {
     expect((await verifier().verify('machine', { resource: RESOURCE })).principal).toBe(`client:machine-1@${encodeURIComponent(ISSUER)}`);
     const origin = new URL(endpoint.url).origin;
-    expect((await verifier({ issuer: undefined }).verify('machine', { resource: RESOURCE })).principal).toBe(`client:machine-1@${encodeURIComponent(origin)}`);
+    expect((await verifier({ issuer: undefined }).verify('machine', { resource: RESOURCE })).principal).toBe(
+      `client:machine-1@${encodeURIComponent(origin)}`,
+    );
     // Naming nobody: no principal here; the resource server binds the caller to its token.
     expect((await verifier().verify('nobody', { resource: RESOURCE })).principal).toBeUndefined();
   });
@@ -71,7 +84,9 @@ describe('IntrospectionVerifier', () => {
     const before = endpoint.asked.length;
     await expect(v.verify('unknown', { resource: RESOURCE })).rejects.toThrow(new InvalidTokenError('The token is not active'));
     await expect(v.verify('unknown', { resource: RESOURCE })).rejects.toThrow(InvalidTokenError);
-    await expect(v.verify('other', { resource: RESOURCE })).rejects.toThrow(new InvalidTokenError('The token was not issued for this resource'));
+    await expect(v.verify('other', { resource: RESOURCE })).rejects.toThrow(
+      new InvalidTokenError('The token was not issued for this resource'),
+    );
     expect(endpoint.asked.length).toBe(before + 3);
   });
 

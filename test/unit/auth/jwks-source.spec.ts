@@ -1,5 +1,5 @@
 import { AuthorizationServerError, InvalidTokenError, JwtVerifier } from '../../../src/auth';
-import { jwksServer, signToken, TestKey, testKey } from '../../helpers/jwks-server';
+import { jwksServer, signToken, type TestKey, testKey } from '../../helpers/jwks-server';
 
 const ISSUER = 'https://as.example.com';
 const RESOURCE = 'https://mcp.example.com/mcp';
@@ -32,7 +32,12 @@ describe('JwtVerifier key source (jwksUri)', () => {
     await verify(verifier, await signToken(keyA, claims));
     const forged = await Promise.all(Array.from({ length: 25 }, (_, i) => signToken(keyB, claims, { kid: `forged-${i}` })));
     const results = await Promise.allSettled(forged.map((t) => verify(verifier, t)));
-    expect(results.every((r) => r.status === 'rejected' && r.reason instanceof InvalidTokenError && r.reason.description === "The token's signing key is unknown")).toBe(true);
+    expect(
+      results.every(
+        (r) =>
+          r.status === 'rejected' && r.reason instanceof InvalidTokenError && r.reason.description === "The token's signing key is unknown",
+      ),
+    ).toBe(true);
     expect(jwks.fetches()).toBe(2);
   });
 
@@ -79,22 +84,34 @@ describe('JwtVerifier token type (RFC 9068 §4)', () => {
 
   it.each([['at+jwt'], ['application/at+jwt'], ['AT+JWT']])('accepts typ %s', async (typ) => {
     const verifier = new JwtVerifier({ issuer: ISSUER, jwks: jwks() });
-    await expect(verifier.verify(await signToken(key, claims, { typ }), { resource: RESOURCE })).resolves.toMatchObject({ subject: 'alice' });
+    await expect(verifier.verify(await signToken(key, claims, { typ }), { resource: RESOURCE })).resolves.toMatchObject({
+      subject: 'alice',
+    });
   });
 
-  it.each([['JWT'], [null]])('refuses typ %s (an ID token or another JWT of the same issuer), unless told the server sets no typ', async (typ) => {
-    const token = await signToken(key, claims, { typ });
-    await expect(new JwtVerifier({ issuer: ISSUER, jwks: jwks() }).verify(token, { resource: RESOURCE })).rejects.toThrow(
-      new InvalidTokenError('The token is not an access token (its typ is not at+jwt)'),
-    );
-    await expect(new JwtVerifier({ issuer: ISSUER, jwks: jwks(), requireAccessTokenType: false }).verify(token, { resource: RESOURCE })).resolves.toMatchObject({ subject: 'alice' });
-  });
+  it.each([['JWT'], [null]])(
+    'refuses typ %s (an ID token or another JWT of the same issuer), unless told the server sets no typ',
+    async (typ) => {
+      const token = await signToken(key, claims, { typ });
+      await expect(new JwtVerifier({ issuer: ISSUER, jwks: jwks() }).verify(token, { resource: RESOURCE })).rejects.toThrow(
+        new InvalidTokenError('The token is not an access token (its typ is not at+jwt)'),
+      );
+      await expect(
+        new JwtVerifier({ issuer: ISSUER, jwks: jwks(), requireAccessTokenType: false }).verify(token, { resource: RESOURCE }),
+      ).resolves.toMatchObject({ subject: 'alice' });
+    },
+  );
 
   it('gives the principal from sub, else client_id, qualified by the issuer', async () => {
     const verifier = new JwtVerifier({ issuer: ISSUER, jwks: jwks() });
     const iss = encodeURIComponent(ISSUER);
     expect((await verifier.verify(await signToken(key, claims), { resource: RESOURCE })).principal).toBe(`sub:alice@${iss}`);
-    expect((await verifier.verify(await signToken(key, { ...claims, sub: undefined }), { resource: RESOURCE })).principal).toBe(`client:app@${iss}`);
-    expect((await verifier.verify(await signToken(key, { ...claims, sub: undefined, client_id: undefined, azp: 'web' }), { resource: RESOURCE })).principal).toBe(`client:web@${iss}`);
+    expect((await verifier.verify(await signToken(key, { ...claims, sub: undefined }), { resource: RESOURCE })).principal).toBe(
+      `client:app@${iss}`,
+    );
+    expect(
+      (await verifier.verify(await signToken(key, { ...claims, sub: undefined, client_id: undefined, azp: 'web' }), { resource: RESOURCE }))
+        .principal,
+    ).toBe(`client:web@${iss}`);
   });
 });

@@ -54,9 +54,13 @@ describe('DevServer over stdio', () => {
     throw new Error(`no answer to ${String(id)}: ${JSON.stringify(out)}`);
   };
 
-  it('replays the client\'s initialize to a restarted server, hides that answer, and fails what the old one left unanswered', async () => {
+  it("replays the client's initialize to a restarted server, hides that answer, and fails what the old one left unanswered", async () => {
     server.start();
-    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    });
     const first = (await answer(1)).result as { pid: number };
     send({ method: 'notifications/initialized' });
     send({ id: 'slow', method: 'slow' });

@@ -27,10 +27,18 @@ describe('CLI project layout', () => {
 
   it('reads rootDir, outDir and the files of a tsconfig with comments and extends, through tsc', () => {
     writeFileSync(join(dir, 'base.json'), '{ "compilerOptions": { "outDir": "build" } }');
-    writeFileSync(join(dir, 'tsconfig.json'), '{ // comment\n "extends": "./base.json", "compilerOptions": { "rootDir": "src" }, "include": ["src"] }');
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      '{ // comment\n "extends": "./base.json", "compilerOptions": { "rootDir": "src" }, "include": ["src"] }',
+    );
     mkdirSync(join(dir, 'src'), { recursive: true });
     writeFileSync(join(dir, 'src', 'main.ts'), 'export {};\n');
-    expect(readTsProject(join(dir, 'tsconfig.json'))).toMatchObject({ dir, rootDir: join(dir, 'src'), outDir: join(dir, 'build'), files: [join(dir, 'src', 'main.ts')] });
+    expect(readTsProject(join(dir, 'tsconfig.json'))).toMatchObject({
+      dir,
+      rootDir: join(dir, 'src'),
+      outDir: join(dir, 'build'),
+      files: [join(dir, 'src', 'main.ts')],
+    });
   });
 
   it('tells TypeScript sources from declarations and JavaScript', () => {

@@ -23,25 +23,53 @@ describe('mcpkit proxy arguments', () => {
       version: undefined,
     });
     expect(parseProxyArgs(['--', 'x'], { PORT: '8080' }).front).toEqual({ stdio: false, host: '127.0.0.1', port: 8080 });
-    expect(parseProxyArgs(['--stdio', '--prefix', 'fs', '--era', 'legacy', '--', 'x'], {})).toMatchObject({ front: { stdio: true }, upstreams: [{ prefix: 'fs' }], era: 'legacy' });
+    expect(parseProxyArgs(['--stdio', '--prefix', 'fs', '--era', 'legacy', '--', 'x'], {})).toMatchObject({
+      front: { stdio: true },
+      upstreams: [{ prefix: 'fs' }],
+      era: 'legacy',
+    });
   });
 
   it('takes several --upstream <prefix>=<target>, stdio command lines split like a shell, and headers', () => {
-    const parsed = parseProxyArgs(['--http', '0', '--host', '0.0.0.0', '--upstream', 'files=stdio:npx -y "@scope/server fs" /srv', '--upstream', 'crm=https://crm.example/mcp', '--header', 'Authorization: Bearer a:b'], {});
+    const parsed = parseProxyArgs(
+      [
+        '--http',
+        '0',
+        '--host',
+        '0.0.0.0',
+        '--upstream',
+        'files=stdio:npx -y "@scope/server fs" /srv',
+        '--upstream',
+        'crm=https://crm.example/mcp',
+        '--header',
+        'Authorization: Bearer a:b',
+      ],
+      {},
+    );
     expect(parsed.upstreams).toEqual([
       { prefix: 'files', kind: 'stdio', command: 'npx', args: ['-y', '@scope/server fs', '/srv'] },
       { prefix: 'crm', kind: 'http', url: 'https://crm.example/mcp' },
     ]);
     expect(parsed.front).toEqual({ stdio: false, host: '0.0.0.0', port: 0 });
     expect(parsed.headers).toEqual({ Authorization: 'Bearer a:b' });
-    expect(parseProxyArgs(['--upstream', 'https://one.example/mcp'], {}).upstreams).toEqual([{ prefix: '', kind: 'http', url: 'https://one.example/mcp' }]);
-    expect(parseProxyArgs(['--upstream', 'stdio:server --x'], {}).upstreams).toEqual([{ prefix: '', kind: 'stdio', command: 'server', args: ['--x'] }]);
-    expect(parseProxyArgs(['--upstream', 'https://one.example/mcp', '--prefix', 'one'], {}).upstreams).toEqual([{ prefix: 'one', kind: 'http', url: 'https://one.example/mcp' }]);
+    expect(parseProxyArgs(['--upstream', 'https://one.example/mcp'], {}).upstreams).toEqual([
+      { prefix: '', kind: 'http', url: 'https://one.example/mcp' },
+    ]);
+    expect(parseProxyArgs(['--upstream', 'stdio:server --x'], {}).upstreams).toEqual([
+      { prefix: '', kind: 'stdio', command: 'server', args: ['--x'] },
+    ]);
+    expect(parseProxyArgs(['--upstream', 'https://one.example/mcp', '--prefix', 'one'], {}).upstreams).toEqual([
+      { prefix: 'one', kind: 'http', url: 'https://one.example/mcp' },
+    ]);
   });
 
   it('takes sse:<URL> targets for HTTP+SSE (2024-11-05) servers', () => {
-    expect(parseProxyArgs(['--upstream', 'sse:https://old.example/sse'], {}).upstreams).toEqual([{ prefix: '', kind: 'sse', url: 'https://old.example/sse' }]);
-    expect(parseProxyArgs(['--upstream', 'old=sse:http://127.0.0.1:9/sse', '--upstream', 'new=https://new.example/mcp'], {}).upstreams).toEqual([
+    expect(parseProxyArgs(['--upstream', 'sse:https://old.example/sse'], {}).upstreams).toEqual([
+      { prefix: '', kind: 'sse', url: 'https://old.example/sse' },
+    ]);
+    expect(
+      parseProxyArgs(['--upstream', 'old=sse:http://127.0.0.1:9/sse', '--upstream', 'new=https://new.example/mcp'], {}).upstreams,
+    ).toEqual([
       { prefix: 'old', kind: 'sse', url: 'http://127.0.0.1:9/sse' },
       { prefix: 'new', kind: 'http', url: 'https://new.example/mcp' },
     ]);
@@ -61,7 +89,9 @@ describe('mcpkit proxy arguments', () => {
     expect(usageError(['--upstream', 'https://a/mcp', '--upstream', 'https://b/mcp'])).toContain('needs a prefix');
     expect(usageError(['--upstream', 'a=https://a/mcp', '--', 'x'])).toContain('not after --');
     expect(usageError(['--upstream', 'a=https://a/mcp', '--upstream', 'a=stdio:x'])).toContain('two servers under the prefix "a"');
-    expect(usageError(['--prefix', 'p', '--upstream', 'a=https://a/mcp', '--upstream', 'b=stdio:x'])).toContain('--prefix is for a single server');
+    expect(usageError(['--prefix', 'p', '--upstream', 'a=https://a/mcp', '--upstream', 'b=stdio:x'])).toContain(
+      '--prefix is for a single server',
+    );
     expect(usageError(['--upstream', 'a=ftp://x'])).toContain('stdio:<command>, an http(s):// URL or sse:<http(s):// URL>');
     expect(usageError(['--http', 'abc', '--', 'x'])).toContain('--http must be a port number');
     expect(usageError(['--era', 'old', '--', 'x'])).toContain('--era must be one of auto, legacy, modern');

@@ -23,7 +23,12 @@ describe('JSON Schema to TypeScript declarations', () => {
         kind: { const: 'fixed' },
         counts: { type: 'object', additionalProperties: { type: 'integer' } },
         open: { type: 'object', properties: { a: { type: 'boolean' } }, additionalProperties: true },
-        both: { allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { type: 'object', properties: { b: { type: 'number' } }, required: ['b'] }] },
+        both: {
+          allOf: [
+            { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+            { type: 'object', properties: { b: { type: 'number' } }, required: ['b'] },
+          ],
+        },
         'content-type': { type: 'string' },
         mixed: { type: 'array', items: { enum: ['a', 1, null] } },
         pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }] },

@@ -25,21 +25,33 @@ describe('no-unhandled-rejections guard', () => {
       setupFiles: ['reflect-metadata'],
       setupFilesAfterEnv: ['<rootDir>/test/setup/no-unhandled-rejections.ts'],
     };
-    const run = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--config', JSON.stringify(config), '--json', '--ci', '--colors=false'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, FORCE_COLOR: '0' },
-    });
+    const run = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--config', JSON.stringify(config), '--json', '--ci', '--colors=false'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, FORCE_COLOR: '0' },
+      },
+    );
     expect(run.status).toBe(1);
     const json = JSON.parse(run.stdout) as JestJson;
     expect(json.testResults).toHaveLength(1);
     suiteMessage = json.testResults[0].message;
-    results = new Map(json.testResults[0].assertionResults.map((a) => [a.title, { status: a.status, failure: a.failureMessages.join('\n') }]));
+    results = new Map(
+      json.testResults[0].assertionResults.map((a) => [a.title, { status: a.status, failure: a.failureMessages.join('\n') }]),
+    );
   }, 60_000);
 
   it.each([
-    ['faulty: a promise rejected in src code that nobody awaits', 'unhandled rejection during this test: Error: next() called multiple times'],
-    ['faulty: a floating rejection at the very end of a synchronous test', 'unhandled rejection during this test: Error: floating rejection at the end'],
+    [
+      'faulty: a promise rejected in src code that nobody awaits',
+      'unhandled rejection during this test: Error: next() called multiple times',
+    ],
+    [
+      'faulty: a floating rejection at the very end of a synchronous test',
+      'unhandled rejection during this test: Error: floating rejection at the end',
+    ],
     ['faulty: an exception thrown from a timer callback', 'uncaught exception during this test: Error: uncaught from a timer'],
     ['faulty: a rejection under fake timers', 'unhandled rejection during this test: Error: floating under fake timers'],
   ])('fails "%s" with the fault\'s message', (title, message) => {

@@ -2,10 +2,20 @@ import { classifyInbound, type Inbound } from '../../../src/protocol/inbound';
 import type { JsonRpcMessage } from '../../../src/mcp/json-rpc';
 
 const MODERN = '2026-07-28';
-const envelope = (extra: Record<string, unknown> = {}) => ({ 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {}, ...extra });
-const request = (method: string, params?: Record<string, unknown>): JsonRpcMessage => ({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) });
+const envelope = (extra: Record<string, unknown> = {}) => ({
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  ...extra,
+});
+const request = (method: string, params?: Record<string, unknown>): JsonRpcMessage => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method,
+  ...(params ? { params } : {}),
+});
 const headers = (h: Record<string, string>) => (name: string) => h[name] ?? '';
-const modernHeaders = (method: string, name?: string) => headers({ 'mcp-protocol-version': MODERN, 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) });
+const modernHeaders = (method: string, name?: string) =>
+  headers({ 'mcp-protocol-version': MODERN, 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) });
 
 /** What a classification says, in one comparable word. */
 function outcome(inbound: Inbound): string {
@@ -15,30 +25,73 @@ function outcome(inbound: Inbound): string {
 }
 
 describe('classifyInbound over HTTP (each POST by its own headers and body)', () => {
-  const call = (extraMeta: Record<string, unknown> = {}) => request('tools/call', { name: 'echo', arguments: {}, _meta: envelope(extraMeta) });
+  const call = (extraMeta: Record<string, unknown> = {}) =>
+    request('tools/call', { name: 'echo', arguments: {}, _meta: envelope(extraMeta) });
   it.each<[string, JsonRpcMessage, (n: string) => string, 'legacy' | 'modern' | 'dual', string]>([
     ['a legacy request on a dual server', request('tools/list'), headers({ 'mcp-protocol-version': '2025-11-25' }), 'dual', 'legacy'],
     ['a legacy request without any version header', request('tools/list'), headers({}), 'dual', 'legacy'],
-    ['a legacy request naming a version not served (legacy server)', request('tools/list'), headers({ 'mcp-protocol-version': '1999-01-01' }), 'legacy', 'reject -32000'],
-    ['a legacy request naming a version not served (dual server)', request('tools/list'), headers({ 'mcp-protocol-version': '1999-01-01' }), 'dual', 'reject -32022'],
+    [
+      'a legacy request naming a version not served (legacy server)',
+      request('tools/list'),
+      headers({ 'mcp-protocol-version': '1999-01-01' }),
+      'legacy',
+      'reject -32000',
+    ],
+    [
+      'a legacy request naming a version not served (dual server)',
+      request('tools/list'),
+      headers({ 'mcp-protocol-version': '1999-01-01' }),
+      'dual',
+      'reject -32022',
+    ],
     ['a modern request with matching headers', call(), modernHeaders('tools/call', 'echo'), 'dual', 'modern'],
     ['a modern request by its envelope alone (no header)', call(), headers({}), 'dual', 'reject -32020'],
     ['a modern request whose Mcp-Method disagrees', call(), modernHeaders('tools/list', 'echo'), 'dual', 'reject -32020'],
     ['a modern request whose Mcp-Name disagrees', call(), modernHeaders('tools/call', 'other'), 'dual', 'reject -32020'],
     ['a modern request without Mcp-Name', call(), modernHeaders('tools/call'), 'dual', 'reject -32020'],
-    ['a modern request with a broken _meta', request('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } }), modernHeaders('tools/list'), 'dual', 'reject -32602'],
-    ['a modern header over a body naming another version', request('tools/list', { _meta: { ...envelope(), 'io.modelcontextprotocol/protocolVersion': '2999-01-01' } }), modernHeaders('tools/list'), 'dual', 'reject -32020'],
-    ['initialize on a modern-only server', request('initialize', { protocolVersion: '2025-11-25', capabilities: {} }), headers({}), 'modern', 'reject -32022'],
-    ['a response from a modern client', { jsonrpc: '2.0', id: 1, result: {} } as JsonRpcMessage, modernHeaders('x'), 'dual', 'reject -32600'],
-    ['a modern notification', { jsonrpc: '2.0', method: 'notifications/acme', params: { _meta: envelope() } } as JsonRpcMessage, headers({ 'mcp-protocol-version': MODERN }), 'dual', `modern notification ${MODERN}`],
+    [
+      'a modern request with a broken _meta',
+      request('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } }),
+      modernHeaders('tools/list'),
+      'dual',
+      'reject -32602',
+    ],
+    [
+      'a modern header over a body naming another version',
+      request('tools/list', { _meta: { ...envelope(), 'io.modelcontextprotocol/protocolVersion': '2999-01-01' } }),
+      modernHeaders('tools/list'),
+      'dual',
+      'reject -32020',
+    ],
+    [
+      'initialize on a modern-only server',
+      request('initialize', { protocolVersion: '2025-11-25', capabilities: {} }),
+      headers({}),
+      'modern',
+      'reject -32022',
+    ],
+    ['a response from a modern client', { jsonrpc: '2.0', id: 1, result: {} }, modernHeaders('x'), 'dual', 'reject -32600'],
+    [
+      'a modern notification',
+      { jsonrpc: '2.0', method: 'notifications/acme', params: { _meta: envelope() } },
+      headers({ 'mcp-protocol-version': MODERN }),
+      'dual',
+      `modern notification ${MODERN}`,
+    ],
     ['anything on a legacy-only server, envelope or not', call(), modernHeaders('tools/call', 'echo'), 'legacy', 'reject -32000'],
   ])('%s', (_, message, header, support, expected) => {
     expect(outcome(classifyInbound(message, { support, header }))).toBe(expected);
   });
 
   it('gives a modern request its envelope, read once', () => {
-    const inbound = classifyInbound(call({ 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' } }), { support: 'dual', header: modernHeaders('tools/call', 'echo') });
-    expect(inbound).toEqual({ era: 'modern', peer: { protocolVersion: MODERN, clientCapabilities: {}, clientInfo: { name: 'c', version: '1' }, logLevel: undefined, modern: true } });
+    const inbound = classifyInbound(call({ 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' } }), {
+      support: 'dual',
+      header: modernHeaders('tools/call', 'echo'),
+    });
+    expect(inbound).toEqual({
+      era: 'modern',
+      peer: { protocolVersion: MODERN, clientCapabilities: {}, clientInfo: { name: 'c', version: '1' }, logLevel: undefined, modern: true },
+    });
   });
 });
 

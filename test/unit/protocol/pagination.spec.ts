@@ -70,7 +70,13 @@ describe('Paginator', () => {
   it('drops cached pages when the source version moves', () => {
     let list = numbers(2);
     let version = 1;
-    const pages = new Paginator('tools', 'items', () => list, 10, () => version);
+    const pages = new Paginator(
+      'tools',
+      'items',
+      () => list,
+      10,
+      () => version,
+    );
     expect(read(pages).items).toEqual([0, 1]);
     list = [7, 8, 9];
     expect(read(pages).items).toEqual([0, 1]); // same version: the cached page
@@ -104,7 +110,13 @@ describe('Paginator', () => {
   it('refuses a cursor past the end, as after the list shrank', () => {
     let list = numbers(5);
     let version = 1;
-    const pages = new Paginator('tools', 'items', () => list, 2, () => version);
+    const pages = new Paginator(
+      'tools',
+      'items',
+      () => list,
+      2,
+      () => version,
+    );
     const third = read(pages, read(pages, read(pages).nextCursor).nextCursor);
     expect(third.items).toEqual([4]);
     list = numbers(2);
@@ -119,7 +131,14 @@ describe('pagination cursors', () => {
   const pages = new Paginator('tools', 'tools', () => items, 2);
 
   it.each([
-    ['a 10,000-deep array', (() => { let v: unknown = []; for (let i = 0; i < 10_000; i++) v = [v]; return v; })()],
+    [
+      'a 10,000-deep array',
+      (() => {
+        let v: unknown = [];
+        for (let i = 0; i < 10_000; i++) v = [v];
+        return v;
+      })(),
+    ],
     ['an object', { a: { b: 1 } }],
     ['a number', 4],
     ['a very long string', 'A'.repeat(100_000)],

@@ -1,7 +1,7 @@
 import type { JsonRpcMessage, RequestId } from '../../../src/mcp/json-rpc';
 import { McpError } from '../../../src/mcp/mcp.error';
 import type { MethodHandler, RequestScope } from '../../../src/protocol/request-scope';
-import { ServerSession, SessionHost } from '../../../src/protocol/server-session';
+import { ServerSession, type SessionHost } from '../../../src/protocol/server-session';
 
 type Sent = { message: JsonRpcMessage; related?: RequestId; final?: boolean };
 
@@ -60,7 +60,10 @@ describe('ServerSession', () => {
 
   it('aborts a request the client cancels and sends no answer for it', async () => {
     let scope!: RequestScope;
-    const { session, sent } = setup({ wait: (_p, s) => ((scope = s), new Promise((_r, reject) => s.signal.addEventListener('abort', () => reject(s.signal.reason)))) }, { requireInitialize: false });
+    const { session, sent } = setup(
+      { wait: (_p, s) => ((scope = s), new Promise((_r, reject) => s.signal.addEventListener('abort', () => reject(s.signal.reason)))) },
+      { requireInitialize: false },
+    );
     const running = session.receive(req(3, 'wait'));
     await new Promise((r) => setImmediate(r));
     expect(session.runs(3)).toBe(true);
@@ -72,7 +75,10 @@ describe('ServerSession', () => {
   });
 
   it('marks the final response final and an intermediate result not final', async () => {
-    const { session, sent } = setup({ stream: async (_p, s) => (await s.outbound.sendIntermediateResult(s.id, { part: 1 }), { part: 2 }) }, { requireInitialize: false });
+    const { session, sent } = setup(
+      { stream: async (_p, s) => (await s.outbound.sendIntermediateResult(s.id, { part: 1 }), { part: 2 }) },
+      { requireInitialize: false },
+    );
     await session.receive(req('s', 'stream'));
     expect(sent).toEqual([
       { message: { jsonrpc: '2.0', id: 's', result: { part: 1 } }, related: 's', final: false },
@@ -113,8 +119,16 @@ describe('ServerSession', () => {
     const { session } = setup({}, { id: 'abc' });
     session.onStateChange = (c) => changes.push(c);
     const before = session.peer;
-    session.initialize({ protocolVersion: '2025-06-18', clientCapabilities: { roots: {} }, clientInfo: { name: 'c', version: '1' } }, { tools: {} });
-    expect(session.peer).toEqual({ protocolVersion: '2025-06-18', clientCapabilities: { roots: {} }, clientInfo: { name: 'c', version: '1' }, sessionId: 'abc' });
+    session.initialize(
+      { protocolVersion: '2025-06-18', clientCapabilities: { roots: {} }, clientInfo: { name: 'c', version: '1' } },
+      { tools: {} },
+    );
+    expect(session.peer).toEqual({
+      protocolVersion: '2025-06-18',
+      clientCapabilities: { roots: {} },
+      clientInfo: { name: 'c', version: '1' },
+      sessionId: 'abc',
+    });
     expect(session.peer).not.toBe(before);
     session.setLogLevel('warning');
     expect(session.peer.logLevel).toBe('warning');
@@ -136,14 +150,24 @@ describe('ServerSession', () => {
     const handlers = { who: ((_p, s) => (owners.push(s.owner), 'ok')) as MethodHandler };
     await setup(handlers, { requireInitialize: false, id: 'sid' }).session.handleRequest(req(1, 'who'), { auth: { subject: 'ana' } });
     // Two callers naming no subject, distinguished by their client ids (they once shared an owner).
-    await setup(handlers, { requireInitialize: false, id: 'sid' }).session.handleRequest(req(1, 'who'), { auth: { clientId: 'a', issuer: 'https://as' } });
-    await setup(handlers, { requireInitialize: false, id: 'sid' }).session.handleRequest(req(1, 'who'), { auth: { clientId: 'b', issuer: 'https://as' } });
+    await setup(handlers, { requireInitialize: false, id: 'sid' }).session.handleRequest(req(1, 'who'), {
+      auth: { clientId: 'a', issuer: 'https://as' },
+    });
+    await setup(handlers, { requireInitialize: false, id: 'sid' }).session.handleRequest(req(1, 'who'), {
+      auth: { clientId: 'b', issuer: 'https://as' },
+    });
     await setup(handlers, { requireInitialize: false, anonymousOwner: 'anonymous' }).session.handleRequest(req(1, 'who'));
     await setup(handlers, { requireInitialize: false, id: 'sid' }).session.handleRequest(req(1, 'who'));
     const local = setup(handlers, { requireInitialize: false }).session;
     await local.handleRequest(req(1, 'who'));
     await local.handleRequest(req(2, 'who'));
-    expect(owners.slice(0, 5)).toEqual(['p:sub:ana@', 'p:client:a@https%3A%2F%2Fas', 'p:client:b@https%3A%2F%2Fas', 'anonymous', 'ses:sid']);
+    expect(owners.slice(0, 5)).toEqual([
+      'p:sub:ana@',
+      'p:client:a@https%3A%2F%2Fas',
+      'p:client:b@https%3A%2F%2Fas',
+      'anonymous',
+      'ses:sid',
+    ]);
     expect(owners[5]).toMatch(/^ses:[\w-]{16}$/);
     expect(owners[6]).toBe(owners[5]);
   });

@@ -11,7 +11,9 @@ describe('wire', () => {
   });
 
   it('serializes to its value anywhere else (stored events, published envelopes)', () => {
-    expect(JSON.stringify({ jsonrpc: '2.0', id: 1, result: new RawJson('{"tools":[{"name":"a"}]}') })).toBe('{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a"}]}}');
+    expect(JSON.stringify({ jsonrpc: '2.0', id: 1, result: new RawJson('{"tools":[{"name":"a"}]}') })).toBe(
+      '{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a"}]}}',
+    );
   });
 
   it.each([
@@ -39,7 +41,10 @@ describe('wire', () => {
   });
 
   it('checks already-parsed values the same way', () => {
-    expect(checkMessage({ jsonrpc: '2.0', id: 1, method: 'x', params: 'no' })).toMatchObject({ ok: false, error: { id: 1, error: { code: -32600 } } });
+    expect(checkMessage({ jsonrpc: '2.0', id: 1, method: 'x', params: 'no' })).toMatchObject({
+      ok: false,
+      error: { id: 1, error: { code: -32600 } },
+    });
   });
 });
 
@@ -59,10 +64,13 @@ describe('encodeMessage never throws', () => {
     ['a result nested 10,000 deep', { jsonrpc: '2.0', id: 7, result: { deep: nested(10_000) } }],
     ['a cyclic result', { jsonrpc: '2.0', id: 'c', result: cyclic() }],
     ['a BigInt in a result', { jsonrpc: '2.0', id: 'b', result: { n: BigInt(1) } }],
-    ['error data nested 10,000 deep', { jsonrpc: '2.0', id: 8, error: { code: -32602, message: 'Invalid cursor', data: { cursor: nested(10_000) } } }],
+    [
+      'error data nested 10,000 deep',
+      { jsonrpc: '2.0', id: 8, error: { code: -32602, message: 'Invalid cursor', data: { cursor: nested(10_000) } } },
+    ],
   ] as const)('answers %s with a -32603 error for the same id, and logs one line', (_label, message) => {
     const lines: string[] = [];
-    const text = encodeMessage(message as never, (line) => lines.push(line));
+    const text = encodeMessage(message, (line) => lines.push(line));
     const parsed = JSON.parse(text);
     expect(parsed.jsonrpc).toBe('2.0');
     expect(parsed.id).toBe(message.id);
@@ -77,12 +85,19 @@ describe('encodeMessage never throws', () => {
   });
 
   it('replaces an unserializable notification by a short log message', () => {
-    const text = encodeMessage({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: cyclic() } }, () => undefined);
+    const text = encodeMessage(
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: cyclic() } },
+      () => undefined,
+    );
     expect(JSON.parse(text)).toMatchObject({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'error' } });
   });
 
   it('bounds what an error echoes: long messages are cut, large data is dropped', () => {
-    const text = encodeMessage({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: `Method not found: ${'m'.repeat(100_000)}`, data: { echo: 'd'.repeat(100_000) } } });
+    const text = encodeMessage({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32601, message: `Method not found: ${'m'.repeat(100_000)}`, data: { echo: 'd'.repeat(100_000) } },
+    });
     const parsed = JSON.parse(text);
     expect(parsed.error.code).toBe(-32601);
     expect(parsed.error.message.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE_CHARS + 1);
@@ -92,8 +107,16 @@ describe('encodeMessage never throws', () => {
   });
 
   it('keeps small error data as it is', () => {
-    const text = encodeMessage({ jsonrpc: '2.0', id: 'r', error: { code: -32002, message: 'Resource not found', data: { uri: 'file:///x' } } });
-    expect(JSON.parse(text)).toEqual({ jsonrpc: '2.0', id: 'r', error: { code: -32002, message: 'Resource not found', data: { uri: 'file:///x' } } });
+    const text = encodeMessage({
+      jsonrpc: '2.0',
+      id: 'r',
+      error: { code: -32002, message: 'Resource not found', data: { uri: 'file:///x' } },
+    });
+    expect(JSON.parse(text)).toEqual({
+      jsonrpc: '2.0',
+      id: 'r',
+      error: { code: -32002, message: 'Resource not found', data: { uri: 'file:///x' } },
+    });
   });
 });
 

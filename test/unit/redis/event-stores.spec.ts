@@ -29,7 +29,13 @@ describe.each([
     const e2 = await store.storeEvent('s1', 'r1', ping(2));
     expect(new Set([prime, e1, e2]).size).toBe(3);
     expect(prime.startsWith('r1.')).toBe(true);
-    expect(await store.eventsAfter('s1', prime)).toEqual({ streamId: 'r1', events: [{ id: e1, message: ping(1) }, { id: e2, message: ping(2) }] });
+    expect(await store.eventsAfter('s1', prime)).toEqual({
+      streamId: 'r1',
+      events: [
+        { id: e1, message: ping(1) },
+        { id: e2, message: ping(2) },
+      ],
+    });
     expect(await store.eventsAfter('s1', e2)).toEqual({ streamId: 'r1', events: [] });
   });
 

@@ -12,7 +12,11 @@ beforeAll(async () => {
 });
 afterAll(() => redis.stop());
 
-describeTaskStoreContract({ describe, it, beforeEach, afterEach }, 'RedisTaskStore (URL)', async () => new RedisTaskStore(redis.url, { keyPrefix: `t${++prefix}:` }));
+describeTaskStoreContract(
+  { describe, it, beforeEach, afterEach },
+  'RedisTaskStore (URL)',
+  async () => new RedisTaskStore(redis.url, { keyPrefix: `t${++prefix}:` }),
+);
 
 describe('RedisTaskStore specifics', () => {
   it('works on a client the caller owns, and leaves it open on close', async () => {
@@ -50,12 +54,18 @@ describe('RedisTaskStore specifics', () => {
       await a.renewLeases([task.taskId], 50);
       expect(await b.reapAbandoned('gone', 0)).toEqual([]);
       clock.advance(80);
-      [fromA, fromB] = await Promise.all([a.reapAbandoned('The instance running this task stopped', 0), b.reapAbandoned('The instance running this task stopped', 0)]);
+      [fromA, fromB] = await Promise.all([
+        a.reapAbandoned('The instance running this task stopped', 0),
+        b.reapAbandoned('The instance running this task stopped', 0),
+      ]);
     } finally {
       clock.restore();
     }
     expect(fromA.length + fromB.length).toBe(1);
-    expect((await b.get(task.taskId, 'o'))?.task).toMatchObject({ status: 'failed', statusMessage: 'The instance running this task stopped' });
+    expect((await b.get(task.taskId, 'o'))?.task).toMatchObject({
+      status: 'failed',
+      statusMessage: 'The instance running this task stopped',
+    });
     await Promise.all([a.close(), b.close()]);
   });
 
@@ -79,9 +89,19 @@ describe('RedisTaskStore specifics', () => {
     const { task } = await store.create({ owner: 'o', ttl: 60_000 });
     await redis.down();
     // Answered while Redis is still down: the store does not queue commands until it comes back.
-    await expect(store.get(task.taskId, 'o')).rejects.toMatchObject({ code: -32603, message: expect.stringContaining('The task store is unavailable') });
+    await expect(store.get(task.taskId, 'o')).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining('The task store is unavailable'),
+    });
     await redis.up();
-    await waitFor(() => store.create({ owner: 'o', ttl: 60_000 }).then(() => true, () => false), { timeoutMs: 10_000, intervalMs: 100, what: 'the store to work again' });
+    await waitFor(
+      () =>
+        store.create({ owner: 'o', ttl: 60_000 }).then(
+          () => true,
+          () => false,
+        ),
+      { timeoutMs: 10_000, intervalMs: 100, what: 'the store to work again' },
+    );
     await store.close();
   });
 });

@@ -36,7 +36,13 @@ const build = (...classes: (new (...args: never[]) => unknown)[]) => buildRegist
 describe('buildRegistry', () => {
   it('builds descriptors for tools, resources, templates, prompts and completers', () => {
     class Provider {
-      @Tool({ description: 'Greets', title: 'Greeter', annotations: { readOnlyHint: true }, icons: [{ src: 'https://x/i.png' }], taskSupport: 'optional' })
+      @Tool({
+        description: 'Greets',
+        title: 'Greeter',
+        annotations: { readOnlyHint: true },
+        icons: [{ src: 'https://x/i.png' }],
+        taskSupport: 'optional',
+      })
       greet(input: NameInput) {
         return input.name;
       }
@@ -84,9 +90,18 @@ describe('buildRegistry', () => {
         execution: { taskSupport: 'optional' },
       },
     });
-    expect(registry.tool('no-input')).toMatchObject({ contextFirst: true, input: undefined, definition: { inputSchema: { type: 'object', properties: {} } } });
+    expect(registry.tool('no-input')).toMatchObject({
+      contextFirst: true,
+      input: undefined,
+      definition: { inputSchema: { type: 'object', properties: {} } },
+    });
     expect(registry.tool('no-input')!.definition).not.toHaveProperty('execution');
-    expect(registry.resource('app://config')!.definition).toEqual({ uri: 'app://config', name: 'config', mimeType: 'application/json', size: 10 });
+    expect(registry.resource('app://config')!.definition).toEqual({
+      uri: 'app://config',
+      name: 'config',
+      mimeType: 'application/json',
+      size: 10,
+    });
     expect(registry.matchTemplate('app://users/7')).toMatchObject({ variables: { id: '7' }, descriptor: { method: 'user' } });
     expect(registry.prompt('write')!.definition.arguments).toEqual([
       { name: 'topic', required: true },
@@ -194,7 +209,9 @@ describe('buildRegistry', () => {
     }
     Tool()(NoMetadata.prototype, 't', Object.getOwnPropertyDescriptor(NoMetadata.prototype, 't')!);
     expect(() => build(NoMetadata)).toThrow(MissingDesignMetadataError);
-    expect(() => build(NoMetadata)).toThrow(/^NoMetadata\.t: .*NoMetadata carries no decorator metadata at all.*compile with emitDecoratorMetadata .* or pass `input: YourClass` to @Tool/);
+    expect(() => build(NoMetadata)).toThrow(
+      /^NoMetadata\.t: .*NoMetadata carries no decorator metadata at all.*compile with emitDecoratorMetadata .* or pass `input: YourClass` to @Tool/,
+    );
   });
 
   it('rejects bootstrapping when reflect-metadata is not loaded', () => {
@@ -212,7 +229,9 @@ describe('buildRegistry', () => {
     const proto = {};
     const d = { value: () => undefined };
     expect(() => Resource({} as never)(proto, 'm', d)).toThrow(InvalidDecoratorOptionsError);
-    expect(() => Resource({ uri: 'a://b', uriTemplate: 'a://{c}' } as never)(proto, 'm', d)).toThrow('exactly one of `uri` or `uriTemplate`');
+    expect(() => Resource({ uri: 'a://b', uriTemplate: 'a://{c}' } as never)(proto, 'm', d)).toThrow(
+      'exactly one of `uri` or `uriTemplate`',
+    );
     expect(() => Complete({ argument: 'x' } as never)(proto, 'm', d)).toThrow('exactly one of `prompt` or `resource`');
     expect(() => Complete({ prompt: 'p', argument: '' })(proto, 'm', d)).toThrow('`argument`');
     expect(() => Tool({ taskSupport: 'sometimes' as never })(proto, 'm', d)).toThrow('taskSupport');

@@ -8,7 +8,9 @@ import { transformedClass } from '../../../src/schema/nested-type';
 const SRC = join(__dirname, '..', '..', '..', 'src');
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 class Leaf {
@@ -27,7 +29,9 @@ class Holder {
  */
 describe('class-transformer is used through its public API', () => {
   it('no source file imports a class-transformer internal path', () => {
-    const offenders = sources(SRC).filter((f) => /from ['"]class-transformer\/|require\(['"]class-transformer\//.test(readFileSync(f, 'utf8')));
+    const offenders = sources(SRC).filter((f) =>
+      /from ['"]class-transformer\/|require\(['"]class-transformer\//.test(readFileSync(f, 'utf8')),
+    );
     expect(offenders).toEqual([]);
   });
 

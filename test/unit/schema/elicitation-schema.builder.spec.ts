@@ -1,4 +1,17 @@
-import { IsArray, IsBoolean, IsEmail, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import {
+  IsArray,
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { elicitationSchema } from '../../../src/schema/elicitation-schema.builder';
 import { Field, McpDefinitionError } from '../../../src';
 
@@ -37,13 +50,27 @@ describe('elicitationSchema', () => {
 
   it('emits untitled, titled and legacy single-select enums', () => {
     expect(schema.properties.status).toEqual({ type: 'string', enum: ['active', 'inactive'], default: 'active' });
-    expect(schema.properties.color).toEqual({ type: 'string', oneOf: [{ const: 'r', title: 'Red' }, { const: 'g', title: 'Green' }] });
+    expect(schema.properties.color).toEqual({
+      type: 'string',
+      oneOf: [
+        { const: 'r', title: 'Red' },
+        { const: 'g', title: 'Green' },
+      ],
+    });
     expect(schema.properties.size).toEqual({ type: 'string', enum: ['s', 'l'], enumNames: ['Small', 'Large'] });
   });
 
   it('emits untitled and titled multi-select enums', () => {
     expect(schema.properties.letters).toEqual({ type: 'array', items: { type: 'string', enum: ['a', 'b', 'c'] } });
-    expect(schema.properties.numbers).toEqual({ type: 'array', items: { anyOf: [{ const: '1', title: 'One' }, { const: '2', title: 'Two' }] } });
+    expect(schema.properties.numbers).toEqual({
+      type: 'array',
+      items: {
+        anyOf: [
+          { const: '1', title: 'One' },
+          { const: '2', title: 'Two' },
+        ],
+      },
+    });
   });
 
   it('is built once per class', () => {
@@ -61,6 +88,8 @@ describe('elicitationSchema', () => {
     }
     Reflect.deleteMetadata('design:type', Untyped.prototype, 'nickname');
     expect(() => elicitationSchema(Untyped)).toThrow(McpDefinitionError);
-    expect(() => elicitationSchema(Untyped)).toThrow(/Untyped\.nickname: its type is unknown, as no decorator metadata was emitted: give it a type rule \(@IsString\(\)/);
+    expect(() => elicitationSchema(Untyped)).toThrow(
+      /Untyped\.nickname: its type is unknown, as no decorator metadata was emitted: give it a type rule \(@IsString\(\)/,
+    );
   });
 });

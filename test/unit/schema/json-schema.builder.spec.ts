@@ -116,7 +116,15 @@ describe('JsonSchemaBuilder', () => {
 
   it('accepts documents that class-validator accepts and rejects the ones it rejects', () => {
     const validate = ajv.compile(schema);
-    const good = { email: 'a@b.c', priority: 'high', total: 3.5, gift: false, shipTo: { street: 'Main 1' }, items: [{ sku: 'x', quantity: 2 }], note: '' };
+    const good = {
+      email: 'a@b.c',
+      priority: 'high',
+      total: 3.5,
+      gift: false,
+      shipTo: { street: 'Main 1' },
+      items: [{ sku: 'x', quantity: 2 }],
+      note: '',
+    };
     expect(validate(good)).toBe(true);
     expect(validate({ ...good, priority: 'urgent' })).toBe(false);
     expect(validate({ ...good, items: [] })).toBe(false);

@@ -1,7 +1,11 @@
 import { InMemoryTaskStore, TaskStoreFullError } from '../../../src/stores';
 import { describeTaskStoreContract } from '../../../src/testing';
 
-describeTaskStoreContract({ describe, it, beforeEach, afterEach }, 'InMemoryTaskStore', async () => new InMemoryTaskStore({ sweepIntervalMs: 25 }));
+describeTaskStoreContract(
+  { describe, it, beforeEach, afterEach },
+  'InMemoryTaskStore',
+  async () => new InMemoryTaskStore({ sweepIntervalMs: 25 }),
+);
 
 describe('InMemoryTaskStore bounds', () => {
   it('evicts terminal tasks first when full, and refuses when every task is live', async () => {

@@ -18,7 +18,10 @@ function fakeOutbound(reachable = true, answer: (method: string) => unknown = ()
   const outbound: Outbound = {
     reachable,
     notify: async (method, _params, related) => void sent.push({ kind: 'notify', method, related }),
-    request: async (method, _params, options) => (sent.push({ kind: 'request', method, related: options?.relatedRequestId }), answer(method)),
+    request: async (method, _params, options) => (
+      sent.push({ kind: 'request', method, related: options?.relatedRequestId }),
+      answer(method)
+    ),
     sendIntermediateResult: async () => undefined,
   };
   return { outbound, sent };
@@ -43,20 +46,32 @@ function scope(id: RequestId, outbound: Outbound, owner = 'ses:1', params: Recor
 }
 
 function tool(name: string): ToolDescriptor {
-  return { kind: 'tool', provider: name, method: name, where: `T.${name}`, contextFirst: true, name, definition: { name, inputSchema: { type: 'object' } }, taskSupport: 'optional', streaming: false,
-    access: { kind: 'tool', name, scopes: [], guards: [], public: false, middleware: [], restricted: false } };
+  return {
+    kind: 'tool',
+    provider: name,
+    method: name,
+    where: `T.${name}`,
+    contextFirst: true,
+    name,
+    definition: { name, inputSchema: { type: 'object' } },
+    taskSupport: 'optional',
+    streaming: false,
+    access: { kind: 'tool', name, scopes: [], guards: [], public: false, middleware: [], restricted: false },
+  };
 }
 
 function setup(handlers: Record<string, Handler>, options: Parameters<typeof resolveTaskOptions>[0] = {}) {
   const errors: string[] = [];
   const store = new InMemoryTaskStore();
   const manager = new TaskManager(store, resolveTaskOptions(options), (m) => errors.push(m), 1_000);
-  const invoker = new ToolInvoker(async (ref, args) => handlers[ref.method](args[0] as McpContext), (m) => errors.push(m));
+  const invoker = new ToolInvoker(
+    async (ref, args) => handlers[ref.method](args[0] as McpContext),
+    (m) => errors.push(m),
+  );
   const start = async (name: string, origin: RequestScope, task: Record<string, unknown> = {}) =>
     (await manager.callTool(invoker, tool(name), undefined, task, origin)) as { task: { taskId: string; status: string } };
   return { manager, store, start, errors };
 }
-
 
 describe('TaskManager', () => {
   it('answers a task-augmented call with the task at once and records the outcome tools/call would have had', async () => {
@@ -69,7 +84,10 @@ describe('TaskManager', () => {
     expect(await manager.get(taskId, scope(2, outbound))).toMatchObject({ taskId, status: 'working' });
     const result = manager.result(taskId, undefined, scope(3, outbound));
     finish();
-    expect(await result).toMatchObject({ content: [{ type: 'text', text: 'done' }], _meta: { 'io.modelcontextprotocol/related-task': { taskId } } });
+    expect(await result).toMatchObject({
+      content: [{ type: 'text', text: 'done' }],
+      _meta: { 'io.modelcontextprotocol/related-task': { taskId } },
+    });
     expect(await manager.get(taskId, scope(4, outbound))).toMatchObject({ status: 'completed' });
     expect(sent.filter((m) => m.method === 'notifications/tasks/status')).toHaveLength(1);
   });
@@ -78,7 +96,10 @@ describe('TaskManager', () => {
     const { manager, start } = setup({ work: () => 'done' });
     const { outbound } = fakeOutbound();
     const { task } = await start('work', scope(1, outbound, 'ses:a'));
-    await expect(manager.get(task.taskId, scope(2, outbound, 'ses:b'))).rejects.toMatchObject({ code: -32602, message: 'Failed to retrieve task: Task not found' });
+    await expect(manager.get(task.taskId, scope(2, outbound, 'ses:b'))).rejects.toMatchObject({
+      code: -32602,
+      message: 'Failed to retrieve task: Task not found',
+    });
     expect(await manager.list(undefined, 10, scope(3, outbound, 'ses:b'))).toEqual({ tasks: [] });
     expect((await manager.list(undefined, 10, scope(3, outbound, 'ses:a'))).tasks).toHaveLength(1);
     expect(await manager.list(undefined, 10, scope(4, outbound, 'anonymous'))).toEqual({ tasks: [] });
@@ -88,12 +109,20 @@ describe('TaskManager', () => {
     const { start } = setup({ hang: () => new Promise(() => undefined) }, { maxActivePerOwner: 1 });
     const { outbound } = fakeOutbound();
     await start('hang', scope(1, outbound));
-    await expect(start('hang', scope(2, outbound))).rejects.toMatchObject({ code: -32600, message: 'Too many tasks in progress: at most 1 at a time' });
+    await expect(start('hang', scope(2, outbound))).rejects.toMatchObject({
+      code: -32600,
+      message: 'Too many tasks in progress: at most 1 at a time',
+    });
   });
 
   it('cancels: the status is cancelled before the answer, the handler’s signal aborts, and it stays cancelled', async () => {
     let signal!: AbortSignal;
-    const { manager, start, errors } = setup({ hang: (ctx) => ((signal = ctx.signal), new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))) });
+    const { manager, start, errors } = setup({
+      hang: (ctx) => (
+        (signal = ctx.signal),
+        new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))
+      ),
+    });
     const { outbound } = fakeOutbound();
     const { task } = await start('hang', scope(1, outbound));
     await waitFor(() => signal !== undefined);
@@ -107,7 +136,9 @@ describe('TaskManager', () => {
 
   it('is input_required while the handler waits for the client, and sends the request on a waiting tasks/result', async () => {
     let answer!: (v: unknown) => void;
-    const { manager, start } = setup({ ask: async (ctx) => (await ctx.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } })).action });
+    const { manager, start } = setup({
+      ask: async (ctx) => (await ctx.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } })).action,
+    });
     const origin = fakeOutbound(false);
     const carrier = fakeOutbound(true, () => new Promise((r) => (answer = r)));
     const { task } = await start('ask', scope(1, origin.outbound));
@@ -124,7 +155,10 @@ describe('TaskManager', () => {
   });
 
   it('fails a request held for a tasks/result that never comes, after the client request timeout', async () => {
-    const { manager, start } = setup({ ask: async (ctx) => (await ctx.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } }, { timeoutMs: 20 })).action });
+    const { manager, start } = setup({
+      ask: async (ctx) =>
+        (await ctx.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } }, { timeoutMs: 20 })).action,
+    });
     const { outbound } = fakeOutbound(false);
     const { task } = await start('ask', scope(1, outbound));
     await waitFor(async () => ((await manager.get(task.taskId, scope(2, outbound))).status as string) === 'failed');

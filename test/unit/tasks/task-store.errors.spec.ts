@@ -1,5 +1,11 @@
 import { McpError, mcpErrorOf } from '../../../src/mcp/mcp.error';
-import { InvalidTaskCursorError, InvalidTaskTransitionError, StorageUnavailableError, TaskStoreFullError, toMcpError } from '../../../src/tasks/task-store.errors';
+import {
+  InvalidTaskCursorError,
+  InvalidTaskTransitionError,
+  StorageUnavailableError,
+  TaskStoreFullError,
+  toMcpError,
+} from '../../../src/tasks/task-store.errors';
 import { StorageUnavailableError as FromRedis } from '../../../src/redis/redis-connection';
 
 describe('task store errors as JSON-RPC errors', () => {
@@ -15,10 +21,13 @@ describe('task store errors as JSON-RPC errors', () => {
     expect(FromRedis).toBe(StorageUnavailableError);
   });
 
-  it('answers a bad cursor and an impossible transition as the client\'s mistake (-32602), echoing little', () => {
+  it("answers a bad cursor and an impossible transition as the client's mistake (-32602), echoing little", () => {
     expect(toMcpError(new InvalidTaskCursorError('c'.repeat(10_000)))).toMatchObject({ code: -32602, message: 'Invalid cursor' });
     expect(JSON.stringify(toMcpError(new InvalidTaskCursorError('c'.repeat(10_000)))?.data).length).toBeLessThan(200);
-    expect(toMcpError(new InvalidTaskTransitionError('t1', 'completed', 'cancelled'))).toMatchObject({ code: -32602, message: expect.stringContaining("terminal status 'completed'") });
+    expect(toMcpError(new InvalidTaskTransitionError('t1', 'completed', 'cancelled'))).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("terminal status 'completed'"),
+    });
   });
 
   it('leaves other errors alone, and the generic hook maps any error that knows its JSON-RPC error', () => {

@@ -4,7 +4,11 @@ describe('LineDecoder', () => {
   function decoder(max = 1024) {
     const lines: string[] = [];
     let oversize = 0;
-    const d = new LineDecoder(max, (l) => lines.push(l), () => oversize++);
+    const d = new LineDecoder(
+      max,
+      (l) => lines.push(l),
+      () => oversize++,
+    );
     return { d, lines, oversize: () => oversize };
   }
 

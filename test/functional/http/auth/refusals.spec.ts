@@ -1,15 +1,6 @@
 import { injectable } from 'tsyringe';
 import request from 'supertest';
-import {
-  AuthInfo,
-  EmptyInput,
-  HttpOptions,
-  McpApplication,
-  McpContext,
-  McpModule,
-  RequireScopes,
-  Tool,
-} from '../../../../src';
+import { AuthInfo, EmptyInput, HttpOptions, McpApplication, McpContext, McpModule, RequireScopes, Tool } from '../../../../src';
 import { AuthorizationServerError, StaticTokenVerifier, TokenVerifier } from '../../../../src/auth';
 
 const ISSUER = 'https://as.example.com';
@@ -41,7 +32,9 @@ afterEach(async () => {
 });
 
 async function serve(options: HttpOptions, errors: string[] = []) {
-  const app = await McpApplication.create(RefusalsModule, { logger: { error: (m: string) => errors.push(m), warn: () => undefined, info: () => undefined } });
+  const app = await McpApplication.create(RefusalsModule, {
+    logger: { error: (m: string) => errors.push(m), warn: () => undefined, info: () => undefined },
+  });
   opened.push(app);
   return app.httpTransport({ sessions: false, ...options }).callback();
 }
@@ -53,8 +46,13 @@ function call(callback: Callback, name: string, token?: string, modern = false) 
   const headers: Record<string, string> = { Accept: ACCEPT, 'MCP-Protocol-Version': version };
   if (modern) Object.assign(headers, { 'Mcp-Method': 'tools/call', 'Mcp-Name': name });
   if (token) headers.Authorization = `Bearer ${token}`;
-  const _meta = modern ? { 'io.modelcontextprotocol/protocolVersion': version, 'io.modelcontextprotocol/clientCapabilities': {} } : undefined;
-  return request(callback).post('/mcp').set(headers).send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {}, _meta } });
+  const _meta = modern
+    ? { 'io.modelcontextprotocol/protocolVersion': version, 'io.modelcontextprotocol/clientCapabilities': {} }
+    : undefined;
+  return request(callback)
+    .post('/mcp')
+    .set(headers)
+    .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {}, _meta } });
 }
 
 /** A verifier that counts what it is asked, over fixed tokens. */
@@ -76,30 +74,45 @@ const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
 describe('refusals of an OAuth resource server', () => {
   const tokens = () => ({ reader: { subject: 'r', scopes: ['files:read'], expiresAt: inAnHour() } });
   const oauth = (verifier: TokenVerifier): HttpOptions => ({
-    auth: { authorizationServers: [ISSUER], resource: RESOURCE, verifier, allowAnonymous: true, scopesSupported: ['files:read', 'files:write'], challengeScopes: ['files:read'] },
+    auth: {
+      authorizationServers: [ISSUER],
+      resource: RESOURCE,
+      verifier,
+      allowAnonymous: true,
+      scopesSupported: ['files:read', 'files:write'],
+      challengeScopes: ['files:read'],
+    },
   });
 
-  it.each([false, true])('answers an anonymous caller of a scoped tool 401 with the resource_metadata challenge (modern: %s)', async (modern) => {
-    const callback = await serve(oauth(countingVerifier(tokens())));
-    const res = await call(callback, 'write', undefined, modern);
-    expect(res.status).toBe(401);
-    // No error attribute (no credentials came); the scopes to ask for include the tool's own.
-    expect(res.headers['www-authenticate']).toBe(`Bearer resource_metadata="${METADATA_URL}", scope="files:read files:write"`);
-    expect(res.body.error.code).toBe(-32003);
-    // An unscoped tool still serves the anonymous caller.
-    expect((await call(callback, 'whoami', undefined, modern)).status).toBe(200);
-  });
+  it.each([false, true])(
+    'answers an anonymous caller of a scoped tool 401 with the resource_metadata challenge (modern: %s)',
+    async (modern) => {
+      const callback = await serve(oauth(countingVerifier(tokens())));
+      const res = await call(callback, 'write', undefined, modern);
+      expect(res.status).toBe(401);
+      // No error attribute (no credentials came); the scopes to ask for include the tool's own.
+      expect(res.headers['www-authenticate']).toBe(`Bearer resource_metadata="${METADATA_URL}", scope="files:read files:write"`);
+      expect(res.body.error.code).toBe(-32003);
+      // An unscoped tool still serves the anonymous caller.
+      expect((await call(callback, 'whoami', undefined, modern)).status).toBe(200);
+    },
+  );
 
   it('answers an authenticated caller lacking the scope 403 insufficient_scope, asking for what it has plus what it needs', async () => {
     const callback = await serve(oauth(countingVerifier(tokens())));
     const res = await call(callback, 'write', 'reader');
     expect(res.status).toBe(403);
-    expect(res.headers['www-authenticate']).toMatch(/^Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="[^"]+"/);
+    expect(res.headers['www-authenticate']).toMatch(
+      /^Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="[^"]+"/,
+    );
   });
 
   it('reuses a verified token until the verifier allows, never past its exp', async () => {
     const now = Date.now();
-    const verifier = countingVerifier({ a: { subject: 'a', expiresAt: Math.floor(now / 1000) + 60 }, b: { subject: 'b', expiresAt: inAnHour() } }, 600_000);
+    const verifier = countingVerifier(
+      { a: { subject: 'a', expiresAt: Math.floor(now / 1000) + 60 }, b: { subject: 'b', expiresAt: inAnHour() } },
+      600_000,
+    );
     const callback = await serve(oauth(verifier));
     expect((await call(callback, 'whoami', 'a')).status).toBe(200);
     expect((await call(callback, 'whoami', 'a')).status).toBe(200);
@@ -153,7 +166,8 @@ describe('refusals of an OAuth resource server', () => {
   it('binds a caller whose credentials name nobody to its token: two such tokens are two principals', async () => {
     const verifier = new StaticTokenVerifier({ one: { scopes: [] }, two: { scopes: [] } });
     const callback = await serve(oauth(verifier));
-    const principal = async (token: string) => JSON.parse((await call(callback, 'whoami', token)).body.result.content[0].text).principal as string;
+    const principal = async (token: string) =>
+      JSON.parse((await call(callback, 'whoami', token)).body.result.content[0].text).principal as string;
     const [one, two] = [await principal('one'), await principal('two')];
     expect(one).toMatch(/^token:[\w-]{43}$/);
     expect(two).toMatch(/^token:[\w-]{43}$/);

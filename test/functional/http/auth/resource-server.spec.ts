@@ -71,15 +71,18 @@ describe('HTTP transport as an OAuth resource server (JWT)', () => {
   beforeAll(async () => {
     [keyA, keyB] = await Promise.all([testKey('a'), testKey('b')]);
     jwks = await jwksServer([keyA]);
-    env = await authApp({
-      auth: {
-        authorizationServers: [ISSUER],
-        resource: RESOURCE,
-        scopesSupported: ['files:read', 'offline_access'],
-        resourceName: 'Files',
-        verifier: new JwtVerifier({ issuer: ISSUER, jwksUri: jwks.url, jwksCooldownMs: 0 }),
+    env = await authApp(
+      {
+        auth: {
+          authorizationServers: [ISSUER],
+          resource: RESOURCE,
+          scopesSupported: ['files:read', 'offline_access'],
+          resourceName: 'Files',
+          verifier: new JwtVerifier({ issuer: ISSUER, jwksUri: jwks.url, jwksCooldownMs: 0 }),
+        },
       },
-    }, false);
+      false,
+    );
   });
   afterAll(async () => {
     await env.app.close();
@@ -101,7 +104,12 @@ describe('HTTP transport as an OAuth resource server (JWT)', () => {
     const res = await call(env.callback, 'whoami', token);
     expect(res.status).toBe(200);
     const auth = JSON.parse(res.body.result.content[0].text);
-    expect(auth).toMatchObject({ subject: 'alice', clientId: 'app-1', scopes: ['files:read', 'files:write'], claims: { iss: ISSUER, aud: RESOURCE } });
+    expect(auth).toMatchObject({
+      subject: 'alice',
+      clientId: 'app-1',
+      scopes: ['files:read', 'files:write'],
+      claims: { iss: ISSUER, aud: RESOURCE },
+    });
     expect(typeof auth.expiresAt).toBe('number');
     expect(res.body.result.content[0].text).not.toContain(token);
   });
@@ -112,26 +120,46 @@ describe('HTTP transport as an OAuth resource server (JWT)', () => {
   });
 
   const refusals: [string, () => Promise<string> | string, string][] = [
-    ['a token for another resource', () => signToken(keyA, { ...good, aud: 'https://other.example.com/mcp' }), 'The token was not issued for this resource'],
-    ['a token from another issuer', () => signToken(keyA, { ...good, iss: 'https://evil.example.com' }), 'The token was not issued by a trusted authorization server'],
+    [
+      'a token for another resource',
+      () => signToken(keyA, { ...good, aud: 'https://other.example.com/mcp' }),
+      'The token was not issued for this resource',
+    ],
+    [
+      'a token from another issuer',
+      () => signToken(keyA, { ...good, iss: 'https://evil.example.com' }),
+      'The token was not issued by a trusted authorization server',
+    ],
     ['an expired token', () => signToken(keyA, { ...good, iat: now() - 7200, exp: now() - 3600 }), 'The token expired'],
     ['a token not valid yet', () => signToken(keyA, { ...good, nbf: now() + 3600 }), 'The token is not valid yet'],
     ['an unsigned token (alg none)', () => unsignedToken({ ...good, exp: now() + 60 }), "The token's signing algorithm is not accepted"],
-    ['an HS256 token keyed with the RSA public key', () => hmacWithPublicKey(keyA, { ...good, exp: now() + 60 }), "The token's signing algorithm is not accepted"],
+    [
+      'an HS256 token keyed with the RSA public key',
+      () => hmacWithPublicKey(keyA, { ...good, exp: now() + 60 }),
+      "The token's signing algorithm is not accepted",
+    ],
     ['a token whose header is not JSON', () => `${Buffer.from('{not json').toString('base64url')}.e30.c2ln`, 'The token is malformed'],
-    ['a token with a forged signature', async () => (await signToken(keyA, good)).replace(/\.[^.]+$/, '.AAAA'), "The token's signature is invalid"],
+    [
+      'a token with a forged signature',
+      async () => (await signToken(keyA, good)).replace(/\.[^.]+$/, '.AAAA'),
+      "The token's signature is invalid",
+    ],
   ];
 
   it.each(refusals)('refuses %s with 401 invalid_token', async (_, make, description) => {
     const res = await call(env.callback, 'whoami', await make());
     expect(res.status).toBe(401);
-    expect(res.headers['www-authenticate']).toBe(`Bearer error="invalid_token", error_description="${description}", resource_metadata="${METADATA_URL}", scope="files:read"`);
+    expect(res.headers['www-authenticate']).toBe(
+      `Bearer error="invalid_token", error_description="${description}", resource_metadata="${METADATA_URL}", scope="files:read"`,
+    );
   });
 
   it('refuses an Authorization header that is not a bearer token', async () => {
     const res = await call(env.callback, 'whoami', undefined, 'Basic YWxpY2U6c2VjcmV0');
     expect(res.status).toBe(401);
-    expect(res.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token", error_description="The Authorization header is not a bearer token"/);
+    expect(res.headers['www-authenticate']).toMatch(
+      /^Bearer error="invalid_token", error_description="The Authorization header is not a bearer token"/,
+    );
   });
 
   it('refuses a key it does not know, then accepts it once the JWKS publishes it (rotation)', async () => {
@@ -159,7 +187,9 @@ describe('HTTP transport as an OAuth resource server (JWT)', () => {
         resource_name: 'Files',
       });
     }
-    const preflight = await request(env.callback).options('/.well-known/oauth-protected-resource/mcp').set('Origin', 'http://localhost:6274');
+    const preflight = await request(env.callback)
+      .options('/.well-known/oauth-protected-resource/mcp')
+      .set('Origin', 'http://localhost:6274');
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe('*');
   });
@@ -175,7 +205,11 @@ describe('HTTP transport as an OAuth resource server (JWT)', () => {
     expect(res.headers['www-authenticate']).toBe(
       `Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="${METADATA_URL}", error_description="Deleting needs files:write"`,
     );
-    expect(res.body).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32003, message: 'Deleting needs files:write', data: { requiredScopes: ['files:read', 'files:write'] } } });
+    expect(res.body).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32003, message: 'Deleting needs files:write', data: { requiredScopes: ['files:read', 'files:write'] } },
+    });
   });
 
   it('answers a ForbiddenError thrown after the answer became a stream with the JSON-RPC error', async () => {
@@ -189,7 +223,11 @@ describe('HTTP transport as an OAuth resource server (JWT)', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/event-stream');
     const events = parseSse(res.body as string).map((e) => JSON.parse(e.data));
-    expect(events[events.length - 1]).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32003, message: 'Deleting needs files:write', data: { requiredScopes: ['files:write'] } } });
+    expect(events[events.length - 1]).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32003, message: 'Deleting needs files:write', data: { requiredScopes: ['files:write'] } },
+    });
   });
 });
 
@@ -205,7 +243,9 @@ describe('resource server options', () => {
     expect(JSON.parse(known.body.result.content[0].text)).toEqual({ principal: 'sub:dev@', subject: 'dev', scopes: ['x'] });
     const bad = await call(env.callback, 'whoami', 'nope');
     expect(bad.status).toBe(401);
-    expect(bad.headers['www-authenticate']).toBe(`Bearer error="invalid_token", error_description="The token is unknown", resource_metadata="${METADATA_URL}"`);
+    expect(bad.headers['www-authenticate']).toBe(
+      `Bearer error="invalid_token", error_description="The token is unknown", resource_metadata="${METADATA_URL}"`,
+    );
     await env.app.close();
   });
 
@@ -215,15 +255,25 @@ describe('resource server options', () => {
     const origin = new URL(http!.url).origin;
     const res = await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`);
     expect(await res.json()).toMatchObject({ resource: `${origin}/mcp` });
-    const unauthorized = await fetch(http!.url, { method: 'POST', headers: { Accept: ACCEPT, 'Content-Type': 'application/json' }, body: '{}' });
-    expect(unauthorized.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`);
+    const unauthorized = await fetch(http!.url, {
+      method: 'POST',
+      headers: { Accept: ACCEPT, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    expect(unauthorized.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`,
+    );
     await app.close();
   });
 
   it('refuses `auth` together with `authenticate`, and a wildcard bind without `resource`', async () => {
     const app = await create();
-    expect(() => app.httpTransport({ auth: { authorizationServers: [ISSUER], verifier }, authenticate: () => undefined })).toThrow(AuthConfigurationError);
-    expect(() => app.httpTransport({ host: '0.0.0.0', auth: { authorizationServers: [ISSUER], verifier } })).toThrow(/auth.resource is required/);
+    expect(() => app.httpTransport({ auth: { authorizationServers: [ISSUER], verifier }, authenticate: () => undefined })).toThrow(
+      AuthConfigurationError,
+    );
+    expect(() => app.httpTransport({ host: '0.0.0.0', auth: { authorizationServers: [ISSUER], verifier } })).toThrow(
+      /auth.resource is required/,
+    );
     await app.close();
   });
 

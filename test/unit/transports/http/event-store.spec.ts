@@ -1,6 +1,10 @@
 import { InMemoryEventStore } from '../../../../src/stores';
 
-const progress = (token: string, n: number) => ({ jsonrpc: '2.0' as const, method: 'notifications/progress', params: { progressToken: token, progress: n } });
+const progress = (token: string, n: number) => ({
+  jsonrpc: '2.0' as const,
+  method: 'notifications/progress',
+  params: { progressToken: token, progress: n },
+});
 
 describe('InMemoryEventStore byte bounds', () => {
   it('keeps a session within its byte budget, dropping its oldest events first', async () => {
@@ -14,7 +18,13 @@ describe('InMemoryEventStore byte bounds', () => {
     expect(await store.eventsAfter('s1', ids[1])).toBeUndefined();
     // The newest are kept, each replayable with everything after it on its own stream.
     const replay = await store.eventsAfter('s1', ids[45]);
-    expect(replay).toEqual({ streamId: 'r1', events: [{ id: ids[47], message: progress(token, 47) }, { id: ids[49], message: progress(token, 49) }] });
+    expect(replay).toEqual({
+      streamId: 'r1',
+      events: [
+        { id: ids[47], message: progress(token, 47) },
+        { id: ids[49], message: progress(token, 49) },
+      ],
+    });
   });
 
   it('bounds the whole store, taking from the least recently written session first', async () => {

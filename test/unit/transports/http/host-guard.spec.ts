@@ -6,7 +6,8 @@ describe('HostGuard', () => {
   describe('Host', () => {
     it('accepts the loopback names with or without a port while the port is unknown', () => {
       const guard = new HostGuard(LOOPBACK, undefined, undefined);
-      for (const host of ['localhost', 'LOCALHOST', '127.0.0.1:1234', '[::1]', '[::1]:8080']) expect(guard.check(host, undefined)).toBeUndefined();
+      for (const host of ['localhost', 'LOCALHOST', '127.0.0.1:1234', '[::1]', '[::1]:8080'])
+        expect(guard.check(host, undefined)).toBeUndefined();
     });
 
     it('once the port is known, accepts it (or none) and refuses another', () => {
@@ -36,13 +37,29 @@ describe('HostGuard', () => {
     const guard = new HostGuard(LOOPBACK, undefined, 3000);
 
     it('accepts http(s) origins of the allowed hosts on any port (local tools such as the MCP Inspector)', () => {
-      for (const origin of ['http://localhost:6274', 'http://127.0.0.1:6274', 'http://[::1]:6274', 'https://localhost', 'HTTP://LOCALHOST:3000', 'http://localhost:3000/']) {
+      for (const origin of [
+        'http://localhost:6274',
+        'http://127.0.0.1:6274',
+        'http://[::1]:6274',
+        'https://localhost',
+        'HTTP://LOCALHOST:3000',
+        'http://localhost:3000/',
+      ]) {
         expect(guard.check('localhost:3000', origin)).toBeUndefined();
       }
     });
 
     it('refuses foreign, opaque, non-http and malformed origins', () => {
-      for (const origin of ['http://evil.example', 'http://localhost.evil.example:6274', 'http://127.0.0.1.nip.io', 'null', 'file://localhost', 'chrome-extension://abc', 'not a url', '']) {
+      for (const origin of [
+        'http://evil.example',
+        'http://localhost.evil.example:6274',
+        'http://127.0.0.1.nip.io',
+        'null',
+        'file://localhost',
+        'chrome-extension://abc',
+        'not a url',
+        '',
+      ]) {
         expect(guard.check('localhost:3000', origin)).toMatch(/Origin not allowed/);
       }
     });

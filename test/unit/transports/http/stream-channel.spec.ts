@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { InMemoryEventStore, StorageUnavailableError, type EventStore } from '../../../../src/stores';
 import type { JsonRpcMessage } from '../../../../src';
 import { parseSse } from '../../../helpers/http-app';
-import { ChannelContext, StreamChannel } from '../../../../src/transports/http/stream-channel';
+import { type ChannelContext, StreamChannel } from '../../../../src/transports/http/stream-channel';
 
 /** Just enough of a ServerResponse for SSE: records what is written. */
 class FakeResponse extends EventEmitter {
@@ -79,7 +79,11 @@ describe('StreamChannel', () => {
 
   it('works with a store that only implements storeEvent (storeSerialized is optional)', async () => {
     const inner = new InMemoryEventStore();
-    const plain: EventStore = { storeEvent: (...a) => inner.storeEvent(...a), eventsAfter: (...a) => inner.eventsAfter(...a), clearSession: (id) => inner.clearSession(id) };
+    const plain: EventStore = {
+      storeEvent: (...a) => inner.storeEvent(...a),
+      eventsAfter: (...a) => inner.eventsAfter(...a),
+      clearSession: (id) => inner.clearSession(id),
+    };
     const r = res();
     const channel = new StreamChannel('r1', context(plain).ctx, asRes(r), 1);
     await channel.send(note(1));
@@ -110,14 +114,18 @@ describe('StreamChannel', () => {
     await expect(channel.finish(result(7))).resolves.toBeUndefined();
     expect(channel.state).toBe('done');
     expect(r.ended).toBe(true);
-    expect(r.messages).toEqual([note(1), { jsonrpc: '2.0', id: 'req-7', error: { code: -32603, message: 'The event store is unavailable' } }]);
+    expect(r.messages).toEqual([
+      note(1),
+      { jsonrpc: '2.0', id: 'req-7', error: { code: -32603, message: 'The event store is unavailable' } },
+    ]);
     expect(logged).toEqual([expect.stringContaining('r1 of session s1 ended: The event store is unavailable')]);
   });
 
   it('passes on the message of a store error meant for clients (StorageUnavailableError)', async () => {
     const r = res();
     const failing = new InMemoryEventStore();
-    failing.storeEvent = failing.storeSerialized = () => Promise.reject(new StorageUnavailableError('The event store', new Error('ECONNREFUSED')));
+    failing.storeEvent = failing.storeSerialized = () =>
+      Promise.reject(new StorageUnavailableError('The event store', new Error('ECONNREFUSED')));
     const channel = new StreamChannel('r1', context(failing).ctx, asRes(r), 3);
     await channel.send(note(1));
     expect(r.messages).toEqual([{ jsonrpc: '2.0', id: 3, error: { code: -32603, message: 'The event store is unavailable' } }]);
@@ -181,7 +189,9 @@ describe('StreamChannel', () => {
 
   it('hands a message to another instance when its client is not connected here', async () => {
     const published: [string, string | undefined, JsonRpcMessage, boolean][] = [];
-    const { ctx } = context(new InMemoryEventStore(), { publish: async (streamId, eventId, message, final) => void published.push([streamId, eventId, message, final]) });
+    const { ctx } = context(new InMemoryEventStore(), {
+      publish: async (streamId, eventId, message, final) => void published.push([streamId, eventId, message, final]),
+    });
     const channel = new StreamChannel('r4', ctx);
     await channel.send(note(9));
     await channel.finish(result(9));
