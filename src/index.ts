@@ -71,8 +71,8 @@ export type { HttpTransport, HttpMiddleware, RequestListener } from './transport
 export type { StdioOptions } from './transports/stdio.transport';
 export type { TaskOptions } from './tasks/task-options';
 export type { TelemetryOptions } from './protocol/telemetry/telemetry-options';
-export type { ProxyOptions } from './kernel/proxy';
-export type { ProxyTransport } from './kernel/proxy-link';
+export type { ProxyOptions } from './composition/proxy';
+export type { ProxyTransport } from './composition/proxy-link';
 export type { CustomMethodHandler, CustomMethodOptions } from './protocol/custom-methods';
 export type {
   DynamicTool,

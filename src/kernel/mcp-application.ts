@@ -1,69 +1,77 @@
-import type { DependencyContainer, InjectionToken } from 'tsyringe';
-import type { CanActivate } from '../contracts/guard';
+import type { InjectionToken } from 'tsyringe';
+import { Composition, type Mountable } from '../composition/composition';
+import type { ProxyOptions } from '../composition/proxy';
+import type { ProxyTransport } from '../composition/proxy-link';
 import type { SessionInfo } from '../context/mcp-context';
-import { AddressInUseError } from '../errors/address-in-use.error';
-import type { ClassType } from '../metadata/records';
-import type { JsonRpcMessage } from '../mcp/json-rpc';
-import type { Invoke } from '../protocol/tool-invoker';
-import { ProtocolEngine } from '../protocol/protocol-engine';
-import { createTelemetry } from '../protocol/telemetry/telemetry';
-import { tracedTaskStore } from '../tasks/traced-task-store';
-import { withTracedEventStore } from '../transports/http/traced-event-store';
-import { listenHandler } from '../protocol/modern/subscriptions-listen';
+import type { ClassType, Provider } from '../metadata/records';
+import type { CustomMethodHandler, CustomMethodOptions } from '../protocol/custom-methods';
+import type { DynamicPrompt, DynamicResource, DynamicTool } from '../registry/dynamic-definitions';
+import type { PrimitiveKind, Registry } from '../registry/registry';
+import type { TaskStore } from '../tasks/task-store';
 import type { HttpOptions } from '../transports/http/http-options';
 import type { HttpTransport } from '../transports/http/http-handler.types';
-import type { Registry } from '../registry/registry';
-import { ComposedSurface } from './composed-surface';
-import { sessionInfo } from './application-surface';
-import { assembleRegistry, buildDecorated, type ProviderEntry } from '../registry/registry.builder';
-import { type ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
+import type { ClientTransport } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
-import { StdioTransport } from '../transports/stdio.transport';
-import { verifyStdioToken } from '../auth/stdio-auth';
-import { connectionAuth } from '../auth/principal';
-import { type ApplicationOptions, resolveOptions, type ResolvedOptions } from './application-options';
-import { type ConnectionHandle, type ConnectOptions, handleOf, type ListenOptions, type ListenResult, type Served } from './listen-options';
-import { register, resolveAll, taskStoreProvider } from './providers';
-import { handlerInvoker } from './handler-invoker';
-import { resolveModuleGraph } from './module-graph';
-import { holdConsoleOnStderr, redirectConsoleToStderr } from './console-redirect';
-import { applicationLogger, type ServerLogger } from './server-logger';
-import { messageLogFields, withLogFields } from './log-context';
-import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS, TASK_STORE } from './tokens';
-import { type ScaleOut, throttled } from './scale-out';
+import type { ApplicationOptions } from './application-options';
+import { assembleParts, type Parts } from './bootstrap';
+import { holdConsoleOnStderr } from './console-redirect';
+import { sessionInfo } from './definitions';
+import type { ConnectionHandle, ConnectOptions, ListenOptions, ListenResult } from './listen-options';
+import { resolveAll } from './providers';
+import { Serving } from './serving';
+import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS } from './tokens';
 import { unlistedHandlerClassWarnings } from './unlisted-classes';
-import { applicationRoot } from './peer-copies';
-import { TaskManager } from '../tasks/task-manager';
-import { tasksFeature } from '../tasks/tasks.feature';
-import type { TaskStore } from '../tasks/task-store';
+
+/** Each application's parts, for mcpkit's own tools and tests (not exported by the package). */
+const internals = new WeakMap<McpApplication, Parts>();
+
+/** The parts `app` is made of (its registry, engine, container…). Internal: not part of the public API. */
+export function internalsOf(app: McpApplication): Parts {
+  return internals.get(app)!;
+}
+
+/** The registry `app` serves. Internal: not part of the public API. */
+export function registryOf(app: McpApplication): Registry {
+  return internalsOf(app).registry;
+}
 
 /**
  * One MCP server application: its own DI container, registry and protocol engine, served over any
  * number of transports. Two applications in one process share nothing.
+ *
+ * A thin front over three parts with one job each: `Definitions` (what is served, and runtime
+ * registration), `Composition` (mounts and proxies) and `Serving` (the transports).
  */
-export class McpApplication extends ComposedSurface {
-  private readonly served = new Set<Served>();
-  private readonly httpServed = new WeakMap<HttpTransport, Served>();
+export class McpApplication {
+  private readonly composition: Composition;
+  private readonly serving: Serving;
   private closing?: Promise<void>;
 
-  private constructor(
-    /** The application's child container; providers are singletons in it unless they ask otherwise. */
-    readonly container: DependencyContainer,
-    readonly registry: Registry,
-    private readonly engine: ProtocolEngine,
-    readonly options: ResolvedOptions,
-    protected readonly logger: ServerLogger,
-    protected readonly entries: ProviderEntry[],
-    protected readonly transient: Set<unknown>,
-    private readonly tasks: TaskManager,
-    private readonly scaleOut: ScaleOut | undefined,
-    protected readonly invoke: Invoke,
-  ) {
-    super();
-    this.customMethods = engine.custom;
+  private constructor(private readonly parts: Parts) {
+    const { definitions, engine, logger, options, tasks, scaleOut } = parts;
+    this.composition = new Composition({
+      contributions: definitions,
+      notifySubscribers: (uri) => engine.notifyResourceUpdated(uri),
+      logError: (m, e) => logger.error(m, e),
+      proxyDefaults: {
+        timeoutMs: options.clientRequestTimeoutMs,
+        clientInfo: { name: options.server.name, version: options.server.version },
+      },
+    });
+    const app = this;
+    this.serving = new Serving({
+      engine,
+      taskStore: tasks.store,
+      scaleOut,
+      logger,
+      shutdownTimeoutMs: options.shutdownTimeoutMs,
+      get closing() {
+        return app.closing !== undefined;
+      },
+      close: () => this.close(),
+    });
+    internals.set(this, parts);
   }
-
-  protected readonly customMethods: ProtocolEngine['custom'];
 
   /** Builds an application from a module class decorated with `@McpModule`. */
   static async create(module: ClassType, overrides: ApplicationOptions = {}): Promise<McpApplication> {
@@ -78,62 +86,13 @@ export class McpApplication extends ComposedSurface {
   }
 
   private static build(module: ClassType, overrides: ApplicationOptions): McpApplication {
-    const graph = resolveModuleGraph(module);
-    const options = resolveOptions(graph.root, overrides);
-    const logger = applicationLogger({ ...graph.root, ...overrides }, options.server.name);
-    const container = applicationRoot(logger).createChildContainer();
-    const transient = new Set<unknown>();
-    const entries = graph.providers.map((p) => register(container, p, transient)).filter((e): e is ProviderEntry => e !== undefined);
-    const parts = buildDecorated(entries),
-      registry = Object.assign(assembleRegistry(parts, []), { viewMetadata: options.viewMetadata });
-    const invoke = handlerInvoker(container, transient, options.middleware);
-    const telemetry = createTelemetry(options.telemetry);
-    const scaleOut = options.scaleOut?.({
-      onError: throttled((e) => logger.error('Redis connection error (repeats within 10 s are not logged)', e), 10_000),
-      telemetry,
-    });
-    container.register(TASK_STORE, taskStoreProvider(options.taskStore ?? scaleOut?.taskStore()));
-    const store = tracedTaskStore(container.resolve<TaskStore>(TASK_STORE), telemetry);
-    const tasks = new TaskManager(
-      store,
-      options.tasks,
-      (message, error) => logger.error(message, error),
-      options.clientRequestTimeoutMs,
-      scaleOut?.taskBus(),
-    );
-    const engine = new ProtocolEngine({
-      features: (env) => [tasksFeature(tasks, env.tools, env.pageSize, env.subscriptions)],
-      registry,
-      serverInfo: stripInstructions(options.server),
-      instructions: options.server.instructions,
-      pageSize: options.pageSize,
-      clientRequestTimeoutMs: options.clientRequestTimeoutMs,
-      invoke,
-      resolveGuard: (guard) => container.resolve(guard as unknown as InjectionToken<CanActivate>),
-      logError: (message, error) => logger.error(message, error),
-      eras: options.eras,
-      extensions: options.extensions,
-      requestState: { loadSecret: scaleOut?.requestStateKey && (() => scaleOut.requestStateKey!()), ...options.requestState },
-      cache: options.cache,
-      telemetry,
-      offer: options.offer,
-      listChangedDebounceMs: options.listChangedDebounceMs,
-      modernHandlers: (e) => ({
-        'subscriptions/listen': listenHandler({
-          hub: e.subscriptions,
-          registry,
-          authorizer: e.authorizer,
-          capabilities: () => e.capabilities,
-        }),
-      }),
-    });
-    engine.subscriptions.attach(scaleOut?.changeBus?.());
-    const app = new McpApplication(container, registry, engine, options, logger, entries, transient, tasks, scaleOut, invoke);
-    app.decoratedParts = parts;
+    const { parts, entries, mounts } = assembleParts(module, overrides);
+    const { container, logger, options } = parts;
+    const app = new McpApplication(parts);
     try {
-      for (const [prefix, mounted] of Object.entries(graph.root.mounts ?? {})) app.mount(prefix, mounted);
+      for (const [prefix, mounted] of Object.entries(mounts)) app.mount(prefix, mounted);
     } catch (error) {
-      void app.close().catch((e) => logger.error('Could not close an application that failed to mount a module', e));
+      app.close().catch((e) => logger.error('Could not close an application that failed to mount a module', e));
       throw error;
     }
     container.register(MCP_APPLICATION, { useValue: app });
@@ -144,6 +103,130 @@ export class McpApplication extends ComposedSurface {
     return app;
   }
 
+  /** The instance the application's container holds for `token` (a provider class, or an injection token). */
+  get<T>(token: InjectionToken<T>): T {
+    return this.parts.container.resolve(token);
+  }
+
+  /** The application's TaskStore (the `taskStore` option, or the in-memory default). */
+  get taskStore(): TaskStore {
+    return this.parts.tasks.store;
+  }
+
+  // Definitions: what is served, changed at runtime.
+
+  /** Shows a tool, resource, template or prompt again; clients are told the list changed. */
+  enable(kind: PrimitiveKind, key: string): boolean {
+    return this.parts.definitions.enable(kind, key);
+  }
+
+  /** Hides a tool (by name), resource (by URI), template (by pattern) or prompt (by name). */
+  disable(kind: PrimitiveKind, key: string): boolean {
+    return this.parts.definitions.disable(kind, key);
+  }
+
+  /** Removes a primitive for good (one registered at runtime can be added again). */
+  remove(kind: PrimitiveKind, key: string): boolean {
+    return this.parts.definitions.remove(kind, key);
+  }
+
+  /**
+   * Adds providers at runtime: they are registered in the container, the registry is rebuilt (with
+   * the same definition checks as at bootstrap) and clients are told which lists changed.
+   */
+  addProviders(...providers: Provider[]): void {
+    this.parts.definitions.addProviders(...providers);
+  }
+
+  /**
+   * Registers a tool from a name, a JSON Schema and a handler. Its arguments are validated against
+   * the schema (compiled once, here); a schema or name mcpkit cannot serve, or a name already taken,
+   * throws a named definition error and changes nothing.
+   */
+  addTool(definition: DynamicTool): void {
+    this.parts.definitions.addTool(definition);
+  }
+
+  /** Replaces some members of a tool registered with `addTool` (its name included); false when there is none. */
+  updateTool(name: string, changes: Partial<DynamicTool>): boolean {
+    return this.parts.definitions.updateTool(name, changes);
+  }
+
+  /** Removes a tool: one registered at runtime, or a decorated one (for good). */
+  removeTool(name: string): boolean {
+    return this.parts.definitions.removeTool(name);
+  }
+
+  /** Registers a resource (`uri`) or resource template (`uriTemplate`) with its handler. */
+  addResource(definition: DynamicResource): void {
+    this.parts.definitions.addResource(definition);
+  }
+
+  /** Replaces some members of a resource or template registered with `addResource`, found by URI or template. */
+  updateResource(uriOrTemplate: string, changes: Partial<DynamicResource>): boolean {
+    return this.parts.definitions.updateResource(uriOrTemplate, changes);
+  }
+
+  /** Removes a resource (by URI) or template (by its pattern): registered at runtime, or decorated. */
+  removeResource(uriOrTemplate: string): boolean {
+    return this.parts.definitions.removeResource(uriOrTemplate);
+  }
+
+  /** Registers a prompt from its arguments and a handler (completers optional). */
+  addPrompt(definition: DynamicPrompt): void {
+    this.parts.definitions.addPrompt(definition);
+  }
+
+  /** Replaces some members of a prompt registered with `addPrompt`; false when there is none. */
+  updatePrompt(name: string, changes: Partial<DynamicPrompt>): boolean {
+    return this.parts.definitions.updatePrompt(name, changes);
+  }
+
+  /** Removes a prompt: one registered at runtime, or a decorated one (for good). */
+  removePrompt(name: string): boolean {
+    return this.parts.definitions.removePrompt(name);
+  }
+
+  /**
+   * Serves a method mcpkit does not define (an extension's, an experimental one) with `handler(params,
+   * ctx)`, whose returned object is the JSON-RPC result (anything else is an internal error, logged).
+   * It runs like the built-in methods: the request's McpContext, the application's middleware (kind
+   * 'method'), `scopes` checked by the authorizer, an McpError thrown is the answer and any other error
+   * is -32603. `capabilities` is merged into the server's while the method exists. A method of MCP's
+   * own, an empty name or one already added throws InvalidDefinitionError.
+   */
+  addMethod(method: string, handler: CustomMethodHandler, options?: CustomMethodOptions): void {
+    this.parts.definitions.addMethod(method, handler, options);
+  }
+
+  /** Stops serving a method added with `addMethod` (it is -32601 again, its capabilities gone); false when there is none. */
+  removeMethod(method: string): boolean {
+    return this.parts.definitions.removeMethod(method);
+  }
+
+  /**
+   * Listens to a notification from clients that mcpkit does not handle itself (an extension's, a custom
+   * one), in both eras; `session` tells who sent it. Returns the function that stops listening.
+   */
+  onNotification(method: string, listener: (params: Record<string, unknown>, session: SessionInfo) => void): () => void {
+    return this.parts.definitions.onNotification(method, listener);
+  }
+
+  /** Calls `listener` when a client says its roots changed; returns the function that stops it. */
+  onRootsListChanged(listener: (session: SessionInfo) => void): () => void {
+    return this.parts.engine.onRootsListChanged((peer) => listener(sessionInfo(peer)));
+  }
+
+  /**
+   * Sends `notifications/resources/updated` to the sessions subscribed to `uri` and the listen streams
+   * naming it (on every instance), and to an application this one is mounted in (under its prefix).
+   */
+  notifyResourceUpdated(uri: string): Promise<void> {
+    return this.composition.notifyResourceUpdated(uri);
+  }
+
+  // Composition: other applications and remote servers served under a prefix.
+
   /**
    * Serves another module's (or application's) tools, resources and prompts under `prefix`: names
    * become `prefix_name`, URIs `scheme://prefix/rest`. A module is built into its own application
@@ -151,73 +234,36 @@ export class McpApplication extends ComposedSurface {
    */
   mount(prefix: string, target: ClassType | McpApplication): McpApplication {
     const app = target instanceof McpApplication ? target : McpApplication.build(target, {});
-    this.mountApplication(prefix, app, app !== target);
+    this.composition.mount(prefix, app.mountable(), app !== target);
     return app;
   }
 
-  protected notifySubscribers(uri: string): Promise<void> {
-    return this.engine.notifyResourceUpdated(uri);
+  /**
+   * Serves a remote MCP server's tools, resources, templates and prompts under `prefix`, through an
+   * MCP client on `transport` (`stdioClientTransport`, `streamableHttpClientTransport`, or any
+   * transport shaped like the official SDK's). Calls are forwarded with their cancellation and
+   * progress; the remote server's elicitation, sampling and roots requests reach the caller's client;
+   * its list changes are followed. Rejects when the remote server cannot be reached or a name collides.
+   */
+  proxy(prefix: string, transport: ProxyTransport, options: ProxyOptions = {}): Promise<void> {
+    return this.composition.proxy(prefix, transport, options);
   }
 
-  /** Calls `listener` when a client says its roots changed; returns the function that stops it. */
-  onRootsListChanged(listener: (session: SessionInfo) => void): () => void {
-    return this.engine.onRootsListChanged((peer) => listener(sessionInfo(peer)));
+  /** Stops serving what was mounted or proxied under `prefix` (an application built by `mount` is closed, a proxy disconnected). */
+  unmount(prefix: string): Promise<boolean> {
+    return this.composition.unmount(prefix);
   }
 
-  /** The application's TaskStore (the `taskStore` option, or the in-memory default). */
-  get taskStore(): TaskStore {
-    return this.tasks.store;
-  }
+  // Serving: the front doors.
 
   /** Serves one client over a message transport; the handle tells its state and closes it. */
   connect(transport: MessageTransport, options?: ConnectOptions): ConnectionHandle {
-    if (this.closing) throw new Error('The application is closing');
-    const session = this.engine.createSession((message: JsonRpcMessage) => transport.send(message), {
-      requireInitialize: options?.requireInitialize,
-      // stdio and in-process clients: the first initialize or 2026-07-28 request decides the era.
-      era: this.engine.eras === 'dual' ? 'auto' : this.engine.eras,
-      // A verified principal, else (when asked) the machine's local user: the facts of every message it sends.
-      extra: options?.auth ? { auth: connectionAuth(options.auth) } : options?.local ? { local: true } : undefined,
-    });
-    const served: Served = {
-      stopAccepting: () => undefined,
-      close: async () => {
-        session.close();
-        await transport.close();
-      },
-    };
-    this.served.add(served);
-    const logError = (what: string) => (error: unknown) => this.logger.error(what, error);
-    const started = transport.start(
-      (input) => {
-        if (!input.ok) transport.send(input.error).catch(logError('Could not answer a malformed message'));
-        // receive answers every failure of a handler itself; this catches only a broken transport.
-        else
-          withLogFields(messageLogFields(input.message), () => session.receive(input.message)).catch(logError('Could not serve a message'));
-      },
-      () => {
-        this.served.delete(served);
-        // A listen stream never finishes by itself: the connection is gone, so it is not waited for.
-        void this.drain(() => session.inflightCount - this.engine.subscriptions.heldBy(session))
-          .then(() => {
-            session.close();
-            options?.onClose?.();
-          })
-          .catch(logError('Could not close a connection'));
-      },
-    );
-    Promise.resolve(started).catch((error) => {
-      this.logger.error('A transport failed to start', error);
-      void served.close().catch(logError('Could not close a transport that failed to start'));
-    });
-    return handleOf(session, () => served.close());
+    return this.serving.connect(transport, options);
   }
 
   /** Connects an in-process client; the returned transport fits the official SDK `Client` and `McpTestClient`. */
   connectInMemory(options?: ConnectOptions): ClientTransport {
-    const { client, server } = createInMemoryTransportPair();
-    this.connect(server, { local: true, ...options });
-    return client;
+    return this.serving.connectInMemory(options);
   }
 
   /**
@@ -225,25 +271,7 @@ export class McpApplication extends ComposedSurface {
    * your own Koa app, pass `callback()` to a Node server (or supertest), or call `listen()`.
    */
   httpTransport(options: HttpOptions = {}): HttpTransport {
-    if (this.closing) throw new Error('The application is closing');
-    const shared = this.scaleOut?.httpDefaults();
-    // Loaded here, not at import: a stdio-only server never loads Koa.
-
-    const { StreamableHttpTransport: Transport } =
-      require('../transports/http/streamable-http') as typeof import('../transports/http/streamable-http');
-    const transport = new Transport(
-      {
-        createSession: (sink, o) => this.engine.createSession(sink, o),
-        logError: (m, e) => this.logger.error(m, e),
-        modern: this.engine.modern,
-        readiness: { taskStore: this.tasks.store },
-      },
-      withTracedEventStore(shared ? { ...shared, ...options } : options, this.engine.telemetry),
-    );
-    const served: Served = { stopAccepting: () => transport.stopAccepting(), close: () => transport.close() };
-    this.served.add(served);
-    this.httpServed.set(transport, served);
-    return transport;
+    return this.serving.httpTransport(options);
   }
 
   /**
@@ -251,37 +279,8 @@ export class McpApplication extends ComposedSurface {
    * `debug` write to stderr from here on (stdout carries protocol messages only). Rejects with
    * `AddressInUseError` when the HTTP address is taken.
    */
-  async listen(options: ListenOptions): Promise<ListenResult> {
-    const stdio = options.stdio === true ? {} : options.stdio || undefined;
-    // Checked before anything is served: a server whose one client would be refused does not start.
-    const auth = stdio?.auth && (await verifyStdioToken(stdio.auth));
-    if (stdio) redirectConsoleToStderr();
-    const result: ListenResult = {};
-    if (options.http) result.http = await this.listenHttp(options.http);
-    // Without a verified token, the stdio client is the machine's local user (see ConnectOptions.local).
-    if (stdio)
-      this.connect(new StdioTransport(stdio), {
-        auth,
-        local: !auth,
-        onClose: () => void this.close().catch((e) => this.logger.error('Could not close the application', e)),
-      });
-    return result;
-  }
-
-  private async listenHttp(options: HttpOptions): Promise<NonNullable<ListenResult['http']>> {
-    const transport = this.httpTransport(options);
-    try {
-      return await transport.listen();
-    } catch (error) {
-      const served = this.httpServed.get(transport);
-      if (served) this.served.delete(served);
-      // The listen error is what the caller needs; a failure to release the half-started transport is only logged.
-      await transport.close().catch((e) => this.logger.error('Could not close a transport that failed to listen', e));
-      const code = (error as NodeJS.ErrnoException | undefined)?.code;
-      if (code !== 'EADDRINUSE') throw error;
-      const { address, port } = error as { address?: string; port?: number };
-      throw new AddressInUseError(address ?? options.host ?? '127.0.0.1', port ?? options.port ?? 3000, { cause: error });
-    }
+  listen(options: ListenOptions): Promise<ListenResult> {
+    return this.serving.listen(options);
   }
 
   /** Closes on SIGINT/SIGTERM, then lets the process exit. */
@@ -291,7 +290,7 @@ export class McpApplication extends ComposedSurface {
         this.close().then(
           () => process.exit(0),
           (error) => {
-            this.logger.error('Could not close the application cleanly', error);
+            this.parts.logger.error('Could not close the application cleanly', error);
             process.exit(1);
           },
         );
@@ -306,30 +305,30 @@ export class McpApplication extends ComposedSurface {
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      const served = [...this.served];
-      for (const s of served) s.stopAccepting();
+      const { engine, tasks, scaleOut, container } = this.parts;
+      this.serving.stopAccepting();
       // Listen streams end first, with their final result (graceful closure), so the drain does not wait for them.
-      await this.engine.subscriptions.close();
-      await this.drain(() => this.engine.inflightCount);
-      await this.closeMounts();
-      await this.tasks.close();
-      this.engine.closeAllSessions();
-      await Promise.allSettled(served.map((s) => s.close()));
-      this.served.clear();
-      await this.tasks.store.close();
-      await this.scaleOut?.close();
-      await this.container.dispose();
+      await engine.subscriptions.close();
+      await this.serving.drain(() => engine.inflightCount);
+      await this.composition.close();
+      await tasks.close();
+      engine.closeAllSessions();
+      await this.serving.close();
+      await tasks.store.close();
+      await scaleOut?.close();
+      await container.dispose();
     })();
     return this.closing;
   }
 
-  /** Waits until `inflight()` is zero or `shutdownTimeoutMs` passed. */
-  private async drain(inflight: () => number): Promise<void> {
-    const deadline = Date.now() + this.options.shutdownTimeoutMs;
-    while (inflight() > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 10).unref());
-    }
+  /** This application as another one mounts it. */
+  private mountable(): Mountable {
+    const app = this;
+    return {
+      registry: this.parts.registry,
+      invoke: this.parts.invoke,
+      composition: this.composition,
+      close: () => app.close(),
+    };
   }
 }
-
-const stripInstructions = ({ instructions: _instructions, ...info }: ResolvedOptions['server']) => info;

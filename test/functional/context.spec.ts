@@ -85,7 +85,7 @@ describe('McpContext (in-memory client)', () => {
 
   it('aborts the handler signal on notifications/cancelled and sends no response', async () => {
     const { app, client } = await connect(ContextModule);
-    const tools = app.container.resolve(ContextTools);
+    const tools = app.get(ContextTools);
     let settled = false;
     void client.request('tools/call', { name: 'waitForCancel', arguments: {} }, 'c1').then(
       () => (settled = true),

@@ -109,7 +109,7 @@ describe('McpApplication', () => {
     expect(await client.request('tools/call', { name: 'greet', arguments: {} })).toEqual({
       content: [{ type: 'text', text: 'hello from # on 2026-01-01' }],
     });
-    expect(app.container.resolve(CountingTools).app).toBe(app);
+    expect(app.get(CountingTools).app).toBe(app);
     await app.close();
   });
 
@@ -119,7 +119,7 @@ describe('McpApplication', () => {
     await a.client.request('tools/call', { name: 'increment', arguments: {} });
     await a.client.request('tools/call', { name: 'increment', arguments: {} });
     expect(await b.client.request('tools/call', { name: 'increment', arguments: {} })).toEqual({ content: [{ type: 'text', text: '#1' }] });
-    expect(a.app.container.resolve(Counter)).not.toBe(b.app.container.resolve(Counter));
+    expect(a.app.get(Counter)).not.toBe(b.app.get(Counter));
     await Promise.all([a.app.close(), b.app.close()]);
   });
 
@@ -159,7 +159,7 @@ describe('McpApplication', () => {
 
   it('close() waits for requests in flight, then closes sessions and the container', async () => {
     const { app, client } = await connect(KernelModule);
-    const tools = app.container.resolve(CountingTools);
+    const tools = app.get(CountingTools);
     const pending = client.request('tools/call', { name: 'slow', arguments: {} });
     await tools.slowStarted.promise;
     const closing = app.close().then(() => tools.trace.push('closed'));
@@ -174,7 +174,7 @@ describe('McpApplication', () => {
 
   it('close() cancels requests still running after shutdownTimeoutMs', async () => {
     const { app, client } = await connect(KernelModule, { shutdownTimeoutMs: 20 });
-    const tools = app.container.resolve(CountingTools);
+    const tools = app.get(CountingTools);
     const pending = client.request('tools/call', { name: 'slow', arguments: {} });
     const outcome = pending.then(
       () => 'answered',

@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpApplication } from '../../src';
 import { AppModule } from '../../samples/notes/app.module';
 import { loadOpenApiDocument, registerOpenApiTools, type OpenApiDocument } from '../../samples/notes/openapi-tools';
+import { registryOf } from '../../src/kernel/mcp-application';
 
 const DOCUMENT = loadOpenApiDocument(join(__dirname, '..', '..', 'samples', 'notes', 'openapi.json'));
 const GENERATED = ['defineWord', 'searchWords', 'saveGlossaryTerm', 'deleteGlossaryTerm'];
@@ -211,7 +212,7 @@ describe('notes sample: tools generated from an OpenAPI document (official SDK c
 
   it('refuses an unusable document at registration with a clear error, registering nothing', async () => {
     const app = await McpApplication.create(AppModule);
-    const before = app.registry.toolDefinitions().length;
+    const before = registryOf(app).toolDefinitions().length;
     const op = (extra: object) => ({
       operationId: 'op',
       responses: { '200': { content: { 'application/json': { schema: { type: 'object' }, example: {} } } } },
@@ -247,7 +248,7 @@ describe('notes sample: tools generated from an OpenAPI document (official SDK c
       [{ openapi: '3.1.0', paths: { '/a': { get: op({}) }, '/b': { get: op({}) } } }, /two operations become the tool "op"/],
     ];
     for (const [document, message] of cases) expect(() => registerOpenApiTools(app, document as OpenApiDocument)).toThrow(message);
-    expect(app.registry.toolDefinitions()).toHaveLength(before);
+    expect(registryOf(app).toolDefinitions()).toHaveLength(before);
     await app.close();
   });
 });

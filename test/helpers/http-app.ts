@@ -27,7 +27,7 @@ export class HttpTestTools {
     return input.text ?? 'slow';
   }
 
-  /** Resolved when `held` starts; `held` answers once the test resolves `release` (resolve via app.container). */
+  /** Resolved when `held` starts; `held` answers once the test resolves `release` (resolve via app.get). */
   readonly heldStarted = deferred();
   readonly release = deferred();
 
@@ -69,7 +69,7 @@ export async function httpApp(options: HttpOptions = {}) {
     logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
   });
   const transport = app.httpTransport(options);
-  return { app, transport, callback: transport.callback(), tools: app.container.resolve(HttpTestTools) };
+  return { app, transport, callback: transport.callback(), tools: app.get(HttpTestTools) };
 }
 
 /** Parses an SSE body into its events. */

@@ -15,6 +15,7 @@ import { farOverBothTransports, farStdio, GatewayModule, SDK_FAR_SERVER } from '
 import { ROOT } from '../helpers/paths';
 import { waitFor } from '../helpers/wait-for';
 import { alive } from '../helpers/processes';
+import { registryOf } from '../../src/kernel/mcp-application';
 
 type Text = { content: { type: string; text: string }[]; isError?: boolean };
 const textOf = (r: unknown) => (r as Text).content.map((c) => c.text).join('');
@@ -184,7 +185,11 @@ describe('proxy refusals', () => {
     const connecting = app.proxy('far', first);
     expect(await app.unmount('far')).toBe(true);
     await expect(connecting).rejects.toThrow('The proxy at "far" was let go while it connected');
-    expect(app.registry.toolDescriptors().map((t) => t.name)).toEqual(['local']);
+    expect(
+      registryOf(app)
+        .toolDescriptors()
+        .map((t) => t.name),
+    ).toEqual(['local']);
     await waitFor(() => first.pid !== undefined && !alive(first.pid));
 
     const second = stdioClientTransport({ command: process.execPath, args: [SDK_FAR_SERVER, '--stdio'], stderr: 'ignore' });
@@ -203,12 +208,24 @@ describe('proxy refusals', () => {
     await expect(
       app.proxy('bad prefix', stdioClientTransport({ command: process.execPath, args: [SDK_FAR_SERVER, '--stdio'] })),
     ).rejects.toThrow(/prefix/);
-    expect(app.registry.toolDescriptors().map((t) => t.name)).toEqual(['local', 'far_echo']);
+    expect(
+      registryOf(app)
+        .toolDescriptors()
+        .map((t) => t.name),
+    ).toEqual(['local', 'far_echo']);
     // The prefix is free again after a failure.
     await app.proxy('ok', farStdio(SDK_FAR_SERVER, 'ignore'));
-    expect(app.registry.toolDescriptors().map((t) => t.name)).toContain('ok_echo');
+    expect(
+      registryOf(app)
+        .toolDescriptors()
+        .map((t) => t.name),
+    ).toContain('ok_echo');
     expect(await app.unmount('ok')).toBe(true);
-    expect(app.registry.toolDescriptors().map((t) => t.name)).toEqual(['local', 'far_echo']);
+    expect(
+      registryOf(app)
+        .toolDescriptors()
+        .map((t) => t.name),
+    ).toEqual(['local', 'far_echo']);
     await app.close();
   });
 });

@@ -98,7 +98,7 @@ describe('HTTP+SSE (2024-11-05) transport', () => {
     const progress: number[] = [];
     const onprogress = (p: { progress: number }) => {
       progress.push(p.progress);
-      if (progress.length === 3) app.container.resolve(LegacyTools).progressSeen.resolve();
+      if (progress.length === 3) app.get(LegacyTools).progressSeen.resolve();
     };
     const counted = await client.callTool({ name: 'countSeen', arguments: { steps: 3 } }, undefined, { onprogress });
     expect(counted.content).toEqual([{ type: 'text', text: 'counted 3' }]);

@@ -1,6 +1,7 @@
 import { ACCEPT_BOTH, httpApp, initializeBody } from '../../helpers/http-app';
 import { SseReader } from '../../helpers/sse-client';
 import { waitFor } from '../../helpers/wait-for';
+import { internalsOf } from '../../../src/kernel/mcp-application';
 
 /** SSE streams over a real loopback socket (port 0): standalone stream, resumption, keep-alive, shutdown. */
 describe('Streamable HTTP streams', () => {
@@ -154,7 +155,7 @@ describe('Streamable HTTP streams', () => {
     await s.tools.heldStarted.promise;
     controller.abort();
     await pending;
-    const sessions = (s.app as unknown as { engine: { inflightCount: number } }).engine;
+    const sessions = internalsOf(s.app).engine;
     expect(sessions.inflightCount).toBe(1);
     s.tools.release.resolve();
     await waitFor(() => sessions.inflightCount === 0, { what: 'the request to finish' });

@@ -2,6 +2,7 @@ import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpModule, RequireScopes, Resource, Tool } from '../../../src';
 import { Frame, RawTransport as SharedRawTransport } from '../../helpers/raw-transport';
 import { deferred, waitFor } from '../../helpers/wait-for';
+import { internalsOf } from '../../../src/kernel/mcp-application';
 
 const SUB = 'io.modelcontextprotocol/subscriptionId';
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -107,7 +108,7 @@ describe('subscriptions/listen on a message transport (stdio)', () => {
     t.hangUp();
     // shutdownTimeoutMs is a minute: a drain waiting for the stream would outlast the test.
     await closed.promise;
-    const hub = (app as unknown as { engine: { subscriptions: { size: number } } }).engine.subscriptions;
+    const hub = internalsOf(app).engine.subscriptions;
     expect(hub.size).toBe(0);
   });
 

@@ -3,6 +3,7 @@ import { EmptyInput, McpApplication, McpModule, Prompt, Resource, Tool } from '.
 import { ACCEPT_BOTH } from '../../helpers/http-app';
 import { SseReader } from '../../helpers/sse-client';
 import { waitFor } from '../../helpers/wait-for';
+import { internalsOf, registryOf } from '../../../src/kernel/mcp-application';
 
 const SUB = 'io.modelcontextprotocol/subscriptionId';
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -157,7 +158,11 @@ describe('subscriptions/listen over Streamable HTTP', () => {
     await stream.waitFor((r) => methods(r).filter((m) => m === 'notifications/tools/list_changed').length === 3);
     app.mount('more', ListenModule);
     await stream.waitFor((r) => methods(r).filter((m) => m === 'notifications/tools/list_changed').length === 4);
-    expect(app.registry.toolDescriptors().map((t) => t.name)).toEqual(['one', 'two', 'more_one', 'more_two']);
+    expect(
+      registryOf(app)
+        .toolDescriptors()
+        .map((t) => t.name),
+    ).toEqual(['one', 'two', 'more_one', 'more_two']);
   });
 
   it('tells listeners of providers added at runtime, and of tools enabled again', async () => {
@@ -191,7 +196,7 @@ describe('subscriptions/listen over Streamable HTTP', () => {
     const staying = await listen(42, { toolsListChanged: true });
     await gone.waitFor((r) => r.messages.length >= 1);
     await staying.waitFor((r) => r.messages.length >= 1);
-    const hub = (app as unknown as { engine: { subscriptions: { size: number } } }).engine.subscriptions;
+    const hub = internalsOf(app).engine.subscriptions;
     expect(hub.size).toBe(2);
     await gone.disconnect();
     await waitFor(() => hub.size === 1, { what: 'the closed stream to be unregistered' });
@@ -199,7 +204,7 @@ describe('subscriptions/listen over Streamable HTTP', () => {
     await staying.waitFor((r) => methods(r).includes('notifications/tools/list_changed'));
     expect(gone.messages).toHaveLength(1);
     // The disconnect counts as a cancellation: no request stays in flight.
-    expect((app as unknown as { engine: { inflightCount: number } }).engine.inflightCount).toBe(1);
+    expect(internalsOf(app).engine.inflightCount).toBe(1);
   });
 
   it('writes keep-alive comments on a quiet stream', async () => {

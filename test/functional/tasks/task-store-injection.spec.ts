@@ -40,7 +40,7 @@ describe('injecting a TaskStore', () => {
     expect(store).toBeInstanceOf(CountingStore);
     expect(store.label).toBe('mine');
     expect(store.created).toBe(1);
-    expect(app.container.resolve(StoreUser).store).toBe(store);
+    expect(app.get(StoreUser).store).toBe(store);
     await app.close();
   });
 

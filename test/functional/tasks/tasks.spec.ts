@@ -16,7 +16,7 @@ const RELATED = 'io.modelcontextprotocol/related-task';
 
 async function setup(options: Parameters<typeof connect>[1] = {}, clientOptions: Parameters<typeof connect>[2] = {}) {
   const env = await connect(TaskModule, options, clientOptions);
-  const tools = env.app.container.resolve(TaskTools);
+  const tools = env.app.get(TaskTools);
   const start = async (
     name: string,
     args: Record<string, unknown> = {},

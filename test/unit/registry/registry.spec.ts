@@ -1,6 +1,7 @@
 import { IsString } from 'class-validator';
 import { EmptyInput, McpApplication, McpModule, Prompt, Tool } from '../../../src';
 import type { RegistryKinds } from '../../../src/registry/registry';
+import { registryOf } from '../../../src/kernel/mcp-application';
 
 class Topic {
   @IsString() topic!: string;
@@ -36,12 +37,12 @@ const quiet = { error: () => undefined, warn: () => undefined, info: () => undef
 describe('Registry kinds follow runtime changes', () => {
   it('reports the kinds it holds, live, and tells listeners when a kind appears', async () => {
     const app = await McpApplication.create(ToolsOnly, { logger: quiet });
-    expect(app.registry.kinds()).toEqual({ tools: true, resources: false, prompts: false, completions: false, taskTools: false });
+    expect(registryOf(app).kinds()).toEqual({ tools: true, resources: false, prompts: false, completions: false, taskTools: false });
     const seen: [RegistryKinds, RegistryKinds][] = [];
-    const stop = app.registry.onKindsChange((kinds, previous) => seen.push([kinds, previous]));
+    const stop = registryOf(app).onKindsChange((kinds, previous) => seen.push([kinds, previous]));
 
     app.addProviders(LaterPrompts);
-    expect(app.registry.hasPrompts).toBe(true);
+    expect(registryOf(app).hasPrompts).toBe(true);
     expect(seen).toEqual([
       [
         { tools: true, resources: false, prompts: true, completions: false, taskTools: false },
@@ -53,7 +54,7 @@ describe('Registry kinds follow runtime changes', () => {
     expect(seen).toHaveLength(1);
 
     app.addProviders(LaterTaskTools);
-    expect(app.registry.hasTaskTools).toBe(true);
+    expect(registryOf(app).hasTaskTools).toBe(true);
     expect(seen).toHaveLength(2);
     expect(seen[1][0].taskTools).toBe(true);
 

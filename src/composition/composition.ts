@@ -1,29 +1,49 @@
 import { InvalidDefinitionError } from '../errors/invalid-definition.error';
+import type { Implementation } from '../mcp/mcp-types';
 import type { Invoke } from '../protocol/tool-invoker';
-import type { ResolvedOptions } from './application-options';
-import { ApplicationSurface } from './application-surface';
+import type { Contribution } from '../registry/contribution';
+import type { Registry } from '../registry/registry';
 import { checkPrefix, mountedContribution, prefixedUri } from './mount';
 import type { ProxyOptions } from './proxy';
 import { ProxyLink, type ProxyTransport } from './proxy-link';
-import type { ServerLogger } from './server-logger';
+
+/** Where a composition puts what it serves: the application's registry, one contribution per source. */
+export interface Contributions {
+  /** Sets (or, with undefined, drops) the descriptors of `source`; throws a definition error on a collision. */
+  contribute(source: string, contribution: Contribution | undefined): void;
+  contributes(source: string): boolean;
+}
+
+/** What composition needs of the application it belongs to. */
+export interface CompositionHost {
+  readonly contributions: Contributions;
+  /** Tells the application's own subscribers (sessions, listen streams) that `uri` changed. */
+  notifySubscribers(uri: string): Promise<void>;
+  logError(message: string, error: unknown): void;
+  /** A proxy's request timeout and client info when its options name none. */
+  readonly proxyDefaults: { timeoutMs: number; clientInfo: Implementation };
+}
+
+/** An application as a mount serves it. */
+export interface Mountable {
+  readonly registry: Registry;
+  /** Runs a handler of that application (its container, its middleware): what a mount forwards to. */
+  readonly invoke: Invoke;
+  readonly composition: Composition;
+  close(): Promise<void>;
+}
 
 /**
  * An application composed of others: modules and applications mounted under a prefix, remote MCP
  * servers proxied under one. Each is a contribution to the registry, checked like any definition.
  */
-export abstract class ComposedSurface extends ApplicationSurface {
-  /** Runs a handler of this application (its container, its middleware): what a mount forwards to. */
-  protected abstract readonly invoke: Invoke;
-  abstract readonly options: ResolvedOptions;
-  protected abstract readonly logger: ServerLogger;
+export class Composition {
   /** What is served under each prefix (mounts and proxies), and how to let it go. */
   private readonly mounts = new Map<string, { release(): Promise<void> }>();
   /** Applications this one is mounted in, told of its resource updates. */
   private readonly updateListeners = new Set<(uri: string) => void>();
 
-  abstract close(): Promise<void>;
-  /** Tells this application's own subscribers (sessions, listen streams) that `uri` changed. */
-  protected abstract notifySubscribers(uri: string): Promise<void>;
+  constructor(private readonly host: CompositionHost) {}
 
   /**
    * Serves a remote MCP server's tools, resources, templates and prompts under `prefix`, through an
@@ -37,20 +57,21 @@ export abstract class ComposedSurface extends ApplicationSurface {
     const source = `mount:${prefix}`;
     const placeholder = { release: async () => undefined };
     this.mounts.set(prefix, placeholder);
-    const withdraw = () => (this.contributions.has(source) ? this.contribute(source, undefined) : undefined);
+    const contributions = this.host.contributions;
+    const withdraw = () => (contributions.contributes(source) ? contributions.contribute(source, undefined) : undefined);
     const link = new ProxyLink(
       prefix,
       transport,
       {
-        contribute: (c) => this.contribute(source, c),
+        contribute: (c) => contributions.contribute(source, c),
         withdraw,
         notifyResourceUpdated: (uri) => this.notifyResourceUpdated(uri),
-        logError: (m, e) => this.logError(m, e),
+        logError: (m, e) => this.host.logError(m, e),
       },
       {
         ...options,
-        timeoutMs: options.timeoutMs ?? this.options.clientRequestTimeoutMs,
-        clientInfo: options.clientInfo ?? { name: this.options.server.name, version: this.options.server.version },
+        timeoutMs: options.timeoutMs ?? this.host.proxyDefaults.timeoutMs,
+        clientInfo: options.clientInfo ?? this.host.proxyDefaults.clientInfo,
       },
     );
     try {
@@ -74,7 +95,7 @@ export abstract class ComposedSurface extends ApplicationSurface {
     const mounted = this.mounts.get(prefix);
     if (!mounted) return false;
     this.mounts.delete(prefix);
-    this.contribute(`mount:${prefix}`, undefined);
+    this.host.contributions.contribute(`mount:${prefix}`, undefined);
     await mounted.release();
     return true;
   }
@@ -85,10 +106,11 @@ export abstract class ComposedSurface extends ApplicationSurface {
    */
   async notifyResourceUpdated(uri: string): Promise<void> {
     for (const listener of this.updateListeners) listener(uri);
-    await this.notifySubscribers(uri);
+    await this.host.notifySubscribers(uri);
   }
-  protected logError(message: string, error: unknown): void {
-    this.logger.error(message, error);
+
+  private logError(message: string, error: unknown): void {
+    this.host.logError(message, error);
   }
 
   private claimPrefix(prefix: string, what: string): void {
@@ -97,10 +119,11 @@ export abstract class ComposedSurface extends ApplicationSurface {
   }
 
   /** Serves `app`'s primitives under `prefix`, following its runtime changes; refuses collisions. */
-  protected mountApplication(prefix: string, app: ComposedSurface, owned: boolean): void {
+  mount(prefix: string, app: Mountable, owned: boolean): void {
     this.claimPrefix(prefix, 'mount');
-    if (app === this) throw new InvalidDefinitionError(`mount "${prefix}"`, 'an application cannot mount itself');
-    const refresh = () => this.contribute(`mount:${prefix}`, mountedContribution(prefix, app.registry, app.invoke));
+    if (app.composition === this) throw new InvalidDefinitionError(`mount "${prefix}"`, 'an application cannot mount itself');
+    const contributions = this.host.contributions;
+    const refresh = () => contributions.contribute(`mount:${prefix}`, mountedContribution(prefix, app.registry, app.invoke));
     try {
       refresh();
     } catch (error) {
@@ -112,7 +135,7 @@ export abstract class ComposedSurface extends ApplicationSurface {
         refresh();
       } catch (error) {
         // Fail closed: serving the last good copy would keep what the mounted application removed or hid.
-        this.contribute(`mount:${prefix}`, undefined);
+        contributions.contribute(`mount:${prefix}`, undefined);
         this.logError(
           `A change of the application mounted at "${prefix}" collides with this one; its primitives are withdrawn until that is resolved`,
           error,
@@ -123,12 +146,13 @@ export abstract class ComposedSurface extends ApplicationSurface {
       void this.notifyResourceUpdated(prefixedUri(prefix, uri)).catch((e) =>
         this.logError(`Could not forward a resource update of the application mounted at "${prefix}"`, e),
       );
-    app.updateListeners.add(forward);
-    this.mounts.set(prefix, { release: async () => (stop(), app.updateListeners.delete(forward), owned ? app.close() : undefined) });
+    const updates = app.composition.updateListeners;
+    updates.add(forward);
+    this.mounts.set(prefix, { release: async () => (stop(), updates.delete(forward), owned ? app.close() : undefined) });
   }
 
   /** Lets every mount and proxy go (on the application's close): built applications closed, proxies disconnected. */
-  protected async closeMounts(): Promise<void> {
+  async close(): Promise<void> {
     const all = [...this.mounts.values()];
     this.mounts.clear();
     const released = await Promise.allSettled(all.map((m) => m.release()));

@@ -39,27 +39,31 @@ const RUNTIME = 'runtime';
 
 /**
  * What an application's surface can become at runtime: primitives shown, hidden and removed, providers
- * added, and tools, resources and prompts registered from plain definitions (no decorators). Every
- * change rebuilds the registry through the same builder as bootstrap, so it is checked the same way
- * (a change that fails leaves everything as it was), list pages are rebuilt once, and clients hear
- * `list_changed` (legacy sessions and 2026-07-28 listen streams).
+ * added, tools, resources and prompts registered from plain definitions (no decorators), and methods
+ * mcpkit does not define. Every change rebuilds the registry through the same builder as bootstrap, so
+ * it is checked the same way (a change that fails leaves everything as it was), list pages are rebuilt
+ * once, and clients hear `list_changed` (legacy sessions and 2026-07-28 listen streams). Mounts and
+ * proxies add their primitives here too, each as one contribution (see `contribute`).
  */
-export abstract class ApplicationSurface {
-  abstract readonly registry: Registry;
-  abstract readonly container: DependencyContainer;
-  protected abstract readonly entries: ProviderEntry[];
-  protected abstract readonly transient: Set<unknown>;
-  /** The protocol engine's methods added with `addMethod`. */
-  protected abstract readonly customMethods: CustomMethods;
-  /** The decorated part of the registry, built once (and again when providers are added): a runtime change only re-merges contributions. */
-  protected decoratedParts?: DecoratedParts;
+export class Definitions {
   /** Descriptors made outside the decorators, by source (runtime registration, each mount, each proxy). */
-  protected readonly contributions = new Map<string, Contribution>();
+  private readonly contributions = new Map<string, Contribution>();
   private runtime: Runtime = {
     tools: { defs: new Map(), descriptors: new Map() },
     resources: { defs: new Map(), descriptors: new Map() },
     prompts: { defs: new Map(), descriptors: new Map() },
   };
+
+  constructor(
+    readonly registry: Registry,
+    private readonly container: DependencyContainer,
+    private readonly entries: ProviderEntry[],
+    private readonly transient: Set<unknown>,
+    /** The decorated part of the registry, built once (and again when providers are added): a runtime change only re-merges contributions. */
+    private decoratedParts: DecoratedParts,
+    /** The protocol engine's methods added with `addMethod`. */
+    private readonly customMethods: CustomMethods,
+  ) {}
 
   /** Shows a tool, resource, template or prompt again; clients are told the list changed. */
   enable(kind: PrimitiveKind, key: string): boolean {
@@ -162,13 +166,13 @@ export abstract class ApplicationSurface {
    * Sets (or, with undefined, drops) the descriptors of one source and rebuilds the registry. When the
    * build fails (a collision), the previous descriptors are put back and the error is thrown.
    */
-  protected contribute(source: string, contribution: Contribution | undefined, forget: [PrimitiveKind, string][] = []): void {
+  contribute(source: string, contribution: Contribution | undefined, forget: [PrimitiveKind, string][] = []): void {
     const previous = this.contributions.get(source);
     if (contribution) this.contributions.set(source, contribution);
     else this.contributions.delete(source);
     let next: Registry;
     try {
-      next = assembleRegistry((this.decoratedParts ??= buildDecorated(this.entries)), [...this.contributions.values()]);
+      next = assembleRegistry(this.decoratedParts, [...this.contributions.values()]);
     } catch (error) {
       if (previous) this.contributions.set(source, previous);
       else this.contributions.delete(source);
@@ -176,6 +180,11 @@ export abstract class ApplicationSurface {
     }
     for (const [kind, key] of forget) this.registry.forget(kind, key);
     this.registry.replaceWith(next);
+  }
+
+  /** True while `source` contributes descriptors. */
+  contributes(source: string): boolean {
+    return this.contributions.has(source);
   }
 
   private put<D, T>(dynamic: Dynamic<D, T>, kind: PrimitiveKind, key: string, definition: D, descriptor: T, replacing?: string): void {

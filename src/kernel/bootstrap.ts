@@ -1,0 +1,97 @@
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import type { CanActivate } from '../contracts/guard';
+import type { ClassType } from '../metadata/records';
+import { listenHandler } from '../protocol/modern/subscriptions-listen';
+import { ProtocolEngine } from '../protocol/protocol-engine';
+import { createTelemetry } from '../protocol/telemetry/telemetry';
+import type { Invoke } from '../protocol/tool-invoker';
+import type { Registry } from '../registry/registry';
+import { assembleRegistry, buildDecorated, type ProviderEntry } from '../registry/registry.builder';
+import { TaskManager } from '../tasks/task-manager';
+import type { TaskStore } from '../tasks/task-store';
+import { tasksFeature } from '../tasks/tasks.feature';
+import { tracedTaskStore } from '../tasks/traced-task-store';
+import { type ApplicationOptions, resolveOptions, type ResolvedOptions } from './application-options';
+import { Definitions } from './definitions';
+import { handlerInvoker } from './handler-invoker';
+import { resolveModuleGraph } from './module-graph';
+import { applicationRoot } from './peer-copies';
+import { register, taskStoreProvider } from './providers';
+import { type ScaleOut, throttled } from './scale-out';
+import { applicationLogger, type ServerLogger } from './server-logger';
+import { TASK_STORE } from './tokens';
+
+/** The parts an application is made of, built once by `McpApplication.create`. */
+export interface Parts {
+  readonly container: DependencyContainer;
+  readonly registry: Registry;
+  readonly engine: ProtocolEngine;
+  readonly options: ResolvedOptions;
+  readonly logger: ServerLogger;
+  readonly tasks: TaskManager;
+  readonly scaleOut: ScaleOut | undefined;
+  readonly invoke: Invoke;
+  readonly definitions: Definitions;
+}
+
+/** The application's parts from its root module, built and wired; its providers not resolved yet. */
+export function assembleParts(
+  module: ClassType,
+  overrides: ApplicationOptions,
+): { parts: Parts; entries: ProviderEntry[]; mounts: Record<string, ClassType> } {
+  const graph = resolveModuleGraph(module);
+  const options = resolveOptions(graph.root, overrides);
+  const logger = applicationLogger({ ...graph.root, ...overrides }, options.server.name);
+  const container = applicationRoot(logger).createChildContainer();
+  const transient = new Set<unknown>();
+  const entries = graph.providers.map((p) => register(container, p, transient)).filter((e): e is ProviderEntry => e !== undefined);
+  const decorated = buildDecorated(entries);
+  const registry = Object.assign(assembleRegistry(decorated, []), { viewMetadata: options.viewMetadata });
+  const invoke = handlerInvoker(container, transient, options.middleware);
+  const telemetry = createTelemetry(options.telemetry);
+  const scaleOut = options.scaleOut?.({
+    onError: throttled((e) => logger.error('Redis connection error (repeats within 10 s are not logged)', e), 10_000),
+    telemetry,
+  });
+  container.register(TASK_STORE, taskStoreProvider(options.taskStore ?? scaleOut?.taskStore()));
+  const store = tracedTaskStore(container.resolve<TaskStore>(TASK_STORE), telemetry);
+  const tasks = new TaskManager(
+    store,
+    options.tasks,
+    (message, error) => logger.error(message, error),
+    options.clientRequestTimeoutMs,
+    scaleOut?.taskBus(),
+  );
+  const engine = new ProtocolEngine({
+    features: (env) => [tasksFeature(tasks, env.tools, env.pageSize, env.subscriptions)],
+    registry,
+    serverInfo: stripInstructions(options.server),
+    instructions: options.server.instructions,
+    pageSize: options.pageSize,
+    clientRequestTimeoutMs: options.clientRequestTimeoutMs,
+    invoke,
+    resolveGuard: (guard) => container.resolve(guard as unknown as InjectionToken<CanActivate>),
+    logError: (message, error) => logger.error(message, error),
+    eras: options.eras,
+    extensions: options.extensions,
+    requestState: { loadSecret: scaleOut?.requestStateKey && (() => scaleOut.requestStateKey!()), ...options.requestState },
+    cache: options.cache,
+    telemetry,
+    offer: options.offer,
+    listChangedDebounceMs: options.listChangedDebounceMs,
+    modernHandlers: (e) => ({
+      'subscriptions/listen': listenHandler({
+        hub: e.subscriptions,
+        registry,
+        authorizer: e.authorizer,
+        capabilities: () => e.capabilities,
+      }),
+    }),
+  });
+  engine.subscriptions.attach(scaleOut?.changeBus?.());
+  const definitions = new Definitions(registry, container, entries, transient, decorated, engine.custom);
+  const parts = { container, registry, engine, options, logger, tasks, scaleOut, invoke, definitions };
+  return { parts, entries, mounts: graph.root.mounts ?? {} };
+}
+
+const stripInstructions = ({ instructions: _instructions, ...info }: ResolvedOptions['server']) => info;

@@ -1,0 +1,179 @@
+import { verifyStdioToken } from '../auth/stdio-auth';
+import { connectionAuth } from '../auth/principal';
+import { AddressInUseError } from '../errors/address-in-use.error';
+import type { JsonRpcMessage } from '../mcp/json-rpc';
+import type { ProtocolEngine } from '../protocol/protocol-engine';
+import type { TaskStore } from '../tasks/task-store';
+import type { HttpOptions } from '../transports/http/http-options';
+import type { HttpTransport } from '../transports/http/http-handler.types';
+import { withTracedEventStore } from '../transports/http/traced-event-store';
+import { type ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
+import type { MessageTransport } from '../transports/message-transport';
+import { StdioTransport } from '../transports/stdio.transport';
+import { redirectConsoleToStderr } from './console-redirect';
+import { type ConnectionHandle, type ConnectOptions, handleOf, type ListenOptions, type ListenResult, type Served } from './listen-options';
+import { messageLogFields, withLogFields } from './log-context';
+import type { ScaleOut } from './scale-out';
+import type { ServerLogger } from './server-logger';
+
+/** What serving needs of the application it belongs to. */
+export interface ServingHost {
+  readonly engine: ProtocolEngine;
+  readonly taskStore: TaskStore;
+  readonly scaleOut: ScaleOut | undefined;
+  readonly logger: ServerLogger;
+  readonly shutdownTimeoutMs: number;
+  /** True once the application began closing: nothing new is served. */
+  readonly closing: boolean;
+  /** Closes the whole application (a stdio server does when its stdin ends). */
+  close(): Promise<void>;
+}
+
+/**
+ * The application's front doors: message transports (stdio, in-process, any of the user's) and
+ * Streamable HTTP, each tracked so that closing the application stops and closes every one.
+ */
+export class Serving {
+  private readonly served = new Set<Served>();
+  private readonly httpServed = new WeakMap<HttpTransport, Served>();
+
+  constructor(private readonly host: ServingHost) {}
+
+  /** Serves one client over a message transport; the handle tells its state and closes it. */
+  connect(transport: MessageTransport, options?: ConnectOptions): ConnectionHandle {
+    this.refuseWhenClosing();
+    const { engine, logger } = this.host;
+    const session = engine.createSession((message: JsonRpcMessage) => transport.send(message), {
+      requireInitialize: options?.requireInitialize,
+      // stdio and in-process clients: the first initialize or 2026-07-28 request decides the era.
+      era: engine.eras === 'dual' ? 'auto' : engine.eras,
+      // A verified principal, else (when asked) the machine's local user: the facts of every message it sends.
+      extra: options?.auth ? { auth: connectionAuth(options.auth) } : options?.local ? { local: true } : undefined,
+    });
+    const served: Served = {
+      stopAccepting: () => undefined,
+      close: async () => {
+        session.close();
+        await transport.close();
+      },
+    };
+    this.served.add(served);
+    const logError = (what: string) => (error: unknown) => logger.error(what, error);
+    const started = transport.start(
+      (input) => {
+        if (!input.ok) transport.send(input.error).catch(logError('Could not answer a malformed message'));
+        // receive answers every failure of a handler itself; this catches only a broken transport.
+        else
+          withLogFields(messageLogFields(input.message), () => session.receive(input.message)).catch(logError('Could not serve a message'));
+      },
+      () => {
+        this.served.delete(served);
+        // A listen stream never finishes by itself: the connection is gone, so it is not waited for.
+        this.drain(() => session.inflightCount - engine.subscriptions.heldBy(session))
+          .then(() => {
+            session.close();
+            options?.onClose?.();
+          })
+          .catch(logError('Could not close a connection'));
+      },
+    );
+    Promise.resolve(started).catch((error) => {
+      logger.error('A transport failed to start', error);
+      served.close().catch(logError('Could not close a transport that failed to start'));
+    });
+    return handleOf(session, () => served.close());
+  }
+
+  /** Connects an in-process client; the returned transport fits the official SDK `Client` and `McpTestClient`. */
+  connectInMemory(options?: ConnectOptions): ClientTransport {
+    const { client, server } = createInMemoryTransportPair();
+    this.connect(server, { local: true, ...options });
+    return client;
+  }
+
+  /** A Streamable HTTP transport for the application, not yet listening. */
+  httpTransport(options: HttpOptions = {}): HttpTransport {
+    this.refuseWhenClosing();
+    const { engine, logger, scaleOut, taskStore } = this.host;
+    const shared = scaleOut?.httpDefaults();
+    // Loaded here, not at import: a stdio-only server never loads Koa.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: a stdio server never loads Koa
+    const { StreamableHttpTransport: Transport } =
+      require('../transports/http/streamable-http') as typeof import('../transports/http/streamable-http');
+    const transport = new Transport(
+      {
+        createSession: (sink, o) => engine.createSession(sink, o),
+        logError: (m, e) => logger.error(m, e),
+        modern: engine.modern,
+        readiness: { taskStore },
+      },
+      withTracedEventStore(shared ? { ...shared, ...options } : options, engine.telemetry),
+    );
+    const served: Served = { stopAccepting: () => transport.stopAccepting(), close: () => transport.close() };
+    this.served.add(served);
+    this.httpServed.set(transport, served);
+    return transport;
+  }
+
+  /** Starts serving over HTTP and/or stdio (see McpApplication.listen). */
+  async listen(options: ListenOptions): Promise<ListenResult> {
+    const stdio = options.stdio === true ? {} : options.stdio || undefined;
+    // Checked before anything is served: a server whose one client would be refused does not start.
+    const auth = stdio?.auth && (await verifyStdioToken(stdio.auth));
+    if (stdio) redirectConsoleToStderr();
+    const result: ListenResult = {};
+    if (options.http) result.http = await this.listenHttp(options.http);
+    if (stdio) {
+      const { logger } = this.host;
+      // Without a verified token, the stdio client is the machine's local user (see ConnectOptions.local).
+      this.connect(new StdioTransport(stdio), {
+        auth,
+        local: !auth,
+        onClose: () => {
+          this.host.close().catch((e) => logger.error('Could not close the application', e));
+        },
+      });
+    }
+    return result;
+  }
+
+  /** Stops taking new connections and messages on every front door. */
+  stopAccepting(): void {
+    for (const s of this.served) s.stopAccepting();
+  }
+
+  /** Closes every transport and connection (after the application drained what it could). */
+  async close(): Promise<void> {
+    const served = [...this.served];
+    this.served.clear();
+    await Promise.allSettled(served.map((s) => s.close()));
+  }
+
+  /** Waits until `inflight()` is zero or `shutdownTimeoutMs` passed. */
+  async drain(inflight: () => number): Promise<void> {
+    const deadline = Date.now() + this.host.shutdownTimeoutMs;
+    while (inflight() > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10).unref());
+    }
+  }
+
+  private async listenHttp(options: HttpOptions): Promise<NonNullable<ListenResult['http']>> {
+    const transport = this.httpTransport(options);
+    try {
+      return await transport.listen();
+    } catch (error) {
+      const served = this.httpServed.get(transport);
+      if (served) this.served.delete(served);
+      // The listen error is what the caller needs; a failure to release the half-started transport is only logged.
+      await transport.close().catch((e) => this.host.logger.error('Could not close a transport that failed to listen', e));
+      const code = (error as NodeJS.ErrnoException | undefined)?.code;
+      if (code !== 'EADDRINUSE') throw error;
+      const { address, port } = error as { address?: string; port?: number };
+      throw new AddressInUseError(address ?? options.host ?? '127.0.0.1', port ?? options.port ?? 3000, { cause: error });
+    }
+  }
+
+  private refuseWhenClosing(): void {
+    if (this.host.closing) throw new Error('The application is closing');
+  }
+}
