@@ -11,7 +11,7 @@ export interface InputRequest {
 
 interface Pending extends InputRequest {
   resolve(value: unknown): void;
-  reject(error: unknown): void;
+  reject(error: Error): void;
 }
 
 /**
@@ -40,7 +40,8 @@ export class ModernTaskInputs {
     const answer = new Promise<unknown>((resolve, reject) => {
       const onAbort = () => {
         this.pending.delete(key);
-        reject(signal?.reason ?? new McpError(ErrorCode.InternalError, 'The task was cancelled'));
+        // AbortSignal types its reason `any`: an Error is passed on, anything else (or none) said as cancelled.
+        reject(signal?.reason instanceof Error ? signal.reason : new McpError(ErrorCode.InternalError, 'The task was cancelled'));
       };
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });

@@ -52,7 +52,8 @@ export class PrincipalTools {
   @Tool({ description: 'Waits on its gate, then answers with its caller', taskSupport: 'optional' })
   async job(input: KeyInput, ctx: McpContext) {
     await new Promise<void>((resolve, reject) => {
-      ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
+      const reason = () => (ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error(String(ctx.signal.reason)));
+      ctx.signal.addEventListener('abort', () => reject(reason()), { once: true });
       void gate(input.key).promise.then(resolve);
     });
     return `job ${input.key} for ${ctx.auth?.principal}`;

@@ -95,6 +95,7 @@ export class ModernDispatch implements RoundFactory {
     try {
       running = Promise.resolve(handler(scope.params, scope));
     } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a handler's synchronous throw becomes its rejection, the value unchanged (as an async handler's)
       running = Promise.reject(error);
     }
     if (!scope.multiRound) return running.then((result) => this.complete(scope, result));
