@@ -30,7 +30,8 @@ export interface ModernDispatchOptions {
   /** True for a method outside the core that may also answer with an InputRequiredResult (a custom method). */
   multiRound?(method: string): boolean;
   cache?: CacheHints;
-  logError(message: string, error?: unknown): void;
+  /** Handed on detached (to the sealer): a function, not a method. */
+  logError: (message: string, error?: unknown) => void;
 }
 
 const LISTS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
