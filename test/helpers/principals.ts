@@ -147,9 +147,10 @@ export async function serveApp(
   options: { http?: HttpOptions; app?: ApplicationOptions; resource?: string; verifier?: TokenVerifier } = {},
 ): Promise<ServedApp> {
   const errors: string[] = [];
+  const text = (e: unknown) => (e instanceof Error ? String(e) : typeof e === 'string' ? e : JSON.stringify(e));
   const app = await McpApplication.create(PrincipalModule, {
     logger: {
-      error: (m: string, e?: unknown) => errors.push(`${m}${e ? `: ${String(e)}` : ''}`),
+      error: (m: string, e?: unknown) => errors.push(`${m}${e ? `: ${text(e)}` : ''}`),
       warn: () => undefined,
       info: () => undefined,
     },
