@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
-import { JwtVerifier, ResourceServerOptions } from '../../src/auth';
+import { JwtVerifier, JwtVerifierOptions, ResourceServerOptions } from '../../src/auth';
 import { McpApplication, McpModule, TelemetryOptions, Tool } from '../../src';
 import { MODE, reportReady, TOOL_COUNT, WITH_TASKS } from './ipc';
 
@@ -105,7 +105,7 @@ function benchAuth(): ResourceServerOptions | undefined {
   return {
     authorizationServers: [issuer],
     resource: process.env.AUTH_RESOURCE!,
-    verifier: new JwtVerifier({ issuer, jwks: JSON.parse(jwks) }),
+    verifier: new JwtVerifier({ issuer, jwks: JSON.parse(jwks) as JwtVerifierOptions['jwks'] }),
     tokenCacheMaxBytes,
   };
 }

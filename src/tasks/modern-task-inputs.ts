@@ -92,9 +92,10 @@ export function checkAnswers(
   open: ReadonlyMap<string, InputRequest> | Readonly<Record<string, InputRequest>>,
   responses: Record<string, unknown>,
 ): void {
-  const get = (key: string) =>
+  // instanceof narrows to Map<any, any>: the map's own types are said again.
+  const get = (key: string): InputRequest | undefined =>
     open instanceof Map
-      ? open.get(key)
+      ? (open as ReadonlyMap<string, InputRequest>).get(key)
       : Object.prototype.hasOwnProperty.call(open, key)
         ? (open as Record<string, InputRequest>)[key]
         : undefined;

@@ -231,7 +231,7 @@ export class OtelTelemetry implements RequestTelemetry {
   /** Runs `run` in `ctx`, known to requests the session sends to the client on behalf of request `id`. */
   private within<T>(session: TracedSession, id: string | number, ctx: Api.Context, run: () => Promise<T>): Promise<T> {
     let byId = this.contexts.get(session);
-    if (!byId) this.contexts.set(session, (byId = new Map()));
+    if (!byId) this.contexts.set(session, (byId = new Map<string | number, Api.Context>()));
     byId.set(id, ctx);
     const forget = () => {
       byId.delete(id);
