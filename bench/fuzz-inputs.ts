@@ -268,17 +268,19 @@ export class InputGenerator {
       case 14: {
         // a notification (no answer owed), sometimes one the server acts on
         delete message.id;
+        let method = base.method;
         if (this.rnd() < 0.5) {
-          message.method = this.pick([
+          method = this.pick([
             'notifications/cancelled',
             'notifications/initialized',
             'notifications/roots/list_changed',
             'notifications/progress',
           ]);
+          message.method = method;
           // never one of our own ids: a cancelled request of ours would rightly go unanswered
           message.params = { requestId: this.pick([null, 'zz', 7, {}, 'x'.repeat(10_000)] as Json[]), reason: this.value() };
         }
-        return { bytes: Buffer.from(text()), mutation: 'notification', method: String(message.method) };
+        return { bytes: Buffer.from(text()), mutation: 'notification', method };
       }
       case 15: {
         // a response nobody asked for

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
-import { JwtVerifier, ResourceServerOptions } from '../../src/auth';
+import { JwtVerifier, JwtVerifierOptions, ResourceServerOptions } from '../../src/auth';
 import { McpApplication, McpModule, TelemetryOptions, Tool } from '../../src';
 import { MODE, reportReady, TOOL_COUNT, WITH_TASKS } from './ipc';
 
@@ -88,7 +88,9 @@ function benchTelemetry(): { telemetry?: TelemetryOptions } {
   if (!mode) return {};
   if (mode !== 'full') return { telemetry: { mode } };
   const { BasicTracerProvider, BatchSpanProcessor } =
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only the full-telemetry workload needs the OpenTelemetry SDK
     require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only the full-telemetry workload needs the OpenTelemetry SDK
   const { MeterProvider } = require('@opentelemetry/sdk-metrics') as typeof import('@opentelemetry/sdk-metrics');
   const drop = { export: (_: unknown, done: (r: { code: number }) => void) => done({ code: 0 }), shutdown: async () => undefined };
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(drop)] });
@@ -105,7 +107,7 @@ function benchAuth(): ResourceServerOptions | undefined {
   return {
     authorizationServers: [issuer],
     resource: process.env.AUTH_RESOURCE!,
-    verifier: new JwtVerifier({ issuer, jwks: JSON.parse(jwks) }),
+    verifier: new JwtVerifier({ issuer, jwks: JSON.parse(jwks) as JwtVerifierOptions['jwks'] }),
     tokenCacheMaxBytes,
   };
 }

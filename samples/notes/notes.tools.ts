@@ -155,17 +155,19 @@ export class NotesTools {
   }
 }
 
-/** Resolves after `ms`, or rejects as soon as the signal aborts. */
+/** Resolves after `ms`, or rejects with the abort reason (an Error) as soon as the signal aborts. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  // AbortSignal types its reason `any`: the request's signal aborts with an Error, and anything else is wrapped.
+  const aborted = (): Error => (signal.reason instanceof Error ? signal.reason : new Error('Aborted', { cause: signal.reason }));
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
+    if (signal.aborted) return reject(aborted());
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal.reason);
+      reject(aborted());
     };
     signal.addEventListener('abort', onAbort, { once: true });
   });

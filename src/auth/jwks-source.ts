@@ -44,7 +44,8 @@ export class JwksSource {
     // Fetches are spaced by the floor at least, also while the server is down (a failure is not retried at once).
     const mayFetch = this.pending !== undefined || now - this.fetchedAt >= this.options.newKidFloorMs;
     if (!this.local) {
-      if (!mayFetch) throw this.failure;
+      // Held back by the floor with no keys: the last fetch failed, and says why.
+      if (!mayFetch) throw this.failure ?? new AuthorizationServerError(`Could not fetch the signing keys from ${this.url.href}`);
       await this.refresh();
     } else if (now - this.receivedAt >= this.options.cacheMaxAgeMs && mayFetch) await this.refresh();
     try {
@@ -98,7 +99,8 @@ export class JwksSource {
     if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'object' && k !== null)) {
       throw new AuthorizationServerError(`${this.url.href} did not answer with a JSON Web Key Set`);
     }
-    this.local = this.jose.createLocalJWKSet({ keys });
+    // Objects, as checked above; jose checks each key's fields.
+    this.local = this.jose.createLocalJWKSet({ keys: keys as Jose.JWK[] });
     this.kids = new Set(keys.map((k: { kid?: unknown }) => k.kid).filter((kid): kid is string => typeof kid === 'string'));
     this.receivedAt = Date.now();
   }

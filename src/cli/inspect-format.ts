@@ -9,22 +9,27 @@ export function formatSurface(s: Surface): string {
   lines.push(`${name ?? '?'} ${version ?? ''}${title ? ` (${title})` : ''}, protocol ${s.protocolVersion}`.trim());
   if (s.instructions) lines.push(`  ${s.instructions}`);
   section(lines, 'Tools', s.tools, (t) => {
-    const out = [`${t.name}${describe(t)}`];
+    const out = [`${str(t.name)}${describe(t)}`];
     out.push(...schemaLines('input', t.inputSchema as Json | undefined));
     if (t.outputSchema) out.push(...schemaLines('output', t.outputSchema as Json));
     const annotations = t.annotations ? Object.entries(t.annotations as Json).map(([k, v]) => `${k}=${JSON.stringify(v)}`) : [];
     if (annotations.length) out.push(`  annotations: ${annotations.join(' ')}`);
     return out;
   });
-  section(lines, 'Resources', s.resources, (r) => [`${r.uri}${r.mimeType ? ` [${r.mimeType}]` : ''}${describe(r)}`]);
+  section(lines, 'Resources', s.resources, (r) => [`${str(r.uri)}${r.mimeType ? ` [${str(r.mimeType)}]` : ''}${describe(r)}`]);
   section(lines, 'Resource templates', s.resourceTemplates, (r) => [
-    `${r.uriTemplate}${r.mimeType ? ` [${r.mimeType}]` : ''}${describe(r)}`,
+    `${str(r.uriTemplate)}${r.mimeType ? ` [${str(r.mimeType)}]` : ''}${describe(r)}`,
   ]);
   section(lines, 'Prompts', s.prompts, (p) => {
-    const args = ((p.arguments ?? []) as Json[]).map((a) => `${a.name}${a.required ? '' : '?'}`);
-    return [`${p.name}(${args.join(', ')})${describe(p)}`];
+    const args = ((p.arguments ?? []) as Json[]).map((a) => `${str(a.name)}${a.required ? '' : '?'}`);
+    return [`${str(p.name)}(${args.join(', ')})${describe(p)}`];
   });
   return lines.join('\n') + '\n';
+}
+
+/** A value from the wire as text: a primitive as String prints it, an object or array as JSON (never "[object Object]"). */
+function str(value: unknown): string {
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
 }
 
 function section(lines: string[], title: string, items: Json[], render: (item: Json) => string[]): void {
@@ -46,7 +51,7 @@ function schemaLines(label: string, schema: Json | undefined): string[] {
     `  ${label}:`,
     ...names.map(
       (n) =>
-        `    ${n}${required.has(n) ? '' : '?'}: ${typeOf(properties[n])}${properties[n].description ? `  ${properties[n].description}` : ''}`,
+        `    ${n}${required.has(n) ? '' : '?'}: ${typeOf(properties[n])}${properties[n].description ? `  ${str(properties[n].description)}` : ''}`,
     ),
   ];
 }
@@ -57,5 +62,5 @@ function typeOf(schema: Json): string {
   if (Array.isArray(schema.type)) return schema.type.join(' | ');
   if (typeof schema.type === 'string') return schema.type;
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as Json[]).map(typeOf).join(' | ');
-  return schema.$ref ? (String(schema.$ref).split('/').pop() ?? 'object') : 'any';
+  return schema.$ref ? (str(schema.$ref).split('/').pop() ?? 'object') : 'any';
 }

@@ -12,6 +12,7 @@ import { shown } from './project';
 export function loadModuleClass(js: string, name?: string): ClassType {
   let exports: unknown;
   try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at run time: the user's compiled entry, whose path the command line gives
     exports = require(js);
   } catch (error) {
     throw new CliError(`cannot load ${shown(js)}: ${firstLine(error)}`);

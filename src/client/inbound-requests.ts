@@ -12,7 +12,8 @@ export interface InboundRequestContext {
   signal: AbortSignal;
 }
 
-export type InboundRequestHandler = (params: Record<string, unknown>, context: InboundRequestContext) => unknown | Promise<unknown>;
+/** Answers a request from the server: with its result, or a promise of it (`unknown` covers both). */
+export type InboundRequestHandler = (params: Record<string, unknown>, context: InboundRequestContext) => unknown;
 
 /**
  * Answers requests the server sends (elicitation/create, sampling/createMessage, roots/list, ping):

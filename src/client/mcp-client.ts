@@ -122,7 +122,7 @@ export class McpClient {
           if (era === 'modern' || !isDiscoverRefusal(error) || this.closed) throw error;
         }
       }
-      const result = (await this.request(
+      const result = await this.request<InitializeResult>(
         'initialize',
         {
           protocolVersion: this.options.protocolVersion ?? CLIENT_LATEST_VERSION,
@@ -130,7 +130,7 @@ export class McpClient {
           clientInfo: this.clientInfo(),
         },
         options,
-      )) as InitializeResult;
+      );
       if (!result || typeof result !== 'object' || !(CLIENT_PROTOCOL_VERSIONS as readonly string[]).includes(result.protocolVersion)) {
         throw new Error(
           `The server answered initialize with protocol version ${JSON.stringify(result?.protocolVersion)}, which this client does not support (${CLIENT_PROTOCOL_VERSIONS.join(', ')})`,

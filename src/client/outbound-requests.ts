@@ -46,12 +46,20 @@ interface Pending {
 
 /** The error a request rejects with when its signal aborts. */
 export function abortError(reason: unknown): Error {
-  const error = new Error(
-    reason instanceof Error ? `Request aborted: ${reason.message}` : `Request aborted${reason === undefined ? '' : `: ${String(reason)}`}`,
-    { cause: reason },
-  );
+  const error = new Error(reason === undefined ? 'Request aborted' : `Request aborted: ${reasonText(reason)}`, { cause: reason });
   error.name = 'AbortError';
   return error;
+}
+
+/** An abort reason as text: an Error's message, a primitive as it prints, an object as JSON (not "[object Object]"). */
+function reasonText(reason: unknown): string {
+  if (reason instanceof Error) return reason.message;
+  if (typeof reason !== 'object' || reason === null) return String(reason);
+  try {
+    return JSON.stringify(reason);
+  } catch {
+    return Object.prototype.toString.call(reason); // a cycle, a BigInt inside
+  }
 }
 
 /** Requests sent and not yet answered, bounded, with their timers, signals and progress handlers. */
@@ -109,12 +117,7 @@ export class OutboundRequests {
         if (resetTimeoutOnProgress) entry.reset = arm;
       }
       if (signal) {
-        onAbort = () =>
-          this.giveUp(
-            id,
-            abortError(signal.reason),
-            signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted'),
-          );
+        onAbort = () => this.giveUp(id, abortError(signal.reason), reasonText(signal.reason ?? 'aborted'));
         signal.addEventListener('abort', onAbort, { once: true });
       }
       this.pending.set(id, entry);

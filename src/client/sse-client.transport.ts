@@ -84,7 +84,7 @@ export class SseClientTransport implements McpClientTransport {
       this.controllers.delete(controller);
       if (this.closed) return;
       const why = `HTTP POST failed: ${describe(error)}`;
-      if (id === undefined) throw new Error(why);
+      if (id === undefined) throw new Error(why, { cause: error });
       return deliverMessage(this, transportError(id, why));
     }
     try {

@@ -90,7 +90,7 @@ export class StreamableHttpClientTransport implements McpClientTransport {
       this.untrack(controller, id);
       if (this.closed || controller.signal.aborted) return;
       const why = `HTTP POST failed: ${describe(error)}`;
-      if (id === undefined) throw new Error(why);
+      if (id === undefined) throw new Error(why, { cause: error });
       return this.deliver(transportError(id, why), id);
     }
     const sessionId = res.headers.get('mcp-session-id');

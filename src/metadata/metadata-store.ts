@@ -85,7 +85,7 @@ export const metadataStore = {
     const type: AccessRecord[] = [];
     const methods = new Map<string, AccessRecord[]>();
     const chain: object[] = [];
-    for (let c: object | null = target; c && c !== Function.prototype; c = Object.getPrototypeOf(c)) chain.unshift(c);
+    for (let c: object | null = target; c && c !== Function.prototype; c = Object.getPrototypeOf(c) as object | null) chain.unshift(c);
     for (const c of chain) {
       const access = records.get(c)?.access;
       if (!access) continue;
@@ -108,7 +108,7 @@ export const metadataStore = {
   /** The records of a class and its ancestors, ancestors first. */
   collect(target: object): Omit<ClassRecords, 'module' | 'schema'> {
     const chain: ClassRecords[] = [];
-    for (let c: object | null = target; c && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
+    for (let c: object | null = target; c && c !== Function.prototype; c = Object.getPrototypeOf(c) as object | null) {
       const r = records.get(c);
       if (r) chain.unshift(r);
     }

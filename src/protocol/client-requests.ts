@@ -4,7 +4,7 @@ import type { OutboundRequestOptions } from './peer';
 
 interface Pending {
   resolve(value: unknown): void;
-  reject(error: unknown): void;
+  reject(error: Error): void;
 }
 
 /**
@@ -55,7 +55,9 @@ export class ClientRequests {
       if (options.signal?.aborted) return abort(options.signal.reason);
       options.signal?.addEventListener('abort', onAbort, { once: true });
       this.pending.set(id, pending);
-      this.emit({ jsonrpc: '2.0', id, method, params }, options.relatedRequestId).catch((error) => pending.reject(error));
+      this.emit({ jsonrpc: '2.0', id, method, params }, options.relatedRequestId).catch((error: unknown) =>
+        pending.reject(error instanceof Error ? error : new Error(String(error))),
+      );
     });
   }
 

@@ -34,7 +34,8 @@ export interface ProtocolEngineOptions {
   invoke: Invoke;
   /** Resolves `@UseGuards` classes (through the application's container); default: `new Guard()`. */
   resolveGuard?: ResolveGuard;
-  logError(message: string, error?: unknown): void;
+  /** Handed on detached (to the tool invoker, subscriptions, custom methods): a function, not a method. */
+  logError: (message: string, error?: unknown) => void;
   /** Protocol features beyond the core (tasks). */
   features?: (env: Omit<HandlerEnv, 'features'>) => ProtocolFeature[];
   /** The eras served (default 'dual': 2026-07-28 requests and 2025-11-25 sessions alike). */

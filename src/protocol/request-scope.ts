@@ -61,4 +61,5 @@ export interface TaskBinding {
   request(method: string, params: Record<string, unknown>, options: OutboundRequestOptions): Promise<unknown>;
 }
 
-export type MethodHandler = (params: Record<string, unknown>, scope: RequestScope) => Promise<unknown> | unknown;
+/** Answers a method: with its result, or a promise of it (`unknown` covers both). */
+export type MethodHandler = (params: Record<string, unknown>, scope: RequestScope) => unknown;

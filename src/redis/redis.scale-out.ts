@@ -40,7 +40,7 @@ class RedisScaleOut implements ScaleOut {
     private readonly config: RedisScaleOutOptions,
     private readonly env: ScaleOutEnvironment,
   ) {
-    this.onError = env.onError;
+    this.onError = (error) => env.onError(error);
   }
 
   taskStore(): RedisTaskStore {

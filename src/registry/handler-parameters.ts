@@ -65,7 +65,11 @@ function checkContextLast(where: string, method: string, paramTypes: unknown[]):
 function hasDesignMetadata(cls: ProviderClass): boolean {
   const isDesign = (keys: unknown[]) => keys.some((k) => typeof k === 'string' && k.startsWith('design:'));
   if (isDesign(Reflect.getOwnMetadataKeys(cls))) return true;
-  for (let proto: object | null = cls.prototype as object; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+  for (
+    let proto: object | null = cls.prototype as object;
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
     for (const key of Object.getOwnPropertyNames(proto)) if (isDesign(Reflect.getOwnMetadataKeys(proto, key))) return true;
   }
   return false;

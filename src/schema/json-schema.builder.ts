@@ -157,7 +157,7 @@ export class JsonSchemaBuilder {
   }
 
   private propertySchema(cls: Ctor, name: string, validations: ValidationMetadata[], field: FieldOptions): JsonSchema {
-    const designType = Reflect.getMetadata?.('design:type', cls.prototype, name) as unknown;
+    const designType = Reflect.getMetadata?.('design:type', cls.prototype as object, name) as unknown;
     const eachRule = validations.some((v) => v.each && !ARRAY_RULES.has(v.name ?? ''));
     // Without design:type (no decorator metadata), @IsArray() or an `each` rule is what says "array".
     const isArray = designType === Array || eachRule || (designType === undefined && validations.some((v) => v.name === 'isArray'));

@@ -15,7 +15,7 @@ const annotations = new WeakMap<object, Map<string, string>>();
 /** Records that `property` of `cls` is mirrored into `Mcp-Param-{name}`. */
 export function recordMcpHeader(cls: object, property: string, name: string): void {
   let own = annotations.get(cls);
-  if (!own) annotations.set(cls, (own = new Map()));
+  if (!own) annotations.set(cls, (own = new Map<string, string>()));
   own.set(property, name);
 }
 

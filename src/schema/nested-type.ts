@@ -21,7 +21,7 @@ export function transformedClass(cls: Ctor, property: string, asArray: boolean):
   } catch {
     return undefined; // a constructor or @Transform that refuses the probe: nothing to learn from it
   }
-  const sample = asArray ? (Array.isArray(converted) ? converted[0] : undefined) : converted;
+  const sample: unknown = asArray ? (Array.isArray(converted) ? converted[0] : undefined) : converted;
   if (typeof sample !== 'object' || sample === null || sample.constructor === Object) return undefined;
   return sample.constructor as Ctor;
 }

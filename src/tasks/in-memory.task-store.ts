@@ -55,7 +55,7 @@ export class InMemoryTaskStore implements TaskStore {
     const entry: Entry = { record, seq: ++this.nextSeq, expiresAt: now.getTime() + input.ttl, segments: [], waiters: new Set() };
     this.tasks.set(taskId, entry);
     let owned = this.byOwner.get(input.owner);
-    if (!owned) this.byOwner.set(input.owner, (owned = new Map()));
+    if (!owned) this.byOwner.set(input.owner, (owned = new Map<string, Entry>()));
     owned.set(taskId, entry);
     this.active.set(input.owner, (this.active.get(input.owner) ?? 0) + 1);
     return copy(record);

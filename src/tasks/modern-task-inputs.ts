@@ -11,7 +11,7 @@ export interface InputRequest {
 
 interface Pending extends InputRequest {
   resolve(value: unknown): void;
-  reject(error: unknown): void;
+  reject(error: Error): void;
 }
 
 /**
@@ -40,7 +40,8 @@ export class ModernTaskInputs {
     const answer = new Promise<unknown>((resolve, reject) => {
       const onAbort = () => {
         this.pending.delete(key);
-        reject(signal?.reason ?? new McpError(ErrorCode.InternalError, 'The task was cancelled'));
+        // AbortSignal types its reason `any`: an Error is passed on, anything else (or none) said as cancelled.
+        reject(signal?.reason instanceof Error ? signal.reason : new McpError(ErrorCode.InternalError, 'The task was cancelled'));
       };
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -91,9 +92,10 @@ export function checkAnswers(
   open: ReadonlyMap<string, InputRequest> | Readonly<Record<string, InputRequest>>,
   responses: Record<string, unknown>,
 ): void {
-  const get = (key: string) =>
+  // instanceof narrows to Map<any, any>: the map's own types are said again.
+  const get = (key: string): InputRequest | undefined =>
     open instanceof Map
-      ? open.get(key)
+      ? (open as ReadonlyMap<string, InputRequest>).get(key)
       : Object.prototype.hasOwnProperty.call(open, key)
         ? (open as Record<string, InputRequest>)[key]
         : undefined;

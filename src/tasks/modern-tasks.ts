@@ -86,7 +86,10 @@ export class ModernTasks {
         // Asked before the task exists, the request is a multi round-trip one: the client answers by retrying the call.
         if (!taskMode && options.beforeTask) return scope.outbound.request(method, stripTaskMeta(params), { ...options, key });
         // Otherwise the task is created now (if it was not yet), and the request waits in it.
-        if (!taskMode) ((taskMode = true), now());
+        if (!taskMode) {
+          taskMode = true;
+          now();
+        }
         return inputs.ask(key, method, params, options.signal);
       },
     };

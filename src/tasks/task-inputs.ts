@@ -16,8 +16,9 @@ interface Held {
   readonly params: Record<string, unknown>;
   readonly deadline: number;
   readonly signal?: AbortSignal;
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
+  // Properties, not methods: deliver() hands them on unbound.
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: Error) => void;
 }
 
 type Stop = () => Promise<void>;
@@ -190,9 +191,9 @@ export class TaskInputs {
     const timeoutMs = Math.max(1, held.deadline - Date.now());
     bus
       .publish(taskId, { kind: 'input', from: bus.instanceId, to, key, method: held.method, params: held.params, timeoutMs })
-      .catch((error) => {
+      .catch((error: unknown) => {
         this.sentAway.delete(key);
-        held.reject(error);
+        held.reject(error instanceof Error ? error : new Error(String(error)));
       });
   }
 

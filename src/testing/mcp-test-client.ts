@@ -4,8 +4,8 @@ import { McpError } from '../mcp/mcp.error';
 import { LATEST_PROTOCOL_VERSION, type ClientCapabilities } from '../mcp/mcp-types';
 import type { ClientTransport, WireMessage } from '../transports/in-memory.transport';
 
-/** Answers a request the server sends to the client (sampling, elicitation, roots). */
-export type ClientRequestHandler = (params: Record<string, unknown>) => unknown | Promise<unknown>;
+/** Answers a request the server sends to the client (sampling, elicitation, roots): with its result, or a promise of it. */
+export type ClientRequestHandler = (params: Record<string, unknown>) => unknown;
 
 export interface TestClientOptions {
   capabilities?: ClientCapabilities;

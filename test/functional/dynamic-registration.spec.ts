@@ -79,7 +79,7 @@ describe('tools, resources and prompts registered at runtime (official SDK clien
       annotations: { readOnlyHint: true },
       handler: (args, ctx) => {
         seen.push(ctx instanceof McpContext);
-        return `${String(args.symbol)} x${String(args.count ?? 1)}`;
+        return `${String(args.symbol)} x${typeof args.count === 'number' ? args.count : 1}`;
       },
     });
     await waitFor(() => changes.includes('notifications/tools/list_changed'));

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -34,7 +34,7 @@ async function startApi(): Promise<{ server: Server; baseUrl: string; seen: Seen
     for await (const chunk of req) body += String(chunk);
     return body;
   };
-  const server = createServer(async (req, res) => {
+  const respond = async (req: IncomingMessage, res: ServerResponse) => {
     const body = await read(req);
     seen.push({ method: req.method!, url: req.url!, contentType: req.headers['content-type'], body });
     const url = new URL(req.url!, 'http://x');
@@ -61,6 +61,13 @@ async function startApi(): Promise<{ server: Server; baseUrl: string; seen: Seen
     }
     if (req.method === 'DELETE') return res.writeHead(204).end();
     json(500, { error: 'unexpected' });
+  };
+  // A fault of the test API itself (a body that is not JSON) drops the connection, so the call fails, and is logged.
+  const server = createServer((req, res) => {
+    respond(req, res).catch((error: unknown) => {
+      console.error('test API:', error);
+      res.destroy();
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/`, seen };

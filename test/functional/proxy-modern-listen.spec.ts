@@ -47,6 +47,8 @@ class ScriptedModernServer implements McpClientTransport {
           }),
         );
         return;
+      default:
+        return; // nothing else is scripted: it goes unanswered
     }
   }
   /** Ends the newest listen stream with its final result. */

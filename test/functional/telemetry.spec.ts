@@ -316,7 +316,8 @@ describe('telemetry', () => {
       server.on('request', (req, res) => {
         const span = httpTracer.startSpan('POST /mcp');
         res.on('finish', () => span.end());
-        context.with(trace.setSpan(ROOT_CONTEXT, span), () => listener(req, res));
+        // Koa's handler settles every request itself (errors go to ctx.onerror): its promise never rejects.
+        context.with(trace.setSpan(ROOT_CONTEXT, span), () => void listener(req, res));
       });
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;

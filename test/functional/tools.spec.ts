@@ -119,7 +119,7 @@ describe('tools (in-memory client)', () => {
 
   it('validates input into a class instance, nested members included, and strips unknown members', async () => {
     expect(await call('echo', { s: 'x', inner: { n: 2 }, extra: 'dropped' })).toEqual({ content: [{ type: 'text', text: 'got x' }] });
-    const tools = await env.app.get(Tools);
+    const tools = env.app.get(Tools);
     const last = tools.received.at(-1) as Input;
     expect(last).toBeInstanceOf(Input);
     expect(last.inner).toBeInstanceOf(Inner);

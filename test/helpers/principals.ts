@@ -52,7 +52,8 @@ export class PrincipalTools {
   @Tool({ description: 'Waits on its gate, then answers with its caller', taskSupport: 'optional' })
   async job(input: KeyInput, ctx: McpContext) {
     await new Promise<void>((resolve, reject) => {
-      ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
+      const reason = () => (ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error(String(ctx.signal.reason)));
+      ctx.signal.addEventListener('abort', () => reject(reason()), { once: true });
       void gate(input.key).promise.then(resolve);
     });
     return `job ${input.key} for ${ctx.auth?.principal}`;
@@ -146,9 +147,10 @@ export async function serveApp(
   options: { http?: HttpOptions; app?: ApplicationOptions; resource?: string; verifier?: TokenVerifier } = {},
 ): Promise<ServedApp> {
   const errors: string[] = [];
+  const text = (e: unknown) => (e instanceof Error ? String(e) : typeof e === 'string' ? e : JSON.stringify(e));
   const app = await McpApplication.create(PrincipalModule, {
     logger: {
-      error: (m: string, e?: unknown) => errors.push(`${m}${e ? `: ${String(e)}` : ''}`),
+      error: (m: string, e?: unknown) => errors.push(`${m}${e ? `: ${text(e)}` : ''}`),
       warn: () => undefined,
       info: () => undefined,
     },

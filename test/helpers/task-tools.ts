@@ -21,7 +21,7 @@ const pause = (ms: number, signal?: AbortSignal) =>
     const timer = setTimeout(resolve, ms);
     signal?.addEventListener('abort', () => {
       clearTimeout(timer);
-      reject(signal.reason);
+      reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
     });
   });
 

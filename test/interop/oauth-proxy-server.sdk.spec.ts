@@ -52,7 +52,9 @@ describe('an mcpkit server with the OAuth proxy and the resource server, officia
       oauthProxy: proxy,
       auth: { authorizationServers: [origin], resource, scopesSupported: ['mcp:tools'], verifier: proxy.verifier() },
     });
-    handler = transport.callback();
+    const listener = transport.callback();
+    // Koa's handler settles every request itself (errors go to ctx.onerror): its promise never rejects.
+    handler = (req, res) => void listener(req, res);
   }, 30_000);
 
   afterAll(async () => {

@@ -89,7 +89,7 @@ async function authorize(clientId: string, overrides: Record<string, string> = {
     ...overrides,
   });
   const browser = new Browser(stopAt);
-  const page = await browser.go(`${origin}/authorize?${query}`);
+  const page = await browser.go(`${origin}/authorize?${query.toString()}`);
   return { browser, page, verifier };
 }
 

@@ -20,7 +20,7 @@ export async function sh(
     return stdout + stderr;
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
+    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`, { cause: error });
   }
 }
 
@@ -31,6 +31,7 @@ export async function npmInstall(cwd: string, specs: string[]): Promise<void> {
   } catch (error) {
     throw new Error(
       `Installing into a temporary project needs the npm registry (or its cache); the install failed:\n${(error as Error).message}`,
+      { cause: error },
     );
   }
 }

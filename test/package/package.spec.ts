@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { ROOT } from '../helpers/paths';
 import { RawStdioPeer } from '../helpers/raw-stdio';
 import { packedTarball } from '../helpers/packed-tarball';
@@ -256,7 +257,7 @@ describeTaskStoreContract({ describe, it, beforeEach, afterEach }, 'InMemoryTask
     );
     const out = await sh(dir, bin('vitest'), ['run', '--root', dir]);
     // vitest colours its summary when it thinks a terminal or CI wants it: compare the plain text.
-    expect(out.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Tests\s+13 passed/);
+    expect(stripVTControlCharacters(out)).toMatch(/Tests\s+13 passed/);
   });
 });
 

@@ -16,7 +16,7 @@ export function faultError(faults: readonly ProcessFault[], when: string): Error
   const error = new Error(faults.map(describe).join('\n'));
   const stacks = faults.map((f) => {
     const stack = errorLike(f.reason)?.stack;
-    return stack ? `\n${f.kind}: ${String(stack)}` : '';
+    return typeof stack === 'string' && stack ? `\n${f.kind}: ${stack}` : '';
   });
   error.stack = [error.message, ...stacks].join('\n');
   return error;

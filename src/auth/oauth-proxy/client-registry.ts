@@ -25,7 +25,10 @@ export class ClientRegistry {
     if (!Array.isArray(uris) || uris.length === 0) throw new OAuthError('invalid_redirect_uri', 'redirect_uris must be a non-empty array');
     const method = metadata.token_endpoint_auth_method ?? 'client_secret_basic';
     if (!AUTH_METHODS.includes(method as ClientRecord['token_endpoint_auth_method'])) {
-      throw new OAuthError('invalid_client_metadata', `Unsupported token_endpoint_auth_method ${String(method)}`);
+      throw new OAuthError(
+        'invalid_client_metadata',
+        `Unsupported token_endpoint_auth_method ${typeof method === 'string' ? method : JSON.stringify(method)}`,
+      );
     }
     const grants = metadata.grant_types ?? ['authorization_code', 'refresh_token'];
     if (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {

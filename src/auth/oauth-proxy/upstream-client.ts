@@ -65,7 +65,11 @@ export class UpstreamClient {
     const response = await fetch(token_endpoint, { method: 'POST', headers, body: form, signal: AbortSignal.timeout(10_000) });
     const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
     if (!response.ok || typeof body.access_token !== 'string') {
-      throw new OAuthError('server_error', `The identity provider refused the code (${String(body.error ?? response.status)})`, 502);
+      throw new OAuthError(
+        'server_error',
+        `The identity provider refused the code (${typeof body.error === 'string' ? body.error : response.status})`,
+        502,
+      );
     }
     return body as UpstreamTokens;
   }

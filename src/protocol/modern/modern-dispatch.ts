@@ -30,7 +30,8 @@ export interface ModernDispatchOptions {
   /** True for a method outside the core that may also answer with an InputRequiredResult (a custom method). */
   multiRound?(method: string): boolean;
   cache?: CacheHints;
-  logError(message: string, error?: unknown): void;
+  /** Handed on detached (to the sealer): a function, not a method. */
+  logError: (message: string, error?: unknown) => void;
 }
 
 const LISTS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
@@ -95,6 +96,7 @@ export class ModernDispatch implements RoundFactory {
     try {
       running = Promise.resolve(handler(scope.params, scope));
     } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a handler's synchronous throw becomes its rejection, the value unchanged (as an async handler's)
       running = Promise.reject(error);
     }
     if (!scope.multiRound) return running.then((result) => this.complete(scope, result));

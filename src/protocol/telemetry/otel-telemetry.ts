@@ -93,6 +93,7 @@ export class OtelTelemetry implements RequestTelemetry {
     try {
       parent = extractContext(this.api, request.params?._meta as Record<string, unknown> | undefined, request.headers);
     } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what extractContext threw, unchanged, as the rejection an async serve() would give
       return Promise.reject(error);
     }
     // Nothing to carry: requests to the client get no trace context, so none is remembered.
@@ -230,7 +231,7 @@ export class OtelTelemetry implements RequestTelemetry {
   /** Runs `run` in `ctx`, known to requests the session sends to the client on behalf of request `id`. */
   private within<T>(session: TracedSession, id: string | number, ctx: Api.Context, run: () => Promise<T>): Promise<T> {
     let byId = this.contexts.get(session);
-    if (!byId) this.contexts.set(session, (byId = new Map()));
+    if (!byId) this.contexts.set(session, (byId = new Map<string | number, Api.Context>()));
     byId.set(id, ctx);
     const forget = () => {
       byId.delete(id);
@@ -241,6 +242,7 @@ export class OtelTelemetry implements RequestTelemetry {
       running = this.api.context.with(ctx, run);
     } catch (error) {
       forget();
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what run() threw, unchanged, as the rejection an async run() would give
       return Promise.reject(error);
     }
     // then(ok, failed) rather than finally: one promise instead of three.

@@ -130,7 +130,8 @@ export class SessionCluster {
         http.session.applyRemoteChange(envelope.change);
         break;
       case 'task':
-        break;
+      case 'change':
+        break; // carried on a task's channel and on the deployment's change channel, never on a session's
       case 'terminate':
         this.forget(http.id!)
           .then(() => this.onTerminated(http))

@@ -117,7 +117,7 @@ export class StreamableHttpTransport implements HttpTransport {
       ctx.respond = false;
       if (await proxy.handle(ctx.req, ctx.res)) return;
       ctx.respond = true;
-      return routes(ctx, next);
+      await routes(ctx, next);
     };
   }
 
@@ -128,7 +128,9 @@ export class StreamableHttpTransport implements HttpTransport {
 
   /** Starts a standalone server; resolves with the bound address. */
   async listen(): Promise<{ host: string; port: number; url: string }> {
-    const server = createServer(this.callback());
+    const listener = this.callback();
+    // Koa's handler settles every request itself (its errors go to ctx.onerror): the promise never rejects.
+    const server = createServer((req, res) => void listener(req, res));
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -86,7 +86,7 @@ describe('the OAuth proxy mounted on the HTTP transport', () => {
       code_challenge_method: 'S256',
       state: 'mine',
     });
-    const answer = await request(server).get(`/authorize?${query}`);
+    const answer = await request(server).get(`/authorize?${query.toString()}`);
     expect(answer.status).toBe(302);
     const to = new URL(answer.headers.location);
     expect(`${to.origin}${to.pathname}`).toBe('https://idp.example/authorize');
@@ -121,7 +121,7 @@ describe('the OAuth proxy mounted on the HTTP transport', () => {
       code_challenge: 'x'.repeat(43),
       code_challenge_method: 'S256',
     });
-    const page = await request(server).get(`/authorize?${query}`);
+    const page = await request(server).get(`/authorize?${query.toString()}`);
     expect(page.status).toBe(200);
     expect(page.text).not.toContain('<script>');
     expect(page.text).toContain('&#60;script&#62;');

@@ -13,14 +13,14 @@ class RoundTools {
       ctx.elicit({ message: 'A?', requestedSchema: form }, { key: 'a' }),
       ctx.elicit({ message: 'B?', requestedSchema: form }, { key: 'b' }),
     ]);
-    return `${a.content?.name} and ${b.content?.name}`;
+    return `${String(a.content?.name)} and ${String(b.content?.name)}`;
   }
 
   @Tool({ description: 'Swallows every error around its question, and cleans up in finally' })
   async swallowing(_: EmptyInput, ctx: McpContext) {
     try {
       const answer = await ctx.elicit({ message: 'Name?', requestedSchema: form }, { key: 'name' });
-      return `hello ${answer.content?.name}`;
+      return `hello ${String(answer.content?.name)}`;
     } catch (error) {
       log.push(`caught input-required=${isInputRequired(error)}`);
       return 'carried on without the answer';

@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpApplication } from '../../../src';
@@ -224,6 +224,6 @@ describe('mcpkit --help and --version', () => {
     const inspectHelp = await mcpkit(['inspect', '--help']);
     expect(inspectHelp).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Usage: mcpkit inspect \[entry\] \[--json\]/) });
     const version = await mcpkit(['--version']);
-    expect(version.stdout).toBe(`${(require(join(ROOT, 'package.json')) as { version: string }).version}\n`);
+    expect(version.stdout).toBe(`${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}\n`);
   });
 });

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthorizationServerError, IntrospectionVerifier, InvalidTokenError } from '../../../src/auth';
 
@@ -10,7 +10,7 @@ type Answer = { status?: number; body: unknown };
 /** A loopback introspection endpoint answering from a table (status and body), recording what it was asked. */
 async function introspectionEndpoint(answers: Record<string, Answer>) {
   const asked: { token: string; authorization?: string }[] = [];
-  const server: Server = createServer(async (req: IncomingMessage, res) => {
+  const respond = async (req: IncomingMessage, res: ServerResponse) => {
     let body = '';
     for await (const chunk of req) body += chunk;
     const token = new URLSearchParams(body).get('token')!;
@@ -19,6 +19,13 @@ async function introspectionEndpoint(answers: Record<string, Answer>) {
     res.statusCode = answer.status ?? 200;
     res.setHeader('Content-Type', 'application/json');
     res.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
+  };
+  // A fault of the endpoint itself (the request stream failing) drops the connection, so the call fails, and is logged.
+  const server: Server = createServer((req, res) => {
+    respond(req, res).catch((error: unknown) => {
+      console.error('introspection endpoint:', error);
+      res.destroy();
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

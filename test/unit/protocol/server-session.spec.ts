@@ -61,7 +61,16 @@ describe('ServerSession', () => {
   it('aborts a request the client cancels and sends no answer for it', async () => {
     let scope!: RequestScope;
     const { session, sent } = setup(
-      { wait: (_p, s) => ((scope = s), new Promise((_r, reject) => s.signal.addEventListener('abort', () => reject(s.signal.reason)))) },
+      {
+        wait: (_p, s) => (
+          (scope = s),
+          new Promise((_r, reject) =>
+            s.signal.addEventListener('abort', () =>
+              reject(s.signal.reason instanceof Error ? s.signal.reason : new Error(String(s.signal.reason))),
+            ),
+          )
+        ),
+      },
       { requireInitialize: false },
     );
     const running = session.receive(req(3, 'wait'));

@@ -10,7 +10,8 @@ import { TaskManager } from '../../../src/tasks/task-manager';
 import { waitFor } from '../../helpers/wait-for';
 import { resolveTaskOptions } from '../../../src/tasks/task-options';
 
-type Handler = (ctx: McpContext) => Promise<unknown> | unknown;
+/** A handler answers with a value or a promise of one. */
+type Handler = (ctx: McpContext) => unknown;
 
 /** An outbound port that records what it sends and answers client requests with `answer`. */
 function fakeOutbound(reachable = true, answer: (method: string) => unknown = () => ({ action: 'accept', content: {} })) {
@@ -120,7 +121,11 @@ describe('TaskManager', () => {
     const { manager, start, errors } = setup({
       hang: (ctx) => (
         (signal = ctx.signal),
-        new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))
+        new Promise((_r, reject) =>
+          ctx.signal.addEventListener('abort', () =>
+            reject(ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error(String(ctx.signal.reason))),
+          ),
+        )
       ),
     });
     const { outbound } = fakeOutbound();
