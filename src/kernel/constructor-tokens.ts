@@ -3,15 +3,17 @@ import { UnresolvableProviderError } from '../errors/unresolvable-provider.error
 
 type Ctor = abstract new (...args: never[]) => unknown;
 
-let tokensKey: unknown | null | undefined;
+/** The key once probed: `undefined` until then, `null` when the probe found none. */
+let tokensKey: unknown;
+let probed = false;
 
 /**
  * The metadata key under which tsyringe's `@inject` records parameter tokens, found through its public
  * API (decorate a probe and see where the token lands) rather than by naming its private constant.
  * `null` when the probe finds nothing: the check below is then skipped, never wrong.
  */
-function injectionTokensKey(): unknown | null {
-  if (tokensKey === undefined) {
+function injectionTokensKey(): unknown {
+  if (!probed) {
     class Probe {
       constructor(_: unknown) {}
     }
@@ -22,6 +24,7 @@ function injectionTokensKey(): unknown | null {
       Reflect.getOwnMetadataKeys(Probe).find((k) =>
         holdsProbe((Reflect.getOwnMetadata(k, Probe) as Record<number, unknown> | undefined)?.[0]),
       ) ?? null;
+    probed = true;
   }
   return tokensKey;
 }

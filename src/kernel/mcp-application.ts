@@ -58,7 +58,7 @@ export class McpApplication {
         clientInfo: { name: options.server.name, version: options.server.version },
       },
     });
-    const app = this;
+    const isClosing = () => this.closing !== undefined;
     this.serving = new Serving({
       engine,
       taskStore: tasks.store,
@@ -66,7 +66,7 @@ export class McpApplication {
       logger,
       shutdownTimeoutMs: options.shutdownTimeoutMs,
       get closing() {
-        return app.closing !== undefined;
+        return isClosing();
       },
       close: () => this.close(),
     });
@@ -323,12 +323,11 @@ export class McpApplication {
 
   /** This application as another one mounts it. */
   private mountable(): Mountable {
-    const app = this;
     return {
       registry: this.parts.registry,
       invoke: this.parts.invoke,
       composition: this.composition,
-      close: () => app.close(),
+      close: () => this.close(),
     };
   }
 }

@@ -65,7 +65,7 @@ export class StderrLogger implements ServerLogger {
     if (this.format === 'json') {
       const entry: Record<string, unknown> = { time: new Date().toISOString(), level, name: this.name, msg: message, ...all };
       if (error !== undefined)
-        entry.err = error instanceof Error ? { type: error.name, message: error.message, stack: error.stack } : String(error);
+        entry.err = error instanceof Error ? { type: error.name, message: error.message, stack: error.stack } : shown(error);
       process.stderr.write(`${JSON.stringify(entry)}\n`);
       return;
     }
@@ -73,7 +73,7 @@ export class StderrLogger implements ServerLogger {
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => ` ${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
       .join('');
-    const detail = error instanceof Error ? `\n${error.stack ?? error.message}` : error === undefined ? '' : ` ${String(error)}`;
+    const detail = error instanceof Error ? `\n${error.stack ?? error.message}` : error === undefined ? '' : ` ${shown(error)}`;
     const prefix = level === 'info' ? '' : `${level}: `;
     process.stderr.write(`[${this.name}] ${prefix}${message}${pairs}${detail}\n`);
   }
@@ -105,4 +105,14 @@ export function applicationLogger(
   const { logger, logLevel, logFormat } = options;
   if (logger) return contextualLogger(logger, logLevel);
   return contextualLogger(new StderrLogger({ name, level: logLevel ?? 'info', format: logFormat }));
+}
+
+/** A thrown value that is not an Error, as a log line shows it (JSON for objects, not `[object Object]`). */
+function shown(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return String(value);
+  try {
+    return JSON.stringify(value) ?? Object.prototype.toString.call(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
 }

@@ -97,8 +97,8 @@ export class Serving {
     const { engine, logger, scaleOut, taskStore } = this.host;
     const shared = scaleOut?.httpDefaults();
     // Loaded here, not at import: a stdio-only server never loads Koa.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: a stdio server never loads Koa
     const { StreamableHttpTransport: Transport } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: a stdio server never loads Koa
       require('../transports/http/streamable-http') as typeof import('../transports/http/streamable-http');
     const transport = new Transport(
       {
