@@ -234,6 +234,7 @@ export class McpApplication extends ComposedSurface {
     const transport = new Transport(
       {
         createSession: (sink, o) => this.engine.createSession(sink, o),
+        stateless: this.engine,
         logError: (m, e) => this.logger.error(m, e),
         modern: this.engine.modern,
         readiness: { taskStore: this.tasks.store },
