@@ -103,6 +103,7 @@ export class Serving {
     const transport = new Transport(
       {
         createSession: (sink, o) => engine.createSession(sink, o),
+        stateless: engine,
         logError: (m, e) => logger.error(m, e),
         modern: engine.modern,
         readiness: { taskStore },

@@ -12,6 +12,10 @@ import type { PeerState } from './peer';
 import type { ProtocolFeature } from './protocol-feature';
 import type { MethodHandler } from './request-scope';
 import { ServerSession, type SessionHost } from './server-session';
+import { StatelessRequest, type StatelessHost } from './stateless-request';
+import { clientNotification, runRequest, traced } from './request-core';
+import { isResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../mcp/json-rpc';
+import type { TransportExtra } from './request-scope';
 import { type Invoke, ToolInvoker } from './tool-invoker';
 import type { EraSupport } from '../mcp/eras';
 import { ModernDispatch } from './modern/modern-dispatch';
@@ -65,7 +69,7 @@ interface Route {
  * the registry (a kind added at runtime brings its methods and capability), shared by every session
  * of every transport.
  */
-export class ProtocolEngine implements SessionHost {
+export class ProtocolEngine implements SessionHost, StatelessHost {
   readonly clientRequestTimeoutMs: number;
   readonly tools: ToolInvoker;
   /** Serves 2026-07-28 requests; undefined when the server serves the legacy era only. */
@@ -81,6 +85,8 @@ export class ProtocolEngine implements SessionHost {
   private readonly routes = new Map<string, Route>();
   private readonly features: ProtocolFeature[];
   private readonly sessions = new Set<ServerSession>();
+  /** Stateless requests being served (until their transport closes them). */
+  private readonly stateless = new Set<StatelessRequest>();
   private readonly changedLists = new Set<ListKind>();
   private listChangedTimer?: NodeJS.Timeout;
   private readonly toldOfChange = new Set<ServerSession>();
@@ -213,6 +219,37 @@ export class ProtocolEngine implements SessionHost {
     return session;
   }
 
+  /**
+   * Serves one request with no session: a 2026-07-28 request (its envelope, read by the transport, in
+   * `extra.envelope`), or a 2025-11-25 one over HTTP without sessions. Only the request's own scope is
+   * built, on the same per-request core as a session's requests; `peer` is what the transport knows of
+   * the client, `sink` carries the request's own notifications and requests to it. The transport closes
+   * the returned request once it is answered, or when its client left (which cancels it).
+   */
+  serveStateless(request: JsonRpcRequest, extra: TransportExtra, peer: PeerState, sink: MessageSink): StatelessRequest {
+    const served = new StatelessRequest(this, sink, peer);
+    this.stateless.add(served);
+    const envelope = extra.envelope;
+    served.response = this.telemetry
+      ? traced(this.telemetry, served, request, extra, () => runRequest(this, served, request, extra, envelope))
+      : runRequest(this, served, request, extra, envelope);
+    return served;
+  }
+
+  /**
+   * A notification or response sent with no session. A notification reaches the application's
+   * listeners (`peer` is what the transport knows of the client); one about a session's lifecycle
+   * (`initialized`, `cancelled`) and a response name nothing that exists here.
+   */
+  receiveStateless(message: JsonRpcNotification | JsonRpcResponse, peer: PeerState): void {
+    if (isResponse(message) || message.method === 'notifications/initialized' || message.method === 'notifications/cancelled') return;
+    clientNotification(this, message, peer);
+  }
+
+  statelessClosed(request: StatelessRequest): void {
+    this.stateless.delete(request);
+  }
+
   onSessionClosed(session: ServerSession): void {
     this.sessions.delete(session);
     this.telemetry?.sessionClosed(session);
@@ -226,11 +263,13 @@ export class ProtocolEngine implements SessionHost {
   get inflightCount(): number {
     let n = 0;
     for (const s of this.sessions) n += s.inflightCount;
+    for (const r of this.stateless) if (r.running) n++;
     return n;
   }
 
   closeAllSessions(): void {
     for (const s of [...this.sessions]) s.close();
+    for (const r of [...this.stateless]) r.close();
     clearTimeout(this.listChangedTimer);
     this.listChangedTimer = undefined;
     this.changedLists.clear();

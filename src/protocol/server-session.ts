@@ -10,51 +10,38 @@ import {
   isRequest,
   isResponse,
 } from '../mcp/json-rpc';
-import { McpError, mcpErrorOf } from '../mcp/mcp.error';
+import { McpError } from '../mcp/mcp.error';
 import type { LoggingLevel, ServerCapabilities } from '../mcp/mcp-types';
 import { LATEST_PROTOCOL_VERSION } from '../mcp/mcp-types';
 import type { Connection, ConnectionOptions, MessageSink, SessionSnapshot, SessionStateChange } from './connection';
-import type { Outbound, OutboundRequestOptions, PeerState, SessionControl } from './peer';
-import type { MethodHandler, TransportExtra } from './request-scope';
-import { SessionScope } from './session-scope';
-import { ClientRequests } from './client-requests';
-import type { ModernDispatch } from './modern/modern-dispatch';
-import type { ModernScope } from './modern/modern-scope';
-import { type Era, MetaKey } from '../mcp/eras';
+import type { PeerState, SessionControl } from './peer';
+import type { TransportExtra } from './request-scope';
+import type { SessionScope } from './session-scope';
+import { ClientLink } from './client-link';
+import type { Era } from '../mcp/eras';
 import { echo } from './wire';
 import { ownerOf } from '../auth/principal';
-import { classifyInbound, type LegacyInbound, type ModernInbound } from './inbound';
+import { classifyInbound, type LegacyInbound } from './inbound';
+import { clientNotification, type RequestHost, type RequestSite, runRequest, traced } from './request-core';
 
 /** A request of a session serving only the legacy era: nothing to classify. */
 const LEGACY_REQUEST: LegacyInbound = Object.freeze({ era: 'legacy' });
-import type { RequestTelemetry } from './telemetry/telemetry-options';
 
 /** What a session needs from the engine that owns it. */
-export interface SessionHost {
-  /** The handler of a method the server offers now, if any. */
-  handler(method: string): MethodHandler | undefined;
-  readonly clientRequestTimeoutMs: number;
+export interface SessionHost extends RequestHost {
   /** The capabilities offered now (a restored replica counts as told about them). */
   readonly capabilities: ServerCapabilities;
-  logError(message: string, error?: unknown): void;
   onSessionClosed?(session: ServerSession): void;
-  rootsListChanged?(peer: PeerState): void;
-  /** A client notification the session does not handle itself (an extension's, a custom one). */
-  notification?(method: string, params: Record<string, unknown>, peer: PeerState): void;
-  /** Serves modern (2026-07-28) requests; absent when the server serves the legacy era only. */
-  readonly modern?: ModernDispatch;
-  /** Spans, metrics and trace context; absent when telemetry is off. */
-  readonly telemetry?: RequestTelemetry;
 }
 
 /**
  * One client's protocol state: its PeerState, requests in flight and requests sent to the client.
  * Transport-agnostic: messages come in through `receive` or `handleRequest` and go out through the
- * sink. The only writer of its PeerState; handlers see it through their RequestScope.
+ * sink. The only writer of its PeerState; handlers see it through their RequestScope. Each request
+ * runs through the per-request core (see request-core), as a stateless request does.
  */
-export class ServerSession implements Connection, Outbound, SessionControl {
+export class ServerSession extends ClientLink implements Connection, SessionControl, RequestSite {
   readonly id: string | undefined;
-  closed = false;
   initialized = false;
   /** Resource URIs this client subscribed to. */
   readonly subscriptions = new Set<string>();
@@ -69,24 +56,19 @@ export class ServerSession implements Connection, Outbound, SessionControl {
   private readonly defaultExtra: TransportExtra | undefined;
   private era: Era | 'auto';
   private readonly inflight = new Map<RequestId, SessionScope>();
-  private readonly outbound: ClientRequests;
 
   constructor(
-    private readonly host: SessionHost,
-    private readonly sink: MessageSink,
+    protected override readonly host: SessionHost,
+    sink: MessageSink,
     options: ConnectionOptions = {},
   ) {
+    super(host, sink);
     this.id = options.id;
     this.requireInitialize = options.requireInitialize ?? true;
     this.anonymousOwner = options.anonymousOwner;
     this.isReachable = options.reachable ?? (() => true);
     this.defaultExtra = options.extra;
     this.era = options.era ?? 'legacy';
-    this.outbound = new ClientRequests(
-      host.clientRequestTimeoutMs,
-      (message, related) => this.emit(message, related),
-      (params) => this.notify('notifications/cancelled', params),
-    );
     this.state = { protocolVersion: LATEST_PROTOCOL_VERSION, clientCapabilities: {}, ...options.peer, sessionId: options.id };
   }
 
@@ -103,7 +85,7 @@ export class ServerSession implements Connection, Outbound, SessionControl {
       const response = await this.handleRequest(message, extra);
       if (response) await this.emit(response, message.id, true);
     } else if (isResponse(message)) {
-      this.handleResponse(message);
+      this.settle(message);
     } else {
       this.handleNotification(message);
     }
@@ -111,26 +93,14 @@ export class ServerSession implements Connection, Outbound, SessionControl {
 
   handleRequest(request: JsonRpcRequest, extra: TransportExtra | undefined = this.defaultExtra): Promise<JsonRpcResponse | undefined> {
     const telemetry = this.host.telemetry;
-    if (!telemetry) return this.serve(request, extra);
-    const enveloped = (request.params?._meta as Record<string, unknown> | undefined)?.[MetaKey.protocolVersion];
-    const protocolVersion = extra?.envelope?.protocolVersion ?? (typeof enveloped === 'string' ? enveloped : this.state.protocolVersion);
-    // Named fields, not `...request`: spreading the parsed request cost ~4 µs a call (telemetry propagation bench).
-    const traced = {
-      id: request.id,
-      method: request.method,
-      params: request.params,
-      headers: extra?.headers,
-      protocolVersion,
-      transport: extra?.headers ? 'tcp' : 'pipe',
-      network: extra?.network,
-    } as const;
-    return telemetry.serve(traced, this, () => this.serve(request, extra));
+    return telemetry ? traced(telemetry, this, request, extra, () => this.serve(request, extra)) : this.serve(request, extra);
   }
 
-  private async serve(request: JsonRpcRequest, extra: TransportExtra | undefined): Promise<JsonRpcResponse | undefined> {
-    const { id, method } = request;
+  /** What a session adds to the per-request core: ids in use, the era it is pinned to, initialize first. */
+  private serve(request: JsonRpcRequest, extra: TransportExtra | undefined): Promise<JsonRpcResponse | undefined> {
+    const id = request.id;
     if (this.inflight.has(id))
-      return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(echo(id))} is already in use`);
+      return Promise.resolve(errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(echo(id))} is already in use`));
     const modern = this.host.modern;
     // Over HTTP the transport classified the request already (its envelope travels in `extra`).
     const inbound = extra?.envelope
@@ -140,44 +110,22 @@ export class ServerSession implements Connection, Outbound, SessionControl {
         : LEGACY_REQUEST;
     if ('reject' in inbound) {
       const e = modern!.mapError(inbound.reject);
-      return errorResponse(id, e.code, e.message, e.data);
+      return Promise.resolve(errorResponse(id, e.code, e.message, e.data));
     }
     if (inbound.pin) this.era = inbound.pin;
-    let scope: SessionScope;
-    let handler: MethodHandler;
-    if (inbound.era === 'modern' && modern) {
-      try {
-        ({ scope, handler } = modern.prepare(request, (inbound as ModernInbound).peer, extra, this, this.ownerKey(extra)));
-      } catch (error) {
-        const e = modern.mapError(mcpErrorOf(error) ?? new McpError(ErrorCode.InternalError, 'Internal error'));
-        return errorResponse(id, e.code, e.message, e.data);
-      }
-    } else {
-      const found = this.host.handler(method);
-      if (!found) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${echo(method)}`);
-      if (this.requireInitialize && !this.initialized && method !== 'initialize' && method !== 'ping') {
-        return errorResponse(id, ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
-      }
-      handler = found;
-      scope = new SessionScope(id, method, request.params ?? {}, this, this.ownerKey(extra), extra);
-    }
-    this.inflight.set(id, scope);
-    try {
-      const result = inbound.era === 'modern' ? await modern!.run(handler, scope as ModernScope) : await handler(scope.params, scope);
-      return scope.cancelled ? undefined : { jsonrpc: '2.0', id, result: result ?? {} };
-    } catch (error) {
-      if (scope.cancelled) return undefined;
-      const mapped = mcpErrorOf(error);
-      if (mapped) {
-        const e = inbound.era === 'modern' ? modern!.mapError(mapped) : mapped;
-        return errorResponse(id, e.code, e.message, e.data);
-      }
-      this.host.logError(`Unhandled error in ${method}`, error);
-      return errorResponse(id, ErrorCode.InternalError, 'Internal error');
-    } finally {
-      this.inflight.delete(id);
-      scope.finish();
-    }
+    return runRequest(this.host, this, request, extra, 'peer' in inbound ? inbound.peer : undefined);
+  }
+
+  admits(method: string): boolean {
+    return !this.requireInitialize || this.initialized || method === 'initialize' || method === 'ping';
+  }
+
+  track(scope: SessionScope): void {
+    this.inflight.set(scope.id, scope);
+  }
+
+  untrack(scope: SessionScope): void {
+    this.inflight.delete(scope.id);
   }
 
   private handleNotification(notification: JsonRpcNotification): void {
@@ -186,38 +134,14 @@ export class ServerSession implements Connection, Outbound, SessionControl {
       case 'notifications/initialized':
         this.initialized = true;
         break;
-      case 'notifications/roots/list_changed':
-        this.host.rootsListChanged?.(this.state);
-        break;
       case 'notifications/cancelled':
         this.inflight
           .get(params.requestId as RequestId)
           ?.cancel(new McpError(ErrorCode.InvalidRequest, typeof params.reason === 'string' ? params.reason : 'Cancelled by the client'));
         break;
       default:
-        this.host.notification?.(notification.method, params, this.state);
+        clientNotification(this.host, notification, this.state);
     }
-  }
-
-  private handleResponse(response: JsonRpcResponse): void {
-    this.outbound.settle(response);
-  }
-
-  async notify(method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId): Promise<void> {
-    if (this.closed) return;
-    const message: JsonRpcNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
-    await this.emit(message, relatedRequestId);
-  }
-
-  request(method: string, params: Record<string, unknown>, options: OutboundRequestOptions = {}): Promise<unknown> {
-    if (this.closed) return Promise.reject(new McpError(ErrorCode.InternalError, 'Session closed'));
-    const carried = this.host.telemetry ? this.host.telemetry.inject(this, options.relatedRequestId, params) : params;
-    return this.outbound.send(method, carried, options);
-  }
-
-  async sendIntermediateResult(id: RequestId, result: unknown): Promise<void> {
-    if (this.closed) return;
-    await this.emit({ jsonrpc: '2.0', id, result }, id, false);
   }
 
   initialize(peer: Omit<PeerState, 'sessionId'>, advertised: ServerCapabilities): void {
@@ -258,16 +182,12 @@ export class ServerSession implements Connection, Outbound, SessionControl {
     if (this.closed) return;
     this.closed = true;
     // Built only when someone waits: an Error's stack trace is most of the cost of closing a stateless session.
-    if (this.inflight.size > 0 || this.outbound.size > 0) {
+    if (this.inflight.size > 0 || this.awaiting > 0) {
       const closed = new McpError(ErrorCode.InternalError, 'Session closed');
       for (const scope of this.inflight.values()) scope.cancel(closed);
-      this.outbound.failAll(closed);
+      this.failAwaiting(closed);
     }
     this.host.onSessionClosed?.(this);
-  }
-
-  awaits(id: RequestId): boolean {
-    return this.outbound.awaits(id);
   }
 
   runs(id: RequestId): boolean {
@@ -279,7 +199,7 @@ export class ServerSession implements Connection, Outbound, SessionControl {
   }
 
   /** Who owns what a request creates: the authenticated caller's principal when there is one, else the session. */
-  private ownerKey(extra?: TransportExtra): string {
+  ownerKey(extra?: TransportExtra): string {
     if (extra?.auth) return ownerOf(extra.auth);
     if (this.anonymousOwner) return this.anonymousOwner;
     // Sessions without an id (stdio, in-memory) get a random local one: tasks are scoped by it.
@@ -297,13 +217,5 @@ export class ServerSession implements Connection, Outbound, SessionControl {
     if (change.subscribe !== undefined) this.subscriptions.add(change.subscribe);
     if (change.unsubscribe !== undefined) this.subscriptions.delete(change.unsubscribe);
     if (notify) this.onStateChange?.(change);
-  }
-
-  private async emit(message: JsonRpcMessage, relatedRequestId?: RequestId, final?: boolean): Promise<void> {
-    try {
-      await this.sink(message, relatedRequestId, final);
-    } catch (error) {
-      this.host.logError('Failed to send a message', error);
-    }
   }
 }

@@ -50,8 +50,8 @@ export class OtelTelemetry implements RequestTelemetry {
   private readonly errors?: Api.Counter;
   private readonly meter?: Api.Meter;
   /**
-   * The context of each request being served, by session: a Map, not a WeakMap (cheaper per request, and a
-   * stateless HTTP request has a session of its own); a session's entry goes with its last request.
+   * The context of each request being served, by session or stateless request: a Map, not a WeakMap
+   * (cheaper per request, and a stateless request is a key of its own); an entry goes with its last request.
    */
   private readonly contexts = new Map<object, Map<string | number, Api.Context>>();
   private readonly opened = new WeakMap<TracedSession, number>();

@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import { isResponse, type JsonRpcMessage, type RequestId } from '../../mcp/json-rpc';
+import { isResponse, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../../mcp/json-rpc';
 import type { Connection } from '../../protocol/connection';
+import type { TransportExtra } from '../../protocol/request-scope';
+import type { AnswerTarget } from './request-answer';
 import type { ChannelContext } from './stream-channel';
 import { StreamChannel } from './stream-channel';
 
@@ -11,7 +13,7 @@ export const STANDALONE_STREAM = 'g';
  * A session as HTTP sees it: its protocol session, the live stream of each request in flight, and
  * the standalone stream for messages that belong to no request.
  */
-export class HttpSession {
+export class HttpSession implements AnswerTarget {
   readonly requests = new Map<RequestId, StreamChannel>();
   /** Live request streams by stream id, for resumption. */
   readonly streams = new Map<string, StreamChannel>();
@@ -35,6 +37,15 @@ export class HttpSession {
   get standalone(): StreamChannel {
     this.standaloneChannel ??= new StreamChannel(STANDALONE_STREAM, this.channelContext);
     return this.standaloneChannel;
+  }
+
+  /** Runs one POSTed request in the session. */
+  serve(request: JsonRpcRequest, extra: TransportExtra): Promise<JsonRpcResponse | undefined> {
+    return this.session.handleRequest(request, extra);
+  }
+
+  streamEnded(): void {
+    this.lastActivity = Date.now();
   }
 
   /** Opens the stream of one POSTed request. */

@@ -14,8 +14,13 @@ import { answerRequest } from './request-answer';
 import type { RequestGuards } from './request-guards';
 import type { SessionDirectory, SessionFactory } from './session-directory';
 import { findSession } from './session-lookup';
+import { StatelessExchange, type StatelessServer } from './stateless-exchange';
+import type { ChannelContext } from './stream-channel';
 
-/** POST on the MCP endpoint: one client message, in a session or (stateless) on its own. */
+/**
+ * POST on the MCP endpoint: one client message, in a session or (stateless) on its own. A stateless
+ * message makes no session: the engine serves it alone, its answer goes out as a session's would.
+ */
 export class PostHandler {
   constructor(
     private readonly options: ResolvedHttpOptions,
@@ -23,6 +28,9 @@ export class PostHandler {
     private readonly guards: RequestGuards,
     private readonly logError: (message: string, error?: unknown) => void,
     private readonly modern: SessionFactory['modern'],
+    private readonly stateless: StatelessServer,
+    /** The streams of stateless requests: no session id, no event store (they cannot be resumed). */
+    private readonly statelessChannels: ChannelContext,
   ) {}
 
   async handle(ctx: Ctx): Promise<void> {
@@ -41,7 +49,7 @@ export class PostHandler {
       const e = inbound.reject;
       return replyMessage(ctx, 400, errorResponse(isRequest(message) ? message.id : null, e.code, e.message, e.data));
     }
-    if ('notification' in inbound) return this.modernNotification(ctx, message, extra, inbound.notification);
+    if ('notification' in inbound) return this.modernNotification(ctx, message, inbound.notification);
     if (inbound.era === 'modern') return this.serveModern(ctx, message as JsonRpcRequest, extra, inbound.peer);
     if (!this.options.sessions) return this.serveStateless(ctx, message, extra);
     await this.serveInSession(ctx, message, extra, principal.auth);
@@ -79,13 +87,9 @@ export class PostHandler {
   }
 
   /** A 2026-07-28 notification (an extension's, a custom one): it reaches the application's listeners. */
-  private async modernNotification(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra, version: string): Promise<void> {
-    const http = this.sessions.ephemeral(version, 'modern');
-    try {
-      await http.session.receive(message, extra);
-    } finally {
-      http.session.close();
-    }
+  private modernNotification(ctx: Ctx, message: JsonRpcMessage, version: string): void {
+    // The classifier names a version only for a notification (a request has its envelope, a response is refused).
+    this.stateless.receiveStateless(message, { protocolVersion: version, clientCapabilities: {} });
     accepted(ctx);
   }
 
@@ -93,12 +97,15 @@ export class PostHandler {
   private async serveModern(ctx: Ctx, message: JsonRpcRequest, extra: TransportExtra, peer: PeerState): Promise<void> {
     if (!this.modern?.knows(message.method))
       return replyMessage(ctx, 404, errorResponse(message.id, ErrorCode.MethodNotFound, `Method not found: ${echo(message.method)}`));
-    // The session takes the envelope from here rather than reading it again from the body.
+    // The engine takes the envelope from here rather than reading it again from the body.
     extra.envelope = peer;
-    const http = this.sessions.ephemeral(peer.protocolVersion, 'modern');
-    const cancel = () => http.session.close();
+    const exchange = new StatelessExchange(this.stateless, this.statelessChannels, {
+      protocolVersion: peer.protocolVersion,
+      clientCapabilities: {},
+    });
+    const cancel = () => exchange.close();
     ctx.res.once('close', cancel);
-    const { finished } = await answerRequest(ctx, http, message, extra, {
+    const { finished } = await answerRequest(ctx, exchange, message, extra, {
       responseMode: this.options.responseMode === 'sse' ? 'sse' : 'auto',
       logError: this.logError,
       refusal: (scopes, description) => this.guards.refusal(extra.auth, scopes, description),
@@ -107,25 +114,26 @@ export class PostHandler {
     // `finished` never rejects (see answerRequest), so this chain cannot either.
     void finished.then(() => {
       ctx.res.off('close', cancel);
-      http.session.close();
+      exchange.close();
     });
   }
 
+  /** A 2025-11-25 message when the `sessions` option is off: served on its own. */
   private async serveStateless(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra): Promise<void> {
     // Without the header and without a session there is no other way to know: the spec says assume 2025-03-26.
-    const http = this.sessions.ephemeral(ctx.get('mcp-protocol-version') || '2025-03-26');
+    const peer: PeerState = { protocolVersion: ctx.get('mcp-protocol-version') || '2025-03-26', clientCapabilities: {} };
     if (!isRequest(message)) {
-      await http.session.receive(message, extra);
-      http.session.close();
+      this.stateless.receiveStateless(message, peer);
       return accepted(ctx);
     }
-    const { finished } = await answerRequest(ctx, http, message, extra, {
+    const exchange = new StatelessExchange(this.stateless, this.statelessChannels, peer);
+    const { finished } = await answerRequest(ctx, exchange, message, extra, {
       responseMode: this.options.responseMode,
       logError: this.logError,
       refusal: (scopes, description) => this.guards.refusal(extra.auth, scopes, description),
     });
     // `finished` never rejects (see answerRequest), so this chain cannot either.
-    void finished.then(() => http.session.close());
+    void finished.then(() => exchange.close());
   }
 }
 

@@ -1,10 +1,24 @@
 import { FORBIDDEN_CODE } from '../../auth/auth.errors';
-import { ErrorCode, errorResponse, type JsonRpcMessage, type JsonRpcRequest } from '../../mcp/json-rpc';
+import type { ServerResponse } from 'node:http';
+import { ErrorCode, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import { withLogFields } from '../../kernel/log-context';
 import type { TransportExtra } from '../../protocol/request-scope';
 import { type Ctx, replyJson, replyMessage } from './http-replies';
-import type { HttpSession } from './http-session';
+import type { StreamChannel } from './stream-channel';
+
+/** Where a POSTed request is served and its stream lives: a session (HttpSession), or a stateless request's own (StatelessExchange). */
+export interface AnswerTarget {
+  /** The session id (a header of the answer, a field of the log); undefined without a session. */
+  readonly id: string | undefined;
+  /** Runs the request; resolves to its response, or undefined when it was cancelled. */
+  serve(request: JsonRpcRequest, extra: TransportExtra): Promise<JsonRpcMessage | undefined>;
+  /** Opens the request's stream, which its messages to the client go on (and its answer, once SSE). */
+  openRequest(id: RequestId, res: ServerResponse): StreamChannel;
+  closeRequest(id: RequestId, channel: StreamChannel): void;
+  /** Told when the request's stream ended after its answer (a session's activity). */
+  streamEnded?(): void;
+}
 
 export interface AnswerOptions {
   readonly responseMode: 'auto' | 'json' | 'sse';
@@ -26,7 +40,7 @@ export interface AnswerOptions {
  */
 export async function answerRequest(
   ctx: Ctx,
-  http: HttpSession,
+  http: AnswerTarget,
   request: JsonRpcRequest,
   extra: TransportExtra,
   options: AnswerOptions,
@@ -38,7 +52,7 @@ export async function answerRequest(
     withLogFields(fields, async () => {
       let response: JsonRpcMessage | undefined;
       try {
-        response = await http.session.handleRequest(request, extra);
+        response = await http.serve(request, extra);
       } catch (error) {
         options.logError(`Unhandled error answering ${request.method}`, error);
         return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
@@ -72,7 +86,7 @@ export async function answerRequest(
   const finished = done.then(async (response) => {
     await channel.finish(response);
     http.closeRequest(request.id, channel);
-    http.lastActivity = Date.now();
+    http.streamEnded?.();
   });
   return { finished };
 }

@@ -1,15 +1,18 @@
 import type { ReadinessProbe } from './readiness';
 import { randomBytes } from 'node:crypto';
-import { ANONYMOUS_OWNER, type Connection, type ConnectionOptions, type MessageSink } from '../../protocol/connection';
+import type { Connection, ConnectionOptions, MessageSink } from '../../protocol/connection';
 import type { ResolvedHttpOptions } from './http-options';
-import type { Era, EraSupport } from '../../mcp/eras';
+import type { EraSupport } from '../../mcp/eras';
 import { HttpSession } from './http-session';
 import { SessionCluster } from './session-cluster';
 import type { ChannelContext } from './stream-channel';
+import type { StatelessServer } from './stateless-exchange';
 
 /** What the transport needs from the application. */
 export interface SessionFactory {
   createSession(sink: MessageSink, options?: ConnectionOptions): Connection;
+  /** Serves what arrives with no session (2026-07-28 requests; every request when `sessions` is off). */
+  readonly stateless: StatelessServer;
   logError(message: string, error?: unknown): void;
   /** The modern era's dispatch, when the application serves it. */
   readonly modern?: { readonly support: EraSupport; knows(method: string): boolean };
@@ -55,20 +58,6 @@ export class SessionDirectory {
   /** Shares a new session with the other instances, when there are any. */
   async register(http: HttpSession): Promise<void> {
     await this.cluster?.register(http);
-  }
-
-  /** A one-request session (stateless mode). */
-  ephemeral(protocolVersion: string, era: Era = 'legacy'): HttpSession {
-    // Its owner is each request's caller (the session lives for one request and is never looked up).
-    const http = new HttpSession(undefined, undefined, this.channelContext(undefined));
-    http.session = this.factory.createSession((m, related, final) => http.route(m, related, final), {
-      requireInitialize: false,
-      anonymousOwner: ANONYMOUS_OWNER,
-      peer: { protocolVersion },
-      reachable: () => false,
-      era,
-    });
-    return http;
   }
 
   /** The session with this id as its owner sees it; undefined when unknown, ended or another principal's. */

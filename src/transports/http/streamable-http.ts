@@ -48,7 +48,15 @@ export class StreamableHttpTransport implements HttpTransport {
     this.options.eventStore?.attachLogger?.(logError);
     this.guards = new RequestGuards(this.options, options.port || undefined, logError);
     this.sessions = new SessionDirectory(factory, this.options, (id) => this.channelContext(id));
-    this.posts = new PostHandler(this.options, this.sessions, this.guards, logError, factory.modern);
+    this.posts = new PostHandler(
+      this.options,
+      this.sessions,
+      this.guards,
+      logError,
+      factory.modern,
+      factory.stateless,
+      this.channelContext(undefined),
+    );
     this.streams = new StreamHandlers(this.options, this.sessions, this.guards);
     // A server serving only the modern era has no sessions, standalone streams or HTTP+SSE endpoint.
     this.modernOnly = factory.modern?.support === 'modern';

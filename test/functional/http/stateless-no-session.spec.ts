@@ -1,0 +1,164 @@
+import request from 'supertest';
+import { injectable } from 'tsyringe';
+import { EmptyInput, McpApplication, McpContext, McpModule, Tool } from '../../../src';
+import * as httpSessionModule from '../../../src/transports/http/http-session';
+import * as serverSessionModule from '../../../src/protocol/server-session';
+import { ACCEPT_BOTH, initializeBody, parseSse } from '../../helpers/http-app';
+import { modernBody, modernHeaders } from '../../helpers/modern-http';
+import { deferred, waitFor } from '../../helpers/wait-for';
+
+/*
+ * Every HttpSession and ServerSession built counts here (the modules are replaced by counting
+ * subclasses): a stateless request must be served without either.
+ */
+jest.mock('../../../src/transports/http/http-session', () => {
+  const actual = jest.requireActual<typeof import('../../../src/transports/http/http-session')>(
+    '../../../src/transports/http/http-session',
+  );
+  class CountedHttpSession extends actual.HttpSession {
+    static built = 0;
+    constructor(...args: ConstructorParameters<typeof actual.HttpSession>) {
+      super(...args);
+      CountedHttpSession.built++;
+    }
+  }
+  return { ...actual, HttpSession: CountedHttpSession };
+});
+jest.mock('../../../src/protocol/server-session', () => {
+  const actual = jest.requireActual<typeof import('../../../src/protocol/server-session')>('../../../src/protocol/server-session');
+  class CountedServerSession extends actual.ServerSession {
+    static built = 0;
+    constructor(...args: ConstructorParameters<typeof actual.ServerSession>) {
+      super(...args);
+      CountedServerSession.built++;
+    }
+  }
+  return { ...actual, ServerSession: CountedServerSession };
+});
+
+const built = () => ({
+  http: (httpSessionModule.HttpSession as unknown as { built: number }).built,
+  server: (serverSessionModule.ServerSession as unknown as { built: number }).built,
+});
+
+@injectable()
+class StatelessTools {
+  @Tool({ description: 'Answers at once' })
+  quick(_: EmptyInput) {
+    return 'quick';
+  }
+
+  @Tool({ description: 'Reports progress, then answers (an SSE answer)' })
+  async stepping(_: EmptyInput, ctx: McpContext) {
+    await ctx.progress(1, 2);
+    return 'stepped';
+  }
+
+  @Tool({ description: 'Asks the client (an InputRequiredResult in 2026-07-28)' })
+  async asking(_: EmptyInput, ctx: McpContext) {
+    const answer = await ctx.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: {} } });
+    return answer.action;
+  }
+
+  readonly started = deferred();
+  readonly aborted = deferred<unknown>();
+
+  @Tool({ description: 'Runs until its request is cancelled' })
+  waiting(_: EmptyInput, ctx: McpContext) {
+    this.started.resolve();
+    return new Promise<string>((resolve) =>
+      ctx.signal.addEventListener('abort', () => {
+        this.aborted.resolve(ctx.signal.reason);
+        resolve('aborted');
+      }),
+    );
+  }
+}
+
+@McpModule({ providers: [StatelessTools], server: { name: 'stateless-test', version: '1.0.0' } })
+class StatelessModule {}
+
+const call = (id: number, name: string, meta?: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: {}, ...(meta ? { _meta: meta } : {}) },
+});
+
+/** "A stateless request is served without creating a session", in both eras. */
+describe('stateless HTTP requests', () => {
+  let app: McpApplication;
+  let callback: ReturnType<ReturnType<McpApplication['httpTransport']>['callback']>;
+
+  beforeEach(async () => {
+    app = await McpApplication.create(StatelessModule, {
+      logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
+    });
+    callback = app.httpTransport({ sessions: false }).callback();
+  });
+  afterEach(() => app.close());
+
+  const post = (body: unknown, headers: Record<string, string> = { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' }) =>
+    request(callback).post('/mcp').set(headers).send(JSON.stringify(body));
+
+  it('serves 2025-11-25 requests and notifications (sessions: false) without a session', async () => {
+    const before = built();
+    const legacy = { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json', 'MCP-Protocol-Version': '2025-11-25' };
+    const init = await post(initializeBody(1), legacy);
+    expect(init.body.result.serverInfo.name).toBe('stateless-test');
+    expect((await post(call(2, 'quick'), legacy)).body.result.content[0].text).toBe('quick');
+    const sse = await post(call(3, 'stepping', { progressToken: 't' }), legacy);
+    expect(sse.headers['content-type']).toBe('text/event-stream');
+    const events = parseSse(sse.text).map((e) => JSON.parse(e.data || '{}') as Record<string, unknown>);
+    expect(events.map((e) => e.method ?? e.id)).toEqual(['notifications/progress', 3]);
+    expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, legacy)).status).toBe(202);
+    expect((await post({ jsonrpc: '2.0', id: 's1', result: {} }, legacy)).status).toBe(202);
+    expect(built()).toEqual(before);
+  });
+
+  it('serves 2026-07-28 requests and notifications without a session', async () => {
+    const before = built();
+    const quick = modernBody('tools/call', { name: 'quick', arguments: {} });
+    expect((await post(quick, modernHeaders(quick))).body.result).toMatchObject({ resultType: 'complete' });
+    const stepping = modernBody('tools/call', {
+      name: 'stepping',
+      arguments: {},
+      _meta: { ...(modernBody('ping').params as { _meta: object })._meta, progressToken: 'p' },
+    });
+    const sse = await post(stepping, modernHeaders(stepping));
+    expect(sse.headers['content-type']).toBe('text/event-stream');
+    expect(sse.text).toContain('notifications/progress');
+    const asking = modernBody('tools/call', { name: 'asking', arguments: {} });
+    expect((await post(asking, modernHeaders(asking))).body.result).toMatchObject({ resultType: 'input_required' });
+    const discover = modernBody('server/discover');
+    expect((await post(discover, modernHeaders(discover))).body.result.supportedVersions).toContain('2026-07-28');
+    const note = { jsonrpc: '2.0', method: 'notifications/roots/list_changed' };
+    expect((await post(note, modernHeaders(note))).status).toBe(202);
+    expect(built()).toEqual(before);
+  });
+
+  it('counts a stateless request in flight, and cancels it when its client leaves', async () => {
+    const { url } = (await app.listen({ http: { port: 0, sessions: false } })).http!;
+    const before = built();
+    const engine = (app as unknown as { engine: { inflightCount: number } }).engine;
+    const tools = app.container.resolve(StatelessTools);
+    const body = modernBody('tools/call', { name: 'waiting', arguments: {} });
+    const client = new AbortController();
+    const answer = fetch(url, { method: 'POST', headers: modernHeaders(body), body: JSON.stringify(body), signal: client.signal });
+    await tools.started.promise;
+    expect(engine.inflightCount).toBe(1);
+    client.abort();
+    await expect(answer).rejects.toThrow();
+    expect(await tools.aborted.promise).toMatchObject({ message: 'Session closed' });
+    await waitFor(() => engine.inflightCount === 0, { what: 'the cancelled request to end' });
+    expect(built()).toEqual(before);
+  });
+
+  it('still builds a session for a 2025-11-25 initialize when sessions are on (the count works)', async () => {
+    const withSessions = app.httpTransport().callback();
+    const before = built();
+    const init = await request(withSessions).post('/mcp').set('Accept', ACCEPT_BOTH).send(initializeBody(1));
+    expect(init.headers['mcp-session-id']).toBeDefined();
+    expect(built()).toEqual({ http: before.http + 1, server: before.server + 1 });
+  });
+});
