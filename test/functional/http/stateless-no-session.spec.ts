@@ -6,6 +6,7 @@ import * as serverSessionModule from '../../../src/protocol/server-session';
 import { ACCEPT_BOTH, initializeBody, parseSse } from '../../helpers/http-app';
 import { modernBody, modernHeaders } from '../../helpers/modern-http';
 import { deferred, waitFor } from '../../helpers/wait-for';
+import { internalsOf } from '../../../src/kernel/mcp-application';
 
 /*
  * Every HttpSession and ServerSession built counts here (the modules are replaced by counting
@@ -140,7 +141,7 @@ describe('stateless HTTP requests', () => {
   it('counts a stateless request in flight, and cancels it when its client leaves', async () => {
     const { url } = (await app.listen({ http: { port: 0, sessions: false } })).http!;
     const before = built();
-    const engine = (app as unknown as { engine: { inflightCount: number } }).engine;
+    const engine = internalsOf(app).engine;
     const tools = app.get(StatelessTools);
     const body = modernBody('tools/call', { name: 'waiting', arguments: {} });
     const client = new AbortController();
