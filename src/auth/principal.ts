@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { AuthInfo } from '../context/mcp-context';
-import { tokenDigest } from './token-cache';
 
 /**
  * The principal of verified credentials: who owns the sessions, streams, tasks, `requestState` and
@@ -26,7 +25,7 @@ export function derivePrincipal(issuer: string | undefined, subject: string | un
 export function withPrincipal(auth: AuthInfo, token?: string): AuthInfo | undefined {
   if (typeof auth.principal === 'string' && auth.principal) return auth;
   const issuer = auth.issuer ?? (typeof auth.claims?.iss === 'string' ? auth.claims.iss : undefined);
-  const principal = derivePrincipal(issuer, auth.subject, auth.clientId) ?? (token ? `token:${tokenDigest(token)}` : undefined);
+  const principal = derivePrincipal(issuer, auth.subject, auth.clientId) ?? (token ? `token:${digest(token)}` : undefined);
   return principal ? { ...auth, principal } : undefined;
 }
 
@@ -39,6 +38,12 @@ export function withPrincipal(auth: AuthInfo, token?: string): AuthInfo | undefi
 export function ownerOf(auth: AuthInfo): string {
   const principal = typeof auth.principal === 'string' && auth.principal ? auth.principal : withPrincipal(auth)?.principal;
   return principal ? `p:${principal}` : `p:!unowned:${randomUUID()}`;
+}
+
+/** A token's digest, for credentials that name nobody. */
+function digest(token: string): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: a server without tokens (stdio) never digests one
+  return (require('./token-cache') as typeof import('./token-cache')).tokenDigest(token);
 }
 
 /** The AuthInfo of a connection given its caller (`connect`): one naming nobody makes the connection its own principal. */

@@ -1,16 +1,15 @@
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { CanActivate } from '../contracts/guard';
 import type { ClassType } from '../metadata/records';
-import { listenHandler } from '../protocol/modern/subscriptions-listen';
 import { ProtocolEngine } from '../protocol/protocol-engine';
 import { createTelemetry } from '../protocol/telemetry/telemetry';
+import type { RequestTelemetry } from '../protocol/telemetry/telemetry-options';
 import type { Invoke } from '../protocol/tool-invoker';
 import type { Registry } from '../registry/registry';
 import { assembleRegistry, buildDecorated, type ProviderEntry } from '../registry/registry.builder';
 import { TaskManager } from '../tasks/task-manager';
 import type { TaskStore } from '../tasks/task-store';
 import { tasksFeature } from '../tasks/tasks.feature';
-import { tracedTaskStore } from '../tasks/traced-task-store';
 import { type ApplicationOptions, resolveOptions, type ResolvedOptions } from './application-options';
 import { Definitions } from './definitions';
 import { handlerInvoker } from './handler-invoker';
@@ -54,7 +53,7 @@ export function assembleParts(
     telemetry,
   });
   container.register(TASK_STORE, taskStoreProvider(options.taskStore ?? scaleOut?.taskStore()));
-  const store = tracedTaskStore(container.resolve<TaskStore>(TASK_STORE), telemetry);
+  const store = tracedStore(container.resolve<TaskStore>(TASK_STORE), telemetry);
   const tasks = new TaskManager(
     store,
     options.tasks,
@@ -80,18 +79,30 @@ export function assembleParts(
     offer: options.offer,
     listChangedDebounceMs: options.listChangedDebounceMs,
     modernHandlers: (e) => ({
-      'subscriptions/listen': listenHandler({
-        hub: e.subscriptions,
-        registry,
-        authorizer: e.authorizer,
-        capabilities: () => e.capabilities,
-      }),
+      'subscriptions/listen': (params, scope) => {
+        const { listenHandler } =
+          // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a 2026-07-28 client opens a listen stream
+          require('../protocol/modern/subscriptions-listen') as typeof import('../protocol/modern/subscriptions-listen');
+        return listenHandler({
+          hub: e.subscriptions,
+          registry,
+          authorizer: e.authorizer,
+          capabilities: () => e.capabilities,
+        })(params, scope);
+      },
     }),
   });
   engine.subscriptions.attach(scaleOut?.changeBus?.());
   const definitions = new Definitions(registry, container, entries, transient, decorated, engine.custom);
   const parts = { container, registry, engine, options, logger, tasks, scaleOut, invoke, definitions };
   return { parts, entries, mounts: graph.root.mounts ?? {} };
+}
+
+/** The task store with spans and a gauge when telemetry records; loaded on first use: without telemetry the store is served as is. */
+function tracedStore(store: TaskStore, telemetry: RequestTelemetry | undefined): TaskStore {
+  if (!telemetry?.recording) return store;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a server whose telemetry records traces its task store
+  return (require('../tasks/traced-task-store') as typeof import('../tasks/traced-task-store')).tracedTaskStore(store, telemetry);
 }
 
 const stripInstructions = ({ instructions: _instructions, ...info }: ResolvedOptions['server']) => info;

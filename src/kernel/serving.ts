@@ -1,13 +1,13 @@
-import { verifyStdioToken } from '../auth/stdio-auth';
 import { connectionAuth } from '../auth/principal';
+import type { StdioAuthOptions } from '../auth/resource-server-options';
+import type { AuthInfo } from '../context/mcp-context';
 import { AddressInUseError } from '../errors/address-in-use.error';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { ProtocolEngine } from '../protocol/protocol-engine';
 import type { TaskStore } from '../tasks/task-store';
 import type { HttpOptions } from '../transports/http/http-options';
 import type { HttpTransport } from '../transports/http/http-handler.types';
-import { withTracedEventStore } from '../transports/http/traced-event-store';
-import { type ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
+import type { ClientTransport } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
 import { StdioTransport } from '../transports/stdio.transport';
 import { redirectConsoleToStderr } from './console-redirect';
@@ -86,6 +86,9 @@ export class Serving {
 
   /** Connects an in-process client; the returned transport fits the official SDK `Client` and `McpTestClient`. */
   connectInMemory(options?: ConnectOptions): ClientTransport {
+    const { createInMemoryTransportPair } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: a stdio server connects no in-process client
+      require('../transports/in-memory.transport') as typeof import('../transports/in-memory.transport');
     const { client, server } = createInMemoryTransportPair();
     this.connect(server, { local: true, ...options });
     return client;
@@ -100,6 +103,9 @@ export class Serving {
     const { StreamableHttpTransport: Transport } =
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: a stdio server never loads Koa
       require('../transports/http/streamable-http') as typeof import('../transports/http/streamable-http');
+    const { withTracedEventStore } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only HTTP has an event store
+      require('../transports/http/traced-event-store') as typeof import('../transports/http/traced-event-store');
     const transport = new Transport(
       {
         createSession: (sink, o) => engine.createSession(sink, o),
@@ -120,7 +126,7 @@ export class Serving {
   async listen(options: ListenOptions): Promise<ListenResult> {
     const stdio = options.stdio === true ? {} : options.stdio || undefined;
     // Checked before anything is served: a server whose one client would be refused does not start.
-    const auth = stdio?.auth && (await verifyStdioToken(stdio.auth));
+    const auth = stdio?.auth && (await this.verifyStdioToken(stdio.auth));
     if (stdio) redirectConsoleToStderr();
     const result: ListenResult = {};
     if (options.http) result.http = await this.listenHttp(options.http);
@@ -172,6 +178,13 @@ export class Serving {
       const { address, port } = error as { address?: string; port?: number };
       throw new AddressInUseError(address ?? options.host ?? '127.0.0.1', port ?? options.port ?? 3000, { cause: error });
     }
+  }
+
+  /** The stdio client's verified AuthInfo. */
+  private verifyStdioToken(options: StdioAuthOptions): Promise<AuthInfo> {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a stdio server with a token verifies one
+    const { verifyStdioToken } = require('../auth/stdio-auth') as typeof import('../auth/stdio-auth');
+    return verifyStdioToken(options);
   }
 
   private refuseWhenClosing(): void {

@@ -5,7 +5,6 @@ import type { Outbound } from '../protocol/peer';
 import { echo } from '../protocol/wire';
 import type { RequestScope, TaskBinding } from '../protocol/request-scope';
 import type { ToolInvoker } from '../protocol/tool-invoker';
-import { SegmentStreamer } from './segment-streamer';
 import type { TaskBus } from './task-bus';
 import { TaskInputs } from './task-inputs';
 import { ModernTasks } from './modern-tasks';
@@ -65,6 +64,8 @@ export class TaskManager {
     // Streaming applies to incremental tools (async generators), when the client accepts it.
     const streams =
       tool.streaming && (mode === 'streaming' || (mode === 'immediate' && (taskParams.responseModes as unknown[]).includes('streaming')));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a task-augmented call streams segments
+    const { SegmentStreamer } = require('./segment-streamer') as typeof import('./segment-streamer');
     const streamer = new SegmentStreamer(scope, taskId, streams);
     const run = this.execute(tools, tool, args, record, scope, (segments) => streamer.push(segments));
 

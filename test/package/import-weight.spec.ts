@@ -2,34 +2,84 @@ import { join } from 'node:path';
 import { ROOT } from '../helpers/paths';
 import { RawStdioPeer } from '../helpers/raw-stdio';
 
+const DIST = join(ROOT, 'dist');
+/** test/fixtures/stdio-unused.ts: what of the modules a stdio server does not use this process loaded. */
+const UNUSED = JSON.stringify(join(DIST, 'test', 'fixtures', 'stdio-unused'));
+
+/** Runs `script` (CommonJS) in a fresh Node and resolves with the first JSON line it prints. */
+async function run(script: string): Promise<Record<string, string[]>> {
+  const peer = new RawStdioPeer('', ['-e', script]);
+  const line = await peer.next(() => true);
+  await peer.exited;
+  return line as Record<string, string[]>;
+}
+
 /**
- * Importing mcpkit for a stdio server loads neither Koa nor ioredis: HTTP loads on first use and
- * Redis lives behind `mcpkit/redis`. Checked in a real process, whose `require.cache` is Node's own.
+ * A stdio server loads only what it uses: HTTP (Koa), Ajv, jose, ioredis, OpenTelemetry and mcpkit's
+ * HTTP, client, proxy, auth, telemetry and Apps code load on first use (test/fixtures/stdio-unused.ts
+ * lists them). Checked in a real process, whose `require.cache` is Node's own.
  */
 describe('what a stdio server loads', () => {
-  it('answers a tools/call without having loaded koa, @koa/router or ioredis', async () => {
-    const peer = new RawStdioPeer(join(ROOT, 'dist', 'test', 'fixtures', 'stdio-weight-server.js'));
+  it('answers a tools/call having loaded none of the packages and mcpkit modules it does not use', async () => {
+    const peer = new RawStdioPeer(join(DIST, 'test', 'fixtures', 'stdio-weight-server.js'));
     try {
       await peer.initialize();
       peer.send({ jsonrpc: '2.0', id: 'w', method: 'tools/call', params: { name: 'loaded', arguments: {} } });
       const answer = await peer.response('w');
-      expect((answer.result as { content: { text: string }[] }).content[0].text).toBe('[]');
+      expect(JSON.parse((answer.result as { content: { text: string }[] }).content[0].text)).toEqual([]);
     } finally {
       peer.endInput();
       await peer.exited;
     }
   });
 
-  it('loads koa once HTTP is used (the check above can see it)', async () => {
-    const script = `require('reflect-metadata'); require(${JSON.stringify(join(ROOT, 'dist', 'src'))});
-      const keys = () => Object.keys(require.cache).filter((f) => /node_modules[\\\\/]koa[\\\\/]/.test(f)).length;
-      const before = keys(); const { StreamableHttpTransport } = require(${JSON.stringify(join(ROOT, 'dist', 'src', 'transports', 'http', 'streamable-http'))});
-      new StreamableHttpTransport({ createSession: () => { throw new Error('unused'); }, logError: () => {} }).close();
-      process.stdout.write(JSON.stringify({ before, after: keys() }) + '\\n');`;
-    const peer = new RawStdioPeer('', ['-e', script]);
-    const line = await peer.next(() => true);
-    expect(line.before).toBe(0);
-    expect(line.after).toBeGreaterThan(0);
-    await peer.exited;
+  it('loads them once they are used: HTTP, runtime registration, an in-process client (the check above can see them)', async () => {
+    const line = await run(`require('reflect-metadata');
+      const { McpApplication, McpModule } = require(${JSON.stringify(join(DIST, 'src'))});
+      const { unusedOnStdio } = require(${UNUSED});
+      class M {}
+      McpModule({ server: { name: 'weight', version: '1.0.0' } })(M);
+      (async () => {
+        const before = unusedOnStdio();
+        const app = await McpApplication.create(M, { logger: { error() {}, warn() {}, info() {} } });
+        app.addTool({ name: 'schema', inputSchema: { type: 'object' }, handler: () => 'ok' });
+        app.connectInMemory();
+        await app.httpTransport().close();
+        const after = unusedOnStdio();
+        await app.close();
+        process.stdout.write(JSON.stringify({ before, after }) + '\\n');
+      })();`);
+    expect(line.before).toEqual([]);
+    expect(line.after).toEqual(
+      expect.arrayContaining([
+        'koa',
+        '@koa/router',
+        'ajv',
+        'src/transports/http/streamable-http.js',
+        'src/transports/in-memory.transport.js',
+        'src/registry/dynamic-builder.js',
+      ]),
+    );
+  });
+
+  it('imports mcpkit/auth (a token verifier) without jose or the OAuth proxy endpoints, which load with a proxy', async () => {
+    const line = await run(`const auth = require(${JSON.stringify(join(DIST, 'src', 'auth'))});
+      const { unusedOnStdio } = require(${UNUSED});
+      const before = unusedOnStdio();
+      new auth.OAuthProxy({
+        issuer: 'http://127.0.0.1:8080',
+        resource: 'http://127.0.0.1:8080/mcp',
+        upstream: { authorizationEndpoint: 'https://idp.example/authorize', tokenEndpoint: 'https://idp.example/token', clientId: 'c' },
+      });
+      process.stdout.write(JSON.stringify({ before, after: unusedOnStdio() }) + '\\n');`);
+    // What mcpkit/auth exports (the proxy's front, its in-memory store and error) loads with it; the rest of the proxy does not.
+    const proxyParts = (loaded: string[]) =>
+      loaded.filter(
+        (m) => m === 'jose' || /^src\/auth\/oauth-proxy\/(?!index\.|oauth-proxy\.js|in-memory\.oauth-proxy-store\.|oauth\.error\.)/.test(m),
+      );
+    expect(proxyParts(line.before)).toEqual([]);
+    expect(proxyParts(line.after)).toEqual(
+      expect.arrayContaining(['src/auth/oauth-proxy/oauth-proxy.server.js', 'src/auth/oauth-proxy/token.endpoint.js']),
+    );
   });
 });
