@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
-import { JwtVerifier, JwtVerifierOptions, ResourceServerOptions } from '../../src/auth';
+import type { JwtVerifierOptions, ResourceServerOptions } from '../../src/auth';
 import { McpApplication, McpModule, TelemetryOptions, Tool } from '../../src';
 import { MODE, reportReady, TOOL_COUNT, WITH_TASKS } from './ipc';
 
@@ -101,6 +101,10 @@ function benchTelemetry(): { telemetry?: TelemetryOptions } {
 function benchAuth(): ResourceServerOptions | undefined {
   const jwks = process.env.AUTH_JWKS;
   if (!jwks) return undefined;
+  // Loaded only when used, as an application would: the cold start of this stdio server is measured
+  // against a process that loads mcpkit's peers only, and a stdio server has no bearer tokens to check.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only the auth workload verifies tokens
+  const { JwtVerifier } = require('../../src/auth') as typeof import('../../src/auth');
   const issuer = process.env.AUTH_ISSUER!;
   // AUTH_CACHE=0: every request's token verified again (the cost the token cache saves).
   const tokenCacheMaxBytes = process.env.AUTH_CACHE === '0' ? 0 : undefined;
