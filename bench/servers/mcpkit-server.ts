@@ -1,9 +1,9 @@
 import 'reflect-metadata';
-import { IsString } from 'class-validator';
+import { IsInt, IsString, Max, Min } from 'class-validator';
 import { injectable } from 'tsyringe';
 import type { JwtVerifierOptions, ResourceServerOptions } from '../../src/auth';
-import { McpApplication, McpModule, TelemetryOptions, Tool } from '../../src';
-import { MODE, reportReady, TOOL_COUNT, WITH_TASKS } from './ipc';
+import { McpApplication, McpContext, McpModule, TelemetryOptions, Tool } from '../../src';
+import { MODE, reportReady, TOOL_COUNT, WITH_FLOOD, WITH_TASKS } from './ipc';
 
 export class EchoInput {
   @IsString() text!: string;
@@ -39,6 +39,25 @@ class TaskBenchTools {
   }
 }
 
+export class FloodInput {
+  @IsInt() @Min(1) @Max(10_000) count!: number;
+  @IsInt() @Min(1) @Max(1_048_576) size!: number;
+  /** The character the events are made of: one above U+00FF makes every stored event a two-byte string. */
+  @IsString() char!: string;
+}
+
+/** The SSE retention workload's tool (FLOOD=1): many large events on its request stream, then its result. */
+@injectable()
+class FloodBenchTools {
+  @Tool({ description: 'Sends `count` log messages of `size` characters on its request stream' })
+  async flood(input: FloodInput, ctx: McpContext) {
+    const data = input.char.repeat(input.size);
+    // Each message is serialized (and so stored) anew: the store holds `count` distinct strings.
+    for (let i = 0; i < input.count; i++) await ctx.log.info(data, `flood ${i}`);
+    return `flooded ${input.count}`;
+  }
+}
+
 // The tools/list workload: TOOLS - 1 more tools, declared the way a decorator would.
 const descriptor = Object.getOwnPropertyDescriptor(BenchTools.prototype, 'filler')!;
 Reflect.defineMetadata('design:paramtypes', [EchoInput], BenchTools.prototype, 'filler');
@@ -47,7 +66,7 @@ for (let i = 1; i < TOOL_COUNT; i++)
 
 @McpModule({
   server: { name: 'mcpkit-bench', version: '1.0.0' },
-  providers: WITH_TASKS ? [BenchTools, TaskBenchTools] : [BenchTools],
+  providers: [BenchTools, ...(WITH_TASKS ? [TaskBenchTools] : []), ...(WITH_FLOOD ? [FloodBenchTools] : [])],
   pageSize: 1000,
 })
 class BenchModule {}
