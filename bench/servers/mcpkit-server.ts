@@ -99,20 +99,25 @@ async function main(): Promise<void> {
 }
 
 /**
- * The telemetry workload (TELEMETRY=off|propagation|full): for full, the SDK's tracer and meter providers
- * with every span sampled and handed to a batch processor whose exporter drops them (export cost aside).
+ * The telemetry workload (TELEMETRY=off|propagation|full). For full, TELEMETRY_SDK says what is behind
+ * @opentelemetry/api: `drop` (default) the SDK's tracer and meter providers with every span sampled and
+ * handed to a batch processor whose exporter drops them (export cost aside); `bare` the same providers
+ * with no span processor nor metric reader (spans and metrics made, never exported); `none` no SDK at
+ * all (the API's global no-op providers, as in an application that registered none).
  */
 function benchTelemetry(): { telemetry?: TelemetryOptions } {
   const mode = process.env.TELEMETRY as TelemetryOptions['mode'] | undefined;
   if (!mode) return {};
-  if (mode !== 'full') return { telemetry: { mode } };
+  const sdk = process.env.TELEMETRY_SDK ?? 'drop';
+  if (mode !== 'full' || sdk === 'none') return { telemetry: { mode } };
   const { BasicTracerProvider, BatchSpanProcessor } =
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only the full-telemetry workload needs the OpenTelemetry SDK
     require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only the full-telemetry workload needs the OpenTelemetry SDK
   const { MeterProvider } = require('@opentelemetry/sdk-metrics') as typeof import('@opentelemetry/sdk-metrics');
   const drop = { export: (_: unknown, done: (r: { code: number }) => void) => done({ code: 0 }), shutdown: async () => undefined };
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(drop)] });
+  const spanProcessors = sdk === 'bare' ? [] : [new BatchSpanProcessor(drop)];
+  const tracerProvider = new BasicTracerProvider({ spanProcessors });
   return { telemetry: { mode, tracerProvider, meterProvider: new MeterProvider() } };
 }
 
