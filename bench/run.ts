@@ -452,7 +452,7 @@ const SSE_BUDGET_BYTES = 4 * 1024 * 1024;
 const SSE_CASES = {
   ascii: { label: 'ASCII, 64 Ki chars', short: 'ASCII', char: 'x', calls: 1, count: 160, size: 64 * 1024 },
   cjk: { label: 'CJK, 64 Ki chars', short: 'CJK', char: '\u6f22', calls: 1, count: 160, size: 64 * 1024 },
-  streams: { label: 'ASCII, 700 chars, 6 streams', short: '6x1000 small', char: 'x', calls: 6, count: 1_000, size: 700 },
+  streams: { label: '6 streams of 700 chars', short: '6x1000 small', char: 'x', calls: 6, count: 1_000, size: 700 },
 } as const;
 
 /**
@@ -793,11 +793,11 @@ function printTable(rows: Row[], fmt: (n: number | undefined, digits?: number) =
   const list = LIST_WORKLOAD;
   console.log(`\nmcpkit vs @modelcontextprotocol/sdk — node ${process.version}, ${DURATION}s per HTTP run\n`);
   console.log(
-    `${'workload'.padEnd(52)}${'implementation'.padEnd(20)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'cpu µs/req'.padStart(12)}  note`,
+    `${'workload'.padEnd(52)}${'implementation'.padEnd(32)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'cpu µs/req'.padStart(12)}  note`,
   );
   for (const r of rows) {
     console.log(
-      `${r.workload.padEnd(52)}${r.impl.padEnd(20)}${fmt(r.rps).padStart(10)}${fmt(r.p50, 2).padStart(9)}${fmt(r.p99, 2).padStart(9)}${fmt(r.cpu, 1).padStart(12)}  ${r.note ?? ''}`,
+      `${r.workload.padEnd(52)}${r.impl.padEnd(32)}${fmt(r.rps).padStart(10)}${fmt(r.p50, 2).padStart(9)}${fmt(r.p99, 2).padStart(9)}${fmt(r.cpu, 1).padStart(12)}  ${r.note ?? ''}`,
     );
   }
   console.log('(HTTP latencies come from autocannon at 1 ms resolution; "cpu µs/req" is the server process\'s own CPU time per request.)');
