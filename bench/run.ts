@@ -27,7 +27,7 @@
  *     the SDK 1.x directly and through a proxy written with it; overhead per hop (see proxy.ts).
  * 10. (`--only=sse`, and in the default set) the heap one HTTP session holds through the default
  *     in-memory event store after a tool sent many large events on its request stream, beside the
- *     store's documented per-session byte budget; in ASCII and in CJK text.
+ *     store's documented per-session byte budget: in ASCII and in CJK text, and 6,000 smaller events.
  * Floors: a final table prints each headline mcpkit figure beside its floor, the same work done by hand
  * in the same run (a Koa + @koa/router server for stateless HTTP, a newline-delimited JSON loop for stdio,
  * a process loading only mcpkit's peers for the start of a stdio server) or the reference it is budgeted
@@ -459,9 +459,9 @@ const SSE_CASES = {
  * The heap one session holds through the default in-memory event store: a tool sends many large log
  * messages on its request stream (160 of 64 Ki characters: 2.5 times the per-session budget), the
  * client reads them all, and the server's heap after a full GC is compared with the heap once the
- * session is deleted (after a full GC too). ASCII text
- * takes one byte per character in V8's heap, CJK text (any character above U+00FF) two; the third case
- * sends 6,000 smaller events over six request streams, where what an event costs beyond its text counts.
+ * session is deleted (after a full GC too). ASCII text takes one byte per character in V8's heap, CJK
+ * text (any character above U+00FF) two; the third case sends 6,000 smaller events over six request
+ * streams, where what an event costs beyond its text counts.
  */
 async function sseRetention(which: keyof typeof SSE_CASES): Promise<void> {
   // V8 drops the bytecode of functions left unused over a few full GCs: without that, what the measuring
