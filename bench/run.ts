@@ -16,13 +16,24 @@
  *  7. mcpkit's tools/call over stateless HTTP in both eras with a bearer JWT (local keys, as a cached
  *     JWKS), found in the token cache and verified on every request, beside the same without auth; the
  *     extra server CPU per request is printed (`--only=auth --runs=N` alternates N times).
- *  8. (`--only=telemetry`, not run by default) mcpkit's tools/call over stateless HTTP with telemetry
- *     off, propagation only and full (spans to a dropping exporter, metrics), the request carrying a
- *     traceparent header, alternating, `--runs=N` times; `--baseline=<dir>` adds a compiled checkout
- *     from before telemetry (run `tsc` there) as the reference row.
+ *  8. (`--only=telemetry`; in the default set, once, only the modes of the floors table) mcpkit's
+ *     tools/call over stateless HTTP with telemetry unset, off, propagation only, full with no
+ *     OpenTelemetry SDK registered, full with the SDK's providers and no exporter, and full (spans to a
+ *     dropping exporter, metrics), the request carrying a traceparent header, alternating, `--runs=N`
+ *     times, each printed as a delta over off; `--baseline=<dir>` adds a compiled checkout from before
+ *     telemetry (run `tsc` there) as the reference row.
  *  9. (`--only=proxy`, and in the default set with one run) the same tools/call served directly, through
  *     one `app.proxy` hop (far server over HTTP, or over stdio as the proxy's child) and two hops, beside
  *     the SDK 1.x directly and through a proxy written with it; overhead per hop (see proxy.ts).
+ * 10. (`--only=sse`, and in the default set) the heap one HTTP session holds through the default
+ *     in-memory event store after a tool sent many large events on its request stream, beside the
+ *     store's documented per-session byte budget: in ASCII and in CJK text, and 6,000 smaller events.
+ * Floors: a final table prints each headline mcpkit figure beside its floor, the same work done by hand
+ * in the same run (a Koa + @koa/router server for stateless HTTP, a newline-delimited JSON loop for stdio,
+ * a process loading only mcpkit's peers for the start of a stdio server) or the reference it is budgeted
+ * against (the legacy era for the 2026-07-28 one, telemetry off for telemetry, a byte budget for memory),
+ * the SDK's figure, the ratio and the budget. The floors run in the default set beside the workloads they
+ * belong to; `--only=floors` runs just what the table needs, the timed rows alternating `--runs=N` times.
  * Run: `npm run bench` (add `-- --quick` for a shorter run). Prints figures; asserts nothing.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -30,14 +41,16 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { coldStart } from './coldstart';
+import { type ColdStartRow, coldStart } from './coldstart';
 import { proxyBench } from './proxy';
 
-type Impl = 'mcpkit' | 'sdk';
+/** `floor`: the same work done by hand (Koa over HTTP, a newline-delimited JSON loop over stdio), see floors below. */
+type Impl = 'mcpkit' | 'sdk' | 'floor';
 const QUICK = process.argv.includes('--quick');
 /**
- * `--only=call,list,stdio,memory,tasks,coldstart,auth,modern,telemetry,proxy` runs some workloads only (modern and
- * telemetry run only when named; call and stdio include their modern-era rows).
+ * `--only=call,list,stdio,memory,sse,tasks,coldstart,auth,modern,telemetry,proxy,floors` runs some workloads only
+ * (modern, floors and every telemetry mode run only when named; call and stdio include their modern-era
+ * and floor rows).
  */
 const ONLY = /--only=([\w,]+)/.exec(process.argv.join(' '))?.[1]?.split(',');
 const wanted = (name: string) => !ONLY || ONLY.includes(name);
@@ -83,7 +96,15 @@ interface Row {
   p99: number;
   /** Server CPU time (user + system) per request, in microseconds: independent of the load generator. */
   cpu?: number;
+  /** The workload's own figure when it is not a rate (heap bytes per session, bytes held). */
+  value?: number;
   note?: string;
+}
+
+/** The server script of an implementation: the floors are two small scripts of their own. */
+function serverScript(impl: Impl, stdio: boolean): string {
+  if (impl === 'floor') return stdio ? 'stdio-floor-server.js' : 'koa-floor-server.js';
+  return `${impl}-server.js`;
 }
 
 /** Asks a server process over IPC for a figure: `cpu` (µs used so far) or `heap` (bytes after a full GC). */
@@ -108,10 +129,10 @@ interface Server {
   stop(): Promise<void>;
 }
 
-function startServer(impl: Impl, env: Record<string, string>): Promise<Server> {
-  const child = fork(join(env.SERVERS_DIR ?? SERVERS, `${impl}-server.js`), [], {
+function startServer(impl: Impl, env: Record<string, string>, execArgv: string[] = []): Promise<Server> {
+  const child = fork(join(env.SERVERS_DIR ?? SERVERS, serverScript(impl, false)), [], {
     env: { ...process.env, ...env },
-    execArgv: ['--expose-gc'],
+    execArgv: ['--expose-gc', ...execArgv],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
@@ -202,6 +223,7 @@ async function httpLoad(
 }
 
 const STDIO_CALL = 'tools/call over stdio, 64 in flight';
+const STDIO_FLOOR = 'floor: NDJSON loop';
 
 /**
  * Pipelined tools/call over stdio. The load generator shares the machine with the server, so it is
@@ -209,11 +231,11 @@ const STDIO_CALL = 'tools/call over stdio, 64 in flight';
  * batch per turn, and answers are matched by id without a full JSON parse (each is still checked).
  */
 async function stdioLoad(impl: Impl, era: 'legacy' | 'modern' = 'legacy'): Promise<void> {
-  const child = fork(join(SERVERS, `${impl}-server.js`), [], {
+  const child = fork(join(SERVERS, serverScript(impl, true)), [], {
     env: { ...process.env, MODE: 'stdio', TOOLS: '1' },
     stdio: ['pipe', 'pipe', 'inherit', 'ipc'],
   });
-  const total = QUICK ? 30_000 : 150_000;
+  const total = QUICK ? 30_000 : 200_000;
   const warmup = 5_000;
   // Send times by id, latencies by arrival: typed arrays, so the generator allocates nothing per request.
   const sentAt = new Float64Array(total + warmup + 1);
@@ -288,7 +310,7 @@ async function stdioLoad(impl: Impl, era: 'legacy' | 'modern' = 'legacy'): Promi
   const sorted = Array.from(latencies.subarray(0, measured)).sort((a, b) => a - b);
   rows.push({
     workload: STDIO_CALL,
-    impl: era === 'modern' ? `${impl} (modern)` : impl,
+    impl: impl === 'floor' ? STDIO_FLOOR : era === 'modern' ? `${impl} (modern)` : impl,
     rps: total / seconds,
     p50: pct(sorted, 0.5),
     p99: pct(sorted, 0.99),
@@ -396,6 +418,8 @@ async function tasksLoad(impl: Impl, era: 'legacy' | 'modern' = 'legacy'): Promi
   child.kill('SIGKILL');
 }
 
+const MEMORY_WORKLOAD = 'heap per idle HTTP session (2,000 sessions)';
+
 async function sessionMemory(impl: Impl): Promise<void> {
   const server = await startServer(impl, { MODE: 'sessions', TOOLS: '1' });
   try {
@@ -405,12 +429,91 @@ async function sessionMemory(impl: Impl): Promise<void> {
     for (let i = 0; i < count; i += 20) await Promise.all(Array.from({ length: 20 }, () => openSession(server.port)));
     const after = await server.heap();
     rows.push({
-      workload: 'heap per idle HTTP session (2,000 sessions)',
+      workload: MEMORY_WORKLOAD,
       impl,
       rps: NaN,
       p50: NaN,
       p99: NaN,
+      value: (after - before) / count,
       note: `${((after - before) / count / 1024).toFixed(2)} KB/session`,
+    });
+  } finally {
+    await server.stop();
+  }
+}
+
+const SSE_WORKLOAD = 'SSE events kept for resumption, one session';
+/** InMemoryEventStore's documented default maxBytesPerSession (the README: 4 MiB per session). */
+const SSE_BUDGET_BYTES = 4 * 1024 * 1024;
+/**
+ * What is sent: `calls` tools/call of the flood tool, one after the other (each its own request stream),
+ * each sending `count` log messages of `size` characters `char`.
+ */
+const SSE_CASES = {
+  ascii: { label: 'ASCII, 64 Ki chars', short: 'ASCII', char: 'x', calls: 1, count: 160, size: 64 * 1024 },
+  cjk: { label: 'CJK, 64 Ki chars', short: 'CJK', char: '\u6f22', calls: 1, count: 160, size: 64 * 1024 },
+  streams: { label: '6 streams of 700 chars', short: '6x1000 small', char: 'x', calls: 6, count: 1_000, size: 700 },
+} as const;
+
+/**
+ * The heap one session holds through the default in-memory event store: a tool sends many large log
+ * messages on its request stream (160 of 64 Ki characters: 2.5 times the per-session budget), the
+ * client reads them all, and the server's heap after a full GC is compared with the heap once the
+ * session is deleted (after a full GC too). ASCII text takes one byte per character in V8's heap, CJK
+ * text (any character above U+00FF) two; the third case sends 6,000 smaller events over six request
+ * streams, where what an event costs beyond its text counts.
+ */
+async function sseRetention(which: keyof typeof SSE_CASES): Promise<void> {
+  // V8 drops the bytecode of functions left unused over a few full GCs: without that, what the measuring
+  // GCs free of the server's code would count as the session's (+-0.1 MB from run to run).
+  const server = await startServer('mcpkit', { MODE: 'sessions', TOOLS: '1', FLOOD: '1' }, ['--no-flush-bytecode']);
+  try {
+    const { label, char, calls, count, size } = SSE_CASES[which];
+    const url = `http://127.0.0.1:${server.port}/mcp`;
+    const end = async (headers: Record<string, string>) => (await fetch(url, { method: 'DELETE', headers })).text();
+    const flood = async (headers: Record<string, string>, count: number, size: number) => {
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'flood', arguments: { count, size, char } },
+      });
+      const res = await fetch(url, { method: 'POST', headers, body });
+      const answer = await res.text();
+      const events = answer.split('\nevent: message\n').length - 1;
+      if (!answer.includes(`flooded ${count}`) || events !== count + 1)
+        throw new Error(`flood: ${events} events, unexpected answer: ${answer.slice(0, 300)}`);
+    };
+    // Every code path once (the session's end too), in a session of its own.
+    const warm = await openSession(server.port);
+    await flood(warm, 8, 1024);
+    await end(warm);
+    // Three sessions one after the other, the median kept: a GC now and then leaves some 0.1 to 0.3 MB
+    // that is not the session's in one measurement.
+    const helds: number[] = [];
+    const growths: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const headers = await openSession(server.port);
+      const before = await server.heap();
+      for (let j = 0; j < calls; j++) await flood(headers, count, size);
+      const after = await server.heap();
+      // What the session holds is what its end frees (its events go with it): the heap's growth since
+      // `before` also counts code and buffers the server keeps whatever the session.
+      await end(headers);
+      helds.push(after - (await server.heap()));
+      growths.push(after - before);
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[1];
+    const held = median(helds);
+    const mb = (n: number) => `${(n / 1024 / 1024).toFixed(2)} MB`;
+    rows.push({
+      workload: SSE_WORKLOAD,
+      impl: `mcpkit, ${label}`,
+      rps: NaN,
+      p50: NaN,
+      p99: NaN,
+      value: held,
+      note: `${mb(held)} freed by the session's end (heap +${mb(median(growths))}) after ${calls * count} events, ${mb(calls * count * size)} of characters; budget ${mb(SSE_BUDGET_BYTES)}`,
     });
   } finally {
     await server.stop();
@@ -499,40 +602,66 @@ function authOverheadLines(): string[] {
 }
 
 const TELEMETRY_WORKLOAD = 'tools/call over HTTP (stateless), telemetry';
-const TELEMETRY_MODES = ['unset', 'off', 'propagation', 'full'] as const;
+/**
+ * The telemetry modes measured: the server's TELEMETRY (and for full, TELEMETRY_SDK: what stands behind
+ * @opentelemetry/api, see mcpkit-server.ts). `floor` marks the three of the floors table, measured in
+ * the default run too.
+ */
+const TELEMETRY_MODES: readonly { label: string; env: Record<string, string>; floor?: boolean }[] = [
+  { label: 'unset', env: {} },
+  { label: 'off', env: { TELEMETRY: 'off' }, floor: true },
+  { label: 'propagation', env: { TELEMETRY: 'propagation' } },
+  { label: 'full, no SDK', env: { TELEMETRY: 'full', TELEMETRY_SDK: 'none' }, floor: true },
+  { label: 'full, SDK no exporter', env: { TELEMETRY: 'full', TELEMETRY_SDK: 'bare' }, floor: true },
+  { label: 'full', env: { TELEMETRY: 'full' } },
+];
 /** `--baseline=<dir>`: a compiled checkout from before telemetry (its dist/bench/servers), measured beside the modes as "baseline". */
 const BASELINE = /--baseline=(\S+)/.exec(process.argv.join(' '))?.[1];
 const TRACEPARENT = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
 
-/** The same stateless tools/call with telemetry unset (today's default), off, propagation only and full, alternating. */
-async function telemetryLoad(): Promise<void> {
-  for (let i = 0; i < RUNS; i++) {
-    if (BASELINE)
+/**
+ * The same stateless tools/call with each telemetry mode, alternating, `runs` times (`floorsOnly`: the
+ * three modes of the floors table only).
+ */
+async function telemetryLoad(runs: number, floorsOnly = false): Promise<void> {
+  for (let i = 0; i < runs; i++) {
+    if (BASELINE && !floorsOnly)
       await httpLoad(TELEMETRY_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall, {
         env: { SERVERS_DIR: join(BASELINE, 'dist', 'bench', 'servers') },
         headers: TRACEPARENT,
         label: 'mcpkit, baseline',
       });
     for (const mode of TELEMETRY_MODES) {
+      if (floorsOnly && !mode.floor) continue;
       await httpLoad(TELEMETRY_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall, {
-        env: mode === 'unset' ? {} : { TELEMETRY: mode },
+        env: mode.env,
         headers: TRACEPARENT,
-        label: `mcpkit, ${mode}`,
+        label: `mcpkit, ${mode.label}`,
       });
     }
   }
 }
 
+/** Each mode beside telemetry off (or the baseline checkout): throughput, and server CPU per request in % and in µs. */
 function telemetryLines(): string[] {
   const row = (mode: string) => rows.find((r) => r.workload === TELEMETRY_WORKLOAD && r.impl === `mcpkit, ${mode}`);
-  const base = row(BASELINE ? 'baseline' : 'unset');
+  const reference = BASELINE ? 'baseline' : 'off';
+  const base = row(reference);
   if (!base) return [];
-  return TELEMETRY_MODES.filter((m) => BASELINE || m !== 'unset').flatMap((mode) => {
-    const r = row(mode);
+  return TELEMETRY_MODES.filter((m) => m.label !== reference).flatMap(({ label }) => {
+    const r = row(label);
     if (!r) return [];
-    const cpu = r.cpu && base.cpu ? `, server CPU per request ${((r.cpu / base.cpu - 1) * 100).toFixed(1)}%` : '';
-    return [`  telemetry ${mode} vs ${BASELINE ? 'baseline' : 'unset'}: throughput ${((r.rps / base.rps - 1) * 100).toFixed(1)}%${cpu}`];
+    const cpu =
+      r.cpu && base.cpu
+        ? `, server CPU per request ${signed((r.cpu / base.cpu - 1) * 100, '%')} (${signed(r.cpu - base.cpu, ' µs')}: ${base.cpu.toFixed(1)} -> ${r.cpu.toFixed(1)} µs)`
+        : '';
+    return [`  telemetry ${label} vs ${reference}: throughput ${signed((r.rps / base.rps - 1) * 100, '%')}${cpu}`];
   });
+}
+
+/** A difference with its sign: +3.2%, -0.4 µs. */
+function signed(n: number, unit: string, digits = 1): string {
+  return `${n >= 0 ? '+' : ''}${n.toFixed(digits)}${unit}`;
 }
 
 /** True when the official SDK 2.x server package is installed (it is the one that serves 2026-07-28). */
@@ -560,10 +689,12 @@ function collapse(all: Row[]): Row[] {
     const sorted = [...group].sort((a, b) => a.rps - b.rps);
     const median = sorted[Math.floor((sorted.length - 1) / 2)];
     const cpus = group.map((r) => r.cpu ?? NaN).sort((a, b) => a - b);
+    const values = group.map((r) => r.value ?? NaN).sort((a, b) => a - b);
     const runs = group.map((r) => r.rps.toFixed(0)).join('/');
     return {
       ...median,
       cpu: cpus[Math.floor((cpus.length - 1) / 2)],
+      value: median.value === undefined ? undefined : values[Math.floor((values.length - 1) / 2)],
       note: `median of ${group.length} (runs ${runs}), best ${sorted[sorted.length - 1].rps.toFixed(0)}${median.note ? `; ${median.note}` : ''}`,
     };
   });
@@ -596,8 +727,31 @@ async function modernComparison(): Promise<void> {
   }
 }
 
+/** The floor of the stateless HTTP tools/call: the same request answered by hand with Koa (servers/koa-floor-server.ts). */
+const KOA_FLOOR = { env: {}, headers: {}, label: 'floor: Koa by hand' };
+
+/**
+ * `--only=floors`: the workloads of the floors table, each floor next to mcpkit (and the SDK where it
+ * has the workload), the timed ones alternating `--runs=N` times.
+ */
+async function floorsComparison(): Promise<void> {
+  for (let i = 0; i < RUNS; i++) {
+    await httpLoad(CALL_WORKLOAD, 'floor', 'stateless', CALL, 1, isCall, KOA_FLOOR);
+    await httpLoad(CALL_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall);
+    await httpLoad(CALL_WORKLOAD, 'mcpkit', 'modern', MODERN_CALL, 1, isModernCall);
+    await httpLoad(CALL_WORKLOAD, 'sdk', 'stateless', CALL, 1, isCall);
+    await stdioLoad('floor');
+    await stdioLoad('mcpkit');
+    await stdioLoad('sdk');
+    await telemetryLoad(1, true);
+  }
+  await sessionMemory('mcpkit');
+  await sessionMemory('sdk');
+  for (const which of ['ascii', 'cjk', 'streams'] as const) await sseRetention(which);
+}
+
 async function main(): Promise<void> {
-  if (wanted('call') || wanted('list') || ONLY?.some((o) => ['auth', 'modern', 'telemetry', 'proxy'].includes(o)))
+  if (wanted('call') || wanted('list') || ONLY?.some((o) => ['auth', 'modern', 'telemetry', 'proxy', 'floors'].includes(o)))
     await warmLoadGenerator();
   const isList = (r: Record<string, unknown>) => (r.tools as unknown[])?.length === 1000;
   const call = CALL_WORKLOAD;
@@ -605,6 +759,8 @@ async function main(): Promise<void> {
   if (ONLY?.includes('modern')) await modernComparison();
   else {
     for (const impl of ['mcpkit', 'sdk'] as const) {
+      // The floor first, next to mcpkit's stateless run (the floors table compares the two).
+      if (impl === 'mcpkit' && wanted('call')) await httpLoad(call, 'floor', 'stateless', CALL, 1, isCall, KOA_FLOOR);
       for (const mode of ['stateless', 'sessions'] as const) {
         if (wanted('call')) await httpLoad(call, impl, mode, CALL, 1, isCall);
         if (wanted('list')) await httpLoad(list, impl, mode, LIST, 1000, isList);
@@ -618,27 +774,34 @@ async function main(): Promise<void> {
           headers: {},
           label: 'mcpkit, addTool',
         });
+      if (impl === 'mcpkit' && wanted('stdio')) await stdioLoad('floor');
       if (wanted('stdio')) await stdioLoad(impl);
       if (impl === 'mcpkit' && wanted('stdio')) await stdioLoad(impl, 'modern');
       if (wanted('memory')) await sessionMemory(impl);
+      // The event store's byte budget: mcpkit only (the SDK keeps no events unless given a store).
+      if (impl === 'mcpkit' && wanted('sse')) for (const which of ['ascii', 'cjk', 'streams'] as const) await sseRetention(which);
       if (wanted('tasks')) await tasksLoad(impl);
       // The 2026-07-28 tasks extension: mcpkit only (the 1.x SDK does not serve that era).
       if (impl === 'mcpkit' && wanted('tasks')) await tasksLoad(impl, 'modern');
     }
   }
+  if (ONLY?.includes('floors')) await floorsComparison();
   // mcpkit alone (the SDK verifies no tokens itself); `--runs=N` applies when auth is asked for by name.
   if (wanted('auth')) await authLoad(ONLY?.includes('auth') ? RUNS : 1);
-  // Not part of the comparison with the SDK: run only when asked for.
-  if (ONLY?.includes('telemetry')) await telemetryLoad();
+  // Not part of the comparison with the SDK. By name: every mode, `--runs=N` times; in the default
+  // set: once, the three modes of the floors table.
+  if (ONLY?.includes('telemetry')) await telemetryLoad(RUNS);
+  else if (!ONLY) await telemetryLoad(1, true);
   rows.splice(0, rows.length, ...collapse(rows));
   rows.sort((a, b) => a.workload.localeCompare(b.workload));
 
   const fmt = (n: number | undefined, digits = 0) => (n === undefined || !Number.isFinite(n) ? '-' : n === 0 ? '<1' : n.toFixed(digits));
   // `--only=proxy` (or coldstart) alone measures nothing for this table: it prints its own.
   if (rows.length > 0) printTable(rows, fmt);
-  if (wanted('coldstart')) await printColdStart();
+  const cold = wanted('coldstart') || ONLY?.includes('floors') ? await printColdStart() : undefined;
   // `--runs=N` applies when proxy is asked for by name; in the default set it runs once (6 chains).
   if (wanted('proxy')) await proxyBench({ runs: ONLY?.includes('proxy') ? RUNS : 1, duration: DURATION, quick: QUICK });
+  printFloors(floorLines(cold));
 }
 
 function printTable(rows: Row[], fmt: (n: number | undefined, digits?: number) => string): void {
@@ -646,11 +809,11 @@ function printTable(rows: Row[], fmt: (n: number | undefined, digits?: number) =
   const list = LIST_WORKLOAD;
   console.log(`\nmcpkit vs @modelcontextprotocol/sdk — node ${process.version}, ${DURATION}s per HTTP run\n`);
   console.log(
-    `${'workload'.padEnd(52)}${'implementation'.padEnd(20)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'cpu µs/req'.padStart(12)}  note`,
+    `${'workload'.padEnd(52)}${'implementation'.padEnd(32)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'cpu µs/req'.padStart(12)}  note`,
   );
   for (const r of rows) {
     console.log(
-      `${r.workload.padEnd(52)}${r.impl.padEnd(20)}${fmt(r.rps).padStart(10)}${fmt(r.p50, 2).padStart(9)}${fmt(r.p99, 2).padStart(9)}${fmt(r.cpu, 1).padStart(12)}  ${r.note ?? ''}`,
+      `${r.workload.padEnd(52)}${r.impl.padEnd(32)}${fmt(r.rps).padStart(10)}${fmt(r.p50, 2).padStart(9)}${fmt(r.p99, 2).padStart(9)}${fmt(r.cpu, 1).padStart(12)}  ${r.note ?? ''}`,
     );
   }
   console.log('(HTTP latencies come from autocannon at 1 ms resolution; "cpu µs/req" is the server process\'s own CPU time per request.)');
@@ -679,7 +842,7 @@ function printTable(rows: Row[], fmt: (n: number | undefined, digits?: number) =
   if (eras.length > 0) console.log(`\n2026-07-28 beside 2025-11-25 (legacy stateless), same server:\n${eras.join('\n')}`);
 }
 
-async function printColdStart(): Promise<void> {
+async function printColdStart(): Promise<ColdStartRow[]> {
   const runs = QUICK ? 10 : 30;
   const figures = await coldStart(runs);
   const bare = figures.find((f) => f.impl === 'bare node')!;
@@ -694,6 +857,167 @@ async function printColdStart(): Promise<void> {
   }
   console.log(
     '  ("node + peers" loads reflect-metadata, class-validator, class-transformer and tsyringe, which any such app imports itself.)',
+  );
+  return figures;
+}
+
+/** One row of the floors table; figures already formatted. */
+interface FloorLine {
+  row: string;
+  floor: string;
+  sdk: string;
+  mcpkit: string;
+  ratio: string;
+  budget: string;
+  within: boolean;
+}
+
+/**
+ * The floors table: each mcpkit figure beside its floor (the same work done by hand, or the reference
+ * it is budgeted against) and the SDK's, measured in this run; a row whose figures were not measured
+ * (see --only) is left out. Budgets are targets for the code, printed, never asserted.
+ */
+function floorLines(cold: ColdStartRow[] | undefined): FloorLine[] {
+  const find = (workload: string, impl: string) => rows.find((r) => r.workload === workload && r.impl === impl);
+  const n = (x: number | undefined, digits = 1) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(digits));
+  const lines: FloorLine[] = [];
+
+  const koa = find(CALL_WORKLOAD, KOA_FLOOR.label);
+  const legacy = find(CALL_WORKLOAD, 'mcpkit (stateless)');
+  if (koa?.cpu && legacy?.cpu) {
+    const ratio = legacy.cpu / koa.cpu;
+    const sdk = find(CALL_WORKLOAD, 'sdk (stateless)')?.cpu;
+    lines.push({
+      row: 'stateless HTTP tools/call, server CPU µs/req',
+      floor: `${n(koa.cpu)} Koa`,
+      sdk: n(sdk),
+      mcpkit: n(legacy.cpu),
+      ratio: `${ratio.toFixed(2)}x`,
+      budget: '<= 1.10x',
+      within: ratio <= 1.1,
+    });
+  }
+
+  const loop = find(STDIO_CALL, STDIO_FLOOR);
+  const stdio = find(STDIO_CALL, 'mcpkit');
+  if (loop && stdio) {
+    const share = (stdio.rps / loop.rps) * 100;
+    lines.push({
+      row: 'stdio tools/call, 64 in flight, msg/s',
+      floor: `${n(loop.rps, 0)} loop`,
+      sdk: n(find(STDIO_CALL, 'sdk')?.rps, 0),
+      mcpkit: n(stdio.rps, 0),
+      ratio: `${share.toFixed(0)}%`,
+      budget: '>= 80%',
+      within: share >= 80,
+    });
+  }
+
+  const session = find(MEMORY_WORKLOAD, 'mcpkit')?.value;
+  if (session !== undefined) {
+    const kb = session / 1024;
+    const sdk = find(MEMORY_WORKLOAD, 'sdk')?.value;
+    lines.push({
+      row: '2,000 HTTP sessions held, heap KB/session',
+      floor: '-',
+      sdk: n(sdk === undefined ? undefined : sdk / 1024, 2),
+      mcpkit: n(kb, 2),
+      ratio: `${(kb / 2).toFixed(2)}x`,
+      budget: '<= 2 KB',
+      within: kb <= 2,
+    });
+  }
+
+  for (const { label, short } of Object.values(SSE_CASES)) {
+    const held = find(SSE_WORKLOAD, `mcpkit, ${label}`)?.value;
+    if (held === undefined) continue;
+    lines.push({
+      row: `SSE events held by 1 session, ${short}, MB`,
+      floor: '-',
+      sdk: '-',
+      mcpkit: n(held / 1024 / 1024, 2),
+      ratio: `${(held / SSE_BUDGET_BYTES).toFixed(2)}x`,
+      budget: `<= ${n(SSE_BUDGET_BYTES / 1024 / 1024)} MB`,
+      within: held <= SSE_BUDGET_BYTES,
+    });
+  }
+
+  const peers = cold?.find((f) => f.impl === 'node + peers');
+  const mcpkitStart = cold?.find((f) => f.impl === 'mcpkit');
+  if (peers && mcpkitStart) {
+    const extra = mcpkitStart.median - peers.median;
+    lines.push({
+      row: 'stdio server start over its peers, ms (median)',
+      floor: `${n(peers.median, 0)} peers`,
+      sdk: n(cold?.find((f) => f.impl === 'sdk')?.median, 0),
+      mcpkit: n(mcpkitStart.median, 0),
+      ratio: signed(extra, ' ms', 0),
+      budget: '<= +15 ms',
+      within: extra <= 15,
+    });
+  }
+
+  const modern = find(CALL_WORKLOAD, 'mcpkit (modern)');
+  if (modern?.cpu && legacy?.cpu) {
+    const ratio = modern.cpu / legacy.cpu;
+    lines.push({
+      row: '2026-07-28 vs 2025-11-25 stateless call, CPU µs/req',
+      floor: `${n(legacy.cpu)} legacy`,
+      sdk: '-',
+      mcpkit: n(modern.cpu),
+      ratio: `${ratio.toFixed(2)}x`,
+      budget: '<= 1.10x',
+      within: ratio <= 1.1,
+    });
+  }
+
+  const telemetry = (mode: string) => find(TELEMETRY_WORKLOAD, `mcpkit, ${mode}`)?.cpu;
+  const off = telemetry('off');
+  const noSdk = telemetry('full, no SDK');
+  if (off && noSdk) {
+    const extra = (noSdk / off - 1) * 100;
+    lines.push({
+      row: 'tracing on, no OTel SDK, vs off, CPU µs/req',
+      floor: `${n(off)} off`,
+      sdk: '-',
+      mcpkit: n(noSdk),
+      ratio: signed(extra, '%'),
+      budget: '<= +3%',
+      within: extra <= 3,
+    });
+  }
+  const bare = telemetry('full, SDK no exporter');
+  if (off && bare) {
+    const extra = bare - off;
+    lines.push({
+      row: 'tracing, SDK providers, no exporter, vs off, µs/req',
+      floor: `${n(off)} off`,
+      sdk: '-',
+      mcpkit: n(bare),
+      ratio: signed(extra, ' µs'),
+      budget: '<= +10 µs',
+      within: extra <= 10,
+    });
+  }
+  return lines;
+}
+
+function printFloors(lines: FloorLine[]): void {
+  if (lines.length === 0) return;
+  console.log(
+    `\nfloors: mcpkit beside the same work done by hand (or its reference), and the SDK 1.x, this run${QUICK ? ' (--quick)' : ''}\n`,
+  );
+  const widths = [52, 14, 10, 10, 10, 12];
+  const row = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i] ?? 8))).join('');
+  console.log(row(['row', 'floor', 'sdk', 'mcpkit', 'ratio', 'budget', '  within']));
+  for (const l of lines) console.log(row([l.row, l.floor, l.sdk, l.mcpkit, l.ratio, l.budget, l.within ? 'yes' : 'NO']));
+  console.log(
+    [
+      '(ratio: mcpkit over the floor; for the session heap and the SSE events, over the budget. The floors are',
+      ' servers/koa-floor-server.ts, servers/stdio-floor-server.ts and servers/peers-server.ts; the SSE budget is',
+      " InMemoryEventStore's default maxBytesPerSession. Timings on a shared machine are noisy: --only=floors --runs=N",
+      ' alternates the timed rows N times and keeps medians. Nothing here is asserted.)',
+    ].join('\n'),
   );
 }
 

@@ -25,3 +25,5 @@ export const TOOL_COUNT = Number(process.env.TOOLS ?? 1);
 export const MODE = process.env.MODE ?? 'stateless';
 /** Serve the task workload's tool too (only for that workload, so that the others compare like with like). */
 export const WITH_TASKS = process.env.TASKS === '1';
+/** Serve the SSE retention workload's tool too (flood: many large events on one request stream). */
+export const WITH_FLOOD = process.env.FLOOD === '1';

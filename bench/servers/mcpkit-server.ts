@@ -1,9 +1,9 @@
 import 'reflect-metadata';
-import { IsString } from 'class-validator';
+import { IsInt, IsString, Max, Min } from 'class-validator';
 import { injectable } from 'tsyringe';
-import { JwtVerifier, JwtVerifierOptions, ResourceServerOptions } from '../../src/auth';
-import { McpApplication, McpModule, TelemetryOptions, Tool } from '../../src';
-import { MODE, reportReady, TOOL_COUNT, WITH_TASKS } from './ipc';
+import type { JwtVerifierOptions, ResourceServerOptions } from '../../src/auth';
+import { McpApplication, McpContext, McpModule, TelemetryOptions, Tool } from '../../src';
+import { MODE, reportReady, TOOL_COUNT, WITH_FLOOD, WITH_TASKS } from './ipc';
 
 export class EchoInput {
   @IsString() text!: string;
@@ -39,6 +39,25 @@ class TaskBenchTools {
   }
 }
 
+export class FloodInput {
+  @IsInt() @Min(1) @Max(10_000) count!: number;
+  @IsInt() @Min(1) @Max(1_048_576) size!: number;
+  /** The character the events are made of: one above U+00FF makes every stored event a two-byte string. */
+  @IsString() char!: string;
+}
+
+/** The SSE retention workload's tool (FLOOD=1): many large events on its request stream, then its result. */
+@injectable()
+class FloodBenchTools {
+  @Tool({ description: 'Sends `count` log messages of `size` characters on its request stream' })
+  async flood(input: FloodInput, ctx: McpContext) {
+    const data = input.char.repeat(input.size);
+    // Each message is serialized (and so stored) anew: the store holds `count` distinct strings.
+    for (let i = 0; i < input.count; i++) await ctx.log.info(data, `flood ${i}`);
+    return `flooded ${input.count}`;
+  }
+}
+
 // The tools/list workload: TOOLS - 1 more tools, declared the way a decorator would.
 const descriptor = Object.getOwnPropertyDescriptor(BenchTools.prototype, 'filler')!;
 Reflect.defineMetadata('design:paramtypes', [EchoInput], BenchTools.prototype, 'filler');
@@ -47,7 +66,7 @@ for (let i = 1; i < TOOL_COUNT; i++)
 
 @McpModule({
   server: { name: 'mcpkit-bench', version: '1.0.0' },
-  providers: WITH_TASKS ? [BenchTools, TaskBenchTools] : [BenchTools],
+  providers: [BenchTools, ...(WITH_TASKS ? [TaskBenchTools] : []), ...(WITH_FLOOD ? [FloodBenchTools] : [])],
   pageSize: 1000,
 })
 class BenchModule {}
@@ -80,20 +99,25 @@ async function main(): Promise<void> {
 }
 
 /**
- * The telemetry workload (TELEMETRY=off|propagation|full): for full, the SDK's tracer and meter providers
- * with every span sampled and handed to a batch processor whose exporter drops them (export cost aside).
+ * The telemetry workload (TELEMETRY=off|propagation|full). For full, TELEMETRY_SDK says what is behind
+ * @opentelemetry/api: `drop` (default) the SDK's tracer and meter providers with every span sampled and
+ * handed to a batch processor whose exporter drops them (export cost aside); `bare` the same providers
+ * with no span processor nor metric reader (spans and metrics made, never exported); `none` no SDK at
+ * all (the API's global no-op providers, as in an application that registered none).
  */
 function benchTelemetry(): { telemetry?: TelemetryOptions } {
   const mode = process.env.TELEMETRY as TelemetryOptions['mode'] | undefined;
   if (!mode) return {};
-  if (mode !== 'full') return { telemetry: { mode } };
+  const sdk = process.env.TELEMETRY_SDK ?? 'drop';
+  if (mode !== 'full' || sdk === 'none') return { telemetry: { mode } };
   const { BasicTracerProvider, BatchSpanProcessor } =
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only the full-telemetry workload needs the OpenTelemetry SDK
     require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only the full-telemetry workload needs the OpenTelemetry SDK
   const { MeterProvider } = require('@opentelemetry/sdk-metrics') as typeof import('@opentelemetry/sdk-metrics');
   const drop = { export: (_: unknown, done: (r: { code: number }) => void) => done({ code: 0 }), shutdown: async () => undefined };
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(drop)] });
+  const spanProcessors = sdk === 'bare' ? [] : [new BatchSpanProcessor(drop)];
+  const tracerProvider = new BasicTracerProvider({ spanProcessors });
   return { telemetry: { mode, tracerProvider, meterProvider: new MeterProvider() } };
 }
 
@@ -101,6 +125,10 @@ function benchTelemetry(): { telemetry?: TelemetryOptions } {
 function benchAuth(): ResourceServerOptions | undefined {
   const jwks = process.env.AUTH_JWKS;
   if (!jwks) return undefined;
+  // Loaded only when used, as an application would: the cold start of this stdio server is measured
+  // against a process that loads mcpkit's peers only, and a stdio server has no bearer tokens to check.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only the auth workload verifies tokens
+  const { JwtVerifier } = require('../../src/auth') as typeof import('../../src/auth');
   const issuer = process.env.AUTH_ISSUER!;
   // AUTH_CACHE=0: every request's token verified again (the cost the token cache saves).
   const tokenCacheMaxBytes = process.env.AUTH_CACHE === '0' ? 0 : undefined;

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { InMemoryEventStore } from '../../../../src/stores';
 
 const progress = (token: string, n: number) => ({
@@ -46,6 +48,58 @@ describe('InMemoryEventStore byte bounds', () => {
     const token = 'z'.repeat(2 * 1024 * 1024);
     for (let i = 0; i < 150; i++) await store.storeEvent('s1', `r${i}`, progress(token, i));
     expect(store.size).toBeLessThanOrEqual(4 * 1024 * 1024);
+  });
+
+  it('counts two bytes a character for text V8 keeps in two bytes (any character above U+00FF)', async () => {
+    const store = new InMemoryEventStore({ maxBytesPerSession: 100_000 });
+    const cjk = '\u6f22'.repeat(10_000); // 20,000 bytes of heap in each stored message
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push(await store.storeEvent('s1', 'r1', progress(cjk, i)));
+    expect(store.size).toBeLessThanOrEqual(100_000);
+    expect(store.size).toBeGreaterThan(4 * 20_000);
+    // Four such events fit in 100,000 bytes, not nine (as when counted one byte a character).
+    expect(await store.eventsAfter('s1', ids[15])).toBeUndefined();
+    expect((await store.eventsAfter('s1', ids[16]))?.events.map((e) => e.id)).toEqual(ids.slice(17));
+    // An emoji is two UTF-16 units, each kept in two bytes; Latin-1 text stays one byte a character.
+    const latin = new InMemoryEventStore();
+    await latin.storeEvent('s1', 'r1', progress('\u00e9'.repeat(10_000), 0));
+    const emoji = new InMemoryEventStore();
+    await emoji.storeEvent('s1', 'r1', progress('\u{1f600}'.repeat(5_000), 0));
+    expect(emoji.size - latin.size).toBeGreaterThanOrEqual(10_000);
+  });
+
+  describe('heap held (measured after a full GC)', () => {
+    setFlagsFromString('--expose_gc');
+    const gc = runInNewContext('gc') as () => void;
+    const heldBy = async (fill: (store: InMemoryEventStore) => Promise<void>) => {
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      const store = new InMemoryEventStore();
+      await fill(store);
+      gc();
+      const held = process.memoryUsage().heapUsed - before;
+      expect(store.size).toBeGreaterThan(0); // the store is still reachable when measured
+      return held;
+    };
+    const budget = 4 * 1024 * 1024; // the documented default maxBytesPerSession
+    const log = (data: string, i: number) => ({
+      jsonrpc: '2.0' as const,
+      method: 'notifications/message',
+      params: { level: 'info', data, logger: `flood ${i}` },
+    });
+
+    it.each([
+      ['160 events of 64 Ki ASCII characters', 'x', 64 * 1024, 160],
+      ['160 events of 64 Ki CJK characters', '\u6f22', 64 * 1024, 160],
+      ['6,000 events of 700 ASCII characters over six streams', 'x', 700, 6_000],
+    ])('one session of %s holds at most the default 4 MiB per session', async (_, char, size, count) => {
+      const data = char.repeat(size);
+      const held = await heldBy(async (store) => {
+        for (let i = 0; i < count; i++) await store.storeEvent('s1', `r${Math.floor(i / 1_000)}`, log(data, i));
+      });
+      // A little slack for what the measurement cannot tell apart (the session's own maps, `data` itself).
+      expect(held).toBeLessThanOrEqual(budget * 1.05);
+    });
   });
 
   it('forgets the bytes of a cleared session', async () => {
