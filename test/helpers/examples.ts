@@ -19,7 +19,13 @@ export function example(name: string, file = 'main.ts'): string {
 /** Spawns an example over stdio and connects the official SDK client to it. */
 export async function connectExampleOverStdio(
   script: string,
-  options: { args?: string[]; env?: Record<string, string>; capabilities?: ClientCapabilities } = {},
+  options: {
+    args?: string[];
+    env?: Record<string, string>;
+    capabilities?: ClientCapabilities;
+    /** Called before connecting: where a test sets the client's request handlers (roots, sampling…). */
+    setup?: (client: Client) => void;
+  } = {},
 ): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -31,6 +37,7 @@ export async function connectExampleOverStdio(
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'examples-test', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
+  options.setup?.(client);
   try {
     await client.connect(transport);
   } catch (error) {
