@@ -64,7 +64,7 @@ export async function spawnExample(
     }, 90_000);
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
-      const m = /(http:\/\/\S+)/.exec(stderr);
+      const m = /(http:\/\/[^\s,)]+)/.exec(stderr);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]);
