@@ -88,7 +88,8 @@ describe('the documentation', () => {
     const queue = ['/'];
     const seen = new Set(queue);
     for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
-      const response = await page.goto(origin + path, { waitUntil: 'load' });
+      // VitePress renders each page's HTML at build time: its ids and links are there before any script runs.
+      const response = await page.goto(origin + path, { waitUntil: 'domcontentloaded' });
       if (response?.status() !== 200) continue; // reported below, with the page that links here
       const found = {
         ids: await page.$$eval('[id]', (elements) => elements.map((e) => e.id)),
