@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { cleanEnv, run } from '../helpers/cli';
 import { codeBlocks, compileBlocks, documentationFiles } from '../helpers/docs-blocks';
 import { ROOT } from '../helpers/paths';
@@ -82,32 +82,42 @@ describe('the documentation', () => {
   });
 
   it('links nothing that is missing: every internal link of every page reached from the home page loads, and its anchor exists', async () => {
-    const page = await browser.newPage();
     const ids = new Map<string, Set<string>>();
     const links: { from: string; to: URL }[] = [];
     const queue = ['/'];
     const seen = new Set(queue);
-    for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
+    let busy = 0;
+    const visit = async (page: Page, path: string) => {
       // VitePress renders each page's HTML at build time: its ids and links are there before any script runs.
       const response = await page.goto(origin + path, { waitUntil: 'domcontentloaded' });
-      if (response?.status() !== 200) continue; // reported below, with the page that links here
-      const found = {
-        ids: await page.$$eval('[id]', (elements) => elements.map((e) => e.id)),
-        hrefs: await page.$$eval('a[href]', (anchors) => anchors.map((a) => (a as unknown as { href: string }).href)),
-      };
-      ids.set(path, new Set(found.ids));
-      for (const href of found.hrefs) {
+      if (response?.status() !== 200) return; // reported below, with the page that links here
+      ids.set(path, new Set(await page.$$eval('[id]', (elements) => elements.map((e) => e.id))));
+      const hrefs = await page.$$eval('a[href]', (anchors) => anchors.map((a) => (a as unknown as { href: string }).href));
+      for (const href of hrefs) {
         const to = new URL(href);
         if (to.origin !== origin) continue;
         links.push({ from: path, to });
-        const target = to.pathname;
-        if (!seen.has(target) && !target.startsWith('/examples/')) {
-          seen.add(target);
-          queue.push(target);
+        if (!seen.has(to.pathname) && !to.pathname.startsWith('/examples/')) {
+          seen.add(to.pathname);
+          queue.push(to.pathname);
         }
       }
-    }
-    await page.close();
+    };
+    // Four tabs take pages from one queue until it is empty and no tab can add to it.
+    const tab = async () => {
+      const page = await browser.newPage();
+      while (queue.length > 0 || busy > 0) {
+        const path = queue.shift();
+        if (path === undefined) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+          continue;
+        }
+        busy++;
+        await visit(page, path).finally(() => busy--);
+      }
+      await page.close();
+    };
+    await Promise.all([tab(), tab(), tab(), tab()]);
     const broken: string[] = [];
     for (const { from, to } of links) {
       if (to.pathname.startsWith('/examples/')) {
