@@ -13,9 +13,9 @@ const common = {
  * Five projects, one command each: `npm run test:unit` (test/unit; the store contract lives in
  * src/testing, shipped as mcpkit/testing), `test:functional` (the public API in-process), `test:interop`
  * (compiled processes driven by the official SDK; it needs `dist/`, which `pretest:interop` builds),
- * `test:package` (the packed tarball installed into temporary projects; needs the npm registry),
- * `test:examples` (each example of examples/ run from its sources and driven by an official client).
- * `npm test` runs all five.
+ * `test:package` (the packed tarball installed into temporary projects, which needs the npm registry; and the
+ * documentation site, built, compiled and crawled in Chromium), `test:examples` (each example of examples/ run
+ * from its sources and driven by an official client). `npm test` runs all five.
  * The scripts end `--selectProjects x` with `--watchman` (the default anyway) so that a path given after
  * `npm run test:unit --` is a test path, not a second project name.
  */
