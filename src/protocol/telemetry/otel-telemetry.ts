@@ -1,5 +1,6 @@
 import type * as Api from '@opentelemetry/api';
 import type { GaugePoint, RequestTelemetry, TelemetryOptions, TracedRequest, TracedSession } from './telemetry-options';
+import { RequestContexts } from './request-contexts';
 import { contextMeta, extractContext } from './trace-context';
 
 type Attributes = Record<string, string | number | boolean>;
@@ -52,11 +53,8 @@ export class OtelTelemetry implements RequestTelemetry {
   private readonly activeSessions?: Api.UpDownCounter;
   private readonly errors?: Api.Counter;
   private readonly meter?: Api.Meter;
-  /**
-   * The context of each request being served, by session or stateless request: a Map, not a WeakMap
-   * (cheaper per request, and a stateless request is a key of its own); an entry goes with its last request.
-   */
-  private readonly contexts = new Map<object, Map<string | number, Api.Context>>();
+  /** The context of each request being served, for its child spans and its requests to the client. */
+  private readonly contexts = new RequestContexts<Api.Context>();
   private readonly opened = new WeakMap<TracedSession, number>();
   // The API's namespaces, read once: each is a getter of the module.
   private readonly trace: Api.TraceAPI;
@@ -198,7 +196,7 @@ export class OtelTelemetry implements RequestTelemetry {
   }
 
   inject(session: TracedSession, relatedId: string | number | undefined, params: Record<string, unknown>): Record<string, unknown> {
-    const ctx = relatedId === undefined ? undefined : this.contexts.get(session)?.get(relatedId);
+    const ctx = relatedId === undefined ? undefined : this.contexts.get(session, relatedId);
     const carried = ctx ? contextMeta(this.api, ctx) : undefined;
     if (!carried || Object.keys(carried).length === 0) return params;
     return { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), ...carried } };
@@ -225,7 +223,7 @@ export class OtelTelemetry implements RequestTelemetry {
     work: () => Promise<T>,
     failed?: (result: T) => string | undefined,
   ): Promise<T> {
-    const parent = this.contexts.get(owner)?.get(id) ?? this.context.active();
+    const parent = this.contexts.get(owner, id) ?? this.context.active();
     const span = tracer.startSpan(name, { kind: INTERNAL, attributes }, parent);
     const fault = (error: unknown) => {
       span.setAttribute('error.type', error instanceof Error ? error.constructor.name : '_OTHER');
@@ -292,14 +290,12 @@ export class OtelTelemetry implements RequestTelemetry {
     run: () => Promise<T>,
     end?: (outcome: Outcome | undefined, error?: unknown) => void,
   ): Promise<T> {
-    let byId = this.contexts.get(session);
-    if (!byId) this.contexts.set(session, (byId = new Map<string | number, Api.Context>()));
-    byId.set(id, ctx);
+    this.contexts.set(session, id, ctx);
     let running: Promise<T>;
     try {
       running = this.context.with(ctx, run);
     } catch (error) {
-      this.forget(session, byId, id);
+      this.contexts.delete(session, id);
       end?.(thrown(error), error);
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what run() threw, unchanged, as the rejection an async run() would give
       return Promise.reject(error);
@@ -307,21 +303,16 @@ export class OtelTelemetry implements RequestTelemetry {
     // then(ok, failed) rather than finally: one promise instead of three.
     return running.then(
       (result) => {
-        this.forget(session, byId, id);
+        this.contexts.delete(session, id);
         end?.(result as Outcome | undefined);
         return result;
       },
       (error: unknown) => {
-        this.forget(session, byId, id);
+        this.contexts.delete(session, id);
         end?.(thrown(error), error);
         throw error;
       },
     );
-  }
-
-  private forget(session: TracedSession, byId: Map<string | number, Api.Context>, id: string | number): void {
-    byId.delete(id);
-    if (byId.size === 0 && this.contexts.get(session) === byId) this.contexts.delete(session);
   }
 }
 
