@@ -60,6 +60,9 @@ export class OtelTelemetry implements RequestTelemetry {
   private readonly trace: Api.TraceAPI;
   private readonly context: Api.ContextAPI;
   private readonly root: Api.Context;
+  /** A context that is active only where a context manager (an SDK's) makes the context given to with() active. */
+  private readonly probe: Api.Context;
+  private readonly probed = () => this.context.active() === this.probe;
   readonly recording: boolean;
 
   constructor(
@@ -69,6 +72,7 @@ export class OtelTelemetry implements RequestTelemetry {
     this.trace = api.trace;
     this.context = api.context;
     this.root = api.ROOT_CONTEXT;
+    this.probe = api.ROOT_CONTEXT.setValue(api.createContextKey('mcpkit context manager probe'), true);
     this.recording = options.mode === 'full';
     if (!this.recording) return;
     const tracerProvider = (options.tracerProvider as Api.TracerProvider | undefined) ?? api.trace.getTracerProvider();
@@ -111,6 +115,11 @@ export class OtelTelemetry implements RequestTelemetry {
     if (idle.getDelegate() === this.noopProvider) return undefined;
     this.idle = undefined;
     return this.tracer;
+  }
+
+  /** True when a context manager is registered: the API's default one never makes a context active. */
+  private managed(): boolean {
+    return this.context.with(this.probe, this.probed);
   }
 
   // Not async, nor is child() with no live tracer: in 'propagation', or 'full' with no SDK registered, a
@@ -232,7 +241,8 @@ export class OtelTelemetry implements RequestTelemetry {
     };
     let running: Promise<T>;
     try {
-      running = this.context.with(this.trace.setSpan(parent, span), work);
+      // Without a context manager the child's context would be made for no one to read.
+      running = this.managed() ? this.context.with(this.trace.setSpan(parent, span), work) : work();
     } catch (error) {
       fault(error);
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what work() threw, unchanged, as the rejection an async work() would give
