@@ -17,23 +17,35 @@ const SERVER = 1 satisfies Api.SpanKind.SERVER;
 const INTERNAL = 0 satisfies Api.SpanKind.INTERNAL;
 const ERROR = 2 satisfies Api.SpanStatusCode.ERROR;
 
-/** The name (tool, prompt) that follows the method in the span name, and the request's own attributes. */
-function describe(request: TracedRequest): { target?: string; attributes: Attributes } {
-  const { method, params } = request;
-  const attributes: Attributes = { 'mcp.method.name': method };
-  const name = typeof params?.name === 'string' ? params.name : undefined;
-  let target: string | undefined;
-  if (method === 'tools/call' && name) {
-    target = name;
-    attributes['gen_ai.tool.name'] = name;
+/** The tool or prompt a request names: what follows the method in its span name. */
+function targetOf({ method, params }: TracedRequest): string | undefined {
+  const name = params?.name;
+  return typeof name === 'string' && name && (method === 'tools/call' || method === 'prompts/get') ? name : undefined;
+}
+
+/** A request's span attributes (MCP semantic conventions): those every request has in the literal, then the others. */
+function spanAttributes(request: TracedRequest, session: TracedSession, target: string | undefined): Attributes {
+  const { method, params, network } = request;
+  const attributes: Attributes = {
+    'mcp.method.name': method,
+    'jsonrpc.request.id': String(request.id),
+    'network.transport': request.transport,
+  };
+  if (target === undefined) {
+    if (typeof params?.uri === 'string' && method.startsWith('resources/')) attributes['mcp.resource.uri'] = params.uri;
+  } else if (method === 'tools/call') {
+    attributes['gen_ai.tool.name'] = target;
     attributes['gen_ai.operation.name'] = 'execute_tool';
-  } else if (method === 'prompts/get' && name) {
-    target = name;
-    attributes['gen_ai.prompt.name'] = name;
-  } else if (typeof params?.uri === 'string' && method.startsWith('resources/')) {
-    attributes['mcp.resource.uri'] = params.uri;
+  } else attributes['gen_ai.prompt.name'] = target;
+  if (session.id) attributes['mcp.session.id'] = session.id;
+  if (request.protocolVersion) attributes['mcp.protocol.version'] = request.protocolVersion;
+  if (network) {
+    attributes['network.protocol.name'] = 'http';
+    if (network.httpVersion) attributes['network.protocol.version'] = network.httpVersion;
+    if (network.peerAddress) attributes['client.address'] = network.peerAddress;
+    if (network.peerPort !== undefined) attributes['client.port'] = network.peerPort;
   }
-  return { target, attributes };
+  return attributes;
 }
 
 /** Telemetry through @opentelemetry/api: spans and metrics ('full') or trace context only ('propagation'). */
@@ -147,21 +159,11 @@ export class OtelTelemetry implements RequestTelemetry {
     run: () => Promise<T>,
   ): Promise<T> {
     const started = this.metered ? performance.now() : 0;
-    const { target, attributes } = describe(request);
+    const target = targetOf(request);
     let span: Api.Span | undefined;
     let ctx = parent;
     if (tracer) {
-      attributes['jsonrpc.request.id'] = String(request.id);
-      if (session.id) attributes['mcp.session.id'] = session.id;
-      if (request.protocolVersion) attributes['mcp.protocol.version'] = request.protocolVersion;
-      attributes['network.transport'] = request.transport;
-      const network = request.network;
-      if (network) {
-        attributes['network.protocol.name'] = 'http';
-        if (network.httpVersion) attributes['network.protocol.version'] = network.httpVersion;
-        if (network.peerAddress) attributes['client.address'] = network.peerAddress;
-        if (network.peerPort !== undefined) attributes['client.port'] = network.peerPort;
-      }
+      const attributes = spanAttributes(request, session, target);
       // The MCP parent comes from _meta; the ambient context (an HTTP server span of another instrumentation) is linked.
       const ambient = this.trace.getSpan(this.context.active());
       const links = ambient && this.trace.getSpan(parent) !== ambient ? [{ context: ambient.spanContext() }] : undefined;
