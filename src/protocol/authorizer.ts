@@ -30,10 +30,19 @@ export class Authorizer {
 
   constructor(private readonly resolveGuard: ResolveGuard) {}
 
-  /** Throws ForbiddenError (naming every scope the operation needs) unless the caller may use the handler. */
-  async assert(ref: HandlerRef, auth: Caller): Promise<void> {
+  /**
+   * Throws ForbiddenError (naming every scope the operation needs) unless the caller may use the
+   * handler. A handler without requirements is decided at once (undefined: no promise to await, the
+   * common case on every call); a restricted one through the promise returned, which rejects on refusal.
+   */
+  assert(ref: HandlerRef, auth: Caller): Promise<void> | undefined {
     const access = ref.access;
-    if (!access.restricted || auth === LOCAL_USER) return;
+    if (!access.restricted || auth === LOCAL_USER) return undefined;
+    return this.assertRestricted(ref, auth);
+  }
+
+  private async assertRestricted(ref: HandlerRef, auth: AuthInfo | undefined): Promise<void> {
+    const access = ref.access;
     if (!auth) throw new ForbiddenError(`${describe(access)} requires an authenticated caller`, access.scopes);
     const missing = access.scopes.filter((s) => !auth.scopes?.includes(s));
     if (missing.length > 0) throw new ForbiddenError(`${describe(access)} requires scopes: ${missing.join(' ')}`, access.scopes);

@@ -10,24 +10,35 @@ export type ValidationOutcome<T> = { ok: true; value: T } | { ok: false; issues:
 /**
  * The one place where untrusted input becomes a class instance: class-transformer, then
  * class-validator. Unknown properties are stripped; each violation is reported as
- * `path: message (constraint)` so that a model can correct its call.
+ * `path: message (constraint)` so that a model can correct its call. The outcome comes back directly
+ * when the class has no asynchronous constraint (every `await` of a promise costs a request
+ * allocations and, with AsyncLocalStorage on, async hooks), else as a promise of it.
  */
-export async function validateInput<T extends object>(cls: Ctor, input: unknown): Promise<ValidationOutcome<T>> {
+export function validateInput<T extends object>(cls: Ctor, input: unknown): ValidationOutcome<T> | Promise<ValidationOutcome<T>> {
   if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
     return { ok: false, issues: ['arguments: must be an object'] };
   }
   const hostile = input === undefined ? undefined : hostileShape(input);
   if (hostile) return { ok: false, issues: [hostile] };
   const plan = planFor(cls);
-  let errors: ValidationError[];
   let instance: T;
+  let pending: Promise<ValidationError[]>;
   try {
     instance = (plan.copy ? plan.copy(input ?? {}) : plainToInstance(cls as unknown as TransformerCtor, input ?? {})) as T;
-    errors = plan.sync ? validateSync(instance, plan.options) : await validate(instance, plan.options);
+    if (plan.sync) return outcome(instance, validateSync(instance, plan.options));
+    pending = validate(instance, plan.options);
   } catch {
-    // The input is what class-transformer or class-validator could not handle: the caller's mistake.
-    return { ok: false, issues: ['arguments: could not be read as the expected shape'] };
+    return unreadable();
   }
+  return pending.then((errors) => outcome(instance, errors), unreadable);
+}
+
+/** The input is what class-transformer or class-validator could not handle: the caller's mistake. */
+function unreadable(): ValidationOutcome<never> {
+  return { ok: false, issues: ['arguments: could not be read as the expected shape'] };
+}
+
+function outcome<T>(instance: T, errors: ValidationError[]): ValidationOutcome<T> {
   if (errors.length === 0) return { ok: true, value: instance };
   const issues: string[] = [];
   collect(errors, '', issues);

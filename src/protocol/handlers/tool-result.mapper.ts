@@ -33,17 +33,20 @@ export function toContent(value: unknown): ContentBlock[] {
  * empty, the JSON text is written for it. Without an output class a full result passes through and
  * anything else becomes content blocks.
  */
-export async function mapToolResult(
+export function mapToolResult(
   tool: ToolDescriptor,
   value: unknown,
   logError: (m: string, e?: unknown) => void,
-): Promise<CallToolResult> {
+): CallToolResult | Promise<CallToolResult> {
   if (isCallToolResult(value)) {
     if (!hasOutput(tool) || value.isError === true || value.structuredContent === undefined) return value;
-    const checked = await checkedOutput(tool, value.structuredContent, logError);
-    if ('isError' in checked) return checked;
-    return { ...value, content: value.content.length > 0 ? value.content : checked.content, structuredContent: checked.structuredContent };
+    return checkedOutput(tool, value.structuredContent, logError).then((checked) =>
+      'isError' in checked
+        ? checked
+        : { ...value, content: value.content.length > 0 ? value.content : checked.content, structuredContent: checked.structuredContent },
+    );
   }
+  // Without an output class the result is built directly: no promise for the common case.
   if (hasOutput(tool)) return checkedOutput(tool, value, logError);
   return { content: toContent(value) };
 }
