@@ -2,7 +2,7 @@ import type { CallToolResult, ContentBlock } from '../mcp/mcp-types';
 import { mcpErrorOf } from '../mcp/mcp.error';
 import type { HandlerRef, ToolDescriptor } from '../registry/descriptors';
 import { validateInput } from '../validation/validate-input';
-import { errorResult, isAsyncIterable, mapToolError, mapToolResult, toContent } from './handlers/tool-result.mapper';
+import { errorResult, isAsyncIterable, mapToolError, mapToolResult, toContent, type ToolErrorPolicy } from './handlers/tool-result.mapper';
 import type { RequestScope } from './request-scope';
 import type { RequestTelemetry } from './telemetry/telemetry-options';
 
@@ -14,11 +14,25 @@ export type Invoke = (ref: HandlerRef, args: unknown[]) => Promise<unknown>;
  * (through the middleware), map what it returned or threw. `tools/call` and tasks both use it.
  */
 export class ToolInvoker {
+  private readonly errorPolicy: ToolErrorPolicy;
+
+  /** `errors`: whether plain exceptions show their message, and where the one warning about hiding them goes. */
   constructor(
     private readonly invoke: Invoke,
     private readonly logError: (message: string, error?: unknown) => void,
     private readonly telemetry?: RequestTelemetry,
-  ) {}
+    errors: { expose?: boolean; warn?: (message: string) => void } = {},
+  ) {
+    let warned = false;
+    this.errorPolicy = {
+      expose: errors.expose === true,
+      warnOnce: (message) => {
+        if (warned) return;
+        warned = true;
+        errors.warn?.(message);
+      },
+    };
+  }
 
   /** A tool written as an async generator has its yields collected; `onBlocks` sees each batch as it is produced. */
   async call(
@@ -66,7 +80,7 @@ export class ToolInvoker {
       // A JSON-RPC error (McpError, or an error that maps to one, e.g. a store's) is the call's answer.
       const mapped = mcpErrorOf(error);
       if (mapped) throw mapped;
-      return mapToolError(tool, error, this.logError);
+      return mapToolError(tool, error, this.logError, this.errorPolicy);
     }
   }
 }
