@@ -64,10 +64,10 @@ export class ToolInvoker {
             scope.id,
             `validate_arguments ${tool.name}`,
             { 'gen_ai.tool.name': tool.name },
-            () => validateInput(inputClass, args),
+            () => validateInput(inputClass, args, 'refuse'),
             (c) => (c.ok ? undefined : 'invalid_arguments'),
           )
-        : await validateInput(inputClass, args);
+        : await validateInput(inputClass, args, 'refuse');
       if (!checked.ok) return invalid(tool, checked.issues);
       input = checked.value;
     }

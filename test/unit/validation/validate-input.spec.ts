@@ -34,6 +34,22 @@ describe('validateInput', () => {
   });
 });
 
+describe('validateInput: what is missing, what is unknown', () => {
+  it('says a missing member is required, whatever its type rules', async () => {
+    expect(await validateInput(Plain, {})).toEqual({ ok: false, issues: ['name: is required (required)'] });
+    expect(await validateInput(Plain, undefined)).toEqual({ ok: false, issues: ['name: is required (required)'] });
+  });
+
+  it('strips unknown members by default, and refuses them by name when asked', async () => {
+    expect(await validateInput(Plain, { name: 'x', extra: 1 })).toMatchObject({ ok: true });
+    expect(await validateInput(Plain, { name: 'x', extra: 1 }, 'refuse')).toEqual({
+      ok: false,
+      issues: ['extra: is not a parameter of this tool; its parameters are name (unknownArgument)'],
+    });
+    expect(await validateInput(WithAsync, { name: 'x', extra: 1 }, 'refuse')).toMatchObject({ ok: false });
+  });
+});
+
 describe('validateInput on hostile input', () => {
   class Inner {
     @IsString() tag!: string;
