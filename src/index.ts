@@ -50,6 +50,7 @@ export {
   MissingInputMetadataError,
   ReflectMetadataMissingError,
   MissingDesignMetadataError,
+  StandardDecoratorsError,
   InvalidModuleError,
   InvalidHandlerSignatureError,
   MissingNestedTypeError,
