@@ -52,7 +52,8 @@ export async function validateInput<T extends object>(
 /** The issue for a member the class does not declare; at the top level it names the members that are. */
 function unknownIssue(key: string, prefix: string, plan: Plan): string {
   const path = prefix ? `${prefix}.${key}` : key;
-  if (prefix) return `${path}: is not a known property (unknownProperty)`;
+  // Only tool arguments ('refuse') are parameters of a tool; a strict class elsewhere names the key alone.
+  if (prefix || !plan.toolArguments) return `${path}: is not a known property (unknownProperty)`;
   const known = [...plan.known];
   return `${path}: is not a parameter of this tool; ${known.length > 0 ? `its parameters are ${known.join(', ')}` : 'it takes none'} (unknownArgument)`;
 }
@@ -91,6 +92,8 @@ interface Plan {
   options: ValidatorOptions;
   /** Unknown members are refused (else stripped). */
   refuse: boolean;
+  /** Validating a tool's arguments (`unknownKeys: 'refuse'`): issues speak of the tool's parameters. */
+  toolArguments: boolean;
   /** The members the class declares. */
   known: ReadonlySet<string>;
   /** No asynchronous constraint anywhere: the synchronous validator gives the same answer, cheaper. */
@@ -133,6 +136,7 @@ function planFor(cls: Ctor, unknownKeys: UnknownKeys): Plan {
   plan = {
     options,
     refuse,
+    toolArguments: unknownKeys === 'refuse',
     known: new Set(properties),
     sync,
     // Copied members are known ones only: unknown ones are refused before the copy (see validateInput).

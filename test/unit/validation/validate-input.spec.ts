@@ -1,5 +1,6 @@
 import { IsString, Validate, ValidateNested, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import { Type } from 'class-transformer';
+import { JsonSchema } from '../../../src';
 import { validateInput } from '../../../src/validation/validate-input';
 
 @ValidatorConstraint({ name: 'slowlyUnique', async: true })
@@ -47,6 +48,17 @@ describe('validateInput: what is missing, what is unknown', () => {
       issues: ['extra: is not a parameter of this tool; its parameters are name (unknownArgument)'],
     });
     expect(await validateInput(WithAsync, { name: 'x', extra: 1 }, 'refuse')).toMatchObject({ ok: false });
+  });
+
+  it('names an unknown key of a strict class outside tool arguments without speaking of a tool', async () => {
+    @JsonSchema({ additionalProperties: false })
+    class Strict {
+      @IsString() name!: string;
+    }
+    expect(await validateInput(Strict, { name: 'x', extra: 1 })).toEqual({
+      ok: false,
+      issues: ['extra: is not a known property (unknownProperty)'],
+    });
   });
 });
 
