@@ -52,6 +52,7 @@ export {
   MissingInputMetadataError,
   ReflectMetadataMissingError,
   MissingDesignMetadataError,
+  StandardDecoratorsError,
   InvalidModuleError,
   InvalidHandlerSignatureError,
   MissingNestedTypeError,

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { McpError } from '../mcp/mcp.error';
 import type { Command } from './command';
 import { keepStdoutForOutput, parseCommandArgs, writeOut } from './command';
@@ -46,12 +47,35 @@ ${ENTRY_HELP}`,
   },
 };
 
-/** `[entry] <tool> [json]`: with two values, the second is the arguments when it looks like JSON. */
+/**
+ * `[entry] <tool> [json]`. An entry is a path (an existing file or directory, or a name with a
+ * slash or a .js/.ts extension); a first value that is none is the tool, so its arguments, however
+ * malformed, are reported as arguments rather than as an entry file not found.
+ */
 function splitPositionals(p: string[]): [string | undefined, string, string | undefined] {
+  if (p.length === 0)
+    throw new CliError('call needs the tool to call: mcpkit call [entry] <tool> [json-arguments] (see mcpkit call --help)', 2);
   if (p.length === 1) return [undefined, p[0], undefined];
-  if (p.length === 2) return p[1].trimStart().startsWith('{') ? [undefined, p[0], p[1]] : [p[0], p[1], undefined];
-  if (p.length === 3) return [p[0], p[1], p[2]];
-  throw new CliError(`call takes [entry] <tool> [json-arguments], got ${p.length} values (see mcpkit call --help)`, 2);
+  const entryFirst = looksLikePath(p[0]) && !(p.length === 2 && p[1].trimStart().startsWith('{'));
+  if (!entryFirst && p.length === 2 && /^[A-Za-z_][\w.-]*$/.test(p[1]) && !['true', 'false', 'null'].includes(p[1]))
+    throw new CliError(
+      `entry file not found: ${p[0]}; pass the .js (or .ts) file that exports your @McpModule class, then the tool ` +
+        `(or, if ${p[0]} is the tool, its arguments as one JSON object: mcpkit call ${p[0]} '{"name": "x"}')`,
+    );
+  const [entry, tool, ...rest] = entryFirst ? p : [undefined, ...p];
+  if (rest.length > 1) {
+    const words = rest.map((w) => `'${w}'`).join(' ');
+    throw new CliError(
+      `the tool arguments reached mcpkit as ${rest.length} separate words (${words}): quote the JSON object as one argument, ` +
+        `e.g. mcpkit call ${entry === undefined ? '' : `${entry} `}${tool} '{"name": "x"}'`,
+      2,
+    );
+  }
+  return [entry, tool!, rest[0]];
+}
+
+function looksLikePath(value: string): boolean {
+  return existsSync(value) || /[\\/]/.test(value) || /\.(c|m)?(j|t)s$/.test(value);
 }
 
 function parseArguments(json: string | undefined): Record<string, unknown> {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync, type FSWatcher, watch } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { watch as chokidar, type FSWatcher } from 'chokidar';
 import type { Command } from './command';
 import { parseCommandArgs } from './command';
 import { CliError } from './cli-error';
@@ -50,6 +51,8 @@ path runs its compiled output, by the tsconfig's rootDir/outDir).
       throw new CliError(
         `entry file not found: ${shown(entry.js)} (after ${buildCommand(project)}); pass the file that starts your server, or fix "main" in package.json`,
       );
+    const changes = { changed: (_file: string): void => undefined };
+    const watchers = await watchSources(project, (file) => changes.changed(file));
     const server = new DevServer({
       js: entry.js,
       args: [...(values.stdio ? ['--stdio'] : []), ...extra],
@@ -92,14 +95,14 @@ path runs its compiled output, by the tsconfig's rootDir/outDir).
             }
           });
       };
-      const watchers = watchSources(project, (file) => {
+      changes.changed = (file) => {
         if (!SOURCE.test(file)) return;
         clearTimeout(timer);
         timer = setTimeout(schedule, DEBOUNCE_MS);
-      });
+      };
       const finish = () => {
         clearTimeout(timer);
-        for (const w of watchers) w.close();
+        for (const w of watchers) void w.close();
         server.close().then(
           () => done(0),
           () => done(1),
@@ -123,9 +126,14 @@ function build(project: TsProject): Promise<boolean> {
 
 /**
  * Watches the directories that hold the project's sources (the first level under the tsconfig's
- * directory, recursively; never node_modules or the output) and the tsconfig itself.
+ * directory, recursively; never node_modules or the output) and the tsconfig itself; resolves once
+ * the watchers are in place, so a change made after the server is up is never missed.
+ *
+ * chokidar rather than fs.watch: Node 20's recursive fs.watch on Linux watches each file's inode, so
+ * a file an editor saves by rename (vim, JetBrains' safe write, `sed -i`) goes unseen from its second
+ * save on, and `mcpkit dev` would keep serving stale code.
  */
-function watchSources(project: TsProject, changed: (file: string) => void): FSWatcher[] {
+async function watchSources(project: TsProject, changed: (file: string) => void): Promise<FSWatcher[]> {
   const roots = new Set<string>();
   for (const file of project.files) {
     const rel = relative(project.dir, file);
@@ -133,22 +141,25 @@ function watchSources(project: TsProject, changed: (file: string) => void): FSWa
     const top = rel.split(sep)[0];
     roots.add(top === rel ? project.dir : join(project.dir, top));
   }
-  const out = project.outDir && resolve(project.outDir);
+  const out = project.outDir ? resolve(project.outDir) : undefined;
+  const inside = (dir: string, file: string) => {
+    const rel = relative(dir, file);
+    return !rel.startsWith('..') && !isAbsolute(rel);
+  };
+  const ignored = (file: string) => file.split(sep).includes('node_modules') || (out !== undefined && inside(out, file));
+  const report = (file: string) => {
+    if (!ignored(file)) changed(file);
+  };
+  const nested = [...roots].filter((root) => root !== project.dir);
   const watchers: FSWatcher[] = [];
-  for (const root of roots) {
-    const recursive = root !== project.dir;
-    watchers.push(
-      watch(root, { recursive }, (_event, name) => {
-        const file = name ? join(root, name.toString()) : root;
-        if (out && !relative(out, file).startsWith('..')) return;
-        changed(file);
-      }),
-    );
-  }
+  if (nested.length > 0) watchers.push(chokidar(nested, { ignoreInitial: true, ignored }).on('all', (_event, file) => report(file)));
+  // The tsconfig's own directory, one level deep: its top-level sources when it has any, and the tsconfig.
+  const topLevel = roots.has(project.dir);
   watchers.push(
-    watch(dirname(project.tsconfig), (_event, name) => {
-      if (name && join(dirname(project.tsconfig), name.toString()) === project.tsconfig) changed(project.tsconfig);
+    chokidar(project.dir, { ignoreInitial: true, depth: 0, ignored }).on('all', (_event, file) => {
+      if (resolve(file) === project.tsconfig || (topLevel && resolve(file, '..') === project.dir)) report(file);
     }),
   );
+  await Promise.all(watchers.map((w) => new Promise<void>((ready) => w.once('ready', () => ready()))));
   return watchers;
 }

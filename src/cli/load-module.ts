@@ -2,15 +2,19 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { ClassType } from '../metadata/records';
 import { metadataStore } from '../metadata/metadata-store';
+import { observeApplicationCreation } from '../kernel/entry-inspection';
 import { CliError, firstLine } from './cli-error';
 import { shown } from './project';
 
 /**
  * Loads a compiled entry and picks its @McpModule class: the only one among its exports (default
- * or named), or the one `--module` names.
+ * or named) and the modules it passed to `McpApplication.create` while loading (a single-file app
+ * that builds and serves itself: it is listed, not started), or the one `--module` names.
  */
 export function loadModuleClass(js: string, name?: string): ClassType {
   let exports: unknown;
+  const created: ClassType[] = [];
+  observeApplicationCreation((module) => created.push(module));
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at run time: the user's compiled entry, whose path the command line gives
     exports = require(js);
@@ -18,7 +22,8 @@ export function loadModuleClass(js: string, name?: string): ClassType {
     throw new CliError(`cannot load ${shown(js)}: ${firstLine(error)}`);
   }
   const named = exportsOf(exports);
-  const modules = [...new Set(named.filter(([, v]) => metadataStore.module(v) !== undefined).map(([, v]) => v))];
+  const exported = named.filter(([, v]) => metadataStore.module(v) !== undefined).map(([, v]) => v);
+  const modules = [...new Set([...exported, ...created.filter((m) => metadataStore.module(m) !== undefined)])];
   if (name !== undefined) {
     const chosen = modules.find((m) => m.name === name) ?? named.find(([k, v]) => k === name && modules.includes(v))?.[1];
     if (!chosen)
@@ -52,7 +57,10 @@ function noModuleMessage(js: string, names: string[]): string {
     return `${shown(js)} has no @McpModule class known to this CLI: its code uses the mcpkit at ${shown(other)}; run that project's own CLI (npx mcpkit)`;
   }
   const found = names.length ? ` (its exports: ${names.join(', ')})` : '';
-  return `${shown(js)} exports no class decorated with @McpModule${found}: export your module class (export class AppModule {} under @McpModule({...})) or pass the file that does`;
+  return (
+    `${shown(js)} exports no class decorated with @McpModule${found}, nor passed one to McpApplication.create while loading: ` +
+    'export your module class (export class AppModule {} under @McpModule({...})) or pass the file that does'
+  );
 }
 
 /** The mcpkit the entry's own code resolves and loaded, when it is not the copy this CLI runs from. */

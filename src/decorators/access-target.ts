@@ -1,7 +1,7 @@
 import { InvalidDecoratorOptionsError } from '../errors/invalid-decorator-options.error';
 import { metadataStore } from '../metadata/metadata-store';
 import type { AccessRecord } from '../metadata/records';
-import { describeMember, requireMethodName } from './describe-target';
+import { describeMember, rejectStandardDecorator, requireMethodName } from './describe-target';
 
 /** A decorator that applies to a class (all its handlers) or to one method. */
 export type ClassOrMethodDecorator = ClassDecorator & MethodDecorator;
@@ -13,6 +13,7 @@ export function accessDecorator(
   record: AccessRecord,
 ): ClassOrMethodDecorator {
   return (target: object, member?: string | symbol) => {
+    rejectStandardDecorator(decorator, member);
     const where = member === undefined ? ((target as { name?: string }).name ?? 'anonymous class') : describeMember(target, member);
     check((problem) => {
       throw new InvalidDecoratorOptionsError(decorator, where, problem);

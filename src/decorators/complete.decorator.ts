@@ -1,7 +1,7 @@
 import { InvalidDecoratorOptionsError } from '../errors/invalid-decorator-options.error';
 import { metadataStore } from '../metadata/metadata-store';
 import type { CompleteOptions } from '../metadata/records';
-import { describeMember, requireMethodName } from './describe-target';
+import { describeMember, requireMethodName, rejectStandardDecorator } from './describe-target';
 
 /**
  * Completes one argument of a prompt (`{ prompt, argument }`) or one variable of a resource template
@@ -10,6 +10,7 @@ import { describeMember, requireMethodName } from './describe-target';
  */
 export function Complete(options: CompleteOptions): MethodDecorator {
   return (target, member) => {
+    rejectStandardDecorator('Complete', member);
     const method = requireMethodName('Complete', target, member);
     const where = describeMember(target, member);
     if (typeof options?.argument !== 'string' || options.argument.length === 0) {

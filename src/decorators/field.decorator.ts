@@ -1,6 +1,7 @@
 import { Allow } from 'class-validator';
 import { metadataStore } from '../metadata/metadata-store';
 import type { FieldOptions } from '../metadata/records';
+import { rejectStandardDecorator } from './describe-target';
 
 /**
  * Annotates a property of an input class with JSON Schema details (description, title, default,
@@ -11,6 +12,7 @@ export function Field(options: FieldOptions | string): PropertyDecorator {
   const normalized: FieldOptions = typeof options === 'string' ? { description: options } : { ...options };
   const allow = Allow();
   return (target, property) => {
+    rejectStandardDecorator('Field', property);
     if (typeof property !== 'string') return;
     metadataStore.addField(target.constructor, property, normalized);
     allow(target, property);

@@ -1,5 +1,6 @@
 import { Allow } from 'class-validator';
 import { recordMcpHeader } from '../schema/mcp-header';
+import { rejectStandardDecorator } from './describe-target';
 
 /**
  * Mirrors a tool input property into the `Mcp-Param-{name}` HTTP header (MCP 2026-07-28
@@ -12,6 +13,7 @@ import { recordMcpHeader } from '../schema/mcp-header';
 export function McpHeader(name: string): PropertyDecorator {
   const allow = Allow();
   return (target, property) => {
+    rejectStandardDecorator('McpHeader', property);
     if (typeof property !== 'string') return;
     recordMcpHeader(target.constructor, property, name);
     allow(target, property);

@@ -1,7 +1,7 @@
 import { InvalidDecoratorOptionsError } from '../errors/invalid-decorator-options.error';
 import { metadataStore } from '../metadata/metadata-store';
 import type { ResourceOptions } from '../metadata/records';
-import { describeMember, requireMethodName } from './describe-target';
+import { describeMember, requireMethodName, rejectStandardDecorator } from './describe-target';
 
 /**
  * Exposes a method as a resource: a fixed `uri`, or an RFC 6570 `uriTemplate` whose variables the
@@ -9,6 +9,7 @@ import { describeMember, requireMethodName } from './describe-target';
  */
 export function Resource(options: ResourceOptions): MethodDecorator {
   return (target, member) => {
+    rejectStandardDecorator('Resource', member);
     const method = requireMethodName('Resource', target, member);
     const hasUri = typeof options?.uri === 'string' && options.uri.length > 0;
     const hasTemplate = typeof options?.uriTemplate === 'string' && options.uriTemplate.length > 0;

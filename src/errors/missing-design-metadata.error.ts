@@ -1,3 +1,4 @@
+import { DECORATOR_SETUP } from './decorator-setup';
 import { McpDefinitionError } from './mcp-definition.error';
 
 /**
@@ -20,7 +21,8 @@ export class MissingDesignMetadataError extends McpDefinitionError {
     super(
       `${where}: mcpkit cannot tell this handler's input class, as ${why}. ` +
         `Either compile with emitDecoratorMetadata (tsc, ts-jest, swc with decoratorMetadata) or pass \`input: YourClass\` ` +
-        `to @${decorator} (\`input: null\` when the method takes only the context).`,
+        `to @${decorator} (\`input: null\` when the method takes only the context).` +
+        (classHasNone ? `\n${DECORATOR_SETUP}` : ''),
     );
   }
 }

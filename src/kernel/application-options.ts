@@ -80,6 +80,12 @@ export interface ApplicationOptions {
   offer?: Partial<Record<'tools' | 'resources' | 'prompts' | 'completions', boolean>>;
   /** Milliseconds list changes are gathered before one `list_changed` per list goes out (default 10). */
   listChangedDebounceMs?: number;
+  /**
+   * A plain exception thrown by a tool (not a `ToolError`) shows its message to the model (default
+   * false: the model reads "Tool "x" failed with an internal error", and the server log gets the error;
+   * the first such error also logs a warning). Turn on only where error messages hold nothing private.
+   */
+  exposeToolErrors?: boolean;
 }
 
 export type TaskStoreOption =
@@ -106,6 +112,7 @@ export interface ResolvedOptions {
   extensions: Extensions;
   offer?: ApplicationOptions['offer'];
   listChangedDebounceMs?: number;
+  exposeToolErrors: boolean;
 }
 
 export function resolveOptions(fromModule: ApplicationOptions, overrides: ApplicationOptions): ResolvedOptions {
@@ -128,6 +135,7 @@ export function resolveOptions(fromModule: ApplicationOptions, overrides: Applic
     viewMetadata: resolveViewMetadata(merged.views?.metadata),
     offer: merged.offer,
     listChangedDebounceMs: merged.listChangedDebounceMs,
+    exposeToolErrors: merged.exposeToolErrors === true,
     extensions: {
       ...checkedExtensions(`@McpModule`, fromModule.extensions),
       ...checkedExtensions('McpApplication.create', overrides.extensions),

@@ -71,6 +71,8 @@ export function assembleParts(
     invoke,
     resolveGuard: (guard) => container.resolve(guard as unknown as InjectionToken<CanActivate>),
     logError: (message, error) => logger.error(message, error),
+    logWarn: (message) => logger.warn(message),
+    exposeToolErrors: options.exposeToolErrors,
     eras: options.eras,
     extensions: options.extensions,
     requestState: { loadSecret: scaleOut?.requestStateKey && (() => scaleOut.requestStateKey!()), ...options.requestState },

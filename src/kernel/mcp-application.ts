@@ -21,6 +21,7 @@ import { resolveAll } from './providers';
 import { Serving } from './serving';
 import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS } from './tokens';
 import { unlistedHandlerClassWarnings } from './unlisted-classes';
+import { creationObserver } from './entry-inspection';
 
 /** Each application's parts, for mcpkit's own tools and tests (not exported by the package). */
 const internals = new WeakMap<McpApplication, Parts>();
@@ -75,6 +76,12 @@ export class McpApplication {
 
   /** Builds an application from a module class decorated with `@McpModule`. */
   static async create(module: ClassType, overrides: ApplicationOptions = {}): Promise<McpApplication> {
+    const observe = creationObserver();
+    if (observe) {
+      // mcpkit inspect / call loading an entry that builds its own application: listed, never served.
+      observe(module);
+      return new Promise<McpApplication>(() => undefined);
+    }
     // Provider constructors run in here; whether stdio will be served is not known yet, so their
     // console output goes to stderr, where it cannot corrupt a stdio stream.
     const release = holdConsoleOnStderr();

@@ -40,6 +40,10 @@ export interface ProtocolEngineOptions {
   resolveGuard?: ResolveGuard;
   /** Handed on detached (to the tool invoker, subscriptions, custom methods): a function, not a method. */
   logError: (message: string, error?: unknown) => void;
+  /** Warnings about the application's code, to the server log (once each where the caller says so). */
+  logWarn?: (message: string) => void;
+  /** A plain exception thrown by a tool shows its message to the model (default: a generic message). */
+  exposeToolErrors?: boolean;
   /** Protocol features beyond the core (tasks). */
   features?: (env: Omit<HandlerEnv, 'features'>) => ProtocolFeature[];
   /** The eras served (default 'dual': 2026-07-28 requests and 2025-11-25 sessions alike). */
@@ -97,7 +101,10 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
   constructor(private readonly options: ProtocolEngineOptions) {
     this.clientRequestTimeoutMs = options.clientRequestTimeoutMs;
     this.telemetry = options.telemetry;
-    this.tools = new ToolInvoker(options.invoke, options.logError, this.telemetry);
+    this.tools = new ToolInvoker(options.invoke, options.logError, this.telemetry, {
+      expose: options.exposeToolErrors,
+      warn: options.logWarn,
+    });
     this.subscriptions = new SubscriptionHub(options.logError);
     this.telemetry?.gauge('mcpkit.server.listen.active', '{stream}', 'Open subscriptions/listen streams', () => this.subscriptions.size);
     this.authorizer = new Authorizer(options.resolveGuard ?? ((guard) => new guard()));

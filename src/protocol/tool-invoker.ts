@@ -2,7 +2,7 @@ import type { CallToolResult, ContentBlock } from '../mcp/mcp-types';
 import { mcpErrorOf } from '../mcp/mcp.error';
 import type { HandlerRef, ToolDescriptor } from '../registry/descriptors';
 import { validateInput, type ValidationOutcome } from '../validation/validate-input';
-import { errorResult, isAsyncIterable, mapToolError, mapToolResult, toContent } from './handlers/tool-result.mapper';
+import { errorResult, isAsyncIterable, mapToolError, mapToolResult, toContent, type ToolErrorPolicy } from './handlers/tool-result.mapper';
 import type { RequestScope } from './request-scope';
 import type { RequestTelemetry } from './telemetry/telemetry-options';
 
@@ -23,11 +23,25 @@ export class ToolInvoker {
   /** The validation span's name and attributes, by tool (descriptors are frozen; a WeakMap lets a removed tool go). */
   private readonly validationSpans = new WeakMap<ToolDescriptor, { name: string; attributes: Record<string, string> }>();
 
+  private readonly errorPolicy: ToolErrorPolicy;
+
+  /** `errors`: whether plain exceptions show their message, and where the one warning about hiding them goes. */
   constructor(
     private readonly invoke: Invoke,
     private readonly logError: (message: string, error?: unknown) => void,
     private readonly telemetry?: RequestTelemetry,
-  ) {}
+    errors: { expose?: boolean; warn?: (message: string) => void } = {},
+  ) {
+    let warned = false;
+    this.errorPolicy = {
+      expose: errors.expose === true,
+      warnOnce: (message) => {
+        if (warned) return;
+        warned = true;
+        errors.warn?.(message);
+      },
+    };
+  }
 
   /** A tool written as an async generator has its yields collected; `onBlocks` sees each batch as it is produced. */
   async call(
@@ -54,7 +68,7 @@ export class ToolInvoker {
       // A JSON-RPC error (McpError, or an error that maps to one, e.g. a store's) is the call's answer.
       const mapped = mcpErrorOf(error);
       if (mapped) throw mapped;
-      return mapToolError(tool, error, this.logError);
+      return mapToolError(tool, error, this.logError, this.errorPolicy);
     }
   }
 
@@ -83,7 +97,7 @@ type Checked = ValidationOutcome<object>;
 /** The arguments checked by the tool's JSON Schema validator or its input class. */
 function validateArgs(tool: ToolDescriptor, args: Record<string, unknown> | undefined): Checked | Promise<Checked> {
   if (tool.validate) return tool.validate(args ?? {}) as Checked;
-  return validateInput(tool.input!, args);
+  return validateInput(tool.input!, args, 'refuse');
 }
 
 /** A promise or any thenable (what `await` would wait for). */

@@ -189,7 +189,7 @@ function objectSchema(where: string, member: string, schema: JsonSchemaObject): 
 
 function compile(where: string, member: string, schema: JsonSchemaObject): InputCheck {
   try {
-    return compileJsonSchema(schema);
+    return compileJsonSchema(schema, member === 'outputSchema' ? 'output' : 'arguments');
   } catch (error) {
     throw new InvalidDefinitionError(where, `${member} is not a valid JSON Schema: ${(error as Error).message}`);
   }

@@ -27,7 +27,7 @@ function ajv(): AjvInstance {
  * invalid, so that a bad definition fails where it is registered, not on the first call. Issues read
  * `path: message (keyword)`, like those of class-validator inputs, so a model can correct its call.
  */
-export function compileJsonSchema(schema: object): InputCheck {
+export function compileJsonSchema(schema: object, role: 'arguments' | 'output' = 'arguments'): InputCheck {
   const { $schema: _dialect, ...rest } = schema as Record<string, unknown>;
   const instance = ajv();
   let validate: ValidateFunction;
@@ -42,20 +42,31 @@ export function compileJsonSchema(schema: object): InputCheck {
       // nothing was registered (compile failed first): its error is the one to report
     }
   }
+  const properties = (rest as { properties?: unknown }).properties;
+  const parameters = role === 'arguments' && typeof properties === 'object' && properties !== null ? Object.keys(properties) : undefined;
   return (input) => {
     // What breaks the libraries reading input (nesting past MAX_INPUT_DEPTH, prototype keys) is refused first, as for input classes.
     const hostile = hostileShape(input);
     if (hostile) return { ok: false, issues: [hostile] };
     if (validate(input)) return { ok: true, value: input };
-    return { ok: false, issues: (validate.errors ?? []).map(describe) };
+    return { ok: false, issues: (validate.errors ?? []).map((error) => describe(error, parameters)) };
   };
 }
 
-function describe(error: ErrorObject): string {
+/** Issues name the path; a missing member reads `is required`, and an unknown top-level one lists the parameters. */
+function describe(error: ErrorObject, parameters: string[] | undefined): string {
   let path = error.instancePath.split('/').slice(1).map(unescape).join('.');
-  if (error.keyword === 'required') path = path ? `${path}.${String(error.params.missingProperty)}` : String(error.params.missingProperty);
-  if (error.keyword === 'additionalProperties')
+  const top = path === '';
+  if (error.keyword === 'required') {
+    path = path ? `${path}.${String(error.params.missingProperty)}` : String(error.params.missingProperty);
+    return `${path}: is required (required)`;
+  }
+  if (error.keyword === 'additionalProperties') {
     path = path ? `${path}.${String(error.params.additionalProperty)}` : String(error.params.additionalProperty);
+    if (!top || !parameters) return `${path}: is not a known property (additionalProperties)`;
+    const known = parameters.length > 0 ? `its parameters are ${parameters.join(', ')}` : 'it takes none';
+    return `${path}: is not a parameter of this tool; ${known} (additionalProperties)`;
+  }
   return `${path || 'arguments'}: ${error.message ?? 'is invalid'} (${error.keyword})`;
 }
 

@@ -8,29 +8,45 @@ type TransformerCtor = Parameters<typeof plainToInstance>[0];
 export type ValidationOutcome<T> = { ok: true; value: T } | { ok: false; issues: string[] };
 
 /**
- * The one place where untrusted input becomes a class instance: class-transformer, then
- * class-validator. Unknown properties are stripped; each violation is reported as
- * `path: message (constraint)` so that a model can correct its call. The outcome comes back directly
- * when the class has no asynchronous constraint (every `await` of a promise costs a request
- * allocations and, with AsyncLocalStorage on, async hooks), else as a promise of it.
+/**
+ * What to do with members of the input that its class does not declare: `refuse` them (tool
+ * arguments: the model hears which key is unknown and can correct its call) or `strip` them (output,
+ * prompt arguments, URI variables). A class's `@JsonSchema({ additionalProperties })` overrides both.
  */
-export function validateInput<T extends object>(cls: Ctor, input: unknown): ValidationOutcome<T> | Promise<ValidationOutcome<T>> {
+export type UnknownKeys = 'refuse' | 'strip';
+
+/**
+ * The one place where untrusted input becomes a class instance: class-transformer, then
+ * class-validator. Each violation is reported as `path: message (constraint)` so that a model can
+ * correct its call; a member the input lacks reads `is required`, whatever its type rules say. The
+ * outcome comes back directly when the class has no asynchronous constraint (every `await` of a
+ * promise costs a request allocations and, with AsyncLocalStorage on, async hooks), else as a promise of it.
+ */
+export function validateInput<T extends object>(
+  cls: Ctor,
+  input: unknown,
+  unknownKeys: UnknownKeys = 'strip',
+): ValidationOutcome<T> | Promise<ValidationOutcome<T>> {
   if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
     return { ok: false, issues: ['arguments: must be an object'] };
   }
   const hostile = input === undefined ? undefined : hostileShape(input);
   if (hostile) return { ok: false, issues: [hostile] };
-  const plan = planFor(cls);
+  const plan = planFor(cls, unknownKeys);
+  if (plan.copy && plan.refuse && input !== undefined) {
+    const unknown = Object.keys(input).filter((key) => !plan.known.has(key));
+    if (unknown.length > 0) return { ok: false, issues: unknown.map((key) => unknownIssue(key, '', plan)) };
+  }
   let instance: T;
   let pending: Promise<ValidationError[]>;
   try {
     instance = (plan.copy ? plan.copy(input ?? {}) : plainToInstance(cls as unknown as TransformerCtor, input ?? {})) as T;
-    if (plan.sync) return outcome(instance, validateSync(instance, plan.options));
+    if (plan.sync) return outcome(instance, validateSync(instance, plan.options), plan);
     pending = validate(instance, plan.options);
   } catch {
     return unreadable();
   }
-  return pending.then((errors) => outcome(instance, errors), unreadable);
+  return pending.then((errors) => outcome(instance, errors, plan), unreadable);
 }
 
 /** The input is what class-transformer or class-validator could not handle: the caller's mistake. */
@@ -38,11 +54,20 @@ function unreadable(): ValidationOutcome<never> {
   return { ok: false, issues: ['arguments: could not be read as the expected shape'] };
 }
 
-function outcome<T>(instance: T, errors: ValidationError[]): ValidationOutcome<T> {
+function outcome<T>(instance: T, errors: ValidationError[], plan: Plan): ValidationOutcome<T> {
   if (errors.length === 0) return { ok: true, value: instance };
   const issues: string[] = [];
-  collect(errors, '', issues);
+  collect(errors, '', issues, plan);
   return { ok: false, issues };
+}
+
+/** The issue for a member the class does not declare; at the top level it names the members that are. */
+function unknownIssue(key: string, prefix: string, plan: Plan): string {
+  const path = prefix ? `${prefix}.${key}` : key;
+  // Only tool arguments ('refuse') are parameters of a tool; a strict class elsewhere names the key alone.
+  if (prefix || !plan.toolArguments) return `${path}: is not a known property (unknownProperty)`;
+  const known = [...plan.known];
+  return `${path}: is not a parameter of this tool; ${known.length > 0 ? `its parameters are ${known.join(', ')}` : 'it takes none'} (unknownArgument)`;
 }
 
 /** Deepest nesting accepted in input; deeper input is refused before anything recurses into it. */
@@ -77,27 +102,33 @@ export function hostileShape(input: unknown): string | undefined {
 
 interface Plan {
   options: ValidatorOptions;
+  /** Unknown members are refused (else stripped). */
+  refuse: boolean;
+  /** Validating a tool's arguments (`unknownKeys: 'refuse'`): issues speak of the tool's parameters. */
+  toolArguments: boolean;
+  /** The members the class declares. */
+  known: ReadonlySet<string>;
   /** No asynchronous constraint anywhere: the synchronous validator gives the same answer, cheaper. */
   sync: boolean;
   /** A direct copy of the known members, for classes class-transformer would do nothing special for. */
   copy?: (input: object) => object;
 }
 
-const plans = new WeakMap<Ctor, Plan>();
+const plans: Record<UnknownKeys, WeakMap<Ctor, Plan>> = { refuse: new WeakMap(), strip: new WeakMap() };
 
 /**
  * How to turn input into an instance of `cls`, worked out once per class. Without class-transformer
  * metadata (no @Type, @Transform, @Expose or @Exclude) plainToInstance only copies members, so the
- * known members are copied directly; unknown ones would be stripped by validation anyway. With
- * `additionalProperties: false` unknown members must be seen, so the general path is kept.
+ * known members are copied directly (unknown ones are refused before, or stripped by not copying them).
  */
-function planFor(cls: Ctor): Plan {
-  let plan = plans.get(cls);
+function planFor(cls: Ctor, unknownKeys: UnknownKeys): Plan {
+  let plan = plans[unknownKeys].get(cls);
   if (plan) return plan;
-  const forbidNonWhitelisted = metadataStore.schema(cls)?.additionalProperties === false;
+  const declared = metadataStore.schema(cls)?.additionalProperties;
+  const refuse = declared === undefined ? unknownKeys === 'refuse' : declared === false;
   const options: ValidatorOptions = {
     whitelist: true,
-    forbidNonWhitelisted,
+    forbidNonWhitelisted: refuse,
     forbidUnknownValues: false,
     validationError: { target: false },
   };
@@ -116,18 +147,21 @@ function planFor(cls: Ctor): Plan {
   const Class = cls as unknown as new () => Record<string, unknown>;
   plan = {
     options,
+    refuse,
+    toolArguments: unknownKeys === 'refuse',
+    known: new Set(properties),
     sync,
-    copy:
-      transformerFree && !forbidNonWhitelisted
-        ? (input) => {
-            const instance = new Class();
-            for (const p of properties)
-              if (Object.prototype.hasOwnProperty.call(input, p)) instance[p] = (input as Record<string, unknown>)[p];
-            return instance;
-          }
-        : undefined,
+    // Copied members are known ones only: unknown ones are refused before the copy (see validateInput).
+    copy: transformerFree
+      ? (input) => {
+          const instance = new Class();
+          for (const p of properties)
+            if (Object.prototype.hasOwnProperty.call(input, p)) instance[p] = (input as Record<string, unknown>)[p];
+          return instance;
+        }
+      : undefined,
   };
-  plans.set(cls, plan);
+  plans[unknownKeys].set(cls, plan);
   return plan;
 }
 
@@ -165,12 +199,18 @@ function copiesVerbatim(cls: Ctor, properties: string[]): boolean {
   }
 }
 
-function collect(errors: ValidationError[], prefix: string, into: string[]): void {
+function collect(errors: ValidationError[], prefix: string, into: string[], plan: Plan): void {
   for (const e of errors) {
     const path = prefix ? `${prefix}.${e.property}` : e.property;
-    for (const [constraint, message] of Object.entries(e.constraints ?? {})) {
-      into.push(`${path}: ${message} (${constraint})`);
+    const constraints = Object.entries(e.constraints ?? {});
+    if (constraints.some(([constraint]) => constraint === 'whitelistValidation')) {
+      into.push(unknownIssue(e.property, prefix, plan));
+    } else if (e.value === undefined && constraints.length > 0) {
+      // Absent, not wrong: "must be a string" would send the model looking for a type mistake it did not make.
+      into.push(`${path}: is required (required)`);
+    } else {
+      for (const [constraint, message] of constraints) into.push(`${path}: ${message} (${constraint})`);
     }
-    if (e.children?.length) collect(e.children, path, into);
+    if (e.children?.length) collect(e.children, path, into, plan);
   }
 }

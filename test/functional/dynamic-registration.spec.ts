@@ -103,10 +103,10 @@ describe('tools, resources and prompts registered at runtime (official SDK clien
       'symbol: must match pattern',
       'count: must be >= 1 (minimum)',
       'email: must match format "email" (format)',
-      'extra: must NOT have additional properties',
+      'extra: is not a parameter of this tool; its parameters are symbol, count, email',
     ])
       expect(message).toContain(field);
-    expect(textOf(await client.callTool({ name: 'quote', arguments: {} }))).toContain('symbol: must have required property');
+    expect(textOf(await client.callTool({ name: 'quote', arguments: {} }))).toContain('symbol: is required (required)');
     expect(seen).toHaveLength(1);
 
     changes.length = 0;

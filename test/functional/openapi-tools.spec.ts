@@ -125,10 +125,10 @@ describe('notes sample: tools generated from an OpenAPI document (official SDK c
     const { app, client } = await start({ baseUrl });
     const bad = await client.callTool({ name: 'searchWords', arguments: { limit: 500 } });
     expect(bad.isError).toBe(true);
-    expect(textOf(bad)).toContain('prefix: must have required property');
+    expect(textOf(bad)).toContain('prefix: is required (required)');
     expect(textOf(bad)).toContain('limit: must be <= 50');
     const badBody = await client.callTool({ name: 'saveGlossaryTerm', arguments: { term: 'x', body: { tags: 'no' } } });
-    expect(textOf(badBody)).toContain('body.definition: must have required property');
+    expect(textOf(badBody)).toContain('body.definition: is required (required)');
     expect(textOf(badBody)).toContain('body.tags: must be array');
     expect(seen).toEqual([]);
     await app.close();

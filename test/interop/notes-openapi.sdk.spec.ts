@@ -27,7 +27,7 @@ describe('notes sample: tools generated from openapi.json (built process, offici
       const bad = await client.callTool({ name: 'defineWord', arguments: { lang: 'xx' } });
       expect(bad.isError).toBe(true);
       expect((bad.content as { text: string }[])[0].text).toMatch(
-        /word: must have required property[\s\S]*lang: must be equal to one of the allowed values/,
+        /word: is required \(required\)[\s\S]*lang: must be equal to one of the allowed values/,
       );
     } finally {
       await client.close();

@@ -68,10 +68,30 @@ async function checkedOutput(tool: ToolDescriptor, value: unknown, logError: (m:
   return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
 }
 
-/** Maps what a tool threw: ToolError -> its message; anything else -> a generic message, details to the log. */
-export function mapToolError(tool: ToolDescriptor, error: unknown, logError: (m: string, e?: unknown) => void): CallToolResult {
+/** How a tool's plain exceptions (anything but ToolError and errors that map to JSON-RPC errors) reach the model. */
+export interface ToolErrorPolicy {
+  /** Show their message to the model (the application option `exposeToolErrors`); else a generic message. */
+  readonly expose: boolean;
+  /** Called at the first plain exception of a hidden-message application: says how to show a message. */
+  readonly warnOnce: (message: string) => void;
+}
+
+/** Maps what a tool threw: ToolError -> its message; anything else -> a generic message (or its own, when exposed), details to the log. */
+export function mapToolError(
+  tool: ToolDescriptor,
+  error: unknown,
+  logError: (m: string, e?: unknown) => void,
+  policy?: ToolErrorPolicy,
+): CallToolResult {
   if (error instanceof ToolError) return errorResult(error.message);
   logError(`Tool ${tool.where} threw`, error);
+  if (policy?.expose) return errorResult(error instanceof Error ? error.message : String(error));
+  const kind = error instanceof Error ? error.name : typeof error;
+  policy?.warnOnce(
+    `Tool ${tool.where} threw ${kind}, not ToolError, so the model read only: Tool "${tool.name}" failed with an internal error. ` +
+      'Throw ToolError (from mcpkit) for a message the model should read, or set the application option exposeToolErrors: true ' +
+      "to pass every error's message through (this warning is logged once)",
+  );
   return errorResult(`Tool "${tool.name}" failed with an internal error`);
 }
 

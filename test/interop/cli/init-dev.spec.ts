@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,7 +110,7 @@ describe('mcpkit dev', () => {
   it('over stdio: only protocol on stdout, and the session carries over a restart', async () => {
     const dev = new RawStdioPeer(CLI, ['dev', '--stdio'], process.execPath, { cwd: app, env: cleanEnv() });
     try {
-      await dev.initialize();
+      await dev.initialize(60_000); // the first build comes before the first answer
       dev.send({ jsonrpc: '2.0', id: 'before', method: 'tools/list' });
       expect(await dev.response('before')).toMatchObject({ result: { tools: [{ name: 'add' }] } });
       setDescription('Adds two integers, over stdio');
@@ -132,6 +132,38 @@ describe('mcpkit dev', () => {
       dev.kill();
     }
   }, 90_000);
+
+  it('reloads after every save by rename (vim, JetBrains safe write, sed -i), not only the first', async () => {
+    const file = join(app, 'src', 'app.module.ts');
+    const source = readFileSync(file, 'utf8');
+    /** What an editor's atomic save does: the new text goes to a temporary file that then replaces the source. */
+    const saveByRename = (offset: number) => {
+      writeFileSync(`${file}.tmp`, source.replace('sum: input.a + input.b', `sum: input.a + input.b + ${offset}`));
+      renameSync(`${file}.tmp`, file);
+    };
+    const dev = new RawStdioPeer(CLI, ['dev', '--stdio'], process.execPath, { cwd: app, env: cleanEnv() });
+    const sum = async (id: string) => {
+      dev.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 40 } } });
+      return ((await dev.response(id)) as { result: { structuredContent: { sum: number } } }).result.structuredContent.sum;
+    };
+    try {
+      await dev.initialize(60_000); // the first build comes before the first answer
+      expect(await sum('first')).toBe(42);
+      for (const [round, offset] of [100, 200, 300].entries()) {
+        saveByRename(offset);
+        await until(
+          () => dev.stderr.split('rebuilt and restarted').length > round + 1,
+          () => dev.stderr,
+        );
+        expect(await sum(`after-save-${round}`)).toBe(42 + offset);
+      }
+      dev.endInput();
+      expect(await dev.exited).toBe(0);
+    } finally {
+      dev.kill();
+      writeFileSync(file, source);
+    }
+  }, 180_000);
 
   it('stops with one line when the first build fails', async () => {
     const file = join(app, 'src', 'app.module.ts');

@@ -136,7 +136,7 @@ describe('mcpkit errors: one line naming the problem and the fix, non-zero exit'
     expect(code).toBe(1);
     oneLine(stderr);
     expect(stderr).toMatch(
-      /notes\.tools\.js exports no class decorated with @McpModule \(its exports: .*NotesTools\): export your module class/,
+      /notes\.tools\.js exports no class decorated with @McpModule \(its exports: .*NotesTools\), nor passed one to McpApplication\.create while loading: export your module class/,
     );
   });
 

@@ -141,6 +141,7 @@ const PUBLIC_API: Record<string, string[]> = {
     'type ServerInfo',
     'type ServerLogger',
     'type SessionInfo',
+    'StandardDecoratorsError',
     'type StaticResourceOptions',
     'StderrLogger',
     'type StderrLoggerOptions',

@@ -1,5 +1,6 @@
 import { IsString, Validate, ValidateNested, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import { Type } from 'class-transformer';
+import { JsonSchema } from '../../../src';
 import { validateInput } from '../../../src/validation/validate-input';
 
 @ValidatorConstraint({ name: 'slowlyUnique', async: true })
@@ -31,6 +32,33 @@ describe('validateInput', () => {
   it('still runs asynchronous custom constraints', async () => {
     expect(await validateInput(WithAsync, { name: 'free' })).toMatchObject({ ok: true });
     expect(await validateInput(WithAsync, { name: 'taken' })).toEqual({ ok: false, issues: ['name: name is taken (slowlyUnique)'] });
+  });
+});
+
+describe('validateInput: what is missing, what is unknown', () => {
+  it('says a missing member is required, whatever its type rules', async () => {
+    expect(await validateInput(Plain, {})).toEqual({ ok: false, issues: ['name: is required (required)'] });
+    expect(await validateInput(Plain, undefined)).toEqual({ ok: false, issues: ['name: is required (required)'] });
+  });
+
+  it('strips unknown members by default, and refuses them by name when asked', async () => {
+    expect(await validateInput(Plain, { name: 'x', extra: 1 })).toMatchObject({ ok: true });
+    expect(await validateInput(Plain, { name: 'x', extra: 1 }, 'refuse')).toEqual({
+      ok: false,
+      issues: ['extra: is not a parameter of this tool; its parameters are name (unknownArgument)'],
+    });
+    expect(await validateInput(WithAsync, { name: 'x', extra: 1 }, 'refuse')).toMatchObject({ ok: false });
+  });
+
+  it('names an unknown key of a strict class outside tool arguments without speaking of a tool', async () => {
+    @JsonSchema({ additionalProperties: false })
+    class Strict {
+      @IsString() name!: string;
+    }
+    expect(await validateInput(Strict, { name: 'x', extra: 1 })).toEqual({
+      ok: false,
+      issues: ['extra: is not a known property (unknownProperty)'],
+    });
   });
 });
 
