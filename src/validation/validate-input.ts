@@ -1,6 +1,8 @@
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate, type ValidationError, type ValidatorOptions, validateSync } from 'class-validator';
+import type { MaybePromise } from '../mcp/maybe-promise';
 import { metadataStore } from '../metadata/metadata-store';
+import { passesCheck } from './fast-check';
 
 type Ctor = new (...args: never[]) => object;
 type TransformerCtor = Parameters<typeof plainToInstance>[0];
@@ -13,21 +15,39 @@ export type ValidationOutcome<T> = { ok: true; value: T } | { ok: false; issues:
  * `path: message (constraint)` so that a model can correct its call.
  */
 export async function validateInput<T extends object>(cls: Ctor, input: unknown): Promise<ValidationOutcome<T>> {
+  return checkInput<T>(cls, input);
+}
+
+/**
+ * validateInput without a promise when the class's constraints are all synchronous (the common case):
+ * the outcome itself then, else its promise. Never throws.
+ */
+export function checkInput<T extends object>(cls: Ctor, input: unknown): MaybePromise<ValidationOutcome<T>> {
   if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
     return { ok: false, issues: ['arguments: must be an object'] };
   }
   const hostile = input === undefined ? undefined : hostileShape(input);
   if (hostile) return { ok: false, issues: [hostile] };
   const plan = planFor(cls);
-  let errors: ValidationError[];
   let instance: T;
+  let errors: ValidationError[] | Promise<ValidationError[]>;
   try {
     instance = (plan.copy ? plan.copy(input ?? {}) : plainToInstance(cls as unknown as TransformerCtor, input ?? {})) as T;
-    errors = plan.sync ? validateSync(instance, plan.options) : await validate(instance, plan.options);
+    // Valid input, the usual case, passes the precomputed checks; class-validator words the issues otherwise.
+    if (plan.passes?.(instance)) return { ok: true, value: instance };
+    errors = plan.sync ? validateSync(instance, plan.options) : validate(instance, plan.options);
   } catch {
-    // The input is what class-transformer or class-validator could not handle: the caller's mistake.
-    return { ok: false, issues: ['arguments: could not be read as the expected shape'] };
+    return unreadable();
   }
+  return errors instanceof Promise ? errors.then((e) => outcome(instance, e), unreadable) : outcome(instance, errors);
+}
+
+/** The input is what class-transformer or class-validator could not handle: the caller's mistake. */
+function unreadable(): { ok: false; issues: string[] } {
+  return { ok: false, issues: ['arguments: could not be read as the expected shape'] };
+}
+
+function outcome<T>(instance: T, errors: ValidationError[]): ValidationOutcome<T> {
   if (errors.length === 0) return { ok: true, value: instance };
   const issues: string[] = [];
   collect(errors, '', issues);
@@ -70,6 +90,8 @@ interface Plan {
   sync: boolean;
   /** A direct copy of the known members, for classes class-transformer would do nothing special for. */
   copy?: (input: object) => object;
+  /** True when the copied instance meets every constraint (see fast-check); false means "ask class-validator". */
+  passes?: (instance: object) => boolean;
 }
 
 const plans = new WeakMap<Ctor, Plan>();
@@ -103,18 +125,20 @@ function planFor(cls: Ctor): Plan {
   );
   const transformerFree = copiesVerbatim(cls, properties);
   const Class = cls as unknown as new () => Record<string, unknown>;
+  const copy = transformerFree && !forbidNonWhitelisted;
   plan = {
     options,
     sync,
-    copy:
-      transformerFree && !forbidNonWhitelisted
-        ? (input) => {
-            const instance = new Class();
-            for (const p of properties)
-              if (Object.prototype.hasOwnProperty.call(input, p)) instance[p] = (input as Record<string, unknown>)[p];
-            return instance;
-          }
-        : undefined,
+    // Only over a copy: it holds the known members alone, so class-validator's whitelist has nothing to strip.
+    passes: copy && sync ? passesCheck(metadatas, storage) : undefined,
+    copy: copy
+      ? (input) => {
+          const instance = new Class();
+          for (const p of properties)
+            if (Object.prototype.hasOwnProperty.call(input, p)) instance[p] = (input as Record<string, unknown>)[p];
+          return instance;
+        }
+      : undefined,
   };
   plans.set(cls, plan);
   return plan;
