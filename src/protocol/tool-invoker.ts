@@ -1,13 +1,17 @@
 import type { CallToolResult, ContentBlock } from '../mcp/mcp-types';
 import { mcpErrorOf } from '../mcp/mcp.error';
 import type { HandlerRef, ToolDescriptor } from '../registry/descriptors';
-import { validateInput } from '../validation/validate-input';
+import { isThenable, type MaybePromise } from '../mcp/maybe-promise';
+import { checkInput, validateInput, type ValidationOutcome } from '../validation/validate-input';
 import { errorResult, isAsyncIterable, mapToolError, mapToolResult, toContent } from './handlers/tool-result.mapper';
 import type { RequestScope } from './request-scope';
 import type { RequestTelemetry } from './telemetry/telemetry-options';
 
-/** Runs a user handler: resolves its provider through the container and calls the method. */
-export type Invoke = (ref: HandlerRef, args: unknown[]) => Promise<unknown>;
+/**
+ * Runs a user handler: resolves its provider through the container and calls the method. Returns what
+ * the method returned (a value, or a promise of it); a synchronous throw is the handler's error too.
+ */
+export type Invoke = (ref: HandlerRef, args: unknown[]) => unknown;
 
 /**
  * The one path from a tool call to its CallToolResult: validate the arguments, invoke the handler
@@ -27,11 +31,37 @@ export class ToolInvoker {
     scope: RequestScope,
     onBlocks?: (blocks: ContentBlock[]) => Promise<void>,
   ): Promise<CallToolResult> {
-    let input: unknown = args ?? {};
+    return this.run(tool, args, scope, onBlocks);
+  }
+
+  /**
+   * `call` without a promise when every step is synchronous (class-validator constraints, a method
+   * returning its value, no output class to check asynchronously): the result itself, else its
+   * promise. Throws (or rejects with) the McpError a handler's error maps to.
+   */
+  run(
+    tool: ToolDescriptor,
+    args: Record<string, unknown> | undefined,
+    scope: RequestScope,
+    onBlocks?: (blocks: ContentBlock[]) => Promise<void>,
+  ): MaybePromise<CallToolResult> {
+    const checked = this.check(tool, args, scope);
+    if (checked === undefined) return this.invokeTool(tool, args ?? {}, scope, onBlocks);
+    if (checked instanceof Promise)
+      return checked.then((c) => (c.ok ? this.invokeTool(tool, c.value, scope, onBlocks) : invalid(tool, c.issues)));
+    return checked.ok ? this.invokeTool(tool, checked.value, scope, onBlocks) : invalid(tool, checked.issues);
+  }
+
+  /** The arguments checked by the tool's schema or input class; undefined for a tool that declares neither. */
+  private check(
+    tool: ToolDescriptor,
+    args: Record<string, unknown> | undefined,
+    scope: RequestScope,
+  ): MaybePromise<ValidationOutcome<unknown>> | undefined {
     if (tool.validate) {
       const validate = tool.validate;
-      const checked = this.telemetry
-        ? await this.telemetry.child(
+      return this.telemetry
+        ? this.telemetry.child(
             scope.outbound,
             scope.id,
             `validate_arguments ${tool.name}`,
@@ -40,12 +70,11 @@ export class ToolInvoker {
             (c) => (c.ok ? undefined : 'invalid_arguments'),
           )
         : validate(args ?? {});
-      if (!checked.ok) return invalid(tool, checked.issues);
-      input = checked.value;
-    } else if (tool.input) {
+    }
+    if (tool.input) {
       const inputClass = tool.input;
-      const checked = this.telemetry
-        ? await this.telemetry.child(
+      return this.telemetry
+        ? this.telemetry.child(
             scope.outbound,
             scope.id,
             `validate_arguments ${tool.name}`,
@@ -53,21 +82,45 @@ export class ToolInvoker {
             () => validateInput(inputClass, args),
             (c) => (c.ok ? undefined : 'invalid_arguments'),
           )
-        : await validateInput(inputClass, args);
-      if (!checked.ok) return invalid(tool, checked.issues);
-      input = checked.value;
+        : checkInput(inputClass, args);
     }
-    const ctx = scope.context();
+    return undefined;
+  }
+
+  /** Invokes the handler (through the middleware) and maps what it returned or threw. */
+  private invokeTool(
+    tool: ToolDescriptor,
+    input: unknown,
+    scope: RequestScope,
+    onBlocks: ((blocks: ContentBlock[]) => Promise<void>) | undefined,
+  ): MaybePromise<CallToolResult> {
     try {
-      let value = await this.invoke(tool, tool.contextFirst ? [ctx] : [input, ctx]);
-      if (isAsyncIterable(value)) value = await collect(value, scope, onBlocks);
-      return await mapToolResult(tool, value, this.logError);
+      const ctx = scope.context();
+      const value = this.invoke(tool, tool.contextFirst ? [ctx] : [input, ctx]);
+      const result = isThenable(value)
+        ? Promise.resolve(value).then((v) => this.mapValue(tool, v, scope, onBlocks))
+        : this.mapValue(tool, value, scope, onBlocks);
+      return result instanceof Promise ? result.catch((error: unknown) => this.mapError(tool, error)) : result;
     } catch (error) {
-      // A JSON-RPC error (McpError, or an error that maps to one, e.g. a store's) is the call's answer.
-      const mapped = mcpErrorOf(error);
-      if (mapped) throw mapped;
-      return mapToolError(tool, error, this.logError);
+      return this.mapError(tool, error);
     }
+  }
+
+  private mapValue(
+    tool: ToolDescriptor,
+    value: unknown,
+    scope: RequestScope,
+    onBlocks: ((blocks: ContentBlock[]) => Promise<void>) | undefined,
+  ): MaybePromise<CallToolResult> {
+    if (isAsyncIterable(value)) return collect(value, scope, onBlocks).then((collected) => mapToolResult(tool, collected, this.logError));
+    return mapToolResult(tool, value, this.logError);
+  }
+
+  /** A JSON-RPC error (McpError, or an error that maps to one, e.g. a store's) is the call's answer: thrown. */
+  private mapError(tool: ToolDescriptor, error: unknown): CallToolResult {
+    const mapped = mcpErrorOf(error);
+    if (mapped) throw mapped;
+    return mapToolError(tool, error, this.logError);
   }
 }
 

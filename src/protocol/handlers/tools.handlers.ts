@@ -2,7 +2,8 @@ import { McpError } from '../../mcp/mcp.error';
 import { ListViews } from '../list-views';
 import { Paginator } from '../pagination';
 import { callerOf } from '../authorizer';
-import type { MethodHandler } from '../request-scope';
+import type { MethodHandler, RequestScope } from '../request-scope';
+import type { ToolDescriptor } from '../../registry/descriptors';
 import { echo } from '../wire';
 import { type HandlerEnv, optionalObject, requireString } from './handler-env';
 import { TASKS_EXTENSION } from '../../mcp/eras';
@@ -40,36 +41,48 @@ export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
         return pages.page(params.cursor, view);
       return plainPages.page(params.cursor, view && { key: view.key, items: () => view.items().map(withoutViewMetadata) });
     },
-    'tools/call': async (params, scope) => {
+    // Not async: a call whose every step is synchronous is answered without a promise (see maybe-promise).
+    'tools/call': (params, scope) => {
       const name = requireString(params, 'name');
       const args = optionalObject(params, 'arguments');
       const tool = env.registry.tool(name);
       if (!tool) throw McpError.invalidParams(`Unknown tool: ${echo(name)}`);
       // Before validation and before a task is created: a forbidden call is a JSON-RPC error.
-      await env.authorizer.assert(tool, callerOf(scope.extra));
-      if (scope.peer.modern) {
-        // Over HTTP, the Mcp-Param-* headers of x-mcp-header properties must match the arguments.
-        const headers = scope.extra?.headers;
-        const mismatch = headers && checkParamHeaders(paramHeadersOf(tool.definition.inputSchema), args, headers);
-        if (mismatch) throw mismatch;
-        // Tasks of the modern era are an extension: a feature may take the call over.
-        for (const feature of env.features) {
-          const taken = feature.interceptModernToolCall?.({ tool, args, params, scope });
-          if (taken !== undefined) return taken;
-        }
-        if (tool.taskSupport === 'required')
-          throw missingCapability(
-            { extensions: { [TASKS_EXTENSION]: {} } },
-            `the tasks extension ${TASKS_EXTENSION} (tool "${tool.name}" runs only as a task)`,
-          );
-      } else if (env.features.length > 0) {
-        const caps = env.capabilities();
-        for (const feature of env.features) {
-          const taken = feature.interceptToolCall?.({ tool, args, params, scope }, caps[feature.capability] !== undefined);
-          if (taken !== undefined) return taken;
-        }
-      }
-      return env.tools.call(tool, args, scope);
+      const allowed = env.authorizer.assert(tool, callerOf(scope.extra));
+      return allowed ? allowed.then(() => callTool(env, tool, args, params, scope)) : callTool(env, tool, args, params, scope);
     },
   };
+}
+
+/** tools/call once the caller may use the tool: a feature may take it over (tasks), else the tool runs. */
+function callTool(
+  env: HandlerEnv,
+  tool: ToolDescriptor,
+  args: Record<string, unknown> | undefined,
+  params: Record<string, unknown>,
+  scope: RequestScope,
+): unknown {
+  if (scope.peer.modern) {
+    // Over HTTP, the Mcp-Param-* headers of x-mcp-header properties must match the arguments.
+    const headers = scope.extra?.headers;
+    const mismatch = headers && checkParamHeaders(paramHeadersOf(tool.definition.inputSchema), args, headers);
+    if (mismatch) throw mismatch;
+    // Tasks of the modern era are an extension: a feature may take the call over.
+    for (const feature of env.features) {
+      const taken = feature.interceptModernToolCall?.({ tool, args, params, scope });
+      if (taken !== undefined) return taken;
+    }
+    if (tool.taskSupport === 'required')
+      throw missingCapability(
+        { extensions: { [TASKS_EXTENSION]: {} } },
+        `the tasks extension ${TASKS_EXTENSION} (tool "${tool.name}" runs only as a task)`,
+      );
+  } else if (env.features.length > 0) {
+    const caps = env.capabilities();
+    for (const feature of env.features) {
+      const taken = feature.interceptToolCall?.({ tool, args, params, scope }, caps[feature.capability] !== undefined);
+      if (taken !== undefined) return taken;
+    }
+  }
+  return env.tools.run(tool, args, scope);
 }
