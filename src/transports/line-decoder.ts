@@ -17,17 +17,23 @@ export class LineDecoder {
   push(chunk: Buffer): void {
     let start = 0;
     for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
-      const part = chunk.subarray(start, nl);
+      const from = start;
       start = nl + 1;
       if (this.skipping) {
         this.skipping = false;
         continue;
       }
-      const line = this.pieces.length === 0 ? part : Buffer.concat([...this.pieces, part], this.size + part.length);
+      if (this.pieces.length === 0) {
+        // The usual case, a whole line in this chunk: decoded in place, no Buffer view of it made.
+        if (nl - from > this.maxBytes) this.onOversize();
+        else this.emit(chunk, from, nl);
+        continue;
+      }
+      const line = Buffer.concat([...this.pieces, chunk.subarray(from, nl)], this.size + nl - from);
       this.pieces = [];
       this.size = 0;
       if (line.length > this.maxBytes) this.onOversize();
-      else this.emit(line);
+      else this.emit(line, 0, line.length);
     }
     if (start < chunk.length && !this.skipping) {
       const rest = chunk.subarray(start);
@@ -45,16 +51,32 @@ export class LineDecoder {
 
   /** Emits a last line that had no newline (the stream ended). */
   flush(): void {
-    if (this.pieces.length > 0 && !this.skipping) this.emit(Buffer.concat(this.pieces, this.size));
+    if (this.pieces.length > 0 && !this.skipping) {
+      const line = Buffer.concat(this.pieces, this.size);
+      this.emit(line, 0, line.length);
+    }
     this.pieces = [];
     this.size = 0;
     this.skipping = false;
   }
 
-  private emit(line: Buffer): void {
-    let end = line.length;
-    if (end > 0 && line[end - 1] === 13) end--; // CRLF
-    const text = line.toString('utf8', 0, end);
-    if (text.trim().length > 0) this.onLine(text);
+  /** Emits bytes `start` to `end` of `bytes` as a line, unless they are blank. */
+  private emit(bytes: Buffer, start: number, end: number): void {
+    if (end > start && bytes[end - 1] === 13) end--; // CRLF
+    if (blank(bytes, start, end)) return;
+    this.onLine(bytes.toString('utf8', start, end));
   }
+}
+
+/**
+ * True when the bytes are empty or only whitespace: ASCII whitespace is tested in place; a line with a
+ * byte beyond ASCII before anything else is decoded and trimmed (Unicode spaces count as blank).
+ */
+function blank(bytes: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const b = bytes[i];
+    if (b === 0x20 || (b >= 0x09 && b <= 0x0d)) continue;
+    return b < 0x80 ? false : bytes.toString('utf8', i, end).trim().length === 0;
+  }
+  return true;
 }

@@ -27,6 +27,21 @@ describe('LineDecoder', () => {
     expect(lines).toEqual(['one', 'two']);
   });
 
+  it('skips lines of Unicode whitespace as trim() does, and keeps a line that merely starts with a multi-byte character', () => {
+    const { d, lines } = decoder();
+    d.push(Buffer.from('\u00a0\t\u2003\ufeff\n\u00e9t\u00e9\n \u00a0{}\n\u000b\u000c\r\n'));
+    expect(lines).toEqual(['\u00e9t\u00e9', ' \u00a0{}']);
+  });
+
+  it('decodes a line that arrives whole in its chunk without making a Buffer of it', () => {
+    const { d, lines } = decoder();
+    const chunk = Buffer.from('{"a":1}\n{"b":2}\n');
+    const subarray = jest.spyOn(chunk, 'subarray');
+    d.push(chunk);
+    expect(lines).toEqual(['{"a":1}', '{"b":2}']);
+    expect(subarray).not.toHaveBeenCalled();
+  });
+
   it('keeps multi-byte characters split across chunks intact', () => {
     const { d, lines } = decoder();
     const bytes = Buffer.from('"héllo ☃"\n');
