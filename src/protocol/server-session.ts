@@ -50,6 +50,7 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
   advertised: ServerCapabilities | undefined;
   onStateChange?: (change: SessionStateChange) => void;
   private state: PeerState;
+  /** The owner key of requests from no authenticated caller (built once: it was a string per request). */
   private local?: string;
   private readonly requireInitialize: boolean;
   private readonly anonymousOwner: string | undefined;
@@ -225,8 +226,8 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
     if (extra?.auth) return ownerOf(extra.auth);
     if (this.anonymousOwner) return this.anonymousOwner;
     // Sessions without an id (stdio, in-memory) get a random local one: tasks are scoped by it.
-    this.local ??= this.id ?? randomBytes(12).toString('base64url');
-    return `ses:${this.local}`;
+    this.local ??= `ses:${this.id ?? randomBytes(12).toString('base64url')}`;
+    return this.local;
   }
 
   /** The one place the peer state changes. */

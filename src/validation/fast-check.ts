@@ -45,8 +45,11 @@ export function passesCheck(
     } else if (m.type !== WHITELIST) return undefined;
   }
   const properties: Property[] = [...byName].map(([name, p]) => ({ name, ...p }));
+  // The instances checked are all of one class (see validate-input's copy): its name is read once.
+  let targetName: string | undefined;
   return (instance) => {
     const object = instance as Record<string, unknown>;
+    targetName ??= object.constructor ? object.constructor.name : undefined;
     for (const property of properties) {
       const value = object[property.name];
       let checked = true;
@@ -57,7 +60,7 @@ export function passesCheck(
         if (metadata.each && (Array.isArray(value) || value instanceof Set || value instanceof Map)) return false;
         for (const constraint of constraints) {
           const args: ValidationArguments = {
-            targetName: object.constructor ? object.constructor.name : (undefined as unknown as string),
+            targetName: targetName as string,
             property: metadata.propertyName,
             object,
             value,

@@ -66,19 +66,27 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  * itself cannot overflow; returns the first problem as an issue, or undefined.
  */
 export function hostileShape(input: unknown): string | undefined {
-  const stack: { value: unknown; path: string; depth: number }[] = [{ value: input, path: '', depth: 0 }];
+  // Only objects and arrays are stacked (a flat object of scalars is checked without allocating).
+  const stack: { value: object; path: string; depth: number }[] = [];
+  if (typeof input === 'object' && input !== null) stack.push({ value: input, path: '', depth: 0 });
   while (stack.length > 0) {
     const { value, path, depth } = stack.pop()!;
-    if (typeof value !== 'object' || value === null) continue;
     if (depth > MAX_INPUT_DEPTH) return `${path || 'arguments'}: nested deeper than ${MAX_INPUT_DEPTH} levels (maxDepth)`;
     if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) stack.push({ value: value[i], path: path ? `${path}.${i}` : String(i), depth: depth + 1 });
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        if (typeof item === 'object' && item !== null)
+          stack.push({ value: item, path: path ? `${path}.${i}` : String(i), depth: depth + 1 });
+      }
       continue;
     }
     for (const key of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[key];
+      const nested = typeof item === 'object' && item !== null;
+      if (!nested && !FORBIDDEN_KEYS.has(key)) continue;
       const at = path ? `${path}.${key.length > 64 ? `${key.slice(0, 64)}…` : key}` : key;
       if (FORBIDDEN_KEYS.has(key)) return `${at}: the key "${key}" is not allowed (forbiddenKey)`;
-      stack.push({ value: (value as Record<string, unknown>)[key], path: at, depth: depth + 1 });
+      stack.push({ value: item as object, path: at, depth: depth + 1 });
     }
   }
   return undefined;
