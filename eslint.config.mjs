@@ -40,7 +40,7 @@ export default tseslint.config(
   },
   {
     // Tests read untyped bodies (supertest, raw JSON-RPC) on purpose: they assert on what the wire carried.
-    files: ['test/**/*.ts'],
+    files: ['test/**/*.ts', 'examples/**/*.spec.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

@@ -10,11 +10,12 @@ const common = {
 } satisfies Config;
 
 /**
- * Four projects, one command each: `npm run test:unit` (test/unit; the store contract lives in
+ * Five projects, one command each: `npm run test:unit` (test/unit; the store contract lives in
  * src/testing, shipped as mcpkit/testing), `test:functional` (the public API in-process), `test:interop`
  * (compiled processes driven by the official SDK; it needs `dist/`, which `pretest:interop` builds),
- * `test:package` (the packed tarball installed into temporary projects; needs the npm registry).
- * `npm test` runs all four.
+ * `test:package` (the packed tarball installed into temporary projects, which needs the npm registry; and the
+ * documentation site, built, compiled and crawled in Chromium), `test:examples` (each example of examples/ run
+ * from its sources and driven by an official client). `npm test` runs all five.
  * The scripts end `--selectProjects x` with `--watchman` (the default anyway) so that a path given after
  * `npm run test:unit --` is a test path, not a second project name.
  */
@@ -26,6 +27,18 @@ const config: Config = {
     { ...common, displayName: 'functional', roots: ['<rootDir>/test/functional'], testMatch: ['**/*.spec.ts'] },
     { ...common, displayName: 'interop', roots: ['<rootDir>/test/interop'], testMatch: ['**/*.spec.ts'] },
     { ...common, displayName: 'package', roots: ['<rootDir>/test/package'], testMatch: ['**/*.spec.ts'] },
+    // Each example's test runs it as its README says (tsx, from the sources) and drives it with an official client.
+    {
+      ...common,
+      displayName: 'examples',
+      roots: ['<rootDir>/examples'],
+      testMatch: ['**/*.spec.ts'],
+      moduleNameMapper: {
+        '^mcpkit$': '<rootDir>/src/index.ts',
+        '^mcpkit/console-to-stderr$': '<rootDir>/src/console-to-stderr.ts',
+        '^mcpkit/(.*)$': '<rootDir>/src/$1/index.ts',
+      },
+    },
   ],
 };
 

@@ -443,7 +443,7 @@ async function sessionMemory(impl: Impl): Promise<void> {
 }
 
 const SSE_WORKLOAD = 'SSE events kept for resumption, one session';
-/** InMemoryEventStore's documented default maxBytesPerSession (the README: 4 MiB per session). */
+/** InMemoryEventStore's documented default maxBytesPerSession (docs/guide/deployment.md: 4 MiB per session). */
 const SSE_BUDGET_BYTES = 4 * 1024 * 1024;
 /**
  * What is sent: `calls` tools/call of the flood tool, one after the other (each its own request stream),

@@ -4,6 +4,8 @@
  * transports), `mcpkit/stores` (the task, event and session store contracts and the in-memory
  * stores), `mcpkit/redis`, `mcpkit/testing` and `mcpkit/console-to-stderr`. Every name is listed:
  * test/unit/architecture/public-api.spec.ts fails on one added or removed by accident.
+ *
+ * @module mcpkit
  */
 import 'reflect-metadata';
 

@@ -3,6 +3,8 @@
  * of HTTP and stdio), the errors a verifier or an `authenticate` hook throws, and the OAuth proxy (an
  * authorization server in front of a provider without dynamic client registration). `ForbiddenError`,
  * which handlers and guards throw, is in `mcpkit`.
+ *
+ * @module mcpkit/auth
  */
 export type { TokenVerifier, VerifyContext } from './token-verifier';
 export { JwtVerifier, DEFAULT_JWT_ALGORITHMS } from './jwt.verifier';

@@ -2,6 +2,8 @@
  * `mcpkit/client`: calling MCP servers of any era. `McpClient`, and the transports it (and
  * `app.proxy`) connects with, made by their factory functions; the transport classes are exported as
  * types only, for their extra members (`stderrTail`, `pid`...).
+ *
+ * @module mcpkit/client
  */
 export { McpClient } from './mcp-client';
 export type { McpClientOptions, NotificationHandler, InitializeResult } from './mcp-client';

@@ -27,7 +27,7 @@ export interface AuthInfo {
   /**
    * Who owns what this caller creates (sessions, SSE streams, tasks, `requestState`, subscriptions):
    * set by mcpkit on every authenticated caller, from the subject, else the client id, qualified by the
-   * issuer (see the README's "Who owns what"). A verifier may set its own; it must be unique per caller.
+   * issuer (see "Who owns what" in docs/guide/authorization.md). A verifier may set its own; it must be unique per caller.
    */
   readonly principal?: string;
   /** The user or machine the credentials were issued to (a token's `sub`), when they name one. */

@@ -18,6 +18,9 @@ export type Invoke = (ref: HandlerRef, args: unknown[]) => unknown;
  * (through the middleware), map what it returned or threw. `tools/call` and tasks both use it.
  */
 export class ToolInvoker {
+  /** The validation span's name and attributes, by tool (descriptors are frozen; a WeakMap lets a removed tool go). */
+  private readonly validationSpans = new WeakMap<ToolDescriptor, { name: string; attributes: Record<string, string> }>();
+
   constructor(
     private readonly invoke: Invoke,
     private readonly logError: (message: string, error?: unknown) => void,
@@ -61,27 +64,13 @@ export class ToolInvoker {
     if (tool.validate) {
       const validate = tool.validate;
       return this.telemetry
-        ? this.telemetry.child(
-            scope.outbound,
-            scope.id,
-            `validate_arguments ${tool.name}`,
-            { 'gen_ai.tool.name': tool.name },
-            async () => validate(args ?? {}),
-            (c) => (c.ok ? undefined : 'invalid_arguments'),
-          )
+        ? this.validationSpan(this.telemetry, tool, scope, () => Promise.resolve(validate(args ?? {})))
         : validate(args ?? {});
     }
     if (tool.input) {
       const inputClass = tool.input;
       return this.telemetry
-        ? this.telemetry.child(
-            scope.outbound,
-            scope.id,
-            `validate_arguments ${tool.name}`,
-            { 'gen_ai.tool.name': tool.name },
-            () => validateInput(inputClass, args),
-            (c) => (c.ok ? undefined : 'invalid_arguments'),
-          )
+        ? this.validationSpan(this.telemetry, tool, scope, () => validateInput(inputClass, args))
         : checkInput(inputClass, args);
     }
     return undefined;
@@ -122,6 +111,23 @@ export class ToolInvoker {
     if (mapped) throw mapped;
     return mapToolError(tool, error, this.logError);
   }
+
+  /** The span of a tool's argument validation, child of the request's; its name and attributes made once per tool. */
+  private validationSpan<T extends { ok: boolean }>(
+    telemetry: RequestTelemetry,
+    tool: ToolDescriptor,
+    scope: RequestScope,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    let span = this.validationSpans.get(tool);
+    if (!span)
+      this.validationSpans.set(tool, (span = { name: `validate_arguments ${tool.name}`, attributes: { 'gen_ai.tool.name': tool.name } }));
+    return telemetry.child(scope.outbound, scope.id, span.name, span.attributes, work, invalidArguments);
+  }
+}
+
+function invalidArguments(checked: { ok: boolean }): string | undefined {
+  return checked.ok ? undefined : 'invalid_arguments';
 }
 
 function invalid(tool: ToolDescriptor, issues: string[]): CallToolResult {

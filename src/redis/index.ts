@@ -1,3 +1,9 @@
+/**
+ * `mcpkit/redis`: several instances of one server sharing their state through Redis (needs the
+ * `ioredis` peer). `redisScaleOut` wires all of it; each store can also be used alone.
+ *
+ * @module mcpkit/redis
+ */
 export { redisScaleOut } from './redis.scale-out';
 export type { RedisScaleOutOptions } from './redis.scale-out';
 export { RedisTaskStore } from './redis.task-store';

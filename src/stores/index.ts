@@ -3,6 +3,8 @@
  * implements (tasks, SSE events for resumption, sessions shared between instances), the types they
  * exchange, and the in-memory stores mcpkit uses by default. `mcpkit/redis` implements the same
  * contracts on Redis; `describeTaskStoreContract` in `mcpkit/testing` checks a task store.
+ *
+ * @module mcpkit/stores
  */
 export type { TaskStore, CreateTaskInput } from '../tasks/task-store';
 export type { Task, TaskStatus, TerminalStatus, TaskRecord, TaskOutcome, TaskSegment } from '../tasks/task.types';

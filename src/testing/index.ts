@@ -1,3 +1,9 @@
+/**
+ * `mcpkit/testing`: testing a server and a store. `McpTestClient` over an in-memory transport pair
+ * (`app.connectInMemory()`), and `describeTaskStoreContract`, the contract every `TaskStore` passes.
+ *
+ * @module mcpkit/testing
+ */
 export { McpTestClient } from './mcp-test-client';
 export type { TestClientOptions, ClientRequestHandler } from './mcp-test-client';
 export { createInMemoryTransportPair } from '../transports/in-memory.transport';

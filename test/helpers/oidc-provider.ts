@@ -69,6 +69,7 @@ export interface ProviderMetadata {
   token_endpoint: string;
   jwks_uri: string;
   introspection_endpoint: string;
+  registration_endpoint: string;
 }
 
 export async function providerMetadata(issuer: string): Promise<ProviderMetadata> {

@@ -1,5 +1,6 @@
 import type * as Api from '@opentelemetry/api';
 import type { GaugePoint, RequestTelemetry, TelemetryOptions, TracedRequest, TracedSession } from './telemetry-options';
+import { RequestContexts } from './request-contexts';
 import { contextMeta, extractContext } from './trace-context';
 
 type Attributes = Record<string, string | number | boolean>;
@@ -11,59 +12,88 @@ interface Outcome {
 const SCOPE = 'mcpkit';
 /** Request durations are short: the semantic conventions' advice for mcp.*.duration. */
 const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+// The values of the API's SpanKind and SpanStatusCode enums (stable since 1.0), without a getter call per request.
+const SERVER = 1 satisfies Api.SpanKind.SERVER;
+const INTERNAL = 0 satisfies Api.SpanKind.INTERNAL;
+const ERROR = 2 satisfies Api.SpanStatusCode.ERROR;
 
-/** The name (tool, prompt) that follows the method in the span name, and the request's own attributes. */
-function describe(request: TracedRequest): { target?: string; attributes: Attributes } {
-  const { method, params } = request;
-  const attributes: Attributes = { 'mcp.method.name': method };
-  const name = typeof params?.name === 'string' ? params.name : undefined;
-  let target: string | undefined;
-  if (method === 'tools/call' && name) {
-    target = name;
-    attributes['gen_ai.tool.name'] = name;
-    attributes['gen_ai.operation.name'] = 'execute_tool';
-  } else if (method === 'prompts/get' && name) {
-    target = name;
-    attributes['gen_ai.prompt.name'] = name;
-  } else if (typeof params?.uri === 'string' && method.startsWith('resources/')) {
-    attributes['mcp.resource.uri'] = params.uri;
-  }
-  return { target, attributes };
+/** The tool or prompt a request names: what follows the method in its span name. */
+function targetOf({ method, params }: TracedRequest): string | undefined {
+  const name = params?.name;
+  return typeof name === 'string' && name && (method === 'tools/call' || method === 'prompts/get') ? name : undefined;
 }
 
-/** error.type of a response: the JSON-RPC error code, or 'tool_error' for a tool result with isError. */
-function errorType(outcome: Outcome | undefined): { type?: string; code?: string } {
-  if (outcome?.error) {
-    const code = String(outcome.error.code ?? '_OTHER');
-    return { type: code, code };
+/** A request's span attributes (MCP semantic conventions): those every request has in the literal, then the others. */
+function spanAttributes(request: TracedRequest, session: TracedSession, target: string | undefined): Attributes {
+  const { method, params, network } = request;
+  const attributes: Attributes = {
+    'mcp.method.name': method,
+    'jsonrpc.request.id': String(request.id),
+    'network.transport': request.transport,
+  };
+  if (target === undefined) {
+    if (typeof params?.uri === 'string' && method.startsWith('resources/')) attributes['mcp.resource.uri'] = params.uri;
+  } else if (method === 'tools/call') {
+    attributes['gen_ai.tool.name'] = target;
+    attributes['gen_ai.operation.name'] = 'execute_tool';
+  } else attributes['gen_ai.prompt.name'] = target;
+  if (session.id) attributes['mcp.session.id'] = session.id;
+  if (request.protocolVersion) attributes['mcp.protocol.version'] = request.protocolVersion;
+  if (network) {
+    attributes['network.protocol.name'] = 'http';
+    if (network.httpVersion) attributes['network.protocol.version'] = network.httpVersion;
+    if (network.peerAddress) attributes['client.address'] = network.peerAddress;
+    if (network.peerPort !== undefined) attributes['client.port'] = network.peerPort;
   }
-  if (outcome?.result?.isError === true) return { type: 'tool_error' };
-  return {};
+  return attributes;
 }
 
 /** Telemetry through @opentelemetry/api: spans and metrics ('full') or trace context only ('propagation'). */
 export class OtelTelemetry implements RequestTelemetry {
   private readonly tracer?: Api.Tracer;
+  /**
+   * The global tracer provider while no SDK stands behind it: its tracer makes non-recording spans only,
+   * so none is started (and no attribute built). Checked again at each request, dropped once an SDK is there.
+   */
+  private idle?: Api.ProxyTracerProvider;
+  /** What an idle provider delegates to. */
+  private readonly noopProvider?: Api.TracerProvider;
+  /** False when the meter is the API's no-op one: its instruments would record nothing, for good. */
+  private readonly metered: boolean = false;
   private readonly operationDuration?: Api.Histogram;
   private readonly sessionDuration?: Api.Histogram;
   private readonly activeSessions?: Api.UpDownCounter;
   private readonly errors?: Api.Counter;
   private readonly meter?: Api.Meter;
-  /**
-   * The context of each request being served, by session or stateless request: a Map, not a WeakMap
-   * (cheaper per request, and a stateless request is a key of its own); an entry goes with its last request.
-   */
-  private readonly contexts = new Map<object, Map<string | number, Api.Context>>();
+  /** The context of each request being served, for its child spans and its requests to the client. */
+  private readonly contexts = new RequestContexts<Api.Context>();
   private readonly opened = new WeakMap<TracedSession, number>();
+  // The API's namespaces, read once: each is a getter of the module.
+  private readonly trace: Api.TraceAPI;
+  private readonly context: Api.ContextAPI;
+  private readonly root: Api.Context;
+  /** A context that is active only where a context manager (an SDK's) makes the context given to with() active. */
+  private readonly probe: Api.Context;
+  private readonly probed = () => this.context.active() === this.probe;
   readonly recording: boolean;
 
   constructor(
     private readonly api: typeof Api,
     options: TelemetryOptions,
   ) {
+    this.trace = api.trace;
+    this.context = api.context;
+    this.root = api.ROOT_CONTEXT;
+    this.probe = api.ROOT_CONTEXT.setValue(api.createContextKey('mcpkit context manager probe'), true);
     this.recording = options.mode === 'full';
     if (!this.recording) return;
-    this.tracer = ((options.tracerProvider as Api.TracerProvider | undefined) ?? api.trace.getTracerProvider()).getTracer(SCOPE);
+    const tracerProvider = (options.tracerProvider as Api.TracerProvider | undefined) ?? api.trace.getTracerProvider();
+    this.tracer = tracerProvider.getTracer(SCOPE);
+    // ProxyTracerProvider is deprecated in the API's 1.x (gone in a next major): then every provider is taken as live.
+    if (typeof api.ProxyTracerProvider === 'function' && tracerProvider instanceof api.ProxyTracerProvider) {
+      this.idle = tracerProvider;
+      this.noopProvider = new api.ProxyTracerProvider().getDelegate();
+    }
     const meter = ((options.meterProvider as Api.MeterProvider | undefined) ?? api.metrics.getMeterProvider()).getMeter(SCOPE);
     this.meter = meter;
     const advice = { advice: { explicitBucketBoundaries: DURATION_BUCKETS } };
@@ -72,6 +102,9 @@ export class OtelTelemetry implements RequestTelemetry {
       description: 'MCP request duration as observed on the server',
       ...advice,
     });
+    // The API's no-op meter hands out one shared instrument of each kind; a meter provider registered later
+    // would not reach instruments made now anyway.
+    this.metered = this.operationDuration !== api.createNoopMeter().createHistogram(SCOPE);
     this.sessionDuration = meter.createHistogram('mcp.server.session.duration', {
       unit: 's',
       description: 'The duration of the MCP session as observed on the MCP server',
@@ -87,7 +120,22 @@ export class OtelTelemetry implements RequestTelemetry {
     });
   }
 
-  // Not async, nor is child() with no tracer: in 'propagation' a request pays no promise of telemetry's own.
+  /** The tracer, unless it would make non-recording spans only (no SDK registered yet). */
+  private liveTracer(): Api.Tracer | undefined {
+    const idle = this.idle;
+    if (idle === undefined) return this.tracer;
+    if (idle.getDelegate() === this.noopProvider) return undefined;
+    this.idle = undefined;
+    return this.tracer;
+  }
+
+  /** True when a context manager is registered: the API's default one never makes a context active. */
+  private managed(): boolean {
+    return this.context.with(this.probe, this.probed);
+  }
+
+  // Not async, nor is child() with no live tracer: in 'propagation', or 'full' with no SDK registered, a
+  // request pays no promise of telemetry's own.
   serve<T>(request: TracedRequest, session: TracedSession, run: () => Promise<T>): Promise<T> {
     let parent: Api.Context;
     try {
@@ -96,70 +144,70 @@ export class OtelTelemetry implements RequestTelemetry {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what extractContext threw, unchanged, as the rejection an async serve() would give
       return Promise.reject(error);
     }
+    const tracer = this.tracer && this.liveTracer();
+    if (tracer || this.metered) return this.spanned(tracer, request, session, parent, run);
     // Nothing to carry: requests to the client get no trace context, so none is remembered.
-    if (!this.tracer) return parent === this.api.ROOT_CONTEXT ? run() : this.within(session, request.id, parent, run);
-    return this.spanned(this.tracer, request, session, parent, run);
+    return parent === this.root ? run() : this.within(session, request.id, parent, run);
   }
 
-  private async spanned<T>(
-    tracer: Api.Tracer,
+  /** Runs a request in its server span (when a tracer records) and records its duration (when a meter does). */
+  private spanned<T>(
+    tracer: Api.Tracer | undefined,
     request: TracedRequest,
     session: TracedSession,
     parent: Api.Context,
     run: () => Promise<T>,
   ): Promise<T> {
-    const { api } = this;
-    const started = performance.now();
-    const { target, attributes } = describe(request);
-    attributes['jsonrpc.request.id'] = String(request.id);
-    if (session.id) attributes['mcp.session.id'] = session.id;
-    if (request.protocolVersion) attributes['mcp.protocol.version'] = request.protocolVersion;
-    attributes['network.transport'] = request.transport;
-    const network = request.network;
-    if (network) {
-      attributes['network.protocol.name'] = 'http';
-      if (network.httpVersion) attributes['network.protocol.version'] = network.httpVersion;
-      if (network.peerAddress) attributes['client.address'] = network.peerAddress;
-      if (network.peerPort !== undefined) attributes['client.port'] = network.peerPort;
+    const started = this.metered ? performance.now() : 0;
+    const target = targetOf(request);
+    let span: Api.Span | undefined;
+    let ctx = parent;
+    if (tracer) {
+      const attributes = spanAttributes(request, session, target);
+      // The MCP parent comes from _meta; the ambient context (an HTTP server span of another instrumentation) is linked.
+      const ambient = this.trace.getSpan(this.context.active());
+      const links = ambient && this.trace.getSpan(parent) !== ambient ? [{ context: ambient.spanContext() }] : undefined;
+      span = tracer.startSpan(target ? `${request.method} ${target}` : request.method, { kind: SERVER, attributes, links }, parent);
+      ctx = this.trace.setSpan(parent, span);
     }
-    // The MCP parent comes from _meta; the ambient context (an HTTP server span of another instrumentation) is linked.
-    const ambient = api.trace.getSpan(api.context.active());
-    const links = ambient && api.trace.getSpan(parent) !== ambient ? [{ context: ambient.spanContext() }] : undefined;
-    const span = tracer.startSpan(
-      target ? `${request.method} ${target}` : request.method,
-      { kind: api.SpanKind.SERVER, attributes, links },
-      parent,
-    );
-    let outcome: Outcome | undefined;
-    try {
-      const result = await this.within(session, request.id, api.trace.setSpan(parent, span), run);
-      outcome = result as Outcome | undefined;
-      return result;
-    } catch (error) {
-      outcome = { error: { code: undefined, message: error instanceof Error ? error.message : undefined } };
-      span.recordException(error as Error);
-      throw error;
-    } finally {
-      const { type, code } = errorType(outcome);
-      const metric: Attributes = { 'mcp.method.name': request.method };
-      for (const key of ['gen_ai.tool.name', 'gen_ai.prompt.name', 'network.transport', 'mcp.protocol.version'])
-        if (attributes[key] !== undefined) metric[key] = attributes[key];
+    const end = (outcome: Outcome | undefined, error?: unknown) => this.ended(span, request, target, started, outcome, error);
+    return this.within(session, request.id, ctx, run, end);
+  }
+
+  /** Ends a request's span with its outcome, and records its duration and error. */
+  private ended(
+    span: Api.Span | undefined,
+    request: TracedRequest,
+    target: string | undefined,
+    started: number,
+    outcome: Outcome | undefined,
+    thrown: unknown,
+  ): void {
+    let type: string | undefined;
+    let code: string | undefined;
+    if (outcome?.error) type = code = String(outcome.error.code ?? '_OTHER');
+    else if (outcome?.result?.isError === true) type = 'tool_error';
+    if (span) {
+      if (thrown !== undefined) span.recordException(thrown as Error);
       if (type) {
         span.setAttribute('error.type', type);
-        metric['error.type'] = type;
-        span.setStatus({ code: api.SpanStatusCode.ERROR, message: outcome?.error?.message });
+        span.setStatus({ code: ERROR, message: outcome?.error?.message });
       }
-      if (code) {
-        span.setAttribute('rpc.response.status_code', code);
-        this.errors!.add(1, { 'rpc.response.status_code': code, 'mcp.method.name': request.method });
-      }
+      if (code) span.setAttribute('rpc.response.status_code', code);
       span.end();
-      this.operationDuration!.record((performance.now() - started) / 1000, metric);
     }
+    if (!this.metered) return;
+    if (code) this.errors!.add(1, { 'rpc.response.status_code': code, 'mcp.method.name': request.method });
+    const metric: Attributes = { 'mcp.method.name': request.method };
+    if (target !== undefined) metric[request.method === 'tools/call' ? 'gen_ai.tool.name' : 'gen_ai.prompt.name'] = target;
+    metric['network.transport'] = request.transport;
+    if (request.protocolVersion) metric['mcp.protocol.version'] = request.protocolVersion;
+    if (type) metric['error.type'] = type;
+    this.operationDuration!.record((performance.now() - started) / 1000, metric);
   }
 
   inject(session: TracedSession, relatedId: string | number | undefined, params: Record<string, unknown>): Record<string, unknown> {
-    const ctx = relatedId === undefined ? undefined : this.contexts.get(session)?.get(relatedId);
+    const ctx = relatedId === undefined ? undefined : this.contexts.get(session, relatedId);
     const carried = ctx ? contextMeta(this.api, ctx) : undefined;
     if (!carried || Object.keys(carried).length === 0) return params;
     return { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), ...carried } };
@@ -173,10 +221,11 @@ export class OtelTelemetry implements RequestTelemetry {
     work: () => Promise<T>,
     failed?: (result: T) => string | undefined,
   ): Promise<T> {
-    return this.tracer ? this.childSpan(this.tracer, owner, id, name, attributes, work, failed) : work();
+    const tracer = this.tracer && this.liveTracer();
+    return tracer ? this.childSpan(tracer, owner, id, name, attributes, work, failed) : work();
   }
 
-  private async childSpan<T>(
+  private childSpan<T>(
     tracer: Api.Tracer,
     owner: object,
     id: string | number,
@@ -185,24 +234,38 @@ export class OtelTelemetry implements RequestTelemetry {
     work: () => Promise<T>,
     failed?: (result: T) => string | undefined,
   ): Promise<T> {
-    const { api } = this;
-    const parent = this.contexts.get(owner)?.get(id) ?? api.context.active();
-    const span = tracer.startSpan(name, { kind: api.SpanKind.INTERNAL, attributes }, parent);
-    try {
-      const result = await api.context.with(api.trace.setSpan(parent, span), work);
-      const type = failed?.(result);
-      if (type) {
-        span.setAttribute('error.type', type);
-        span.setStatus({ code: api.SpanStatusCode.ERROR });
-      }
-      return result;
-    } catch (error) {
+    const parent = this.contexts.get(owner, id) ?? this.context.active();
+    const span = tracer.startSpan(name, { kind: INTERNAL, attributes }, parent);
+    const fault = (error: unknown) => {
       span.setAttribute('error.type', error instanceof Error ? error.constructor.name : '_OTHER');
-      span.setStatus({ code: api.SpanStatusCode.ERROR });
-      throw error;
-    } finally {
+      span.setStatus({ code: ERROR });
       span.end();
+    };
+    let running: Promise<T>;
+    try {
+      // Without a context manager the child's context would be made for no one to read.
+      running = this.managed() ? this.context.with(this.trace.setSpan(parent, span), work) : work();
+    } catch (error) {
+      fault(error);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what work() threw, unchanged, as the rejection an async work() would give
+      return Promise.reject(error);
     }
+    // then(ok, failed) rather than an async function: one promise instead of two.
+    return running.then(
+      (result) => {
+        const type = failed?.(result);
+        if (type) {
+          span.setAttribute('error.type', type);
+          span.setStatus({ code: ERROR });
+        }
+        span.end();
+        return result;
+      },
+      (error: unknown) => {
+        fault(error);
+        throw error;
+      },
+    );
   }
 
   gauge(name: string, unit: string, description: string, read: () => number | ReadonlyArray<GaugePoint>): void {
@@ -214,7 +277,7 @@ export class OtelTelemetry implements RequestTelemetry {
   }
 
   sessionOpened(session: TracedSession): void {
-    if (!this.tracer) return;
+    if (!this.metered) return;
     this.opened.set(session, performance.now());
     this.activeSessions!.add(1, { 'network.transport': session.id ? 'tcp' : 'pipe' });
   }
@@ -228,30 +291,44 @@ export class OtelTelemetry implements RequestTelemetry {
     this.sessionDuration!.record((performance.now() - started) / 1000, attributes);
   }
 
-  /** Runs `run` in `ctx`, known to requests the session sends to the client on behalf of request `id`. */
-  private within<T>(session: TracedSession, id: string | number, ctx: Api.Context, run: () => Promise<T>): Promise<T> {
-    let byId = this.contexts.get(session);
-    if (!byId) this.contexts.set(session, (byId = new Map<string | number, Api.Context>()));
-    byId.set(id, ctx);
-    const forget = () => {
-      byId.delete(id);
-      if (byId.size === 0 && this.contexts.get(session) === byId) this.contexts.delete(session);
-    };
+  /**
+   * Runs `run` in `ctx`, known to requests the session sends to the client on behalf of request `id`;
+   * `end` (if any) is told how it ended.
+   */
+  private within<T>(
+    session: TracedSession,
+    id: string | number,
+    ctx: Api.Context,
+    run: () => Promise<T>,
+    end?: (outcome: Outcome | undefined, error?: unknown) => void,
+  ): Promise<T> {
+    this.contexts.set(session, id, ctx);
     let running: Promise<T>;
     try {
-      running = this.api.context.with(ctx, run);
+      running = this.context.with(ctx, run);
     } catch (error) {
-      forget();
+      this.contexts.delete(session, id);
+      end?.(thrown(error), error);
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what run() threw, unchanged, as the rejection an async run() would give
       return Promise.reject(error);
     }
     // then(ok, failed) rather than finally: one promise instead of three.
     return running.then(
-      (result) => (forget(), result),
+      (result) => {
+        this.contexts.delete(session, id);
+        end?.(result as Outcome | undefined);
+        return result;
+      },
       (error: unknown) => {
-        forget();
+        this.contexts.delete(session, id);
+        end?.(thrown(error), error);
         throw error;
       },
     );
   }
+}
+
+/** The outcome of a request whose handler threw (mcpkit's handlers answer errors rather than throw). */
+function thrown(error: unknown): Outcome {
+  return { error: { code: undefined, message: error instanceof Error ? error.message : undefined } };
 }

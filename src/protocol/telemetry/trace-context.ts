@@ -5,6 +5,8 @@ const ZERO_TRACE = '0'.repeat(32);
 const ZERO_SPAN = '0'.repeat(16);
 /** Case and surrounding blanks tolerated; the ids are lower-cased once matched. */
 const TRACEPARENT = /^\s*([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*?)?\s*$/i;
+/** The form W3C trace context writes (version 00, lower case, nothing around): read by position, nothing to lower-case. */
+const CANONICAL = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -27,18 +29,11 @@ export function extractContext(api: typeof Api, meta: Carrier | undefined, heade
   const from = typeof meta?.traceparent === 'string' ? meta : undefined;
   const traceparent = read(from, headers, 'traceparent');
   let ctx = api.ROOT_CONTEXT;
-  const match = traceparent === undefined ? null : TRACEPARENT.exec(traceparent);
-  // The pattern checked the hex digits: only the all-zero ids remain invalid (and version ff, and extra
-  // fields in version 00).
-  if (match && match[1].toLowerCase() !== 'ff' && !(match[1] === '00' && match[5]) && match[2] !== ZERO_TRACE && match[3] !== ZERO_SPAN) {
+  const parent = traceparent === undefined ? undefined : parseTraceparent(traceparent);
+  if (parent) {
     const state = read(from, headers, 'tracestate');
-    ctx = api.trace.setSpanContext(ctx, {
-      traceId: match[2].toLowerCase(),
-      spanId: match[3].toLowerCase(),
-      traceFlags: parseInt(match[4], 16) & 1,
-      isRemote: true,
-      traceState: state ? api.createTraceState(state) : undefined,
-    });
+    if (state) parent.traceState = api.createTraceState(state);
+    ctx = api.trace.setSpanContext(ctx, parent);
   }
   const baggage = read(from, headers, 'baggage');
   if (baggage) {
@@ -56,6 +51,28 @@ export function extractContext(api: typeof Api, meta: Carrier | undefined, heade
     if (Object.keys(entries).length > 0) ctx = api.propagation.setBaggage(ctx, api.propagation.createBaggage(entries));
   }
   return ctx;
+}
+
+/** The remote span context of a valid traceparent (its tracestate not yet read), else undefined. */
+function parseTraceparent(value: string): Api.SpanContext | undefined {
+  let traceId: string;
+  let spanId: string;
+  let flags: string;
+  if (value.length === 55 && CANONICAL.test(value)) {
+    traceId = value.slice(3, 35);
+    spanId = value.slice(36, 52);
+    flags = value.slice(53);
+  } else {
+    const match = TRACEPARENT.exec(value);
+    // The pattern checked the hex digits: version ff, and extra fields in version 00, remain invalid.
+    if (!match || match[1].toLowerCase() === 'ff' || (match[1] === '00' && match[5])) return undefined;
+    traceId = match[2].toLowerCase();
+    spanId = match[3].toLowerCase();
+    flags = match[4];
+  }
+  // So do the all-zero ids.
+  if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return undefined;
+  return { traceId, spanId, traceFlags: parseInt(flags, 16) & 1, isRemote: true, traceState: undefined };
 }
 
 /** The `_meta` keys that carry `ctx` to the client. */

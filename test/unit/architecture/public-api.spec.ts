@@ -8,7 +8,7 @@ const ROOT = join(__dirname, '..', '..', '..');
 /**
  * What each entry point of the package exports, by name ('type X' for a name that exists only for
  * TypeScript). An export added or removed by accident fails here: change the list on purpose, and
- * the README's "Entry points" with it. Internals are not exported; tests import them from src/.
+ * the "Entry points" table of docs/guide/getting-started.md with it. Internals are not exported; tests import them from src/.
  */
 const PUBLIC_API: Record<string, string[]> = {
   mcpkit: [

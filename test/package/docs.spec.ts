@@ -1,0 +1,150 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize } from 'node:path';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { cleanEnv, run } from '../helpers/cli';
+import { codeBlocks, compileBlocks, documentationFiles } from '../helpers/docs-blocks';
+import { ROOT } from '../helpers/paths';
+
+/**
+ * The documentation as a reader gets it: `npm run docs` builds the site (TypeDoc's API reference and the
+ * VitePress guides), every TypeScript block of the README and the guides compiles against mcpkit's
+ * types, and the built site, served from loopback and opened in Chromium, has no broken internal link
+ * and finds a public name through its search box.
+ */
+jest.setTimeout(300_000);
+
+const SITE = join(ROOT, 'docs', '.vitepress', 'dist');
+const TYPES: Record<string, string> = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.woff2': 'font/woff2',
+};
+
+let server: Server;
+let origin: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  const built = await run('npm', ['run', '-s', 'docs'], { env: cleanEnv(), timeoutMs: 280_000 });
+  if (built.code !== 0) throw new Error(`npm run docs failed:\n${built.stdout}\n${built.stderr}`);
+  server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const file = siteFile(path);
+    if (!file) {
+      res.writeHead(404, { 'content-type': 'text/html' }).end(readFileSync(join(SITE, '404.html')));
+      return;
+    }
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await puppeteer.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--headless=new'],
+  });
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+/** The built file a path names, as a static host serves VitePress's output (`/guide/tools` is guide/tools.html). */
+function siteFile(path: string): string | undefined {
+  const base = normalize(join(SITE, path));
+  if (!base.startsWith(SITE)) return undefined;
+  for (const candidate of [base, `${base}.html`, join(base, 'index.html')]) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  return undefined;
+}
+
+describe('the documentation', () => {
+  it('compiles the TypeScript blocks of the README, CONTRIBUTING.md and the guides, fragments aside, which stay few', async () => {
+    const blocks = documentationFiles().flatMap(codeBlocks);
+    const compiled = blocks.filter((b) => !b.fragment);
+    expect(compiled.length).toBeGreaterThan(blocks.length * 0.75);
+    expect(await compileBlocks(compiled)).toBe('');
+  });
+
+  it('has a guide for each topic, and a reference page for each entry point', () => {
+    const topics = ['tools', 'resources', 'prompts', 'completion', 'context', 'input-classes', 'errors', 'tasks', 'eras'];
+    topics.push('authorization', 'apps', 'observability', 'scaling-out', 'runtime-servers', 'testing', 'cli', 'deployment');
+    for (const topic of topics) expect(siteFile(`/guide/${topic}`)).toBeDefined();
+    for (const entry of ['mcpkit', 'mcpkit/auth', 'mcpkit/client', 'mcpkit/stores', 'mcpkit/testing', 'mcpkit/redis']) {
+      expect(siteFile(`/api/${entry}`)).toBeDefined();
+    }
+  });
+
+  it('links nothing that is missing: every internal link of every page reached from the home page loads, and its anchor exists', async () => {
+    const ids = new Map<string, Set<string>>();
+    const links: { from: string; to: URL }[] = [];
+    const queue = ['/'];
+    const seen = new Set(queue);
+    let busy = 0;
+    const visit = async (page: Page, path: string) => {
+      // VitePress renders each page's HTML at build time: its ids and links are there before any script runs.
+      const response = await page.goto(origin + path, { waitUntil: 'domcontentloaded' });
+      if (response?.status() !== 200) return; // reported below, with the page that links here
+      ids.set(path, new Set(await page.$$eval('[id]', (elements) => elements.map((e) => e.id))));
+      const hrefs = await page.$$eval('a[href]', (anchors) => anchors.map((a) => (a as unknown as { href: string }).href));
+      for (const href of hrefs) {
+        const to = new URL(href);
+        if (to.origin !== origin) continue;
+        links.push({ from: path, to });
+        if (!seen.has(to.pathname) && !to.pathname.startsWith('/examples/')) {
+          seen.add(to.pathname);
+          queue.push(to.pathname);
+        }
+      }
+    };
+    // Four tabs take pages from one queue until it is empty and no tab can add to it.
+    const tab = async () => {
+      const page = await browser.newPage();
+      while (queue.length > 0 || busy > 0) {
+        const path = queue.shift();
+        if (path === undefined) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+          continue;
+        }
+        busy++;
+        await visit(page, path).finally(() => busy--);
+      }
+      await page.close();
+    };
+    await Promise.all([tab(), tab(), tab(), tab()]);
+    const broken: string[] = [];
+    for (const { from, to } of links) {
+      if (to.pathname.startsWith('/examples/')) {
+        // A link from a guide into the repository (examples/<name>/): the folder must exist.
+        if (!existsSync(join(ROOT, to.pathname.replace(/\/(index(\.html)?)?$/, ''))))
+          broken.push(`${from} -> ${to.pathname} (no such folder)`);
+        continue;
+      }
+      const anchors = ids.get(to.pathname);
+      if (!anchors) broken.push(`${from} -> ${to.pathname} (not found)`);
+      else if (to.hash && !anchors.has(decodeURIComponent(to.hash.slice(1))))
+        broken.push(`${from} -> ${to.pathname}${to.hash} (no such anchor)`);
+    }
+    expect(broken).toEqual([]);
+    expect(ids.size).toBeGreaterThan(20);
+    expect([...ids.keys()]).toEqual(expect.arrayContaining(['/guide/deployment.html', '/api/mcpkit.html']));
+  });
+
+  it('finds a public name through the search box', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${origin}/guide/getting-started.html`, { waitUntil: 'load' });
+    await page.click('button.DocSearch-Button');
+    await page.waitForSelector('#localsearch-input');
+    await page.type('#localsearch-input', 'McpApplication');
+    await page.waitForFunction(`[...document.querySelectorAll('.results .result')].some((r) => r.textContent.includes('McpApplication'))`);
+    const first = await page.$eval('.results .result', (a) => (a as unknown as { href: string }).href);
+    expect(new URL(first).origin).toBe(origin);
+    await page.close();
+  });
+});
