@@ -21,16 +21,16 @@ export function handlerInvoker(container: DependencyContainer, transient: Readon
     }
     return instance;
   };
-  // What the method returns, a promise or not: the caller awaits only a promise (see ToolInvoker).
+  // What the method returns, as it returns it: a synchronous method's value is not wrapped in a promise.
   const call = (ref: HandlerRef, args: unknown[]): unknown => (ref.run ? ref.run(args) : resolve(ref.provider)[ref.method](...args));
+  // Middleware's next() is a promise (a synchronous throw its rejection).
+  const next = async (ref: HandlerRef, args: unknown[]): Promise<unknown> => call(ref, args);
   const own = new WeakMap<HandlerRef, ReturnType<typeof compose>>();
-  // Middleware awaits `next()`: behind it the call is always a promise (a sync throw its rejection).
-  const called = async (ref: HandlerRef, args: unknown[]): Promise<unknown> => call(ref, args);
   const inner = (ref: HandlerRef, invocation: Invocation, args: unknown[]): Promise<unknown> => {
-    if (ref.access.middleware.length === 0) return called(ref, args);
+    if (ref.access.middleware.length === 0) return next(ref, args);
     let run = own.get(ref);
     if (!run) own.set(ref, (run = compose(ref.access.middleware)));
-    return run(invocation, () => called(ref, args));
+    return run(invocation, () => next(ref, args));
   };
   const run = compose(middleware);
   const invocation = (ref: HandlerRef, args: unknown[]): Invocation => ({

@@ -24,6 +24,16 @@ export function currentLogFields(): LogFields | undefined {
   return storage.getStore();
 }
 
+/**
+ * Runs `fn` with the fields of the message it serves (see messageLogFields): one object per message
+ * when no fields were set around it, as on stdio.
+ */
+export function withMessageFields<T>(message: object, fn: () => T): T {
+  const fields = messageLogFields(message);
+  const outer = storage.getStore();
+  return storage.run(outer ? { ...outer, ...fields } : fields, fn);
+}
+
 /** The log fields of a JSON-RPC message a connection receives: a request's id and method, or a notification's method. */
 export function messageLogFields(message: object): LogFields {
   const m = message as { id?: unknown; method?: unknown };

@@ -12,7 +12,7 @@ import type { MessageTransport } from '../transports/message-transport';
 import { StdioTransport } from '../transports/stdio.transport';
 import { redirectConsoleToStderr } from './console-redirect';
 import { type ConnectionHandle, type ConnectOptions, handleOf, type ListenOptions, type ListenResult, type Served } from './listen-options';
-import { messageLogFields, withLogFields } from './log-context';
+import { withMessageFields } from './log-context';
 import type { ScaleOut } from './scale-out';
 import type { ServerLogger } from './server-logger';
 
@@ -43,7 +43,12 @@ export class Serving {
   connect(transport: MessageTransport, options?: ConnectOptions): ConnectionHandle {
     this.refuseWhenClosing();
     const { engine, logger } = this.host;
-    const session = engine.createSession((message: JsonRpcMessage) => transport.send(message), {
+    // stdio writes without a promise per message (a plain sink makes the session's answer synchronous).
+    const sink =
+      transport instanceof StdioTransport
+        ? (message: JsonRpcMessage) => transport.post(message)
+        : (message: JsonRpcMessage) => transport.send(message);
+    const session = engine.createSession(sink, {
       requireInitialize: options?.requireInitialize,
       // stdio and in-process clients: the first initialize or 2026-07-28 request decides the era.
       era: engine.eras === 'dual' ? 'auto' : engine.eras,
@@ -62,9 +67,8 @@ export class Serving {
     const started = transport.start(
       (input) => {
         if (!input.ok) transport.send(input.error).catch(logError('Could not answer a malformed message'));
-        // receive answers every failure of a handler itself; this catches only a broken transport.
-        else
-          withLogFields(messageLogFields(input.message), () => session.receive(input.message)).catch(logError('Could not serve a message'));
+        // deliver answers every failure of a handler itself, and logs a broken transport's.
+        else withMessageFields(input.message, () => session.deliver(input.message));
       },
       () => {
         this.served.delete(served);

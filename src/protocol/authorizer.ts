@@ -32,17 +32,15 @@ export class Authorizer {
 
   /**
    * Throws ForbiddenError (naming every scope the operation needs) unless the caller may use the
-   * handler. A handler without requirements is decided at once (undefined: no promise to await, the
-   * common case on every call); a restricted one through the promise returned, which rejects on refusal.
+   * handler; undefined, no promise, for a handler without requirements or the local user.
    */
   assert(ref: HandlerRef, auth: Caller): Promise<void> | undefined {
-    const access = ref.access;
-    if (!access.restricted || auth === LOCAL_USER) return undefined;
-    return this.assertRestricted(ref, auth);
+    return !ref.access.restricted || auth === LOCAL_USER ? undefined : this.assertRestricted(ref, auth);
   }
 
-  private async assertRestricted(ref: HandlerRef, auth: AuthInfo | undefined): Promise<void> {
+  private async assertRestricted(ref: HandlerRef, auth: Caller): Promise<void> {
     const access = ref.access;
+    if (auth === LOCAL_USER) return;
     if (!auth) throw new ForbiddenError(`${describe(access)} requires an authenticated caller`, access.scopes);
     const missing = access.scopes.filter((s) => !auth.scopes?.includes(s));
     if (missing.length > 0) throw new ForbiddenError(`${describe(access)} requires scopes: ${missing.join(' ')}`, access.scopes);

@@ -45,7 +45,7 @@ export abstract class ClientLink implements Outbound {
     const carried = this.host.telemetry ? this.host.telemetry.inject(this, options.relatedRequestId, params) : params;
     this.sent ??= new ClientRequests(
       this.host.clientRequestTimeoutMs,
-      (message, related) => this.emit(message, related),
+      async (message, related) => this.emit(message, related),
       (cancel) => this.notify('notifications/cancelled', cancel),
     );
     return this.sent.send(method, carried, options);
@@ -76,12 +76,15 @@ export abstract class ClientLink implements Outbound {
     this.sent?.failAll(error);
   }
 
-  /** Hands a message to the sink; a failure to send is logged, never thrown. */
-  protected async emit(message: JsonRpcMessage, relatedRequestId?: RequestId, final?: boolean): Promise<void> {
+  /** Hands a message to the sink; a failure to send is logged, never thrown. Synchronous when the sink is. */
+  protected emit(message: JsonRpcMessage, relatedRequestId?: RequestId, final?: boolean): Promise<void> | undefined {
+    let sent: void | Promise<void>;
     try {
-      await this.sink(message, relatedRequestId, final);
+      sent = this.sink(message, relatedRequestId, final);
     } catch (error) {
       this.host.logError('Failed to send a message', error);
+      return undefined;
     }
+    return sent ? sent.then(undefined, (error: unknown) => this.host.logError('Failed to send a message', error)) : undefined;
   }
 }

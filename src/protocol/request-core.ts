@@ -9,6 +9,7 @@ import type { MethodHandler, TransportExtra } from './request-scope';
 import { SessionScope } from './session-scope';
 import type { RequestTelemetry, TracedSession } from './telemetry/telemetry-options';
 import { echo } from './wire';
+import { isThenable, type MaybePromise } from '../mcp/maybe-promise';
 
 /*
  * The per-request core: what happens to one request between its classification and its response,
@@ -72,14 +73,28 @@ export function traced(
  * Builds the request's scope on `site` and runs its handler; resolves to its response, or undefined
  * when the request was cancelled. Never rejects: a handler's fault is its response (-32603, logged).
  */
-export async function runRequest(
+export function runRequest(
+  host: RequestHost,
+  site: RequestSite,
+  request: JsonRpcRequest,
+  extra: TransportExtra | undefined,
+  envelope: PeerState | undefined,
+): Promise<JsonRpcResponse | undefined> {
+  return Promise.resolve(serveRequest(host, site, request, extra, envelope));
+}
+
+/**
+ * runRequest, answering synchronously when the handler does (no promise; see maybe-promise): a
+ * session's requests, whose transport writes each response as it comes. Never throws.
+ */
+export function serveRequest(
   host: RequestHost,
   site: RequestSite,
   request: JsonRpcRequest,
   extra: TransportExtra | undefined,
   /** A 2026-07-28 request's envelope, read and checked (by the classifier); undefined for a 2025-era request. */
   envelope: PeerState | undefined,
-): Promise<JsonRpcResponse | undefined> {
+): MaybePromise<JsonRpcResponse | undefined> {
   const { id, method } = request;
   const modern = envelope ? host.modern : undefined;
   let scope: SessionScope;
@@ -99,22 +114,41 @@ export async function runRequest(
     scope = new SessionScope(id, method, request.params ?? {}, site, site.ownerKey(extra), extra);
   }
   site.track(scope);
+  let result: unknown;
   try {
-    const result = modern ? await modern.run(handler, scope as ModernScope) : await handler(scope.params, scope);
-    return scope.cancelled ? undefined : { jsonrpc: '2.0', id, result: result ?? {} };
+    result = modern ? modern.run(handler, scope as ModernScope) : handler(scope.params, scope);
   } catch (error) {
-    if (scope.cancelled) return undefined;
-    const mapped = mcpErrorOf(error);
-    if (mapped) {
-      const e = modern ? modern.mapError(mapped) : mapped;
-      return errorResponse(id, e.code, e.message, e.data);
-    }
-    host.logError(`Unhandled error in ${method}`, error);
-    return errorResponse(id, ErrorCode.InternalError, 'Internal error');
-  } finally {
-    site.untrack(scope);
-    scope.finish();
+    return settled(site, scope, failed(host, scope, modern, error));
   }
+  if (!isThenable(result)) return settled(site, scope, answered(scope, result));
+  return Promise.resolve(result).then(
+    (value) => settled(site, scope, answered(scope, value)),
+    (error: unknown) => settled(site, scope, failed(host, scope, modern, error)),
+  );
+}
+
+/** The response of a request whose handler returned `result`. */
+function answered(scope: SessionScope, result: unknown): JsonRpcResponse | undefined {
+  return scope.cancelled ? undefined : { jsonrpc: '2.0', id: scope.id, result: result ?? {} };
+}
+
+/** The response of a request whose handler failed. */
+function failed(host: RequestHost, scope: SessionScope, modern: ModernDispatch | undefined, error: unknown): JsonRpcResponse | undefined {
+  if (scope.cancelled) return undefined;
+  const mapped = mcpErrorOf(error);
+  if (mapped) {
+    const e = modern ? modern.mapError(mapped) : mapped;
+    return errorResponse(scope.id, e.code, e.message, e.data);
+  }
+  host.logError(`Unhandled error in ${scope.method}`, error);
+  return errorResponse(scope.id, ErrorCode.InternalError, 'Internal error');
+}
+
+/** The request is over: its site lets go of its scope, and later progress from its handler is dropped. */
+function settled(site: RequestSite, scope: SessionScope, response: JsonRpcResponse | undefined): JsonRpcResponse | undefined {
+  site.untrack(scope);
+  scope.finish();
+  return response;
 }
 
 /**

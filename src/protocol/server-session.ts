@@ -22,7 +22,8 @@ import type { Era } from '../mcp/eras';
 import { echo } from './wire';
 import { ownerOf } from '../auth/principal';
 import { classifyInbound, type LegacyInbound } from './inbound';
-import { clientNotification, type RequestHost, type RequestSite, runRequest, traced } from './request-core';
+import { clientNotification, type RequestHost, type RequestSite, serveRequest, traced } from './request-core';
+import type { MaybePromise } from '../mcp/maybe-promise';
 
 /** A request of a session serving only the legacy era: nothing to classify. */
 const LEGACY_REQUEST: LegacyInbound = Object.freeze({ era: 'legacy' });
@@ -49,6 +50,7 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
   advertised: ServerCapabilities | undefined;
   onStateChange?: (change: SessionStateChange) => void;
   private state: PeerState;
+  /** The owner key of requests from no authenticated caller (built once: it was a string per request). */
   private local?: string;
   private readonly requireInitialize: boolean;
   private readonly anonymousOwner: string | undefined;
@@ -81,26 +83,47 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
   }
 
   async receive(message: JsonRpcMessage, extra: TransportExtra | undefined = this.defaultExtra): Promise<void> {
-    if (isRequest(message)) {
-      const response = await this.handleRequest(message, extra);
-      if (response) await this.emit(response, message.id, true);
-    } else if (isResponse(message)) {
-      this.settle(message);
-    } else {
-      this.handleNotification(message);
+    await this.take(message, extra);
+  }
+
+  deliver(message: JsonRpcMessage): void {
+    try {
+      const pending = this.take(message, this.defaultExtra);
+      if (pending) pending.catch((error: unknown) => this.host.logError('Could not serve a message', error));
+    } catch (error) {
+      this.host.logError('Could not serve a message', error);
     }
+  }
+
+  /** Handles any inbound message: synchronously when its handler answers synchronously. */
+  private take(message: JsonRpcMessage, extra: TransportExtra | undefined): Promise<void> | undefined {
+    if (isRequest(message)) {
+      const telemetry = this.host.telemetry;
+      const response = telemetry
+        ? traced(telemetry, this, message, extra, () => this.servePromise(message, extra))
+        : this.serve(message, extra);
+      if (response instanceof Promise) return response.then((r) => (r ? this.emit(r, message.id, true) : undefined));
+      return response ? this.emit(response, message.id, true) : undefined;
+    }
+    if (isResponse(message)) this.settle(message);
+    else this.handleNotification(message);
+    return undefined;
   }
 
   handleRequest(request: JsonRpcRequest, extra: TransportExtra | undefined = this.defaultExtra): Promise<JsonRpcResponse | undefined> {
     const telemetry = this.host.telemetry;
-    return telemetry ? traced(telemetry, this, request, extra, () => this.serve(request, extra)) : this.serve(request, extra);
+    return telemetry ? traced(telemetry, this, request, extra, () => this.servePromise(request, extra)) : this.servePromise(request, extra);
+  }
+
+  private servePromise(request: JsonRpcRequest, extra: TransportExtra | undefined): Promise<JsonRpcResponse | undefined> {
+    return Promise.resolve(this.serve(request, extra));
   }
 
   /** What a session adds to the per-request core: ids in use, the era it is pinned to, initialize first. */
-  private serve(request: JsonRpcRequest, extra: TransportExtra | undefined): Promise<JsonRpcResponse | undefined> {
+  private serve(request: JsonRpcRequest, extra: TransportExtra | undefined): MaybePromise<JsonRpcResponse | undefined> {
     const id = request.id;
     if (this.inflight.has(id))
-      return Promise.resolve(errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(echo(id))} is already in use`));
+      return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(echo(id))} is already in use`);
     const modern = this.host.modern;
     // Over HTTP the transport classified the request already (its envelope travels in `extra`).
     const inbound = extra?.envelope
@@ -110,10 +133,10 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
         : LEGACY_REQUEST;
     if ('reject' in inbound) {
       const e = modern!.mapError(inbound.reject);
-      return Promise.resolve(errorResponse(id, e.code, e.message, e.data));
+      return errorResponse(id, e.code, e.message, e.data);
     }
     if (inbound.pin) this.era = inbound.pin;
-    return runRequest(this.host, this, request, extra, 'peer' in inbound ? inbound.peer : undefined);
+    return serveRequest(this.host, this, request, extra, 'peer' in inbound ? inbound.peer : undefined);
   }
 
   admits(method: string): boolean {
@@ -203,8 +226,8 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
     if (extra?.auth) return ownerOf(extra.auth);
     if (this.anonymousOwner) return this.anonymousOwner;
     // Sessions without an id (stdio, in-memory) get a random local one: tasks are scoped by it.
-    this.local ??= this.id ?? randomBytes(12).toString('base64url');
-    return `ses:${this.local}`;
+    this.local ??= `ses:${this.id ?? randomBytes(12).toString('base64url')}`;
+    return this.local;
   }
 
   /** The one place the peer state changes. */

@@ -1,23 +1,21 @@
 import type { CallToolResult, ContentBlock } from '../mcp/mcp-types';
 import { mcpErrorOf } from '../mcp/mcp.error';
 import type { HandlerRef, ToolDescriptor } from '../registry/descriptors';
-import { validateInput, type ValidationOutcome } from '../validation/validate-input';
+import { isThenable, type MaybePromise } from '../mcp/maybe-promise';
+import { checkInput, validateInput, type ValidationOutcome } from '../validation/validate-input';
 import { errorResult, isAsyncIterable, mapToolError, mapToolResult, toContent, type ToolErrorPolicy } from './handlers/tool-result.mapper';
 import type { RequestScope } from './request-scope';
 import type { RequestTelemetry } from './telemetry/telemetry-options';
 
 /**
  * Runs a user handler: resolves its provider through the container and calls the method. Returns what
- * the handler returned (a promise or not: a synchronous tool costs no promise on the way); may throw.
+ * the method returned (a value, or a promise of it); a synchronous throw is the handler's error too.
  */
 export type Invoke = (ref: HandlerRef, args: unknown[]) => unknown;
 
 /**
  * The one path from a tool call to its CallToolResult: validate the arguments, invoke the handler
  * (through the middleware), map what it returned or threw. `tools/call` and tasks both use it.
- * Only what is a promise is awaited: with AsyncLocalStorage on (the server log's request fields),
- * every await costs promises and async hooks, and a synchronous tool with a synchronous validator
- * then costs none here.
  */
 export class ToolInvoker {
   /** The validation span's name and attributes, by tool (descriptors are frozen; a WeakMap lets a removed tool go). */
@@ -50,61 +48,100 @@ export class ToolInvoker {
     scope: RequestScope,
     onBlocks?: (blocks: ContentBlock[]) => Promise<void>,
   ): Promise<CallToolResult> {
-    let input: unknown = args ?? {};
-    if (tool.validate || tool.input) {
-      let checked = this.telemetry ? await this.tracedValidation(tool, args, scope) : validateArgs(tool, args);
-      if (isPromise(checked)) checked = await checked;
-      if (!checked.ok) return invalid(tool, checked.issues);
-      input = checked.value;
+    return this.run(tool, args, scope, onBlocks);
+  }
+
+  /**
+   * `call` without a promise when every step is synchronous (class-validator constraints, a method
+   * returning its value, no output class to check asynchronously): the result itself, else its
+   * promise. Throws (or rejects with) the McpError a handler's error maps to.
+   */
+  run(
+    tool: ToolDescriptor,
+    args: Record<string, unknown> | undefined,
+    scope: RequestScope,
+    onBlocks?: (blocks: ContentBlock[]) => Promise<void>,
+  ): MaybePromise<CallToolResult> {
+    const checked = this.check(tool, args, scope);
+    if (checked === undefined) return this.invokeTool(tool, args ?? {}, scope, onBlocks);
+    if (checked instanceof Promise)
+      return checked.then((c) => (c.ok ? this.invokeTool(tool, c.value, scope, onBlocks) : invalid(tool, c.issues)));
+    return checked.ok ? this.invokeTool(tool, checked.value, scope, onBlocks) : invalid(tool, checked.issues);
+  }
+
+  /** The arguments checked by the tool's schema or input class; undefined for a tool that declares neither. */
+  private check(
+    tool: ToolDescriptor,
+    args: Record<string, unknown> | undefined,
+    scope: RequestScope,
+  ): MaybePromise<ValidationOutcome<unknown>> | undefined {
+    if (tool.validate) {
+      const validate = tool.validate;
+      return this.telemetry
+        ? this.validationSpan(this.telemetry, tool, scope, () => Promise.resolve(validate(args ?? {})))
+        : validate(args ?? {});
     }
-    const ctx = scope.context();
+    if (tool.input) {
+      const inputClass = tool.input;
+      return this.telemetry
+        ? this.validationSpan(this.telemetry, tool, scope, () => validateInput(inputClass, args, 'refuse'))
+        : checkInput(inputClass, args, 'refuse');
+    }
+    return undefined;
+  }
+
+  /** Invokes the handler (through the middleware) and maps what it returned or threw. */
+  private invokeTool(
+    tool: ToolDescriptor,
+    input: unknown,
+    scope: RequestScope,
+    onBlocks: ((blocks: ContentBlock[]) => Promise<void>) | undefined,
+  ): MaybePromise<CallToolResult> {
     try {
-      let value = this.invoke(tool, tool.contextFirst ? [ctx] : [input, ctx]);
-      if (isPromise(value)) value = await value;
-      if (isAsyncIterable(value)) value = await collect(value, scope, onBlocks);
-      const result = mapToolResult(tool, value, this.logError);
-      return isPromise(result) ? await result : result;
+      const ctx = scope.context();
+      const value = this.invoke(tool, tool.contextFirst ? [ctx] : [input, ctx]);
+      const result = isThenable(value)
+        ? Promise.resolve(value).then((v) => this.mapValue(tool, v, scope, onBlocks))
+        : this.mapValue(tool, value, scope, onBlocks);
+      return result instanceof Promise ? result.catch((error: unknown) => this.mapError(tool, error)) : result;
     } catch (error) {
-      // A JSON-RPC error (McpError, or an error that maps to one, e.g. a store's) is the call's answer.
-      const mapped = mcpErrorOf(error);
-      if (mapped) throw mapped;
-      return mapToolError(tool, error, this.logError, this.errorPolicy);
+      return this.mapError(tool, error);
     }
   }
 
+  private mapValue(
+    tool: ToolDescriptor,
+    value: unknown,
+    scope: RequestScope,
+    onBlocks: ((blocks: ContentBlock[]) => Promise<void>) | undefined,
+  ): MaybePromise<CallToolResult> {
+    if (isAsyncIterable(value)) return collect(value, scope, onBlocks).then((collected) => mapToolResult(tool, collected, this.logError));
+    return mapToolResult(tool, value, this.logError);
+  }
+
+  /** A JSON-RPC error (McpError, or an error that maps to one, e.g. a store's) is the call's answer: thrown. */
+  private mapError(tool: ToolDescriptor, error: unknown): CallToolResult {
+    const mapped = mcpErrorOf(error);
+    if (mapped) throw mapped;
+    return mapToolError(tool, error, this.logError, this.errorPolicy);
+  }
+
   /** The span of a tool's argument validation, child of the request's; its name and attributes made once per tool. */
-  private tracedValidation(tool: ToolDescriptor, args: Record<string, unknown> | undefined, scope: RequestScope): Promise<Checked> {
+  private validationSpan<T extends { ok: boolean }>(
+    telemetry: RequestTelemetry,
+    tool: ToolDescriptor,
+    scope: RequestScope,
+    work: () => Promise<T>,
+  ): Promise<T> {
     let span = this.validationSpans.get(tool);
     if (!span)
       this.validationSpans.set(tool, (span = { name: `validate_arguments ${tool.name}`, attributes: { 'gen_ai.tool.name': tool.name } }));
-    return this.telemetry!.child(
-      scope.outbound,
-      scope.id,
-      span.name,
-      span.attributes,
-      () => Promise.resolve(validateArgs(tool, args)),
-      invalidArguments,
-    );
+    return telemetry.child(scope.outbound, scope.id, span.name, span.attributes, work, invalidArguments);
   }
 }
 
 function invalidArguments(checked: { ok: boolean }): string | undefined {
   return checked.ok ? undefined : 'invalid_arguments';
-}
-
-type Checked = ValidationOutcome<object>;
-
-/** The arguments checked by the tool's JSON Schema validator or its input class. */
-function validateArgs(tool: ToolDescriptor, args: Record<string, unknown> | undefined): Checked | Promise<Checked> {
-  if (tool.validate) return tool.validate(args ?? {}) as Checked;
-  return validateInput(tool.input!, args, 'refuse');
-}
-
-/** A promise or any thenable (what `await` would wait for). */
-function isPromise<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
-  );
 }
 
 function invalid(tool: ToolDescriptor, issues: string[]): CallToolResult {

@@ -97,11 +97,20 @@ export class StdioTransport implements MessageTransport {
   }
 
   send(message: JsonRpcMessage): Promise<void> {
+    this.post(message);
+    return Promise.resolve();
+  }
+
+  /**
+   * `send` without its promise (it never waits for anything: a write error ends the connection, see
+   * onOutputError): the application's connection writes through this, one promise fewer per message.
+   */
+  post(message: JsonRpcMessage): void {
     this.queue.push(`${encodeMessage(message)}\n`);
     if (!isResponse(message)) {
       this.flush();
       this.lastNonResponse = performance.now();
-      return Promise.resolve();
+      return;
     }
     if (!this.flushScheduled) {
       this.flushScheduled = true;
@@ -115,7 +124,6 @@ export class StdioTransport implements MessageTransport {
       if (performance.now() - this.lastNonResponse < RESPONSE_AFTER_NOTIFICATION_MS) setTimeout(flush, RESPONSE_AFTER_NOTIFICATION_MS);
       else setImmediate(flush);
     }
-    return Promise.resolve();
   }
 
   private stopInput(): void {

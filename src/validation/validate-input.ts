@@ -1,13 +1,14 @@
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate, type ValidationError, type ValidatorOptions, validateSync } from 'class-validator';
+import type { MaybePromise } from '../mcp/maybe-promise';
 import { metadataStore } from '../metadata/metadata-store';
+import { passesCheck } from './fast-check';
 
 type Ctor = new (...args: never[]) => object;
 type TransformerCtor = Parameters<typeof plainToInstance>[0];
 
 export type ValidationOutcome<T> = { ok: true; value: T } | { ok: false; issues: string[] };
 
-/**
 /**
  * What to do with members of the input that its class does not declare: `refuse` them (tool
  * arguments: the model hears which key is unknown and can correct its call) or `strip` them (output,
@@ -18,15 +19,25 @@ export type UnknownKeys = 'refuse' | 'strip';
 /**
  * The one place where untrusted input becomes a class instance: class-transformer, then
  * class-validator. Each violation is reported as `path: message (constraint)` so that a model can
- * correct its call; a member the input lacks reads `is required`, whatever its type rules say. The
- * outcome comes back directly when the class has no asynchronous constraint (every `await` of a
- * promise costs a request allocations and, with AsyncLocalStorage on, async hooks), else as a promise of it.
+ * correct its call; a member the input lacks reads `is required`, whatever its type rules say.
  */
-export function validateInput<T extends object>(
+export async function validateInput<T extends object>(
   cls: Ctor,
   input: unknown,
   unknownKeys: UnknownKeys = 'strip',
-): ValidationOutcome<T> | Promise<ValidationOutcome<T>> {
+): Promise<ValidationOutcome<T>> {
+  return checkInput<T>(cls, input, unknownKeys);
+}
+
+/**
+ * validateInput without a promise when the class's constraints are all synchronous (the common case):
+ * the outcome itself then, else its promise. Never throws.
+ */
+export function checkInput<T extends object>(
+  cls: Ctor,
+  input: unknown,
+  unknownKeys: UnknownKeys = 'strip',
+): MaybePromise<ValidationOutcome<T>> {
   if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
     return { ok: false, issues: ['arguments: must be an object'] };
   }
@@ -38,19 +49,20 @@ export function validateInput<T extends object>(
     if (unknown.length > 0) return { ok: false, issues: unknown.map((key) => unknownIssue(key, '', plan)) };
   }
   let instance: T;
-  let pending: Promise<ValidationError[]>;
+  let errors: ValidationError[] | Promise<ValidationError[]>;
   try {
     instance = (plan.copy ? plan.copy(input ?? {}) : plainToInstance(cls as unknown as TransformerCtor, input ?? {})) as T;
-    if (plan.sync) return outcome(instance, validateSync(instance, plan.options), plan);
-    pending = validate(instance, plan.options);
+    // Valid input, the usual case, passes the precomputed checks; class-validator words the issues otherwise.
+    if (plan.passes?.(instance)) return { ok: true, value: instance };
+    errors = plan.sync ? validateSync(instance, plan.options) : validate(instance, plan.options);
   } catch {
     return unreadable();
   }
-  return pending.then((errors) => outcome(instance, errors, plan), unreadable);
+  return errors instanceof Promise ? errors.then((e) => outcome(instance, e, plan), unreadable) : outcome(instance, errors, plan);
 }
 
 /** The input is what class-transformer or class-validator could not handle: the caller's mistake. */
-function unreadable(): ValidationOutcome<never> {
+function unreadable(): { ok: false; issues: string[] } {
   return { ok: false, issues: ['arguments: could not be read as the expected shape'] };
 }
 
@@ -82,19 +94,27 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  * itself cannot overflow; returns the first problem as an issue, or undefined.
  */
 export function hostileShape(input: unknown): string | undefined {
-  const stack: { value: unknown; path: string; depth: number }[] = [{ value: input, path: '', depth: 0 }];
+  // Only objects and arrays are stacked (a flat object of scalars is checked without allocating).
+  const stack: { value: object; path: string; depth: number }[] = [];
+  if (typeof input === 'object' && input !== null) stack.push({ value: input, path: '', depth: 0 });
   while (stack.length > 0) {
     const { value, path, depth } = stack.pop()!;
-    if (typeof value !== 'object' || value === null) continue;
     if (depth > MAX_INPUT_DEPTH) return `${path || 'arguments'}: nested deeper than ${MAX_INPUT_DEPTH} levels (maxDepth)`;
     if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) stack.push({ value: value[i], path: path ? `${path}.${i}` : String(i), depth: depth + 1 });
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        if (typeof item === 'object' && item !== null)
+          stack.push({ value: item, path: path ? `${path}.${i}` : String(i), depth: depth + 1 });
+      }
       continue;
     }
     for (const key of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[key];
+      const nested = typeof item === 'object' && item !== null;
+      if (!nested && !FORBIDDEN_KEYS.has(key)) continue;
       const at = path ? `${path}.${key.length > 64 ? `${key.slice(0, 64)}…` : key}` : key;
       if (FORBIDDEN_KEYS.has(key)) return `${at}: the key "${key}" is not allowed (forbiddenKey)`;
-      stack.push({ value: (value as Record<string, unknown>)[key], path: at, depth: depth + 1 });
+      stack.push({ value: item as object, path: at, depth: depth + 1 });
     }
   }
   return undefined;
@@ -112,6 +132,8 @@ interface Plan {
   sync: boolean;
   /** A direct copy of the known members, for classes class-transformer would do nothing special for. */
   copy?: (input: object) => object;
+  /** True when the copied instance meets every constraint (see fast-check); false means "ask class-validator". */
+  passes?: (instance: object) => boolean;
 }
 
 const plans: Record<UnknownKeys, WeakMap<Ctor, Plan>> = { refuse: new WeakMap(), strip: new WeakMap() };
@@ -145,14 +167,17 @@ function planFor(cls: Ctor, unknownKeys: UnknownKeys): Plan {
   );
   const transformerFree = copiesVerbatim(cls, properties);
   const Class = cls as unknown as new () => Record<string, unknown>;
+  const copy = transformerFree;
   plan = {
     options,
     refuse,
     toolArguments: unknownKeys === 'refuse',
     known: new Set(properties),
     sync,
-    // Copied members are known ones only: unknown ones are refused before the copy (see validateInput).
-    copy: transformerFree
+    // Only over a copy: it holds the known members alone (unknown ones are refused before the copy, see
+    // checkInput, or stripped by it), so class-validator's whitelist has nothing to strip or refuse.
+    passes: copy && sync ? passesCheck(metadatas, storage) : undefined,
+    copy: copy
       ? (input) => {
           const instance = new Class();
           for (const p of properties)

@@ -41,21 +41,20 @@ export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
         return pages.page(params.cursor, view);
       return plainPages.page(params.cursor, view && { key: view.key, items: () => view.items().map(withoutViewMetadata) });
     },
-    // Not async: an unrestricted tool's call awaits nothing here (each await is promises and async hooks).
+    // Not async: a call whose every step is synchronous is answered without a promise (see maybe-promise).
     'tools/call': (params, scope) => {
       const name = requireString(params, 'name');
       const args = optionalObject(params, 'arguments');
       const tool = env.registry.tool(name);
       if (!tool) throw McpError.invalidParams(`Unknown tool: ${echo(name)}`);
       // Before validation and before a task is created: a forbidden call is a JSON-RPC error.
-      const checking = env.authorizer.assert(tool, callerOf(scope.extra));
-      if (checking) return checking.then(() => callTool(env, tool, args, params, scope));
-      return callTool(env, tool, args, params, scope);
+      const allowed = env.authorizer.assert(tool, callerOf(scope.extra));
+      return allowed ? allowed.then(() => callTool(env, tool, args, params, scope)) : callTool(env, tool, args, params, scope);
     },
   };
 }
 
-/** tools/call once the caller may use the tool: a feature's (tasks), or the tool's own run. */
+/** tools/call once the caller may use the tool: a feature may take it over (tasks), else the tool runs. */
 function callTool(
   env: HandlerEnv,
   tool: ToolDescriptor,
@@ -85,5 +84,5 @@ function callTool(
       if (taken !== undefined) return taken;
     }
   }
-  return env.tools.call(tool, args, scope);
+  return env.tools.run(tool, args, scope);
 }

@@ -5,7 +5,7 @@ import { handlerInvoker } from '../../../src/kernel/handler-invoker';
 import { Authorizer } from '../../../src/protocol/authorizer';
 import { mapToolResult } from '../../../src/protocol/handlers/tool-result.mapper';
 import type { HandlerAccess, HandlerRef, ToolDescriptor } from '../../../src/registry/descriptors';
-import { validateInput } from '../../../src/validation/validate-input';
+import { checkInput } from '../../../src/validation/validate-input';
 
 /*
  * The steps of a tools/call answer a synchronous case directly, not through a promise: over HTTP
@@ -50,10 +50,10 @@ const ref = (run: (args: unknown[]) => unknown, over: Partial<HandlerAccess> = {
 });
 
 describe('the synchronous steps of a tool call', () => {
-  it('validateInput answers a class without asynchronous constraints directly, and an asynchronous one with a promise', async () => {
-    expect(validateInput(Sync, { text: 'a' })).toEqual({ ok: true, value: Object.assign(new Sync(), { text: 'a' }) });
-    expect(validateInput(Sync, { text: 1 })).toEqual({ ok: false, issues: ['text: text must be a string (isString)'] });
-    const later = validateInput(Async, { text: 'no' });
+  it('checkInput answers a class without asynchronous constraints directly, and an asynchronous one with a promise', async () => {
+    expect(checkInput(Sync, { text: 'a' })).toEqual({ ok: true, value: Object.assign(new Sync(), { text: 'a' }) });
+    expect(checkInput(Sync, { text: 1 })).toEqual({ ok: false, issues: ['text: text must be a string (isString)'] });
+    const later = checkInput(Async, { text: 'no' });
     expect(later).toBeInstanceOf(Promise);
     expect(await later).toMatchObject({ ok: false });
   });

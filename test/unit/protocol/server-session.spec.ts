@@ -83,6 +83,53 @@ describe('ServerSession', () => {
     expect(session.runs(3)).toBe(false);
   });
 
+  it('answers a message transport request whose handler is synchronous before deliver returns, an asynchronous one when it settles', async () => {
+    const { session, sent } = setup(
+      {
+        now: () => 'now',
+        later: async () => 'later',
+        refuse: () => {
+          throw McpError.invalidParams('bad x');
+        },
+      },
+      { requireInitialize: false },
+    );
+    session.deliver(req(1, 'now'));
+    session.deliver(req(2, 'refuse'));
+    // No promise on the way: both are answered before anything else runs.
+    expect(sent).toEqual([
+      { message: { jsonrpc: '2.0', id: 1, result: 'now' }, related: 1, final: true },
+      { message: { jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'bad x' } }, related: 2, final: true },
+    ]);
+    expect(session.runs(1)).toBe(false);
+    session.deliver(req(3, 'later'));
+    expect(sent).toHaveLength(2);
+    expect(session.runs(3)).toBe(true);
+    await new Promise((r) => setImmediate(r));
+    expect(sent[2]).toEqual({ message: { jsonrpc: '2.0', id: 3, result: 'later' }, related: 3, final: true });
+    expect(session.runs(3)).toBe(false);
+  });
+
+  it('deliver never throws nor rejects: a sink that fails, at once or later, is logged', async () => {
+    const errors: string[] = [];
+    const host: SessionHost = {
+      handler: (method) => ({ now: () => 'now', later: async () => 'later' })[method as 'now'],
+      clientRequestTimeoutMs: 1_000,
+      capabilities: {},
+      logError: (message) => errors.push(message),
+    };
+    let fail: () => void | Promise<void> = () => {
+      throw new Error('closed pipe');
+    };
+    const session = new ServerSession(host, () => fail(), { requireInitialize: false });
+    session.deliver(req(1, 'now'));
+    expect(errors).toEqual(['Failed to send a message']);
+    fail = () => Promise.reject(new Error('closed pipe'));
+    session.deliver(req(2, 'later'));
+    await new Promise((r) => setImmediate(r));
+    expect(errors).toEqual(['Failed to send a message', 'Failed to send a message']);
+  });
+
   it('marks the final response final and an intermediate result not final', async () => {
     const { session, sent } = setup(
       { stream: async (_p, s) => (await s.outbound.sendIntermediateResult(s.id, { part: 1 }), { part: 2 }) },
