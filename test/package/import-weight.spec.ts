@@ -53,7 +53,6 @@ describe('what a stdio server loads', () => {
     expect(line.after).toEqual(
       expect.arrayContaining([
         'koa',
-        '@koa/router',
         'ajv',
         'src/transports/http/streamable-http.js',
         'src/transports/in-memory.transport.js',
