@@ -9,7 +9,7 @@ import type { DynamicPrompt, DynamicResource, DynamicTool } from '../registry/dy
 import type { PrimitiveKind, Registry } from '../registry/registry';
 import type { TaskStore } from '../tasks/task-store';
 import type { HttpOptions } from '../transports/http/http-options';
-import type { HttpTransport } from '../transports/http/http-handler.types';
+import type { FetchHandler, HttpTransport } from '../transports/http/http-handler.types';
 import type { ClientTransport } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
 import type { ApplicationOptions } from './application-options';
@@ -272,6 +272,15 @@ export class McpApplication {
    */
   httpTransport(options: HttpOptions = {}): HttpTransport {
     return this.serving.httpTransport(options);
+  }
+
+  /**
+   * The same MCP endpoint as a web-standard fetch handler, `(request: Request) => Promise<Response>`:
+   * for Bun, Deno, Cloudflare Workers, AWS Lambda (`lambdaHandler` in mcpkit/fetch) or any route
+   * handler. It takes the HTTP options (`port` and `host` aside: the runtime listens) and loads no Koa.
+   */
+  fetchHandler(options: HttpOptions = {}): FetchHandler {
+    return this.serving.fetchHandler(options);
   }
 
   /**

@@ -25,3 +25,21 @@ export interface HttpTransport {
   /** Stops accepting, ends every stream and session, and closes the server. */
   close(): Promise<void>;
 }
+
+/**
+ * What `app.fetchHandler(options)` returns: the MCP endpoint as a web-standard fetch handler,
+ * `(request) => Promise<Response>`, for Bun (`Bun.serve({ fetch })`), Deno (`Deno.serve(handler)`),
+ * Cloudflare Workers (`export default { fetch }`), AWS Lambda (`lambdaHandler`) and route handlers.
+ * It answers any path: those that are not the endpoint's get 404. The application closes it with itself.
+ */
+export interface FetchHandler {
+  /**
+   * Serves one request. The second argument is what the runtime passes beside it, read for the
+   * caller's address when it has one (Deno's `info.remoteAddr`, Bun's `server.requestIP`).
+   */
+  (request: Request, runtime?: unknown): Promise<Response>;
+  /** Sessions served here, HTTP+SSE ones included. */
+  readonly sessionCount: number;
+  /** Answers new requests with 503, ends every stream and session. */
+  close(): Promise<void>;
+}

@@ -61,6 +61,7 @@ const PUBLIC_API: Record<string, string[]> = {
     'type ExtensionSettings',
     'type Extensions',
     'FORBIDDEN_CODE',
+    'type FetchHandler',
     'Field',
     'type FieldOptions',
     'ForbiddenError',
