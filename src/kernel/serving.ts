@@ -6,7 +6,7 @@ import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { ProtocolEngine } from '../protocol/protocol-engine';
 import type { TaskStore } from '../tasks/task-store';
 import type { HttpOptions } from '../transports/http/http-options';
-import type { FetchHandler, HttpTransport } from '../transports/http/http-handler.types';
+import type { FetchHandler, HttpTransport, LambdaHandler } from '../transports/http/http-handler.types';
 import type { ClientTransport } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
 import { StdioTransport } from '../transports/stdio.transport';
@@ -118,6 +118,15 @@ export class Serving {
     // Requests after close get 503 from the endpoint; a web runtime has no server to stop accepting.
     this.served.add({ stopAccepting: () => undefined, close: () => handler.close() });
     return handler;
+  }
+
+  /** The fetch handler behind AWS Lambda's HTTP events (see McpApplication.lambdaHandler). */
+  lambdaHandler(options: HttpOptions = {}): LambdaHandler {
+    const handler = this.fetchHandler(options);
+    const { lambdaHandler } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a Lambda function needs it
+      require('../transports/http/lambda-adapter') as typeof import('../transports/http/lambda-adapter');
+    return lambdaHandler(handler);
   }
 
   /** What an HTTP front door needs of the application to serve sessions and stateless requests. */

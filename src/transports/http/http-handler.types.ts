@@ -43,3 +43,33 @@ export interface FetchHandler {
   /** Answers new requests with 503, ends every stream and session. */
   close(): Promise<void>;
 }
+
+/**
+ * An AWS Lambda event with the HTTP payload format 2.0: API Gateway HTTP APIs and Lambda function URLs
+ * (the fields mcpkit reads).
+ */
+export interface LambdaHttpEvent {
+  readonly version?: string;
+  readonly rawPath: string;
+  readonly rawQueryString?: string;
+  readonly headers?: Readonly<Record<string, string | undefined>>;
+  readonly cookies?: readonly string[];
+  readonly requestContext: {
+    readonly domainName?: string;
+    readonly http: { readonly method: string; readonly sourceIp?: string; readonly protocol?: string };
+  };
+  readonly body?: string;
+  readonly isBase64Encoded?: boolean;
+}
+
+/** What a Lambda function returns for an HTTP payload 2.0 event. */
+export interface LambdaHttpResult {
+  statusCode: number;
+  headers: Record<string, string>;
+  cookies?: string[];
+  body: string;
+  isBase64Encoded: boolean;
+}
+
+/** What `app.lambdaHandler(options)` returns: export it as the function's handler. */
+export type LambdaHandler = (event: LambdaHttpEvent, context?: unknown) => Promise<LambdaHttpResult>;
