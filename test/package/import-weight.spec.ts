@@ -59,6 +59,8 @@ describe('what a stdio server loads', () => {
         'src/registry/dynamic-builder.js',
       ]),
     );
+    // A Koa server loads nothing of the fetch front door (the fetch handler, its exchange, the Lambda adapter).
+    expect(line.after.filter((m) => /src\/transports\/http\/(fetch-|lambda-)/.test(m))).toEqual([]);
   });
 
   it('imports mcpkit/auth (a token verifier) without jose or the OAuth proxy endpoints, which load with a proxy', async () => {
