@@ -115,8 +115,7 @@ export class Serving {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a fetch-handler server needs it
       require('../transports/http/fetch-handler') as typeof import('../transports/http/fetch-handler');
     const handler = createFetchHandler(this.sessionFactory(), this.httpOptions(options));
-    // Requests after close get 503 from the endpoint; a web runtime has no server to stop accepting.
-    this.served.add({ stopAccepting: () => undefined, close: () => handler.close() });
+    this.served.add({ stopAccepting: () => handler.stopAccepting(), close: () => handler.close() });
     return handler;
   }
 

@@ -30,6 +30,7 @@ export function createFetchHandler(factory: SessionFactory, options: HttpOptions
   };
   return Object.defineProperties(handler, {
     sessionCount: { get: () => endpoint.sessionCount },
+    stopAccepting: { value: () => endpoint.stopAccepting() },
     close: { value: () => endpoint.close() },
   }) as FetchHandler;
 }

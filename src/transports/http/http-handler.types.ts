@@ -40,6 +40,8 @@ export interface FetchHandler {
   (request: Request, runtime?: unknown): Promise<Response>;
   /** Sessions served here, HTTP+SSE ones included. */
   readonly sessionCount: number;
+  /** Answers new requests with 503; requests in flight go on (the application does this first when it closes). */
+  stopAccepting(): void;
   /** Answers new requests with 503, ends every stream and session. */
   close(): Promise<void>;
 }
