@@ -70,7 +70,15 @@ export { McpApplication } from './kernel/mcp-application';
 export type { ApplicationOptions, ServerInfo } from './kernel/application-options';
 export type { ListenOptions, ListenResult, ConnectOptions, ConnectionHandle } from './kernel/listen-options';
 export type { HttpOptions } from './transports/http/http-options';
-export type { HttpTransport, HttpMiddleware, RequestListener } from './transports/http/http-handler.types';
+export type {
+  FetchHandler,
+  HttpTransport,
+  HttpMiddleware,
+  LambdaHandler,
+  LambdaHttpEvent,
+  LambdaHttpResult,
+  RequestListener,
+} from './transports/http/http-handler.types';
 export type { StdioOptions } from './transports/stdio.transport';
 export type { TaskOptions } from './tasks/task-options';
 export type { TelemetryOptions } from './protocol/telemetry/telemetry-options';

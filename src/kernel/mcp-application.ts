@@ -9,7 +9,7 @@ import type { DynamicPrompt, DynamicResource, DynamicTool } from '../registry/dy
 import type { PrimitiveKind, Registry } from '../registry/registry';
 import type { TaskStore } from '../tasks/task-store';
 import type { HttpOptions } from '../transports/http/http-options';
-import type { HttpTransport } from '../transports/http/http-handler.types';
+import type { FetchHandler, HttpTransport, LambdaHandler } from '../transports/http/http-handler.types';
 import type { ClientTransport } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
 import type { ApplicationOptions } from './application-options';
@@ -279,6 +279,24 @@ export class McpApplication {
    */
   httpTransport(options: HttpOptions = {}): HttpTransport {
     return this.serving.httpTransport(options);
+  }
+
+  /**
+   * The same MCP endpoint as a web-standard fetch handler, `(request: Request) => Promise<Response>`:
+   * for Bun, Deno, Cloudflare Workers or any route handler (AWS Lambda: `lambdaHandler`). It takes
+   * the HTTP options (`port` and `host` aside: the runtime listens) and loads no Koa.
+   */
+  fetchHandler(options: HttpOptions = {}): FetchHandler {
+    return this.serving.fetchHandler(options);
+  }
+
+  /**
+   * The fetch handler as an AWS Lambda handler for HTTP payload 2.0 events (API Gateway HTTP APIs,
+   * function URLs): `export const handler = app.lambdaHandler({ sessions: false, allowedHosts: [...] })`.
+   * Answers are buffered (Lambda returns a result once), so keep requests stateless.
+   */
+  lambdaHandler(options: HttpOptions = {}): LambdaHandler {
+    return this.serving.lambdaHandler(options);
   }
 
   /**

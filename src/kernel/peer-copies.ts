@@ -22,6 +22,8 @@ export interface PeerCopies {
  * entry script's folder and from the working directory, as the application's own imports would.
  */
 export function findPeerCopies(): PeerCopies[] {
+  // A bundle (esbuild for Cloudflare Workers) has no module cache to look in, and holds one copy of each package.
+  if (!require.cache || typeof require.resolve !== 'function') return [];
   const loaded = Object.keys(require.cache);
   const bases = [process.argv[1] ? dirname(process.argv[1]) : undefined, process.cwd()].filter((b): b is string => !!b);
   const found: PeerCopies[] = [];

@@ -6,7 +6,7 @@ import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { ProtocolEngine } from '../protocol/protocol-engine';
 import type { TaskStore } from '../tasks/task-store';
 import type { HttpOptions } from '../transports/http/http-options';
-import type { HttpTransport } from '../transports/http/http-handler.types';
+import type { FetchHandler, HttpTransport, LambdaHandler } from '../transports/http/http-handler.types';
 import type { ClientTransport } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
 import { StdioTransport } from '../transports/stdio.transport';
@@ -101,29 +101,56 @@ export class Serving {
   /** A Streamable HTTP transport for the application, not yet listening. */
   httpTransport(options: HttpOptions = {}): HttpTransport {
     this.refuseWhenClosing();
-    const { engine, logger, scaleOut, taskStore } = this.host;
-    const shared = scaleOut?.httpDefaults();
     // Loaded here, not at import: a stdio-only server never loads Koa.
     const { StreamableHttpTransport: Transport } =
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: a stdio server never loads Koa
       require('../transports/http/streamable-http') as typeof import('../transports/http/streamable-http');
-    const { withTracedEventStore } =
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only HTTP has an event store
-      require('../transports/http/traced-event-store') as typeof import('../transports/http/traced-event-store');
-    const transport = new Transport(
-      {
-        createSession: (sink, o) => engine.createSession(sink, o),
-        stateless: engine,
-        logError: (m, e) => logger.error(m, e),
-        modern: engine.modern,
-        readiness: { taskStore },
-      },
-      withTracedEventStore(shared ? { ...shared, ...options } : options, engine.telemetry),
-    );
+    const transport = new Transport(this.sessionFactory(), this.httpOptions(options));
     const served: Served = { stopAccepting: () => transport.stopAccepting(), close: () => transport.close() };
     this.served.add(served);
     this.httpServed.set(transport, served);
     return transport;
+  }
+
+  /** The same endpoint as a web-standard fetch handler (see McpApplication.fetchHandler); it loads no Koa. */
+  fetchHandler(options: HttpOptions = {}): FetchHandler {
+    this.refuseWhenClosing();
+    const { createFetchHandler } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a fetch-handler server needs it
+      require('../transports/http/fetch-handler') as typeof import('../transports/http/fetch-handler');
+    const handler = createFetchHandler(this.sessionFactory(), this.httpOptions(options));
+    this.served.add({ stopAccepting: () => handler.stopAccepting(), close: () => handler.close() });
+    return handler;
+  }
+
+  /** The fetch handler behind AWS Lambda's HTTP events (see McpApplication.lambdaHandler). */
+  lambdaHandler(options: HttpOptions = {}): LambdaHandler {
+    const handler = this.fetchHandler(options);
+    const { lambdaHandler } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a Lambda function needs it
+      require('../transports/http/lambda-adapter') as typeof import('../transports/http/lambda-adapter');
+    return lambdaHandler(handler);
+  }
+
+  /** What an HTTP front door needs of the application to serve sessions and stateless requests. */
+  private sessionFactory(): import('../transports/http/session-directory').SessionFactory {
+    const { engine, logger, taskStore } = this.host;
+    return {
+      createSession: (sink, o) => engine.createSession(sink, o),
+      stateless: engine,
+      logError: (m, e) => logger.error(m, e),
+      modern: engine.modern,
+      readiness: { taskStore },
+    };
+  }
+
+  /** The options of an HTTP front door: the scale-out's shared stores under the caller's, the event store traced. */
+  private httpOptions(options: HttpOptions): HttpOptions {
+    const shared = this.host.scaleOut?.httpDefaults();
+    const { withTracedEventStore } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only HTTP has an event store
+      require('../transports/http/traced-event-store') as typeof import('../transports/http/traced-event-store');
+    return withTracedEventStore(shared ? { ...shared, ...options } : options, this.host.engine.telemetry);
   }
 
   /** Starts serving over HTTP and/or stdio (see McpApplication.listen). */

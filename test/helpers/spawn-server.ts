@@ -7,14 +7,23 @@ import { type ChildProcess, spawn } from 'node:child_process';
 export async function spawnHttpServer(
   script: string,
   env: Record<string, string> = {},
+  /** Another runtime than this Node (bun, deno), with its arguments before the script. */
+  runtime: { command: string; args: string[] } = { command: process.execPath, args: [] },
 ): Promise<{ url: string; port: number; child: ChildProcess; stderr: () => string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(runtime.command, [...runtime.args, script], {
+    env: { ...process.env, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`server did not start: ${stderr}`));
-    }, 15_000);
+    const timer = setTimeout(
+      () => {
+        child.kill('SIGKILL');
+        reject(new Error(`server did not start: ${stderr}`));
+        // Another runtime may compile (Deno) or resolve packages on its first start.
+      },
+      runtime.command === process.execPath ? 15_000 : 60_000,
+    );
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const m = /(http:\/\/[^\s]+\/mcp)/.exec(stderr);

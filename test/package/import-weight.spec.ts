@@ -53,13 +53,14 @@ describe('what a stdio server loads', () => {
     expect(line.after).toEqual(
       expect.arrayContaining([
         'koa',
-        '@koa/router',
         'ajv',
         'src/transports/http/streamable-http.js',
         'src/transports/in-memory.transport.js',
         'src/registry/dynamic-builder.js',
       ]),
     );
+    // A Koa server loads nothing of the fetch front door (the fetch handler, its exchange, the Lambda adapter).
+    expect(line.after.filter((m) => /src\/transports\/http\/(fetch-|lambda-)/.test(m))).toEqual([]);
   });
 
   it('imports mcpkit/auth (a token verifier) without jose or the OAuth proxy endpoints, which load with a proxy', async () => {

@@ -1,9 +1,7 @@
 import type { IncomingMessage } from 'node:http';
+import { BodyTimeoutError, BodyTooLargeError } from './http-exchange';
 
-export class BodyTooLargeError extends Error {}
-
-/** The body did not arrive in time. */
-export class BodyTimeoutError extends Error {}
+export { BodyTimeoutError, BodyTooLargeError } from './http-exchange';
 
 /**
  * Reads a request body, refusing (without buffering further) once it passes `limit` bytes or once

@@ -25,3 +25,53 @@ export interface HttpTransport {
   /** Stops accepting, ends every stream and session, and closes the server. */
   close(): Promise<void>;
 }
+
+/**
+ * What `app.fetchHandler(options)` returns: the MCP endpoint as a web-standard fetch handler,
+ * `(request) => Promise<Response>`, for Bun (`Bun.serve({ fetch })`), Deno (`Deno.serve(handler)`),
+ * Cloudflare Workers (`export default { fetch }`), AWS Lambda (`lambdaHandler`) and route handlers.
+ * It answers any path: those that are not the endpoint's get 404. The application closes it with itself.
+ */
+export interface FetchHandler {
+  /**
+   * Serves one request. The second argument is what the runtime passes beside it, read for the
+   * caller's address when it has one (Deno's `info.remoteAddr`, Bun's `server.requestIP`).
+   */
+  (request: Request, runtime?: unknown): Promise<Response>;
+  /** Sessions served here, HTTP+SSE ones included. */
+  readonly sessionCount: number;
+  /** Answers new requests with 503; requests in flight go on (the application does this first when it closes). */
+  stopAccepting(): void;
+  /** Answers new requests with 503, ends every stream and session. */
+  close(): Promise<void>;
+}
+
+/**
+ * An AWS Lambda event with the HTTP payload format 2.0: API Gateway HTTP APIs and Lambda function URLs
+ * (the fields mcpkit reads).
+ */
+export interface LambdaHttpEvent {
+  readonly version?: string;
+  readonly rawPath: string;
+  readonly rawQueryString?: string;
+  readonly headers?: Readonly<Record<string, string | undefined>>;
+  readonly cookies?: readonly string[];
+  readonly requestContext: {
+    readonly domainName?: string;
+    readonly http: { readonly method: string; readonly sourceIp?: string; readonly protocol?: string };
+  };
+  readonly body?: string;
+  readonly isBase64Encoded?: boolean;
+}
+
+/** What a Lambda function returns for an HTTP payload 2.0 event. */
+export interface LambdaHttpResult {
+  statusCode: number;
+  headers: Record<string, string>;
+  cookies?: string[];
+  body: string;
+  isBase64Encoded: boolean;
+}
+
+/** What `app.lambdaHandler(options)` returns: export it as the function's handler. */
+export type LambdaHandler = (event: LambdaHttpEvent, context?: unknown) => Promise<LambdaHttpResult>;

@@ -1,7 +1,7 @@
-import type { ServerResponse } from 'node:http';
 import { isResponse, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../../mcp/json-rpc';
 import type { Connection } from '../../protocol/connection';
 import type { TransportExtra } from '../../protocol/request-scope';
+import type { HttpExchange } from './http-exchange';
 import type { AnswerTarget } from './request-answer';
 import type { ChannelContext } from './stream-channel';
 import { StreamChannel } from './stream-channel';
@@ -49,8 +49,8 @@ export class HttpSession implements AnswerTarget {
   }
 
   /** Opens the stream of one POSTed request. */
-  openRequest(id: RequestId, res: ServerResponse): StreamChannel {
-    const channel = new StreamChannel(`r${++this.nextStream}`, this.channelContext, res, id);
+  openRequest(id: RequestId, exchange: HttpExchange): StreamChannel {
+    const channel = new StreamChannel(`r${++this.nextStream}`, this.channelContext, exchange, id);
     this.requests.set(id, channel);
     this.streams.set(channel.streamId, channel);
     return channel;

@@ -1,8 +1,7 @@
-import type Router from '@koa/router';
 import type Koa from 'koa';
 
-// Koa and its router are loaded on first use, so that a stdio-only server never loads them.
-export function loadKoa(): { Koa: typeof Koa; Router: typeof Router } {
+// Koa is loaded on first use, so that a stdio-only server (or a fetch-handler one) never loads it.
+export function loadKoa(): { Koa: typeof Koa } {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return { Koa: require('koa') as typeof Koa, Router: (require('@koa/router') as { default: typeof Router }).default };
+  return { Koa: require('koa') as typeof Koa };
 }

@@ -2,7 +2,8 @@ import { ownerOf } from '../../auth/principal';
 import { randomBytes } from 'node:crypto';
 import type { Connection } from '../../protocol/connection';
 import type { TransportExtra } from '../../protocol/request-scope';
-import { accepted, type Ctx, fail, networkOf } from './http-replies';
+import type { HttpExchange } from './http-exchange';
+import { accepted, fail, hasBodyOfType } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import { readMessage } from './read-message';
 import type { RequestGuards } from './request-guards';
@@ -45,15 +46,13 @@ export class LegacySseEndpoint {
   }
 
   /** GET on the SSE path: a new session and its stream. */
-  async open(ctx: Ctx): Promise<void> {
-    const principal = await this.host.guards.authenticate(ctx);
+  async open(exchange: HttpExchange): Promise<void> {
+    const principal = await this.host.guards.authenticate(exchange);
     if (!principal) return;
     if (this.sessions.size + this.host.otherSessions() >= this.options.maxSessions)
-      return fail(ctx, 503, -32000, 'Service Unavailable: too many sessions');
+      return fail(exchange, 503, -32000, 'Service Unavailable: too many sessions');
     const id = randomBytes(16).toString('hex');
-    ctx.respond = false;
-    SseConnection.begin(ctx.res, {});
-    const stream = new SseConnection(ctx.res, () => this.end(id));
+    const stream = new SseConnection(SseConnection.begin(exchange, {}), () => this.end(id));
     const session = this.host.factory.createSession((message) => stream.send(message), { id, reachable: () => stream.isOpen });
     this.sessions.set(id, { owner: principal.auth && ownerOf(principal.auth), stream, session });
     this.host.track(stream, true);
@@ -61,20 +60,21 @@ export class LegacySseEndpoint {
   }
 
   /** POST on the messages path: one client message for the session its query names, answered 202. */
-  async post(ctx: Ctx): Promise<void> {
-    if (!ctx.is('application/json')) return fail(ctx, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
-    const principal = await this.host.guards.authenticate(ctx);
+  async post(exchange: HttpExchange): Promise<void> {
+    if (!hasBodyOfType(exchange, 'application/json'))
+      return fail(exchange, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    const principal = await this.host.guards.authenticate(exchange);
     if (!principal) return;
-    const id = ctx.query.sessionId;
-    if (typeof id !== 'string' || !id) return fail(ctx, 400, -32000, 'Bad Request: the sessionId query parameter is required');
+    const id = exchange.query('sessionId');
+    if (typeof id !== 'string' || !id) return fail(exchange, 400, -32000, 'Bad Request: the sessionId query parameter is required');
     const legacy = this.sessions.get(id);
     // A session opened by another principal is reported as missing, not as forbidden.
     if (!legacy || legacy.session.closed || legacy.owner !== (principal.auth && ownerOf(principal.auth)))
-      return fail(ctx, 404, -32001, 'Session not found');
-    const message = await readMessage(ctx, this.options);
+      return fail(exchange, 404, -32001, 'Session not found');
+    const message = await readMessage(exchange, this.options);
     if (!message) return;
-    const extra: TransportExtra = { headers: ctx.req.headers, auth: principal.auth, network: networkOf(ctx) };
-    accepted(ctx);
+    const extra: TransportExtra = { headers: exchange.headers, auth: principal.auth, network: exchange.network };
+    accepted(exchange);
     // The answer goes down the stream, after this POST was accepted; a request may run for long.
     legacy.session.receive(message, extra).catch((e) => this.host.factory.logError('An HTTP+SSE message failed', e));
   }

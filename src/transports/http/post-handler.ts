@@ -6,7 +6,8 @@ import type { PeerState } from '../../protocol/peer';
 import { modernStatus } from './modern-headers';
 import { ownerOf } from '../../auth/principal';
 import type { TransportExtra } from '../../protocol/request-scope';
-import { accepted, accepts, type Ctx, fail, networkOf, replyMessage } from './http-replies';
+import type { HttpExchange } from './http-exchange';
+import { accepted, accepts, fail, hasBodyOfType, replyMessage } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import type { HttpSession } from './http-session';
 import { readMessage } from './read-message';
@@ -33,38 +34,44 @@ export class PostHandler {
     private readonly statelessChannels: ChannelContext,
   ) {}
 
-  async handle(ctx: Ctx): Promise<void> {
-    if (!accepts(ctx, 'application/json') || !accepts(ctx, 'text/event-stream')) {
-      return fail(ctx, 406, -32000, 'Not Acceptable: Accept must list application/json and text/event-stream');
+  async handle(exchange: HttpExchange): Promise<void> {
+    if (!accepts(exchange, 'application/json') || !accepts(exchange, 'text/event-stream')) {
+      return fail(exchange, 406, -32000, 'Not Acceptable: Accept must list application/json and text/event-stream');
     }
-    if (!ctx.is('application/json')) return fail(ctx, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
-    const principal = await this.guards.authenticate(ctx);
+    if (!hasBodyOfType(exchange, 'application/json'))
+      return fail(exchange, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    const principal = await this.guards.authenticate(exchange);
     if (!principal) return;
-    const message = await readMessage(ctx, this.options);
+    const message = await readMessage(exchange, this.options);
     if (!message) return;
-    const extra: TransportExtra = { headers: ctx.req.headers, auth: principal.auth, network: networkOf(ctx) };
-    const headers = ctx.req.headers;
+    const extra: TransportExtra = { headers: exchange.headers, auth: principal.auth, network: exchange.network };
+    const headers = exchange.headers;
     const inbound = classifyInbound(message, { support: this.modern?.support ?? 'legacy', header: (name) => single(headers[name]) });
     if ('reject' in inbound) {
       const e = inbound.reject;
-      return replyMessage(ctx, 400, errorResponse(isRequest(message) ? message.id : null, e.code, e.message, e.data));
+      return replyMessage(exchange, 400, errorResponse(isRequest(message) ? message.id : null, e.code, e.message, e.data));
     }
-    if ('notification' in inbound) return this.modernNotification(ctx, message, inbound.notification);
-    if (inbound.era === 'modern') return this.serveModern(ctx, message as JsonRpcRequest, extra, inbound.peer);
-    if (!this.options.sessions) return this.serveStateless(ctx, message, extra);
-    await this.serveInSession(ctx, message, extra, principal.auth);
+    if ('notification' in inbound) return this.modernNotification(exchange, message, inbound.notification);
+    if (inbound.era === 'modern') return this.serveModern(exchange, message as JsonRpcRequest, extra, inbound.peer);
+    if (!this.options.sessions) return this.serveStateless(exchange, message, extra);
+    await this.serveInSession(exchange, message, extra, principal.auth);
   }
 
-  private async serveInSession(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra, auth: AuthInfo | undefined): Promise<void> {
+  private async serveInSession(
+    exchange: HttpExchange,
+    message: JsonRpcMessage,
+    extra: TransportExtra,
+    auth: AuthInfo | undefined,
+  ): Promise<void> {
     // From here on, errors name the request they answer.
     const id: RequestId | null = isRequest(message) ? message.id : null;
     const isInitialize = isRequest(message) && message.method === 'initialize';
     let http: HttpSession;
     if (isInitialize) {
-      if (this.sessions.size >= this.options.maxSessions) return fail(ctx, 503, -32000, 'Service Unavailable: too many sessions', id);
+      if (this.sessions.size >= this.options.maxSessions) return fail(exchange, 503, -32000, 'Service Unavailable: too many sessions', id);
       http = this.sessions.create(auth && ownerOf(auth));
     } else {
-      const found = await findSession(ctx, this.sessions, auth, id);
+      const found = await findSession(exchange, this.sessions, auth, id);
       if (!found) return;
       http = found;
     }
@@ -72,11 +79,11 @@ export class PostHandler {
     if (!isRequest(message)) {
       await http.session.receive(message, extra);
       await this.sessions.cluster?.forward(http, message);
-      return accepted(ctx);
+      return accepted(exchange);
     }
     // A new shared session is saved before its id reaches the client, so any instance knows it next.
     // The request goes on after the HTTP answer starts; its completion never rejects, so it is left to run.
-    await answerRequest(ctx, http, message, extra, {
+    await answerRequest(exchange, http, message, extra, {
       responseMode: this.options.responseMode,
       logError: this.logError,
       refusal: (scopes, description) => this.guards.refusal(extra.auth, scopes, description),
@@ -87,25 +94,25 @@ export class PostHandler {
   }
 
   /** A 2026-07-28 notification (an extension's, a custom one): it reaches the application's listeners. */
-  private modernNotification(ctx: Ctx, message: JsonRpcMessage, version: string): void {
+  private modernNotification(exchange: HttpExchange, message: JsonRpcMessage, version: string): void {
     // The classifier names a version only for a notification (a request has its envelope, a response is refused).
     this.stateless.receiveStateless(message, { protocolVersion: version, clientCapabilities: {} });
-    accepted(ctx);
+    accepted(exchange);
   }
 
   /** A 2026-07-28 request, its headers and envelope checked: served on its own, statelessly; closing its stream cancels it. */
-  private async serveModern(ctx: Ctx, message: JsonRpcRequest, extra: TransportExtra, peer: PeerState): Promise<void> {
+  private async serveModern(exchange: HttpExchange, message: JsonRpcRequest, extra: TransportExtra, peer: PeerState): Promise<void> {
     if (!this.modern?.knows(message.method))
-      return replyMessage(ctx, 404, errorResponse(message.id, ErrorCode.MethodNotFound, `Method not found: ${echo(message.method)}`));
+      return replyMessage(exchange, 404, errorResponse(message.id, ErrorCode.MethodNotFound, `Method not found: ${echo(message.method)}`));
     // The engine takes the envelope from here rather than reading it again from the body.
     extra.envelope = peer;
-    const exchange = new StatelessExchange(this.stateless, this.statelessChannels, {
+    const served = new StatelessExchange(this.stateless, this.statelessChannels, {
       protocolVersion: peer.protocolVersion,
       clientCapabilities: {},
     });
-    const cancel = () => exchange.close();
-    ctx.res.once('close', cancel);
-    const { finished } = await answerRequest(ctx, exchange, message, extra, {
+    const cancel = () => served.close();
+    const unsubscribe = exchange.onClose(cancel);
+    const { finished } = await answerRequest(exchange, served, message, extra, {
       responseMode: this.options.responseMode === 'sse' ? 'sse' : 'auto',
       logError: this.logError,
       refusal: (scopes, description) => this.guards.refusal(extra.auth, scopes, description),
@@ -113,27 +120,27 @@ export class PostHandler {
     });
     // `finished` never rejects (see answerRequest), so this chain cannot either.
     void finished.then(() => {
-      ctx.res.off('close', cancel);
-      exchange.close();
+      unsubscribe();
+      served.close();
     });
   }
 
   /** A 2025-11-25 message when the `sessions` option is off: served on its own. */
-  private async serveStateless(ctx: Ctx, message: JsonRpcMessage, extra: TransportExtra): Promise<void> {
+  private async serveStateless(exchange: HttpExchange, message: JsonRpcMessage, extra: TransportExtra): Promise<void> {
     // Without the header and without a session there is no other way to know: the spec says assume 2025-03-26.
-    const peer: PeerState = { protocolVersion: ctx.get('mcp-protocol-version') || '2025-03-26', clientCapabilities: {} };
+    const peer: PeerState = { protocolVersion: exchange.header('mcp-protocol-version') || '2025-03-26', clientCapabilities: {} };
     if (!isRequest(message)) {
       this.stateless.receiveStateless(message, peer);
-      return accepted(ctx);
+      return accepted(exchange);
     }
-    const exchange = new StatelessExchange(this.stateless, this.statelessChannels, peer);
-    const { finished } = await answerRequest(ctx, exchange, message, extra, {
+    const served = new StatelessExchange(this.stateless, this.statelessChannels, peer);
+    const { finished } = await answerRequest(exchange, served, message, extra, {
       responseMode: this.options.responseMode,
       logError: this.logError,
       refusal: (scopes, description) => this.guards.refusal(extra.auth, scopes, description),
     });
     // `finished` never rejects (see answerRequest), so this chain cannot either.
-    void finished.then(() => exchange.close());
+    void finished.then(() => served.close());
   }
 }
 

@@ -1,10 +1,10 @@
 import { FORBIDDEN_CODE } from '../../auth/auth.errors';
-import type { ServerResponse } from 'node:http';
 import { ErrorCode, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import { withLogFields } from '../../kernel/log-context';
 import type { TransportExtra } from '../../protocol/request-scope';
-import { type Ctx, replyJson, replyMessage } from './http-replies';
+import type { HttpExchange } from './http-exchange';
+import { replyJson, replyMessage } from './http-replies';
 import type { StreamChannel } from './stream-channel';
 
 /** Where a POSTed request is served and its stream lives: a session (HttpSession), or a stateless request's own (StatelessExchange). */
@@ -14,7 +14,7 @@ export interface AnswerTarget {
   /** Runs the request; resolves to its response, or undefined when it was cancelled. */
   serve(request: JsonRpcRequest, extra: TransportExtra): Promise<JsonRpcMessage | undefined>;
   /** Opens the request's stream, which its messages to the client go on (and its answer, once SSE). */
-  openRequest(id: RequestId, res: ServerResponse): StreamChannel;
+  openRequest(id: RequestId, exchange: HttpExchange): StreamChannel;
   closeRequest(id: RequestId, channel: StreamChannel): void;
   /** Told when the request's stream ended after its answer (a session's activity). */
   streamEnded?(): void;
@@ -39,13 +39,13 @@ export interface AnswerOptions {
  * never rejects: a fault ends the request with a JSON-RPC error (see StreamChannel) and is logged.
  */
 export async function answerRequest(
-  ctx: Ctx,
+  exchange: HttpExchange,
   http: AnswerTarget,
   request: JsonRpcRequest,
   extra: TransportExtra,
   options: AnswerOptions,
 ): Promise<{ finished: Promise<void> }> {
-  if (http.id) ctx.set('Mcp-Session-Id', http.id);
+  if (http.id) exchange.setHeader('Mcp-Session-Id', http.id);
   // Entries of the server log made while the request runs carry its id, method and session.
   const fields = { requestId: request.id, method: request.method, sessionId: http.id };
   const handle = (): Promise<JsonRpcMessage | undefined> =>
@@ -61,17 +61,17 @@ export async function answerRequest(
         await options.beforeReply?.();
       } catch (error) {
         options.onBeforeReplyFailed?.();
-        ctx.remove('Mcp-Session-Id');
+        exchange.removeHeader('Mcp-Session-Id');
         const e = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
         return errorResponse(request.id, e.code, e.message);
       }
       return response;
     });
   if (options.responseMode === 'json') {
-    replyAnswer(ctx, await handle(), options);
+    replyAnswer(exchange, await handle(), options);
     return { finished: Promise.resolve() };
   }
-  const channel = http.openRequest(request.id, ctx.res);
+  const channel = http.openRequest(request.id, exchange);
   // Channel work never rejects (a fault breaks the stream and is logged there): nothing to await.
   extra.closeStream = () => void channel.closeConnection();
   if (options.responseMode === 'sse') void channel.startStream();
@@ -79,10 +79,9 @@ export async function answerRequest(
   const first = await Promise.race([done.then((response) => ({ response })), channel.upgrade.then(() => undefined)]);
   if (first && channel.state === 'pending') {
     http.closeRequest(request.id, channel);
-    replyAnswer(ctx, first.response, options);
+    replyAnswer(exchange, first.response, options);
     return { finished: Promise.resolve() };
   }
-  ctx.respond = false;
   const finished = done.then(async (response) => {
     await channel.finish(response);
     http.closeRequest(request.id, channel);
@@ -96,14 +95,14 @@ export async function answerRequest(
  * HTTP 401 or 403 (see RequestGuards.refusal), so that the client can authorize or step up its
  * scopes. Once the answer became a stream, the same refusal can only be the JSON-RPC error it already is.
  */
-function replyAnswer(ctx: Ctx, response: JsonRpcMessage | undefined, options: AnswerOptions): void {
+function replyAnswer(exchange: HttpExchange, response: JsonRpcMessage | undefined, options: AnswerOptions): void {
   if (response && 'error' in response && options.statusOf && response.error.code !== FORBIDDEN_CODE) {
-    return replyMessage(ctx, options.statusOf(response.error.code), response);
+    return replyMessage(exchange, options.statusOf(response.error.code), response);
   }
-  if (!response || !('error' in response) || response.error.code !== FORBIDDEN_CODE) return replyJson(ctx, response);
+  if (!response || !('error' in response) || response.error.code !== FORBIDDEN_CODE) return replyJson(exchange, response);
   const data = response.error.data as { requiredScopes?: unknown } | undefined;
   const scopes = Array.isArray(data?.requiredScopes) ? data.requiredScopes.filter((s): s is string => typeof s === 'string') : [];
   const refusal = options.refusal(scopes, response.error.message);
-  if (refusal.challenge) ctx.set('WWW-Authenticate', refusal.challenge);
-  replyMessage(ctx, refusal.status, response);
+  if (refusal.challenge) exchange.setHeader('WWW-Authenticate', refusal.challenge);
+  replyMessage(exchange, refusal.status, response);
 }

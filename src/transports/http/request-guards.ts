@@ -4,7 +4,8 @@ import { ErrorCode } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../mcp/mcp-types';
 import { HostGuard } from './host-guard';
-import { type Ctx, fail } from './http-replies';
+import type { HttpExchange } from './http-exchange';
+import { fail } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import { ResourceServer } from './resource-server';
 import { UnauthorizedError } from './unauthorized.error';
@@ -33,18 +34,18 @@ export class RequestGuards {
   }
 
   /** True when the request may be served; otherwise it has been answered (503, 403 or 400). */
-  admit(ctx: Ctx, closing: boolean): boolean {
-    if (this.options.cors) this.applyCors(ctx);
+  admit(exchange: HttpExchange, closing: boolean): boolean {
+    if (this.options.cors) this.applyCors(exchange);
     if (closing) {
-      fail(ctx, 503, -32000, 'Server is shutting down');
+      fail(exchange, 503, -32000, 'Server is shutting down');
       return false;
     }
-    if (this.hostRefused(ctx)) return false;
-    const version = ctx.get('mcp-protocol-version');
+    if (this.hostRefused(exchange)) return false;
+    const version = exchange.header('mcp-protocol-version');
     // A POST's version is judged with its body (the era of the request decides how).
-    if (ctx.method !== 'POST' && version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    if (exchange.method !== 'POST' && version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
       fail(
-        ctx,
+        exchange,
         400,
         -32000,
         `Bad Request: unsupported MCP-Protocol-Version ${echo(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
@@ -55,10 +56,10 @@ export class RequestGuards {
   }
 
   /** True after answering 403 when DNS-rebinding protection refuses the request's Host or Origin. */
-  hostRefused(ctx: Ctx): boolean {
+  hostRefused(exchange: HttpExchange): boolean {
     if (!this.options.dnsRebindingProtection) return false;
-    const problem = this.host.check(ctx.get('host') || undefined, ctx.get('origin') || undefined);
-    if (problem) fail(ctx, 403, -32000, `Forbidden: ${problem}`);
+    const problem = this.host.check(exchange.header('host') || undefined, exchange.header('origin') || undefined);
+    if (problem) fail(exchange, 403, -32000, `Forbidden: ${problem}`);
     return problem !== undefined;
   }
 
@@ -67,10 +68,10 @@ export class RequestGuards {
    * answering 401 when it refuses (UnauthorizedError), or 500 when it fails otherwise (logged: a broken
    * hook is not a bad client).
    */
-  async authenticate(ctx: Ctx): Promise<{ auth: AuthInfo | undefined } | undefined> {
-    if (this.resourceServer) return this.resourceServer.authenticate(ctx);
+  async authenticate(exchange: HttpExchange): Promise<{ auth: AuthInfo | undefined } | undefined> {
+    if (this.resourceServer) return this.resourceServer.authenticate(exchange);
     try {
-      const auth = await this.options.authenticate?.({ headers: ctx.req.headers, method: ctx.method, url: ctx.url });
+      const auth = await this.options.authenticate?.({ headers: exchange.headers, method: exchange.method, url: exchange.url });
       if (!auth) return { auth: undefined };
       const owned = withPrincipal(auth);
       // Two callers the hook names no differently would share sessions and tasks: refused, not guessed.
@@ -81,11 +82,11 @@ export class RequestGuards {
       return { auth: owned };
     } catch (error) {
       if (error instanceof UnauthorizedError) {
-        if (error.challenge) ctx.set('WWW-Authenticate', error.challenge);
-        fail(ctx, 401, -32000, error.message);
+        if (error.challenge) exchange.setHeader('WWW-Authenticate', error.challenge);
+        fail(exchange, 401, -32000, error.message);
       } else {
         this.logError('The authenticate hook failed', error);
-        fail(ctx, 500, ErrorCode.InternalError, 'Internal error');
+        fail(exchange, 500, ErrorCode.InternalError, 'Internal error');
       }
       return undefined;
     }
@@ -105,32 +106,32 @@ export class RequestGuards {
   }
 
   /** A fault nothing closer handled: logged, and answered with a JSON-RPC error (never Koa's text 500). */
-  unexpected(ctx: Ctx, error: unknown): void {
-    this.logError(`${ctx.method} ${this.options.path} failed`, error);
-    if (ctx.respond === false || ctx.headerSent) {
-      if (!ctx.res.writableEnded) ctx.res.end();
-      return;
-    }
+  unexpected(exchange: HttpExchange, error: unknown): void {
+    this.logError(`${exchange.method} ${this.options.path} failed`, error);
+    if (exchange.started) return exchange.abort();
     const e = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
-    fail(ctx, 500, e.code, e.message);
+    fail(exchange, 500, e.code, e.message);
   }
 
-  preflight(ctx: Ctx): void {
-    if (this.options.cors) this.applyCors(ctx);
-    ctx.set('Allow', ALLOW);
-    ctx.status = 204;
+  preflight(exchange: HttpExchange): void {
+    if (this.options.cors) this.applyCors(exchange);
+    exchange.setHeader('Allow', ALLOW);
+    exchange.reply(204);
   }
 
-  private applyCors(ctx: Ctx): void {
+  private applyCors(exchange: HttpExchange): void {
     const { origins } = this.options.cors!;
-    const origin = ctx.get('origin');
-    if (origins === '*') ctx.set('Access-Control-Allow-Origin', '*');
+    const origin = exchange.header('origin');
+    if (origins === '*') exchange.setHeader('Access-Control-Allow-Origin', '*');
     else if (origin && origins.includes(origin)) {
-      ctx.set('Access-Control-Allow-Origin', origin);
-      ctx.vary('Origin');
+      exchange.setHeader('Access-Control-Allow-Origin', origin);
+      exchange.vary('Origin');
     } else return;
-    ctx.set('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
-    ctx.set('Access-Control-Allow-Headers', 'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID');
-    ctx.set('Access-Control-Expose-Headers', 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate');
+    exchange.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
+    exchange.setHeader(
+      'Access-Control-Allow-Headers',
+      'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+    );
+    exchange.setHeader('Access-Control-Expose-Headers', 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate');
   }
 }

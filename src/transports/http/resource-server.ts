@@ -5,7 +5,8 @@ import { withPrincipal } from '../../auth/principal';
 import { TokenCache, tokenDigest } from '../../auth/token-cache';
 import type { ResourceServerOptions } from '../../auth/resource-server-options';
 import { ErrorCode } from '../../mcp/json-rpc';
-import { type Ctx, fail } from './http-replies';
+import type { HttpExchange } from './http-exchange';
+import { fail, replyDocument } from './http-replies';
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 /** Refresh tokens are the client's business with the authorization server: never advertised by the resource. */
@@ -83,18 +84,18 @@ export class ResourceServer {
   }
 
   /** Answers a GET of a metadata URL; public and CORS-open, as browser-based clients fetch it. */
-  serveMetadata(ctx: Ctx): void {
-    ctx.set('Access-Control-Allow-Origin', '*');
-    if (ctx.method === 'OPTIONS') {
-      ctx.set('Access-Control-Allow-Methods', 'GET, OPTIONS');
-      ctx.set('Access-Control-Allow-Headers', 'Mcp-Protocol-Version');
-      ctx.status = 204;
+  serveMetadata(exchange: HttpExchange): void {
+    exchange.setHeader('Access-Control-Allow-Origin', '*');
+    if (exchange.method === 'OPTIONS') {
+      exchange.setHeader('Access-Control-Allow-Methods', 'GET, OPTIONS');
+      exchange.setHeader('Access-Control-Allow-Headers', 'Mcp-Protocol-Version');
+      exchange.reply(204);
       return;
     }
-    const metadata = this.resolvedOr500(ctx, () => this.metadata());
+    const metadata = this.resolvedOr500(exchange, () => this.metadata());
     if (!metadata) return;
-    ctx.set('Cache-Control', 'max-age=300');
-    ctx.body = metadata;
+    exchange.setHeader('Cache-Control', 'max-age=300');
+    replyDocument(exchange, 200, metadata);
   }
 
   /**
@@ -102,13 +103,13 @@ export class ResourceServer {
    * allowed); resolves undefined after answering 401 (no or bad token), 503 (the authorization server
    * could not answer) or 500 (the verifier failed otherwise). Faults are logged once per outage.
    */
-  async authenticate(ctx: Ctx): Promise<{ auth: AuthInfo | undefined } | undefined> {
-    const resource = this.resolvedOr500(ctx, () => this.requireResource());
+  async authenticate(exchange: HttpExchange): Promise<{ auth: AuthInfo | undefined } | undefined> {
+    const resource = this.resolvedOr500(exchange, () => this.requireResource());
     if (!resource) return undefined;
-    const header = ctx.get('authorization');
+    const header = exchange.header('authorization');
     if (!header) {
       if (this.options.allowAnonymous) return { auth: undefined };
-      return this.refuse(ctx, 'Unauthorized: a bearer token is required');
+      return this.refuse(exchange, 'Unauthorized: a bearer token is required');
     }
     const token = bearerToken(header);
     const key = token !== undefined && this.cache ? tokenDigest(token) : undefined;
@@ -117,7 +118,7 @@ export class ResourceServer {
     if (cached) return { auth: cached };
     if (token === undefined || !TOKEN68.test(token)) {
       return this.refuse(
-        ctx,
+        exchange,
         'Unauthorized: the Authorization header is not a bearer token',
         'The Authorization header is not a bearer token',
       );
@@ -133,13 +134,13 @@ export class ResourceServer {
     } catch (error) {
       if (error instanceof InvalidTokenError) {
         this.outage.recovered();
-        return this.refuse(ctx, `Unauthorized: ${error.description}`, error.description);
+        return this.refuse(exchange, `Unauthorized: ${error.description}`, error.description);
       }
       this.outage.failed(error);
       if (error instanceof AuthorizationServerError) {
-        ctx.set('Retry-After', '5');
-        fail(ctx, 503, -32000, 'Service Unavailable: the authorization server could not be asked about the token');
-      } else fail(ctx, 500, ErrorCode.InternalError, 'Internal error');
+        exchange.setHeader('Retry-After', '5');
+        fail(exchange, 503, -32000, 'Service Unavailable: the authorization server could not be asked about the token');
+      } else fail(exchange, 500, ErrorCode.InternalError, 'Internal error');
       return undefined;
     }
   }
@@ -175,9 +176,9 @@ export class ResourceServer {
     return `${url.origin}${this.metadataPaths[0]}`;
   }
 
-  private refuse(ctx: Ctx, message: string, description?: string): undefined {
-    ctx.set('WWW-Authenticate', this.challenge(description));
-    fail(ctx, 401, -32000, message);
+  private refuse(exchange: HttpExchange, message: string, description?: string): undefined {
+    exchange.setHeader('WWW-Authenticate', this.challenge(description));
+    fail(exchange, 401, -32000, message);
     return undefined;
   }
 
@@ -189,12 +190,12 @@ export class ResourceServer {
     return this.resource;
   }
 
-  private resolvedOr500<T>(ctx: Ctx, get: () => T): T | undefined {
+  private resolvedOr500<T>(exchange: HttpExchange, get: () => T): T | undefined {
     try {
       return get();
     } catch (error) {
       this.logError('Authorization is misconfigured', error);
-      fail(ctx, 500, ErrorCode.InternalError, 'Internal error');
+      fail(exchange, 500, ErrorCode.InternalError, 'Internal error');
       return undefined;
     }
   }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
 import { isNotification, isResponse, type JsonRpcMessage, type RequestId } from '../../mcp/json-rpc';
 import type { Connection } from '../../protocol/connection';
+import type { HttpExchange } from './http-exchange';
 import type { EventStore } from './event-store';
 import type { HttpSession } from './http-session';
 import { STANDALONE_STREAM } from './http-session';
@@ -89,9 +89,9 @@ export class SessionCluster {
    * Resumes, on this instance, a request stream that lives elsewhere: replays what was stored, then
    * follows what its instance publishes until the stream's last response.
    */
-  async follow(http: HttpSession, streamId: string, lastEventId: string, res: ServerResponse, events: EventStore): Promise<void> {
+  async follow(http: HttpSession, streamId: string, lastEventId: string, exchange: HttpExchange, events: EventStore): Promise<void> {
     const channel = http.follower(streamId);
-    await channel.resume(res, async () => (await events.eventsAfter(http.id!, lastEventId))?.events ?? []);
+    await channel.resume(exchange, async () => (await events.eventsAfter(http.id!, lastEventId))?.events ?? []);
     if (channel.state === 'done') http.streams.delete(streamId);
   }
 

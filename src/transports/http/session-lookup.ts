@@ -2,7 +2,8 @@ import type { AuthInfo } from '../../context/mcp-context';
 import type { RequestId } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import { ownerOf } from '../../auth/principal';
-import { type Ctx, fail } from './http-replies';
+import type { HttpExchange } from './http-exchange';
+import { fail } from './http-replies';
 import type { HttpSession } from './http-session';
 import type { SessionDirectory } from './session-directory';
 
@@ -12,23 +13,23 @@ import type { SessionDirectory } from './session-directory';
  * request these errors answer.
  */
 export async function findSession(
-  ctx: Ctx,
+  exchange: HttpExchange,
   sessions: SessionDirectory,
   auth: AuthInfo | undefined,
   requestId: RequestId | null = null,
 ): Promise<HttpSession | undefined> {
-  const id = ctx.get('mcp-session-id');
+  const id = exchange.header('mcp-session-id');
   if (!id) {
-    fail(ctx, 400, -32000, 'Bad Request: Mcp-Session-Id header is required', requestId);
+    fail(exchange, 400, -32000, 'Bad Request: Mcp-Session-Id header is required', requestId);
     return undefined;
   }
   try {
     const http = await sessions.find(id, auth && ownerOf(auth));
-    if (!http) fail(ctx, 404, -32001, 'Session not found', requestId);
+    if (!http) fail(exchange, 404, -32001, 'Session not found', requestId);
     return http;
   } catch (error) {
     if (!(error instanceof McpError)) throw error;
-    fail(ctx, 503, error.code, error.message, requestId);
+    fail(exchange, 503, error.code, error.message, requestId);
     return undefined;
   }
 }

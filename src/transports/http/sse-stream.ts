@@ -1,28 +1,27 @@
-import type { ServerResponse } from 'node:http';
 import type { JsonRpcMessage } from '../../mcp/json-rpc';
 import { encodeMessage } from '../../protocol/wire';
+import type { HttpExchange, SseSink } from './http-exchange';
 
 /** Writes Server-Sent Events to one HTTP response. */
 export class SseConnection {
   private open = true;
 
   constructor(
-    readonly res: ServerResponse,
+    private readonly sink: SseSink,
     private readonly onClose: () => void,
   ) {
-    res.on('close', () => this.closed());
+    sink.onClose(() => this.closed());
   }
 
-  /** Sends the status line and headers. */
-  static begin(res: ServerResponse, headers: Record<string, string>): void {
-    res.writeHead(200, {
+  /** Answers the exchange with an SSE stream (its status and headers go out at once). */
+  static begin(exchange: HttpExchange, headers: Record<string, string>): SseSink {
+    return exchange.openStream({
       'Content-Type': 'text/event-stream',
       'Cache-Control': 'no-cache, no-transform',
       Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
       ...headers,
     });
-    res.flushHeaders();
   }
 
   get isOpen(): boolean {
@@ -56,12 +55,12 @@ export class SseConnection {
   end(): void {
     if (!this.open) return;
     this.open = false;
-    this.res.end();
+    this.sink.end();
     this.onClose();
   }
 
   private write(chunk: string): void {
-    if (this.open) this.res.write(chunk);
+    if (this.open) this.sink.write(chunk);
   }
 
   private closed(): void {

@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import {
   isResponse,
   type JsonRpcMessage,
@@ -10,6 +9,7 @@ import {
 import type { MessageSink } from '../../protocol/connection';
 import type { PeerState } from '../../protocol/peer';
 import type { TransportExtra } from '../../protocol/request-scope';
+import type { HttpExchange } from './http-exchange';
 import type { AnswerTarget } from './request-answer';
 import { type ChannelContext, StreamChannel } from './stream-channel';
 
@@ -49,9 +49,9 @@ export class StatelessExchange implements AnswerTarget {
     return this.served.response;
   }
 
-  openRequest(id: RequestId, res: ServerResponse): StreamChannel {
+  openRequest(id: RequestId, exchange: HttpExchange): StreamChannel {
     this.requestId = id;
-    this.channel = new StreamChannel('r1', this.channelContext, res, id);
+    this.channel = new StreamChannel('r1', this.channelContext, exchange, id);
     return this.channel;
   }
 

@@ -1,8 +1,8 @@
-import type { ServerResponse } from 'node:http';
 import { ErrorCode, errorResponse, type JsonRpcMessage, type RequestId } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import { encodeMessage } from '../../protocol/wire';
 import type { EventStore } from './event-store';
+import type { HttpExchange } from './http-exchange';
 import { SseConnection } from './sse-stream';
 
 export interface ChannelContext {
@@ -50,12 +50,12 @@ export class StreamChannel {
   constructor(
     readonly streamId: string,
     private readonly ctx: ChannelContext,
-    /** The POST response still waiting for its answer, for request channels. */
-    private pendingRes?: ServerResponse,
+    /** The POST still waiting for its answer, for request channels. */
+    private pendingExchange?: HttpExchange,
     /** The request this stream answers (request channels): a broken stream ends with an error for it. */
     private readonly requestId?: RequestId,
   ) {
-    this.state = pendingRes ? 'pending' : 'sse';
+    this.state = pendingExchange ? 'pending' : 'sse';
   }
 
   /** True once a write failed on this stream (see `break`) until a new connection is opened. */
@@ -67,9 +67,9 @@ export class StreamChannel {
     return this.connection?.isOpen ?? false;
   }
 
-  /** Starts SSE on `res` with a priming event (when resumable) and makes it the live connection. */
-  open(res: ServerResponse): Promise<void> {
-    this.begin(res);
+  /** Answers `exchange` with SSE, a priming event first (when resumable), and makes it the live connection. */
+  open(exchange: HttpExchange): Promise<void> {
+    this.begin(exchange);
     this.broken = false;
     return this.enqueue(async () => {
       const id = await this.store(null);
@@ -79,12 +79,12 @@ export class StreamChannel {
 
   /** Turns a pending JSON answer into a stream. */
   startStream(): Promise<void> {
-    if (this.state !== 'pending' || !this.pendingRes) return this.tail;
-    const res = this.pendingRes;
-    this.pendingRes = undefined;
+    if (this.state !== 'pending' || !this.pendingExchange) return this.tail;
+    const exchange = this.pendingExchange;
+    this.pendingExchange = undefined;
     this.state = 'sse';
     this.upgraded();
-    return this.open(res);
+    return this.open(exchange);
   }
 
   /**
@@ -136,10 +136,10 @@ export class StreamChannel {
    * Resumes on a new connection: replays what was stored after `lastEventId`, then carries on live
    * (or ends at once when the stream already finished).
    */
-  resume(res: ServerResponse, events: () => Promise<{ id: string; message: JsonRpcMessage | null }[]>): Promise<void> {
+  resume(exchange: HttpExchange, events: () => Promise<{ id: string; message: JsonRpcMessage | null }[]>): Promise<void> {
     return this.enqueue(async () => {
       this.connection?.end();
-      this.begin(res);
+      this.begin(exchange);
       this.broken = false;
       const missed = await events();
       this.replayed = new Set(missed.map((e) => e.id));
@@ -155,9 +155,9 @@ export class StreamChannel {
     });
   }
 
-  private begin(res: ServerResponse): void {
-    SseConnection.begin(res, this.ctx.headers);
-    const connection = new SseConnection(res, () => this.ctx.track(connection, false));
+  private begin(exchange: HttpExchange): void {
+    const sink = SseConnection.begin(exchange, this.ctx.headers);
+    const connection = new SseConnection(sink, () => this.ctx.track(connection, false));
     this.connection = connection;
     this.ctx.track(connection, true);
   }

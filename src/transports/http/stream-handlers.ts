@@ -1,4 +1,5 @@
-import { accepts, type Ctx, fail } from './http-replies';
+import type { HttpExchange } from './http-exchange';
+import { accepts, fail } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import { type HttpSession, STANDALONE_STREAM } from './http-session';
 import type { RequestGuards } from './request-guards';
@@ -13,53 +14,50 @@ export class StreamHandlers {
     private readonly guards: RequestGuards,
   ) {}
 
-  async get(ctx: Ctx): Promise<void> {
+  async get(exchange: HttpExchange): Promise<void> {
     if (!this.options.enableGetStream) {
-      ctx.set('Allow', 'POST, DELETE');
-      return fail(ctx, 405, -32000, 'Method not allowed: this server offers no standalone SSE stream');
+      exchange.setHeader('Allow', 'POST, DELETE');
+      return fail(exchange, 405, -32000, 'Method not allowed: this server offers no standalone SSE stream');
     }
-    if (!accepts(ctx, 'text/event-stream')) return fail(ctx, 406, -32000, 'Not Acceptable: Accept must list text/event-stream');
-    const principal = await this.guards.authenticate(ctx);
+    if (!accepts(exchange, 'text/event-stream')) return fail(exchange, 406, -32000, 'Not Acceptable: Accept must list text/event-stream');
+    const principal = await this.guards.authenticate(exchange);
     if (!principal) return;
-    const http = await findSession(ctx, this.sessions, principal.auth);
+    const http = await findSession(exchange, this.sessions, principal.auth);
     if (!http) return;
     http.lastActivity = Date.now();
-    const lastEventId = ctx.get('last-event-id');
-    if (lastEventId) return this.resume(ctx, http, lastEventId);
-    if (http.standaloneConnected) return fail(ctx, 409, -32000, 'Conflict: this session already has a standalone SSE stream');
-    ctx.respond = false;
-    await http.standalone.open(ctx.res);
+    const lastEventId = exchange.header('last-event-id');
+    if (lastEventId) return this.resume(exchange, http, lastEventId);
+    if (http.standaloneConnected) return fail(exchange, 409, -32000, 'Conflict: this session already has a standalone SSE stream');
+    await http.standalone.open(exchange);
   }
 
-  async delete(ctx: Ctx): Promise<void> {
+  async delete(exchange: HttpExchange): Promise<void> {
     if (!this.options.sessions) {
-      ctx.set('Allow', 'POST');
-      return fail(ctx, 405, -32000, 'Method not allowed: this server keeps no sessions');
+      exchange.setHeader('Allow', 'POST');
+      return fail(exchange, 405, -32000, 'Method not allowed: this server keeps no sessions');
     }
-    const principal = await this.guards.authenticate(ctx);
+    const principal = await this.guards.authenticate(exchange);
     if (!principal) return;
-    const http = await findSession(ctx, this.sessions, principal.auth);
+    const http = await findSession(exchange, this.sessions, principal.auth);
     if (!http) return;
     await this.sessions.terminate(http, true);
-    ctx.body = null; // an empty body (Koa would otherwise write the status text)
-    ctx.status = 200;
+    exchange.reply(200);
   }
 
   /** Replays a stream after `lastEventId`, then carries it on wherever it lives (or ends it when it ended). */
-  private async resume(ctx: Ctx, http: HttpSession, lastEventId: string): Promise<void> {
+  private async resume(exchange: HttpExchange, http: HttpSession, lastEventId: string): Promise<void> {
     const store = this.options.eventStore!;
     const found = await store.eventsAfter(http.id!, lastEventId);
-    if (!found) return fail(ctx, 400, -32000, 'Bad Request: unknown Last-Event-ID for this session');
+    if (!found) return fail(exchange, 400, -32000, 'Bad Request: unknown Last-Event-ID for this session');
     const channel = found.streamId === STANDALONE_STREAM ? http.standalone : http.streams.get(found.streamId);
-    ctx.respond = false;
     if (channel) {
-      await channel.resume(ctx.res, async () => (await store.eventsAfter(http.id!, lastEventId))?.events ?? []);
+      await channel.resume(exchange, async () => (await store.eventsAfter(http.id!, lastEventId))?.events ?? []);
       return;
     }
     // The stream lives on another instance: replay, then follow it there until it ends.
-    if (this.sessions.cluster) return this.sessions.cluster.follow(http, found.streamId, lastEventId, ctx.res, store);
+    if (this.sessions.cluster) return this.sessions.cluster.follow(http, found.streamId, lastEventId, exchange, store);
     // The request stream already finished: replay what it sent after that event, then end.
     const ended = http.finishedStream(found.streamId);
-    await ended.resume(ctx.res, async () => found.events);
+    await ended.resume(exchange, async () => found.events);
   }
 }

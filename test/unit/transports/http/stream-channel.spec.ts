@@ -1,22 +1,21 @@
 import { EventEmitter } from 'node:events';
-import type { ServerResponse } from 'node:http';
 import { InMemoryEventStore, StorageUnavailableError, type EventStore } from '../../../../src/stores';
 import type { JsonRpcMessage } from '../../../../src';
 import { parseSse } from '../../../helpers/http-app';
+import type { HttpExchange, SseSink } from '../../../../src/transports/http/http-exchange';
 import { type ChannelContext, StreamChannel } from '../../../../src/transports/http/stream-channel';
 
-/** Just enough of a ServerResponse for SSE: records what is written. */
+/** Just enough of an HttpExchange for SSE: records what is written. */
 class FakeResponse extends EventEmitter {
   status?: number;
   headers?: Record<string, string>;
   body = '';
   ended = false;
-  writeHead(status: number, headers: Record<string, string>) {
-    this.status = status;
+  openStream(headers: Record<string, string>): SseSink {
+    this.status = 200;
     this.headers = headers;
-    return this;
+    return { write: (chunk) => this.write(chunk), end: () => this.end(), onClose: (listener) => void this.on('close', listener) };
   }
-  flushHeaders() {}
   write(chunk: string) {
     this.body += chunk;
     return true;
@@ -36,7 +35,7 @@ class FakeResponse extends EventEmitter {
 }
 
 const res = () => new FakeResponse();
-const asRes = (r: FakeResponse) => r as unknown as ServerResponse;
+const asRes = (r: FakeResponse) => r as unknown as HttpExchange;
 const note = (n: number): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: n } });
 const result = (id: number): JsonRpcMessage => ({ jsonrpc: '2.0', id, result: {} });
 

@@ -1,0 +1,236 @@
+import { InMemoryEventStore } from './event-store';
+import type { HttpExchange } from './http-exchange';
+import { fail, replyDocument } from './http-replies';
+import { type HttpOptions, type ResolvedHttpOptions, resolveHttpOptions } from './http-options';
+import { LegacySseEndpoint } from './legacy-sse';
+import { PostHandler } from './post-handler';
+import { checkReadiness } from './readiness';
+import { ALLOW, RequestGuards } from './request-guards';
+import { SessionDirectory, type SessionFactory } from './session-directory';
+import type { SseConnection } from './sse-stream';
+import type { ChannelContext } from './stream-channel';
+import { StreamHandlers } from './stream-handlers';
+
+type Route = (exchange: HttpExchange) => void | Promise<void>;
+
+/**
+ * The MCP endpoint on any runtime: the Streamable HTTP rules (MCP 2025-11-25 and 2026-07-28) on one
+ * path for POST, GET and DELETE, the health, readiness and OAuth metadata paths, and the 2024-11-05
+ * HTTP+SSE endpoint; sessions, streams and their timers. It serves an HttpExchange, so both front
+ * doors, Koa (StreamableHttpTransport) and the web-standard fetch handler, run these same rules:
+ * each only adapts its request and writes the answer.
+ */
+export class McpEndpoint {
+  readonly options: ResolvedHttpOptions;
+  readonly guards: RequestGuards;
+  private readonly sessions: SessionDirectory;
+  private readonly connections = new Set<SseConnection>();
+  private readonly posts: PostHandler;
+  private readonly streams: StreamHandlers;
+  /** The 2024-11-05 HTTP+SSE endpoint, unless turned off. */
+  private readonly legacy?: LegacySseEndpoint;
+  private readonly modernOnly: boolean;
+  /** Routes by lower-cased path, then method (HEAD is served as GET, as Koa's router does). */
+  private readonly routes = new Map<string, Map<string, Route>>();
+  /** Started with the first request: a runtime may forbid timers outside one (Cloudflare Workers does at load). */
+  private timers?: ReturnType<typeof setInterval>[];
+  private closing = false;
+
+  constructor(
+    private readonly factory: SessionFactory,
+    options: HttpOptions,
+  ) {
+    this.options = resolveHttpOptions(options, () => new InMemoryEventStore());
+    const logError = (message: string, error?: unknown) => factory.logError(message, error);
+    this.options.eventStore?.attachLogger?.(logError);
+    this.guards = new RequestGuards(this.options, options.port || undefined, logError);
+    this.sessions = new SessionDirectory(factory, this.options, (id) => this.channelContext(id));
+    this.posts = new PostHandler(
+      this.options,
+      this.sessions,
+      this.guards,
+      logError,
+      factory.modern,
+      factory.stateless,
+      this.channelContext(undefined),
+    );
+    this.streams = new StreamHandlers(this.options, this.sessions, this.guards);
+    // A server serving only the modern era has no sessions, standalone streams or HTTP+SSE endpoint.
+    this.modernOnly = factory.modern?.support === 'modern';
+    const { legacySse } = this.options;
+    if (legacySse && !this.modernOnly) {
+      this.legacy = new LegacySseEndpoint(
+        { ...this.options, legacySse },
+        {
+          factory,
+          guards: this.guards,
+          track: (connection, open) => (open ? this.connections.add(connection) : this.connections.delete(connection)),
+          otherSessions: () => this.sessions.size,
+        },
+      );
+    }
+    this.defineRoutes();
+  }
+
+  /**
+   * Serves the exchange when its path is one of the endpoint's; resolves once its answer has started
+   * (a stream goes on after). False when the path is not the endpoint's: nothing was answered.
+   */
+  async serve(exchange: HttpExchange): Promise<boolean> {
+    const methods = this.routes.get(routeKey(exchange.path));
+    if (!methods) return false;
+    const route = methods.get(exchange.method === 'HEAD' ? 'GET' : exchange.method) ?? methods.get('*');
+    if (!route) return false;
+    this.timers ??= this.startTimers();
+    await route(exchange);
+    return true;
+  }
+
+  /** The server listens on `port`, at `url` (the resource, when none was configured). */
+  bound(port: number, url: string): void {
+    this.guards.host.setPort(port);
+    this.guards.resourceServer?.listening(url);
+  }
+
+  /** Answers new requests with 503; requests in flight go on. */
+  stopAccepting(): void {
+    this.closing = true;
+  }
+
+  /** Sessions served here, HTTP+SSE ones included. */
+  get sessionCount(): number {
+    return this.sessions.size + (this.legacy?.size ?? 0);
+  }
+
+  /** Stops accepting, then ends every stream and session. */
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const t of this.timers ?? []) clearInterval(t);
+    await this.sessions.closeAll();
+    this.legacy?.closeAll();
+    for (const c of [...this.connections]) c.end();
+  }
+
+  private defineRoutes(): void {
+    const { path, healthPath, readyPath, legacySse } = this.options;
+    const guarded = (handle: (exchange: HttpExchange) => Promise<void>) => (exchange: HttpExchange) => this.guarded(exchange, handle);
+    const preflight = (exchange: HttpExchange) => this.guards.preflight(exchange);
+    this.route(
+      path,
+      'POST',
+      guarded((e) => this.posts.handle(e)),
+    );
+    if (!this.modernOnly) {
+      this.route(
+        path,
+        'GET',
+        guarded((e) => this.streams.get(e)),
+      );
+      this.route(
+        path,
+        'DELETE',
+        guarded((e) => this.streams.delete(e)),
+      );
+    }
+    this.route(path, 'OPTIONS', preflight);
+    this.route(path, '*', (exchange) => {
+      exchange.setHeader('Allow', this.modernOnly ? 'POST' : ALLOW);
+      fail(exchange, 405, -32000, 'Method not allowed');
+    });
+    if (healthPath) this.route(healthPath, 'GET', (e) => this.health(e));
+    if (readyPath) this.route(readyPath, 'GET', (e) => this.ready(e));
+    const { legacy } = this;
+    if (legacy && legacySse) {
+      this.route(
+        legacySse.path,
+        'GET',
+        guarded((e) => legacy.open(e)),
+      );
+      this.route(
+        legacySse.messagesPath,
+        'POST',
+        guarded((e) => legacy.post(e)),
+      );
+      this.route(legacySse.path, 'OPTIONS', preflight);
+      this.route(legacySse.messagesPath, 'OPTIONS', preflight);
+    }
+    const resourceServer = this.guards.resourceServer;
+    for (const metadataPath of resourceServer?.metadataPaths ?? []) {
+      const serve = (exchange: HttpExchange) => {
+        if (!this.guards.hostRefused(exchange)) resourceServer!.serveMetadata(exchange);
+      };
+      this.route(metadataPath, 'GET', serve);
+      this.route(metadataPath, 'OPTIONS', serve);
+    }
+  }
+
+  /** The first route for a path and method wins, as with Koa's router. */
+  private route(path: string, method: string, route: Route): void {
+    const key = routeKey(path);
+    const methods = this.routes.get(key) ?? new Map<string, Route>();
+    this.routes.set(key, methods);
+    if (!methods.has(method)) methods.set(method, route);
+  }
+
+  /** Runs a method handler behind the guards; a fault it did not handle still gets a JSON-RPC answer. */
+  private async guarded(exchange: HttpExchange, handle: (exchange: HttpExchange) => Promise<void>): Promise<void> {
+    if (!this.guards.admit(exchange, this.closing)) return;
+    try {
+      await handle(exchange);
+    } catch (error) {
+      this.guards.unexpected(exchange, error);
+    }
+  }
+
+  /** The health endpoint, behind the same Host/Origin check as the MCP path (it tells the session count). */
+  private health(exchange: HttpExchange): void {
+    if (this.guards.hostRefused(exchange)) return;
+    replyDocument(exchange, 200, { status: 'ok', sessions: this.sessions.size });
+  }
+
+  /**
+   * The readiness endpoint: 200 `{status:'ready'}` or 503 `{status:'not ready'}`; the per-store detail
+   * only for a request whose Host (and Origin) is an allowed host, never for a foreign one.
+   */
+  private async ready(exchange: HttpExchange): Promise<void> {
+    const { eventStore, sessionBackplane } = this.options;
+    const report = await checkReadiness({ taskStore: this.factory.readiness?.taskStore, eventStore, sessionBackplane });
+    const local = this.guards.host.check(exchange.header('host') || undefined, exchange.header('origin') || undefined) === undefined;
+    replyDocument(exchange, report.ready ? 200 : 503, {
+      status: report.ready ? 'ready' : 'not ready',
+      ...(local ? { stores: report.stores } : {}),
+    });
+  }
+
+  private channelContext(sessionId: string | undefined): ChannelContext {
+    const headers: Record<string, string> = sessionId ? { 'Mcp-Session-Id': sessionId } : {};
+    const cluster = sessionId ? this.sessions?.cluster : undefined;
+    return {
+      store: sessionId && this.options.eventStore ? { sessionId, events: this.options.eventStore } : undefined,
+      retryMs: this.options.retryMs,
+      headers,
+      track: (connection, open) => (open ? this.connections.add(connection) : this.connections.delete(connection)),
+      publish: cluster && ((streamId, eventId, message, final) => cluster.publish(sessionId!, streamId, eventId, message, final)),
+      logError: (message, error) => this.factory.logError(message, error),
+    };
+  }
+
+  private startTimers(): ReturnType<typeof setInterval>[] {
+    const { keepAliveMs, sessionIdleTimeoutMs } = this.options;
+    const timers: ReturnType<typeof setInterval>[] = [];
+    if (keepAliveMs > 0) timers.push(setInterval(() => this.connections.forEach((c) => c.keepAlive()), keepAliveMs));
+    if (this.options.sessions) {
+      const sweep = Math.max(1_000, Math.min(60_000, Math.floor(sessionIdleTimeoutMs / 2)));
+      timers.push(setInterval(() => this.sessions.sweep(), sweep));
+    }
+    // Node's timers would keep the process alive; a web runtime's are plain numbers.
+    for (const t of timers) (t as { unref?: () => void }).unref?.();
+    return timers;
+  }
+}
+
+/** Paths match case-insensitively, with or without one trailing slash (as Koa's router matches them). */
+function routeKey(path: string): string {
+  const lower = path.toLowerCase();
+  return lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower;
+}

@@ -1,0 +1,31 @@
+import { McpApplication } from '../../../src';
+import { ErasModule } from '../../fixtures/eras-tools';
+import { modernBody, modernHeaders } from '../../helpers/modern-http';
+
+const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
+
+describe('a fetch handler while its application closes', () => {
+  it('answers new requests with 503 while requests in flight finish, as the Koa server does', async () => {
+    const app = await McpApplication.create(ErasModule, { logger: quiet, shutdownTimeoutMs: 2_000 });
+    const handler = app.fetchHandler();
+    const post = (body: Record<string, unknown>) =>
+      handler(
+        new Request('http://127.0.0.1/mcp', {
+          method: 'POST',
+          headers: { ...modernHeaders(body), host: '127.0.0.1' },
+          body: JSON.stringify(body),
+        }),
+      );
+    // A request in flight: the application drains it before closing its front doors.
+    const inFlight = post(modernBody('tools/call', { name: 'sleeper', arguments: { tag: 'closing' } }, 8));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closed = app.close();
+    const refused = await post(modernBody('tools/list', {}, 9));
+    expect({ status: refused.status, body: await refused.json() }).toEqual({
+      status: 503,
+      body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Server is shutting down' } },
+    });
+    await closed;
+    await inFlight;
+  });
+});
