@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   ErrorCode,
   errorResponse,
@@ -18,7 +17,7 @@ import { type PeerState, type SessionControl, peerState } from './peer';
 import type { TransportExtra } from './request-scope';
 import type { SessionScope } from './session-scope';
 import { ClientLink } from './client-link';
-import type { Era } from '../mcp/eras';
+import type { Era, EraSupport } from '../mcp/eras';
 import { echo } from './wire';
 import { ownerOf } from '../auth/principal';
 import { classifyInbound, type LegacyInbound } from './inbound';
@@ -33,6 +32,8 @@ const NO_SUBSCRIPTIONS: ReadonlySet<string> = new Set();
 export interface SessionHost extends RequestHost {
   /** The capabilities offered now (a restored replica counts as told about them). */
   readonly capabilities: ServerCapabilities;
+  /** The eras served: the modern dispatch (`modern`) is asked for only when a request belongs to 2026-07-28. */
+  readonly eras: EraSupport;
   onSessionClosed?(session: ServerSession): void;
 }
 
@@ -112,15 +113,15 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
     const id = request.id;
     if (this.inflight?.has(id))
       return Promise.resolve(errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(echo(id))} is already in use`));
-    const modern = this.host.modern;
+    const support = this.host.eras;
     // Over HTTP the transport classified the request already (its envelope travels in `extra`).
     const inbound = extra?.envelope
       ? { era: 'modern' as const, peer: extra.envelope }
-      : modern
-        ? classifyInbound(request, { support: modern.support, pinned: this.era })
+      : support !== 'legacy'
+        ? classifyInbound(request, { support, pinned: this.era })
         : LEGACY_REQUEST;
     if ('reject' in inbound) {
-      const e = modern!.mapError(inbound.reject);
+      const e = this.host.modern!.mapError(inbound.reject);
       return Promise.resolve(errorResponse(id, e.code, e.message, e.data));
     }
     if (inbound.pin) this.era = inbound.pin;
@@ -214,7 +215,7 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
     if (extra?.auth) return ownerOf(extra.auth);
     if (this.anonymousOwner) return this.anonymousOwner;
     // Sessions without an id (stdio, in-memory) get a random local one: tasks are scoped by it.
-    this.local ??= this.id ?? randomBytes(12).toString('base64url');
+    this.local ??= this.id ?? randomKey();
     return `ses:${this.local}`;
   }
 
@@ -234,4 +235,11 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
   private addSubscription(uri: string): void {
     (this.subscribed ??= new Set()).add(uri);
   }
+}
+
+/** 12 random bytes, base64url. */
+function randomKey(): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: a stdio session needs its key only when a request creates a task
+  const { randomBytes } = require('node:crypto') as typeof import('node:crypto');
+  return randomBytes(12).toString('base64url');
 }

@@ -12,6 +12,7 @@ function setup(handlers: Record<string, MethodHandler> = {}, options: Constructo
     handler: (method) => ({ ping: () => ({}), ...handlers })[method],
     clientRequestTimeoutMs: 1_000,
     capabilities: { tools: {} },
+    eras: 'legacy',
     logError: (message) => errors.push(message),
   };
   const session = new ServerSession(host, (message, related, final) => void sent.push({ message, related, final }), options);
