@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { AuthInfo } from '../context/mcp-context';
 
 /**
@@ -49,4 +48,9 @@ function digest(token: string): string {
 /** The AuthInfo of a connection given its caller (`connect`): one naming nobody makes the connection its own principal. */
 export function connectionAuth(auth: AuthInfo): AuthInfo {
   return withPrincipal(auth) ?? { ...auth, principal: `connection:${randomUUID()}` };
+}
+
+function randomUUID(): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: a server without credentials (stdio) never needs it
+  return (require('node:crypto') as typeof import('node:crypto')).randomUUID();
 }

@@ -7,7 +7,7 @@ import type { RequestTelemetry } from '../protocol/telemetry/telemetry-options';
 import type { Invoke } from '../protocol/tool-invoker';
 import type { Registry } from '../registry/registry';
 import { assembleRegistry, buildDecorated, type ProviderEntry } from '../registry/registry.builder';
-import { TaskManager } from '../tasks/task-manager';
+import { LazyTaskManager } from '../tasks/lazy-task-manager';
 import type { TaskStore } from '../tasks/task-store';
 import { tasksFeature } from '../tasks/tasks.feature';
 import { type ApplicationOptions, resolveOptions, type ResolvedOptions } from './application-options';
@@ -27,7 +27,7 @@ export interface Parts {
   readonly engine: ProtocolEngine;
   readonly options: ResolvedOptions;
   readonly logger: ServerLogger;
-  readonly tasks: TaskManager;
+  readonly tasks: LazyTaskManager;
   readonly scaleOut: ScaleOut | undefined;
   readonly invoke: Invoke;
   readonly definitions: Definitions;
@@ -54,7 +54,7 @@ export function assembleParts(
   });
   container.register(TASK_STORE, taskStoreProvider(options.taskStore ?? scaleOut?.taskStore()));
   const store = tracedStore(container.resolve<TaskStore>(TASK_STORE), telemetry);
-  const tasks = new TaskManager(
+  const tasks = new LazyTaskManager(
     store,
     options.tasks,
     (message, error) => logger.error(message, error),

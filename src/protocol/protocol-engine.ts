@@ -18,7 +18,7 @@ import { isResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpc
 import type { TransportExtra } from './request-scope';
 import { type Invoke, ToolInvoker } from './tool-invoker';
 import type { EraSupport } from '../mcp/eras';
-import { ModernDispatch } from './modern/modern-dispatch';
+import type { ModernDispatch } from './modern/modern-dispatch';
 import type { CacheHints } from '../contracts/cache-hints';
 import { type RequestStateOptions, RequestStateSealer } from './modern/request-state';
 import { SubscriptionHub } from './modern/subscriptions';
@@ -76,8 +76,6 @@ interface Route {
 export class ProtocolEngine implements SessionHost, StatelessHost {
   readonly clientRequestTimeoutMs: number;
   readonly tools: ToolInvoker;
-  /** Serves 2026-07-28 requests; undefined when the server serves the legacy era only. */
-  readonly modern?: ModernDispatch;
   readonly eras: EraSupport;
   /** The open `subscriptions/listen` streams (2026-07-28 clients hear of changes there). */
   readonly subscriptions: SubscriptionHub;
@@ -97,6 +95,8 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
   private readonly rootsListeners = new Set<(peer: PeerState) => void>();
   private caps?: ServerCapabilities;
   private modernCaps?: ServerCapabilities;
+  private readonly sealer?: RequestStateSealer;
+  private dispatch?: ModernDispatch;
 
   constructor(private readonly options: ProtocolEngineOptions) {
     this.clientRequestTimeoutMs = options.clientRequestTimeoutMs;
@@ -140,23 +140,41 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
     this.add(completionHandlers(env), 'completions');
     for (const feature of this.features) this.add(feature.methods, feature.capability);
     this.eras = options.eras ?? 'dual';
-    if (this.eras !== 'legacy') {
-      this.modern = new ModernDispatch({
-        support: this.eras,
-        sealer: new RequestStateSealer(options.requestState),
-        serverInfo: options.serverInfo,
-        instructions: options.instructions,
-        capabilities: () => this.modernCapabilities,
-        handler: (method) => this.handler(method),
-        modernHandlers: options.modernHandlers?.(this),
-        featureHandler: (method) => this.featureMethod(method),
-        multiRound: (method) => this.custom.handler(method, true) !== undefined,
-        cache: options.cache,
-        logError: options.logError,
-      });
-    }
+    // Made now, so that a requestState secret too short fails here rather than at the first modern request.
+    if (this.eras !== 'legacy') this.sealer = new RequestStateSealer(options.requestState);
     options.registry.onChange((list) => this.listChanged(list));
     options.registry.onKindsChange(() => (this.caps = this.modernCaps = undefined));
+  }
+
+  /**
+   * Serves 2026-07-28 requests; undefined when the server serves the legacy era only. Built on first
+   * use (a transport that classifies requests, or the first modern request): a stdio server whose
+   * client speaks 2025-11-25 never loads it.
+   */
+  get modern(): ModernDispatch | undefined {
+    if (!this.sealer) return undefined;
+    this.dispatch ??= this.buildDispatch(this.sealer);
+    return this.dispatch;
+  }
+
+  private buildDispatch(sealer: RequestStateSealer): ModernDispatch {
+    const { options } = this;
+    const { ModernDispatch } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: see `modern`
+      require('./modern/modern-dispatch') as typeof import('./modern/modern-dispatch');
+    return new ModernDispatch({
+      support: this.eras,
+      sealer,
+      serverInfo: options.serverInfo,
+      instructions: options.instructions,
+      capabilities: () => this.modernCapabilities,
+      handler: (method) => this.handler(method),
+      modernHandlers: options.modernHandlers?.(this),
+      featureHandler: (method) => this.featureMethod(method),
+      multiRound: (method) => this.custom.handler(method, true) !== undefined,
+      cache: options.cache,
+      logError: options.logError,
+    });
   }
 
   /** The capabilities for the registry as it is now (recomputed only when the kinds it holds changed). */

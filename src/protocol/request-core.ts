@@ -111,7 +111,7 @@ export function serveRequest(
     if (!found) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${echo(method)}`);
     if (!site.admits(method)) return errorResponse(id, ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
     handler = found;
-    scope = new SessionScope(id, method, request.params ?? {}, site, site.ownerKey(extra), extra);
+    scope = new SessionScope(id, method, request.params ?? {}, site, undefined, extra);
   }
   site.track(scope);
   let result: unknown;

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   ErrorCode,
   errorResponse,
@@ -14,11 +13,11 @@ import { McpError } from '../mcp/mcp.error';
 import type { LoggingLevel, ServerCapabilities } from '../mcp/mcp-types';
 import { LATEST_PROTOCOL_VERSION } from '../mcp/mcp-types';
 import type { Connection, ConnectionOptions, MessageSink, SessionSnapshot, SessionStateChange } from './connection';
-import type { PeerState, SessionControl } from './peer';
+import { type PeerState, type SessionControl, peerState } from './peer';
 import type { TransportExtra } from './request-scope';
 import type { SessionScope } from './session-scope';
 import { ClientLink } from './client-link';
-import type { Era } from '../mcp/eras';
+import type { Era, EraSupport } from '../mcp/eras';
 import { echo } from './wire';
 import { ownerOf } from '../auth/principal';
 import { classifyInbound, type LegacyInbound } from './inbound';
@@ -27,11 +26,15 @@ import type { MaybePromise } from '../mcp/maybe-promise';
 
 /** A request of a session serving only the legacy era: nothing to classify. */
 const LEGACY_REQUEST: LegacyInbound = Object.freeze({ era: 'legacy' });
+/** The subscriptions of a session that has none (most): a server holds thousands of sessions. */
+const NO_SUBSCRIPTIONS: ReadonlySet<string> = new Set();
 
 /** What a session needs from the engine that owns it. */
 export interface SessionHost extends RequestHost {
   /** The capabilities offered now (a restored replica counts as told about them). */
   readonly capabilities: ServerCapabilities;
+  /** The eras served: the modern dispatch (`modern`) is asked for only when a request belongs to 2026-07-28. */
+  readonly eras: EraSupport;
   onSessionClosed?(session: ServerSession): void;
 }
 
@@ -44,8 +47,6 @@ export interface SessionHost extends RequestHost {
 export class ServerSession extends ClientLink implements Connection, SessionControl, RequestSite {
   readonly id: string | undefined;
   initialized = false;
-  /** Resource URIs this client subscribed to. */
-  readonly subscriptions = new Set<string>();
   /** What the client was told at initialize: list changes are sent only for these lists. */
   advertised: ServerCapabilities | undefined;
   onStateChange?: (change: SessionStateChange) => void;
@@ -57,7 +58,13 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
   private readonly isReachable: () => boolean;
   private readonly defaultExtra: TransportExtra | undefined;
   private era: Era | 'auto';
-  private readonly inflight = new Map<RequestId, SessionScope>();
+  /**
+   * Requests in flight, and the resource URIs the client subscribed to: each made when needed and the
+   * requests' map dropped when it empties, since a held session that waits for its client (most of
+   * them, most of the time) needs neither.
+   */
+  private inflight?: Map<RequestId, SessionScope>;
+  private subscribed?: Set<string>;
 
   constructor(
     protected override readonly host: SessionHost,
@@ -71,7 +78,12 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
     this.isReachable = options.reachable ?? (() => true);
     this.defaultExtra = options.extra;
     this.era = options.era ?? 'legacy';
-    this.state = { protocolVersion: LATEST_PROTOCOL_VERSION, clientCapabilities: {}, ...options.peer, sessionId: options.id };
+    this.state = peerState({ protocolVersion: LATEST_PROTOCOL_VERSION, clientCapabilities: {}, ...options.peer }, options.id);
+  }
+
+  /** Resource URIs this client subscribed to. */
+  get subscriptions(): ReadonlySet<string> {
+    return this.subscribed ?? NO_SUBSCRIPTIONS;
   }
 
   get peer(): PeerState {
@@ -122,17 +134,17 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
   /** What a session adds to the per-request core: ids in use, the era it is pinned to, initialize first. */
   private serve(request: JsonRpcRequest, extra: TransportExtra | undefined): MaybePromise<JsonRpcResponse | undefined> {
     const id = request.id;
-    if (this.inflight.has(id))
+    if (this.inflight?.has(id))
       return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(echo(id))} is already in use`);
-    const modern = this.host.modern;
+    const support = this.host.eras;
     // Over HTTP the transport classified the request already (its envelope travels in `extra`).
     const inbound = extra?.envelope
       ? { era: 'modern' as const, peer: extra.envelope }
-      : modern
-        ? classifyInbound(request, { support: modern.support, pinned: this.era })
+      : support !== 'legacy'
+        ? classifyInbound(request, { support, pinned: this.era })
         : LEGACY_REQUEST;
     if ('reject' in inbound) {
-      const e = modern!.mapError(inbound.reject);
+      const e = this.host.modern!.mapError(inbound.reject);
       return errorResponse(id, e.code, e.message, e.data);
     }
     if (inbound.pin) this.era = inbound.pin;
@@ -144,11 +156,11 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
   }
 
   track(scope: SessionScope): void {
-    this.inflight.set(scope.id, scope);
+    (this.inflight ??= new Map()).set(scope.id, scope);
   }
 
   untrack(scope: SessionScope): void {
-    this.inflight.delete(scope.id);
+    if (this.inflight?.delete(scope.id) && this.inflight.size === 0) this.inflight = undefined;
   }
 
   private handleNotification(notification: JsonRpcNotification): void {
@@ -159,7 +171,7 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
         break;
       case 'notifications/cancelled':
         this.inflight
-          .get(params.requestId as RequestId)
+          ?.get(params.requestId as RequestId)
           ?.cancel(new McpError(ErrorCode.InvalidRequest, typeof params.reason === 'string' ? params.reason : 'Cancelled by the client'));
         break;
       default:
@@ -168,7 +180,7 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
   }
 
   initialize(peer: Omit<PeerState, 'sessionId'>, advertised: ServerCapabilities): void {
-    this.setPeer({ ...peer, sessionId: this.id });
+    this.setPeer(peerState(peer, this.id));
     this.advertised = advertised;
     // Requests that follow are served even if the client never sends notifications/initialized.
     this.initialized = true;
@@ -191,8 +203,8 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
   }
 
   restore(snapshot: SessionSnapshot): void {
-    this.setPeer({ ...snapshot.peer, sessionId: this.id });
-    for (const uri of snapshot.subscriptions) this.subscriptions.add(uri);
+    this.setPeer(peerState(snapshot.peer, this.id));
+    for (const uri of snapshot.subscriptions) this.addSubscription(uri);
     this.advertised ??= this.host.capabilities;
     this.initialized = true;
   }
@@ -205,20 +217,20 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
     if (this.closed) return;
     this.closed = true;
     // Built only when someone waits: an Error's stack trace is most of the cost of closing a stateless session.
-    if (this.inflight.size > 0 || this.awaiting > 0) {
+    if (this.inflight || this.awaiting > 0) {
       const closed = new McpError(ErrorCode.InternalError, 'Session closed');
-      for (const scope of this.inflight.values()) scope.cancel(closed);
+      for (const scope of this.inflight?.values() ?? []) scope.cancel(closed);
       this.failAwaiting(closed);
     }
     this.host.onSessionClosed?.(this);
   }
 
   runs(id: RequestId): boolean {
-    return this.inflight.has(id);
+    return this.inflight?.has(id) ?? false;
   }
 
   get inflightCount(): number {
-    return this.inflight.size;
+    return this.inflight?.size ?? 0;
   }
 
   /** Who owns what a request creates: the authenticated caller's principal when there is one, else the session. */
@@ -226,7 +238,7 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
     if (extra?.auth) return ownerOf(extra.auth);
     if (this.anonymousOwner) return this.anonymousOwner;
     // Sessions without an id (stdio, in-memory) get a random local one: tasks are scoped by it.
-    this.local ??= `ses:${this.id ?? randomBytes(12).toString('base64url')}`;
+    this.local ??= `ses:${this.id ?? randomKey()}`;
     return this.local;
   }
 
@@ -236,9 +248,21 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
   }
 
   private changeState(change: SessionStateChange, notify: boolean): void {
-    if (change.logLevel !== undefined) this.setPeer({ ...this.state, logLevel: change.logLevel });
-    if (change.subscribe !== undefined) this.subscriptions.add(change.subscribe);
-    if (change.unsubscribe !== undefined) this.subscriptions.delete(change.unsubscribe);
+    if (change.logLevel !== undefined) this.setPeer(peerState(this.state, this.id, change.logLevel));
+    if (change.subscribe !== undefined) this.addSubscription(change.subscribe);
+    if (change.unsubscribe !== undefined && this.subscribed?.delete(change.unsubscribe) && this.subscribed.size === 0)
+      this.subscribed = undefined;
     if (notify) this.onStateChange?.(change);
   }
+
+  private addSubscription(uri: string): void {
+    (this.subscribed ??= new Set()).add(uri);
+  }
+}
+
+/** 12 random bytes, base64url. */
+function randomKey(): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: a stdio session needs its key only when a request creates a task
+  const { randomBytes } = require('node:crypto') as typeof import('node:crypto');
+  return randomBytes(12).toString('base64url');
 }

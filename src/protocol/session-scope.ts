@@ -5,7 +5,12 @@ import type { Outbound, PeerState, SessionControl } from './peer';
 import type { RequestScope, TransportExtra } from './request-scope';
 
 /** What a request scope needs from the session that runs it. */
-type ScopeSession = Outbound & SessionControl & { readonly peer: PeerState };
+export type ScopeSession = Outbound &
+  SessionControl & {
+    readonly peer: PeerState;
+    /** Who owns what a request creates (see RequestSite.ownerKey). */
+    ownerKey(extra: TransportExtra | undefined): string;
+  };
 
 /**
  * One request in flight in a session. Its AbortSignal is created only when a handler asks for it:
@@ -24,9 +29,20 @@ export class SessionScope implements RequestScope {
     readonly method: string,
     readonly params: Record<string, unknown>,
     readonly session: ScopeSession,
-    readonly owner: string,
+    /** Undefined: asked of the session when first read (see `owner`). */
+    private ownerKey: string | undefined,
     readonly extra: TransportExtra | undefined,
   ) {}
+
+  /**
+   * Who owns what the request creates. Asked of the session when something first needs it (tasks):
+   * most requests never do, and a session without an id makes its key from random bytes (node:crypto,
+   * which a stdio server then loads only when a task needs an owner).
+   */
+  get owner(): string {
+    this.ownerKey ??= this.session.ownerKey(this.extra);
+    return this.ownerKey;
+  }
 
   /** Read live: `logging/setLevel` applies to requests already running. */
   get peer(): PeerState {

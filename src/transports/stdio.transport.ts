@@ -109,7 +109,7 @@ export class StdioTransport implements MessageTransport {
     this.queue.push(`${encodeMessage(message)}\n`);
     if (!isResponse(message)) {
       this.flush();
-      this.lastNonResponse = performance.now();
+      this.lastNonResponse = Date.now();
       return;
     }
     if (!this.flushScheduled) {
@@ -121,7 +121,8 @@ export class StdioTransport implements MessageTransport {
       // A response that closely follows a notification goes out a little later, so that a client
       // reading both in one chunk is less likely (the official SDK drops progress that arrives in the
       // same chunk as the response it belongs to). 2 ms was not enough for a client on a busy machine.
-      if (performance.now() - this.lastNonResponse < RESPONSE_AFTER_NOTIFICATION_MS) setTimeout(flush, RESPONSE_AFTER_NOTIFICATION_MS);
+      // Date.now(): `performance` would load perf_hooks (a dozen of Node's modules) at the first response.
+      if (Date.now() - this.lastNonResponse < RESPONSE_AFTER_NOTIFICATION_MS) setTimeout(flush, RESPONSE_AFTER_NOTIFICATION_MS);
       else setImmediate(flush);
     }
   }

@@ -6,6 +6,13 @@ const DIST = join(ROOT, 'dist');
 /** test/fixtures/stdio-unused.ts: what of the modules a stdio server does not use this process loaded. */
 const UNUSED = JSON.stringify(join(DIST, 'test', 'fixtures', 'stdio-unused'));
 
+/**
+ * mcpkit's own modules a stdio server (test/fixtures/stdio-weight-server.ts) may have loaded once it answered a
+ * tools/call: 123 when start-up was trimmed, plus the synchronous call path's own (maybe-promise, the validation
+ * fast check) and the HTTP endpoint's split into smaller files that a stdio server shares none of but the types.
+ */
+const MODULE_BUDGET = 128;
+
 /** Runs `script` (CommonJS) in a fresh Node and resolves with the first JSON line it prints. */
 async function run(script: string): Promise<Record<string, string[]>> {
   const peer = new RawStdioPeer('', ['-e', script]);
@@ -20,13 +27,18 @@ async function run(script: string): Promise<Record<string, string[]>> {
  * lists them). Checked in a real process, whose `require.cache` is Node's own.
  */
 describe('what a stdio server loads', () => {
-  it('answers a tools/call having loaded none of the packages and mcpkit modules it does not use', async () => {
+  it('answers a tools/call having loaded none of the packages and mcpkit modules it does not use, and few modules in all', async () => {
     const peer = new RawStdioPeer(join(DIST, 'test', 'fixtures', 'stdio-weight-server.js'));
     try {
       await peer.initialize();
       peer.send({ jsonrpc: '2.0', id: 'w', method: 'tools/call', params: { name: 'loaded', arguments: {} } });
       const answer = await peer.response('w');
       expect(JSON.parse((answer.result as { content: { text: string }[] }).content[0].text)).toEqual([]);
+      // Every module costs its resolution, reading and compiling at each start: 123 after the first
+      // tools/call (134 before the 2026-07-28 dispatch and the task machinery loaded on first use).
+      peer.send({ jsonrpc: '2.0', id: 'm', method: 'tools/call', params: { name: 'modules', arguments: {} } });
+      const count = Number(((await peer.response('m')).result as { content: { text: string }[] }).content[0].text);
+      expect(count).toBeLessThanOrEqual(MODULE_BUDGET);
     } finally {
       peer.endInput();
       await peer.exited;

@@ -1,8 +1,8 @@
 import type { RequestId } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
-import type { Outbound, OutboundRequestOptions, PeerState, SessionControl } from '../peer';
+import type { Outbound, OutboundRequestOptions, PeerState } from '../peer';
 import type { TransportExtra } from '../request-scope';
-import { SessionScope } from '../session-scope';
+import { type ScopeSession, SessionScope } from '../session-scope';
 import type { InputRound } from './input-round';
 import type { CacheHint } from '../../contracts/cache-hints';
 
@@ -12,7 +12,7 @@ export interface RoundFactory {
 }
 
 /** The session a modern request runs on: only its way out (the request's own stream) is used. */
-export type ModernSession = Outbound & SessionControl & { readonly peer: PeerState };
+export type ModernSession = ScopeSession;
 
 /**
  * A modern (2026-07-28) request: its PeerState comes from its own `_meta`, its notifications go on its

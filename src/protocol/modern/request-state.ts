@@ -1,4 +1,3 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { McpError } from '../../mcp/mcp.error';
 
 /** How requestState is sealed: the keys (the first one signs, all of them verify), its lifetime and size. */
@@ -61,7 +60,9 @@ export class RequestStateSealer {
   readonly maxBytes: number;
   /** False when the key is this process's own random one (retries must come back to this process). */
   shared: boolean;
-  private keys: Buffer[];
+  /** The keys given or loaded; undefined while this process's own key is not made yet (see `keys`). */
+  private given?: Buffer[];
+  private own?: Buffer;
   private loading?: Promise<void>;
 
   constructor(private readonly options: RequestStateOptions = {}) {
@@ -71,8 +72,8 @@ export class RequestStateSealer {
         ? [process.env.MCPKIT_STATE_SECRET]
         : undefined;
     this.shared = given !== undefined;
-    this.keys = given ? given.map((s) => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s)) : [randomBytes(32)];
-    for (const key of this.keys) if (key.length < 32) throw new RangeError('A requestState secret needs at least 32 bytes');
+    this.given = given?.map((s) => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s));
+    for (const key of this.given ?? []) if (key.length < 32) throw new RangeError('A requestState secret needs at least 32 bytes');
     this.ttlMs = options.ttlMs ?? 600_000;
     this.maxBytes = options.maxBytes ?? 262_144;
   }
@@ -90,7 +91,7 @@ export class RequestStateSealer {
         (secret) => {
           const key = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret;
           if (key.length < 32) throw new RangeError('A requestState secret needs at least 32 bytes');
-          this.keys = [key];
+          this.given = [key];
           this.shared = true;
         },
         (error) => onError('Could not load the requestState secret; this process signs with its own key until it loads', error),
@@ -98,6 +99,17 @@ export class RequestStateSealer {
       .catch((error) => onError('The loaded requestState secret is unusable', error))
       .finally(() => (this.loading = undefined));
     return this.loading;
+  }
+
+  /**
+   * The first signs, all of them verify. This process's own key is made when first needed: a server
+   * whose clients never need a second round (and a stdio server, which serves one client) loads no
+   * node:crypto for it.
+   */
+  private get keys(): Buffer[] {
+    if (this.given) return this.given;
+    this.own ??= crypto().randomBytes(32);
+    return [this.own];
   }
 
   seal(binding: StateBinding, state: RoundState, now = Date.now()): string {
@@ -139,7 +151,7 @@ export class RequestStateSealer {
   }
 
   private mac(key: Buffer, body: string): string {
-    return createHmac('sha256', key).update(body).digest('base64url');
+    return crypto().createHmac('sha256', key).update(body).digest('base64url');
   }
 }
 
@@ -150,7 +162,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+  return x.length === y.length && crypto().timingSafeEqual(x, y);
 }
 
 function invalid(why: string): McpError {
@@ -164,7 +176,13 @@ export function digestOf(value: unknown): string {
 
 /** The digest of a value already in its canonical form (`stableJson`): `digestOf(v) === digestOfCanonical(stableJson(v))`. */
 export function digestOfCanonical(canonical: string): string {
-  return createHash('sha256').update(canonical).digest('base64url');
+  return crypto().createHash('sha256').update(canonical).digest('base64url');
+}
+
+/** node:crypto, loaded when a request first needs it (see RequestStateSealer.keys). */
+function crypto(): typeof import('node:crypto') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a multi round-trip request (or a digest of arguments) needs it
+  return require('node:crypto') as typeof import('node:crypto');
 }
 
 /** A JSON text of a value that does not depend on the order of object keys. */

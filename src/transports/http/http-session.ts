@@ -14,9 +14,13 @@ export const STANDALONE_STREAM = 'g';
  * the standalone stream for messages that belong to no request.
  */
 export class HttpSession implements AnswerTarget {
-  readonly requests = new Map<RequestId, StreamChannel>();
-  /** Live request streams by stream id, for resumption. */
-  readonly streams = new Map<string, StreamChannel>();
+  /**
+   * The live stream of each request in flight, and live request streams by stream id (for
+   * resumption): made with a session's first request and dropped when it has none left, as a server
+   * holds thousands of sessions that wait for their clients.
+   */
+  private requests?: Map<RequestId, StreamChannel>;
+  private streams?: Map<string, StreamChannel>;
   private standaloneChannel?: StreamChannel;
   lastActivity = Date.now();
   private nextStream = 0;
@@ -51,20 +55,33 @@ export class HttpSession implements AnswerTarget {
   /** Opens the stream of one POSTed request. */
   openRequest(id: RequestId, exchange: HttpExchange): StreamChannel {
     const channel = new StreamChannel(`r${++this.nextStream}`, this.channelContext, exchange, id);
-    this.requests.set(id, channel);
-    this.streams.set(channel.streamId, channel);
+    (this.requests ??= new Map()).set(id, channel);
+    (this.streams ??= new Map()).set(channel.streamId, channel);
     return channel;
   }
 
   closeRequest(id: RequestId, channel: StreamChannel): void {
-    if (this.requests.get(id) === channel) this.requests.delete(id);
-    this.streams.delete(channel.streamId);
+    if (this.requests?.get(id) === channel) {
+      this.requests.delete(id);
+      if (this.requests.size === 0) this.requests = undefined;
+    }
+    this.forgetStream(channel.streamId);
+  }
+
+  /** The live request stream with this id. */
+  stream(streamId: string): StreamChannel | undefined {
+    return this.streams?.get(streamId);
+  }
+
+  /** Forgets a request stream that ended. */
+  forgetStream(streamId: string): void {
+    if (this.streams?.delete(streamId) && this.streams.size === 0) this.streams = undefined;
   }
 
   /** Routes an outbound message: to its request's stream when that is live, else to the standalone stream. */
   route(message: JsonRpcMessage, relatedRequestId?: RequestId, final?: boolean): Promise<void> {
     const key = isResponse(message) ? (message.id ?? undefined) : relatedRequestId;
-    const channel = key === undefined ? undefined : this.requests.get(key);
+    const channel = key === undefined ? undefined : this.requests?.get(key);
     // The request's stream broke (logged there, its client told): its later messages have nowhere to go.
     if (channel?.failed) return Promise.resolve();
     if (channel && channel.state !== 'done') return final ? channel.finish(message) : channel.send(message);
@@ -73,10 +90,10 @@ export class HttpSession implements AnswerTarget {
 
   /** A local stand-in for a request stream that lives on another instance (see SessionCluster.follow). */
   follower(streamId: string): StreamChannel {
-    let channel = this.streams.get(streamId);
+    let channel = this.streams?.get(streamId);
     if (!channel) {
       channel = new StreamChannel(streamId, this.channelContext);
-      this.streams.set(streamId, channel);
+      (this.streams ??= new Map()).set(streamId, channel);
     }
     return channel;
   }
@@ -89,12 +106,12 @@ export class HttpSession implements AnswerTarget {
   }
 
   get busy(): boolean {
-    return this.requests.size > 0 || this.session.inflightCount > 0;
+    return this.requests !== undefined || this.session.inflightCount > 0;
   }
 
   /** Ends every stream for good. */
   async endStreams(): Promise<void> {
-    const channels = [...this.requests.values(), ...(this.standaloneChannel ? [this.standaloneChannel] : [])];
+    const channels = [...(this.requests?.values() ?? []), ...(this.standaloneChannel ? [this.standaloneChannel] : [])];
     await Promise.allSettled(channels.map((c) => c.finish()));
   }
 }

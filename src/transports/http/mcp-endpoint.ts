@@ -8,7 +8,7 @@ import { checkReadiness } from './readiness';
 import { ALLOW, RequestGuards } from './request-guards';
 import { SessionDirectory, type SessionFactory } from './session-directory';
 import type { SseConnection } from './sse-stream';
-import type { ChannelContext } from './stream-channel';
+import { type ChannelHost, SessionChannelContext } from './session-channel-context';
 import { StreamHandlers } from './stream-handlers';
 
 type Route = (exchange: HttpExchange) => void | Promise<void>;
@@ -44,7 +44,8 @@ export class McpEndpoint {
     const logError = (message: string, error?: unknown) => factory.logError(message, error);
     this.options.eventStore?.attachLogger?.(logError);
     this.guards = new RequestGuards(this.options, options.port || undefined, logError);
-    this.sessions = new SessionDirectory(factory, this.options, (id) => this.channelContext(id));
+    const channels = this.channelHost();
+    this.sessions = new SessionDirectory(factory, this.options, (id) => new SessionChannelContext(channels, id));
     this.posts = new PostHandler(
       this.options,
       this.sessions,
@@ -52,7 +53,8 @@ export class McpEndpoint {
       logError,
       factory.modern,
       factory.stateless,
-      this.channelContext(undefined),
+      // A stateless request's stream: no session id, nothing stored, nothing shared.
+      { retryMs: channels.retryMs, headers: {}, track: (connection, open) => channels.track(connection, open), logError },
     );
     this.streams = new StreamHandlers(this.options, this.sessions, this.guards);
     // A server serving only the modern era has no sessions, standalone streams or HTTP+SSE endpoint.
@@ -202,15 +204,17 @@ export class McpEndpoint {
     });
   }
 
-  private channelContext(sessionId: string | undefined): ChannelContext {
-    const headers: Record<string, string> = sessionId ? { 'Mcp-Session-Id': sessionId } : {};
-    const cluster = sessionId ? this.sessions?.cluster : undefined;
+  /** What the streams of every session share: one object, so that a held session holds only its own id. */
+  private channelHost(): ChannelHost {
+    const sessions = (): SessionDirectory | undefined => this.sessions;
     return {
-      store: sessionId && this.options.eventStore ? { sessionId, events: this.options.eventStore } : undefined,
       retryMs: this.options.retryMs,
-      headers,
-      track: (connection, open) => (open ? this.connections.add(connection) : this.connections.delete(connection)),
-      publish: cluster && ((streamId, eventId, message, final) => cluster.publish(sessionId!, streamId, eventId, message, final)),
+      eventStore: this.options.eventStore,
+      // The directory makes the cluster, and is made after this: read when a session is built.
+      get cluster() {
+        return sessions()?.cluster;
+      },
+      track: (connection, open) => void (open ? this.connections.add(connection) : this.connections.delete(connection)),
       logError: (message, error) => this.factory.logError(message, error),
     };
   }

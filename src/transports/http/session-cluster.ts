@@ -92,7 +92,7 @@ export class SessionCluster {
   async follow(http: HttpSession, streamId: string, lastEventId: string, exchange: HttpExchange, events: EventStore): Promise<void> {
     const channel = http.follower(streamId);
     await channel.resume(exchange, async () => (await events.eventsAfter(http.id!, lastEventId))?.events ?? []);
-    if (channel.state === 'done') http.streams.delete(streamId);
+    if (channel.state === 'done') http.forgetStream(streamId);
   }
 
   async close(): Promise<void> {
@@ -120,9 +120,9 @@ export class SessionCluster {
       case 'event': {
         // Queued behind any resume in progress on the channel, which writes it unless the replay did.
         // Channel work never rejects (a failed write breaks the stream and is logged by the channel).
-        const channel = envelope.streamId === STANDALONE_STREAM ? http.standalone : http.streams.get(envelope.streamId);
+        const channel = envelope.streamId === STANDALONE_STREAM ? http.standalone : http.stream(envelope.streamId);
         void channel?.deliverRemote(envelope.eventId, envelope.message, envelope.final === true).then(() => {
-          if (channel.state === 'done') http.streams.delete(envelope.streamId);
+          if (channel.state === 'done') http.forgetStream(envelope.streamId);
         });
         break;
       }

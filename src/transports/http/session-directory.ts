@@ -31,7 +31,7 @@ export class SessionDirectory {
   constructor(
     private readonly factory: SessionFactory,
     private readonly options: ResolvedHttpOptions,
-    private readonly channelContext: (sessionId: string | undefined) => ChannelContext,
+    private readonly channelContext: (sessionId: string) => ChannelContext,
   ) {
     if (options.sessionBackplane) {
       this.cluster = new SessionCluster(

@@ -164,8 +164,9 @@ export class StreamChannel {
 
   /** Stores an outbound event when the stream is resumable; a failure names the event store. */
   private async store(message: JsonRpcMessage | null, json?: string): Promise<string | undefined> {
-    if (!this.ctx.store) return undefined;
-    const { sessionId, events } = this.ctx.store;
+    const store = this.ctx.store;
+    if (!store) return undefined;
+    const { sessionId, events } = store;
     try {
       if (message !== null && json !== undefined && events.storeSerialized)
         return await events.storeSerialized(sessionId, this.streamId, message, json);

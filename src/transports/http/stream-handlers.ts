@@ -49,7 +49,7 @@ export class StreamHandlers {
     const store = this.options.eventStore!;
     const found = await store.eventsAfter(http.id!, lastEventId);
     if (!found) return fail(exchange, 400, -32000, 'Bad Request: unknown Last-Event-ID for this session');
-    const channel = found.streamId === STANDALONE_STREAM ? http.standalone : http.streams.get(found.streamId);
+    const channel = found.streamId === STANDALONE_STREAM ? http.standalone : http.stream(found.streamId);
     if (channel) {
       await channel.resume(exchange, async () => (await store.eventsAfter(http.id!, lastEventId))?.events ?? []);
       return;

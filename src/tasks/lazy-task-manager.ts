@@ -1,0 +1,42 @@
+import type { TaskBus } from './task-bus';
+import type { TaskManager } from './task-manager';
+import type { ResolvedTaskOptions } from './task-options';
+import type { TaskStore } from './task-store';
+import type { TaskNotifier } from './modern-tasks';
+
+/**
+ * An application's TaskManager, built on first use. The task machinery (both eras' task runners,
+ * requests to the client, leases: about fifteen modules) is loaded once a request runs a tool as a
+ * task or asks about tasks, which most servers never see: a stdio server starts sooner without it.
+ * With a store shared between instances it is built at once, since the leases of this instance's
+ * tasks are kept, and the tasks of a stopped instance reaped, from the start.
+ */
+export class LazyTaskManager {
+  private built?: TaskManager;
+  /** Told of each status change of a 2026-07-28 task (set before the first request; see ModernTasks.notifier). */
+  modernNotifier?: TaskNotifier;
+
+  constructor(
+    readonly store: TaskStore,
+    private readonly options: ResolvedTaskOptions,
+    private readonly logError: (message: string, error?: unknown) => void,
+    private readonly clientRequestTimeoutMs: number,
+    private readonly bus?: TaskBus,
+  ) {
+    if (store.renewLeases && store.reapAbandoned) this.get();
+  }
+
+  get(): TaskManager {
+    if (this.built) return this.built;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: see the class
+    const { TaskManager } = require('./task-manager') as typeof import('./task-manager');
+    this.built = new TaskManager(this.store, this.options, this.logError, this.clientRequestTimeoutMs, this.bus);
+    this.built.modern.notifier = this.modernNotifier;
+    return this.built;
+  }
+
+  /** Stops what the manager runs (lease timers), when it was built. */
+  async close(): Promise<void> {
+    await this.built?.close();
+  }
+}
