@@ -8,8 +8,8 @@ const UNUSED = JSON.stringify(join(DIST, 'test', 'fixtures', 'stdio-unused'));
 
 /**
  * mcpkit's own modules a stdio server (test/fixtures/stdio-weight-server.ts) may have loaded once it answered a
- * tools/call: 123 when start-up was trimmed, plus the synchronous call path's own (maybe-promise, the validation
- * fast check) and the HTTP endpoint's split into smaller files that a stdio server shares none of but the types.
+ * tools/call: 123 when start-up was trimmed, 128 with the synchronous call path merged beside it (maybe-promise,
+ * the validation fast check among them). The list of modules it must not load is the sharper check.
  */
 const MODULE_BUDGET = 128;
 
