@@ -16,12 +16,16 @@ export type Invoke = (ref: HandlerRef, args: unknown[]) => Promise<unknown>;
 export class ToolInvoker {
   /** The validation span's name and attributes, by tool (descriptors are frozen; a WeakMap lets a removed tool go). */
   private readonly validationSpans = new WeakMap<ToolDescriptor, { name: string; attributes: Record<string, string> }>();
+  /** The telemetry that wants a span around argument validation (option `spans.validation`), else undefined. */
+  private readonly telemetry?: RequestTelemetry;
 
   constructor(
     private readonly invoke: Invoke,
     private readonly logError: (message: string, error?: unknown) => void,
-    private readonly telemetry?: RequestTelemetry,
-  ) {}
+    telemetry?: RequestTelemetry,
+  ) {
+    this.telemetry = telemetry?.validationSpans ? telemetry : undefined;
+  }
 
   /** A tool written as an async generator has its yields collected; `onBlocks` sees each batch as it is produced. */
   async call(
