@@ -20,6 +20,8 @@ export type Invoke = (ref: HandlerRef, args: unknown[]) => unknown;
 export class ToolInvoker {
   /** The validation span's name and attributes, by tool (descriptors are frozen; a WeakMap lets a removed tool go). */
   private readonly validationSpans = new WeakMap<ToolDescriptor, { name: string; attributes: Record<string, string> }>();
+  /** The telemetry that wants a span around argument validation (option `spans.validation`), else undefined. */
+  private readonly telemetry?: RequestTelemetry;
 
   private readonly errorPolicy: ToolErrorPolicy;
 
@@ -27,9 +29,10 @@ export class ToolInvoker {
   constructor(
     private readonly invoke: Invoke,
     private readonly logError: (message: string, error?: unknown) => void,
-    private readonly telemetry?: RequestTelemetry,
+    telemetry?: RequestTelemetry,
     errors: { expose?: boolean; warn?: (message: string) => void } = {},
   ) {
+    this.telemetry = telemetry?.validationSpans ? telemetry : undefined;
     let warned = false;
     this.errorPolicy = {
       expose: errors.expose === true,

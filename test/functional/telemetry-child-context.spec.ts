@@ -45,7 +45,10 @@ describe('the context of a child span (argument validation)', () => {
     const exporter = new InMemorySpanExporter();
     const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
     validatorTracer = tracerProvider.getTracer('validator');
-    const app = await McpApplication.create(ChildContextModule, { logger: quiet, telemetry: { mode: 'full', tracerProvider } });
+    const app = await McpApplication.create(ChildContextModule, {
+      logger: quiet,
+      telemetry: { mode: 'full', tracerProvider, spans: { validation: true } },
+    });
     apps.push(app);
     const client = await McpTestClient.connect(app.connectInMemory());
     expect(await client.request('tools/call', { name: 'echo', arguments: { text: 'hi' } })).toMatchObject({ content: [{ text: 'hi' }] });

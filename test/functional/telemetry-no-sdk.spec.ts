@@ -66,7 +66,7 @@ describe('telemetry full with no OpenTelemetry SDK registered', () => {
   });
 
   it('traces once an SDK registers its tracer provider, with no new application', async () => {
-    const client = await connect({ mode: 'full' });
+    const client = await connect({ mode: 'full', spans: { validation: true } });
     await client.request('tools/call', { name: 'echo', arguments: { text: 'before' } });
     const exporter = new InMemorySpanExporter();
     trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));

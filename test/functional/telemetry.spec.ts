@@ -51,7 +51,7 @@ const quiet = { error: () => undefined, warn: () => undefined, info: () => undef
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const PARENT_ID = 'b7ad6b7169203331';
 
-function observability(mode: TelemetryOptions['mode']) {
+function observability(mode: TelemetryOptions['mode'], spans?: TelemetryOptions['spans']) {
   const exporter = new InMemorySpanExporter();
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
@@ -61,7 +61,7 @@ function observability(mode: TelemetryOptions['mode']) {
     const { resourceMetrics } = await reader.collect();
     return resourceMetrics.scopeMetrics.flatMap((s) => s.metrics);
   };
-  return { telemetry: { mode, tracerProvider, meterProvider }, exporter, metrics, tracerProvider };
+  return { telemetry: { mode, tracerProvider, meterProvider, spans }, exporter, metrics, tracerProvider };
 }
 
 /** A stdio connection over in-process pipes: one JSON-RPC message a line, as a stdio client writes them. */
@@ -117,7 +117,7 @@ describe('telemetry', () => {
   };
 
   it('stdio: a tools/call has a server span named and attributed by the MCP conventions, child of the _meta traceparent', async () => {
-    const o = observability('full');
+    const o = observability('full', { validation: true });
     const { send, answer } = await stdioClient(await create(o.telemetry));
     send({
       jsonrpc: '2.0',
@@ -220,7 +220,7 @@ describe('telemetry', () => {
   });
 
   it('invalid tool arguments: the validation child span and the tools/call span carry the error type', async () => {
-    const o = observability('full');
+    const o = observability('full', { validation: true });
     const { send, answer } = await stdioClient(await create(o.telemetry));
     send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: { text: 'far too long for it' } } });
     expect(await answer(4)).toMatchObject({ result: { isError: true } });
@@ -232,7 +232,7 @@ describe('telemetry', () => {
   });
 
   it('a tool registered at runtime (JSON Schema) gets the validation child span too', async () => {
-    const o = observability('full');
+    const o = observability('full', { validation: true });
     const app = await create(o.telemetry);
     app.addTool({
       name: 'schemed',

@@ -76,6 +76,7 @@ export class OtelTelemetry implements RequestTelemetry {
   private readonly probe: Api.Context;
   private readonly probed = () => this.context.active() === this.probe;
   readonly recording: boolean;
+  readonly validationSpans: boolean;
 
   constructor(
     private readonly api: typeof Api,
@@ -86,6 +87,7 @@ export class OtelTelemetry implements RequestTelemetry {
     this.root = api.ROOT_CONTEXT;
     this.probe = api.ROOT_CONTEXT.setValue(api.createContextKey('mcpkit context manager probe'), true);
     this.recording = options.mode === 'full';
+    this.validationSpans = this.recording && options.spans?.validation === true;
     if (!this.recording) return;
     const tracerProvider = (options.tracerProvider as Api.TracerProvider | undefined) ?? api.trace.getTracerProvider();
     this.tracer = tracerProvider.getTracer(SCOPE);

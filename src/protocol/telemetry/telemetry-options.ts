@@ -12,12 +12,20 @@ export interface TelemetryOptions {
   tracerProvider?: object;
   /** A `MeterProvider` of @opentelemetry/api; default: the global one. */
   meterProvider?: object;
+  /**
+   * mcpkit's own child spans, beyond those of the MCP semantic conventions ('full' only). `validation`:
+   * a `validate_arguments {tool}` span around each tool call's argument validation (default false: it
+   * costs a span per call, and the validation's time is inside the server span anyway).
+   */
+  spans?: { validation?: boolean };
 }
 
 /** What a session needs from telemetry (absent when it is off: the hot path checks one property). */
 export interface RequestTelemetry {
   /** True when spans and metrics are recorded ('full'); in 'propagation' stores are not wrapped at all. */
   readonly recording: boolean;
+  /** True when tool argument validation gets a child span (`spans.validation` in 'full'). */
+  readonly validationSpans: boolean;
   /** Runs one request inside its server span (full) or its remote trace context (propagation). */
   serve<T>(request: TracedRequest, session: TracedSession, run: () => Promise<T>): Promise<T>;
   /** `params` with the trace context of client request `relatedId` in `_meta` (traceparent, tracestate, baggage). */
