@@ -10,7 +10,7 @@ import { accepted, accepts, type Ctx, fail, networkOf, replyMessage } from './ht
 import type { ResolvedHttpOptions } from './http-options';
 import type { HttpSession } from './http-session';
 import { readMessage } from './read-message';
-import { answerRequest } from './request-answer';
+import { type AnswerOptions, answerRequest } from './request-answer';
 import type { RequestGuards } from './request-guards';
 import type { SessionDirectory, SessionFactory } from './session-directory';
 import { findSession } from './session-lookup';
@@ -22,16 +22,27 @@ import type { ChannelContext } from './stream-channel';
  * message makes no session: the engine serves it alone, its answer goes out as a session's would.
  */
 export class PostHandler {
+  /** How requests are answered, made once: see answerRequest on why no per-request object goes there. */
+  private readonly answers: { session: AnswerOptions; stateless: AnswerOptions; modern: AnswerOptions };
+
   constructor(
     private readonly options: ResolvedHttpOptions,
     private readonly sessions: SessionDirectory,
     private readonly guards: RequestGuards,
-    private readonly logError: (message: string, error?: unknown) => void,
+    logError: (message: string, error?: unknown) => void,
     private readonly modern: SessionFactory['modern'],
     private readonly stateless: StatelessServer,
     /** The streams of stateless requests: no session id, no event store (they cannot be resumed). */
     private readonly statelessChannels: ChannelContext,
-  ) {}
+  ) {
+    const { responseMode } = options;
+    const shared = { logError, refusal: guards.refusal.bind(guards) };
+    this.answers = {
+      session: { ...shared, responseMode },
+      stateless: { ...shared, responseMode },
+      modern: { ...shared, responseMode: responseMode === 'sse' ? 'sse' : 'auto', statusOf: modernStatus },
+    };
+  }
 
   async handle(ctx: Ctx): Promise<void> {
     if (!accepts(ctx, 'application/json') || !accepts(ctx, 'text/event-stream')) {
@@ -76,14 +87,15 @@ export class PostHandler {
     }
     // A new shared session is saved before its id reaches the client, so any instance knows it next.
     // The request goes on after the HTTP answer starts; its completion never rejects, so it is left to run.
-    await answerRequest(ctx, http, message, extra, {
-      responseMode: this.options.responseMode,
-      logError: this.logError,
-      refusal: (scopes, description) => this.guards.refusal(extra.auth, scopes, description),
-      beforeReply: isInitialize ? () => this.sessions.register(http) : undefined,
-      // The session could not be shared (storage down): it does not exist.
-      onBeforeReplyFailed: () => this.sessions.discard(http),
-    });
+    const answer = isInitialize
+      ? {
+          ...this.answers.session,
+          beforeReply: () => this.sessions.register(http),
+          // The session could not be shared (storage down): it does not exist.
+          onBeforeReplyFailed: () => this.sessions.discard(http),
+        }
+      : this.answers.session;
+    await answerRequest(ctx, http, message, extra, answer);
   }
 
   /** A 2026-07-28 notification (an extension's, a custom one): it reaches the application's listeners. */
@@ -105,12 +117,7 @@ export class PostHandler {
     });
     const cancel = () => exchange.close();
     ctx.res.once('close', cancel);
-    const { finished } = await answerRequest(ctx, exchange, message, extra, {
-      responseMode: this.options.responseMode === 'sse' ? 'sse' : 'auto',
-      logError: this.logError,
-      refusal: (scopes, description) => this.guards.refusal(extra.auth, scopes, description),
-      statusOf: modernStatus,
-    });
+    const { finished } = await answerRequest(ctx, exchange, message, extra, this.answers.modern);
     // `finished` never rejects (see answerRequest), so this chain cannot either.
     void finished.then(() => {
       ctx.res.off('close', cancel);
@@ -127,11 +134,7 @@ export class PostHandler {
       return accepted(ctx);
     }
     const exchange = new StatelessExchange(this.stateless, this.statelessChannels, peer);
-    const { finished } = await answerRequest(ctx, exchange, message, extra, {
-      responseMode: this.options.responseMode,
-      logError: this.logError,
-      refusal: (scopes, description) => this.guards.refusal(extra.auth, scopes, description),
-    });
+    const { finished } = await answerRequest(ctx, exchange, message, extra, this.answers.stateless);
     // `finished` never rejects (see answerRequest), so this chain cannot either.
     void finished.then(() => exchange.close());
   }
