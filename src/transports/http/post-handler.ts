@@ -53,7 +53,7 @@ export class PostHandler {
     if (!principal) return;
     const message = await readMessage(ctx, this.options);
     if (!message) return;
-    const extra: TransportExtra = { headers: ctx.req.headers, auth: principal.auth, network: networkOf(ctx) };
+    const extra = new PostExtra(ctx.req.headers, principal.auth, networkOf(ctx));
     const headers = ctx.req.headers;
     const inbound = classifyInbound(message, { support: this.modern?.support ?? 'legacy', header: (name) => single(headers[name]) });
     if ('reject' in inbound) {
@@ -143,4 +143,20 @@ export class PostHandler {
 /** A header's value ('' when absent; repeated ones joined as Node joins them). */
 function single(value: string | string[] | undefined): string {
   return Array.isArray(value) ? value.join(', ') : (value ?? '');
+}
+
+/**
+ * A POSTed request's TransportExtra. It ends up referencing the whole request (`closeStream` closes over
+ * its stream), so it is made with `new`, not as an object literal: V8 pretenures only literals (see
+ * answerRequest), and a pretenured one would keep every request's ctx, req and res alive into old space.
+ */
+class PostExtra implements TransportExtra {
+  closeStream?: () => void;
+  envelope?: PeerState;
+
+  constructor(
+    readonly headers: TransportExtra['headers'],
+    readonly auth: AuthInfo | undefined,
+    readonly network: TransportExtra['network'],
+  ) {}
 }
