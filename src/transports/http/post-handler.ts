@@ -11,7 +11,7 @@ import { accepted, accepts, fail, hasBodyOfType, replyMessage } from './http-rep
 import type { ResolvedHttpOptions } from './http-options';
 import type { HttpSession } from './http-session';
 import { readMessage } from './read-message';
-import { answerRequest } from './request-answer';
+import { type AnswerOptions, answerRequest } from './request-answer';
 import type { RequestGuards } from './request-guards';
 import type { SessionDirectory, SessionFactory } from './session-directory';
 import { findSession } from './session-lookup';
@@ -23,16 +23,27 @@ import type { ChannelContext } from './stream-channel';
  * message makes no session: the engine serves it alone, its answer goes out as a session's would.
  */
 export class PostHandler {
+  /** How requests are answered, made once: see answerRequest on why no per-request object goes there. */
+  private readonly answers: { session: AnswerOptions; stateless: AnswerOptions; modern: AnswerOptions };
+
   constructor(
     private readonly options: ResolvedHttpOptions,
     private readonly sessions: SessionDirectory,
     private readonly guards: RequestGuards,
-    private readonly logError: (message: string, error?: unknown) => void,
+    logError: (message: string, error?: unknown) => void,
     private readonly modern: SessionFactory['modern'],
     private readonly stateless: StatelessServer,
     /** The streams of stateless requests: no session id, no event store (they cannot be resumed). */
     private readonly statelessChannels: ChannelContext,
-  ) {}
+  ) {
+    const { responseMode } = options;
+    const shared = { logError, refusal: guards.refusal.bind(guards) };
+    this.answers = {
+      session: { ...shared, responseMode },
+      stateless: { ...shared, responseMode },
+      modern: { ...shared, responseMode: responseMode === 'sse' ? 'sse' : 'auto', statusOf: modernStatus },
+    };
+  }
 
   async handle(exchange: HttpExchange): Promise<void> {
     if (!accepts(exchange, 'application/json') || !accepts(exchange, 'text/event-stream')) {
@@ -44,7 +55,7 @@ export class PostHandler {
     if (!principal) return;
     const message = await readMessage(exchange, this.options);
     if (!message) return;
-    const extra: TransportExtra = { headers: exchange.headers, auth: principal.auth, network: exchange.network };
+    const extra = new PostExtra(exchange.headers, principal.auth, exchange.network);
     const headers = exchange.headers;
     const inbound = classifyInbound(message, { support: this.modern?.support ?? 'legacy', header: (name) => single(headers[name]) });
     if ('reject' in inbound) {
@@ -83,14 +94,15 @@ export class PostHandler {
     }
     // A new shared session is saved before its id reaches the client, so any instance knows it next.
     // The request goes on after the HTTP answer starts; its completion never rejects, so it is left to run.
-    await answerRequest(exchange, http, message, extra, {
-      responseMode: this.options.responseMode,
-      logError: this.logError,
-      refusal: (scopes, description) => this.guards.refusal(extra.auth, scopes, description),
-      beforeReply: isInitialize ? () => this.sessions.register(http) : undefined,
-      // The session could not be shared (storage down): it does not exist.
-      onBeforeReplyFailed: () => this.sessions.discard(http),
-    });
+    const answer = isInitialize
+      ? {
+          ...this.answers.session,
+          beforeReply: () => this.sessions.register(http),
+          // The session could not be shared (storage down): it does not exist.
+          onBeforeReplyFailed: () => this.sessions.discard(http),
+        }
+      : this.answers.session;
+    await answerRequest(exchange, http, message, extra, answer);
   }
 
   /** A 2026-07-28 notification (an extension's, a custom one): it reaches the application's listeners. */
@@ -112,12 +124,7 @@ export class PostHandler {
     });
     const cancel = () => served.close();
     const unsubscribe = exchange.onClose(cancel);
-    const { finished } = await answerRequest(exchange, served, message, extra, {
-      responseMode: this.options.responseMode === 'sse' ? 'sse' : 'auto',
-      logError: this.logError,
-      refusal: (scopes, description) => this.guards.refusal(extra.auth, scopes, description),
-      statusOf: modernStatus,
-    });
+    const { finished } = await answerRequest(exchange, served, message, extra, this.answers.modern);
     // `finished` never rejects (see answerRequest), so this chain cannot either.
     void finished.then(() => {
       unsubscribe();
@@ -134,11 +141,7 @@ export class PostHandler {
       return accepted(exchange);
     }
     const served = new StatelessExchange(this.stateless, this.statelessChannels, peer);
-    const { finished } = await answerRequest(exchange, served, message, extra, {
-      responseMode: this.options.responseMode,
-      logError: this.logError,
-      refusal: (scopes, description) => this.guards.refusal(extra.auth, scopes, description),
-    });
+    const { finished } = await answerRequest(exchange, served, message, extra, this.answers.stateless);
     // `finished` never rejects (see answerRequest), so this chain cannot either.
     void finished.then(() => served.close());
   }
@@ -147,4 +150,20 @@ export class PostHandler {
 /** A header's value ('' when absent; repeated ones joined as Node joins them). */
 function single(value: string | string[] | undefined): string {
   return Array.isArray(value) ? value.join(', ') : (value ?? '');
+}
+
+/**
+ * A POSTed request's TransportExtra. It ends up referencing the whole request (`closeStream` closes over
+ * its stream), so it is made with `new`, not as an object literal: V8 pretenures only literals (see
+ * answerRequest), and a pretenured one would keep every request's ctx, req and res alive into old space.
+ */
+class PostExtra implements TransportExtra {
+  closeStream?: () => void;
+  envelope?: PeerState;
+
+  constructor(
+    readonly headers: TransportExtra['headers'],
+    readonly auth: AuthInfo | undefined,
+    readonly network: TransportExtra['network'],
+  ) {}
 }

@@ -1,4 +1,5 @@
 import { FORBIDDEN_CODE } from '../../auth/auth.errors';
+import type { AuthInfo } from '../../context/mcp-context';
 import { ErrorCode, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import { withLogFields } from '../../kernel/log-context';
@@ -27,8 +28,12 @@ export interface AnswerOptions {
   readonly beforeReply?: () => Promise<void>;
   /** Called when `beforeReply` failed: the session does not exist, and the client is told why. */
   readonly onBeforeReplyFailed?: () => void;
-  /** The status and `WWW-Authenticate` of a refusal (a ForbiddenError) answered as plain JSON. */
-  readonly refusal: (requiredScopes: readonly string[], description: string) => { status: 401 | 403; challenge?: string };
+  /** The status and `WWW-Authenticate` of a refusal (a ForbiddenError) answered as plain JSON, for the request's `auth`. */
+  readonly refusal: (
+    auth: AuthInfo | undefined,
+    requiredScopes: readonly string[],
+    description: string,
+  ) => { status: 401 | 403; challenge?: string };
   /** The HTTP status of an error answered as plain JSON (modern requests: 404 for -32601, 400 for -32020..-32022). */
   readonly statusOf?: (code: number) => number;
 }
@@ -37,6 +42,12 @@ export interface AnswerOptions {
  * Answers one POSTed request: JSON when nothing else was sent first, else an SSE stream. Resolves once
  * the HTTP answer has started, with a promise of the request being completely answered. That promise
  * never rejects: a fault ends the request with a JSON-RPC error (see StreamChannel) and is logged.
+ *
+ * `options` should be made once per handler, not per request, and hold nothing of a request (a closure
+ * over its ctx or `extra`): V8 may pretenure an object literal made on every request (allocate it in old
+ * space, after its objects survived GCs while the process warmed up); such an object, dead once its
+ * request is answered, still keeps what it references alive through every scavenge until the next full
+ * GC, and a closure over the request drags the whole request (ctx, req, res, stream) into old space.
  */
 export async function answerRequest(
   exchange: HttpExchange,
@@ -68,7 +79,7 @@ export async function answerRequest(
       return response;
     });
   if (options.responseMode === 'json') {
-    replyAnswer(exchange, await handle(), options);
+    replyAnswer(exchange, await handle(), options, extra.auth);
     return { finished: Promise.resolve() };
   }
   const channel = http.openRequest(request.id, exchange);
@@ -79,7 +90,7 @@ export async function answerRequest(
   const first = await Promise.race([done.then((response) => ({ response })), channel.upgrade.then(() => undefined)]);
   if (first && channel.state === 'pending') {
     http.closeRequest(request.id, channel);
-    replyAnswer(exchange, first.response, options);
+    replyAnswer(exchange, first.response, options, extra.auth);
     return { finished: Promise.resolve() };
   }
   const finished = done.then(async (response) => {
@@ -95,14 +106,19 @@ export async function answerRequest(
  * HTTP 401 or 403 (see RequestGuards.refusal), so that the client can authorize or step up its
  * scopes. Once the answer became a stream, the same refusal can only be the JSON-RPC error it already is.
  */
-function replyAnswer(exchange: HttpExchange, response: JsonRpcMessage | undefined, options: AnswerOptions): void {
+function replyAnswer(
+  exchange: HttpExchange,
+  response: JsonRpcMessage | undefined,
+  options: AnswerOptions,
+  auth: AuthInfo | undefined,
+): void {
   if (response && 'error' in response && options.statusOf && response.error.code !== FORBIDDEN_CODE) {
     return replyMessage(exchange, options.statusOf(response.error.code), response);
   }
   if (!response || !('error' in response) || response.error.code !== FORBIDDEN_CODE) return replyJson(exchange, response);
   const data = response.error.data as { requiredScopes?: unknown } | undefined;
   const scopes = Array.isArray(data?.requiredScopes) ? data.requiredScopes.filter((s): s is string => typeof s === 'string') : [];
-  const refusal = options.refusal(scopes, response.error.message);
+  const refusal = options.refusal(auth, scopes, response.error.message);
   if (refusal.challenge) exchange.setHeader('WWW-Authenticate', refusal.challenge);
   replyMessage(exchange, refusal.status, response);
 }
