@@ -37,7 +37,11 @@ export class FetchExchange implements HttpExchange {
 
   get headers(): Readonly<Record<string, string>> {
     // Headers iterate with lower-case names and repeated values joined, as Node gives a request's headers.
-    this.headerRecord ??= Object.fromEntries(this.request.headers);
+    if (!this.headerRecord) {
+      const record: Record<string, string> = {};
+      this.request.headers.forEach((value, name) => (record[name] = value));
+      this.headerRecord = record;
+    }
     return this.headerRecord;
   }
 

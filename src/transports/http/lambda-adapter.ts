@@ -50,7 +50,7 @@ async function toResult(response: Response): Promise<LambdaHttpResult> {
   };
 }
 
-function base64Bytes(base64: string): Uint8Array {
+function base64Bytes(base64: string): Uint8Array<ArrayBuffer> {
   const binary = atob(base64);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
