@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mcpkit, run } from '../../helpers/cli';
+import { cleanEnv, mcpkit, run } from '../../helpers/cli';
 import { textOf } from '../../helpers/modern-client-suite';
 import { packedTarball } from '../../helpers/packed-tarball';
 import { ROOT } from '../../helpers/paths';
@@ -86,7 +86,7 @@ describe('mcpkit init --target', () => {
     const { tasks } = JSON.parse(readFileSync(join(dir, 'deno.json'), 'utf8')) as { tasks: Record<string, string> };
     // The tasks as written, run with this repository's deno.
     const args = (task: string) => tasks[task].split(' ').slice(1);
-    const test = await run(join(BIN, 'deno'), args('test'), { cwd: dir });
+    const test = await run(join(BIN, 'deno'), args('test'), { cwd: dir, env: cleanEnv({ NO_COLOR: '1' }) });
     expect(passed(test)).toEqual({ code: 0, output: '' });
     expect(test.stdout).toMatch(/ok \| 1 passed \| 0 failed/);
     const start = args('start');
