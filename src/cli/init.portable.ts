@@ -182,7 +182,7 @@ export function portableTemplates(target: PortableTarget, o: InitTemplateOptions
         ...common,
         'package.json': pkg(
           { start: 'bun run src/main.ts', test: 'bun test', typecheck: 'tsc -p tsconfig.json' },
-          { '@types/bun': '^1.2.0', typescript: '~5.9.2' },
+          { '@types/bun': '^1.4.4', typescript: '~5.9.2' },
         ),
         'tsconfig.json': tsconfig(['bun']),
         'src/main.ts': BUN_MAIN.replaceAll('__NAME__', o.name),
@@ -212,7 +212,7 @@ export function portableTemplates(target: PortableTarget, o: InitTemplateOptions
             dev: 'wrangler dev',
             deploy: 'wrangler deploy',
           },
-          { esbuild: '^0.25.0', wrangler: '^4.0.0', typescript: '~5.9.2' },
+          { esbuild: '^0.28.2', wrangler: '^4.0.0', typescript: '~5.9.2' },
         ),
         'tsconfig.json': tsconfig([]),
         'build.js': buildScript('src/worker.ts', 'dist/worker.js', 'esm', 'neutral'),
@@ -226,7 +226,7 @@ export function portableTemplates(target: PortableTarget, o: InitTemplateOptions
         ...common,
         'package.json': pkg(
           { build: 'node build.js', test: 'node build.js && node --test test/', deploy: 'npm run build && sam deploy --guided' },
-          { esbuild: '^0.25.0', '@types/node': '^20.19.0', typescript: '~5.9.2' },
+          { esbuild: '^0.28.2', '@types/node': '^20.19.0', typescript: '~5.9.2' },
         ),
         'tsconfig.json': tsconfig(['node']),
         'build.js': buildScript('src/lambda.ts', 'dist/index.cjs', 'cjs', 'node'),
