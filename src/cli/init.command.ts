@@ -5,6 +5,7 @@ import { parseCommandArgs } from './command';
 import { CliError } from './cli-error';
 import { cliPackage } from './cli-package';
 import { initTemplates } from './init.templates';
+import { type PortableTarget, portableTemplates } from './init.portable';
 import { shown } from './project';
 
 /** The peers a project brings itself (the decorators and the container must be the app's own copies). */
@@ -15,20 +16,39 @@ const PEERS: Record<string, string> = {
   tsyringe: '^4.10.0',
 };
 
+const TARGETS = ['node', 'bun', 'deno', 'workers', 'lambda'];
+
+/** What to run after init, per target. */
+const NEXT: Record<string, string> = {
+  node: 'npm install && npm test\n  npm start',
+  bun: 'bun install && bun test\n  bun run start',
+  deno: 'deno install && deno task test\n  deno task start',
+  workers: 'npm install && npm test\n  npx wrangler dev',
+  lambda: 'npm install && npm test\n  npm run deploy',
+};
+
 export const initCommand: Command = {
   name: 'init',
   summary: 'create a new project: one tool, one resource, one prompt, a test, HTTP and stdio serving',
-  help: `Usage: mcpkit init <dir> [--mcpkit <spec>]
+  help: `Usage: mcpkit init <dir> [--target node|bun|deno|workers|lambda] [--mcpkit <spec>]
 
 Writes a new project into <dir> (created when missing; refused when not empty): package.json,
 tsconfig.json, src/app.module.ts, src/main.ts, test/app.module.spec.ts and a README. Then:
 
   cd <dir> && npm install && npm test && npm start
 
+  --target <name>   where it runs (default node): bun (Bun.serve, bun test), deno (Deno.serve, deno.json
+                    tasks, deno test), workers (a Cloudflare Worker: wrangler.toml, an esbuild build),
+                    lambda (AWS Lambda: SAM template.yaml, an esbuild build); each with its own test
   --mcpkit <spec>   the mcpkit dependency spec (default: ^<this version>), e.g. file:../mcpkit-0.1.0.tgz`,
 
   async run(args) {
-    const { values, positionals } = parseCommandArgs('init', args, { mcpkit: { type: 'string' } });
+    const { values, positionals } = parseCommandArgs('init', args, {
+      mcpkit: { type: 'string' },
+      target: { type: 'string' },
+    });
+    const target = values.target ?? 'node';
+    if (!TARGETS.includes(target)) throw new CliError(`--target must be one of ${TARGETS.join(', ')}, not ${target}`, 2);
     if (positionals.length !== 1) throw new CliError('init needs one directory: mcpkit init <dir>', 2);
     const dir = resolve(positionals[0]);
     if (existsSync(dir) && (!statSync(dir).isDirectory() || readdirSync(dir).length > 0)) {
@@ -36,12 +56,13 @@ tsconfig.json, src/app.module.ts, src/main.ts, test/app.module.spec.ts and a REA
     }
     const own = cliPackage();
     const peers = Object.fromEntries(Object.entries(PEERS).map(([name, range]) => [name, own.dependencies[name] ?? range]));
-    const files = initTemplates({ name: packageName(basename(dir)), mcpkit: values.mcpkit ?? `^${own.version}`, peers });
+    const options = { name: packageName(basename(dir)), mcpkit: values.mcpkit ?? `^${own.version}`, peers };
+    const files = target === 'node' ? initTemplates(options) : portableTemplates(target as PortableTarget, options);
     for (const [path, content] of Object.entries(files)) {
       mkdirSync(dirname(join(dir, path)), { recursive: true });
       writeFileSync(join(dir, path), content);
     }
-    process.stdout.write(`Created ${shown(dir)}. Next:\n\n  cd ${shown(dir)}\n  npm install && npm test\n  npm start\n`);
+    process.stdout.write(`Created ${shown(dir)}. Next:\n\n  cd ${shown(dir)}\n  ${NEXT[target]}\n`);
     return 0;
   },
 };

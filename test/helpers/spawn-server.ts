@@ -7,11 +7,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 export async function spawnHttpServer(
   script: string,
   env: Record<string, string> = {},
-  /** Another runtime than this Node (bun, deno), with its arguments before the script. */
-  runtime: { command: string; args: string[] } = { command: process.execPath, args: [] },
+  /** Another runtime than this Node (bun, deno), with its arguments before the script (and a working directory). */
+  runtime: { command: string; args: string[]; cwd?: string } = { command: process.execPath, args: [] },
 ): Promise<{ url: string; port: number; child: ChildProcess; stderr: () => string; stop: () => Promise<void> }> {
   const child = spawn(runtime.command, [...runtime.args, script], {
     env: { ...process.env, PORT: '0', ...env },
+    cwd: runtime.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
