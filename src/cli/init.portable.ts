@@ -3,7 +3,7 @@
  * with esbuild-like transpilers that emit no decorator metadata, so the classes name what tsc would
  * have inferred: `input: AddInput` on each handler, `@inject(Token)` on each constructor parameter.
  */
-import type { InitTemplateOptions } from './init.templates';
+import { INPUT_CLASSES, type InitTemplateOptions } from './init.templates';
 
 import {
   BUN_MAIN,
@@ -29,20 +29,7 @@ import { Field, McpContext, McpModule, Prompt, Resource, Tool, userMessage } fro
 // No decorator metadata here (esbuild, Bun and Deno emit none): each handler names its input class
 // and each constructor parameter its token.
 
-export class AddInput {
-  @Field('The first number') @IsInt() a!: number;
-  @Field('The second number') @IsInt() b!: number;
-}
-
-export class Sum {
-  @IsInt() sum!: number;
-}
-
-export class GreetingArgs {
-  @Field('Who to greet') @IsString() @Length(1, 40) name!: string;
-  @Field('The language of the greeting') @IsOptional() @IsString() language?: string;
-}
-
+${INPUT_CLASSES}
 @injectable()
 export class Adder {
   add(a: number, b: number): number {

@@ -65,11 +65,8 @@ export function initTemplates(o: InitTemplateOptions): Record<string, string> {
   };
 }
 
-const APP_MODULE = `import { IsInt, IsOptional, IsString, Length } from 'class-validator';
-import { injectable } from 'tsyringe';
-import { Field, McpContext, McpModule, Prompt, Resource, Tool, userMessage } from 'mcpkit';
-
-export class AddInput {
+/** The input and output classes of a new project's tools and prompt, the same for every target. */
+export const INPUT_CLASSES = `export class AddInput {
   @Field('The first number') @IsInt() a!: number;
   @Field('The second number') @IsInt() b!: number;
 }
@@ -82,7 +79,13 @@ export class GreetingArgs {
   @Field('Who to greet') @IsString() @Length(1, 40) name!: string;
   @Field('The language of the greeting') @IsOptional() @IsString() language?: string;
 }
+`;
 
+const APP_MODULE = `import { IsInt, IsOptional, IsString, Length } from 'class-validator';
+import { injectable } from 'tsyringe';
+import { Field, McpContext, McpModule, Prompt, Resource, Tool, userMessage } from 'mcpkit';
+
+${INPUT_CLASSES}
 @injectable()
 export class CalculatorTools {
   @Tool({ description: 'Adds two integers', output: Sum, annotations: { readOnlyHint: true } })
