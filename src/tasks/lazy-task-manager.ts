@@ -13,8 +13,7 @@ import type { TaskNotifier } from './modern-tasks';
  */
 export class LazyTaskManager {
   private built?: TaskManager;
-  /** Told of each status change of a 2026-07-28 task (set before the first request; see ModernTasks.notifier). */
-  modernNotifier?: TaskNotifier;
+  private notifier?: TaskNotifier;
 
   constructor(
     readonly store: TaskStore,
@@ -26,12 +25,25 @@ export class LazyTaskManager {
     if (store.renewLeases && store.reapAbandoned) this.get();
   }
 
+  /**
+   * Told of each status change of a 2026-07-28 task (see ModernTasks.notifier). Set after construction,
+   * when a manager may already be built (a shared store builds it at once): it is handed on then too.
+   */
+  set modernNotifier(notifier: TaskNotifier | undefined) {
+    this.notifier = notifier;
+    if (this.built) this.built.modern.notifier = notifier;
+  }
+
+  get modernNotifier(): TaskNotifier | undefined {
+    return this.notifier;
+  }
+
   get(): TaskManager {
     if (this.built) return this.built;
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: see the class
     const { TaskManager } = require('./task-manager') as typeof import('./task-manager');
     this.built = new TaskManager(this.store, this.options, this.logError, this.clientRequestTimeoutMs, this.bus);
-    this.built.modern.notifier = this.modernNotifier;
+    this.built.modern.notifier = this.notifier;
     return this.built;
   }
 
