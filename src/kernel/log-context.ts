@@ -16,7 +16,8 @@ const storage = new AsyncLocalStorage<LogFields>();
 
 /** Runs `fn` with `fields` added to every server log entry made while it runs (request id, method, session). */
 export function withLogFields<T>(fields: LogFields, fn: () => T): T {
-  return storage.run({ ...storage.getStore(), ...fields }, fn);
+  const outer = storage.getStore();
+  return storage.run(outer ? { ...outer, ...fields } : fields, fn);
 }
 
 /** The fields of the request being served, if any. */

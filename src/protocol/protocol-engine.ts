@@ -13,7 +13,7 @@ import type { ProtocolFeature } from './protocol-feature';
 import type { MethodHandler } from './request-scope';
 import { ServerSession, type SessionHost } from './server-session';
 import { StatelessRequest, type StatelessHost } from './stateless-request';
-import { clientNotification, runRequest, traced } from './request-core';
+import { clientNotification, runRequest, serveRequest, traced } from './request-core';
 import { isResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../mcp/json-rpc';
 import type { TransportExtra } from './request-scope';
 import { type Invoke, ToolInvoker } from './tool-invoker';
@@ -257,7 +257,7 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
     const envelope = extra.envelope;
     served.response = this.telemetry
       ? traced(this.telemetry, served, request, extra, () => runRequest(this, served, request, extra, envelope))
-      : runRequest(this, served, request, extra, envelope);
+      : serveRequest(this, served, request, extra, envelope);
     return served;
   }
 

@@ -2,7 +2,8 @@ import { FORBIDDEN_CODE } from '../../auth/auth.errors';
 import type { AuthInfo } from '../../context/mcp-context';
 import { ErrorCode, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
-import { withLogFields } from '../../kernel/log-context';
+import { type LogFields, withLogFields } from '../../kernel/log-context';
+import { isThenable, type MaybePromise } from '../../mcp/maybe-promise';
 import type { TransportExtra } from '../../protocol/request-scope';
 import type { HttpExchange } from './http-exchange';
 import { replyJson, replyMessage } from './http-replies';
@@ -13,7 +14,7 @@ export interface AnswerTarget {
   /** The session id (a header of the answer, a field of the log); undefined without a session. */
   readonly id: string | undefined;
   /** Runs the request; resolves to its response, or undefined when it was cancelled. */
-  serve(request: JsonRpcRequest, extra: TransportExtra): Promise<JsonRpcMessage | undefined>;
+  serve(request: JsonRpcRequest, extra: TransportExtra): MaybePromise<JsonRpcMessage | undefined>;
   /** Opens the request's stream, which its messages to the client go on (and its answer, once SSE). */
   openRequest(id: RequestId, exchange: HttpExchange): StreamChannel;
   closeRequest(id: RequestId, channel: StreamChannel): void;
@@ -59,39 +60,32 @@ export async function answerRequest(
   if (http.id) exchange.setHeader('Mcp-Session-Id', http.id);
   // Entries of the server log made while the request runs carry its id, method and session.
   const fields = { requestId: request.id, method: request.method, sessionId: http.id };
-  const handle = (): Promise<JsonRpcMessage | undefined> =>
-    withLogFields(fields, async () => {
-      let response: JsonRpcMessage | undefined;
-      try {
-        response = await http.serve(request, extra);
-      } catch (error) {
-        options.logError(`Unhandled error answering ${request.method}`, error);
-        return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
-      }
-      try {
-        await options.beforeReply?.();
-      } catch (error) {
-        options.onBeforeReplyFailed?.();
-        exchange.removeHeader('Mcp-Session-Id');
-        const e = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
-        return errorResponse(request.id, e.code, e.message);
-      }
-      return response;
-    });
   if (options.responseMode === 'json') {
-    replyAnswer(exchange, await handle(), options, extra.auth);
-    return { finished: Promise.resolve() };
+    replyAnswer(
+      exchange,
+      await settle(exchange, request, fields, options, serveLogged(http, request, extra, fields, options)),
+      options,
+      extra.auth,
+    );
+    return ANSWERED;
   }
   const channel = http.openRequest(request.id, exchange);
   // Channel work never rejects (a fault breaks the stream and is logged there): nothing to await.
   extra.closeStream = () => void channel.closeConnection();
   if (options.responseMode === 'sse') void channel.startStream();
-  const done = handle(); // never rejects: every fault becomes an error response above
+  const served = serveLogged(http, request, extra, fields, options);
+  // A handler that answered synchronously and sent nothing before: plain JSON, with no promise to race.
+  if (!isThenable(served) && !options.beforeReply && channel.state === 'pending') {
+    http.closeRequest(request.id, channel);
+    replyAnswer(exchange, served, options, extra.auth);
+    return ANSWERED;
+  }
+  const done = settle(exchange, request, fields, options, served); // never rejects: every fault becomes an error response
   const first = await Promise.race([done.then((response) => ({ response })), channel.upgrade.then(() => undefined)]);
   if (first && channel.state === 'pending') {
     http.closeRequest(request.id, channel);
     replyAnswer(exchange, first.response, options, extra.auth);
-    return { finished: Promise.resolve() };
+    return ANSWERED;
   }
   const finished = done.then(async (response) => {
     await channel.finish(response);
@@ -99,6 +93,54 @@ export async function answerRequest(
     http.streamEnded?.();
   });
   return { finished };
+}
+
+/** What answerRequest gives back once the answer went out whole: nothing is left to finish. */
+const ANSWERED: { finished: Promise<void> } = Object.freeze({ finished: Promise.resolve() });
+
+/**
+ * Runs the request with its log fields: its response, as a value when the handler answered
+ * synchronously (see maybe-promise). Never throws nor rejects: a fault is an internal error response (logged).
+ */
+function serveLogged(
+  http: AnswerTarget,
+  request: JsonRpcRequest,
+  extra: TransportExtra,
+  fields: LogFields,
+  options: AnswerOptions,
+): MaybePromise<JsonRpcMessage | undefined> {
+  const unhandled = (error: unknown): JsonRpcMessage => {
+    options.logError(`Unhandled error answering ${request.method}`, error);
+    return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
+  };
+  try {
+    const served = withLogFields(fields, () => http.serve(request, extra));
+    return isThenable(served) ? Promise.resolve(served).then(undefined, unhandled) : served;
+  } catch (error) {
+    return withLogFields(fields, () => unhandled(error));
+  }
+}
+
+/** The response once served, after `beforeReply` (a new shared session saved): its failure is the response then. */
+function settle(
+  exchange: HttpExchange,
+  request: JsonRpcRequest,
+  fields: LogFields,
+  options: AnswerOptions,
+  served: MaybePromise<JsonRpcMessage | undefined>,
+): Promise<JsonRpcMessage | undefined> {
+  return withLogFields(fields, async () => {
+    const response = await served;
+    try {
+      await options.beforeReply?.();
+    } catch (error) {
+      options.onBeforeReplyFailed?.();
+      exchange.removeHeader('Mcp-Session-Id');
+      const e = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
+      return errorResponse(request.id, e.code, e.message);
+    }
+    return response;
+  });
 }
 
 /**

@@ -5,6 +5,9 @@ import type { EventStore } from './event-store';
 import type { HttpExchange } from './http-exchange';
 import { SseConnection } from './sse-stream';
 
+/** A settled promise, shared: what a stream with nothing queued or awaited hands back. */
+const DONE: Promise<void> = Promise.resolve();
+
 export interface ChannelContext {
   /** Event storage for resumption; absent in stateless mode. */
   readonly store?: { sessionId: string; events: EventStore };
@@ -38,14 +41,14 @@ export class StreamChannel {
   /** `pending`: a request whose answer may still be plain JSON; `done`: the stream ended for good. */
   state: 'pending' | 'sse' | 'done';
   private connection?: SseConnection;
-  private tail: Promise<void> = Promise.resolve();
+  /** The queue of this stream's work (see enqueue); made with the first work, as most answers are plain JSON. */
+  private tail?: Promise<void>;
   /** Ids written by the last replay, so that the same event arriving live is not written twice. */
-  private replayed = new Set<string>();
+  private replayed?: Set<string>;
   /** Set when storing or delivering failed: the connection was ended and later sends are dropped until a new one. */
   private broken = false;
-  private upgraded!: () => void;
-  /** Resolves when a pending answer became a stream. */
-  readonly upgrade = new Promise<void>((resolve) => (this.upgraded = resolve));
+  private upgraded = false;
+  private upgradeWaiter?: { promise: Promise<void>; resolve: () => void };
 
   constructor(
     readonly streamId: string,
@@ -56,6 +59,17 @@ export class StreamChannel {
     private readonly requestId?: RequestId,
   ) {
     this.state = pendingExchange ? 'pending' : 'sse';
+  }
+
+  /** Resolves when a pending answer became a stream (made when first asked for: a JSON answer never asks). */
+  get upgrade(): Promise<void> {
+    if (this.upgraded) return DONE;
+    if (!this.upgradeWaiter) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.upgradeWaiter = { promise, resolve };
+    }
+    return this.upgradeWaiter.promise;
   }
 
   /** True once a write failed on this stream (see `break`) until a new connection is opened. */
@@ -79,11 +93,12 @@ export class StreamChannel {
 
   /** Turns a pending JSON answer into a stream. */
   startStream(): Promise<void> {
-    if (this.state !== 'pending' || !this.pendingExchange) return this.tail;
+    if (this.state !== 'pending' || !this.pendingExchange) return this.tail ?? DONE;
     const exchange = this.pendingExchange;
     this.pendingExchange = undefined;
     this.state = 'sse';
-    this.upgraded();
+    this.upgraded = true;
+    this.upgradeWaiter?.resolve();
     return this.open(exchange);
   }
 
@@ -106,7 +121,7 @@ export class StreamChannel {
   /** Writes a message another instance produced (and stored) for this stream's client. */
   deliverRemote(eventId: string | undefined, message: JsonRpcMessage, final: boolean): Promise<void> {
     return this.enqueue(async () => {
-      if (eventId !== undefined && this.replayed.has(eventId)) return;
+      if (eventId !== undefined && this.replayed?.has(eventId)) return;
       this.connection?.send(message, eventId);
       if (final) {
         this.state = 'done';
@@ -181,7 +196,7 @@ export class StreamChannel {
    * (see `break`), so callers may drop the promise and a store fault never escapes as an unhandled rejection.
    */
   private enqueue(work: () => Promise<void>): Promise<void> {
-    this.tail = this.tail.then(work).catch((error: unknown) => {
+    this.tail = (this.tail ?? DONE).then(work).catch((error: unknown) => {
       try {
         this.break(error);
       } catch {

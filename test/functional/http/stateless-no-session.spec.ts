@@ -8,6 +8,7 @@ import { modernBody, modernHeaders } from '../../helpers/modern-http';
 import { deferred, waitFor } from '../../helpers/wait-for';
 import { internalsOf } from '../../../src/kernel/mcp-application';
 import * as requestAnswerModule from '../../../src/transports/http/request-answer';
+import { StreamChannel } from '../../../src/transports/http/stream-channel';
 
 /*
  * Every HttpSession and ServerSession built counts here (the modules are replaced by counting
@@ -60,6 +61,17 @@ class StatelessTools {
   async asking(_: EmptyInput, ctx: McpContext) {
     const answer = await ctx.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: {} } });
     return answer.action;
+  }
+
+  @Tool({ description: 'Sends its progress without waiting, then answers synchronously' })
+  eager(_: EmptyInput, ctx: McpContext) {
+    void ctx.progress(1, 2);
+    return 'eager';
+  }
+
+  @Tool({ description: 'Throws synchronously' })
+  broken(_: EmptyInput): string {
+    throw new Error('broken inside');
   }
 
   readonly started = deferred();
@@ -163,6 +175,33 @@ describe('stateless HTTP requests', () => {
     } finally {
       answer.mockRestore();
     }
+  });
+
+  it('answers a synchronous handler as plain JSON without waiting on its stream, in both eras', async () => {
+    const upgrade = jest.spyOn(StreamChannel.prototype, 'upgrade', 'get');
+    const legacy = { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json', 'MCP-Protocol-Version': '2025-11-25' };
+    const quick = await post(call(1, 'quick'), legacy);
+    expect(quick.headers['content-type']).toMatch(/application\/json/);
+    expect(quick.body.result.content).toEqual([{ type: 'text', text: 'quick' }]);
+    const modernCall = modernBody('tools/call', { name: 'quick', arguments: {} }, 2);
+    const modern = await post(modernCall, modernHeaders(modernCall));
+    expect(modern.body.result.content).toEqual([{ type: 'text', text: 'quick' }]);
+    // Nothing raced the answer against the stream: no promise was asked of it.
+    expect(upgrade).not.toHaveBeenCalled();
+    // A synchronous throw is still the request's internal error, not a lost request.
+    const broken = await post(call(3, 'broken'), legacy);
+    expect(broken.status).toBe(200);
+    expect(broken.body.result.isError ?? broken.body.error).toBeTruthy();
+    upgrade.mockRestore();
+  });
+
+  it('still streams a synchronous handler that sent a message before its answer', async () => {
+    const legacy = { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json', 'MCP-Protocol-Version': '2025-11-25' };
+    const res = await post(call(1, 'eager', { progressToken: 'p' }), legacy);
+    expect(res.headers['content-type']).toMatch(/text\/event-stream/);
+    const messages = parseSse(res.text).map((e) => JSON.parse(e.data) as Record<string, unknown>);
+    expect(messages.map((m) => m.method ?? 'result')).toEqual(['notifications/progress', 'result']);
+    expect(messages[1]).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'eager' }] } });
   });
 
   it('counts a stateless request in flight, and cancels it when its client leaves', async () => {
