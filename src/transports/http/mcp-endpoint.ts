@@ -1,3 +1,4 @@
+import { isThenable, type MaybePromise } from '../../mcp/maybe-promise';
 import { InMemoryEventStore } from './event-store';
 import type { HttpExchange } from './http-exchange';
 import { fail, replyDocument } from './http-replies';
@@ -78,14 +79,14 @@ export class McpEndpoint {
    * Serves the exchange when its path is one of the endpoint's; resolves once its answer has started
    * (a stream goes on after). False when the path is not the endpoint's: nothing was answered.
    */
-  async serve(exchange: HttpExchange): Promise<boolean> {
+  serve(exchange: HttpExchange): MaybePromise<boolean> {
     const methods = this.routes.get(routeKey(exchange.path));
     if (!methods) return false;
     const route = methods.get(exchange.method === 'HEAD' ? 'GET' : exchange.method) ?? methods.get('*');
     if (!route) return false;
     this.timers ??= this.startTimers();
-    await route(exchange);
-    return true;
+    const routed = route(exchange);
+    return isThenable(routed) ? Promise.resolve(routed).then(served) : true;
   }
 
   /** The server listens on `port`, at `url` (the resource, when none was configured). */
@@ -115,7 +116,7 @@ export class McpEndpoint {
 
   private defineRoutes(): void {
     const { path, healthPath, readyPath, legacySse } = this.options;
-    const guarded = (handle: (exchange: HttpExchange) => Promise<void>) => (exchange: HttpExchange) => this.guarded(exchange, handle);
+    const guarded = (handle: (exchange: HttpExchange) => MaybePromise<void>) => (exchange: HttpExchange) => this.guarded(exchange, handle);
     const preflight = (exchange: HttpExchange) => this.guards.preflight(exchange);
     this.route(
       path,
@@ -175,12 +176,14 @@ export class McpEndpoint {
   }
 
   /** Runs a method handler behind the guards; a fault it did not handle still gets a JSON-RPC answer. */
-  private async guarded(exchange: HttpExchange, handle: (exchange: HttpExchange) => Promise<void>): Promise<void> {
+  private guarded(exchange: HttpExchange, handle: (exchange: HttpExchange) => MaybePromise<void>): MaybePromise<void> {
     if (!this.guards.admit(exchange, this.closing)) return;
+    const unexpected = (error: unknown) => this.guards.unexpected(exchange, error);
     try {
-      await handle(exchange);
+      const handled = handle(exchange);
+      if (isThenable(handled)) return Promise.resolve(handled).then(undefined, unexpected);
     } catch (error) {
-      this.guards.unexpected(exchange, error);
+      unexpected(error);
     }
   }
 
@@ -234,6 +237,9 @@ export class McpEndpoint {
 }
 
 /** Paths match case-insensitively, with or without one trailing slash (as Koa's router matches them). */
+/** What serve answers once a route ran: the exchange was the endpoint's. */
+const served = (): true => true;
+
 function routeKey(path: string): string {
   const lower = path.toLowerCase();
   return lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower;

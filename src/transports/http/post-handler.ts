@@ -1,5 +1,6 @@
 import type { AuthInfo } from '../../context/mcp-context';
 import { ErrorCode, errorResponse, isRequest, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../../mcp/json-rpc';
+import { isThenable, type MaybePromise } from '../../mcp/maybe-promise';
 import { echo } from '../../protocol/wire';
 import { classifyInbound } from '../../protocol/inbound';
 import type { PeerState } from '../../protocol/peer';
@@ -11,7 +12,7 @@ import { accepted, accepts, fail, hasBodyOfType, replyMessage } from './http-rep
 import type { ResolvedHttpOptions } from './http-options';
 import type { HttpSession } from './http-session';
 import { readMessage } from './read-message';
-import { type AnswerOptions, answerRequest } from './request-answer';
+import { afterAnswer, type AnswerOptions, answerRequest } from './request-answer';
 import type { RequestGuards } from './request-guards';
 import type { SessionDirectory, SessionFactory } from './session-directory';
 import { findSession } from './session-lookup';
@@ -51,7 +52,8 @@ export class PostHandler {
     }
     if (!hasBodyOfType(exchange, 'application/json'))
       return fail(exchange, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
-    const principal = await this.guards.authenticate(exchange);
+    const authenticated = this.guards.authenticate(exchange);
+    const principal = isThenable(authenticated) ? await authenticated : authenticated;
     if (!principal) return;
     const message = await readMessage(exchange, this.options);
     if (!message) return;
@@ -113,7 +115,7 @@ export class PostHandler {
   }
 
   /** A 2026-07-28 request, its headers and envelope checked: served on its own, statelessly; closing its stream cancels it. */
-  private async serveModern(exchange: HttpExchange, message: JsonRpcRequest, extra: TransportExtra, peer: PeerState): Promise<void> {
+  private serveModern(exchange: HttpExchange, message: JsonRpcRequest, extra: TransportExtra, peer: PeerState): MaybePromise<void> {
     if (!this.modern?.knows(message.method))
       return replyMessage(exchange, 404, errorResponse(message.id, ErrorCode.MethodNotFound, `Method not found: ${echo(message.method)}`));
     // The engine takes the envelope from here rather than reading it again from the body.
@@ -124,16 +126,14 @@ export class PostHandler {
     });
     const cancel = () => served.close();
     const unsubscribe = exchange.onClose(cancel);
-    const { finished } = await answerRequest(exchange, served, message, extra, this.answers.modern);
-    // `finished` never rejects (see answerRequest), so this chain cannot either.
-    void finished.then(() => {
+    return afterAnswer(answerRequest(exchange, served, message, extra, this.answers.modern), () => {
       unsubscribe();
       served.close();
     });
   }
 
   /** A 2025-11-25 message when the `sessions` option is off: served on its own. */
-  private async serveStateless(exchange: HttpExchange, message: JsonRpcMessage, extra: TransportExtra): Promise<void> {
+  private serveStateless(exchange: HttpExchange, message: JsonRpcMessage, extra: TransportExtra): MaybePromise<void> {
     // Without the header and without a session there is no other way to know: the spec says assume 2025-03-26.
     const peer: PeerState = { protocolVersion: exchange.header('mcp-protocol-version') || '2025-03-26', clientCapabilities: {} };
     if (!isRequest(message)) {
@@ -141,9 +141,7 @@ export class PostHandler {
       return accepted(exchange);
     }
     const served = new StatelessExchange(this.stateless, this.statelessChannels, peer);
-    const { finished } = await answerRequest(exchange, served, message, extra, this.answers.stateless);
-    // `finished` never rejects (see answerRequest), so this chain cannot either.
-    void finished.then(() => served.close());
+    return afterAnswer(answerRequest(exchange, served, message, extra, this.answers.stateless), () => served.close());
   }
 }
 

@@ -50,53 +50,74 @@ export interface AnswerOptions {
  * request is answered, still keeps what it references alive through every scavenge until the next full
  * GC, and a closure over the request drags the whole request (ctx, req, res, stream) into old space.
  */
-export async function answerRequest(
+export function answerRequest(
   exchange: HttpExchange,
   http: AnswerTarget,
   request: JsonRpcRequest,
   extra: TransportExtra,
   options: AnswerOptions,
-): Promise<{ finished: Promise<void> }> {
+): MaybePromise<{ finished: Promise<void> }> {
   if (http.id) exchange.setHeader('Mcp-Session-Id', http.id);
   // Entries of the server log made while the request runs carry its id, method and session.
   const fields = { requestId: request.id, method: request.method, sessionId: http.id };
-  if (options.responseMode === 'json') {
-    replyAnswer(
-      exchange,
-      await settle(exchange, request, fields, options, serveLogged(http, request, extra, fields, options)),
-      options,
-      extra.auth,
-    );
-    return ANSWERED;
+  const channel = options.responseMode === 'json' ? undefined : http.openRequest(request.id, exchange);
+  if (channel) {
+    // Channel work never rejects (a fault breaks the stream and is logged there): nothing to await.
+    extra.closeStream = () => void channel.closeConnection();
+    if (options.responseMode === 'sse') void channel.startStream();
   }
-  const channel = http.openRequest(request.id, exchange);
-  // Channel work never rejects (a fault breaks the stream and is logged there): nothing to await.
-  extra.closeStream = () => void channel.closeConnection();
-  if (options.responseMode === 'sse') void channel.startStream();
   const served = serveLogged(http, request, extra, fields, options);
   // A handler that answered synchronously and sent nothing before: plain JSON, with no promise to race.
-  if (!isThenable(served) && !options.beforeReply && channel.state === 'pending') {
-    http.closeRequest(request.id, channel);
+  if (!isThenable(served) && !options.beforeReply && (!channel || channel.state === 'pending')) {
+    if (channel) http.closeRequest(request.id, channel);
     replyAnswer(exchange, served, options, extra.auth);
     return ANSWERED;
   }
   const done = settle(exchange, request, fields, options, served); // never rejects: every fault becomes an error response
+  if (!channel)
+    return done.then((response) => {
+      replyAnswer(exchange, response, options, extra.auth);
+      return ANSWERED;
+    });
+  return answerLater(exchange, http, request.id, extra.auth, options, channel, done);
+}
+
+/** An answer that was not ready at once: plain JSON if it comes before anything else was sent, else the stream's end. */
+async function answerLater(
+  exchange: HttpExchange,
+  http: AnswerTarget,
+  id: RequestId,
+  auth: AuthInfo | undefined,
+  options: AnswerOptions,
+  channel: StreamChannel,
+  done: Promise<JsonRpcMessage | undefined>,
+): Promise<{ finished: Promise<void> }> {
   const first = await Promise.race([done.then((response) => ({ response })), channel.upgrade.then(() => undefined)]);
   if (first && channel.state === 'pending') {
-    http.closeRequest(request.id, channel);
-    replyAnswer(exchange, first.response, options, extra.auth);
+    http.closeRequest(id, channel);
+    replyAnswer(exchange, first.response, options, auth);
     return ANSWERED;
   }
   const finished = done.then(async (response) => {
     await channel.finish(response);
-    http.closeRequest(request.id, channel);
+    http.closeRequest(id, channel);
     http.streamEnded?.();
   });
   return { finished };
 }
 
+/**
+ * Runs `after` once the answer of answerRequest is finished (its stream ended): at once, with no
+ * promise, when it was answered whole. Never rejects, as `finished` never does.
+ */
+export function afterAnswer(answer: MaybePromise<{ finished: Promise<void> }>, after: () => void): MaybePromise<void> {
+  if (isThenable(answer)) return answer.then(({ finished }) => void finished.then(after));
+  if (answer === ANSWERED) after();
+  else void answer.finished.then(after);
+}
+
 /** What answerRequest gives back once the answer went out whole: nothing is left to finish. */
-const ANSWERED: { finished: Promise<void> } = Object.freeze({ finished: Promise.resolve() });
+export const ANSWERED: { finished: Promise<void> } = Object.freeze({ finished: Promise.resolve() });
 
 /**
  * Runs the request with its log fields: its response, as a value when the handler answered

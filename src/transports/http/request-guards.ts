@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../../mcp/maybe-promise';
 import { echo } from '../../protocol/wire';
 import type { AuthInfo } from '../../context/mcp-context';
 import { ErrorCode } from '../../mcp/json-rpc';
@@ -19,6 +20,9 @@ export const ALLOW = 'GET, POST, DELETE';
  * The checks every request of the MCP path passes before its method is served: CORS headers,
  * shutdown, Host/Origin (DNS rebinding), MCP-Protocol-Version, and who is calling.
  */
+/** The caller of a server with no authentication: the same frozen answer for every request. */
+const ANONYMOUS: { auth: AuthInfo | undefined } = Object.freeze({ auth: undefined });
+
 export class RequestGuards {
   readonly host: HostGuard;
   /** Set when the `auth` option makes this transport an OAuth resource server. */
@@ -68,8 +72,14 @@ export class RequestGuards {
    * answering 401 when it refuses (UnauthorizedError), or 500 when it fails otherwise (logged: a broken
    * hook is not a bad client).
    */
-  async authenticate(exchange: HttpExchange): Promise<{ auth: AuthInfo | undefined } | undefined> {
+  authenticate(exchange: HttpExchange): MaybePromise<{ auth: AuthInfo | undefined } | undefined> {
     if (this.resourceServer) return this.resourceServer.authenticate(exchange);
+    // No hook, no token to check: anonymous at once (no promise on the request path).
+    if (!this.options.authenticate) return ANONYMOUS;
+    return this.runHook(exchange);
+  }
+
+  private async runHook(exchange: HttpExchange): Promise<{ auth: AuthInfo | undefined } | undefined> {
     try {
       const auth = await this.options.authenticate?.({ headers: exchange.headers, method: exchange.method, url: exchange.url });
       if (!auth) return { auth: undefined };
