@@ -113,7 +113,6 @@ export function serveRequest(
     handler = found;
     scope = new SessionScope(id, method, request.params ?? {}, site, undefined, extra);
   }
-  site.track(scope);
   let result: unknown;
   try {
     result = modern ? modern.run(handler, scope as ModernScope) : handler(scope.params, scope);
@@ -121,6 +120,9 @@ export function serveRequest(
     return settled(site, scope, failed(host, scope, modern, error));
   }
   if (!isThenable(result)) return settled(site, scope, answered(scope, result));
+  // In flight only once it waits: a handler that answered synchronously could not be cancelled, counted
+  // or collide with another request meanwhile (nothing else runs), so it costs the site no entry.
+  site.track(scope);
   return Promise.resolve(result).then(
     (value) => settled(site, scope, answered(scope, value)),
     (error: unknown) => settled(site, scope, failed(host, scope, modern, error)),

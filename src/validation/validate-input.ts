@@ -85,6 +85,15 @@ function unknownIssue(key: string, prefix: string, plan: Plan): string {
 /** Deepest nesting accepted in input; deeper input is refused before anything recurses into it. */
 export const MAX_INPUT_DEPTH = 64;
 
+/** True for an object whose members are all scalars under keys that are not FORBIDDEN_KEYS. */
+function flatAndOrdinary(value: object): boolean {
+  for (const key of Object.keys(value)) {
+    const item = (value as Record<string, unknown>)[key];
+    if ((typeof item === 'object' && item !== null) || FORBIDDEN_KEYS.has(key)) return false;
+  }
+  return true;
+}
+
 /** Keys that reach into prototypes when class-transformer copies them (or that make it throw). */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -94,9 +103,11 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  * itself cannot overflow; returns the first problem as an issue, or undefined.
  */
 export function hostileShape(input: unknown): string | undefined {
-  // Only objects and arrays are stacked (a flat object of scalars is checked without allocating).
-  const stack: { value: object; path: string; depth: number }[] = [];
-  if (typeof input === 'object' && input !== null) stack.push({ value: input, path: '', depth: 0 });
+  if (typeof input !== 'object' || input === null) return undefined;
+  // The usual arguments, a flat object of scalars with ordinary keys, are checked without allocating a stack.
+  if (!Array.isArray(input) && flatAndOrdinary(input)) return undefined;
+  // Only objects and arrays are stacked.
+  const stack: { value: object; path: string; depth: number }[] = [{ value: input, path: '', depth: 0 }];
   while (stack.length > 0) {
     const { value, path, depth } = stack.pop()!;
     if (depth > MAX_INPUT_DEPTH) return `${path || 'arguments'}: nested deeper than ${MAX_INPUT_DEPTH} levels (maxDepth)`;
