@@ -1,3 +1,4 @@
+import { isThenable } from '../mcp/maybe-promise';
 import type { Implementation, ServerCapabilities } from '../mcp/mcp-types';
 import type { ListKind, Registry } from '../registry/registry';
 import type { Connection, ConnectionOptions, MessageSink } from './connection';
@@ -253,11 +254,12 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
    */
   serveStateless(request: JsonRpcRequest, extra: TransportExtra, peer: PeerState, sink: MessageSink): StatelessRequest {
     const served = new StatelessRequest(this, sink, peer);
-    this.stateless.add(served);
     const envelope = extra.envelope;
     served.response = this.telemetry
       ? traced(this.telemetry, served, request, extra, () => runRequest(this, served, request, extra, envelope))
       : serveRequest(this, served, request, extra, envelope);
+    // Only a request still running is counted and closed with the server (as a session's in-flight ones).
+    if (isThenable(served.response)) this.stateless.add(served);
     return served;
   }
 

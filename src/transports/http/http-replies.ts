@@ -32,11 +32,19 @@ export function accepted(exchange: HttpExchange): void {
 export function accepts(exchange: HttpExchange, type: string): boolean {
   const accept = exchange.header('accept');
   if (!accept) return false;
-  const [major] = type.split('/');
-  return accept
-    .split(',')
-    .map((part) => part.split(';')[0].trim().toLowerCase())
-    .some((t) => t === type || t === '*/*' || t === `${major}/*`);
+  const types = mediaRanges(accept);
+  return types.has(type) || types.has('*/*') || types.has(`${type.slice(0, type.indexOf('/'))}/*`);
+}
+
+/** The media ranges of the last Accept header read: a client sends the same one with every request. */
+let lastAccept: { header: string; types: ReadonlySet<string> } | undefined;
+
+/** An Accept header's media ranges, parameters (q=…) aside, lowercased. */
+function mediaRanges(accept: string): ReadonlySet<string> {
+  if (lastAccept?.header === accept) return lastAccept.types;
+  const types = new Set(accept.split(',').map((part) => part.split(';')[0].trim().toLowerCase()));
+  lastAccept = { header: accept, types };
+  return types;
 }
 
 /** True when the request has a body of media type `type` (parameters such as charset aside). */

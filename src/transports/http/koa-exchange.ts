@@ -41,7 +41,9 @@ export class KoaExchange implements HttpExchange {
   }
 
   header(name: string): string {
-    return this.ctx.get(name);
+    // Node's headers, as Koa's ctx.get reads them, without its delegation (every request reads several).
+    const value = this.ctx.req.headers[name.toLowerCase()];
+    return typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : '';
   }
 
   query(name: string): string | undefined {
