@@ -1,75 +1,187 @@
-// Turns tsc's CommonJS output in lib/ into one bundle, lib/mcpkit.js, that every entry point shares.
+// Turns tsc's CommonJS output in lib/ into a bundle, lib/mcpkit.js, that every entry point shares.
 // Loading ~130 small files costs Node a resolve, stat, realpath, read and wrap each: about half of
 // mcpkit's module load (issue 22). esbuild bundles tsc's JavaScript, not the sources, so the decorator
 // metadata tsc emits (`__metadata("design:paramtypes", ...)`) is kept; tsc's .d.ts files stay as they are.
 //
-// One bundle for all entry points (package.json "exports" and the bin): a class, a tsyringe token or a
-// registry exists once whichever entry a user imports. The bundle's own entry is an object of lazy
-// getters, one per entry point, so requiring `mcpkit` runs none of the client, CLI or auth code; each
-// module inside stays a lazy CommonJS wrapper run on its first require(), so code mcpkit loads on first
-// use (Koa, Ajv, the HTTP transport...) still loads on first use. Packages stay external (--packages=external):
-// dependencies, peers and the optional ioredis and @opentelemetry/api are required from node_modules.
-// Each entry file then becomes one line that re-exports its part of the bundle, and tsc's other .js files go.
+// What `require('mcpkit')` loads at once (the modules its entry requires at their top level, found in
+// tsc's output) is lib/mcpkit.js. Code loaded on first use (a `require()` inside a function: Koa's HTTP
+// transport, the task machinery, the OAuth proxy...) and the other entry points (mcpkit/auth, the CLI...)
+// go to chunk files, lib/mcpkit.<name>.js, read only when first required: V8 parses every function of a
+// file it loads, so putting them in lib/mcpkit.js too made a stdio server's module load a third slower.
+// Each module is in exactly one file, which holds it as a lazy CommonJS wrapper; another file reaches it
+// through the getter its file exports for it. So a class, a tsyringe token or a registry exists once,
+// whichever entry point a user imports. Packages stay external: dependencies, peers and the optional
+// ioredis and @opentelemetry/api are required from node_modules as before. Each entry file becomes one
+// line that re-exports its part of a bundle file, and tsc's other .js files go.
 'use strict';
-const { readdirSync, rmSync, statSync, writeFileSync } = require('node:fs');
-const { dirname, join, relative, sep } = require('node:path');
+const { createHash } = require('node:crypto');
+const { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } = require('node:fs');
+const { dirname, join, relative, resolve, sep } = require('node:path');
 const esbuild = require('esbuild');
 
 const root = join(__dirname, '..');
 const lib = join(root, 'lib');
-const BUNDLE = 'mcpkit.js';
 const pkg = require('../package.json');
 
-/** lib-relative names without .js: 'index', 'auth/index', 'console-to-stderr', 'cli/main'. */
+/** 'auth/index' for lib/auth/index.js. */
+const keyOf = (file) => relative(lib, file).split(sep).join('/').replace(/\.js$/, '');
+const fileOf = (key) => join(lib, `${key}.js`);
+const fromLib = (file) => file.replace(/^(\.\/)?lib\//, '').replace(/\.js$/, '');
+
+const bins = Object.values(pkg.bin).map(fromLib);
 const entries = [
   ...Object.values(pkg.exports)
     .filter((target) => typeof target === 'object')
-    .map((target) => target.require.default),
-  ...Object.values(pkg.bin),
-].map((file) => file.replace(/^(\.\/)?lib\//, '').replace(/\.js$/, ''));
+    .map((target) => fromLib(target.require.default)),
+  ...bins,
+];
 
-const getters = entries.map((entry) => `  get ${JSON.stringify(entry)}() {\n    return require('./${entry}.js');\n  },`);
-const result = esbuild.buildSync({
-  stdin: { contents: `module.exports = {\n${getters.join('\n')}\n};\n`, resolveDir: lib, sourcefile: 'mcpkit-entries.js' },
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  packages: 'external',
-  outfile: join(lib, BUNDLE),
-  // A class that refers to itself becomes `var McpError = class _McpError` in a bundle: keepNames gives
-  // classes and functions back their own names (error names, messages, stack traces, tsyringe's errors).
-  keepNames: true,
-  // Every file tsc wrote is strict mode; the banner keeps the whole bundle so.
-  banner: { js: "'use strict';" },
-  absWorkingDir: root,
-  metafile: true,
-  logLevel: 'warning',
+/**
+ * The relative requires of a tsc-compiled module: eager ones (at the top level, where tsc puts an
+ * import: no indentation) and lazy ones (inside a function: indented).
+ */
+const requires = new Map();
+function requiresOf(key) {
+  if (!requires.has(key)) requires.set(key, scanRequires(key));
+  return requires.get(key);
+}
+
+function scanRequires(key) {
+  const file = fileOf(key);
+  const eager = [];
+  const lazy = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    for (const [, spec] of line.matchAll(/\brequire\(["'](\.\.?\/[^"']*)["']\)/g)) {
+      const found = moduleFile(resolve(dirname(file), spec));
+      if (!found) throw new Error(`${key}.js requires ${spec}, which tsc did not write`);
+      (/^\s/.test(line) ? lazy : eager).push(keyOf(found));
+    }
+  }
+  return { eager, lazy };
+}
+
+/** The .js file a relative require names, resolved as Node would: as a file, then as a folder's index.js. */
+function moduleFile(target) {
+  return [target, `${target}.js`, join(target, 'index.js')].find((f) => f.endsWith('.js') && existsSync(f));
+}
+
+/** Every module a root loads at once. */
+function closure(rootKey) {
+  const seen = new Set();
+  const stack = [rootKey];
+  while (stack.length) {
+    const key = stack.pop();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    stack.push(...requiresOf(key).eager);
+  }
+  return seen;
+}
+
+// Roots: the entry points, then every module required lazily (found in what the roots load).
+const roots = [...entries];
+const closures = new Map();
+for (let i = 0; i < roots.length; i++) {
+  const modules = closure(roots[i]);
+  closures.set(roots[i], modules);
+  for (const key of modules) for (const lazy of requiresOf(key).lazy) if (!roots.includes(lazy)) roots.push(lazy);
+}
+
+// The main file holds what `require('mcpkit')` loads; every other module goes with the modules that the
+// same roots load, so that loading a root reads no module it does not load.
+const eager = closures.get('index');
+const groups = new Map();
+for (const key of new Set([...closures.values()].flatMap((modules) => [...modules]))) {
+  if (eager.has(key)) continue;
+  const reachedBy = roots.filter((r) => closures.get(r).has(key)).join(' ');
+  if (!groups.has(reachedBy)) groups.set(reachedBy, new Set());
+  groups.get(reachedBy).add(key);
+}
+/** Bundle file name (in lib/) of each module. */
+const chunkOf = new Map([...eager].map((key) => [key, 'mcpkit.js']));
+for (const [reachedBy, modules] of groups) {
+  const only = reachedBy.split(' ');
+  const name =
+    only.length === 1
+      ? only[0].replace(/\/index$/, '').replace(/[/]/g, '-')
+      : `shared-${createHash('sha256').update(reachedBy).digest('hex').slice(0, 8)}`;
+  for (const key of modules) chunkOf.set(key, `mcpkit.${name}.js`);
+}
+const chunks = [...new Set(chunkOf.values())];
+
+/** Requires of modules that live in another bundle file become that file's getter. */
+const crossChunk = (chunk) => ({
+  name: 'mcpkit-chunks',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/mcpkit(\.[^/]+)?\.js$/ }, (args) =>
+      args.namespace === 'mcpkit-module' ? { path: args.path, external: true } : undefined,
+    );
+    build.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const file = moduleFile(resolve(args.resolveDir, args.path));
+      const key = file && keyOf(file);
+      if (!key || !chunkOf.has(key) || chunkOf.get(key) === chunk) return undefined;
+      return { path: key, namespace: 'mcpkit-module' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'mcpkit-module' }, (args) => ({
+      contents: `module.exports = require('./${chunkOf.get(args.path)}')[${JSON.stringify(args.path)}];\n`,
+      loader: 'js',
+    }));
+  },
 });
 
-// tsc's .js files are in the bundle now: each goes, except the entry points, rewritten below. A .js
-// outside the bundle is one no entry point reaches (a types-only module, an unused barrel): "exports"
-// lets no one require it by path, so it goes too.
-const bundled = new Set(Object.keys(result.metafile.inputs).map((input) => join(root, input)));
-const unreached = [];
-for (const file of walk(lib)) {
-  if (!file.endsWith('.js') || file === join(lib, BUNDLE)) continue;
-  if (!bundled.has(file)) unreached.push(relative(lib, file));
-  rmSync(file);
-}
-for (const entry of entries) {
-  const file = join(lib, `${entry}.js`);
-  const bundle = relative(dirname(file), join(lib, BUNDLE)).split(sep).join('/');
-  const from = `require('${bundle.startsWith('.') ? bundle : `./${bundle}`}')[${JSON.stringify(entry)}]`;
-  writeFileSync(
-    file,
-    pkg.bin && Object.values(pkg.bin).some((bin) => bin.replace(/^(\.\/)?lib\//, '') === `${entry}.js`)
-      ? `#!/usr/bin/env node\n'use strict';\n${from}.main();\n`
-      : `'use strict';\nmodule.exports = ${from};\n`,
+async function build() {
+  const sizes = [];
+  for (const chunk of chunks) {
+    const modules = [...chunkOf].filter(([, c]) => c === chunk).map(([key]) => key);
+    const getters = modules.map((key) => `  get ${JSON.stringify(key)}() {\n    return require('./${key}.js');\n  },`);
+    const result = await esbuild.build({
+      stdin: { contents: `module.exports = {\n${getters.join('\n')}\n};\n`, resolveDir: lib, sourcefile: `<${chunk} entry>` },
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      packages: 'external',
+      outfile: join(lib, chunk),
+      absWorkingDir: root,
+      // A class that refers to itself becomes `var McpError = class _McpError` in a bundle: keepNames gives
+      // classes and functions back their own names (error names, messages, stack traces, tsyringe's errors).
+      keepNames: true,
+      // Every file tsc wrote is strict mode; the banner keeps each bundle file so.
+      banner: { js: "'use strict';" },
+      metafile: true,
+      logLevel: 'warning',
+      plugins: [crossChunk(chunk)],
+    });
+    const bundled = Object.keys(result.metafile.inputs).filter((input) => input.startsWith('lib/') && input.endsWith('.js'));
+    const stray = bundled.filter((input) => chunkOf.get(input.slice(4).replace(/\.js$/, '')) !== chunk);
+    if (stray.length || bundled.length !== modules.length)
+      throw new Error(`${chunk}: ${bundled.length} modules bundled, ${modules.length} assigned; not its own: ${stray.join(', ')}`);
+    sizes.push({ chunk, modules: modules.length, bytes: statSync(join(lib, chunk)).size });
+  }
+
+  // tsc's .js files are in the bundle files now: each goes, except the entry points, rewritten below. A .js
+  // in none of them is one no entry point reaches (a types-only module, an unused barrel): "exports" lets
+  // no one require it by path, so it goes too.
+  for (const file of walk(lib)) if (file.endsWith('.js') && !chunks.includes(relative(lib, file))) rmSync(file);
+  for (const entry of entries) {
+    const file = fileOf(entry);
+    const from = `require('${relative(dirname(file), join(lib, chunkOf.get(entry)))
+      .split(sep)
+      .join('/')
+      .replace(/^(?!\.)/, './')}')[${JSON.stringify(entry)}]`;
+    writeFileSync(
+      file,
+      bins.includes(entry) ? `#!/usr/bin/env node\n'use strict';\n${from}.main();\n` : `'use strict';\nmodule.exports = ${from};\n`,
+    );
+  }
+  sizes.sort((a, b) => b.bytes - a.bytes);
+  const total = sizes.reduce((sum, s) => sum + s.modules, 0);
+  console.log(
+    `lib/: ${total} modules of tsc's output in ${chunks.length} bundle files, ${entries.length} entry points; ` +
+      `mcpkit.js (what require('mcpkit') loads): ${eager.size} modules, ${Math.round(statSync(join(lib, 'mcpkit.js')).size / 1024)} KB`,
   );
+  if (process.env.MCPKIT_BUNDLE_VERBOSE)
+    for (const s of sizes) console.log(`  ${s.chunk}: ${s.modules} modules, ${Math.round(s.bytes / 1024)} KB`);
 }
-const size = result.metafile.outputs[relative(root, join(lib, BUNDLE)).split(sep).join('/')]?.bytes;
-console.log(`lib/${BUNDLE}: ${bundled.size} files of tsc's output, ${Math.round((size ?? 0) / 1024)} KB; ${entries.length} entry points`);
-if (process.env.MCPKIT_BUNDLE_VERBOSE) console.log(`not reached from an entry point: ${unreached.join(', ')}`);
 
 function walk(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -77,3 +189,8 @@ function walk(dir) {
     return statSync(path).isDirectory() ? walk(path) : [path];
   });
 }
+
+build().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
