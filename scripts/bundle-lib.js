@@ -7,12 +7,14 @@
 // tsc's output) is lib/mcpkit.js. Code loaded on first use (a `require()` inside a function: Koa's HTTP
 // transport, the task machinery, the OAuth proxy...) and the other entry points (mcpkit/auth, the CLI...)
 // go to chunk files, lib/mcpkit.<name>.js, read only when first required: V8 parses every function of a
-// file it loads, so putting them in lib/mcpkit.js too made a stdio server's module load a third slower.
+// file it loads, so putting them in lib/mcpkit.js too made a stdio server's module load ~60% slower
+// (2-core VM: 31.6 against 19.2 ms of CPU for require('mcpkit') after the peers).
 // Each module is in exactly one file, which holds it as a lazy CommonJS wrapper; another file reaches it
 // through the getter its file exports for it. So a class, a tsyringe token or a registry exists once,
 // whichever entry point a user imports. Packages stay external: dependencies, peers and the optional
 // ioredis and @opentelemetry/api are required from node_modules as before. Each entry file becomes one
 // line that re-exports its part of a bundle file, and tsc's other .js files go.
+// MCPKIT_BUNDLE_VERBOSE=1 lists the bundle files with their module counts and sizes.
 'use strict';
 const { createHash } = require('node:crypto');
 const { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } = require('node:fs');

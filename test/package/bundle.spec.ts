@@ -130,6 +130,12 @@ describe('the bundled package', () => {
       tools: { name: string; inputSchema: { properties: Record<string, unknown> } }[];
     };
     expect(surface.tools.map((t) => [t.name, Object.keys(t.inputSchema.properties)])).toEqual([['greet', ['name']]]);
+
+    // An entry that loads this same mcpkit but declares no module: told so, not sent to "another copy" of mcpkit.
+    writeFileSync(join(root, 'no-module.js'), "require('reflect-metadata');\nrequire('mcpkit');\nexports.answer = 42;\n");
+    const failed = await sh(root, bin, ['inspect', 'no-module.js']).catch((e: Error) => e.message);
+    expect(failed).toContain('no-module.js exports no class decorated with @McpModule');
+    expect(failed).not.toContain("run that project's own CLI");
   });
 
   it('serves a tools/call over stdio to the official SDK client', async () => {
