@@ -18,11 +18,11 @@ const SCRIPT = [INIT, INITIALIZED, CALL].map((m) => `${JSON.stringify(m)}\n`).jo
  * at once; and the CPU milliseconds the server's process had used when it wrote that answer
  * (servers/cpu-at-answer.ts, preloaded, reports it on stderr).
  */
-function once(args: string[]): Promise<{ ms: number; cpu: number }> {
+function once(args: string[], peersFirst: boolean): Promise<{ ms: number; cpu: number; overPeers?: number }> {
   const server = args[args.length - 1];
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, ['-r', join(SERVERS, 'cpu-at-answer.js'), ...args], {
-    env: { ...process.env, MODE: 'stdio', TOOLS: '1' },
+    env: { ...process.env, MODE: 'stdio', TOOLS: '1', PEERS_FIRST: peersFirst ? '1' : '' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   child.stdin.write(SCRIPT);
@@ -36,12 +36,12 @@ function once(args: string[]): Promise<{ ms: number; cpu: number }> {
     }, 10_000);
     child.once('exit', (code) => reject(new Error(`${server} exited with ${code} before answering: ${out}${err}`)));
     const done = () => {
-      const cpu = /^cpu (\S+)$/m.exec(err)?.[1];
-      if (ms === undefined || cpu === undefined) return;
+      const cpu = /^cpu (\S+)(?: (\S+))?$/m.exec(err);
+      if (ms === undefined || !cpu) return;
       clearTimeout(timer);
       child.removeAllListeners('exit');
       child.kill('SIGKILL');
-      resolve({ ms, cpu: Number(cpu) });
+      resolve({ ms, cpu: Number(cpu[1]), overPeers: cpu[2] === undefined ? undefined : Number(cpu[2]) });
     };
     child.stderr.on('data', (chunk: Buffer) => {
       err += chunk.toString('utf8');
@@ -66,6 +66,8 @@ export interface ColdStartRow {
   p90: number;
   /** Median CPU milliseconds of the server's process up to its first answer. */
   cpu: number;
+  /** For the servers over mcpkit's peers: median CPU milliseconds from the peers loaded to the first answer. */
+  overPeers?: number;
 }
 
 /**
@@ -84,19 +86,24 @@ export async function coldStart(runs: number): Promise<ColdStartRow[]> {
     'bare node': [join(SERVERS, 'bare-server.js')],
     'node + peers': [join(SERVERS, 'peers-server.js')],
   };
-  const times: Record<string, { ms: number; cpu: number }[]> = Object.fromEntries(Object.keys(servers).map((impl) => [impl, []]));
-  for (const args of Object.values(servers)) await once(args); // warm the file cache
+  // The servers whose CPU time over the peers is taken (the preload loads the peers first).
+  const overPeers = (impl: string) => impl.startsWith('mcpkit') || impl === 'node + peers';
+  const times: Record<string, { ms: number; cpu: number; overPeers?: number }[]> = Object.fromEntries(
+    Object.keys(servers).map((impl) => [impl, []]),
+  );
+  for (const [impl, args] of Object.entries(servers)) await once(args, overPeers(impl)); // warm the file cache
   for (let i = 0; i < runs; i++) {
-    for (const [impl, args] of Object.entries(servers)) times[impl].push(await once(args));
+    for (const [impl, args] of Object.entries(servers)) times[impl].push(await once(args, overPeers(impl)));
   }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   return Object.entries(times).map(([impl, t]) => {
     const sorted = t.map((x) => x.ms).sort((a, b) => a - b);
-    const cpu = t.map((x) => x.cpu).sort((a, b) => a - b);
     return {
       impl,
-      median: sorted[Math.floor(sorted.length / 2)],
+      median: median(sorted),
       p90: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))],
-      cpu: cpu[Math.floor(cpu.length / 2)],
+      cpu: median(t.map((x) => x.cpu)),
+      overPeers: overPeers(impl) ? median(t.map((x) => x.overPeers ?? NaN)) : undefined,
     };
   });
 }
