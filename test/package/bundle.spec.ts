@@ -1,8 +1,9 @@
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CLI } from '../helpers/cli';
 import { packedTarball } from '../helpers/packed-tarball';
 import { consumerDependencies, npmInstall, sh } from './consumer-projects';
 
@@ -136,6 +137,24 @@ describe('the bundled package', () => {
     const failed = await sh(root, bin, ['inspect', 'no-module.js']).catch((e: Error) => e.message);
     expect(failed).toContain('no-module.js exports no class decorated with @McpModule');
     expect(failed).not.toContain("run that project's own CLI");
+  });
+
+  it("writes with its bin the same projects as tsc's build of the CLI, for every target (its templates are text inside the bundle)", async () => {
+    const bin = join(root, 'node_modules', '.bin', 'mcpkit');
+    for (const target of ['node', 'bun', 'deno', 'workers', 'lambda']) {
+      const args = ['--target', target, '--mcpkit', '^0.1.0'];
+      await sh(root, bin, ['init', join(root, 'init', 'lib', target), ...args]);
+      await sh(root, process.execPath, [CLI, 'init', join(root, 'init', 'tsc', target), ...args]);
+    }
+    const files = (dir: string) =>
+      readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((f) => f.isFile())
+        .map((f) => join(f.parentPath, f.name))
+        .map((file) => [relative(dir, file), readFileSync(file, 'utf8')])
+        .sort(([a], [b]) => a.localeCompare(b));
+    const written = files(join(root, 'init', 'lib'));
+    expect(written.length).toBeGreaterThan(20);
+    expect(written).toEqual(files(join(root, 'init', 'tsc')));
   });
 
   it('serves a tools/call over stdio to the official SDK client', async () => {
