@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { ensureLib } from './module-load';
 
 const SERVERS = join(__dirname, 'servers');
 const INIT = {
@@ -12,33 +13,49 @@ const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const CALL = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } };
 const SCRIPT = [INIT, INITIALIZED, CALL].map((m) => `${JSON.stringify(m)}\n`).join('');
 
-/** Milliseconds from spawning `server` (stdio) to its answer to the first tools/call, written at once. */
-function once(server: string): Promise<number> {
+/**
+ * Milliseconds from spawning `node ...args` (a stdio server) to its answer to the first tools/call, written
+ * at once; and the CPU milliseconds the server's process had used when it wrote that answer
+ * (servers/cpu-at-answer.ts, preloaded, reports it on stderr).
+ */
+function once(args: string[], peersFirst: boolean): Promise<{ ms: number; cpu: number; overPeers?: number }> {
+  const server = args[args.length - 1];
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [join(SERVERS, server)], {
-    env: { ...process.env, MODE: 'stdio', TOOLS: '1' },
-    stdio: ['pipe', 'pipe', 'ignore'],
+  const child = spawn(process.execPath, ['-r', join(SERVERS, 'cpu-at-answer.js'), ...args], {
+    env: { ...process.env, MODE: 'stdio', TOOLS: '1', PEERS_FIRST: peersFirst ? '1' : '' },
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   child.stdin.write(SCRIPT);
   return new Promise((resolve, reject) => {
     let out = '';
+    let err = '';
+    let ms: number | undefined;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`${server} gave no answer within 10 s: ${out}`));
     }, 10_000);
-    child.once('exit', (code) => reject(new Error(`${server} exited with ${code} before answering: ${out}`)));
+    child.once('exit', (code) => reject(new Error(`${server} exited with ${code} before answering: ${out}${err}`)));
+    const done = () => {
+      const cpu = /^cpu (\S+)(?: (\S+))?$/m.exec(err);
+      if (ms === undefined || !cpu) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      child.kill('SIGKILL');
+      resolve({ ms, cpu: Number(cpu[1]), overPeers: cpu[2] === undefined ? undefined : Number(cpu[2]) });
+    };
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString('utf8');
+      done();
+    });
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString('utf8');
       const answered = out
         .split('\n')
         .slice(0, -1)
         .some((line) => line.includes('"hello"') && (JSON.parse(line) as { id?: unknown }).id === 2);
-      if (!answered) return;
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      clearTimeout(timer);
-      child.removeAllListeners('exit');
-      child.kill('SIGKILL');
-      resolve(ms);
+      if (!answered || ms !== undefined) return;
+      ms = Number(process.hrtime.bigint() - started) / 1e6;
+      done();
     });
   });
 }
@@ -47,30 +64,46 @@ export interface ColdStartRow {
   impl: string;
   median: number;
   p90: number;
+  /** Median CPU milliseconds of the server's process up to its first answer. */
+  cpu: number;
+  /** For the servers over mcpkit's peers: median CPU milliseconds from the peers loaded to the first answer. */
+  overPeers?: number;
 }
 
 /**
  * Cold start over stdio: spawn a server `runs` times (alternating implementations, so that a busy
  * moment of the machine hits them alike) and time spawn -> first tools/call answer.
+ * `mcpkit` is what users install: servers/mcpkit-server.ts on the published lib/ (bundled by
+ * scripts/bundle-lib.js; the bench builds it when stale, see ensureLib in module-load.ts), its imports of src redirected there by
+ * servers/use-lib.ts. `mcpkit (tsc)` is the same server on tsc's output (dist/src, a file per module).
  */
 export async function coldStart(runs: number): Promise<ColdStartRow[]> {
-  const servers: Record<string, string> = {
-    mcpkit: 'mcpkit-server.js',
-    sdk: 'sdk-server.js',
-    'bare node': 'bare-server.js',
-    'node + peers': 'peers-server.js',
+  ensureLib();
+  const servers: Record<string, string[]> = {
+    mcpkit: ['-r', join(SERVERS, 'use-lib.js'), join(SERVERS, 'mcpkit-server.js')],
+    'mcpkit (tsc)': [join(SERVERS, 'mcpkit-server.js')],
+    sdk: [join(SERVERS, 'sdk-server.js')],
+    'bare node': [join(SERVERS, 'bare-server.js')],
+    'node + peers': [join(SERVERS, 'peers-server.js')],
   };
-  const times: Record<string, number[]> = Object.fromEntries(Object.keys(servers).map((impl) => [impl, []]));
-  for (const script of Object.values(servers)) await once(script); // warm the file cache
+  // The servers whose CPU time over the peers is taken (the preload loads the peers first).
+  const overPeers = (impl: string) => impl.startsWith('mcpkit') || impl === 'node + peers';
+  const times: Record<string, { ms: number; cpu: number; overPeers?: number }[]> = Object.fromEntries(
+    Object.keys(servers).map((impl) => [impl, []]),
+  );
+  for (const [impl, args] of Object.entries(servers)) await once(args, overPeers(impl)); // warm the file cache
   for (let i = 0; i < runs; i++) {
-    for (const [impl, script] of Object.entries(servers)) times[impl].push(await once(script));
+    for (const [impl, args] of Object.entries(servers)) times[impl].push(await once(args, overPeers(impl)));
   }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   return Object.entries(times).map(([impl, t]) => {
-    const sorted = [...t].sort((a, b) => a - b);
+    const sorted = t.map((x) => x.ms).sort((a, b) => a - b);
     return {
       impl,
-      median: sorted[Math.floor(sorted.length / 2)],
+      median: median(sorted),
       p90: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))],
+      cpu: median(t.map((x) => x.cpu)),
+      overPeers: overPeers(impl) ? median(t.map((x) => x.overPeers ?? NaN)) : undefined,
     };
   });
 }

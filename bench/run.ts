@@ -8,7 +8,10 @@
  *  5. 10,000 tasks created and completed (tools/call as a task, then tasks/result), with heap after
  *     completion and after the tasks' ttl ran out; 5b. (mcpkit) the same in the 2026-07-28 era, the tasks
  *     extension: tools/call declaring io.modelcontextprotocol/tasks, then tasks/get until completed;
- *  6. cold start over stdio: spawn -> answer to the first tools/call (and a bare Node process as the floor);
+ *  6. cold start over stdio: spawn -> answer to the first tools/call (and a bare Node process as the floor),
+ *     mcpkit on the published lib/ (bundled, built when stale) beside tsc's output (dist/src), with each
+ *     server's CPU time up to its answer; and
+ *     the module load over the peers: CPU time of requiring mcpkit's entry point after its peers, both builds;
  *  1b/3b. the same tools/call in the 2026-07-28 era (stateless, per-request `_meta` envelope, the
  *     Mcp-Method/Mcp-Name headers on HTTP; on stdio the first enveloped request pins the era) beside
  *     the legacy figures; `--only=modern` runs only these and their legacy stateless counterparts,
@@ -42,6 +45,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { type ColdStartRow, coldStart } from './coldstart';
+import { type ModuleLoadRow, moduleLoad } from './module-load';
 import { proxyBench } from './proxy';
 
 /** `floor`: the same work done by hand (Koa over HTTP, a newline-delimited JSON loop over stdio), see floors below. */
@@ -799,9 +803,10 @@ async function main(): Promise<void> {
   // `--only=proxy` (or coldstart) alone measures nothing for this table: it prints its own.
   if (rows.length > 0) printTable(rows, fmt);
   const cold = wanted('coldstart') || ONLY?.includes('floors') ? await printColdStart() : undefined;
+  const load = cold ? printModuleLoad() : undefined;
   // `--runs=N` applies when proxy is asked for by name; in the default set it runs once (6 chains).
   if (wanted('proxy')) await proxyBench({ runs: ONLY?.includes('proxy') ? RUNS : 1, duration: DURATION, quick: QUICK });
-  printFloors(floorLines(cold));
+  printFloors(floorLines(cold, load));
 }
 
 function printTable(rows: Row[], fmt: (n: number | undefined, digits?: number) => string): void {
@@ -852,12 +857,32 @@ async function printColdStart(): Promise<ColdStartRow[]> {
     const over =
       f === bare
         ? ''
-        : `  (+${(f.median - bare.median).toFixed(0)} ms over bare node${f.impl === 'mcpkit' ? `, +${(f.median - peers.median).toFixed(0)} ms over node + peers` : ''})`;
-    console.log(`  ${f.impl.padEnd(12)} median ${f.median.toFixed(0).padStart(4)} ms   p90 ${f.p90.toFixed(0).padStart(4)} ms${over}`);
+        : `  (+${(f.median - bare.median).toFixed(0)} ms over bare node${f.impl.startsWith('mcpkit') ? `, +${(f.median - peers.median).toFixed(0)} ms over node + peers` : ''})`;
+    console.log(
+      `  ${f.impl.padEnd(14)} median ${f.median.toFixed(0).padStart(4)} ms   p90 ${f.p90.toFixed(0).padStart(4)} ms   CPU ${f.cpu.toFixed(0).padStart(4)} ms` +
+        `${f.overPeers === undefined ? '' : ` (${f.overPeers.toFixed(0)} after the peers)`}${over}`,
+    );
   }
   console.log(
-    '  ("node + peers" loads reflect-metadata, class-validator, class-transformer and tsyringe, which any such app imports itself.)',
+    [
+      '  ("node + peers" loads reflect-metadata, class-validator, class-transformer and tsyringe, which any such app imports itself;',
+      '   "mcpkit" runs on the published lib/ (bundled); "mcpkit (tsc)" on tsc\'s output, a file per module;',
+      "   CPU: the server process's own CPU time when it wrote the answer, steadier than the wall clock on a busy machine;",
+      '   "after the peers": from the peers loaded (by a preload, servers/cpu-at-answer.ts) to the answer, steadier still.)',
+    ].join('\n'),
   );
+  return figures;
+}
+
+function printModuleLoad(): ModuleLoadRow[] {
+  const runs = QUICK ? 9 : 21;
+  const figures = moduleLoad(runs);
+  console.log(`
+module load over the peers: require('mcpkit') after the peers, CPU ms (${runs} runs each, alternating):`);
+  for (const f of figures)
+    console.log(
+      `  ${f.build.padEnd(14)} median ${f.cpu.toFixed(1).padStart(5)} ms CPU, ${f.wall.toFixed(1).padStart(5)} ms wall, ${f.files} files of mcpkit read`,
+    );
   return figures;
 }
 
@@ -877,7 +902,7 @@ interface FloorLine {
  * it is budgeted against) and the SDK's, measured in this run; a row whose figures were not measured
  * (see --only) is left out. Budgets are targets for the code, printed, never asserted.
  */
-function floorLines(cold: ColdStartRow[] | undefined): FloorLine[] {
+function floorLines(cold: ColdStartRow[] | undefined, load: ModuleLoadRow[] | undefined): FloorLine[] {
   const find = (workload: string, impl: string) => rows.find((r) => r.workload === workload && r.impl === impl);
   const n = (x: number | undefined, digits = 1) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(digits));
   const lines: FloorLine[] = [];
@@ -957,6 +982,19 @@ function floorLines(cold: ColdStartRow[] | undefined): FloorLine[] {
     });
   }
 
+  const bundle = load?.find((l) => l.build === 'lib (bundle)');
+  if (bundle) {
+    lines.push({
+      row: 'module load over its peers, CPU ms (median)',
+      floor: `${n(load?.find((l) => l.build === 'tsc output')?.cpu, 0)} tsc`,
+      sdk: '-',
+      mcpkit: n(bundle.cpu),
+      ratio: signed(bundle.cpu, ' ms'),
+      budget: '<= +15 ms',
+      within: bundle.cpu <= 15,
+    });
+  }
+
   const modern = find(CALL_WORKLOAD, 'mcpkit (modern)');
   if (modern?.cpu && legacy?.cpu) {
     const ratio = modern.cpu / legacy.cpu;
@@ -1015,8 +1053,10 @@ function printFloors(lines: FloorLine[]): void {
     [
       '(ratio: mcpkit over the floor; for the session heap and the SSE events, over the budget. The floors are',
       ' servers/koa-floor-server.ts, servers/stdio-floor-server.ts and servers/peers-server.ts; the SSE budget is',
-      " InMemoryEventStore's default maxBytesPerSession. Timings on a shared machine are noisy: --only=floors --runs=N",
-      ' alternates the timed rows N times and keeps medians. Nothing here is asserted.)',
+      " InMemoryEventStore's default maxBytesPerSession. The module load's floor is the peers, already loaded (0 ms);",
+      " its floor column shows tsc's output, a file per module, for reference. The start and the module load are the",
+      ' published lib/ (bundled). Timings on a shared machine are noisy: --only=floors --runs=N alternates the timed',
+      ' rows N times and keeps medians. Nothing here is asserted.)',
     ].join('\n'),
   );
 }

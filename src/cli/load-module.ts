@@ -69,7 +69,10 @@ function otherMcpkit(js: string): string | undefined {
     // Resolved as the entry would (a require() here would find this package itself through its
     // "exports"), and counted only when the entry's code did load it.
     const theirs = createRequire(js).resolve('mcpkit');
-    return dirname(theirs) === dirname(__dirname) || !require.cache[theirs] ? undefined : theirs;
+    // The package's entry (lib/index.js) sits beside this code in the published bundle (lib/mcpkit.js),
+    // one folder up from it in tsc's layout (lib/cli/load-module.js).
+    const ours = [__dirname, dirname(__dirname)];
+    return ours.includes(dirname(theirs)) || !require.cache[theirs] ? undefined : theirs;
   } catch {
     return undefined;
   }

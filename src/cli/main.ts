@@ -45,8 +45,12 @@ export async function runCli(argv: string[]): Promise<number> {
   return command.run(rest);
 }
 
-if (require.main === module) {
-  runCli(process.argv.slice(2)).then(
+/**
+ * Runs the CLI as the `mcpkit` command and exits with its code. The published bin (lib/cli/main.js) calls it:
+ * there this module lives inside the package's one bundle (lib/mcpkit.js), where `require.main === module` never holds.
+ */
+export function main(argv: string[] = process.argv.slice(2)): void {
+  runCli(argv).then(
     (code) => {
       process.exitCode = code;
       // Handles left open by user code (timers, sockets) must not keep a finished command alive;
@@ -63,3 +67,5 @@ if (require.main === module) {
     },
   );
 }
+
+if (require.main === module) main();

@@ -69,6 +69,7 @@ function contentHash(): string {
     'package.json',
     'tsconfig.json',
     'tsconfig.build.json',
+    'scripts/bundle-lib.js',
     'scripts/esm-entries.js',
     'README.md',
     'LICENSE',

@@ -170,7 +170,7 @@ console.log(JSON.stringify({
 describe('the packed tarball', () => {
   it('holds the library build, LICENSE, README and package.json only', () => {
     const files = packed.files;
-    const expected = ['LICENSE', 'README.md', 'package.json', 'lib/testing/task-store.contract.js'];
+    const expected = ['LICENSE', 'README.md', 'package.json', 'lib/mcpkit.js', 'lib/testing/task-store.contract.d.ts'];
     for (const entry of ['index', 'auth/index', 'client/index', 'stores/index', 'redis/index', 'testing/index'])
       expected.push(...['js', 'mjs', 'd.ts', 'd.mts'].map((ext) => `lib/${entry}.${ext}`));
     expect(files).toEqual(expect.arrayContaining(expected));
