@@ -23,17 +23,26 @@ let saved: Partial<Record<Method, unknown>> | undefined;
 let permanent = false;
 let holders = 0;
 
+let onStderr: Record<Method, (...args: unknown[]) => void> | undefined;
+
+/**
+ * The console writing to stderr, made when first used: `process.stderr` is built on first access (a
+ * pipe's socket, a TTY's stream), ~12 ms at the start of a stdio server that may never log anything.
+ */
+function stderrConsole(): Record<Method, (...args: unknown[]) => void> {
+  return (onStderr ??= new Console({ stdout: process.stderr, stderr: process.stderr }) as unknown as Record<
+    Method,
+    (...args: unknown[]) => void
+  >);
+}
+
 function install(): void {
   if (saved) return;
   const target = console as unknown as Record<Method, unknown>;
-  const onStderr = new Console({ stdout: process.stderr, stderr: process.stderr }) as unknown as Record<
-    Method,
-    (...args: unknown[]) => void
-  >;
   saved = {};
   for (const m of STDOUT_METHODS) {
     saved[m] = target[m];
-    target[m] = onStderr[m].bind(onStderr);
+    target[m] = (...args: unknown[]) => stderrConsole()[m](...args);
   }
 }
 
