@@ -11,6 +11,8 @@ describe('W3C trace context parsed by mcpkit', () => {
   it('a valid traceparent (from _meta or a header) becomes the remote parent, sampled flag kept', () => {
     expect(parent(`00-${TRACE}-${SPAN}-01`)).toMatchObject({ traceId: TRACE, spanId: SPAN, traceFlags: 1, isRemote: true });
     expect(parent(` 00-${TRACE.toUpperCase()}-${SPAN}-00 `, 'headers')).toMatchObject({ traceId: TRACE, spanId: SPAN, traceFlags: 0 });
+    // Upper case without blanks: the length of the canonical form, not its digits.
+    expect(parent(`00-${TRACE}-${SPAN.toUpperCase()}-01`)).toMatchObject({ traceId: TRACE, spanId: SPAN, traceFlags: 1 });
   });
 
   it.each([
@@ -20,6 +22,9 @@ describe('W3C trace context parsed by mcpkit', () => {
     ['version 00 with extra fields', `00-${TRACE}-${SPAN}-01-extra`],
     ['a short trace id', `00-${TRACE.slice(1)}-${SPAN}-01`],
     ['non-hex digits', `00-${TRACE.slice(1)}g-${SPAN}-01`],
+    ['a non-hex span id', `00-${TRACE}-${SPAN.slice(1)}x-01`],
+    ['non-hex flags', `00-${TRACE}-${SPAN}-0g`],
+    ['a separator out of place', `00-${TRACE}_${SPAN}-01`],
   ])('%s is ignored: no parent', (_, traceparent) => {
     expect(extractContext(api, { traceparent })).toBe(api.ROOT_CONTEXT);
   });
