@@ -23,7 +23,12 @@ import { withLogFields } from '../src/kernel/log-context';
  *
  * `--als` serves each call inside the server log's AsyncLocalStorage, as the HTTP transport does: with
  * an AsyncLocalStorage in use, every promise made pays its hooks. `full-managed` registers a context
- * manager on AsyncLocalStorage too, as NodeSDK does.
+ * manager on AsyncLocalStorage too, as NodeSDK does. `--cold=512` writes to 512 KB between calls, so
+ * that each call finds its code's data out of the caches, as a request served over HTTP does (between
+ * two of them the HTTP parser, Koa and the streams ran): in a loop of nothing but calls, the SDK and
+ * mcpkit run from warm caches, and telemetry reads 2-4x cheaper than the HTTP row (see issue 22's
+ * telemetry row; the figure to compare is the delta over `off` with the same flags, as `--cold` costs
+ * every mode the same).
  *
  *   npm run -s build && node dist/bench/telemetry-cost.js [--runs=5] [--calls=50000] [--batches=3] [--only=off,full-none] [--als]
  */
@@ -47,6 +52,14 @@ const CALLS = Number(arg('calls', '50000'));
 const BATCHES = Number(arg('batches', '3'));
 const ONLY = arg('only', MODES.join(',')).split(',') as Mode[];
 const ALS = process.argv.includes('--als');
+/** `--cold=KB`: between calls, one byte of each cache line of a KB-sized buffer is written (see above). */
+const COLD = Number(arg('cold', '0')) * 1024;
+const junk = new Uint8Array(Math.max(COLD, 1));
+
+/** Evicts the caches the way the rest of an HTTP request does (its parser, Koa, streams), or near enough. */
+function chill(): void {
+  for (let i = 0; i < COLD; i += 64) junk[i]++;
+}
 
 const HEADERS = {
   'content-type': 'application/json',
@@ -125,6 +138,7 @@ async function engineLoop(mode: Mode): Promise<(calls: number) => Promise<number
       const served = ALS ? withLogFields({ requestId: i, method: request.method }, serve) : serve();
       const response = await served.response;
       served.close();
+      if (COLD) chill();
       if (i === 0 && !JSON.stringify(response).includes('"text":"hello"'))
         throw new Error(`unexpected answer: ${JSON.stringify(response)}`);
     }
