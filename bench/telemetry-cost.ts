@@ -1,9 +1,11 @@
 import 'reflect-metadata';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { fork } from 'node:child_process';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { McpApplication, McpModule, Tool, type TelemetryOptions } from '../src';
 import { internalsOf } from '../src/kernel/mcp-application';
+import { withLogFields } from '../src/kernel/log-context';
 
 /*
  * What telemetry costs one stateless tools/call, in process: the request the HTTP bench sends (the
@@ -19,16 +21,26 @@ import { internalsOf } from '../src/kernel/mcp-application';
  * point a call makes (a server span, one histogram record), as bare as the
  * SDK allows, to tell the SDK's own cost from mcpkit's.
  *
- *   npm run -s build && node dist/bench/telemetry-cost.js [--runs=5] [--calls=50000] [--batches=3] [--only=off,full-none]
+ * `--als` serves each call inside the server log's AsyncLocalStorage, as the HTTP transport does: with
+ * an AsyncLocalStorage in use, every promise made pays its hooks. `full-managed` registers a context
+ * manager on AsyncLocalStorage too, as NodeSDK does. `--cold=512` writes to 512 KB between calls, so
+ * that each call finds its code's data out of the caches, as a request served over HTTP does (between
+ * two of them the HTTP parser, Koa and the streams ran): in a loop of nothing but calls, the SDK and
+ * mcpkit run from warm caches, and telemetry reads 2-4x cheaper than the HTTP row (see issue 22's
+ * telemetry row; the figure to compare is the delta over `off` with the same flags, as `--cold` costs
+ * every mode the same).
+ *
+ *   npm run -s build && node dist/bench/telemetry-cost.js [--runs=5] [--calls=50000] [--batches=3] [--only=off,full-none] [--als]
  */
 
-const MODES = ['off', 'propagation', 'full-none', 'full-bare', 'full-validation', 'full-drop', 'sdk-floor'] as const;
+const MODES = ['off', 'propagation', 'full-none', 'full-bare', 'full-managed', 'full-validation', 'full-drop', 'sdk-floor'] as const;
 type Mode = (typeof MODES)[number];
 const LABELS: Record<Mode, string> = {
   off: 'off',
   propagation: 'propagation',
   'full-none': 'full, no SDK',
   'full-bare': 'full, SDK no exporter',
+  'full-managed': 'full, SDK no exporter, ALS context manager',
   'full-validation': 'full, SDK no exporter, spans.validation',
   'full-drop': 'full, SDK batch exporter dropping',
   'sdk-floor': 'sdk floor (1 span + 1 histogram point, no mcpkit)',
@@ -39,6 +51,15 @@ const RUNS = Number(arg('runs', '5'));
 const CALLS = Number(arg('calls', '50000'));
 const BATCHES = Number(arg('batches', '3'));
 const ONLY = arg('only', MODES.join(',')).split(',') as Mode[];
+const ALS = process.argv.includes('--als');
+/** `--cold=KB`: between calls, one byte of each cache line of a KB-sized buffer is written (see above). */
+const COLD = Number(arg('cold', '0')) * 1024;
+const junk = new Uint8Array(Math.max(COLD, 1));
+
+/** Evicts the caches the way the rest of an HTTP request does (its parser, Koa, streams), or near enough. */
+function chill(): void {
+  for (let i = 0; i < COLD; i += 64) junk[i]++;
+}
 
 const HEADERS = {
   'content-type': 'application/json',
@@ -76,9 +97,27 @@ function sdkProviders(exporting: boolean): { tracerProvider: object; meterProvid
   return { tracerProvider, meterProvider: new MeterProvider() };
 }
 
+/**
+ * Registers a context manager on AsyncLocalStorage, as NodeSDK does (@opentelemetry/context-async-hooks'
+ * AsyncLocalStorageContextManager, in its few lines that matter here): the context given to with() is active.
+ */
+function registerContextManager(): void {
+  const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api'); // eslint-disable-line @typescript-eslint/no-require-imports
+  const storage = new AsyncLocalStorage<import('@opentelemetry/api').Context>();
+  const manager: import('@opentelemetry/api').ContextManager = {
+    active: () => storage.getStore() ?? api.ROOT_CONTEXT,
+    with: (ctx, fn, thisArg, ...args) => storage.run(ctx, thisArg == null ? fn : fn.bind(thisArg), ...args),
+    bind: (_ctx, target) => target,
+    enable: () => manager,
+    disable: () => manager,
+  };
+  api.context.setGlobalContextManager(manager);
+}
+
 function telemetryOf(mode: Mode): TelemetryOptions | undefined {
   if (mode === 'off' || mode === 'propagation') return { mode };
   if (mode === 'full-none') return { mode: 'full' };
+  if (mode === 'full-managed') registerContextManager();
   return { mode: 'full', ...sdkProviders(mode === 'full-drop'), spans: { validation: mode === 'full-validation' } };
 }
 
@@ -94,9 +133,12 @@ async function engineLoop(mode: Mode): Promise<(calls: number) => Promise<number
     const before = process.cpuUsage();
     for (let i = 0; i < calls; i++) {
       const request = { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } } as const;
-      const served = engine.serveStateless(request, { headers: { ...HEADERS }, network: NETWORK }, PEER, sink);
+      const serve = () => engine.serveStateless(request, { headers: { ...HEADERS }, network: NETWORK }, PEER, sink);
+      // --als: served inside the server log's AsyncLocalStorage, as the HTTP transport serves it (every promise then pays its hooks).
+      const served = ALS ? withLogFields({ requestId: i, method: request.method }, serve) : serve();
       const response = await served.response;
       served.close();
+      if (COLD) chill();
       if (i === 0 && !JSON.stringify(response).includes('"text":"hello"'))
         throw new Error(`unexpected answer: ${JSON.stringify(response)}`);
     }

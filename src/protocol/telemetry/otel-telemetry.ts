@@ -17,6 +17,17 @@ const SERVER = 1 satisfies Api.SpanKind.SERVER;
 const INTERNAL = 0 satisfies Api.SpanKind.INTERNAL;
 const ERROR = 2 satisfies Api.SpanStatusCode.ERROR;
 
+/**
+ * The context of a request being served: its remote parent and its server span. The context holding
+ * both is made only when something asks for it (a request to the client, a child span, a context
+ * manager to make it active): most requests never need it, and each context the API makes copies a Map.
+ */
+interface Carried {
+  readonly parent: Api.Context;
+  readonly span: Api.Span | undefined;
+  ctx: Api.Context | undefined;
+}
+
 /** The tool or prompt a request names: what follows the method in its span name. */
 function targetOf({ method, params }: TracedRequest): string | undefined {
   const name = params?.name;
@@ -66,7 +77,7 @@ export class OtelTelemetry implements RequestTelemetry {
   private readonly errors?: Api.Counter;
   private readonly meter?: Api.Meter;
   /** The context of each request being served, for its child spans and its requests to the client. */
-  private readonly contexts = new RequestContexts<Api.Context>();
+  private readonly contexts = new RequestContexts<Carried>();
   private readonly opened = new WeakMap<TracedSession, number>();
   // The API's namespaces, read once: each is a getter of the module.
   private readonly trace: Api.TraceAPI;
@@ -149,7 +160,9 @@ export class OtelTelemetry implements RequestTelemetry {
     const tracer = this.tracer && this.liveTracer();
     if (tracer || this.metered) return this.spanned(tracer, request, session, parent, run);
     // Nothing to carry: requests to the client get no trace context, so none is remembered.
-    return parent === this.root ? run() : this.within(session, request.id, parent, run);
+    return parent === this.root
+      ? run()
+      : this.within(session, request.id, { parent, span: undefined, ctx: undefined }, this.managed(), run);
   }
 
   /** Runs a request in its server span (when a tracer records) and records its duration (when a meter does). */
@@ -162,18 +175,23 @@ export class OtelTelemetry implements RequestTelemetry {
   ): Promise<T> {
     const started = this.metered ? performance.now() : 0;
     const target = targetOf(request);
+    // Without a context manager no context is ever active: no ambient span to link, none to enter.
+    const managed = this.managed();
     let span: Api.Span | undefined;
-    let ctx = parent;
     if (tracer) {
       const attributes = spanAttributes(request, session, target);
       // The MCP parent comes from _meta; the ambient context (an HTTP server span of another instrumentation) is linked.
-      const ambient = this.trace.getSpan(this.context.active());
+      const ambient = managed ? this.trace.getSpan(this.context.active()) : undefined;
       const links = ambient && this.trace.getSpan(parent) !== ambient ? [{ context: ambient.spanContext() }] : undefined;
       span = tracer.startSpan(target ? `${request.method} ${target}` : request.method, { kind: SERVER, attributes, links }, parent);
-      ctx = this.trace.setSpan(parent, span);
     }
     const end = (outcome: Outcome | undefined, error?: unknown) => this.ended(span, request, target, started, outcome, error);
-    return this.within(session, request.id, ctx, run, end);
+    return this.within(session, request.id, { parent, span, ctx: undefined }, managed, run, end);
+  }
+
+  /** The context of a request being served: its server span (if any) in its remote parent. */
+  private contextOf(carried: Carried): Api.Context {
+    return (carried.ctx ??= carried.span ? this.trace.setSpan(carried.parent, carried.span) : carried.parent);
   }
 
   /** Ends a request's span with its outcome, and records its duration and error. */
@@ -209,8 +227,8 @@ export class OtelTelemetry implements RequestTelemetry {
   }
 
   inject(session: TracedSession, relatedId: string | number | undefined, params: Record<string, unknown>): Record<string, unknown> {
-    const ctx = relatedId === undefined ? undefined : this.contexts.get(session, relatedId);
-    const carried = ctx ? contextMeta(this.api, ctx) : undefined;
+    const served = relatedId === undefined ? undefined : this.contexts.get(session, relatedId);
+    const carried = served ? contextMeta(this.api, this.contextOf(served)) : undefined;
     if (!carried || Object.keys(carried).length === 0) return params;
     return { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), ...carried } };
   }
@@ -236,7 +254,8 @@ export class OtelTelemetry implements RequestTelemetry {
     work: () => Promise<T>,
     failed?: (result: T) => string | undefined,
   ): Promise<T> {
-    const parent = this.contexts.get(owner, id) ?? this.context.active();
+    const served = this.contexts.get(owner, id);
+    const parent = served ? this.contextOf(served) : this.context.active();
     const span = tracer.startSpan(name, { kind: INTERNAL, attributes }, parent);
     const fault = (error: unknown) => {
       span.setAttribute('error.type', error instanceof Error ? error.constructor.name : '_OTHER');
@@ -294,20 +313,21 @@ export class OtelTelemetry implements RequestTelemetry {
   }
 
   /**
-   * Runs `run` in `ctx`, known to requests the session sends to the client on behalf of request `id`;
-   * `end` (if any) is told how it ended.
+   * Runs `run` in the request's context (active when a context manager is: `managed`), known to requests
+   * the session sends to the client on behalf of request `id`; `end` (if any) is told how it ended.
    */
   private within<T>(
     session: TracedSession,
     id: string | number,
-    ctx: Api.Context,
+    carried: Carried,
+    managed: boolean,
     run: () => Promise<T>,
     end?: (outcome: Outcome | undefined, error?: unknown) => void,
   ): Promise<T> {
-    this.contexts.set(session, id, ctx);
+    this.contexts.set(session, id, carried);
     let running: Promise<T>;
     try {
-      running = this.context.with(ctx, run);
+      running = managed ? this.context.with(this.contextOf(carried), run) : run();
     } catch (error) {
       this.contexts.delete(session, id);
       end?.(thrown(error), error);
