@@ -12,7 +12,7 @@ import { accepted, accepts, fail, hasBodyOfType, replyMessage } from './http-rep
 import type { ResolvedHttpOptions } from './http-options';
 import type { HttpSession } from './http-session';
 import { readMessage } from './read-message';
-import { afterAnswer, type AnswerOptions, answerRequest } from './request-answer';
+import { afterAnswer, ANSWERED, type AnswerOptions, answerRequest } from './request-answer';
 import type { RequestGuards } from './request-guards';
 import type { SessionDirectory, SessionFactory } from './session-directory';
 import { findSession } from './session-lookup';
@@ -124,9 +124,12 @@ export class PostHandler {
       protocolVersion: peer.protocolVersion,
       clientCapabilities: {},
     });
-    const cancel = () => served.close();
-    const unsubscribe = exchange.onClose(cancel);
-    return afterAnswer(answerRequest(exchange, served, message, extra, this.answers.modern), () => {
+    const answer = answerRequest(exchange, served, message, extra, this.answers.modern);
+    // Answered whole at once: nothing is left running for the client's leaving to cancel.
+    if (answer === ANSWERED) return served.close();
+    // Listened to from here: no event could come between the request's start and this line.
+    const unsubscribe = exchange.onClose(() => served.close());
+    return afterAnswer(answer, () => {
       unsubscribe();
       served.close();
     });
