@@ -14,7 +14,7 @@ import type { ProtocolFeature } from './protocol-feature';
 import type { MethodHandler } from './request-scope';
 import { ServerSession, type SessionHost } from './server-session';
 import { StatelessRequest, type StatelessHost } from './stateless-request';
-import { clientNotification, runRequest, serveRequest, traced } from './request-core';
+import { clientNotification, serveRequest, traced } from './request-core';
 import { isResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../mcp/json-rpc';
 import type { TransportExtra } from './request-scope';
 import { type Invoke, ToolInvoker } from './tool-invoker';
@@ -256,7 +256,7 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
     const served = new StatelessRequest(this, sink, peer);
     const envelope = extra.envelope;
     served.response = this.telemetry
-      ? traced(this.telemetry, served, request, extra, () => runRequest(this, served, request, extra, envelope))
+      ? traced(this.telemetry, served, request, extra, () => serveRequest(this, served, request, extra, envelope))
       : serveRequest(this, served, request, extra, envelope);
     // Only a request still running is counted and closed with the server (as a session's in-flight ones).
     if (isThenable(served.response)) this.stateless.add(served);

@@ -52,8 +52,8 @@ export function traced(
   site: RequestSite,
   request: JsonRpcRequest,
   extra: TransportExtra | undefined,
-  serve: () => Promise<JsonRpcResponse | undefined>,
-): Promise<JsonRpcResponse | undefined> {
+  serve: () => MaybePromise<JsonRpcResponse | undefined>,
+): MaybePromise<JsonRpcResponse | undefined> {
   const enveloped = (request.params?._meta as Record<string, unknown> | undefined)?.[MetaKey.protocolVersion];
   const protocolVersion = extra?.envelope?.protocolVersion ?? (typeof enveloped === 'string' ? enveloped : site.peer.protocolVersion);
   // Named fields, not `...request`: spreading the parsed request cost ~4 µs a call (telemetry propagation bench).
@@ -70,22 +70,9 @@ export function traced(
 }
 
 /**
- * Builds the request's scope on `site` and runs its handler; resolves to its response, or undefined
- * when the request was cancelled. Never rejects: a handler's fault is its response (-32603, logged).
- */
-export function runRequest(
-  host: RequestHost,
-  site: RequestSite,
-  request: JsonRpcRequest,
-  extra: TransportExtra | undefined,
-  envelope: PeerState | undefined,
-): Promise<JsonRpcResponse | undefined> {
-  return Promise.resolve(serveRequest(host, site, request, extra, envelope));
-}
-
-/**
- * runRequest, answering synchronously when the handler does (no promise; see maybe-promise): a
- * session's requests, whose transport writes each response as it comes. Never throws.
+ * Builds the request's scope on `site` and runs its handler: its response, or undefined when the
+ * request was cancelled, synchronously when the handler answers synchronously (no promise; see
+ * maybe-promise). Never throws nor rejects: a handler's fault is its response (-32603, logged).
  */
 export function serveRequest(
   host: RequestHost,

@@ -111,9 +111,7 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
   private take(message: JsonRpcMessage, extra: TransportExtra | undefined): Promise<void> | undefined {
     if (isRequest(message)) {
       const telemetry = this.host.telemetry;
-      const response = telemetry
-        ? traced(telemetry, this, message, extra, () => this.servePromise(message, extra))
-        : this.serve(message, extra);
+      const response = telemetry ? traced(telemetry, this, message, extra, () => this.serve(message, extra)) : this.serve(message, extra);
       if (response instanceof Promise) return response.then((r) => (r ? this.emit(r, message.id, true) : undefined));
       return response ? this.emit(response, message.id, true) : undefined;
     }
@@ -124,11 +122,9 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
 
   handleRequest(request: JsonRpcRequest, extra: TransportExtra | undefined = this.defaultExtra): Promise<JsonRpcResponse | undefined> {
     const telemetry = this.host.telemetry;
-    return telemetry ? traced(telemetry, this, request, extra, () => this.servePromise(request, extra)) : this.servePromise(request, extra);
-  }
-
-  private servePromise(request: JsonRpcRequest, extra: TransportExtra | undefined): Promise<JsonRpcResponse | undefined> {
-    return Promise.resolve(this.serve(request, extra));
+    return Promise.resolve(
+      telemetry ? traced(telemetry, this, request, extra, () => this.serve(request, extra)) : this.serve(request, extra),
+    );
   }
 
   /** What a session adds to the per-request core: ids in use, the era it is pinned to, initialize first. */

@@ -2,6 +2,7 @@ import type * as Api from '@opentelemetry/api';
 import type { GaugePoint, RequestTelemetry, TelemetryOptions, TracedRequest, TracedSession } from './telemetry-options';
 import { RequestContexts } from './request-contexts';
 import { contextMeta, extractContext } from './trace-context';
+import { isThenable, type MaybePromise } from '../../mcp/maybe-promise';
 
 type Attributes = Record<string, string | number | boolean>;
 interface Outcome {
@@ -147,9 +148,9 @@ export class OtelTelemetry implements RequestTelemetry {
     return this.context.with(this.probe, this.probed);
   }
 
-  // Not async, nor is child() with no live tracer: in 'propagation', or 'full' with no SDK registered, a
-  // request pays no promise of telemetry's own.
-  serve<T>(request: TracedRequest, session: TracedSession, run: () => Promise<T>): Promise<T> {
+  // Not async, nor is child() with no live tracer: a request pays no promise of telemetry's own, and one
+  // that `run` answers synchronously is answered synchronously, its span ended before it returns.
+  serve<T>(request: TracedRequest, session: TracedSession, run: () => MaybePromise<T>): MaybePromise<T> {
     let parent: Api.Context;
     try {
       parent = extractContext(this.api, request.params?._meta as Record<string, unknown> | undefined, request.headers);
@@ -171,8 +172,8 @@ export class OtelTelemetry implements RequestTelemetry {
     request: TracedRequest,
     session: TracedSession,
     parent: Api.Context,
-    run: () => Promise<T>,
-  ): Promise<T> {
+    run: () => MaybePromise<T>,
+  ): MaybePromise<T> {
     const started = this.metered ? performance.now() : 0;
     const target = targetOf(request);
     // Without a context manager no context is ever active: no ambient span to link, none to enter.
@@ -321,11 +322,11 @@ export class OtelTelemetry implements RequestTelemetry {
     id: string | number,
     carried: Carried,
     managed: boolean,
-    run: () => Promise<T>,
+    run: () => MaybePromise<T>,
     end?: (outcome: Outcome | undefined, error?: unknown) => void,
-  ): Promise<T> {
+  ): MaybePromise<T> {
     this.contexts.set(session, id, carried);
-    let running: Promise<T>;
+    let running: MaybePromise<T>;
     try {
       running = managed ? this.context.with(this.contextOf(carried), run) : run();
     } catch (error) {
@@ -333,6 +334,11 @@ export class OtelTelemetry implements RequestTelemetry {
       end?.(thrown(error), error);
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what run() threw, unchanged, as the rejection an async run() would give
       return Promise.reject(error);
+    }
+    if (!isThenable(running)) {
+      this.contexts.delete(session, id);
+      end?.(running as Outcome | undefined);
+      return running;
     }
     // then(ok, failed) rather than finally: one promise instead of three.
     return running.then(
