@@ -624,11 +624,22 @@ const BASELINE = /--baseline=(\S+)/.exec(process.argv.join(' '))?.[1];
 const TRACEPARENT = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
 
 /**
+ * The floor of the SDK row: the Koa floor answering the same request, by hand, without and with the
+ * OpenTelemetry SDK span and histogram point mcpkit's 'full' telemetry makes (servers/koa-floor-server.ts):
+ * what the SDK itself costs a call over HTTP, whoever calls it.
+ */
+const KOA_TRACED_FLOORS: readonly { env: Record<string, string>; headers: Record<string, string>; label: string }[] = [
+  { env: {}, headers: TRACEPARENT, label: 'floor: Koa by hand' },
+  { env: { TELEMETRY_SDK: 'bare' }, headers: TRACEPARENT, label: 'floor: Koa by hand, SDK span' },
+];
+
+/**
  * The same stateless tools/call with each telemetry mode, alternating, `runs` times (`floorsOnly`: the
- * three modes of the floors table only).
+ * three modes of the floors table only), and the Koa floor without and with the SDK's span.
  */
 async function telemetryLoad(runs: number, floorsOnly = false): Promise<void> {
   for (let i = 0; i < runs; i++) {
+    for (const floor of KOA_TRACED_FLOORS) await httpLoad(TELEMETRY_WORKLOAD, 'floor', 'stateless', CALL, 1, isCall, floor);
     if (BASELINE && !floorsOnly)
       await httpLoad(TELEMETRY_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall, {
         env: { SERVERS_DIR: join(BASELINE, 'dist', 'bench', 'servers') },
@@ -1036,6 +1047,20 @@ function floorLines(cold: ColdStartRow[] | undefined, load: ModuleLoadRow[] | un
       budget: '<= +10 µs',
       within: extra <= 10,
     });
+    // The same span and histogram point made by hand on the Koa floor: the SDK's own cost over HTTP.
+    const [koa, koaSpan] = KOA_TRACED_FLOORS.map((f) => find(TELEMETRY_WORKLOAD, f.label)?.cpu);
+    if (koa && koaSpan) {
+      const own = extra - (koaSpan - koa);
+      lines.push({
+        row: `tracing, SDK: mcpkit's part beyond the SDK span's own (Koa floor + that span: ${signed(koaSpan - koa, ' µs')})`,
+        floor: `${n(koa)} -> ${n(koaSpan)} Koa`,
+        sdk: '-',
+        mcpkit: `${n(off)} -> ${n(bare)}`,
+        ratio: signed(own, ' µs'),
+        budget: '<= +10 µs',
+        within: own <= 10,
+      });
+    }
   }
   return lines;
 }

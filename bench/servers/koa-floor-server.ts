@@ -20,6 +20,63 @@ async function readJson(req: Koa.Context['req']): Promise<unknown> {
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
+/**
+ * TELEMETRY_SDK=bare: the floor of the telemetry row with an SDK and no exporter. Each call gets what
+ * mcpkit's 'full' telemetry gives it, done by hand on the OpenTelemetry SDK's tracer and meter providers
+ * (no span processor, no metric reader, as the mcpkit server's `bare`): a server span with the MCP
+ * semantic conventions' attributes, its parent read from the traceparent header, ended at the answer,
+ * and one point of the operation duration histogram. What mcpkit adds on top is the cost of its own
+ * telemetry code; the rest is the SDK's.
+ */
+function sdkSpans(): ((ctx: Koa.Context, message: { id?: unknown; params?: { name?: unknown } }) => () => void) | undefined {
+  if (process.env.TELEMETRY_SDK !== 'bare') return undefined;
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use: only this floor needs the OpenTelemetry SDK */
+  const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  const { BasicTracerProvider } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { MeterProvider } = require('@opentelemetry/sdk-metrics') as typeof import('@opentelemetry/sdk-metrics');
+  const { W3CTraceContextPropagator } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const tracer = new BasicTracerProvider({ spanProcessors: [] }).getTracer('floor');
+  const duration = new MeterProvider().getMeter('floor').createHistogram('mcp.server.operation.duration', { unit: 's' });
+  const propagator = new W3CTraceContextPropagator();
+  const getter = { get: (headers: Record<string, unknown>, key: string) => headers[key] as string | undefined, keys: Object.keys };
+  return (ctx, message) => {
+    const started = performance.now();
+    const parent = propagator.extract(api.ROOT_CONTEXT, ctx.req.headers, getter);
+    const tool = String(message.params?.name);
+    const version = ctx.req.headers['mcp-protocol-version'] as string;
+    const span = tracer.startSpan(
+      `tools/call ${tool}`,
+      {
+        kind: api.SpanKind.SERVER,
+        attributes: {
+          'mcp.method.name': 'tools/call',
+          'jsonrpc.request.id': String(message.id),
+          'network.transport': 'tcp',
+          'gen_ai.tool.name': tool,
+          'gen_ai.operation.name': 'execute_tool',
+          'mcp.protocol.version': version,
+          'network.protocol.name': 'http',
+          'network.protocol.version': ctx.req.httpVersion,
+          'client.address': ctx.req.socket.remoteAddress!,
+          'client.port': ctx.req.socket.remotePort!,
+        },
+      },
+      parent,
+    );
+    return () => {
+      span.end();
+      duration.record((performance.now() - started) / 1000, {
+        'mcp.method.name': 'tools/call',
+        'gen_ai.tool.name': tool,
+        'network.transport': 'tcp',
+        'mcp.protocol.version': version,
+      });
+    };
+  };
+}
+const traced = sdkSpans();
+
 const app = new Koa();
 const router = new Router();
 router.post('/mcp', async (ctx) => {
@@ -29,14 +86,17 @@ router.post('/mcp', async (ctx) => {
     method?: unknown;
     params?: { name?: unknown; arguments?: { text?: unknown } };
   };
+  const end = traced?.(ctx, message);
   ctx.type = 'application/json';
   const text = message.params?.arguments?.text;
   if (message.jsonrpc !== '2.0' || message.method !== 'tools/call' || message.params?.name !== 'echo' || typeof text !== 'string') {
     ctx.status = 400;
     ctx.body = JSON.stringify({ jsonrpc: '2.0', id: message.id ?? null, error: { code: -32600, message: 'Invalid Request' } });
+    end?.();
     return;
   }
   ctx.body = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: echo(text) }] } });
+  end?.();
 });
 app.use(router.routes());
 
