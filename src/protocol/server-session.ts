@@ -98,12 +98,12 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
     await this.take(message, extra);
   }
 
-  deliver(message: JsonRpcMessage): void {
+  deliver(message: JsonRpcMessage): Promise<void> | undefined {
     try {
-      const pending = this.take(message, this.defaultExtra);
-      if (pending) pending.catch((error: unknown) => this.host.logError('Could not serve a message', error));
+      return this.take(message, this.defaultExtra)?.catch((error: unknown) => this.host.logError('Could not serve a message', error));
     } catch (error) {
       this.host.logError('Could not serve a message', error);
+      return undefined;
     }
   }
 
