@@ -56,8 +56,21 @@ function inStorage<T>(fields: LogFields, fn: () => T): T {
 }
 
 function release(): void {
-  if (--stored === 0) storage.disable();
+  if (--stored === 0) disable?.();
 }
+
+/**
+ * Node's disable(), where the runtime has one that works: workerd's AsyncLocalStorage throws on it, and
+ * the runtimes whose storage is not built on async hooks (workerd, Deno, Bun) gain nothing from it anyway.
+ */
+const disable = ((): (() => void) | undefined => {
+  try {
+    storage.disable(); // a no-op on a storage never used
+    return () => storage.disable();
+  } catch {
+    return undefined;
+  }
+})();
 
 /** Runs `fn`, which will not wait, with `fields` (no storage). */
 function inSync<T>(fields: LogFields, fn: () => T): T {
