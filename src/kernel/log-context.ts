@@ -36,6 +36,15 @@ export function currentLogFields(): LogFields | undefined {
   return syncFields ?? storage.getStore();
 }
 
+/**
+ * Runs `fn`, work that outlives the request it starts in (a task's handler), with the request's fields:
+ * the storage is kept in use until its work settles, so that what it logs later still carries them.
+ */
+export function keepLogFields<T>(fn: () => T): T {
+  const fields = currentLogFields();
+  return fields ? inStorage(fields, fn) : fn();
+}
+
 /** Runs `fn` in the storage, kept in use until what it returns settles. */
 function inStorage<T>(fields: LogFields, fn: () => T): T {
   const saved = syncFields;

@@ -6,6 +6,8 @@ import request from 'supertest';
 import { inject, injectable } from 'tsyringe';
 import { EmptyInput, type LogFields, MCP_LOGGER, McpApplication, McpModule, type ServerLogger, Tool } from '../../src';
 import { ACCEPT_BOTH } from '../helpers/http-app';
+import { deferred, waitFor } from '../helpers/wait-for';
+import { McpTestClient } from '../../src/testing';
 
 class SometimesInput {
   @IsBoolean() wait!: boolean;
@@ -43,7 +45,20 @@ class LoggingTools {
   }
 }
 
-@McpModule({ providers: [LoggingTools], server: { name: 'log-fields', version: '1.0.0' } })
+@injectable()
+class TaskTools {
+  readonly release = deferred();
+  constructor(@inject(MCP_LOGGER) private readonly log: ServerLogger) {}
+
+  @Tool({ description: 'Runs as a task, logs after its request was answered', taskSupport: 'optional' })
+  async background(_: EmptyInput) {
+    await this.release.promise;
+    this.log.info('background ran');
+    return 'done';
+  }
+}
+
+@McpModule({ providers: [LoggingTools, TaskTools], server: { name: 'log-fields', version: '1.0.0' } })
 class LogFieldsModule {}
 
 interface Entry {
@@ -150,5 +165,15 @@ describe('the log fields of requests, without AsyncLocalStorage where no request
     expect(ran('quick ran')).toEqual(Array.from({ length: 12 }, (_, i) => ({ method: 'tools/call', requestId: i + 1 })));
     expect(ran('slow ran')).toEqual([{ method: 'tools/call', requestId: 13 }]);
     input.end();
+  });
+
+  it("a task's handler, running after its request was answered, logs with that request's fields", async () => {
+    const client = await McpTestClient.connect(app.connectInMemory());
+    const created = (await client.request('tools/call', { name: 'background', arguments: {}, task: {} })) as { task: { taskId: string } };
+    expect(created.task.taskId).toEqual(expect.any(String));
+    // The request is over; nothing else runs in the storage but the task.
+    app.get(TaskTools).release.resolve();
+    await waitFor(() => ran('background ran').length === 1);
+    expect(ran('background ran')).toEqual([{ method: 'tools/call', requestId: expect.any(Number) }]);
   });
 });
