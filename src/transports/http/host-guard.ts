@@ -11,6 +11,8 @@ export class HostGuard {
   /** The allowed hosts without their ports, for origins. */
   private readonly hostNames: Set<string>;
   private readonly origins: Set<string> | undefined;
+  /** The last Host header checked, and whether it passed: a client sends the same one with every request. */
+  private lastHost?: { host: string; allowed: boolean };
 
   constructor(
     allowedHosts: string[],
@@ -25,13 +27,22 @@ export class HostGuard {
   /** The port the server actually listens on (known after listen). */
   setPort(port: number): void {
     this.port = port;
+    this.lastHost = undefined;
   }
 
   /** Why the request is refused, or undefined when it may proceed. */
   check(host: string | undefined, origin: string | undefined): string | undefined {
-    if (!host || !this.hostAllowed(host.toLowerCase())) return `Host header not allowed: ${host === undefined ? '(none)' : echo(host)}`;
+    if (!host || !this.hostPasses(host)) return `Host header not allowed: ${host === undefined ? '(none)' : echo(host)}`;
     if (origin !== undefined && !this.originAllowed(origin.toLowerCase())) return `Origin not allowed: ${echo(origin)}`;
     return undefined;
+  }
+
+  private hostPasses(host: string): boolean {
+    const last = this.lastHost;
+    if (last?.host === host) return last.allowed;
+    const allowed = this.hostAllowed(host.toLowerCase());
+    this.lastHost = { host, allowed };
+    return allowed;
   }
 
   private hostAllowed(host: string): boolean {

@@ -50,5 +50,16 @@ function mediaRanges(accept: string): ReadonlySet<string> {
 /** True when the request has a body of media type `type` (parameters such as charset aside). */
 export function hasBodyOfType(exchange: HttpExchange, type: string): boolean {
   if (!exchange.hasBody) return false;
-  return exchange.header('content-type').split(';')[0].trim().toLowerCase() === type;
+  return mediaTypeOf(exchange.header('content-type')) === type;
+}
+
+/** The media type of the last Content-Type header read: a client sends the same one with every request. */
+let lastContentType: { header: string; type: string } | undefined;
+
+/** A Content-Type header's media type, parameters (charset=…) aside, lowercased. */
+function mediaTypeOf(header: string): string {
+  if (lastContentType?.header === header) return lastContentType.type;
+  const type = header.split(';')[0].trim().toLowerCase();
+  lastContentType = { header, type };
+  return type;
 }

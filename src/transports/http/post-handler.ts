@@ -58,7 +58,7 @@ export class PostHandler {
     if (!principal) return;
     const message = await readMessage(exchange, this.options);
     if (!message) return;
-    const extra = new PostExtra(exchange.headers, principal.auth, exchange.network);
+    const extra = new PostExtra(exchange.headers, principal.auth, exchange);
     const headers = exchange.headers;
     const inbound = classifyInbound(message, { support: this.modern?.support ?? 'legacy', header: (name) => single(headers[name]) });
     if ('reject' in inbound) {
@@ -162,10 +162,16 @@ function single(value: string | string[] | undefined): string {
 class PostExtra implements TransportExtra {
   closeStream?: () => void;
   envelope?: PeerState;
+  private facts?: TransportExtra['network'];
 
   constructor(
     readonly headers: TransportExtra['headers'],
     readonly auth: AuthInfo | undefined,
-    readonly network: TransportExtra['network'],
+    private readonly exchange: HttpExchange,
   ) {}
+
+  /** Read when asked (telemetry's span attributes only): the peer's address and port are getters of the socket. */
+  get network(): TransportExtra['network'] {
+    return (this.facts ??= this.exchange.network);
+  }
 }

@@ -12,10 +12,22 @@ describe('HostGuard', () => {
 
     it('once the port is known, accepts it (or none) and refuses another', () => {
       const guard = new HostGuard(LOOPBACK, undefined, undefined);
+      // Passed while the port was unknown; the verdict kept for the header is forgotten when the port is set.
+      expect(guard.check('localhost:3002', undefined)).toBeUndefined();
       guard.setPort(3001);
       expect(guard.check('localhost:3001', undefined)).toBeUndefined();
       expect(guard.check('localhost', undefined)).toBeUndefined();
       expect(guard.check('localhost:3002', undefined)).toMatch(/Host header not allowed: localhost:3002/);
+    });
+
+    it('judges each Host header on its own, whichever was checked before (the last verdict is kept)', () => {
+      const guard = new HostGuard(LOOPBACK, undefined, 3000);
+      for (let i = 0; i < 2; i++) {
+        expect(guard.check('localhost:3000', undefined)).toBeUndefined();
+        expect(guard.check('evil.example', undefined)).toMatch(/not allowed/);
+        expect(guard.check('LOCALHOST:3000', undefined)).toBeUndefined();
+        expect(guard.check('localhost:3001', undefined)).toMatch(/not allowed/);
+      }
     });
 
     it('refuses a missing or foreign Host', () => {
