@@ -95,6 +95,8 @@ function inSync<T>(fields: LogFields, fn: () => T): T {
 
 /** Kinds of request learned, at most: beyond, a new kind is served in the storage, unlearned. */
 const MAX_KINDS = 1024;
+/** The longest method or name learned: longer ones are served in the storage, unlearned. */
+const MAX_KEY_CHARS = 256;
 /** Synchronous answers in a row after which a kind of request is served without the storage. */
 const LEARNED = 8;
 /** The mark of a kind that once waited: always served in the storage. */
@@ -136,6 +138,9 @@ export class RequestFields {
   }
 
   private learn(method: string, name: string, value: number): void {
+    // A client's strings are kept only when short: a request naming a 4 MB tool is answered (an error)
+    // synchronously, and 1,024 of them would otherwise be held for the transport's life.
+    if (method.length > MAX_KEY_CHARS || name.length > MAX_KEY_CHARS) return;
     let names = this.kinds.get(method);
     if (!names?.has(name)) {
       if (this.size >= MAX_KINDS) return;
