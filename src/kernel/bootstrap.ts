@@ -52,10 +52,13 @@ export function assembleParts(
     onError: throttled((e) => logger.error('Redis connection error (repeats within 10 s are not logged)', e), 10_000),
     telemetry,
   });
-  container.register(TASK_STORE, taskStoreProvider(options.taskStore ?? scaleOut?.taskStore()));
-  const store = tracedStore(container.resolve<TaskStore>(TASK_STORE), telemetry);
+  const storeOption = options.taskStore ?? scaleOut?.taskStore();
+  container.register(TASK_STORE, taskStoreProvider(storeOption));
+  // A store the application gave is resolved now (a store that cannot be made fails create); the
+  // in-memory default is made on first use (a task, `app.taskStore`, an HTTP readiness probe).
+  const store = () => tracedStore(container.resolve<TaskStore>(TASK_STORE), telemetry);
   const tasks = new LazyTaskManager(
-    store,
+    storeOption === undefined ? store : store(),
     options.tasks,
     (message, error) => logger.error(message, error),
     options.clientRequestTimeoutMs,

@@ -23,7 +23,6 @@ import type {
 import { type AccessTarget, resolveAccess } from './handler-access';
 import { handlerParameters, typeName } from './handler-parameters';
 import { Registry } from './registry';
-import { UriTemplate } from './uri-template';
 import { readView, toolViewMeta } from './view-builder';
 import { clean, deepFreeze } from './definition-utils';
 import { emptySchema, isClass, promptArguments, rawSchema, withView } from './builder-helpers';
@@ -238,6 +237,9 @@ class Builder {
       this.resources.set(options.uri, { ...ref.handler, uri: options.uri, definition, cache: options.cache });
       return;
     }
+    const { UriTemplate } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a resource template needs the URI template parser
+      require('./uri-template') as typeof import('./uri-template');
     const uriTemplate = new UriTemplate(options.uriTemplate);
     const clash = this.templates.find((t) => t.template.shape === uriTemplate.shape);
     if (clash) throw new ClashingUriTemplateError(clash.template.template, clash.where, uriTemplate.template, ref.where);
