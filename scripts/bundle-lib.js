@@ -199,6 +199,9 @@ async function build() {
  *    anonymous class assigned to a variable takes its name, set before its static blocks and fields run;
  *  - tsc's re-export getter `get: __name(function() { return m.x; }, "get")` (or `m[k]`): an anonymous function as a
  *    property's value takes the property's name.
+ *  - `k: __name(() => ..., "k")`, `const k = __name(...)`, `k = __name(...)` (a class field or an
+ *    assignment): an anonymous function or arrow is named by the property, variable or field it is
+ *    defined as (unwrapped by unwrapNamed; these closures are made at run time too, per request some).
  * A renamed function (`function f2(`, `__name(f2, "f")`) or a class named apart from its variable
  * (`var McpError = class _McpError`) keeps its call; bundle.spec checks the exported names.
  */
@@ -215,7 +218,43 @@ function dropRedundantNames(file) {
       /get: \/\* @__PURE__ \*\/ __name\(function\(\) \{\n( +return [\w$.]+(?:\[[\w$]+\])?;\n +)\}, "get"\)/g,
       (_, body) => `get: function() {\n${body}}`,
     );
-  writeFileSync(file, result);
+  writeFileSync(file, unwrapNamed(result));
+}
+
+const PURE_NAME = '/* @__PURE__ */ __name(';
+
+/**
+ * Unwraps `/* @__PURE__ *\/ __name(fn, "k")` where `fn` is an anonymous function or arrow defined as
+ * property `k` (after `{`, `,`, `(` or at a line's start), variable `k` or field `k`: the language gives
+ * it that name. esbuild prints the call on one line, or opens it on one line (ending in `{`) and closes it
+ * with `}, "k")` on the first later line of the same indentation. A line with two such calls is left as is.
+ */
+function unwrapNamed(code) {
+  const lines = code.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const at = line.indexOf(PURE_NAME);
+    if (at < 0 || line.indexOf('__name(', at + PURE_NAME.length) >= 0) continue;
+    const before = line.slice(0, at);
+    const key = /(?:^|[{,(]) *(?:([\w$]+)|"([^"\\]+)"): $/.exec(before) ?? /^ *(?:(?:const|let|var) )?([\w$]+) = $/.exec(before);
+    const fn = line.slice(at + PURE_NAME.length);
+    if (!key || !/^(?:async )?(?:\(|[\w$]+ =>|function\*? ?\()/.test(fn)) continue;
+    const close = `, ${JSON.stringify(key[1] ?? key[2])})`;
+    if (fn.indexOf(close) >= 0) {
+      if (fn.indexOf(close) !== fn.lastIndexOf(close)) continue;
+      lines[i] = before + fn.replace(close, '');
+      continue;
+    }
+    if (!fn.endsWith('{')) continue;
+    const indent = /^ */.exec(line)[0];
+    // The first later line indented no deeper: the call's close, or (a line less indented) none found.
+    let end = i + 1;
+    while (end < lines.length && (lines[end] === '' || /^ */.exec(lines[end])[0].length > indent.length)) end++;
+    if (end >= lines.length || !lines[end].startsWith(`${indent}}${close}`)) continue;
+    lines[i] = before + fn;
+    lines[end] = `${indent}}${lines[end].slice(indent.length + 1 + close.length)}`;
+  }
+  return lines.join('\n');
 }
 
 /**

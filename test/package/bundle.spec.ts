@@ -134,6 +134,11 @@ describe('the bundled package', () => {
       ))
         if (variable === name) redundant.push(`${file}: class ${name}`);
       if (code.includes('get: /* @__PURE__ */ __name(function() {')) redundant.push(`${file}: re-export getters`);
+      // An arrow defined as a property or a variable of the name it is given (one on its line).
+      for (const [line, name, given] of code.matchAll(
+        /^(?!.*__name\(.*__name\().*?(?:^ *(?:const |let |var )?|[{,] )"?([\w$/]+)"?(?:: | = )\/\* @__PURE__ \*\/ __name\((?:async )?\([^\n]*, "([^"]+)"\)[,;]?$/gm,
+      ))
+        if (name === given) redundant.push(`${file}: ${line.trim()}`);
     }
     expect(redundant).toEqual([]);
   });
