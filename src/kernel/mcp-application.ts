@@ -15,7 +15,7 @@ import type { MessageTransport } from '../transports/message-transport';
 import type { ApplicationOptions } from './application-options';
 import { assembleParts, type Parts } from './bootstrap';
 import { holdConsoleOnStderr } from './console-redirect';
-import { sessionInfo } from './definitions';
+import { sessionInfo } from './session-info';
 import type { ConnectionHandle, ConnectOptions, ListenOptions, ListenResult } from './listen-options';
 import { resolveAll } from './providers';
 import { Serving } from './serving';

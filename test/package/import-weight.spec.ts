@@ -9,8 +9,8 @@ const UNUSED = JSON.stringify(join(DIST, 'test', 'fixtures', 'stdio-unused'));
 /**
  * mcpkit's own modules a stdio server (test/fixtures/stdio-weight-server.ts) may have loaded once it answered a
  * tools/call: 123 when start-up was trimmed, 128 with the synchronous call path merged beside it (maybe-promise,
- * the validation fast check among them), 122 with the in-memory task store, URI templates, composition and
- * the views' checks loaded on first use. The list of modules it must not load is the sharper check.
+ * the validation fast check among them), 122 with the in-memory task store, URI templates, composition, the
+ * views' checks and runtime registration loaded on first use. The list of modules it must not load is the sharper check.
  */
 const MODULE_BUDGET = 122;
 
@@ -72,6 +72,7 @@ describe('what a stdio server loads', () => {
         'src/transports/http/streamable-http.js',
         'src/transports/in-memory.transport.js',
         'src/registry/dynamic-builder.js',
+        'src/kernel/definitions.js',
         'src/registry/uri-template.js',
         'src/tasks/in-memory.task-store.js',
         'src/composition/composition.js',
