@@ -11,7 +11,7 @@ import { LazyTaskManager } from '../tasks/lazy-task-manager';
 import type { TaskStore } from '../tasks/task-store';
 import { tasksFeature } from '../tasks/tasks.feature';
 import { type ApplicationOptions, resolveOptions, type ResolvedOptions } from './application-options';
-import { Definitions } from './definitions';
+import type { Definitions } from './definitions';
 import { handlerInvoker } from './handler-invoker';
 import { resolveModuleGraph } from './module-graph';
 import { applicationRoot } from './peer-copies';
@@ -52,10 +52,13 @@ export function assembleParts(
     onError: throttled((e) => logger.error('Redis connection error (repeats within 10 s are not logged)', e), 10_000),
     telemetry,
   });
-  container.register(TASK_STORE, taskStoreProvider(options.taskStore ?? scaleOut?.taskStore()));
-  const store = tracedStore(container.resolve<TaskStore>(TASK_STORE), telemetry);
+  const storeOption = options.taskStore ?? scaleOut?.taskStore();
+  container.register(TASK_STORE, taskStoreProvider(storeOption));
+  // A store the application gave is resolved now (a store that cannot be made fails create); the
+  // in-memory default is made on first use (a task, `app.taskStore`, an HTTP readiness probe).
+  const store = () => tracedStore(container.resolve<TaskStore>(TASK_STORE), telemetry);
   const tasks = new LazyTaskManager(
-    store,
+    storeOption === undefined ? store : store(),
     options.tasks,
     (message, error) => logger.error(message, error),
     options.clientRequestTimeoutMs,
@@ -95,8 +98,27 @@ export function assembleParts(
     }),
   });
   engine.subscriptions.attach(scaleOut?.changeBus?.());
-  const definitions = new Definitions(registry, container, entries, transient, decorated, engine.custom);
-  const parts = { container, registry, engine, options, logger, tasks, scaleOut, invoke, definitions };
+  let definitions: Definitions | undefined;
+  const parts: Parts = {
+    container,
+    registry,
+    engine,
+    options,
+    logger,
+    tasks,
+    scaleOut,
+    invoke,
+    /** Runtime registration and mounting: made by the first that needs them, its module loaded then. */
+    get definitions() {
+      if (!definitions) {
+        const { Definitions: Made } =
+          // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: most servers change nothing at run time
+          require('./definitions') as typeof import('./definitions');
+        definitions = new Made(registry, container, entries, transient, decorated, engine.custom);
+      }
+      return definitions;
+    },
+  };
   return { parts, entries, mounts: graph.root.mounts ?? {} };
 }
 

@@ -6,11 +6,11 @@ import type { PrimitiveKind, Registry } from '../registry/registry';
 import { assembleRegistry, buildDecorated, type DecoratedParts, type ProviderEntry } from '../registry/registry.builder';
 import type { DependencyContainer } from 'tsyringe';
 import { register, resolveAll } from './providers';
+import { sessionInfo } from './session-info';
 import { DuplicatePromptNameError } from '../errors/duplicate-prompt-name.error';
 import { DuplicateResourceError } from '../errors/duplicate-resource.error';
 import { DuplicateToolNameError } from '../errors/duplicate-tool-name.error';
 import type { CustomMethodHandler, CustomMethodOptions, CustomMethods } from '../protocol/custom-methods';
-import type { PeerState } from '../protocol/peer';
 import type { SessionInfo } from '../context/mcp-context';
 
 /** The builders of runtime registrations (and Ajv behind them), loaded on first use: a server that registers nothing at runtime never loads them. */
@@ -281,14 +281,4 @@ export class Definitions {
   onNotification(method: string, listener: (params: Record<string, unknown>, session: SessionInfo) => void): () => void {
     return this.customMethods.onNotification(method, (params, peer) => listener(params, sessionInfo(peer)));
   }
-}
-
-/** A peer as handlers and listeners see it. */
-export function sessionInfo(peer: PeerState): SessionInfo {
-  return {
-    id: peer.sessionId,
-    protocolVersion: peer.protocolVersion,
-    clientInfo: peer.clientInfo,
-    clientCapabilities: peer.clientCapabilities,
-  };
 }

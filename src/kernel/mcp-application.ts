@@ -1,5 +1,5 @@
 import type { InjectionToken } from 'tsyringe';
-import { Composition, type Mountable } from '../composition/composition';
+import type { Composition, Mountable } from '../composition/composition';
 import type { ProxyOptions } from '../composition/proxy';
 import type { ProxyTransport } from '../composition/proxy-link';
 import type { SessionInfo } from '../context/mcp-context';
@@ -15,7 +15,7 @@ import type { MessageTransport } from '../transports/message-transport';
 import type { ApplicationOptions } from './application-options';
 import { assembleParts, type Parts } from './bootstrap';
 import { holdConsoleOnStderr } from './console-redirect';
-import { sessionInfo } from './definitions';
+import { sessionInfo } from './session-info';
 import type { ConnectionHandle, ConnectOptions, ListenOptions, ListenResult } from './listen-options';
 import { resolveAll } from './providers';
 import { Serving } from './serving';
@@ -44,25 +44,19 @@ export function registryOf(app: McpApplication): Registry {
  * registration), `Composition` (mounts and proxies) and `Serving` (the transports).
  */
 export class McpApplication {
-  private readonly composition: Composition;
+  /** Mounts and proxies: made by the first that needs them (see `composition`). */
+  private madeComposition?: Composition;
   private readonly serving: Serving;
   private closing?: Promise<void>;
 
   private constructor(private readonly parts: Parts) {
-    const { definitions, engine, logger, options, tasks, scaleOut } = parts;
-    this.composition = new Composition({
-      contributions: definitions,
-      notifySubscribers: (uri) => engine.notifyResourceUpdated(uri),
-      logError: (m, e) => logger.error(m, e),
-      proxyDefaults: {
-        timeoutMs: options.clientRequestTimeoutMs,
-        clientInfo: { name: options.server.name, version: options.server.version },
-      },
-    });
+    const { engine, logger, options, tasks, scaleOut } = parts;
     const isClosing = () => this.closing !== undefined;
     this.serving = new Serving({
       engine,
-      taskStore: tasks.store,
+      get taskStore() {
+        return tasks.store;
+      },
       scaleOut,
       logger,
       shutdownTimeoutMs: options.shutdownTimeoutMs,
@@ -234,6 +228,25 @@ export class McpApplication {
 
   // Composition: other applications and remote servers served under a prefix.
 
+  /** Made on first use, its module loaded then: most servers mount nothing and notify no resource update. */
+  private get composition(): Composition {
+    if (this.madeComposition) return this.madeComposition;
+    const { definitions, engine, logger, options } = this.parts;
+    const { Composition } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: see above
+      require('../composition/composition') as typeof import('../composition/composition');
+    this.madeComposition = new Composition({
+      contributions: definitions,
+      notifySubscribers: (uri) => engine.notifyResourceUpdated(uri),
+      logError: (m, e) => logger.error(m, e),
+      proxyDefaults: {
+        timeoutMs: options.clientRequestTimeoutMs,
+        clientInfo: { name: options.server.name, version: options.server.version },
+      },
+    });
+    return this.madeComposition;
+  }
+
   /**
    * Serves another module's (or application's) tools, resources and prompts under `prefix`: names
    * become `prefix_name`, URIs `scheme://prefix/rest`. A module is built into its own application
@@ -335,11 +348,11 @@ export class McpApplication {
       // Listen streams end first, with their final result (graceful closure), so the drain does not wait for them.
       await engine.subscriptions.close();
       await this.serving.drain(() => engine.inflightCount);
-      await this.composition.close();
+      await this.madeComposition?.close();
       await tasks.close();
       engine.closeAllSessions();
       await this.serving.close();
-      await tasks.store.close();
+      await tasks.closeStore();
       await scaleOut?.close();
       await container.dispose();
     })();

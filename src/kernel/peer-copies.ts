@@ -24,17 +24,13 @@ export interface PeerCopies {
 export function findPeerCopies(): PeerCopies[] {
   // A bundle (esbuild for Cloudflare Workers) has no module cache to look in, and holds one copy of each package.
   if (!require.cache || typeof require.resolve !== 'function') return [];
-  const loaded = Object.keys(require.cache);
   const bases = [process.argv[1] ? dirname(process.argv[1]) : undefined, process.cwd()].filter((b): b is string => !!b);
+  const loaded = loadedPeerRoots();
   const found: PeerCopies[] = [];
   for (const name of PEERS) {
     const ours = packageRoot(name, safeResolve(name));
     if (!ours) continue;
-    const roots = new Set<string>();
-    for (const file of loaded) {
-      const root = packageRoot(name, file);
-      if (root) roots.add(root);
-    }
+    const roots = loaded.get(name)!;
     for (const base of bases) {
       const root = packageRoot(name, safeResolve(name, base));
       if (root) roots.add(root);
@@ -74,6 +70,23 @@ function safeResolve(name: string, from?: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The folders of the peers that loaded modules lie in, by peer: each `node_modules/<peer>` folder a file of
+ * `require.cache` is in. One pass over the files (a process that loaded the peers holds several hundred:
+ * class-validator's validators), reading each `node_modules` folder a path names, instead of a pass per peer.
+ */
+function loadedPeerRoots(): Map<string, Set<string>> {
+  const found = new Map<string, Set<string>>(PEERS.map((name) => [name, new Set()]));
+  const marker = `${sep}node_modules${sep}`;
+  for (const file of Object.keys(require.cache)) {
+    for (let at = file.indexOf(marker); at >= 0; at = file.indexOf(marker, at + 1)) {
+      const end = file.indexOf(sep, at + marker.length);
+      if (end >= 0) found.get(file.slice(at + marker.length, end))?.add(file.slice(0, end));
+    }
+  }
+  return found;
 }
 
 /** `/app/node_modules/tsyringe/dist/cjs/index.js` -> `/app/node_modules/tsyringe`. */

@@ -23,8 +23,7 @@ import type {
 import { type AccessTarget, resolveAccess } from './handler-access';
 import { handlerParameters, typeName } from './handler-parameters';
 import { Registry } from './registry';
-import { UriTemplate } from './uri-template';
-import { readView, toolViewMeta } from './view-builder';
+import { viewRecords } from '../views/view-records';
 import { clean, deepFreeze } from './definition-utils';
 import { emptySchema, isClass, promptArguments, rawSchema, withView } from './builder-helpers';
 import type { Contribution } from './contribution';
@@ -182,7 +181,7 @@ class Builder {
       _meta:
         options.ui === undefined
           ? options._meta
-          : withView(options._meta, toolViewMeta(ref.where, options.ui, this.views, output !== undefined)),
+          : withView(options._meta, viewBuilder().toolViewMeta(ref.where, options.ui, this.views, output !== undefined)),
     });
     try {
       paramHeaders(definition.inputSchema);
@@ -238,6 +237,9 @@ class Builder {
       this.resources.set(options.uri, { ...ref.handler, uri: options.uri, definition, cache: options.cache });
       return;
     }
+    const { UriTemplate } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a resource template needs the URI template parser
+      require('./uri-template') as typeof import('./uri-template');
     const uriTemplate = new UriTemplate(options.uriTemplate);
     const clash = this.templates.find((t) => t.template.shape === uriTemplate.shape);
     if (clash) throw new ClashingUriTemplateError(clash.template.template, clash.where, uriTemplate.template, ref.where);
@@ -254,8 +256,9 @@ class Builder {
 
   /** A `@View` class: served as a resource at its ui:// URI, like any `@Resource` (listed, readable, authorized). */
   private addView(provider: ProviderEntry): void {
+    if (!viewRecords.get(provider.cls)) return;
     const where = provider.cls.name;
-    const view = readView(provider.cls, where);
+    const view = viewBuilder().readView(provider.cls, where);
     if (!view || this.views.has(provider.cls)) return;
     const name = view.definition.name;
     const existing = this.resources.get(view.definition.uri);
@@ -348,4 +351,10 @@ class Builder {
     if (candidate !== EmptyInput && !hasInputMetadata(candidate)) throw new MissingInputMetadataError(where, candidate.name);
     return candidate as InputClass;
   }
+}
+
+/** Loaded on first use: only a server with MCP Apps views (`@View`, a tool's `ui`) reads and checks them. */
+function viewBuilder(): typeof import('./view-builder') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+  return require('./view-builder') as typeof import('./view-builder');
 }

@@ -10,19 +10,37 @@ import type { TaskNotifier } from './modern-tasks';
  * task or asks about tasks, which most servers never see: a stdio server starts sooner without it.
  * With a store shared between instances it is built at once, since the leases of this instance's
  * tasks are kept, and the tasks of a stopped instance reaped, from the start.
+ *
+ * The store may be given as a function, called on first use: the default in-memory store (and its
+ * module, its sweep timer) is then made only by a server that uses tasks or asks for its store.
  */
 export class LazyTaskManager {
   private built?: TaskManager;
   private notifier?: TaskNotifier;
+  private made?: TaskStore;
+  private makeStore?: () => TaskStore;
 
   constructor(
-    readonly store: TaskStore,
+    store: TaskStore | (() => TaskStore),
     private readonly options: ResolvedTaskOptions,
     private readonly logError: (message: string, error?: unknown) => void,
     private readonly clientRequestTimeoutMs: number,
     private readonly bus?: TaskBus,
   ) {
-    if (store.renewLeases && store.reapAbandoned) this.get();
+    if (typeof store === 'function') this.makeStore = store;
+    else {
+      this.made = store;
+      if (store.renewLeases && store.reapAbandoned) this.get();
+    }
+  }
+
+  /** The task store, made now if it was given as a function and not made yet. */
+  get store(): TaskStore {
+    if (!this.made) {
+      this.made = this.makeStore!();
+      this.makeStore = undefined;
+    }
+    return this.made;
   }
 
   /**
@@ -50,5 +68,10 @@ export class LazyTaskManager {
   /** Stops what the manager runs (lease timers), when it was built. */
   async close(): Promise<void> {
     await this.built?.close();
+  }
+
+  /** Closes the store, when it was made (a store never made holds nothing to close). */
+  async closeStore(): Promise<void> {
+    await this.made?.close();
   }
 }

@@ -121,6 +121,28 @@ describe('the bundled package', () => {
     expect(renamed).toEqual([]);
   });
 
+  it('names a function or class by a call at load only where the language would not name it (the test above checks the names)', () => {
+    const lib = join(realpathSync(join(root, 'node_modules', 'mcpkit')), 'lib');
+    const redundant: string[] = [];
+    for (const file of readdirSync(lib).filter((f) => /^mcpkit(\.[^/]+)?\.js$/.test(f))) {
+      const code = readFileSync(join(lib, file), 'utf8');
+      const declared = new Set([...code.matchAll(/^ *(?:async )?function\*? ?([\w$]+)\(/gm)].map((m) => m[1]));
+      for (const [call, fn, name] of code.matchAll(/^ *__name\(([\w$]+), "([\w$]+)"\);$/gm))
+        if (fn === name && declared.has(fn)) redundant.push(`${file}: ${call.trim()}`);
+      for (const [, variable, name] of code.matchAll(
+        /^ *var ([\w$]+) = class(?: extends [^\n{]+)? \{\n *static \{\n *__name\(this, "([\w$]+)"\);/gm,
+      ))
+        if (variable === name) redundant.push(`${file}: class ${name}`);
+      if (code.includes('get: /* @__PURE__ */ __name(function() {')) redundant.push(`${file}: re-export getters`);
+      // An arrow defined as a property or a variable of the name it is given (one on its line).
+      for (const [line, name, given] of code.matchAll(
+        /^(?!.*__name\(.*__name\().*?(?:^ *(?:const |let |var )?|[{,] )"?([\w$/]+)"?(?:: | = )\/\* @__PURE__ \*\/ __name\((?:async )?\([^\n]*, "([^"]+)"\)[,;]?$/gm,
+      ))
+        if (name === given) redundant.push(`${file}: ${line.trim()}`);
+    }
+    expect(redundant).toEqual([]);
+  });
+
   it('runs its bin: --version, and inspect of an app whose decorators came from the main entry point', async () => {
     const bin = join(root, 'node_modules', '.bin', 'mcpkit');
     expect((await sh(root, bin, ['--version'])).trim()).toBe(

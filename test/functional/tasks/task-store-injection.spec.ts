@@ -76,4 +76,33 @@ describe('injecting a TaskStore', () => {
     expect(a.taskStore).not.toBe(b.taskStore);
     await Promise.all([a.close(), b.close()]);
   });
+
+  it('makes the default store on first use, one per application: the store tasks run in, app.taskStore and TASK_STORE', async () => {
+    const create = jest.spyOn(InMemoryTaskStore.prototype, 'create');
+    const close = jest.spyOn(InMemoryTaskStore.prototype, 'close');
+    try {
+      @McpModule({ providers: [TaskTools] })
+      class M {}
+      const app = await McpApplication.create(M);
+      await runOneTask(app);
+      expect(create.mock.contexts).toEqual([app.taskStore]);
+      expect(app.get(TASK_STORE)).toBe(app.taskStore);
+      await app.close();
+      expect(close.mock.contexts).toEqual([app.taskStore]);
+
+      // Injected at start-up (providers are resolved by create): the same one store, closed with the application.
+      @McpModule({ providers: [TaskTools, StoreUser] })
+      class Injecting {}
+      const injecting = await McpApplication.create(Injecting);
+      const store = injecting.get(StoreUser).store;
+      await runOneTask(injecting);
+      expect(create.mock.contexts[1]).toBe(store);
+      expect(injecting.taskStore).toBe(store);
+      await injecting.close();
+      expect(close.mock.contexts[1]).toBe(store);
+    } finally {
+      create.mockRestore();
+      close.mockRestore();
+    }
+  });
 });
