@@ -55,10 +55,11 @@ export function assembleParts(
   const storeOption = options.taskStore ?? scaleOut?.taskStore();
   container.register(TASK_STORE, taskStoreProvider(storeOption));
   // A store the application gave is resolved now (a store that cannot be made fails create); the
-  // in-memory default is made on first use (a task, `app.taskStore`, an HTTP readiness probe).
+  // in-memory default is made on first use (a task, `app.taskStore`, an HTTP readiness probe), unless
+  // telemetry records: its gauge of tasks by status is there from the start.
   const store = () => tracedStore(container.resolve<TaskStore>(TASK_STORE), telemetry);
   const tasks = new LazyTaskManager(
-    storeOption === undefined ? store : store(),
+    storeOption === undefined && !telemetry?.recording ? store : store(),
     options.tasks,
     (message, error) => logger.error(message, error),
     options.clientRequestTimeoutMs,
