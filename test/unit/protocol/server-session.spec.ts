@@ -95,15 +95,15 @@ describe('ServerSession', () => {
       },
       { requireInitialize: false },
     );
-    session.deliver(req(1, 'now'));
-    session.deliver(req(2, 'refuse'));
+    void session.deliver(req(1, 'now'));
+    void session.deliver(req(2, 'refuse'));
     // No promise on the way: both are answered before anything else runs.
     expect(sent).toEqual([
       { message: { jsonrpc: '2.0', id: 1, result: 'now' }, related: 1, final: true },
       { message: { jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'bad x' } }, related: 2, final: true },
     ]);
     expect(session.runs(1)).toBe(false);
-    session.deliver(req(3, 'later'));
+    void session.deliver(req(3, 'later'));
     expect(sent).toHaveLength(2);
     expect(session.runs(3)).toBe(true);
     await new Promise((r) => setImmediate(r));
@@ -124,10 +124,10 @@ describe('ServerSession', () => {
       throw new Error('closed pipe');
     };
     const session = new ServerSession(host, () => fail(), { requireInitialize: false });
-    session.deliver(req(1, 'now'));
+    void session.deliver(req(1, 'now'));
     expect(errors).toEqual(['Failed to send a message']);
     fail = () => Promise.reject(new Error('closed pipe'));
-    session.deliver(req(2, 'later'));
+    void session.deliver(req(2, 'later'));
     await new Promise((r) => setImmediate(r));
     expect(errors).toEqual(['Failed to send a message', 'Failed to send a message']);
   });
