@@ -870,14 +870,16 @@ async function printColdStart(): Promise<ColdStartRow[]> {
         ? ''
         : `  (+${(f.median - bare.median).toFixed(0)} ms over bare node${f.impl.startsWith('mcpkit') ? `, +${(f.median - peers.median).toFixed(0)} ms over node + peers` : ''})`;
     console.log(
-      `  ${f.impl.padEnd(14)} median ${f.median.toFixed(0).padStart(4)} ms   p90 ${f.p90.toFixed(0).padStart(4)} ms   CPU ${f.cpu.toFixed(0).padStart(4)} ms` +
+      `  ${f.impl.padEnd(22)} median ${f.median.toFixed(0).padStart(4)} ms   p90 ${f.p90.toFixed(0).padStart(4)} ms   CPU ${f.cpu.toFixed(0).padStart(4)} ms` +
         `${f.overPeers === undefined ? '' : ` (${f.overPeers.toFixed(0)} after the peers)`}${over}`,
     );
   }
   console.log(
     [
       '  ("node + peers" loads reflect-metadata, class-validator, class-transformer and tsyringe, which any such app imports itself;',
-      '   "mcpkit" runs on the published lib/ (bundled); "mcpkit (tsc)" on tsc\'s output, a file per module;',
+      '   "mcpkit" runs on the published lib/ (bundled) with the V8 code cache its first run saved (lib/.cache/);',
+      '   "mcpkit (no code cache)" compiles the bundle at every start (MCPKIT_CODE_CACHE=0), as a first start does;',
+      '   "mcpkit (tsc)" on tsc\'s output, a file per module;',
       "   CPU: the server process's own CPU time when it wrote the answer, steadier than the wall clock on a busy machine;",
       '   "after the peers": from the peers loaded (by a preload, servers/cpu-at-answer.ts) to the answer, steadier still.)',
     ].join('\n'),
@@ -1081,8 +1083,10 @@ function printFloors(lines: FloorLine[]): void {
       ' servers/koa-floor-server.ts, servers/stdio-floor-server.ts and servers/peers-server.ts; the SSE budget is',
       " InMemoryEventStore's default maxBytesPerSession. The module load's floor is the peers, already loaded (0 ms);",
       " its floor column shows tsc's output, a file per module, for reference. The start and the module load are the",
-      ' published lib/ (bundled). Timings on a shared machine are noisy: --only=floors --runs=N alternates the timed',
-      ' rows N times and keeps medians. Nothing here is asserted.)',
+      " published lib/ (bundled), with the code cache its first run saved. The module load's CPU time counts V8's",
+      " background threads too: optimizing Node's own module loader, made hot by the peers, takes ~10 ms of it (wall and",
+      ' --no-concurrent-recompilation show ~13 ms). Timings on a shared machine are noisy: --only=floors --runs=N',
+      ' alternates the timed rows N times and keeps medians. Nothing here is asserted.)',
     ].join('\n'),
   );
 }

@@ -166,16 +166,23 @@ async function build() {
   // tsc's .js files are in the bundle files now: each goes, except the entry points, rewritten below. A .js
   // in none of them is one no entry point reaches (a types-only module, an unused barrel): "exports" lets
   // no one require it by path, so it goes too.
+  const codeCache = readFileSync(fileOf('code-cache'), 'utf8');
+  rmSync(join(lib, 'code-cache.d.ts'));
   for (const file of walk(lib)) if (file.endsWith('.js') && !chunks.includes(relative(lib, file))) rmSync(file);
   for (const entry of entries) {
     const file = fileOf(entry);
-    const from = `require('${relative(dirname(file), join(lib, chunkOf.get(entry)))
+    const chunk = relative(dirname(file), join(lib, chunkOf.get(entry)))
       .split(sep)
       .join('/')
-      .replace(/^(?!\.)/, './')}')[${JSON.stringify(entry)}]`;
+      .replace(/^(?!\.)/, './');
+    const from = `require('${chunk}')[${JSON.stringify(entry)}]`;
     writeFileSync(
       file,
-      bins.includes(entry) ? `#!/usr/bin/env node\n'use strict';\n${from}.main();\n` : `'use strict';\nmodule.exports = ${from};\n`,
+      bins.includes(entry)
+        ? `#!/usr/bin/env node\n'use strict';\n${from}.main();\n`
+        : entry === 'index'
+          ? cachedEntry(chunk, entry, codeCache)
+          : `'use strict';\nmodule.exports = ${from};\n`,
     );
   }
   sizes.sort((a, b) => b.bytes - a.bytes);
@@ -186,6 +193,31 @@ async function build() {
   );
   if (process.env.MCPKIT_BUNDLE_VERBOSE)
     for (const s of sizes) console.log(`  ${s.chunk}: ${s.modules} modules, ${Math.round(s.bytes / 1024)} KB`);
+}
+
+/**
+ * lib/index.js, what `require('mcpkit')` loads: the bundle through src/code-cache.ts's loader (its tsc
+ * output, inlined: the entry stays one file), with the bundle's content hash, so that its V8 code cache is
+ * reused by later runs of the same build. The plain `require` of the bundle stays in the file: it is what a
+ * user's bundler follows, and what runs wherever the cache does not apply.
+ */
+function cachedEntry(chunk, entry, codeCache) {
+  const bundle = join(lib, chunk);
+  const hash = createHash('sha256').update(readFileSync(bundle, 'utf8')).digest('hex').slice(0, 16);
+  // Its first line names the build: the loader runs no other file found at that path (a user's own bundle).
+  writeFileSync(bundle, `// mcpkit build ${hash}\n${readFileSync(bundle, 'utf8')}`);
+  const loader = codeCache.replace(/^\/\/# sourceMappingURL=.*$/m, '');
+  return `'use strict';
+const { loadCached } = (function (exports) {
+${loader.trim()}
+return exports;
+})({});
+// In a user's ES module bundle there is no __dirname: the bundle is required as usual.
+const dir = typeof __dirname === 'string' ? __dirname : undefined;
+module.exports = loadCached(dir, ${JSON.stringify(chunk.slice(2))}, ${JSON.stringify(hash)}, module, () => require(${JSON.stringify(chunk)}))[
+  ${JSON.stringify(entry)}
+];
+`;
 }
 
 /**
