@@ -50,7 +50,7 @@ interface Loader {
 export function loadCached(dir: string | undefined, file: string, build: string, parent: unknown, required: () => unknown): unknown {
   let found: Found | undefined;
   try {
-    found = dir === undefined ? undefined : find(dir, file, build);
+    found = dir === undefined ? undefined : find(dir, file, build, parent);
   } catch {
     found = undefined; // not Node's loader or file system (a Worker bundle)
   }
@@ -90,9 +90,12 @@ interface Found {
 }
 
 /** The bundle's source and where its cache is; undefined where the cache does not apply (see loadCached). */
-function find(dir: string, file: string, build: string): Found | undefined {
+function find(dir: string, file: string, build: string, parent: unknown): Found | undefined {
   if (typeof process === 'undefined' || process.versions?.bun || process.versions?.deno || !process.versions?.node) return undefined;
   const Module = require('node:module') as Loader;
+  // Loaded by Node's own CommonJS loader, in its main realm: another loader (jest's module registry, which runs
+  // each test file in a realm of its own) gets the bundle from its own require, in its own realm.
+  if (!(parent instanceof Module)) return undefined;
   const path = require('node:path') as typeof Path;
   const { closeSync, fstatSync, openSync, readFileSync } = require('node:fs') as typeof Fs;
   const filename = path.join(dir, file);

@@ -149,6 +149,20 @@ describe('the code cache of the published bundle', () => {
     expect(cacheFiles()).toEqual([]);
   });
 
+  it("steps aside under another module loader: jest's registry (this test's) loads the bundle in the test's own realm", async () => {
+    await load();
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- jest's own require is the loader under test
+    const mcpkit = require(pkg) as typeof import('../../src');
+    class InJest {}
+    mcpkit.McpModule({ server: { name: 'in-jest', version: '1.0.0' } })(InJest);
+    const app = await mcpkit.McpApplication.create(InJest);
+    await app.close();
+    // Node's own module cache never saw it (the loader would have put it there).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- Node's loader internals, untyped
+    const node = require('node:module') as { _cache: Record<string, unknown> };
+    expect(node._cache[join(lib, 'mcpkit.js')]).toBeUndefined();
+  });
+
   it("steps aside inside a user's own bundle, beside a file of the bundle's name that is not mcpkit's", async () => {
     const out = join(work, 'bundled');
     mkdirSync(out, { recursive: true });
