@@ -13,6 +13,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { cpuOf } from './server-cpu';
 
 const SERVER = join(__dirname, 'servers', 'mcpkit-server.js');
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
@@ -80,18 +81,6 @@ function start(contender: Contender): Promise<Running> {
   });
 }
 
-function cpu(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    const listener = (m: { type?: string; micros?: number }) => {
-      if (m.type !== 'cpu') return;
-      child.off('message', listener);
-      resolve(m.micros!);
-    };
-    child.on('message', listener);
-    child.send({ type: 'cpu' });
-  });
-}
-
 async function load(server: Running, seconds: number): Promise<number> {
   const result = await autocannon({
     url: `http://127.0.0.1:${server.port}/mcp`,
@@ -111,9 +100,9 @@ async function compare(name: string, contenders: Contender[]): Promise<void> {
     for (const server of servers) await load(server, 2); // warm-up
     for (let round = 0; round < ROUNDS; round++) {
       for (const server of servers) {
-        const before = await cpu(server.child);
+        const before = await cpuOf(server.child);
         const requests = await load(server, SECONDS);
-        server.micros.push(((await cpu(server.child)) - before) / Math.max(1, requests));
+        server.micros.push(((await cpuOf(server.child)) - before) / Math.max(1, requests));
       }
     }
   } finally {

@@ -17,6 +17,7 @@ import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
+import { cpuOf } from './server-cpu';
 
 const SERVERS = join(__dirname, 'servers');
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
@@ -78,19 +79,6 @@ async function stop(procs: Proc[]): Promise<void> {
     }
     await exited;
   }
-}
-
-/** CPU time (µs) a process used so far: over IPC from the process itself, from /proc for a proxy's stdio child. */
-function cpuOf(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    const onMessage = (m: { type?: string; micros?: number }) => {
-      if (m.type !== 'cpu') return;
-      child.off('message', onMessage);
-      resolve(m.micros!);
-    };
-    child.on('message', onMessage);
-    child.send({ type: 'cpu' });
-  });
 }
 
 function procCpu(pid: number): number {
