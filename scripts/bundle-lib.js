@@ -203,9 +203,10 @@ async function build() {
  */
 function cachedEntry(chunk, entry, codeCache) {
   const bundle = join(lib, chunk);
-  const hash = createHash('sha256').update(readFileSync(bundle, 'utf8')).digest('hex').slice(0, 16);
+  const code = readFileSync(bundle, 'utf8');
+  const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
   // Its first line names the build: the loader runs no other file found at that path (a user's own bundle).
-  writeFileSync(bundle, `// mcpkit build ${hash}\n${readFileSync(bundle, 'utf8')}`);
+  writeFileSync(bundle, `// mcpkit build ${hash}\n${code}`);
   const loader = codeCache.replace(/^\/\/# sourceMappingURL=.*$/m, '');
   return `'use strict';
 const { loadCached } = (function (exports) {

@@ -43,9 +43,9 @@ interface Loader {
 }
 
 /**
- * The exports of the CommonJS file `file` in `dir` (undefined: an ES module bundle has no __dirname), compiled with the code cache of `build` (the bundle's
- * content hash, written in by the build) when there is one; `required()` (a plain `require` of the
- * same file) wherever the cache does not apply.
+ * The exports of the CommonJS file `file` in `dir` (undefined: an ES module bundle has no __dirname),
+ * compiled with the code cache of `build` (the bundle's content hash, written in by the build) when there
+ * is one; `required()` (a plain `require` of the same file) wherever the cache does not apply.
  */
 export function loadCached(dir: string | undefined, file: string, build: string, parent: unknown, required: () => unknown): unknown {
   let found: Found | undefined;
@@ -55,7 +55,8 @@ export function loadCached(dir: string | undefined, file: string, build: string,
     found = undefined; // not Node's loader or file system (a Worker bundle)
   }
   if (!found) return required();
-  const { Module, path, filename, cache, key, source } = found;
+  const { Module, path, filename, cache, stem, source } = found;
+  const key = `${stem}-${process.version}-${process.arch}.v8`;
   const saved = readCache(path.join(cache, key));
   const cachedData = typeof saved === 'string' ? undefined : saved;
   const { Script } = require('node:vm') as typeof Vm;
@@ -75,7 +76,7 @@ export function loadCached(dir: string | undefined, file: string, build: string,
   const state: CodeCacheState =
     saved === undefined ? 'missing' : !cachedData ? 'damaged' : script.cachedDataRejected ? 'rejected' : 'accepted';
   Object.defineProperty(module, CODE_CACHE_STATE, { value: state });
-  if (state !== 'accepted') setTimeout(() => save(script, cache, key), SAVE_AFTER_MS).unref();
+  if (state !== 'accepted') setTimeout(() => save(script, cache, file, stem, key), SAVE_AFTER_MS).unref();
   return module.exports;
 }
 
@@ -83,9 +84,10 @@ interface Found {
   Module: Loader;
   path: typeof Path;
   filename: string;
-  /** Where the cache is kept, and the file name of this build's. */
+  /** Where the cache is kept. */
   cache: string;
-  key: string;
+  /** What names this content: `<file>-<build>-<size>-<mtime>`; the cache file adds the Node version and arch. */
+  stem: string;
   source: string;
 }
 
@@ -106,10 +108,9 @@ function find(dir: string, file: string, build: string, parent: unknown): Found 
     const { size, mtimeMs } = fstatSync(fd);
     const source = readFileSync(fd, 'utf8');
     if (!source.startsWith(`// mcpkit build ${build}\n`)) return undefined;
-    // V8 checks the source's length, its own version and flags, not the source's text: the key holds the
+    // V8 checks the source's length, its own version and flags, not the source's text: the stem holds the
     // build, the file's size and time, so a file edited in place (a patch) never runs an older file's bytecode.
-    const key = `${path.basename(filename)}-${build}-${size}-${Math.floor(mtimeMs)}-${process.version}-${process.arch}.v8`;
-    return { Module, path, filename, cache, key, source };
+    return { Module, path, filename, cache, stem: `${file}-${build}-${size}-${Math.floor(mtimeMs)}`, source };
   } finally {
     closeSync(fd);
   }
@@ -149,7 +150,7 @@ function cacheDirectory(Module: Loader, filename: string): string | undefined {
  * cache of an older build of the same file. Written to a temporary file and renamed, so a process never
  * reads half a file; a directory that cannot be written (a read-only install) is left as it is.
  */
-function save(script: Vm.Script, dir: string, key: string): void {
+function save(script: Vm.Script, dir: string, file: string, stem: string, key: string): void {
   const { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } = require('node:fs') as typeof Fs;
   const path = require('node:path') as typeof Path;
   const temporary = path.join(dir, `${key}.${process.pid}.tmp`);
@@ -158,10 +159,8 @@ function save(script: Vm.Script, dir: string, key: string): void {
     const data = script.createCachedData();
     writeFileSync(temporary, Buffer.concat([checksum(data), data]));
     renameSync(temporary, path.join(dir, key));
-    const build = key.slice(0, key.lastIndexOf(`-${process.version}-`));
-    const file = key.slice(0, key.indexOf('-'));
     for (const name of readdirSync(dir))
-      if (name.startsWith(`${file}-`) && name.endsWith('.v8') && !name.startsWith(`${build}-`))
+      if (name.startsWith(`${file}-`) && name.endsWith('.v8') && !name.startsWith(`${stem}-`))
         rmSync(path.join(dir, name), { force: true });
   } catch {
     // A cache is an optimization: without it, the bundle compiles as before.
