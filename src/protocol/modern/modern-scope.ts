@@ -6,6 +6,9 @@ import { type ScopeSession, SessionScope } from '../session-scope';
 import type { InputRound } from './input-round';
 import type { CacheHint } from '../../contracts/cache-hints';
 
+/** A request's arguments as they arrived: a copy of an object of scalars, else their JSON text. */
+export type ArgsSnapshot = string | Readonly<Record<string, string | number | boolean | null>>;
+
 /** Builds the InputRound of a multi round-trip request (the dispatch, which holds the sealer). */
 export interface RoundFactory {
   roundFor(scope: ModernScope): InputRound;
@@ -32,8 +35,8 @@ export class ModernScope extends SessionScope implements Outbound {
     private readonly requestPeer: PeerState,
     /** Set on the methods that may answer with an InputRequiredResult: builds their round on first use. */
     private readonly rounds: RoundFactory | undefined,
-    /** The arguments as JSON when the request arrived (what a round's requestState is bound to). */
-    readonly argsJson: string | undefined,
+    /** The arguments when the request arrived (what a round's requestState is bound to). */
+    readonly args: ArgsSnapshot | undefined,
   ) {
     super(id, method, params, session, owner, extra);
   }
