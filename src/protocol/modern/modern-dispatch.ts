@@ -236,7 +236,12 @@ export function snapshotOf(args: unknown): ArgsSnapshot {
     if (key === '__proto__') return JSON.stringify(args); // an own member of parsed JSON; set here, it would be the copy's prototype
     const value = (args as Record<string, unknown>)[key];
     // Anything JSON would write differently, or that a handler could change inside: taken as JSON text.
-    if (!(typeof value === 'string' || typeof value === 'boolean' || value === null || (typeof value === 'number' && Number.isFinite(value))))
+    if (!(
+      typeof value === 'string' ||
+      typeof value === 'boolean' ||
+      value === null ||
+      (typeof value === 'number' && Number.isFinite(value))
+    ))
       return JSON.stringify(args);
     copy[key] = value;
   }
