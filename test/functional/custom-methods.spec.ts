@@ -236,6 +236,9 @@ describe('custom methods (app.addMethod)', () => {
     expect((await raw.request({ id: 4, method: 'acme/search', params: { _meta: meta } })).error?.code).toBe(-32601);
     const after = await raw.request({ id: 5, method: 'server/discover', params: { _meta: meta } });
     expect(after.result?.capabilities).not.toHaveProperty('extensions');
+    // Added again with another handler: that one answers (a modern route is never served from an older registry).
+    app.addMethod('acme/search', () => ({ hits: ['again'] }));
+    expect((await raw.request({ id: 6, method: 'acme/search', params: { _meta: meta } })).result).toMatchObject({ hits: ['again'] });
     await app.close();
   });
   it('gets a server span like any request (telemetry full): named after the method, its error code on failure', async () => {

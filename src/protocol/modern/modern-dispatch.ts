@@ -140,12 +140,34 @@ export class ModernDispatch implements RoundFactory {
     return this.route(method) !== undefined;
   }
 
+  /**
+   * The handler of `method` now. What is found is remembered until the server's capabilities change (the
+   * engine makes a new capabilities object whenever a feature, kind or custom method comes or goes); an
+   * unknown method is looked up every time, so clients' made-up names never fill the memo.
+   */
   private route(method: string): MethodHandler | undefined {
+    const generation = this.options.capabilities();
+    if (generation !== this.routedFor) {
+      this.routed.clear();
+      this.routedFor = generation;
+    }
+    const known = this.routed.get(method);
+    if (known) return known;
+    const found = this.lookup(method);
+    if (found) this.routed.set(method, found);
+    return found;
+  }
+
+  private readonly routed = new Map<string, MethodHandler>();
+  private routedFor?: ServerCapabilities;
+  private readonly discoverHandler: MethodHandler = () => this.discover();
+
+  private lookup(method: string): MethodHandler | undefined {
     const own = this.options.modernHandlers?.[method];
     if (own) return own;
     const feature = this.options.featureHandler?.(method);
     if (feature) return feature;
-    if (method === 'server/discover') return () => this.discover();
+    if (method === 'server/discover') return this.discoverHandler;
     return MODERN_METHODS.has(method) ? this.options.handler(method) : undefined;
   }
 
