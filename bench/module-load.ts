@@ -1,5 +1,6 @@
 import { execFileSync, execSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
@@ -53,20 +54,26 @@ export function moduleLoad(runs: number): ModuleLoadRow[] {
   const samples: Record<string, { cpu: number; wall: number; files: number }[]> = Object.fromEntries(
     Object.keys(builds).map((build) => [build, []]),
   );
-  const script = (dir: string, linger = false) => `${PEERS.map((p) => `require('${p}');`).join(' ')}
+  const script = (dir: string, linger = false) => `${PEERS.map((p) => `require(${JSON.stringify(require.resolve(p))});`).join(' ')}
     const cpu = process.cpuUsage(); const wall = process.hrtime.bigint();
     require(${JSON.stringify(join(dir, 'index.js'))});
     const used = process.cpuUsage(cpu);
     const files = Object.keys(require.cache).filter((f) => f.startsWith(${JSON.stringify(dir)})).length;
     console.log(JSON.stringify({ cpu: (used.user + used.system) / 1000, wall: Number(process.hrtime.bigint() - wall) / 1e6, files }));
     ${linger ? 'setTimeout(() => {}, 1500);' : ''}`;
-  const once = ({ dir, env }: { dir: string; env?: NodeJS.ProcessEnv }, linger = false) =>
-    JSON.parse(
-      execFileSync(process.execPath, ['-e', script(dir, linger)], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } }),
+  // Run from a file, as a server's main file is: `node -e` loads node:crypto (and the streams) before the script.
+  const scripts = mkdtempSync(join(tmpdir(), 'mcpkit-module-load-'));
+  const once = ({ dir, env }: { dir: string; env?: NodeJS.ProcessEnv }, linger = false) => {
+    const file = join(scripts, 'load.js');
+    writeFileSync(file, script(dir, linger));
+    return JSON.parse(
+      execFileSync(process.execPath, [file], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } }),
     ) as ModuleLoadRow;
+  };
   // Warms the file cache; the first load of lib/ lives on past the save of its code cache (1 s after the load).
   for (const build of Object.values(builds)) once(build, build.dir === lib && !build.env);
   for (let i = 0; i < runs; i++) for (const [name, build] of Object.entries(builds)) samples[name].push(once(build));
+  rmSync(scripts, { recursive: true, force: true });
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   return Object.entries(samples).map(([build, s]) => ({
     build,

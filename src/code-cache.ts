@@ -1,6 +1,5 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- Node's modules are required once the cache applies:
    the entry point also runs where they do not exist (a Worker bundle: workerd has no node:vm) */
-import type * as Crypto from 'node:crypto';
 import type * as Fs from 'node:fs';
 import type * as Path from 'node:path';
 import type * as Vm from 'node:vm';
@@ -117,9 +116,12 @@ function find(dir: string, file: string, build: string, parent: unknown): Found 
 }
 
 /**
- * The bytecode saved under `file`, when its checksum holds. V8 does not check the bytes it deserializes (a
- * damaged file crashes the process, measured on Node 20): each file starts with the SHA-1 of the rest,
- * a checksum against damage (~0.4 ms for the bundle's ~330 KB), not a signature.
+ * The bytecode saved under `file`, when it is whole. V8 does not check the bytes it deserializes (a damaged
+ * file crashes the process, measured on Node 20), so each file holds its bytecode twice and the two copies
+ * must be equal: a torn, truncated or partly overwritten file differs from itself, and the comparison is
+ * native (about 20 µs), where a hash needs node:crypto, which with the streams it loads was 5 ms of
+ * the load (measured: 13.1 against 7.8 ms, best of 14). A file of zeros passes, and V8 refuses it by its
+ * header. Against damage, not design: whoever can write the file can write the code beside it.
  */
 function readCache(file: string): Buffer | 'damaged' | undefined {
   let saved: Buffer;
@@ -128,12 +130,11 @@ function readCache(file: string): Buffer | 'damaged' | undefined {
   } catch {
     return undefined;
   }
-  const data = saved.subarray(CHECKSUM_BYTES);
-  return saved.length > CHECKSUM_BYTES && checksum(data).equals(saved.subarray(0, CHECKSUM_BYTES)) ? data : 'damaged';
+  const half = saved.length / 2;
+  if (half === 0 || !Number.isInteger(half)) return 'damaged';
+  const data = saved.subarray(0, half);
+  return data.equals(saved.subarray(half)) ? data : 'damaged';
 }
-
-const CHECKSUM_BYTES = 20;
-const checksum = (data: Uint8Array): Buffer => (require('node:crypto') as typeof Crypto).createHash('sha1').update(data).digest();
 
 /** Where the cache is kept; undefined where it does not apply (another runtime, Node's own cache on, turned off). */
 function cacheDirectory(Module: Loader, filename: string): string | undefined {
@@ -157,7 +158,7 @@ function save(script: Vm.Script, dir: string, file: string, stem: string, key: s
   try {
     mkdirSync(dir, { recursive: true });
     const data = script.createCachedData();
-    writeFileSync(temporary, Buffer.concat([checksum(data), data]));
+    writeFileSync(temporary, Buffer.concat([data, data]));
     renameSync(temporary, path.join(dir, key));
     for (const name of readdirSync(dir))
       if (name.startsWith(`${file}-`) && name.endsWith('.v8') && !name.startsWith(`${stem}-`))

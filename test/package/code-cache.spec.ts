@@ -46,14 +46,20 @@ function exec(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Pro
  * the cache did not apply), and the server's answer to a plain use of the exports. With `stay`, the
  * process lives past the moment the loader saves the bytecode.
  */
+let loads = 0;
 async function load(env: NodeJS.ProcessEnv = {}, flags: string[] = [], stay = true): Promise<{ state?: string; exports: number }> {
   const script = `require('reflect-metadata');
     const mcpkit = require(${JSON.stringify(pkg)});
+    // Checking the cache loads nothing a server may never need (node:crypto and the streams it loads: 5 ms).
+    if (process.moduleLoadList.includes('NativeModule crypto')) throw new Error('node:crypto was loaded');
     const state = require.cache[${JSON.stringify(join(lib, 'mcpkit.js'))}][Symbol.for('mcpkit.codeCache')];
     if (typeof mcpkit.McpApplication !== 'function') throw new Error('no McpApplication');
     ${stay ? 'setTimeout(() => {}, 1500);' : ''}
     console.log(JSON.stringify({ state, exports: Object.keys(mcpkit).length }));`;
-  return JSON.parse(await exec(process.execPath, [...flags, '-e', script], env)) as { state?: string; exports: number };
+  // A file, not `node -e`: eval mode loads node:crypto up front, as a server's main file does not.
+  const file = join(work, `load-${++loads}.js`);
+  writeFileSync(file, script);
+  return JSON.parse(await exec(process.execPath, [...flags, file], env)) as { state?: string; exports: number };
 }
 
 const cacheFiles = (dir = join(lib, '.cache')) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.v8')) : []);
@@ -109,6 +115,14 @@ describe('the code cache of the published bundle', () => {
     expect((await load()).state).toBe('accepted');
     writeFileSync(path, readFileSync(path).subarray(0, 1000));
     expect((await load()).state).toBe('damaged');
+    expect((await load()).state).toBe('accepted');
+    // A tail lost (a write cut short), and a file of zeros (space the file system allocated, never written).
+    const whole = readFileSync(path);
+    writeFileSync(path, Buffer.concat([whole.subarray(0, whole.length - 4096), Buffer.alloc(4096)]));
+    expect((await load()).state).toBe('damaged');
+    expect((await load()).state).toBe('accepted');
+    writeFileSync(path, Buffer.alloc(whole.length));
+    expect((await load()).state).toBe('rejected');
     expect((await load()).state).toBe('accepted');
   });
 
