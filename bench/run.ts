@@ -1084,8 +1084,7 @@ function printFloors(lines: FloorLine[]): void {
       " InMemoryEventStore's default maxBytesPerSession. The module load's floor is the peers, already loaded (0 ms);",
       " its floor column shows tsc's output, a file per module, for reference. The start and the module load are the",
       " published lib/ (bundled), with the code cache its first run saved. The module load's CPU time counts V8's",
-      " background threads too: optimizing Node's own module loader, made hot by the peers, takes ~10 ms of it (wall and",
-      ' --no-concurrent-recompilation show ~13 ms). Timings on a shared machine are noisy: --only=floors --runs=N',
+      ' background threads too; its wall time is printed beside it above. Timings on a shared machine are noisy: --only=floors --runs=N',
       ' alternates the timed rows N times and keeps medians. Nothing here is asserted.)',
     ].join('\n'),
   );
