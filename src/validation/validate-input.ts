@@ -85,22 +85,20 @@ function unknownIssue(key: string, prefix: string, plan: Plan): string {
 /** Deepest nesting accepted in input; deeper input is refused before anything recurses into it. */
 export const MAX_INPUT_DEPTH = 64;
 
-const hasOwn = (value: object, key: string): boolean => Object.prototype.hasOwnProperty.call(value, key);
-
 /**
  * The input's own keys its class does not declare, undefined when there are none. The loops over keys
  * on every call (here and in flatAndOrdinary) use for…in, which allocates nothing, not Object.keys.
  */
 function unknownKeysOf(input: object, known: ReadonlySet<string>): string[] | undefined {
   let unknown: string[] | undefined;
-  for (const key in input) if (hasOwn(input, key) && !known.has(key)) (unknown ??= []).push(key);
+  for (const key in input) if (Object.hasOwn(input, key) && !known.has(key)) (unknown ??= []).push(key);
   return unknown;
 }
 
 /** True for an object whose members are all scalars under keys that are not FORBIDDEN_KEYS. */
 function flatAndOrdinary(value: object): boolean {
   for (const key in value) {
-    if (!hasOwn(value, key)) continue;
+    if (!Object.hasOwn(value, key)) continue;
     const item = (value as Record<string, unknown>)[key];
     if ((typeof item === 'object' && item !== null) || FORBIDDEN_KEYS.has(key)) return false;
   }
@@ -205,7 +203,7 @@ function planFor(cls: Ctor, unknownKeys: UnknownKeys): Plan {
       ? (input) => {
           const instance = new Class();
           for (const p of properties)
-            if (Object.prototype.hasOwnProperty.call(input, p)) instance[p] = (input as Record<string, unknown>)[p];
+            if (Object.hasOwn(input, p)) instance[p] = (input as Record<string, unknown>)[p];
           return instance;
         }
       : undefined,

@@ -254,7 +254,7 @@ export function snapshotOf(args: unknown): ArgsSnapshot {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return JSON.stringify(args);
   const copy: Record<string, string | number | boolean | null> = {};
   for (const key in args) {
-    if (!Object.prototype.hasOwnProperty.call(args, key)) continue;
+    if (!Object.hasOwn(args, key)) continue;
     if (key === '__proto__') return JSON.stringify(args); // an own member of parsed JSON; set here, it would be the copy's prototype
     const value = (args as Record<string, unknown>)[key];
     // Anything JSON would write differently, or that a handler could change inside: taken as JSON text.
