@@ -202,8 +202,7 @@ function planFor(cls: Ctor, unknownKeys: UnknownKeys): Plan {
     copy: copy
       ? (input) => {
           const instance = new Class();
-          for (const p of properties)
-            if (Object.hasOwn(input, p)) instance[p] = (input as Record<string, unknown>)[p];
+          for (const p of properties) if (Object.hasOwn(input, p)) instance[p] = (input as Record<string, unknown>)[p];
           return instance;
         }
       : undefined,
