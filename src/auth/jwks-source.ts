@@ -59,10 +59,12 @@ export class JwksSource {
         await this.refresh();
         return this.local!(header, token);
       }
-      const wait = this.options.newKidFloorMs - (Date.now() - this.fetchedAt);
+      const seen = this.fetchedAt;
+      const wait = this.options.newKidFloorMs - (Date.now() - seen);
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      // Another request may have fetched while this one waited: with the key in it, or without.
-      if (!this.kids.has(kid) && (this.pending || Date.now() - this.fetchedAt >= this.options.newKidFloorMs)) await this.refresh();
+      // Another request may have fetched while this one waited: with the key in it, or without. Whether one did is
+      // told by the fetch time itself, not by the clock: a timer may end a millisecond before Date.now() says it should.
+      if (!this.kids.has(kid) && (this.pending || this.fetchedAt === seen)) await this.refresh();
       return this.local!(header, token);
     }
   };

@@ -27,6 +27,23 @@ describe('JwtVerifier key source (jwksUri)', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
+  it('fetches for a new kid once its wait ends, even when the clock says the floor has not quite passed', async () => {
+    const verifier = new JwtVerifier({ issuer: ISSUER, jwksUri: jwks.url });
+    await verify(verifier, await signToken(keyA, claims));
+    jwks.keys = [keyA, keyB];
+    const token = await signToken(keyB, claims);
+    // The clock stops: after the token's wait it still reads less than the floor since the last fetch (a timer
+    // that fires a millisecond early reads the same).
+    const frozen = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(frozen);
+    try {
+      await expect(verify(verifier, token)).resolves.toMatchObject({ subject: 'alice' });
+    } finally {
+      clock.mockRestore();
+    }
+    expect(jwks.fetches()).toBe(2);
+  });
+
   it('lets forged kids cause one fetch per floor at most, however many arrive', async () => {
     const verifier = new JwtVerifier({ issuer: ISSUER, jwksUri: jwks.url, jwksNewKeyFloorMs: 200 });
     await verify(verifier, await signToken(keyA, claims));
