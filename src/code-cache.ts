@@ -93,10 +93,12 @@ interface Found {
 /** The bundle's source and where its cache is; undefined where the cache does not apply (see loadCached). */
 function find(dir: string, file: string, build: string, parent: unknown): Found | undefined {
   if (typeof process === 'undefined' || process.versions?.bun || process.versions?.deno || !process.versions?.node) return undefined;
-  const Module = require('node:module') as Loader;
   // Loaded by Node's own CommonJS loader, in its main realm: another loader (jest's module registry, which runs
-  // each test file in a realm of its own) gets the bundle from its own require, in its own realm.
-  if (!(parent instanceof Module)) return undefined;
+  // each test file in a realm of its own) gets the bundle from its own require, in its own realm. The loader is
+  // the parent's class (what `node:module` exports), taken from there: on Node 20 requiring `node:module` also
+  // loads the ES module loader and source maps, which a CommonJS server never uses.
+  const Module = loaderOf(parent);
+  if (!Module) return undefined;
   const path = require('node:path') as typeof Path;
   const { closeSync, fstatSync, openSync, readFileSync } = require('node:fs') as typeof Fs;
   const filename = path.join(dir, file);
@@ -113,6 +115,20 @@ function find(dir: string, file: string, build: string, parent: unknown): Found 
   } finally {
     closeSync(fd);
   }
+}
+
+/** Node's CommonJS loader, when `parent` is one of its modules in this realm. */
+function loaderOf(parent: unknown): Loader | undefined {
+  const Module = (parent as { constructor?: Partial<Loader> } | null)?.constructor;
+  return Module &&
+    parent instanceof (Module as unknown as new () => unknown) &&
+    typeof Module.wrap === 'function' &&
+    typeof Module._nodeModulePaths === 'function' &&
+    typeof Module.createRequire === 'function' &&
+    typeof Module._cache === 'object' &&
+    Module._cache !== null
+    ? (Module as Loader)
+    : undefined;
 }
 
 /**

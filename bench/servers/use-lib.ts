@@ -6,7 +6,6 @@
  * reached past the entry points cannot silently mix the two builds.
  */
 import { existsSync } from 'node:fs';
-import Module from 'node:module';
 import { join, relative, sep } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -14,7 +13,9 @@ const DIST_SRC = join(ROOT, 'dist', 'src');
 const LIB = join(ROOT, 'lib');
 
 type Resolve = (request: string, parent: unknown, isMain: boolean, options?: unknown) => string;
-const loader = Module as unknown as { _resolveFilename: Resolve };
+// Node's CommonJS loader, from this module's class: importing node:module would load Node 20's ES module
+// loader too, which the servers measured here never load themselves.
+const loader = module.constructor as unknown as { _resolveFilename: Resolve };
 const resolve = loader._resolveFilename;
 loader._resolveFilename = function (request, parent, isMain, options) {
   const file = resolve.call(this, request, parent, isMain, options);

@@ -1,4 +1,4 @@
-import { Console } from 'node:console';
+import type * as NodeConsole from 'node:console';
 
 /** The console methods that write to stdout; `error`, `warn` and `trace` already write to stderr. */
 const STDOUT_METHODS = [
@@ -30,10 +30,12 @@ let onStderr: Record<Method, (...args: unknown[]) => void> | undefined;
  * pipe's socket, a TTY's stream), ~12 ms at the start of a stdio server that may never log anything.
  */
 function stderrConsole(): Record<Method, (...args: unknown[]) => void> {
-  return (onStderr ??= new Console({ stdout: process.stderr, stderr: process.stderr }) as unknown as Record<
-    Method,
-    (...args: unknown[]) => void
-  >);
+  if (onStderr) return onStderr;
+  // Required here, not imported: a server that never logs does not load node:console (issue 22).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Console } = require('node:console') as typeof NodeConsole;
+  onStderr = new Console({ stdout: process.stderr, stderr: process.stderr }) as unknown as Record<Method, (...args: unknown[]) => void>;
+  return onStderr;
 }
 
 function install(): void {

@@ -50,8 +50,10 @@ let loads = 0;
 async function load(env: NodeJS.ProcessEnv = {}, flags: string[] = [], stay = true): Promise<{ state?: string; exports: number }> {
   const script = `require('reflect-metadata');
     const mcpkit = require(${JSON.stringify(pkg)});
-    // Checking the cache loads nothing a server may never need (node:crypto and the streams it loads: 5 ms).
-    if (process.moduleLoadList.includes('NativeModule crypto')) throw new Error('node:crypto was loaded');
+    // Checking the cache loads nothing a server may never need: node:crypto and the streams it loads (5 ms),
+    // node:module (on Node 20 it loads the ES module loader too), node:console (until something logs).
+    for (const name of ['crypto', 'module', 'console'])
+      if (process.moduleLoadList.includes('NativeModule ' + name)) throw new Error('node:' + name + ' was loaded');
     const state = require.cache[${JSON.stringify(join(lib, 'mcpkit.js'))}][Symbol.for('mcpkit.codeCache')];
     if (typeof mcpkit.McpApplication !== 'function') throw new Error('no McpApplication');
     ${stay ? 'setTimeout(() => {}, 1500);' : ''}
