@@ -1,4 +1,4 @@
-import { plainToInstance } from 'class-transformer';
+import { plainToInstance, TransformationType, Type } from 'class-transformer';
 import { getMetadataStorage, validate, type ValidationError, type ValidatorOptions, validateSync } from 'class-validator';
 import type { MaybePromise } from '../mcp/maybe-promise';
 import { metadataStore } from '../metadata/metadata-store';
@@ -187,7 +187,7 @@ function planFor(cls: Ctor, unknownKeys: UnknownKeys): Plan {
       m.type !== 'promiseValidation' &&
       !(m.constraintCls && storage.getTargetValidatorConstraints(m.constraintCls).some((c) => c.async)),
   );
-  const transformerFree = copiesVerbatim(cls, properties);
+  const transformerFree = copiedByTransformer(cls, properties) ?? copiesVerbatim(cls, properties);
   const Class = cls as unknown as new () => Record<string, unknown>;
   const copy = transformerFree;
   plan = {
@@ -209,6 +209,71 @@ function planFor(cls: Ctor, unknownKeys: UnknownKeys): Plan {
   };
   plans[unknownKeys].set(cls, plan);
   return plan;
+}
+
+/** The parts of class-transformer's metadata storage read here (the one plainToInstance reads). */
+interface TransformerStorage {
+  getStrategy(target: Ctor): string;
+  getExposedMetadatas(target: Ctor): unknown[];
+  getExcludedMetadatas(target: Ctor): unknown[];
+  findTypeMetadata(target: Ctor, property: string): unknown;
+  findTransformMetadatas(target: Ctor, property: string, type: TransformationType): unknown[];
+}
+
+/** class-transformer's metadata storage; null when it cannot be read (see transformerStorage). */
+let storage: TransformerStorage | null | undefined;
+
+/**
+ * class-transformer's metadata storage, when this process's copy of it is the one plainToInstance reads:
+ * a bundle may hold class-transformer's ES module build beside the CommonJS one this requires, each with
+ * its own storage, so a member marked with the imported `@Type` must be found there. Null otherwise.
+ */
+function transformerStorage(): TransformerStorage | null {
+  if (storage !== undefined) return storage;
+  storage = null;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- not an entry point of the package: read once, checked below
+    const candidate = (require('class-transformer/cjs/storage') as { defaultMetadataStorage?: Partial<TransformerStorage> })
+      .defaultMetadataStorage;
+    class Probe {
+      member?: unknown;
+    }
+    Type(() => Object)(Probe.prototype, 'member');
+    const methods = ['getStrategy', 'getExposedMetadatas', 'getExcludedMetadatas', 'findTypeMetadata', 'findTransformMetadatas'] as const;
+    if (candidate && methods.every((m) => typeof candidate[m] === 'function') && candidate.findTypeMetadata!(Probe, 'member')) {
+      storage = candidate as TransformerStorage;
+    }
+  } catch {
+    // another layout of the package: the probes of copiesVerbatim decide
+  }
+  return storage;
+}
+
+/**
+ * True when class-transformer's metadata shows plainToInstance would only copy the given members of `cls`:
+ * none of @Type, @Transform, @Expose or @Exclude on the class or its ancestors, and each member a plain
+ * field (not defined by the prototype, not a method). Undefined otherwise, or when the storage cannot be
+ * read: copiesVerbatim's probes then decide, as they did for every class before. Found this way, a
+ * server's first call does not compile class-transformer's transformer (issue 22: ~4.5M of the ~51M
+ * instructions a stdio server's start adds to its peers).
+ */
+function copiedByTransformer(cls: Ctor, properties: string[]): true | undefined {
+  const found = transformerStorage();
+  if (!found) return undefined;
+  if (found.getStrategy(cls) !== 'none' || found.getExposedMetadatas(cls).length > 0 || found.getExcludedMetadatas(cls).length > 0)
+    return undefined;
+  let blank: Record<string, unknown>;
+  try {
+    blank = new (cls as unknown as new () => Record<string, unknown>)();
+  } catch {
+    return undefined;
+  }
+  for (const p of properties) {
+    if (found.findTypeMetadata(cls, p) || found.findTransformMetadatas(cls, p, TransformationType.PLAIN_TO_CLASS).length > 0)
+      return undefined;
+    if (p in cls.prototype || typeof blank[p] === 'function') return undefined;
+  }
+  return true;
 }
 
 /**
