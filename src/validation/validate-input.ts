@@ -211,7 +211,7 @@ function planFor(cls: Ctor, unknownKeys: UnknownKeys): Plan {
   return plan;
 }
 
-/** The parts of class-transformer's metadata storage read here (the one plainToInstance reads). */
+/** The parts of class-transformer's metadata storage that validate-input reads. */
 interface TransformerStorage {
   getStrategy(target: Ctor): string;
   getExposedMetadatas(target: Ctor): unknown[];
@@ -220,19 +220,21 @@ interface TransformerStorage {
   findTransformMetadatas(target: Ctor, property: string, type: TransformationType): unknown[];
 }
 
-/** class-transformer's metadata storage; null when it cannot be read (see transformerStorage). */
 let storage: TransformerStorage | null | undefined;
 
 /**
- * class-transformer's metadata storage, when this process's copy of it is the one plainToInstance reads:
- * a bundle may hold class-transformer's ES module build beside the CommonJS one this requires, each with
- * its own storage, so a member marked with the imported `@Type` must be found there. Null otherwise.
+ * class-transformer's metadata storage, when it is the one its own decorators and plainToInstance use; null
+ * otherwise. The storage is not part of class-transformer's public API: its path reaches the CommonJS build
+ * only, while a bundle (or a loader that prefers the package's `module` field) may run the esm5 build, whose
+ * storage is another object. So it is trusted only once a member marked with the imported `@Type` is found in
+ * it; where it is not, callers fall back to the public API (plainToInstance). The one read of a path inside
+ * class-transformer in src/ (test/unit/schema/class-transformer-api.spec.ts).
  */
 function transformerStorage(): TransformerStorage | null {
   if (storage !== undefined) return storage;
   storage = null;
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- not an entry point of the package: read once, checked below
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a path inside the package, checked below
     const candidate = (require('class-transformer/cjs/storage') as { defaultMetadataStorage?: Partial<TransformerStorage> })
       .defaultMetadataStorage;
     class Probe {
@@ -244,7 +246,7 @@ function transformerStorage(): TransformerStorage | null {
       storage = candidate as TransformerStorage;
     }
   } catch {
-    // another layout of the package: the probes of copiesVerbatim decide
+    // another layout of the package, or reflect-metadata missing: the public API decides
   }
   return storage;
 }

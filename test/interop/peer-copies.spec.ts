@@ -11,15 +11,19 @@ import { ROOT } from '../helpers/paths';
  */
 
 const PEER_COPIES = join(ROOT, 'dist', 'src', 'kernel', 'peer-copies.js');
+const PEERS = ['tsyringe', 'class-validator', 'class-transformer'];
 
 let base: string;
 beforeAll(() => {
   base = realpathSync(mkdtempSync(join(tmpdir(), 'mcpkit-peer-copies-')));
-  // A tsyringe the working directory resolves to, which nothing has loaded.
-  const pkg = join(base, 'node_modules', 'tsyringe');
-  mkdirSync(pkg, { recursive: true });
-  writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'tsyringe', version: '0.0.0', main: 'index.js' }));
-  writeFileSync(join(pkg, 'index.js'), 'module.exports = {};');
+  // Copies of the peers the working directory resolves to, which nothing has loaded: each peer, so that what
+  // the working directory resolves does not depend on the folders above it (a machine may have /tmp/node_modules).
+  for (const name of PEERS) {
+    const pkg = join(base, 'node_modules', name);
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name, version: '0.0.0', main: 'index.js' }));
+    writeFileSync(join(pkg, 'index.js'), 'module.exports = {};');
+  }
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
@@ -50,7 +54,7 @@ describe('second copies of the peers', () => {
   });
 
   it('resolves the peers from the working directory only when asked (to explain a failed injection), not at every start', () => {
-    expect(copies(true, [])).toEqual([{ name: 'tsyringe', ours: ours('tsyringe'), others: [join(base, 'node_modules', 'tsyringe')] }]);
+    expect(copies(true, [])).toEqual(PEERS.map((name) => ({ name, ours: ours(name), others: [join(base, 'node_modules', name)] })));
     expect(copies(false, [])).toEqual([]);
   });
 });
