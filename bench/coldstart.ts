@@ -18,7 +18,11 @@ const SCRIPT = [INIT, INITIALIZED, CALL].map((m) => `${JSON.stringify(m)}\n`).jo
  * at once; and the CPU milliseconds the server's process had used when it wrote that answer
  * (servers/cpu-at-answer.ts, preloaded, reports it on stderr).
  */
-function once({ args, env }: Server, peersFirst: boolean, lingerMs = 0): Promise<{ ms: number; cpu: number; overPeers?: number }> {
+function once(
+  { args, env }: Server,
+  peersFirst: boolean,
+  lingerMs = 0,
+): Promise<{ ms: number; cpu: number; overPeers?: number; faults: number; faultsOverPeers?: number }> {
   const server = args[args.length - 1];
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, ['-r', join(SERVERS, 'cpu-at-answer.js'), ...args], {
@@ -37,11 +41,18 @@ function once({ args, env }: Server, peersFirst: boolean, lingerMs = 0): Promise
     child.once('exit', (code) => reject(new Error(`${server} exited with ${code} before answering: ${out}${err}`)));
     const done = () => {
       const cpu = /^cpu (\S+)(?: (\S+))?$/m.exec(err);
-      if (ms === undefined || !cpu) return;
+      const faults = /^faults (\d+)(?: (\d+))?$/m.exec(err);
+      if (ms === undefined || !cpu || !faults) return;
       clearTimeout(timer);
       child.removeAllListeners('exit');
       setTimeout(() => child.kill('SIGKILL'), lingerMs);
-      resolve({ ms, cpu: Number(cpu[1]), overPeers: cpu[2] === undefined ? undefined : Number(cpu[2]) });
+      resolve({
+        ms,
+        cpu: Number(cpu[1]),
+        overPeers: cpu[2] === undefined ? undefined : Number(cpu[2]),
+        faults: Number(faults[1]),
+        faultsOverPeers: faults[2] === undefined ? undefined : Number(faults[2]),
+      });
     };
     child.stderr.on('data', (chunk: Buffer) => {
       err += chunk.toString('utf8');
@@ -76,6 +87,9 @@ export interface ColdStartRow {
   cpu: number;
   /** For the servers over mcpkit's peers: median CPU milliseconds from the peers loaded to the first answer. */
   overPeers?: number;
+  /** Median minor page faults up to the first answer (memory touched for the first time), and from the peers loaded. */
+  faults: number;
+  faultsOverPeers?: number;
 }
 
 /**
@@ -98,9 +112,7 @@ export async function coldStart(runs: number): Promise<ColdStartRow[]> {
   };
   // The servers whose CPU time over the peers is taken (the preload loads the peers first).
   const overPeers = (impl: string) => impl.startsWith('mcpkit') || impl === 'node + peers';
-  const times: Record<string, { ms: number; cpu: number; overPeers?: number }[]> = Object.fromEntries(
-    Object.keys(servers).map((impl) => [impl, []]),
-  );
+  const times: Record<string, Awaited<ReturnType<typeof once>>[]> = Object.fromEntries(Object.keys(servers).map((impl) => [impl, []]));
   // Warms the file cache; mcpkit's first run lives on until it saved its code cache, as a server does:
   // the rows time later starts (`mcpkit (no code cache)`: every start compiles the bundle).
   for (const [impl, server] of Object.entries(servers)) await once(server, overPeers(impl), impl === 'mcpkit' ? SAVE_LINGER_MS : 0);
@@ -117,6 +129,8 @@ export async function coldStart(runs: number): Promise<ColdStartRow[]> {
       p90: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))],
       cpu: median(t.map((x) => x.cpu)),
       overPeers: overPeers(impl) ? median(t.map((x) => x.overPeers ?? NaN)) : undefined,
+      faults: median(t.map((x) => x.faults)),
+      faultsOverPeers: overPeers(impl) ? median(t.map((x) => x.faultsOverPeers ?? NaN)) : undefined,
     };
   });
 }

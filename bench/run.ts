@@ -871,7 +871,8 @@ async function printColdStart(): Promise<ColdStartRow[]> {
         : `  (+${(f.median - bare.median).toFixed(0)} ms over bare node${f.impl.startsWith('mcpkit') ? `, +${(f.median - peers.median).toFixed(0)} ms over node + peers` : ''})`;
     console.log(
       `  ${f.impl.padEnd(22)} median ${f.median.toFixed(0).padStart(4)} ms   p90 ${f.p90.toFixed(0).padStart(4)} ms   CPU ${f.cpu.toFixed(0).padStart(4)} ms` +
-        `${f.overPeers === undefined ? '' : ` (${f.overPeers.toFixed(0)} after the peers)`}${over}`,
+        `${f.overPeers === undefined ? '' : ` (${f.overPeers.toFixed(0)} after the peers)`}` +
+        `   page faults ${f.faults}${f.faultsOverPeers === undefined ? '' : ` (${f.faultsOverPeers} after)`}${over}`,
     );
   }
   console.log(
@@ -881,7 +882,8 @@ async function printColdStart(): Promise<ColdStartRow[]> {
       '   "mcpkit (no code cache)" compiles the bundle at every start (MCPKIT_CODE_CACHE=0), as a first start does;',
       '   "mcpkit (tsc)" on tsc\'s output, a file per module;',
       "   CPU: the server process's own CPU time when it wrote the answer, steadier than the wall clock on a busy machine;",
-      '   "after the peers": from the peers loaded (by a preload, servers/cpu-at-answer.ts) to the answer, steadier still.)',
+      '   "after the peers": from the peers loaded (by a preload, servers/cpu-at-answer.ts) to the answer, steadier still;',
+      '   page faults: minor ones, memory touched for the first time, which a VM pays microseconds each for.)',
     ].join('\n'),
   );
   return figures;
