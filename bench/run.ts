@@ -47,6 +47,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { type ColdStartRow, coldStart } from './coldstart';
 import { type ModuleLoadRow, moduleLoad } from './module-load';
 import { proxyBench } from './proxy';
+import { CALL, HEADERS, MODERN_CALL, MODERN_HEADERS, MODERN_META, TRACEPARENT } from './requests';
 
 /** `floor`: the same work done by hand (Koa over HTTP, a newline-delimited JSON loop over stdio), see floors below. */
 type Impl = 'mcpkit' | 'sdk' | 'floor';
@@ -61,15 +62,11 @@ const wanted = (name: string) => !ONLY || ONLY.includes(name);
 const RUNS = Number(/--runs=(\d+)/.exec(process.argv.join(' '))?.[1] ?? 3);
 const DURATION = QUICK ? 3 : 8;
 const SERVERS = join(__dirname, 'servers');
-const MODERN_VERSION = '2026-07-28';
-const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
 /** The envelope of a client declaring the tasks extension (io.modelcontextprotocol/tasks). */
 const TASKS_META = {
   ...MODERN_META,
   'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
 };
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
-const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } });
 const SCHEMA_CALL = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -77,14 +74,6 @@ const SCHEMA_CALL = JSON.stringify({
   params: { name: 'echo_schema', arguments: { text: 'hello' } },
 });
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
-/** The modern (2026-07-28) tools/call: headers mirroring the body, and the per-request envelope in `_meta`. */
-const MODERN_HEADERS = { ...HEADERS, 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': 'echo' };
-const MODERN_CALL = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'tools/call',
-  params: { name: 'echo', arguments: { text: 'hello' }, _meta: MODERN_META },
-});
 const INIT = JSON.stringify({
   jsonrpc: '2.0',
   id: 0,
@@ -621,7 +610,6 @@ const TELEMETRY_MODES: readonly { label: string; env: Record<string, string>; fl
 ];
 /** `--baseline=<dir>`: a compiled checkout from before telemetry (its dist/bench/servers), measured beside the modes as "baseline". */
 const BASELINE = /--baseline=(\S+)/.exec(process.argv.join(' '))?.[1];
-const TRACEPARENT = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
 
 /**
  * The floor of the SDK row: the Koa floor answering the same request, by hand, without and with the

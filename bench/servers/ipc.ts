@@ -1,6 +1,6 @@
 /**
  * The bench harness talks to server processes over IPC: they report their port, and on request their
- * heap (after a full GC) or the CPU time they used so far.
+ * heap (after a full GC) or the CPU time they used so far, or end at once.
  */
 process.on('message', (message: { type?: string }) => {
   if (message?.type === 'heap') {
@@ -11,6 +11,9 @@ process.on('message', (message: { type?: string }) => {
   } else if (message?.type === 'cpu') {
     const { user, system } = process.cpuUsage();
     process.send?.({ type: 'cpu', micros: user + system });
+  } else if (message?.type === 'exit') {
+    // bench/request-instructions.ts: the process ends here, nothing after the last answer counted.
+    (process as unknown as { reallyExit(code: number): never }).reallyExit(0);
   }
 });
 // The IPC channel alone must not keep a stdio server alive once its stdin ends.

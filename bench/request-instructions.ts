@@ -1,0 +1,182 @@
+import { spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { join } from 'node:path';
+import { CALL, HEADERS, MODERN_CALL, MODERN_HEADERS, TRACEPARENT } from './requests';
+
+/**
+ * What one stateless tools/call over HTTP costs a server, counted in instructions instead of timed. On a
+ * shared machine the server CPU per request that bench/run.ts reads moves by ±30-50 µs between runs, so
+ * that a row budgeted at +3% or +10 µs cannot be read from it; the instructions a process runs, counted
+ * by valgrind, repeat from run to run.
+ *
+ * Each server (the same scripts as bench/run.ts, the same request and headers) runs under cachegrind with
+ * V8 --predictable (compiling and marking on the main thread, counted the same way each run) and a 64 MB
+ * young generation. A client in this process sends it `--warm` calls, one at a time on one keep-alive
+ * connection (one in flight: no run batches requests differently from another), then `--calls` more, and
+ * asks it to end (servers/ipc.ts). A second run stops after the warm calls. The difference between the two
+ * counts, over `--calls`, is the steady cost of a call: the start, the JIT's warm-up and the exit cancel out.
+ *
+ * Only user-space instructions are counted (the kernel's socket work is not, and is the same for all), and
+ * an instruction is not a unit of time: a cache miss costs many. The table's last column scales each count
+ * by the Koa floor's, to the 22-24 µs that floor took on the machine issue 22 was measured on.
+ *
+ * Run: `npm run -s build && node dist/bench/request-instructions.js [--calls=2000] [--warm=3000] [--only=a,b]`
+ * (needs valgrind: `apt-get install -y valgrind`; ~15 minutes in all on 2 cores). The JIT settles late
+ * under --predictable: on the Koa floor the cost of a call falls from ~900 K instructions at the
+ * 1,000th call to 148 K at the 10,000th and stays at 144 K from the 12,000th to the 30,000th, hence the
+ * 12,000 warm calls.
+ */
+const arg = (name: string, fallback: string) => new RegExp(`--${name}=(\\S+)`).exec(process.argv.join(' '))?.[1] ?? fallback;
+const CALLS = Number(arg('calls', '8000'));
+const WARM = Number(arg('warm', '12000'));
+/** Runs under valgrind at once: each is single-threaded (V8 --predictable), and a count does not depend on the others. */
+const PARALLEL = Number(arg('parallel', '2'));
+const ONLY = process.argv.some((a) => a.startsWith('--only=')) ? arg('only', '').split(',') : undefined;
+const SERVERS = join(__dirname, 'servers');
+const V8_FLAGS = ['--predictable', '--min-semi-space-size=64', '--max-semi-space-size=64'];
+/** Koa and @koa/router by hand: 22-24 µs of server CPU per call on the machine of issue 22's table. */
+const ISSUE_KOA_FLOOR_US = 23;
+
+interface Subject {
+  name: string;
+  script: string;
+  env: Record<string, string>;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const SUBJECTS: Subject[] = [
+  { name: 'floor: Koa by hand', script: 'koa-floor-server.js', env: {}, headers: HEADERS, body: CALL },
+  { name: 'mcpkit 2025-11-25', script: 'mcpkit-server.js', env: {}, headers: HEADERS, body: CALL },
+  { name: 'mcpkit 2026-07-28', script: 'mcpkit-server.js', env: {}, headers: MODERN_HEADERS, body: MODERN_CALL },
+  { name: 'sdk 2025-11-25', script: 'sdk-server.js', env: {}, headers: HEADERS, body: CALL },
+  // The telemetry rows: each request carries a trace context, as bench/run.ts's telemetry workload.
+  { name: 'floor: Koa, traceparent', script: 'koa-floor-server.js', env: {}, headers: { ...HEADERS, ...TRACEPARENT }, body: CALL },
+  {
+    name: 'floor: Koa + SDK span',
+    script: 'koa-floor-server.js',
+    env: { TELEMETRY_SDK: 'bare' },
+    headers: { ...HEADERS, ...TRACEPARENT },
+    body: CALL,
+  },
+  {
+    name: 'mcpkit telemetry off',
+    script: 'mcpkit-server.js',
+    env: { TELEMETRY: 'off' },
+    headers: { ...HEADERS, ...TRACEPARENT },
+    body: CALL,
+  },
+  {
+    name: 'mcpkit full, no SDK',
+    script: 'mcpkit-server.js',
+    env: { TELEMETRY: 'full', TELEMETRY_SDK: 'none' },
+    headers: { ...HEADERS, ...TRACEPARENT },
+    body: CALL,
+  },
+  {
+    name: 'mcpkit full, SDK no exporter',
+    script: 'mcpkit-server.js',
+    env: { TELEMETRY: 'full', TELEMETRY_SDK: 'bare' },
+    headers: { ...HEADERS, ...TRACEPARENT },
+    body: CALL,
+  },
+];
+
+/** Sends `n` calls one after another on one keep-alive connection; each answer must be the echo's. */
+async function send(port: number, subject: Subject, n: number, agent: Agent): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const text = await new Promise<string>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: subject.headers, agent }, (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (data += c));
+        res.on('end', () => resolve(data));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(subject.body);
+    });
+    if (!text.includes('"text":"hello"')) throw new Error(`${subject.name}: unexpected answer ${text.slice(0, 300)}`);
+  }
+}
+
+/** Instructions a server runs from spawn to its end after `n` calls, counted by cachegrind. */
+async function count(subject: Subject, n: number): Promise<number> {
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=cachegrind',
+      '--cache-sim=no',
+      '--cachegrind-out-file=/dev/null',
+      process.execPath,
+      ...V8_FLAGS,
+      join(SERVERS, subject.script),
+    ],
+    { env: { ...process.env, MODE: 'stateless', TOOLS: '1', ...subject.env }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] },
+  );
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const port = await Promise.race([
+    new Promise<number>((resolve) => child.on('message', (m: { type?: string; port?: number }) => m.type === 'ready' && resolve(m.port!))),
+    exited.then((code) => Promise.reject(new Error(`${subject.name} exited with ${code} before it listened:\n${stderr}`))),
+  ]);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    await send(port, subject, n, agent);
+  } finally {
+    agent.destroy();
+    child.send({ type: 'exit' });
+  }
+  const code = await exited;
+  const refs = /I\s+refs:\s+([\d,]+)/.exec(stderr)?.[1];
+  if (code !== 0 || !refs) throw new Error(`${subject.name}: no instruction count (exit ${code}):\n${stderr}`);
+  return Number(refs.replace(/,/g, ''));
+}
+
+async function main(): Promise<void> {
+  const subjects = SUBJECTS.filter((s) => !ONLY || ONLY.some((o) => s.name.includes(o)));
+  const jobs = subjects.flatMap((subject) => [WARM, WARM + CALLS].map((n) => ({ subject, n })));
+  const totals = new Map<string, number>();
+  const worker = async () => {
+    for (let job = jobs.shift(); job; job = jobs.shift()) totals.set(`${job.subject.name}@${job.n}`, await count(job.subject, job.n));
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, worker));
+  const perCall = new Map(
+    subjects.map((s) => [s.name, (totals.get(`${s.name}@${WARM + CALLS}`)! - totals.get(`${s.name}@${WARM}`)!) / CALLS]),
+  );
+  const koa = perCall.get('floor: Koa by hand');
+  const k = (x: number) => `${(x / 1000).toFixed(1)} K`;
+  console.log(
+    `\nstateless tools/call over HTTP, instructions a call (${CALLS} calls after ${WARM}, one in flight, Node ${process.version}):`,
+  );
+  for (const [name, value] of perCall) {
+    const scaled = koa ? `  ~${((value / koa) * ISSUE_KOA_FLOOR_US).toFixed(1)} µs at the issue's speed` : '';
+    console.log(`  ${name.padEnd(30)} ${k(value).padStart(9)}${koa ? `  ${(value / koa).toFixed(2)}x Koa` : ''}${scaled}`);
+  }
+  const delta = (a: string, b: string) => (perCall.has(a) && perCall.has(b) ? perCall.get(a)! - perCall.get(b)! : undefined);
+  const lines: [string, number | undefined, number | undefined][] = [
+    ['2026-07-28 over 2025-11-25', delta('mcpkit 2026-07-28', 'mcpkit 2025-11-25'), perCall.get('mcpkit 2025-11-25')],
+    ['tracing, no SDK, over off', delta('mcpkit full, no SDK', 'mcpkit telemetry off'), perCall.get('mcpkit telemetry off')],
+    [
+      'tracing, SDK no exporter, over off',
+      delta('mcpkit full, SDK no exporter', 'mcpkit telemetry off'),
+      perCall.get('mcpkit telemetry off'),
+    ],
+    ["the SDK's own span on Koa", delta('floor: Koa + SDK span', 'floor: Koa, traceparent'), perCall.get('floor: Koa, traceparent')],
+  ];
+  for (const [label, d, base] of lines) {
+    if (d === undefined || base === undefined) continue;
+    const us = koa ? `, ~${signed((d / koa) * ISSUE_KOA_FLOOR_US, ' µs')} at the issue's speed` : '';
+    console.log(`  ${label.padEnd(36)} ${signed(d / 1000, ' K')} (${signed((d / base) * 100, '%')})${us}`);
+  }
+}
+
+function signed(n: number, unit: string): string {
+  return `${n >= 0 ? '+' : ''}${n.toFixed(1)}${unit}`;
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
