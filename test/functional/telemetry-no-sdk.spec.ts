@@ -5,6 +5,7 @@ import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpContext, McpModule, Tool, type TelemetryOptions } from '../../src';
 import { McpTestClient } from '../../src/testing';
+import * as traceContext from '../../src/protocol/telemetry/trace-context';
 
 class EchoInput {
   @IsString() text!: string;
@@ -63,6 +64,29 @@ describe('telemetry full with no OpenTelemetry SDK registered', () => {
     expect(started).not.toHaveBeenCalled();
     const elicit = client.serverRequests.find((r) => r.method === 'elicitation/create')!;
     expect((elicit.params as { _meta?: Record<string, unknown> })._meta?.traceparent).toBe(TRACEPARENT);
+  });
+
+  it("reads the client's trace context only when something needs it: a request to the client", async () => {
+    const read = jest.spyOn(traceContext, 'extractContext');
+    const client = await connect({ mode: 'full' });
+    await client.request('tools/call', { name: 'echo', arguments: { text: 'hi' }, _meta: { traceparent: TRACEPARENT } });
+    expect(read).not.toHaveBeenCalled();
+    await client.request('tools/call', { name: 'asks', arguments: {}, _meta: { traceparent: TRACEPARENT } });
+    expect(read).toHaveBeenCalledTimes(1);
+    const elicit = client.serverRequests.find((r) => r.method === 'elicitation/create')!;
+    expect((elicit.params as { _meta?: Record<string, unknown> })._meta?.traceparent).toBe(TRACEPARENT);
+  });
+
+  it('a trace context that cannot be read is not carried to the client, and the request is served', async () => {
+    jest.spyOn(traceContext, 'extractContext').mockImplementation(() => {
+      throw new Error('unreadable');
+    });
+    const client = await connect({ mode: 'full' });
+    expect(await client.request('tools/call', { name: 'asks', arguments: {}, _meta: { traceparent: TRACEPARENT } })).toMatchObject({
+      content: [{ text: 'decline' }],
+    });
+    const elicit = client.serverRequests.find((r) => r.method === 'elicitation/create')!;
+    expect((elicit.params as { _meta?: Record<string, unknown> })._meta?.traceparent).toBeUndefined();
   });
 
   it('traces once an SDK registers its tracer provider, with no new application', async () => {

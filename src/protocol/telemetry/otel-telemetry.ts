@@ -151,19 +151,25 @@ export class OtelTelemetry implements RequestTelemetry {
   // Not async, nor is child() with no live tracer: a request pays no promise of telemetry's own, and one
   // that `run` answers synchronously is answered synchronously, its span ended before it returns.
   serve<T>(request: TracedRequest, session: TracedSession, run: () => MaybePromise<T>): MaybePromise<T> {
+    const meta = request.params?._meta as Record<string, unknown> | undefined;
+    const tracer = this.tracer && this.liveTracer();
+    if (!tracer && !this.metered) {
+      // No span and no metric: nothing needs the remote context now. It is read when something asks
+      // for it (a request to the client, a child span once an SDK is there), unless a context manager
+      // makes it active around the handler. No trace context at all: none is remembered.
+      if (!carriesContext(meta, request.headers)) return run();
+      const managed = this.managed();
+      if (!managed) return this.within(session, request.id, new LazyContext(this.api, meta, request.headers), false, run);
+    }
     let parent: Api.Context;
     try {
-      parent = extractContext(this.api, request.params?._meta as Record<string, unknown> | undefined, request.headers);
+      parent = extractContext(this.api, meta, request.headers);
     } catch (error) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what extractContext threw, unchanged, as the rejection an async serve() would give
       return Promise.reject(error);
     }
-    const tracer = this.tracer && this.liveTracer();
     if (tracer || this.metered) return this.spanned(tracer, request, session, parent, run);
-    // Nothing to carry: requests to the client get no trace context, so none is remembered.
-    return parent === this.root
-      ? run()
-      : this.within(session, request.id, { parent, span: undefined, ctx: undefined }, this.managed(), run);
+    return parent === this.root ? run() : this.within(session, request.id, { parent, span: undefined, ctx: undefined }, true, run);
   }
 
   /** Runs a request in its server span (when a tracer records) and records its duration (when a meter does). */
@@ -353,6 +359,41 @@ export class OtelTelemetry implements RequestTelemetry {
         throw error;
       },
     );
+  }
+}
+
+/** True when a request carries W3C trace context (in `_meta`, else in its headers), read or not. */
+function carriesContext(meta: Record<string, unknown> | undefined, headers: TracedRequest['headers']): boolean {
+  if (typeof meta?.traceparent === 'string') return true;
+  return headers !== undefined && (headers.traceparent !== undefined || headers.baggage !== undefined);
+}
+
+/**
+ * The remote context of a request served with no span and no metric, read on first use: most such
+ * requests send the client nothing and have no child span, and reading a traceparent was half of what
+ * telemetry with no SDK cost a call (counted: bench/request-instructions.ts). A context that cannot be
+ * read is the root one: nothing is then carried to the client.
+ */
+class LazyContext implements Carried {
+  private read?: Api.Context;
+  readonly span = undefined;
+  ctx: Api.Context | undefined = undefined;
+
+  constructor(
+    private readonly api: typeof Api,
+    private readonly meta: Record<string, unknown> | undefined,
+    private readonly headers: TracedRequest['headers'],
+  ) {}
+
+  get parent(): Api.Context {
+    if (this.read === undefined) {
+      try {
+        this.read = extractContext(this.api, this.meta, this.headers);
+      } catch {
+        this.read = this.api.ROOT_CONTEXT;
+      }
+    }
+    return this.read;
   }
 }
 
