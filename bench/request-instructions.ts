@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { CALL, HEADERS, MODERN_CALL, MODERN_HEADERS, TRACEPARENT } from './requests';
+import { cachegrindArgs, instructionsIn } from './valgrind';
 
 /**
  * What one stateless tools/call over HTTP costs a server, counted in instructions instead of timed. On a
@@ -33,7 +34,6 @@ const WARM = Number(arg('warm', '12000'));
 const PARALLEL = Number(arg('parallel', '2'));
 const ONLY = process.argv.some((a) => a.startsWith('--only=')) ? arg('only', '').split(',') : undefined;
 const SERVERS = join(__dirname, 'servers');
-const V8_FLAGS = ['--predictable', '--min-semi-space-size=64', '--max-semi-space-size=64'];
 /** Koa and @koa/router by hand: 22-24 µs of server CPU per call on the machine of issue 22's table. */
 const ISSUE_KOA_FLOOR_US = 23;
 
@@ -102,18 +102,10 @@ async function send(port: number, subject: Subject, n: number, agent: Agent): Pr
 
 /** Instructions a server runs from spawn to its end after `n` calls, counted by cachegrind. */
 async function count(subject: Subject, n: number): Promise<number> {
-  const child = spawn(
-    'valgrind',
-    [
-      '--tool=cachegrind',
-      '--cache-sim=no',
-      '--cachegrind-out-file=/dev/null',
-      process.execPath,
-      ...V8_FLAGS,
-      join(SERVERS, subject.script),
-    ],
-    { env: { ...process.env, MODE: 'stateless', TOOLS: '1', ...subject.env }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] },
-  );
+  const child = spawn('valgrind', cachegrindArgs([join(SERVERS, subject.script)]), {
+    env: { ...process.env, MODE: 'stateless', TOOLS: '1', ...subject.env },
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -129,9 +121,9 @@ async function count(subject: Subject, n: number): Promise<number> {
     child.send({ type: 'exit' });
   }
   const code = await exited;
-  const refs = /I\s+refs:\s+([\d,]+)/.exec(stderr)?.[1];
-  if (code !== 0 || !refs) throw new Error(`${subject.name}: no instruction count (exit ${code}):\n${stderr}`);
-  return Number(refs.replace(/,/g, ''));
+  const refs = instructionsIn(stderr);
+  if (code !== 0 || refs === undefined) throw new Error(`${subject.name}: no instruction count (exit ${code}):\n${stderr}`);
+  return refs;
 }
 
 async function main(): Promise<void> {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureLib } from './module-load';
+import { cachegrindArgs, instructionsIn, V8_FLAGS } from './valgrind';
 
 /**
  * The start of a stdio server counted in instructions, not timed: on a shared machine the wall clock and
@@ -20,7 +21,6 @@ import { ensureLib } from './module-load';
  */
 const RUNS = Number(/--runs=(\d+)/.exec(process.argv.join(' '))?.[1] ?? 2);
 const SERVERS = join(__dirname, 'servers');
-const V8_FLAGS = ['--predictable', '--min-semi-space-size=64', '--max-semi-space-size=64'];
 const SCRIPT = [
   {
     jsonrpc: '2.0',
@@ -49,29 +49,16 @@ function valgrindVersion(): string | undefined {
 
 /** Instructions from spawn to the answer to the first tools/call, counted by cachegrind. */
 function count({ args, env }: Server, cache: string): number {
-  const run = spawnSync(
-    'valgrind',
-    [
-      '--tool=cachegrind',
-      '--cache-sim=no',
-      '--cachegrind-out-file=/dev/null',
-      process.execPath,
-      ...V8_FLAGS,
-      '-r',
-      join(SERVERS, 'exit-at-answer.js'),
-      ...args,
-    ],
-    {
-      input: SCRIPT,
-      encoding: 'utf8',
-      env: { ...process.env, MODE: 'stdio', TOOLS: '1', MCPKIT_CODE_CACHE: cache, ...env },
-      maxBuffer: 16 << 20,
-    },
-  );
+  const run = spawnSync('valgrind', cachegrindArgs(['-r', join(SERVERS, 'exit-at-answer.js'), ...args]), {
+    input: SCRIPT,
+    encoding: 'utf8',
+    env: { ...process.env, MODE: 'stdio', TOOLS: '1', MCPKIT_CODE_CACHE: cache, ...env },
+    maxBuffer: 16 << 20,
+  });
   if (!run.stdout.includes('"id":2')) throw new Error(`${args.join(' ')} did not answer the tools/call:\n${run.stdout}\n${run.stderr}`);
-  const refs = /I\s+refs:\s+([\d,]+)/.exec(run.stderr)?.[1];
-  if (!refs) throw new Error(`no instruction count from valgrind:\n${run.stderr}`);
-  return Number(refs.replace(/,/g, ''));
+  const refs = instructionsIn(run.stderr);
+  if (refs === undefined) throw new Error(`no instruction count from valgrind:\n${run.stderr}`);
+  return refs;
 }
 
 /** mcpkit's code cache, made by a first run with the counted runs' V8 flags (V8 refuses bytecode made under other flags). */
