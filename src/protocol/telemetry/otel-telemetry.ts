@@ -1,7 +1,7 @@
 import type * as Api from '@opentelemetry/api';
 import type { GaugePoint, RequestTelemetry, TelemetryOptions, TracedRequest, TracedSession } from './telemetry-options';
 import { RequestContexts } from './request-contexts';
-import { contextMeta, extractContext } from './trace-context';
+import { carriesContext, contextMeta, extractContext } from './trace-context';
 import { isThenable, type MaybePromise } from '../../mcp/maybe-promise';
 
 type Attributes = Record<string, string | number | boolean>;
@@ -360,12 +360,6 @@ export class OtelTelemetry implements RequestTelemetry {
       },
     );
   }
-}
-
-/** True when a request carries W3C trace context (in `_meta`, else in its headers), read or not. */
-function carriesContext(meta: Record<string, unknown> | undefined, headers: TracedRequest['headers']): boolean {
-  if (typeof meta?.traceparent === 'string') return true;
-  return headers !== undefined && (headers.traceparent !== undefined || headers.baggage !== undefined);
 }
 
 /**

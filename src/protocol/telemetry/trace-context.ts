@@ -79,6 +79,12 @@ export function extractContext(api: typeof Api, meta: Carrier | undefined, heade
   return ctx;
 }
 
+/** True when a request carries W3C trace context (in `_meta`, else in its headers), read or not: see extractContext. */
+export function carriesContext(meta: Carrier | undefined, headers: Headers | undefined): boolean {
+  if (typeof meta?.traceparent === 'string') return true;
+  return headers !== undefined && (headers.traceparent !== undefined || headers.baggage !== undefined);
+}
+
 /**
  * A context holding the remote parent span alone, as the API's `trace.setSpanContext(ROOT_CONTEXT, …)`
  * would, without what each of the API's contexts costs (a copy of a Map and three closures): a request's
