@@ -1,17 +1,7 @@
 import { isModernVersion, MetaKey, metaOf } from '../mcp/eras';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { ClientMessage } from './client-transport';
-import { paramHeaders, type ParamHeader } from '../schema/mcp-header';
-
-/** The param each method's `Mcp-Name` header mirrors. */
-const NAMED: Record<string, string> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
+import { namedParam, paramHeaders, type ParamHeader } from '../schema/mcp-header';
 
 /** True when HTTP messages are exchanged in the 2026-07-28 era (per request, no session). */
 export function isModernHttp(protocolVersion: string | undefined): boolean {
@@ -28,7 +18,7 @@ export function modernRequestHeaders(message: ClientMessage): Record<string, str
   const version = metaOf(message as unknown as JsonRpcMessage)?.[MetaKey.protocolVersion];
   if (typeof version !== 'string' || !isModernVersion(version)) return {};
   const headers: Record<string, string> = { 'mcp-protocol-version': version, 'mcp-method': message.method };
-  const field = NAMED[message.method];
+  const field = namedParam(message.method);
   const value = field ? (message.params as Record<string, unknown> | undefined)?.[field] : undefined;
   if (typeof value === 'string')
     headers['mcp-name'] = /^[\x21-\x7e]*$/.test(value) ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;

@@ -2,7 +2,7 @@ import { type Era, type EraSupport, isEnveloped, isModernVersion, metaOf, MetaKe
 import { ErrorCode, isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest } from '../mcp/json-rpc';
 import { McpError, mcpErrorOf } from '../mcp/mcp.error';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../mcp/mcp-types';
-import { decodeHeaderValue } from '../schema/mcp-header';
+import { decodeHeaderValue, namedParam } from '../schema/mcp-header';
 import { legacyInitialize, readEnvelope } from './modern/envelope';
 import type { PeerState } from './peer';
 import { echo } from './wire';
@@ -50,16 +50,6 @@ export type Inbound = LegacyInbound | ModernInbound | ModernNotification | Rejec
 
 const LEGACY: LegacyInbound = Object.freeze({ era: 'legacy' });
 const PIN_LEGACY: LegacyInbound = Object.freeze({ era: 'legacy', pin: 'legacy' });
-
-/** The methods whose `Mcp-Name` header mirrors a param (`params.name`, or `params.uri` for resources/read). */
-const NAMED: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
 
 /**
  * The one place the era of an inbound message is decided, for every transport: pure, never throws.
@@ -129,7 +119,7 @@ function checkModernPost(request: JsonRpcRequest, support: EraSupport, header: (
   if (!method) return mismatch('the Mcp-Method header is required');
   if (method !== request.method)
     return mismatch(`Mcp-Method header ${quote(method)} does not match the body's method ${quote(request.method)}`);
-  const field = NAMED[request.method];
+  const field = namedParam(request.method);
   if (field) {
     const raw = header('mcp-name');
     if (!raw) return mismatch(`the Mcp-Name header is required for ${request.method}`);

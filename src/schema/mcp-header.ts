@@ -32,6 +32,27 @@ export function mcpHeaderOf(cls: Ctor, property: string): string | undefined {
 const TCHARS = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_TYPES = new Set(['string', 'integer', 'boolean']);
 
+/**
+ * The param a method's `Mcp-Name` header mirrors (`params.name`, or `params.uri` for resources/read).
+ * A switch, not a lookup table: a table keyed by the request's method string made V8 look that string
+ * up in its string table on every request, and a table inherits `constructor` and `toString`.
+ */
+export function namedParam(method: string): 'name' | 'uri' | 'taskId' | undefined {
+  switch (method) {
+    case 'tools/call':
+    case 'prompts/get':
+      return 'name';
+    case 'resources/read':
+      return 'uri';
+    case 'tasks/get':
+    case 'tasks/update':
+    case 'tasks/cancel':
+      return 'taskId';
+    default:
+      return undefined;
+  }
+}
+
 /** An annotated property: its path of `properties` keys from the root, and its header name. */
 export interface ParamHeader {
   readonly path: readonly string[];

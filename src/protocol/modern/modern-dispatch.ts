@@ -3,7 +3,7 @@ import { ErrorCode, type JsonRpcRequest } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import { isThenable, type MaybePromise } from '../../mcp/maybe-promise';
 import type { Implementation, ServerCapabilities } from '../../mcp/mcp-types';
-import type { MethodHandler, TransportExtra } from '../request-scope';
+import { type MethodHandler, ownMember, type TransportExtra } from '../request-scope';
 import { RawJson, echo } from '../wire';
 import { MODERN_METHODS, MRTR_METHODS } from './envelope';
 import type { PeerState } from '../peer';
@@ -163,7 +163,7 @@ export class ModernDispatch implements RoundFactory {
   private readonly discoverHandler: MethodHandler = () => this.discover();
 
   private lookup(method: string): MethodHandler | undefined {
-    const own = this.options.modernHandlers?.[method];
+    const own = ownMember(this.options.modernHandlers, method);
     if (own) return own;
     const feature = this.options.featureHandler?.(method);
     if (feature) return feature;

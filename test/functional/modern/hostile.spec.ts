@@ -137,6 +137,11 @@ describe('2026-07-28 hostile input over HTTP', () => {
     'tasks/result',
     'unknown/method',
     'notifications/initialized',
+    // Names of Object.prototype members: no handler table may find them
+    'constructor',
+    'toString',
+    '__proto__',
+    'hasOwnProperty',
   ])('answers %s with 404 and -32601', async (method) => {
     const params =
       method === 'initialize'

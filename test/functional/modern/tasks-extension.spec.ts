@@ -178,6 +178,13 @@ describe('the tasks extension over HTTP', () => {
     gate('named').resolve();
     await until(taskId, 'completed');
   });
+
+  it('finds no method in its handler table by the name of an Object.prototype member', async () => {
+    for (const method of ['constructor', 'toString', 'hasOwnProperty']) {
+      const reply = await task(method, {});
+      expect({ method, status: reply.status, code: reply.body.error?.code }).toEqual({ method, status: 404, code: -32601 });
+    }
+  });
 });
 
 /** The same over a message transport (stdio's way), where tasks belong to the authenticated subject. */

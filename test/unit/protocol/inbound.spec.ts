@@ -49,6 +49,9 @@ describe('classifyInbound over HTTP (each POST by its own headers and body)', ()
     ['a modern request whose Mcp-Method disagrees', call(), modernHeaders('tools/list', 'echo'), 'dual', 'reject -32020'],
     ['a modern request whose Mcp-Name disagrees', call(), modernHeaders('tools/call', 'other'), 'dual', 'reject -32020'],
     ['a modern request without Mcp-Name', call(), modernHeaders('tools/call'), 'dual', 'reject -32020'],
+    // Names an Object.prototype member: no Mcp-Name asked for, left to the dispatcher (-32601)
+    ['a modern "constructor" request', request('constructor', { _meta: envelope() }), modernHeaders('constructor'), 'dual', 'modern'],
+    ['a modern "toString" request', request('toString', { _meta: envelope() }), modernHeaders('toString'), 'dual', 'modern'],
     [
       'a modern request with a broken _meta',
       request('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } }),
