@@ -127,7 +127,7 @@ async function count(subject: Subject, n: number): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const subjects = SUBJECTS.filter((s) => !ONLY || ONLY.some((o) => s.name.includes(o)));
+  const subjects = SUBJECTS.filter((s) => !ONLY || ONLY.some((o) => s.name.replace(/ /g, '-').includes(o)));
   const jobs = subjects.flatMap((subject) => [WARM, WARM + CALLS].map((n) => ({ subject, n })));
   const totals = new Map<string, number>();
   const worker = async () => {
