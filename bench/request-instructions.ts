@@ -22,6 +22,7 @@ import { cachegrindArgs, instructionsIn } from './valgrind';
  * by the Koa floor's, to the 22-24 µs that floor took on the machine issue 22 was measured on.
  *
  * Run: `npm run -s build && node dist/bench/request-instructions.js [--calls=2000] [--warm=3000] [--only=a,b]`
+ * (`--only` takes parts of the names, spaces written as dashes: `--only=mcpkit-2026,stdio`)
  * (needs valgrind: `apt-get install -y valgrind`; ~15 minutes in all on 2 cores). The JIT settles late
  * under --predictable: on the Koa floor the cost of a call falls from ~900 K instructions at the
  * 1,000th call to 148 K at the 10,000th and stays at 144 K from the 12,000th to the 30,000th, hence the
@@ -44,6 +45,19 @@ interface Subject {
   headers: Record<string, string>;
   body: string;
 }
+
+/**
+ * The stdio row counted the same way, in one process: bench/stdio-cpu.ts's driver (64 requests in flight)
+ * feeding the newline-JSON loop or mcpkit's stdio transport, after its 10,000 warm calls, `n` calls. Its
+ * counts hold the driver's own instructions, the same for both. The JIT and the heap settle later
+ * here: the window is the 40,000 calls after the first 40,000.
+ */
+const STDIO = [
+  { name: 'stdio: newline-JSON loop', impl: 'floor' },
+  { name: 'stdio: mcpkit', impl: 'mcpkit' },
+] as const;
+const STDIO_WARM = 40_000;
+const STDIO_CALLS = 40_000;
 
 const SUBJECTS: Subject[] = [
   { name: 'floor: Koa by hand', script: 'koa-floor-server.js', env: {}, headers: HEADERS, body: CALL },
@@ -126,12 +140,32 @@ async function count(subject: Subject, n: number): Promise<number> {
   return refs;
 }
 
+/** Instructions the in-process stdio bench runs, from start to exit, for `n` calls after its warm-up. */
+async function countStdio(impl: 'floor' | 'mcpkit', n: number): Promise<number> {
+  const args = cachegrindArgs([join(__dirname, 'stdio-cpu.js'), `--only=${impl}`, '--runs=1', `--calls=${n}`]);
+  const child = spawn('valgrind', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const refs = instructionsIn(stderr);
+  if (code !== 0 || refs === undefined) throw new Error(`stdio ${impl}: no instruction count (exit ${code}):\n${stderr}`);
+  return refs;
+}
+
+const selected = (name: string) => !ONLY || ONLY.some((o) => name.replace(/ /g, '-').includes(o));
+
 async function main(): Promise<void> {
-  const subjects = SUBJECTS.filter((s) => !ONLY || ONLY.some((o) => s.name.replace(/ /g, '-').includes(o)));
-  const jobs = subjects.flatMap((subject) => [WARM, WARM + CALLS].map((n) => ({ subject, n })));
+  const subjects = SUBJECTS.filter((s) => selected(s.name));
+  const stdio = STDIO.filter((s) => selected(s.name));
+  const jobs: { key: string; run: () => Promise<number> }[] = [
+    ...subjects.flatMap((subject) => [WARM, WARM + CALLS].map((n) => ({ key: `${subject.name}@${n}`, run: () => count(subject, n) }))),
+    ...stdio.flatMap((s) =>
+      [STDIO_WARM, STDIO_WARM + STDIO_CALLS].map((n) => ({ key: `${s.name}@${n}`, run: () => countStdio(s.impl, n) })),
+    ),
+  ];
   const totals = new Map<string, number>();
   const worker = async () => {
-    for (let job = jobs.shift(); job; job = jobs.shift()) totals.set(`${job.subject.name}@${job.n}`, await count(job.subject, job.n));
+    for (let job = jobs.shift(); job; job = jobs.shift()) totals.set(job.key, await job.run());
   };
   await Promise.all(Array.from({ length: PARALLEL }, worker));
   const perCall = new Map(
@@ -162,6 +196,20 @@ async function main(): Promise<void> {
     const us = koa ? `, ~${signed((d / koa) * ISSUE_KOA_FLOOR_US, ' µs')} at the issue's speed` : '';
     console.log(`  ${label.padEnd(36)} ${signed(d / 1000, ' K')} (${signed((d / base) * 100, '%')})${us}`);
   }
+  if (stdio.length === 0) return;
+  const perMessage = new Map(
+    stdio.map((s) => [
+      s.name,
+      (totals.get(`${s.name}@${STDIO_WARM + STDIO_CALLS}`)! - totals.get(`${s.name}@${STDIO_WARM}`)!) / STDIO_CALLS,
+    ]),
+  );
+  console.log(
+    `\nstdio tools/call in one process, instructions a call (${STDIO_CALLS} after ${STDIO_WARM}, 64 in flight, driver included):`,
+  );
+  for (const [name, value] of perMessage) console.log(`  ${name.padEnd(30)} ${k(value).padStart(9)}`);
+  const [loop, mcpkit] = STDIO.map((s) => perMessage.get(s.name));
+  if (loop && mcpkit)
+    console.log(`  mcpkit's rate, as a share of the loop's, at equal speed per instruction: ${((loop / mcpkit) * 100).toFixed(0)}%`);
 }
 
 function signed(n: number, unit: string): string {

@@ -22,10 +22,10 @@ export interface StdioOptions {
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
-/** Newline-delimited JSON-RPC over a process's stdin and stdout. */
 /** How long a response waits when it closely follows a notification (see send). */
 const RESPONSE_AFTER_NOTIFICATION_MS = 8;
 
+/** Newline-delimited JSON-RPC over a process's stdin and stdout. */
 export class StdioTransport implements MessageTransport {
   private readonly input: Readable;
   private readonly output: Writable;
