@@ -11,7 +11,7 @@ import { resourcesHandlers } from './handlers/resources.handlers';
 import { toolsHandlers } from './handlers/tools.handlers';
 import type { PeerState } from './peer';
 import type { ProtocolFeature } from './protocol-feature';
-import { type MethodHandler, ownMember } from './request-scope';
+import type { MethodHandler } from './request-scope';
 import { ServerSession, type SessionHost } from './server-session';
 import { StatelessRequest, type StatelessHost } from './stateless-request';
 import { clientNotification, serveRequest, traced } from './request-core';
@@ -113,7 +113,7 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
       invoke: options.invoke,
       authorizer: this.authorizer,
       logError: options.logError,
-      isOwn: (method) => this.routes.has(method) || this.features.some((f) => ownMember(f.modernMethods, method) !== undefined),
+      isOwn: (method) => this.routes.has(method) || this.features.some((f) => modernMethod(f, method) !== undefined),
       changed: () => (this.caps = this.modernCaps = undefined),
     });
     const base = {
@@ -201,7 +201,7 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
   /** A modern-only method of a feature that is on now, or a custom method served to modern requests. */
   private featureMethod(method: string): MethodHandler | undefined {
     for (const feature of this.features) {
-      const handler = ownMember(feature.modernMethods, method);
+      const handler = modernMethod(feature, method);
       if (handler && this.capabilities[feature.capability] !== undefined) return handler;
     }
     return this.custom.handler(method, true);
@@ -350,4 +350,10 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
     if (Object.keys(declared).length > 0) caps.extensions = structuredClone(declared);
     return caps;
   }
+}
+
+/** A feature's modern-only method: an own member of its table only (a client's "constructor" or "toString" is none). */
+function modernMethod(feature: ProtocolFeature, method: string): MethodHandler | undefined {
+  const methods = feature.modernMethods;
+  return methods && Object.hasOwn(methods, method) ? methods[method] : undefined;
 }

@@ -63,8 +63,3 @@ export interface TaskBinding {
 
 /** Answers a method: with its result, or a promise of it (`unknown` covers both). */
 export type MethodHandler = (params: Record<string, unknown>, scope: RequestScope) => unknown;
-
-/** A handler in a table keyed by method name: an own member only (a client's "constructor" or "toString" finds none). */
-export function ownMember<T>(table: Readonly<Record<string, T>> | undefined, method: string): T | undefined {
-  return table !== undefined && Object.hasOwn(table, method) ? table[method] : undefined;
-}

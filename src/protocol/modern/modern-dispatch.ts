@@ -3,7 +3,7 @@ import { ErrorCode, type JsonRpcRequest } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import { isThenable, type MaybePromise } from '../../mcp/maybe-promise';
 import type { Implementation, ServerCapabilities } from '../../mcp/mcp-types';
-import { type MethodHandler, ownMember, type TransportExtra } from '../request-scope';
+import type { MethodHandler, TransportExtra } from '../request-scope';
 import { RawJson, echo, preserialized } from '../wire';
 import { MODERN_METHODS, MRTR_METHODS } from './envelope';
 import type { PeerState } from '../peer';
@@ -164,7 +164,9 @@ export class ModernDispatch implements RoundFactory {
   private readonly discoverHandler: MethodHandler = () => this.discover();
 
   private lookup(method: string): MethodHandler | undefined {
-    const own = ownMember(this.options.modernHandlers, method);
+    const handlers = this.options.modernHandlers;
+    // Own members only: a client's "constructor" or "toString" is no method.
+    const own = handlers && Object.hasOwn(handlers, method) ? handlers[method] : undefined;
     if (own) return own;
     const feature = this.options.featureHandler?.(method);
     if (feature) return feature;
