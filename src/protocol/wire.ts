@@ -75,6 +75,7 @@ export function encodeMessage(message: JsonRpcMessage, onFailure: (line: string)
 
 /** A result whose `_meta` was preserialized: the rest serialized, then that text written in. */
 function withMeta(result: Record<string, unknown>, meta: string): string {
+  if (Object.isFrozen(result)) return JSON.stringify(result); // not made by this package: written as it is
   const own = result._meta;
   result._meta = undefined; // left out by JSON.stringify, without the shape change a delete makes
   let json: string;

@@ -34,8 +34,8 @@ const HEADER_TYPES = new Set(['string', 'integer', 'boolean']);
 
 /**
  * The param a method's `Mcp-Name` header mirrors (`params.name`, or `params.uri` for resources/read).
- * A switch, not a lookup table: a table keyed by the request's method string made V8 look that string
- * up in its string table on every request, and a table inherits `constructor` and `toString`.
+ * A switch, not a lookup table: a table inherits `constructor`, `toString` and `__proto__`, which a
+ * client may send as its method.
  */
 export function namedParam(method: string): 'name' | 'uri' | 'taskId' | undefined {
   switch (method) {

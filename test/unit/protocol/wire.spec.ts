@@ -40,6 +40,8 @@ describe('wire', () => {
       JSON.stringify({ jsonrpc: '2.0', id: 'a', result: { _meta: meta } }),
     );
     expect(Object.isFrozen(meta)).toBe(true); // a change would never reach the wire: refused instead
+    const frozen = Object.freeze({ content: [], _meta: meta });
+    expect(encodeMessage({ jsonrpc: '2.0', id: 2, result: frozen })).toBe(JSON.stringify({ jsonrpc: '2.0', id: 2, result: frozen }));
   });
 
   it('serializes to its value anywhere else (stored events, published envelopes)', () => {
