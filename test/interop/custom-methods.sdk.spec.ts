@@ -60,8 +60,11 @@ describe('custom methods over real HTTP (spawned server)', () => {
   it('serves a 2025-11-25 session (official SDK 1.x client): capability, result, progress, errors', async () => {
     const client = new Client({ name: 'interop', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-    await legacyChecks(client);
-    await client.close();
+    try {
+      await legacyChecks(client);
+    } finally {
+      await client.close(); // an open client would keep jest from exiting when a check fails
+    }
   });
 
   it('serves an enveloped 2026-07-28 request (Mcp-Method header), advertises it in server/discover, 404 for the rest', async () => {
@@ -106,20 +109,24 @@ describe('custom methods over stdio (real child process)', () => {
 
   it('serves 2026-07-28 requests on a connection pinned to the modern era', async () => {
     const raw = new RawStdioPeer(FIXTURE, ['--stdio']);
-    raw.send({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta: envelope() } });
-    expect(((await raw.response('d')) as { result: Record<string, unknown> }).result.capabilities).toMatchObject({
-      extensions: { 'com.acme/search': {} },
-    });
-    raw.send({ jsonrpc: '2.0', id: 's', method: 'acme/search', params: { q: 'owls', _meta: envelope({ progressToken: 'p1' }) } });
-    const found = (await raw.response('s')) as { result: Record<string, unknown> };
-    expect(found.result).toMatchObject({ resultType: 'complete', hits: ['found owls'], era: '2026-07-28' });
-    const notice = raw.lines.findIndex((m) => m.method === 'notifications/progress');
-    expect(raw.lines[notice]).toMatchObject({ params: { progressToken: 'p1', progress: 1 } });
-    expect(notice).toBeLessThan(raw.lines.findIndex((m) => m.id === 's')); // sent before the result
-    raw.send({ jsonrpc: '2.0', id: 'l', method: 'acme/legacy', params: { _meta: envelope() } });
-    expect(await raw.response('l')).toMatchObject({ error: { code: -32601 } });
-    raw.endInput();
-    expect(await raw.exited).toBe(0);
+    try {
+      raw.send({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta: envelope() } });
+      expect(((await raw.response('d')) as { result: Record<string, unknown> }).result.capabilities).toMatchObject({
+        extensions: { 'com.acme/search': {} },
+      });
+      raw.send({ jsonrpc: '2.0', id: 's', method: 'acme/search', params: { q: 'owls', _meta: envelope({ progressToken: 'p1' }) } });
+      const found = (await raw.response('s')) as { result: Record<string, unknown> };
+      expect(found.result).toMatchObject({ resultType: 'complete', hits: ['found owls'], era: '2026-07-28' });
+      const notice = raw.lines.findIndex((m) => m.method === 'notifications/progress');
+      expect(raw.lines[notice]).toMatchObject({ params: { progressToken: 'p1', progress: 1 } });
+      expect(notice).toBeLessThan(raw.lines.findIndex((m) => m.id === 's')); // sent before the result
+      raw.send({ jsonrpc: '2.0', id: 'l', method: 'acme/legacy', params: { _meta: envelope() } });
+      expect(await raw.response('l')).toMatchObject({ error: { code: -32601 } });
+      raw.endInput();
+      expect(await raw.exited).toBe(0);
+    } finally {
+      raw.kill(); // after a failed check too: no child is left to keep jest from exiting (a no-op once it exited)
+    }
     expect(raw.garbage).toEqual([]);
   });
 });
