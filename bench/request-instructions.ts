@@ -8,7 +8,8 @@ import { cachegrindArgs, instructionsIn } from './valgrind';
  * What one stateless tools/call over HTTP costs a server, counted in instructions instead of timed. On a
  * shared machine the server CPU per request that bench/run.ts reads moves by ±30-50 µs between runs, so
  * that a row budgeted at +3% or +10 µs cannot be read from it; the instructions a process runs, counted
- * by valgrind, repeat from run to run.
+ * by valgrind, repeat from run to run far more closely (the Koa floor's to within 0.1%, mcpkit's to within ~2%:
+ * something in its path still follows the clock).
  *
  * Each server (the same scripts as bench/run.ts, the same request and headers) runs under cachegrind with
  * V8 --predictable (compiling and marking on the main thread, counted the same way each run) and a 64 MB
@@ -168,9 +169,10 @@ async function main(): Promise<void> {
     for (let job = jobs.shift(); job; job = jobs.shift()) totals.set(job.key, await job.run());
   };
   await Promise.all(Array.from({ length: PARALLEL }, worker));
-  const perCall = new Map(
-    subjects.map((s) => [s.name, (totals.get(`${s.name}@${WARM + CALLS}`)! - totals.get(`${s.name}@${WARM}`)!) / CALLS]),
-  );
+  /** The steady cost of a call: the count after `warm + calls` calls less the count after `warm`, over `calls`. */
+  const steady = (name: string, warm: number, calls: number) =>
+    (totals.get(`${name}@${warm + calls}`)! - totals.get(`${name}@${warm}`)!) / calls;
+  const perCall = new Map(subjects.map((s) => [s.name, steady(s.name, WARM, CALLS)]));
   const koa = perCall.get('floor: Koa by hand');
   const k = (x: number) => `${(x / 1000).toFixed(1)} K`;
   console.log(
@@ -197,12 +199,7 @@ async function main(): Promise<void> {
     console.log(`  ${label.padEnd(36)} ${signed(d / 1000, ' K')} (${signed((d / base) * 100, '%')})${us}`);
   }
   if (stdio.length === 0) return;
-  const perMessage = new Map(
-    stdio.map((s) => [
-      s.name,
-      (totals.get(`${s.name}@${STDIO_WARM + STDIO_CALLS}`)! - totals.get(`${s.name}@${STDIO_WARM}`)!) / STDIO_CALLS,
-    ]),
-  );
+  const perMessage = new Map(stdio.map((s) => [s.name, steady(s.name, STDIO_WARM, STDIO_CALLS)]));
   console.log(
     `\nstdio tools/call in one process, instructions a call (${STDIO_CALLS} after ${STDIO_WARM}, 64 in flight, driver included):`,
   );
