@@ -41,7 +41,7 @@ export interface HttpExchange {
   /** True once the answer's status went out (a reply was sent, or a stream opened). */
   readonly started: boolean;
 
-  /** A request header ('' when absent). */
+  /** A request header ('' when absent), by its name in lower case. */
   header(name: string): string;
   /** A query parameter given exactly once; undefined when absent or repeated. */
   query(name: string): string | undefined;

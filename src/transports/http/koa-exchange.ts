@@ -41,8 +41,9 @@ export class KoaExchange implements HttpExchange {
   }
 
   header(name: string): string {
-    // Node's headers, as Koa's ctx.get reads them, without its delegation (every request reads several).
-    const value = this.ctx.req.headers[name.toLowerCase()];
+    // Node's headers, as Koa's ctx.get reads them, without its delegation or its lowercasing: every request
+    // reads several, each by a literal name in lower case (HttpExchange.header).
+    const value = this.ctx.req.headers[name];
     return typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : '';
   }
 
