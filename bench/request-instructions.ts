@@ -1,22 +1,27 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { CALL, HEADERS, MODERN_CALL, MODERN_HEADERS, TRACEPARENT } from './requests';
-import { cachegrindArgs, instructionsIn } from './valgrind';
+import { cachegrindArgs, callgrindArgs, dumpedInstructions, instructionsIn } from './valgrind';
 
 /**
  * What one stateless tools/call over HTTP costs a server, counted in instructions instead of timed. On a
  * shared machine the server CPU per request that bench/run.ts reads moves by ±30-50 µs between runs, so
  * that a row budgeted at +3% or +10 µs cannot be read from it; the instructions a process runs, counted
- * by valgrind, repeat from run to run far more closely (the Koa floor's to within 0.1%, mcpkit's to within ~2%:
- * something in its path still follows the clock).
+ * by valgrind, repeat from run to run to within ~1% (three runs of one build: a 2025-11-25 call 138.4,
+ * 138.3 and 138.7 K, a 2026-07-28 one 155.4, 155.4 and 156.5 K).
  *
- * Each server (the same scripts as bench/run.ts, the same request and headers) runs under cachegrind with
+ * Each server (the same scripts as bench/run.ts, the same request and headers) runs under callgrind with
  * V8 --predictable (compiling and marking on the main thread, counted the same way each run) and a 64 MB
  * young generation. A client in this process sends it `--warm` calls, one at a time on one keep-alive
- * connection (one in flight: no run batches requests differently from another), then `--calls` more, and
- * asks it to end (servers/ipc.ts). A second run stops after the warm calls. The difference between the two
- * counts, over `--calls`, is the steady cost of a call: the start, the JIT's warm-up and the exit cancel out.
+ * connection (one in flight: no run batches requests differently from another), has callgrind zero its
+ * counts, sends `--calls` more and has callgrind write its counts out: the window's count over `--calls`
+ * is the steady cost of a call, with no start, JIT warm-up or exit in it. (Counting whole runs under
+ * cachegrind and subtracting a shorter run's count, as this bench did before, moved mcpkit's figures by
+ * up to ~2% between runs of the same build.)
  *
  * Only user-space instructions are counted (the kernel's socket work is not, and is the same for all), and
  * an instruction is not a unit of time: a cache miss costs many. The table's last column scales each count
@@ -115,30 +120,42 @@ async function send(port: number, subject: Subject, n: number, agent: Agent): Pr
   }
 }
 
-/** Instructions a server runs from spawn to its end after `n` calls, counted by cachegrind. */
-async function count(subject: Subject, n: number): Promise<number> {
-  const child = spawn('valgrind', cachegrindArgs([join(SERVERS, subject.script)]), {
+/**
+ * The instructions a server runs for `calls` calls after `warm`, counted by callgrind in that window
+ * alone: zeroed after the warm calls, written out after the last (callgrind_control), so the start, the
+ * JIT's warm-up and the exit are not in the count.
+ */
+async function count(subject: Subject, warm: number, calls: number): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpkit-callgrind-'));
+  const child = spawn('valgrind', callgrindArgs(dir, [join(SERVERS, subject.script)]), {
     env: { ...process.env, MODE: 'stateless', TOOLS: '1', ...subject.env },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const port = await Promise.race([
-    new Promise<number>((resolve) => child.on('message', (m: { type?: string; port?: number }) => m.type === 'ready' && resolve(m.port!))),
-    exited.then((code) => Promise.reject(new Error(`${subject.name} exited with ${code} before it listened:\n${stderr}`))),
-  ]);
+  const control = (flag: string) => promisify(execFile)('callgrind_control', [flag, String(child.pid)]);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    await send(port, subject, n, agent);
+    const port = await Promise.race([
+      new Promise<number>((resolve) =>
+        child.on('message', (m: { type?: string; port?: number }) => m.type === 'ready' && resolve(m.port!)),
+      ),
+      exited.then((code) => Promise.reject(new Error(`${subject.name} exited with ${code} before it listened:\n${stderr}`))),
+    ]);
+    await send(port, subject, warm, agent);
+    await control('--zero');
+    await send(port, subject, calls, agent);
+    await control('--dump');
+    const refs = dumpedInstructions(readFileSync(join(dir, `callgrind.${child.pid}.1`), 'utf8'));
+    if (refs === undefined) throw new Error(`${subject.name}: no instruction count in callgrind's dump`);
+    return refs;
   } finally {
     agent.destroy();
-    child.send({ type: 'exit' });
+    if (child.connected) child.send({ type: 'exit' });
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
   }
-  const code = await exited;
-  const refs = instructionsIn(stderr);
-  if (code !== 0 || refs === undefined) throw new Error(`${subject.name}: no instruction count (exit ${code}):\n${stderr}`);
-  return refs;
 }
 
 /** Instructions the in-process stdio bench runs, from start to exit, for `n` calls after its warm-up. */
@@ -159,7 +176,7 @@ async function main(): Promise<void> {
   const subjects = SUBJECTS.filter((s) => selected(s.name));
   const stdio = STDIO.filter((s) => selected(s.name));
   const jobs: { key: string; run: () => Promise<number> }[] = [
-    ...subjects.flatMap((subject) => [WARM, WARM + CALLS].map((n) => ({ key: `${subject.name}@${n}`, run: () => count(subject, n) }))),
+    ...subjects.map((subject) => ({ key: subject.name, run: () => count(subject, WARM, CALLS) })),
     ...stdio.flatMap((s) =>
       [STDIO_WARM, STDIO_WARM + STDIO_CALLS].map((n) => ({ key: `${s.name}@${n}`, run: () => countStdio(s.impl, n) })),
     ),
@@ -169,10 +186,10 @@ async function main(): Promise<void> {
     for (let job = jobs.shift(); job; job = jobs.shift()) totals.set(job.key, await job.run());
   };
   await Promise.all(Array.from({ length: PARALLEL }, worker));
-  /** The steady cost of a call: the count after `warm + calls` calls less the count after `warm`, over `calls`. */
+  /** The steady cost of a stdio call: the count after `warm + calls` calls less the count after `warm`, over `calls`. */
   const steady = (name: string, warm: number, calls: number) =>
     (totals.get(`${name}@${warm + calls}`)! - totals.get(`${name}@${warm}`)!) / calls;
-  const perCall = new Map(subjects.map((s) => [s.name, steady(s.name, WARM, CALLS)]));
+  const perCall = new Map(subjects.map((s) => [s.name, totals.get(s.name)! / CALLS]));
   const koa = perCall.get('floor: Koa by hand');
   const k = (x: number) => `${(x / 1000).toFixed(1)} K`;
   console.log(

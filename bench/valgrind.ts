@@ -16,3 +16,18 @@ export function instructionsIn(stderr: string): number | undefined {
   const refs = /I\s+refs:\s+([\d,]+)/.exec(stderr)?.[1];
   return refs === undefined ? undefined : Number(refs.replace(/,/g, ''));
 }
+
+/**
+ * The arguments of `valgrind` that run `node <nodeArgs>` under callgrind, which (unlike cachegrind) can be
+ * told to zero its counts and to write them out while the process runs (`callgrindControl`): what happens
+ * between the two is counted alone. Its dumps are `<dir>/callgrind.<pid>.<n>`.
+ */
+export function callgrindArgs(dir: string, nodeArgs: string[]): string[] {
+  return ['--tool=callgrind', `--callgrind-out-file=${dir}/callgrind.%p`, '--dump-line=no', process.execPath, ...V8_FLAGS, ...nodeArgs];
+}
+
+/** The instructions counted in a callgrind dump (its `summary:` line), or undefined when it has none. */
+export function dumpedInstructions(dump: string): number | undefined {
+  const summary = /^summary:\s+(\d+)$/m.exec(dump)?.[1];
+  return summary === undefined ? undefined : Number(summary);
+}
