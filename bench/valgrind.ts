@@ -19,8 +19,8 @@ export function instructionsIn(stderr: string): number | undefined {
 
 /**
  * The arguments of `valgrind` that run `node <nodeArgs>` under callgrind, which (unlike cachegrind) can be
- * told to zero its counts and to write them out while the process runs (`callgrindControl`): what happens
- * between the two is counted alone. Its dumps are `<dir>/callgrind.<pid>.<n>`.
+ * told to zero its counts and to write them out while the process runs (`callgrind_control --zero`, then
+ * `--dump`): what happens between the two is counted alone. Its dumps are `<dir>/callgrind.<pid>.<n>`.
  */
 export function callgrindArgs(dir: string, nodeArgs: string[]): string[] {
   return ['--tool=callgrind', `--callgrind-out-file=${dir}/callgrind.%p`, '--dump-line=no', process.execPath, ...V8_FLAGS, ...nodeArgs];
