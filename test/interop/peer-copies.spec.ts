@@ -29,7 +29,8 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 /** The copies findPeerCopies(resolving) reports in a process started in `base`, after `loaded` joined its module cache. */
 function copies(resolving: boolean, loaded: string[]): { name: string; ours: string; others: string[] }[] {
-  const script = `require('reflect-metadata');
+  // reflect-metadata by its path: `base` holds the other peers only, and the folders above it may hold anything.
+  const script = `require(${JSON.stringify(join(ROOT, 'node_modules', 'reflect-metadata'))});
     for (const file of ${JSON.stringify(loaded)}) require.cache[file] = { id: file, filename: file, loaded: true, exports: {} };
     const { findPeerCopies } = require(${JSON.stringify(PEER_COPIES)});
     process.stdout.write(JSON.stringify(findPeerCopies(${resolving})));`;

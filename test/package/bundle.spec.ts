@@ -54,7 +54,8 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'mcpkit-bundle-'));
   writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'bundle-consumer', private: true }));
   writeFileSync(join(root, 'app.js'), APP);
-  const peers = consumerDependencies(packed.tarball).filter((d) => PEERS.some((p) => d.startsWith(`${p}@`)));
+  // ioredis too: a test requires every entry point, mcpkit/redis included, as a consumer that uses it has it installed.
+  const peers = consumerDependencies(packed.tarball).filter((d) => [...PEERS, 'ioredis'].some((p) => d.startsWith(`${p}@`)));
   await npmInstall(root, [packed.tarball, ...peers]);
 }, 300_000);
 

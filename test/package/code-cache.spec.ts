@@ -27,6 +27,8 @@ beforeAll(async () => {
   pkg = join(work, 'package');
   lib = join(pkg, 'lib');
   symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'), 'dir');
+  // The scripts run from `work` (a user's project beside the package): their peers resolve here.
+  symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'), 'dir');
 }, 300_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../../helpers/paths';
@@ -35,6 +35,8 @@ describe('mcpkit inspect and call on a single-file app (it builds and serves its
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'mcpkit-single-'));
+    // The app's own project: its require('reflect-metadata') resolves here, not from whatever the folders above hold.
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
