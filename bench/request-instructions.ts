@@ -29,7 +29,7 @@ import { cachegrindArgs, callgrindArgs, dumpedInstructions, instructionsIn } fro
  *
  * Run: `npm run -s build && node dist/bench/request-instructions.js [--calls=2000] [--warm=3000] [--only=a,b]`
  * (`--only` takes parts of the names, spaces written as dashes: `--only=mcpkit-2026,stdio`)
- * (needs valgrind: `apt-get install -y valgrind`; ~15 minutes in all on 2 cores). The JIT settles late
+ * (needs valgrind: `apt-get install -y valgrind`; ~20 minutes in all on 2 cores, the SDK alone ~10). The JIT settles late
  * under --predictable: on the Koa floor the cost of a call falls from ~900 K instructions at the
  * 1,000th call to 148 K at the 10,000th and stays at 144 K from the 12,000th to the 30,000th, hence the
  * 12,000 warm calls.
