@@ -29,7 +29,7 @@ export function preserialized<T extends object>(value: T): Readonly<T> {
 /** A result's `_meta` as JSON text when it was preserialized. */
 function metaText(result: unknown): string | undefined {
   const meta = (result as { _meta?: unknown } | null | undefined)?._meta;
-  return typeof meta === 'object' && meta !== null ? ((meta as { [JSON_TEXT]?: string })[JSON_TEXT] ?? undefined) : undefined;
+  return typeof meta === 'object' && meta !== null ? (meta as { [JSON_TEXT]?: string })[JSON_TEXT] : undefined;
 }
 
 /** Longest error message sent; a longer one (say, echoing a client's 4 MB method name) is cut. */
