@@ -7,7 +7,8 @@
  *   node dist/bench/paired.js [--pairs=telemetry|eras|all] [--rounds=8] [--seconds=3]
  *
  * telemetry: telemetry off beside 'full' with no OpenTelemetry SDK (the issue's +3% row);
- * eras: the same call as 2025-11-25 (no session) beside 2026-07-28 (the issue's 1.10x row).
+ * eras: the same call as 2025-11-25 (no session) beside 2026-07-28 (the issue's 1.10x row), and both
+ * answered by hand on the Koa floor (servers/koa-floor-server.ts): what the newer revision costs any server.
  * Each request carries a W3C traceparent, as in `npm run bench`'s telemetry rows.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -15,7 +16,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { cpuOf } from './server-cpu';
 
-const SERVER = join(__dirname, 'servers', 'mcpkit-server.js');
+const SERVERS = join(__dirname, 'servers');
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const ROUNDS = Number(arg('rounds', '8'));
 const SECONDS = Number(arg('seconds', '3'));
@@ -49,6 +50,10 @@ interface Contender {
   label: string;
   env: Record<string, string>;
   request: { headers: Record<string, string>; body: string };
+  /** The server script in bench/servers (default mcpkit's). */
+  script?: string;
+  /** The label of the contender this one is compared with (default the first). */
+  versus?: string;
 }
 
 const SETS: Record<string, Contender[]> = {
@@ -59,6 +64,8 @@ const SETS: Record<string, Contender[]> = {
   eras: [
     { label: '2025-11-25 stateless', env: {}, request: LEGACY },
     { label: '2026-07-28', env: {}, request: MODERN },
+    { label: 'Koa floor, 2025-11-25', env: {}, request: LEGACY, script: 'koa-floor-server.js' },
+    { label: 'Koa floor, 2026-07-28', env: {}, request: MODERN, script: 'koa-floor-server.js', versus: 'Koa floor, 2025-11-25' },
   ],
 };
 
@@ -69,7 +76,7 @@ interface Running extends Contender {
 }
 
 function start(contender: Contender): Promise<Running> {
-  const child = fork(SERVER, [], {
+  const child = fork(join(SERVERS, contender.script ?? 'mcpkit-server.js'), [], {
     env: { ...process.env, MODE: 'stateless', TOOLS: '1', ...contender.env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -109,12 +116,12 @@ async function compare(name: string, contenders: Contender[]): Promise<void> {
     for (const server of servers) server.child.kill('SIGKILL');
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const base = median(servers[0].micros);
   console.log(`\n${name}: server CPU µs per stateless tools/call, ${ROUNDS} rounds of ${SECONDS} s, servers loaded in turn`);
   for (const server of servers) {
     const m = median(server.micros);
-    const versus =
-      server === servers[0] ? '' : `  ${(m / base).toFixed(3)}x (${m >= base ? '+' : ''}${((m / base - 1) * 100).toFixed(1)}%)`;
+    const against = servers.find((s) => s.label === server.versus) ?? servers[0];
+    const base = median(against.micros);
+    const versus = server === against ? '' : `  ${(m / base).toFixed(3)}x (${m >= base ? '+' : ''}${((m / base - 1) * 100).toFixed(1)}%)`;
     console.log(
       `  ${server.label.padEnd(24)} median ${m.toFixed(1).padStart(6)}${versus}   rounds ${server.micros.map((x) => x.toFixed(1)).join(' ')}`,
     );

@@ -67,6 +67,8 @@ const STDIO_CALLS = 40_000;
 
 const SUBJECTS: Subject[] = [
   { name: 'floor: Koa by hand', script: 'koa-floor-server.js', env: {}, headers: HEADERS, body: CALL },
+  // The protocol's floor for the 2026-07-28 row: what that revision's bytes and checks cost any server on Node.
+  { name: 'floor: Koa 2026-07-28', script: 'koa-floor-server.js', env: {}, headers: MODERN_HEADERS, body: MODERN_CALL },
   { name: 'mcpkit 2025-11-25', script: 'mcpkit-server.js', env: {}, headers: HEADERS, body: CALL },
   { name: 'mcpkit 2026-07-28', script: 'mcpkit-server.js', env: {}, headers: MODERN_HEADERS, body: MODERN_CALL },
   { name: 'sdk 2025-11-25', script: 'sdk-server.js', env: {}, headers: HEADERS, body: CALL },
@@ -202,6 +204,7 @@ async function main(): Promise<void> {
   const delta = (a: string, b: string) => (perCall.has(a) && perCall.has(b) ? perCall.get(a)! - perCall.get(b)! : undefined);
   const lines: [string, number | undefined, number | undefined][] = [
     ['2026-07-28 over 2025-11-25', delta('mcpkit 2026-07-28', 'mcpkit 2025-11-25'), perCall.get('mcpkit 2025-11-25')],
+    ['the same on the Koa floor', delta('floor: Koa 2026-07-28', 'floor: Koa by hand'), koa],
     ['tracing, no SDK, over off', delta('mcpkit full, no SDK', 'mcpkit telemetry off'), perCall.get('mcpkit telemetry off')],
     [
       'tracing, SDK no exporter, over off',

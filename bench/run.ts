@@ -732,6 +732,11 @@ async function modernComparison(): Promise<void> {
 
 /** The floor of the stateless HTTP tools/call: the same request answered by hand with Koa (servers/koa-floor-server.ts). */
 const KOA_FLOOR = { env: {}, headers: {}, label: 'floor: Koa by hand' };
+/**
+ * The same floor answering the 2026-07-28 call (its headers checked against its body, `resultType` and
+ * serverInfo in the result): what that revision costs any server on Node, beside what it costs mcpkit.
+ */
+const KOA_MODERN_FLOOR = { env: {}, headers: {}, label: 'floor: Koa by hand, 2026-07-28' };
 
 /**
  * `--only=floors`: the workloads of the floors table, each floor next to mcpkit (and the SDK where it
@@ -740,6 +745,7 @@ const KOA_FLOOR = { env: {}, headers: {}, label: 'floor: Koa by hand' };
 async function floorsComparison(): Promise<void> {
   for (let i = 0; i < RUNS; i++) {
     await httpLoad(CALL_WORKLOAD, 'floor', 'stateless', CALL, 1, isCall, KOA_FLOOR);
+    await httpLoad(CALL_WORKLOAD, 'floor', 'modern', MODERN_CALL, 1, isModernCall, KOA_MODERN_FLOOR);
     await httpLoad(CALL_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall);
     await httpLoad(CALL_WORKLOAD, 'mcpkit', 'modern', MODERN_CALL, 1, isModernCall);
     await httpLoad(CALL_WORKLOAD, 'sdk', 'stateless', CALL, 1, isCall);
@@ -1001,9 +1007,10 @@ function floorLines(cold: ColdStartRow[] | undefined, load: ModuleLoadRow[] | un
   const modern = find(CALL_WORKLOAD, 'mcpkit (modern)');
   if (modern?.cpu && legacy?.cpu) {
     const ratio = modern.cpu / legacy.cpu;
+    const koaModern = find(CALL_WORKLOAD, KOA_MODERN_FLOOR.label)?.cpu;
     lines.push({
       row: '2026-07-28 vs 2025-11-25 stateless call, CPU µs/req',
-      floor: `${n(legacy.cpu)} legacy`,
+      floor: `${n(legacy.cpu)} legacy${koa?.cpu && koaModern ? ` (Koa: ${(koaModern / koa.cpu).toFixed(2)}x)` : ''}`,
       sdk: '-',
       mcpkit: n(modern.cpu),
       ratio: `${ratio.toFixed(2)}x`,

@@ -9,6 +9,8 @@ import { reportReady } from './ipc';
  * HTTP stack mcpkit itself is built on (Koa and @koa/router), and nothing else. POST /mcp, the body
  * read and parsed, the JSON-RPC envelope checked, the echo called, its result written as
  * application/json. What mcpkit costs on top of this is the cost of being an MCP framework.
+ * A 2026-07-28 request (its body carries `params._meta`) is answered the same way, with what that
+ * revision adds: its headers checked against its body, and `resultType` and serverInfo in the result.
  */
 function echo(text: string): string {
   return text;
@@ -76,6 +78,8 @@ function sdkSpans(): ((ctx: Koa.Context, message: { id?: unknown; params?: { nam
   };
 }
 const traced = sdkSpans();
+/** The serverInfo a 2026-07-28 result carries in its `_meta`: mcpkit's bench server's, for the same bytes on the wire. */
+const SERVER_INFO = { 'io.modelcontextprotocol/serverInfo': { name: 'mcpkit-bench', version: '1.0.0' } };
 
 const app = new Koa();
 const router = new Router();
@@ -84,7 +88,7 @@ router.post('/mcp', async (ctx) => {
     jsonrpc?: unknown;
     id?: string | number;
     method?: unknown;
-    params?: { name?: unknown; arguments?: { text?: unknown } };
+    params?: { name?: unknown; arguments?: { text?: unknown }; _meta?: Record<string, unknown> };
   };
   const end = traced?.(ctx, message);
   ctx.type = 'application/json';
@@ -95,8 +99,29 @@ router.post('/mcp', async (ctx) => {
     end?.();
     return;
   }
-  ctx.body = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: echo(text) }] } });
-  end?.();
+  const meta = message.params?._meta;
+  if (meta === undefined) {
+    ctx.body = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: echo(text) }] } });
+    end?.();
+    return;
+  }
+  // The 2026-07-28 request (bench/request-instructions.ts's protocol floor): the checks the spec requires
+  // of its headers against its body (-32020), and the result's resultType and serverInfo.
+  const { headers } = ctx.req;
+  if (
+    headers['mcp-protocol-version'] !== meta['io.modelcontextprotocol/protocolVersion'] ||
+    headers['mcp-method'] !== message.method ||
+    headers['mcp-name'] !== message.params?.name
+  ) {
+    ctx.status = 400;
+    ctx.body = JSON.stringify({ jsonrpc: '2.0', id: message.id ?? null, error: { code: -32020, message: 'Header mismatch' } });
+    return;
+  }
+  ctx.body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: message.id,
+    result: { resultType: 'complete', content: [{ type: 'text', text: echo(text) }], _meta: SERVER_INFO },
+  });
 });
 app.use(router.routes());
 
