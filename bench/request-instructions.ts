@@ -23,6 +23,10 @@ import { cachegrindArgs, callgrindArgs, dumpedInstructions, instructionsIn } fro
  * cachegrind and subtracting a shorter run's count, as this bench did before, moved mcpkit's figures by
  * up to ~2% between runs of the same build.)
  *
+ * The 2026-07-28 row has two floors of its own: the Koa floor answering that revision's call (its headers
+ * checked against its body, `resultType` and serverInfo in the result), and the same request answered as a
+ * 2025-11-25 call with nothing checked, which is what its bytes alone cost Node and V8 before any server code.
+ *
  * Only user-space instructions are counted (the kernel's socket work is not, and is the same for all), and
  * an instruction is not a unit of time: a cache miss costs many. The table's last column scales each count
  * by the Koa floor's, to the 22-24 µs that floor took on the machine issue 22 was measured on.
@@ -69,6 +73,14 @@ const SUBJECTS: Subject[] = [
   { name: 'floor: Koa by hand', script: 'koa-floor-server.js', env: {}, headers: HEADERS, body: CALL },
   // The protocol's floor for the 2026-07-28 row: what that revision's bytes and checks cost any server on Node.
   { name: 'floor: Koa 2026-07-28', script: 'koa-floor-server.js', env: {}, headers: MODERN_HEADERS, body: MODERN_CALL },
+  // The same request answered as a 2025-11-25 call, nothing checked: the cost of its bytes alone.
+  {
+    name: 'floor: Koa 2026 request only',
+    script: 'koa-floor-server.js',
+    env: { FLOOR_REQUEST_ONLY: '1' },
+    headers: MODERN_HEADERS,
+    body: MODERN_CALL,
+  },
   { name: 'mcpkit 2025-11-25', script: 'mcpkit-server.js', env: {}, headers: HEADERS, body: CALL },
   { name: 'mcpkit 2026-07-28', script: 'mcpkit-server.js', env: {}, headers: MODERN_HEADERS, body: MODERN_CALL },
   { name: 'sdk 2025-11-25', script: 'sdk-server.js', env: {}, headers: HEADERS, body: CALL },
@@ -205,6 +217,7 @@ async function main(): Promise<void> {
   const lines: [string, number | undefined, number | undefined][] = [
     ['2026-07-28 over 2025-11-25', delta('mcpkit 2026-07-28', 'mcpkit 2025-11-25'), perCall.get('mcpkit 2025-11-25')],
     ['the same on the Koa floor', delta('floor: Koa 2026-07-28', 'floor: Koa by hand'), koa],
+    ['its request alone on the Koa floor', delta('floor: Koa 2026 request only', 'floor: Koa by hand'), koa],
     ['tracing, no SDK, over off', delta('mcpkit full, no SDK', 'mcpkit telemetry off'), perCall.get('mcpkit telemetry off')],
     [
       'tracing, SDK no exporter, over off',

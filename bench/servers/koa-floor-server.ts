@@ -78,6 +78,11 @@ function sdkSpans(): ((ctx: Koa.Context, message: { id?: unknown; params?: { nam
   };
 }
 const traced = sdkSpans();
+/**
+ * FLOOR_REQUEST_ONLY=1: every request answered as a 2025-11-25 call, nothing checked: with the 2026-07-28
+ * request, what its bytes alone cost (Node building its headers, V8 parsing its body) before any server code.
+ */
+const REQUEST_ONLY = process.env.FLOOR_REQUEST_ONLY === '1';
 /** The serverInfo a 2026-07-28 result carries in its `_meta`: mcpkit's bench server's, for the same bytes on the wire. */
 const SERVER_INFO = { 'io.modelcontextprotocol/serverInfo': { name: 'mcpkit-bench', version: '1.0.0' } };
 
@@ -99,7 +104,7 @@ router.post('/mcp', async (ctx) => {
     end?.();
     return;
   }
-  const meta = message.params?._meta;
+  const meta = REQUEST_ONLY ? undefined : message.params?._meta;
   if (meta === undefined) {
     ctx.body = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: echo(text) }] } });
     end?.();
