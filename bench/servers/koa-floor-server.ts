@@ -120,6 +120,7 @@ router.post('/mcp', async (ctx) => {
   ) {
     ctx.status = 400;
     ctx.body = JSON.stringify({ jsonrpc: '2.0', id: message.id ?? null, error: { code: -32020, message: 'Header mismatch' } });
+    end?.();
     return;
   }
   ctx.body = JSON.stringify({
@@ -127,6 +128,7 @@ router.post('/mcp', async (ctx) => {
     id: message.id,
     result: { resultType: 'complete', content: [{ type: 'text', text: echo(text) }], _meta: SERVER_INFO },
   });
+  end?.();
 });
 app.use(router.routes());
 
