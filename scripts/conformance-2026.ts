@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSummary, runConformance } from '../test/helpers/conformance';
-import { CONFORMANCE_MAIN, CONFORMANCE_NEXT_CLI, NODE22 } from '../test/helpers/paths';
+import { CONFORMANCE_MAIN, CONFORMANCE_NEXT_CLI } from '../test/helpers/paths';
 import { spawnHttpServer } from '../test/helpers/spawn-server';
 
 /**
@@ -28,7 +28,7 @@ async function main(): Promise<number> {
   try {
     // The DNS-rebinding scenario insists on a localhost URL.
     const url = `http://localhost:${server.port}/mcp`;
-    const { output } = await runConformance(NODE22, CONFORMANCE_NEXT_CLI, [
+    const { output } = await runConformance(process.execPath, CONFORMANCE_NEXT_CLI, [
       'server',
       '--url',
       url,

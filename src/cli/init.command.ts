@@ -33,7 +33,7 @@ export const initCommand: Command = {
   help: `Usage: mcpkit init <dir> [--target node|bun|deno|workers|lambda] [--mcpkit <spec>]
 
 Writes a new project into <dir> (created when missing; refused when not empty): package.json,
-tsconfig.json, src/app.module.ts, src/main.ts, test/app.module.spec.ts and a README. Then:
+tsconfig.json, src/app.module.ts, src/main.ts (with src/compile-cache.ts), test/app.module.spec.ts and a README. Then:
 
   cd <dir> && npm install && npm test && npm start
 

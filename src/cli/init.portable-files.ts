@@ -140,7 +140,7 @@ Resources:
     Properties:
       CodeUri: dist/
       Handler: index.handler
-      Runtime: nodejs20.x
+      Runtime: nodejs24.x
       MemorySize: 512
       Timeout: 30
       Environment:

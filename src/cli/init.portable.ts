@@ -195,7 +195,7 @@ export function portableTemplates(target: PortableTarget, o: InitTemplateOptions
         'package.json': pkg(
           {
             build: 'node build.js',
-            test: 'node build.js && node --test test/',
+            test: 'node build.js && node --test "test/*.test.js"',
             dev: 'wrangler dev',
             deploy: 'wrangler deploy',
           },
@@ -212,8 +212,8 @@ export function portableTemplates(target: PortableTarget, o: InitTemplateOptions
       return {
         ...common,
         'package.json': pkg(
-          { build: 'node build.js', test: 'node build.js && node --test test/', deploy: 'npm run build && sam deploy --guided' },
-          { esbuild: '^0.28.2', '@types/node': '^20.19.0', typescript: '~5.9.2' },
+          { build: 'node build.js', test: 'node build.js && node --test "test/*.test.js"', deploy: 'npm run build && sam deploy --guided' },
+          { esbuild: '^0.28.2', '@types/node': '^22.20.0', typescript: '~5.9.2' },
         ),
         'tsconfig.json': tsconfig(['node']),
         'build.js': buildScript('src/lambda.ts', 'dist/index.cjs', 'cjs', 'node'),

@@ -9,7 +9,7 @@ export interface InitTemplateOptions {
 
 const DEV_DEPENDENCIES = {
   '@types/jest': '^29.5.14',
-  '@types/node': '^20.19.0',
+  '@types/node': '^22.20.0',
   jest: '^29.7.0',
   'ts-jest': '^29.4.0',
   typescript: '~5.9.2',
@@ -59,6 +59,7 @@ export function initTemplates(o: InitTemplateOptions): Record<string, string> {
     'tsconfig.json': JSON.stringify(tsconfig, null, 2) + '\n',
     '.gitignore': 'node_modules/\ndist/\n',
     'src/app.module.ts': APP_MODULE.replaceAll('__NAME__', o.name),
+    'src/compile-cache.ts': COMPILE_CACHE,
     'src/main.ts': MAIN.replaceAll('__NAME__', o.name),
     'test/app.module.spec.ts': TEST,
     'README.md': README.replaceAll('__NAME__', o.name),
@@ -112,7 +113,15 @@ export class CalculatorTools {
 export class AppModule {}
 `;
 
-const MAIN = `import 'reflect-metadata';
+const COMPILE_CACHE = `import { enableCompileCache } from 'node:module';
+
+// Imported first by main.ts: Node keeps the compiled code of the modules loaded after this in its compile cache
+// (NODE_COMPILE_CACHE moves it, NODE_DISABLE_COMPILE_CACHE=1 turns it off), so later starts skip compiling them.
+enableCompileCache?.();
+`;
+
+const MAIN = `import './compile-cache';
+import 'reflect-metadata';
 import { McpApplication } from 'mcpkit';
 import { AppModule } from './app.module';
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // Before anything that loads tsyringe or reads decorator metadata.
 import 'reflect-metadata';
 import { callCommand } from './call.command';
@@ -45,10 +44,7 @@ export async function runCli(argv: string[]): Promise<number> {
   return command.run(rest);
 }
 
-/**
- * Runs the CLI as the `mcpkit` command and exits with its code. The published bin (lib/cli/main.js) calls it:
- * there this module lives inside the package's one bundle (lib/mcpkit.js), where `require.main === module` never holds.
- */
+/** Runs the CLI as the `mcpkit` command (bin.ts) and exits with its code. */
 export function main(argv: string[] = process.argv.slice(2)): void {
   runCli(argv).then(
     (code) => {
@@ -67,5 +63,3 @@ export function main(argv: string[] = process.argv.slice(2)): void {
     },
   );
 }
-
-if (require.main === module) main();

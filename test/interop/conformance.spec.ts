@@ -1,5 +1,5 @@
 import { parseSummary, runConformance } from '../helpers/conformance';
-import { CONFORMANCE_CLI, CONFORMANCE_MAIN, CONFORMANCE_NEXT_CLI, NODE22 } from '../helpers/paths';
+import { CONFORMANCE_CLI, CONFORMANCE_MAIN, CONFORMANCE_NEXT_CLI } from '../helpers/paths';
 import { spawnHttpServer } from '../helpers/spawn-server';
 
 /** The 30 server scenarios the 0.2 alphas require for the 2025-11-25 revision (`list --server --requirements 2025-11-25`). */
@@ -126,7 +126,7 @@ describe('official MCP conformance suite', () => {
 
   it('0.2.0-alpha.12 passes every scenario the 2025-11-25 requirements hold, scored or not', async () => {
     const { code, output } = await runConformance(
-      NODE22,
+      process.execPath,
       CONFORMANCE_NEXT_CLI,
       ['server', '--url', url, '--requirements', '2025-11-25', '--timeout', '20000'],
       80_000,
@@ -154,7 +154,7 @@ describe('official MCP conformance suite', () => {
 
   it('0.2.0-alpha.12 passes every scenario the 2026-07-28 requirements score, the pending ones mcpkit serves, and the tasks extension', async () => {
     const { output } = await runConformance(
-      NODE22,
+      process.execPath,
       CONFORMANCE_NEXT_CLI,
       ['server', '--url', url, '--requirements', '2026-07-28', '--timeout', '20000'],
       110_000,

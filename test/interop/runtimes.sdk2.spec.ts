@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { parseSummary, runConformance } from '../helpers/conformance';
 import { modernClient, modernPrimitiveSuite, NEGOTIATIONS, textOf } from '../helpers/modern-client-suite';
-import { CONFORMANCE_NEXT_CLI, NODE22, ROOT } from '../helpers/paths';
+import { CONFORMANCE_NEXT_CLI, ROOT } from '../helpers/paths';
 import { sdk2 } from '../helpers/sdk2';
 import { spawnHttpServer } from '../helpers/spawn-server';
 
@@ -92,7 +92,7 @@ describe.each(RUNTIMES)('the fetch handler on %s', (name, runtime) => {
       // The DNS-rebinding scenario insists on a localhost URL.
       const url = `http://localhost:${server.port}/mcp`;
       const { output } = await runConformance(
-        NODE22,
+        process.execPath,
         CONFORMANCE_NEXT_CLI,
         ['server', '--url', url, '--requirements', '2026-07-28', '--timeout', '20000'],
         110_000,

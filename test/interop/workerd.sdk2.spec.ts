@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSummary, runConformance } from '../helpers/conformance';
 import { modernClient, NEGOTIATIONS, textOf } from '../helpers/modern-client-suite';
-import { CONFORMANCE_NEXT_CLI, NODE22, ROOT } from '../helpers/paths';
+import { CONFORMANCE_NEXT_CLI, ROOT } from '../helpers/paths';
 import { sdk2 } from '../helpers/sdk2';
 import { bundleWorker, startWorkerd } from '../helpers/workerd';
 
@@ -79,7 +79,7 @@ describe('the fetch handler in workerd (Cloudflare Workers)', () => {
       // The DNS-rebinding scenario insists on a localhost URL.
       const url = `http://localhost:${worker.port}/mcp`;
       const { output } = await runConformance(
-        NODE22,
+        process.execPath,
         CONFORMANCE_NEXT_CLI,
         ['server', '--url', url, '--requirements', '2026-07-28', '--timeout', '20000'],
         110_000,

@@ -48,7 +48,7 @@ export function readmeExample(): string {
 export function consumerDependencies(tarball: string): string[] {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
   const peers = Object.entries(pkg.peerDependencies).map(([name, range]) => `${name}@${range}`);
-  return [tarball, ...peers, 'typescript@5.9', '@types/node@20', 'tsx@4', 'vitest@3'];
+  return [tarball, ...peers, 'typescript@5.9', '@types/node@22', 'tsx@4', 'vitest@3'];
 }
 
 /** A project folder with its package.json and tsconfig.json (node_modules come from the parent folder). */

@@ -141,7 +141,9 @@ const esm: Record<string, object> = { mcpkit: core, 'mcpkit/auth': auth, 'mcpkit
 const differs = Object.entries(esm).filter(([id, ns]) => {
   const cjs = require(id) as Record<string, unknown>;
   const names = Object.keys(cjs).filter((n) => n !== '__esModule');
-  return JSON.stringify(Object.keys(ns).sort()) !== JSON.stringify(names.sort()) || Object.entries(ns).some(([n, v]) => v !== cjs[n]);
+  // Node's CommonJS lexer also names tsc's __esModule marker: interop noise on either side, not one of mcpkit's names.
+  const esmNames = Object.keys(ns).filter((n) => n !== '__esModule');
+  return JSON.stringify(esmNames.sort()) !== JSON.stringify(names.sort()) || esmNames.some((n) => (ns as Record<string, unknown>)[n] !== cjs[n]);
 }).map(([id]) => id);
 console.log(JSON.stringify({
   core: typeof core.McpApplication, auth: typeof verifier.verify, client: typeof connect, stores: typeof store.create,
@@ -170,12 +172,12 @@ console.log(JSON.stringify({
 describe('the packed tarball', () => {
   it('holds the library build, LICENSE, README and package.json only', () => {
     const files = packed.files;
-    const expected = ['LICENSE', 'README.md', 'package.json', 'lib/mcpkit.js', 'lib/testing/task-store.contract.d.ts'];
+    const expected = ['LICENSE', 'README.md', 'package.json', 'lib/cli/bin.js', 'lib/testing/task-store.contract.d.ts'];
     for (const entry of ['index', 'auth/index', 'client/index', 'stores/index', 'redis/index', 'testing/index'])
-      expected.push(...['js', 'mjs', 'd.ts', 'd.mts'].map((ext) => `lib/${entry}.${ext}`));
+      expected.push(...['js', 'js.map', 'mjs', 'd.ts', 'd.mts'].map((ext) => `lib/${entry}.${ext}`));
     expect(files).toEqual(expect.arrayContaining(expected));
     expect(files.filter((f) => !f.startsWith('lib/') && !['LICENSE', 'README.md', 'package.json'].includes(f))).toEqual([]);
-    expect(files.filter((f) => /(^|\/)(test|bench|samples|dist)\/|\.tsbuildinfo$|\.spec\.|\.map$|(?<!\.d)\.m?ts$/.test(f))).toEqual([]);
+    expect(files.filter((f) => /(^|\/)(test|bench|samples|dist)\/|\.tsbuildinfo$|\.spec\.|(?<!\.d)\.m?ts$/.test(f))).toEqual([]);
   });
 
   it('runs the README example compiled by tsc as CommonJS (node10 resolution), over stdio and HTTP, and every entry point requires with types, without skipLibCheck or @types/koa', async () => {
