@@ -2,7 +2,7 @@ import type { CallToolResult, ContentBlock } from '../mcp/mcp-types';
 import { mcpErrorOf } from '../mcp/mcp.error';
 import type { HandlerRef, ToolDescriptor } from '../registry/descriptors';
 import { isThenable, type MaybePromise } from '../mcp/maybe-promise';
-import { checkInput, validateInput, type ValidationOutcome } from '../validation/validate-input';
+import { validateInput, type ValidationOutcome } from '../validation/validate-input';
 import { errorResult, isAsyncIterable, mapToolError, mapToolResult, toContent, type ToolErrorPolicy } from './handlers/tool-result.mapper';
 import type { RequestScope } from './request-scope';
 import type { RequestTelemetry } from './telemetry/telemetry-options';
@@ -88,7 +88,7 @@ export class ToolInvoker {
       const inputClass = tool.input;
       return this.telemetry
         ? this.validationSpan(this.telemetry, tool, scope, () => validateInput(inputClass, args, 'refuse'))
-        : checkInput(inputClass, args, 'refuse');
+        : validateInput(inputClass, args, 'refuse');
     }
     return undefined;
   }

@@ -1,5 +1,4 @@
-import { getMetadataStorage, ValidationTypes } from 'class-validator';
-import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+import { getMetadataStorage, type MetadataStorage, ValidationTypes } from 'class-validator';
 import { metadataStore } from '../metadata/metadata-store';
 import type { FieldOptions } from '../metadata/records';
 import type { JsonSchemaObject } from '../mcp/mcp-types';
@@ -9,6 +8,8 @@ import { nestedClass, transformedClass } from './nested-type';
 export type JsonSchema = Record<string, unknown>;
 type Ctor = abstract new (...args: never[]) => unknown;
 type Rule = (schema: JsonSchema, constraints: unknown[]) => void;
+/** One decorator's record, as class-validator's public metadata storage hands it out. */
+type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidationMetadatas']>[number];
 
 /** class-validator constraint name -> what it says in JSON Schema. Unknown validators add nothing. */
 const RULES: Record<string, Rule> = {

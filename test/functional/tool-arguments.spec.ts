@@ -13,9 +13,13 @@ class Order {
   @IsOptional() @IsString() note?: string;
   @IsOptional() @ValidateNested() @Type(() => Address) shipTo?: Address;
 }
-/** No class-transformer metadata: validated through the direct-copy path. */
+/** No nested members, no class-transformer metadata. */
 class Plain {
   @IsString() name!: string;
+}
+class Booking {
+  @IsString() guest!: string;
+  @IsInt() nights!: number;
 }
 @JsonSchema({ additionalProperties: true })
 class Lenient {
@@ -36,6 +40,12 @@ class Shop {
   greet(input: Plain): string {
     this.received.push(input);
     return `hi ${input.name}`;
+  }
+
+  @Tool({ description: 'Books a room' })
+  book(input: Booking): string {
+    this.received.push(input);
+    return `booked ${input.nights} nights for ${input.guest}`;
   }
 
   @Tool({ description: 'Greets, and takes whatever else comes' })
@@ -81,7 +91,7 @@ describe('tool arguments the model got wrong are tool execution errors (isError)
 
   it.each([
     ['order', 'an input class read by class-transformer'],
-    ['greet', 'an input class copied directly'],
+    ['greet', 'an input class without nested members'],
   ])('refuses unknown argument keys by name (%s: %s), listing the parameters', async (tool) => {
     const { app, call, app: application } = await shop();
     const args = tool === 'order' ? { item: 'pen', quantity: 2, colour: 'red', size: 'L' } : { name: 'Ada', nmae: 'Ada', size: 'L' };
@@ -97,6 +107,35 @@ describe('tool arguments the model got wrong are tool execution errors (isError)
             '- size: is not a parameter of this tool; its parameters are name (unknownArgument)',
     );
     expect(application.get(Shop).received).toEqual([]);
+    await app.close();
+  });
+
+  it.each([
+    [
+      'book',
+      { guset: 'Ada', nights: 'two' },
+      [
+        'guset: is not a parameter of this tool; its parameters are guest, nights (unknownArgument)',
+        'guest: is required (required)',
+        'nights: nights must be an integer number (isInt)',
+      ],
+    ],
+    [
+      'order',
+      { colour: 'red', quantity: 'two' },
+      [
+        'colour: is not a parameter of this tool; its parameters are item, quantity, note, shipTo (unknownArgument)',
+        'item: is required (required)',
+        'quantity: quantity must be an integer number (isInt)',
+      ],
+    ],
+  ])('reports every issue of a call at once: unknown, missing and mistyped arguments (%s)', async (tool, args, issues) => {
+    const { app, call } = await shop();
+    expect(await call(tool, args)).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: `Invalid arguments for tool "${tool}":\n${issues.map((i) => `- ${i}`).join('\n')}` }],
+    });
+    expect(app.get(Shop).received).toEqual([]);
     await app.close();
   });
 

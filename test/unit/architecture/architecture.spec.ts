@@ -83,6 +83,12 @@ describe('architecture of src/', () => {
     expect(edges.filter((e) => e.to === 'src/protocol/server-session.ts' && layer(e.from) !== 'protocol')).toEqual([]);
   });
 
+  // A package's internal paths are private: another version (or its ESM build) lays them out otherwise.
+  it('imports class-transformer and class-validator only through their public entry points', () => {
+    const deep = /(?:from\s*|require\(\s*|import\(\s*)['"]class-(?:transformer|validator)\//;
+    expect(files.filter((f) => deep.test(readFileSync(join(ROOT, f), 'utf8')))).toEqual([]);
+  });
+
   // STYLE.md: split a file past 400 lines. Measured on Prettier's layout, so no line is packed to fit.
   it('has no source file over 400 lines', () => {
     const long = files

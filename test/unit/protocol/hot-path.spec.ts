@@ -1,32 +1,15 @@
-import { IsString, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import { container } from 'tsyringe';
 import { ForbiddenError } from '../../../src/auth/auth.errors';
 import { handlerInvoker } from '../../../src/kernel/handler-invoker';
 import { Authorizer } from '../../../src/protocol/authorizer';
 import { mapToolResult } from '../../../src/protocol/handlers/tool-result.mapper';
 import type { HandlerAccess, HandlerRef, ToolDescriptor } from '../../../src/registry/descriptors';
-import { checkInput } from '../../../src/validation/validate-input';
 
 /*
  * The steps of a tools/call answer a synchronous case directly, not through a promise: over HTTP
  * every promise (and every await of one) also runs the async hooks AsyncLocalStorage installs for
  * the server log's request fields, a measured share of a small call's cost.
  */
-
-@ValidatorConstraint({ name: 'later', async: true })
-class Later implements ValidatorConstraintInterface {
-  validate(value: unknown): Promise<boolean> {
-    return Promise.resolve(value !== 'no');
-  }
-}
-
-class Sync {
-  @IsString() text!: string;
-}
-
-class Async {
-  @Validate(Later) text!: string;
-}
 
 const access = (over: Partial<HandlerAccess> = {}): HandlerAccess => ({
   kind: 'tool',
@@ -50,14 +33,6 @@ const ref = (run: (args: unknown[]) => unknown, over: Partial<HandlerAccess> = {
 });
 
 describe('the synchronous steps of a tool call', () => {
-  it('checkInput answers a class without asynchronous constraints directly, and an asynchronous one with a promise', async () => {
-    expect(checkInput(Sync, { text: 'a' })).toEqual({ ok: true, value: Object.assign(new Sync(), { text: 'a' }) });
-    expect(checkInput(Sync, { text: 1 })).toEqual({ ok: false, issues: ['text: text must be a string (isString)'] });
-    const later = checkInput(Async, { text: 'no' });
-    expect(later).toBeInstanceOf(Promise);
-    expect(await later).toMatchObject({ ok: false });
-  });
-
   it('Authorizer.assert decides an unrestricted handler at once, and still refuses through a promise', async () => {
     const authorizer = new Authorizer((guard) => new guard());
     expect(

@@ -50,6 +50,18 @@ describe('validateInput: what is missing, what is unknown', () => {
     expect(await validateInput(WithAsync, { name: 'x', extra: 1 }, 'refuse')).toMatchObject({ ok: false });
   });
 
+  it('refuses only what the input holds: a member declared without a rule is not unknown until it is sent', async () => {
+    class WithHelper {
+      @IsString() name!: string;
+      helper?: string;
+    }
+    expect(await validateInput(WithHelper, { name: 'x' }, 'refuse')).toMatchObject({ ok: true, value: { name: 'x' } });
+    expect(await validateInput(WithHelper, { name: 'x', helper: 'h' }, 'refuse')).toEqual({
+      ok: false,
+      issues: ['helper: is not a parameter of this tool; its parameters are name (unknownArgument)'],
+    });
+  });
+
   it('names an unknown key of a strict class outside tool arguments without speaking of a tool', async () => {
     @JsonSchema({ additionalProperties: false })
     class Strict {
@@ -96,5 +108,26 @@ describe('validateInput on hostile input', () => {
   it('still accepts ordinary nested input', async () => {
     const outcome = await validateInput<Outer>(Outer, { query: 'x', filter: { tag: 't' } });
     expect(outcome.ok && outcome.value.filter).toBeInstanceOf(Inner);
+  });
+});
+
+describe('validateInput asks class-validator every time', () => {
+  /** A constraint not declared asynchronous whose validator answers with a promise. */
+  @ValidatorConstraint({ name: 'notYet' })
+  class NotYet implements ValidatorConstraintInterface {
+    validate(value: unknown): Promise<boolean> {
+      return Promise.resolve(value !== 'late');
+    }
+    defaultMessage(): string {
+      return '$property is late';
+    }
+  }
+  class Arrival {
+    @IsString() @Validate(NotYet) when!: string;
+  }
+
+  it('waits for a validator that answers with a promise', async () => {
+    expect(await validateInput(Arrival, { when: 'now' })).toMatchObject({ ok: true });
+    expect(await validateInput(Arrival, { when: 'late' })).toEqual({ ok: false, issues: ['when: when is late (notYet)'] });
   });
 });
