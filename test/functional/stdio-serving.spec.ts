@@ -1,18 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
-import {
-  EmptyInput,
-  type InboundSink,
-  type LogFields,
-  McpApplication,
-  type McpContext,
-  McpModule,
-  type MessageTransport,
-  Tool,
-} from '../../src';
-import type { JsonRpcMessage } from '../../src/mcp/json-rpc';
-import { StdioTransport } from '../../src/transports/stdio.transport';
+import { EmptyInput, type LogFields, McpApplication, type McpContext, McpModule, Tool } from '../../src';
 import { waitFor } from '../helpers/wait-for';
 
 class TextInput {
@@ -132,60 +121,4 @@ describe('stdio: tools/call served in one chunk, synchronous and asynchronous to
       await app.close();
     }
   });
-
-  it('writes through the transport without a promise per message (post, not send)', async () => {
-    const send = jest.spyOn(StdioTransport.prototype, 'send');
-    const post = jest.spyOn(StdioTransport.prototype, 'post');
-    const served = await serve([]);
-    try {
-      served.send(call(1, 'echo', { text: 'a' }));
-      await served.answered([1]);
-      expect(post).toHaveBeenCalledTimes(2);
-      expect(send).not.toHaveBeenCalled();
-    } finally {
-      send.mockRestore();
-      post.mockRestore();
-      await served.app.close();
-    }
-  });
-
-  it.each(['2025-11-25', '2026-07-28'])(
-    "answers a synchronous tool before the transport's inbound call returns (%s): no promise on the way",
-    async (era) => {
-      const app = await McpApplication.create(ServedModule, {
-        logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
-      });
-      const sent: JsonRpcMessage[] = [];
-      let inbound!: InboundSink;
-      const transport: MessageTransport = {
-        start: (sink) => void (inbound = sink),
-        send: async (message) => void sent.push(message),
-        close: async () => undefined,
-      };
-      app.connect(transport);
-      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-      const deliver = (message: object) => inbound({ ok: true, message: message as JsonRpcMessage });
-      try {
-        if (era === '2025-11-25') {
-          deliver({
-            jsonrpc: '2.0',
-            id: 0,
-            method: 'initialize',
-            params: { protocolVersion: era, capabilities: {}, clientInfo: { name: 't', version: '1' } },
-          });
-          deliver({ jsonrpc: '2.0', method: 'notifications/initialized' });
-          deliver(call(1, 'echo', { text: 'now' }));
-        } else {
-          deliver({ jsonrpc: '2.0', id: 0, method: 'server/discover', params: { _meta: meta } });
-          deliver(call(1, 'echo', { text: 'now' }, meta));
-        }
-        expect(sent.find((m) => 'id' in m && m.id === 1)).toMatchObject({ result: { content: [{ type: 'text', text: 'now' }] } });
-        deliver(call(2, 'later', { text: 'x' }, era === '2026-07-28' ? meta : undefined));
-        expect(sent.some((m) => 'id' in m && m.id === 2)).toBe(false);
-        await waitFor(() => sent.some((m) => 'id' in m && m.id === 2));
-      } finally {
-        await app.close();
-      }
-    },
-  );
 });
