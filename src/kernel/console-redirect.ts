@@ -57,8 +57,9 @@ function uninstall(): void {
 /**
  * Points `console.log`, `info`, `debug` (and the other methods that write to stdout) at stderr for
  * the rest of the process. Over stdio, stdout carries protocol messages only: a stray line there
- * corrupts the stream. `listen({ stdio })` calls this; call it (or import `mcpkit`'s
- * `console-to-stderr` module first thing) to move output written at import time too.
+ * corrupts the stream. `listen({ stdio })` holds the console on stderr while the application serves;
+ * call this (or import `mcpkit`'s `console-to-stderr` module first thing) to move output written at
+ * import time too.
  */
 export function redirectConsoleToStderr(): void {
   permanent = true;
@@ -66,9 +67,11 @@ export function redirectConsoleToStderr(): void {
 }
 
 /**
- * Points the console at stderr until the returned function is called (unless a permanent redirect
- * happened meanwhile). `McpApplication.create` holds it while it constructs providers: it cannot know
- * yet whether stdio will be served, and a constructor's log on stderr harms no transport.
+ * Points the console at stderr until the returned function is called; the console comes back once
+ * every holder has released it (and no permanent redirect happened meanwhile), so one application's
+ * release never undoes another's hold. `McpApplication.create` holds it while it constructs providers
+ * (it cannot know yet whether stdio will be served, and a constructor's log on stderr harms no
+ * transport); `listen({ stdio })` holds it until the application closes.
  */
 export function holdConsoleOnStderr(): () => void {
   holders++;

@@ -314,7 +314,8 @@ export class McpApplication {
 
   /**
    * Starts serving. With `stdio`, the application closes when stdin ends, and `console.log`/`info`/
-   * `debug` write to stderr from here on (stdout carries protocol messages only). Rejects with
+   * `debug` write to stderr until it closes (stdout carries protocol messages only), unless
+   * `redirectConsole: false`. Rejects with
    * `AddressInUseError` when the HTTP address is taken.
    */
   listen(options: ListenOptions): Promise<ListenResult> {

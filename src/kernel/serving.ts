@@ -10,7 +10,7 @@ import type { FetchHandler, HttpTransport, LambdaHandler } from '../transports/h
 import type { ClientTransport } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
 import { StdioTransport } from '../transports/stdio.transport';
-import { redirectConsoleToStderr } from './console-redirect';
+import { holdConsoleOnStderr } from './console-redirect';
 import { type ConnectionHandle, type ConnectOptions, handleOf, type ListenOptions, type ListenResult, type Served } from './listen-options';
 import { RequestFields } from './log-context';
 import type { ScaleOut } from './scale-out';
@@ -160,7 +160,11 @@ export class Serving {
     const stdio = options.stdio === true ? {} : options.stdio || undefined;
     // Checked before anything is served: a server whose one client would be refused does not start.
     const auth = stdio?.auth && (await this.verifyStdioToken(stdio.auth));
-    if (stdio) redirectConsoleToStderr();
+    // Held by this application until it closes: another application's redirect is its own.
+    if (stdio && stdio.redirectConsole !== false && (stdio.output ?? process.stdout) === process.stdout) {
+      const release = holdConsoleOnStderr();
+      this.served.add({ stopAccepting: () => undefined, close: async () => release() });
+    }
     const result: ListenResult = {};
     if (options.http) result.http = await this.listenHttp(options.http);
     if (stdio) {

@@ -8,7 +8,11 @@ import type { InboundSink, MessageTransport } from './message-transport';
 export interface StdioOptions {
   /** Largest message accepted, in bytes (default 4 MiB); a longer line is answered with -32600. */
   maxMessageBytes?: number;
-  /** Send `console.log/info/debug` to stderr so that stdout carries protocol messages only (default true). */
+  /**
+   * Send `console.log`, `info`, `debug` (and the console's other stdout methods) to stderr while the
+   * application serves stdio on the process's stdout, so that stdout carries protocol messages only
+   * (default true). `false` leaves the console as it is.
+   */
   redirectConsole?: boolean;
   input?: Readable;
   output?: Writable;
@@ -30,7 +34,6 @@ export class StdioTransport implements MessageTransport {
   private readonly input: Readable;
   private readonly output: Writable;
   private readonly maxBytes: number;
-  private restoreConsole?: () => void;
   private detach?: () => void;
   /**
    * Responses waiting for the next write: those produced in one turn of the event loop go out in one
@@ -55,14 +58,13 @@ export class StdioTransport implements MessageTransport {
   };
   private outputClosed?: () => void;
 
-  constructor(private readonly options: StdioOptions = {}) {
+  constructor(options: StdioOptions = {}) {
     this.input = options.input ?? process.stdin;
     this.output = options.output ?? process.stdout;
     this.maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   }
 
   start(inbound: InboundSink, closed: () => void): void {
-    if (this.options.redirectConsole !== false && this.output === process.stdout) this.restoreConsole = redirectConsole();
     const decoder = new LineDecoder(
       this.maxBytes,
       (line) => inbound(decodeMessage(line)),
@@ -145,13 +147,5 @@ export class StdioTransport implements MessageTransport {
   async close(): Promise<void> {
     this.flush();
     this.stopInput();
-    this.restoreConsole?.();
-    this.restoreConsole = undefined;
   }
-}
-
-function redirectConsole(): () => void {
-  const saved = { log: console.log, info: console.info, debug: console.debug };
-  console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
-  return () => Object.assign(console, saved);
 }

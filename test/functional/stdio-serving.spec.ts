@@ -2,7 +2,6 @@ import { PassThrough } from 'node:stream';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { EmptyInput, type LogFields, McpApplication, type McpContext, McpModule, Tool } from '../../src';
-import { StdioTransport } from '../../src/transports/stdio.transport';
 import { waitFor } from '../helpers/wait-for';
 
 class TextInput {
@@ -120,22 +119,6 @@ describe('stdio: tools/call served in one chunk, synchronous and asynchronous to
       expect(entries.find((e) => e.message.includes('brokenLater threw'))?.fields).toMatchObject({ requestId: 6, method: 'tools/call' });
     } finally {
       await app.close();
-    }
-  });
-
-  it('writes through the transport without a promise per message (post, not send)', async () => {
-    const send = jest.spyOn(StdioTransport.prototype, 'send');
-    const post = jest.spyOn(StdioTransport.prototype, 'post');
-    const served = await serve([]);
-    try {
-      served.send(call(1, 'echo', { text: 'a' }));
-      await served.answered([1]);
-      expect(post).toHaveBeenCalledTimes(2);
-      expect(send).not.toHaveBeenCalled();
-    } finally {
-      send.mockRestore();
-      post.mockRestore();
-      await served.app.close();
     }
   });
 });

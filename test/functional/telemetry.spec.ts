@@ -11,7 +11,6 @@ import { EmptyInput, McpApplication, McpContext, McpError, McpModule, Tool } fro
 import { InMemoryEventStore } from '../../src/stores';
 import type { TelemetryOptions } from '../../src';
 import { ACCEPT_BOTH } from '../helpers/http-app';
-import { KoaExchange } from '../../src/transports/http/koa-exchange';
 import { waitFor } from '../helpers/wait-for';
 
 class EchoInput {
@@ -201,27 +200,16 @@ describe('telemetry', () => {
     expect(after.find((m) => m.descriptor.name === 'mcpkit.server.session.active')!.dataPoints.map((p) => p.value)).toEqual([0]);
   });
 
-  it("HTTP: the client's address and port are read for a recording span only (not with full telemetry and no SDK)", async () => {
-    const network = jest.spyOn(KoaExchange.prototype, 'network', 'get');
-    try {
-      const call = async (telemetry: TelemetryOptions) => {
-        const { http } = await (await create(telemetry)).listen({ http: { port: 0, host: '127.0.0.1', sessions: false } });
-        const answer = await fetch(http!.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, 'mcp-protocol-version': '2025-11-25' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'peer' } } }),
-        });
-        expect(await answer.json()).toMatchObject({ result: { content: [{ text: 'peer' }] } });
-      };
-      await call({ mode: 'full' }); // the API's global providers: no SDK registered in this test file
-      expect(network).not.toHaveBeenCalled();
-      const o = observability('full');
-      await call(o.telemetry);
-      expect(network).toHaveBeenCalled();
-      expect(byName(o.exporter, 'tools/call echo').attributes['client.address']).toMatch(/127\.0\.0\.1$/);
-    } finally {
-      network.mockRestore();
-    }
+  it("HTTP: a recording span carries the client's address", async () => {
+    const o = observability('full');
+    const { http } = await (await create(o.telemetry)).listen({ http: { port: 0, host: '127.0.0.1', sessions: false } });
+    const answer = await fetch(http!.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'peer' } } }),
+    });
+    expect(await answer.json()).toMatchObject({ result: { content: [{ text: 'peer' }] } });
+    expect(byName(o.exporter, 'tools/call echo').attributes['client.address']).toMatch(/127\.0\.0\.1$/);
   });
 
   it('an error sets error.type and the JSON-RPC code, and is counted by code', async () => {

@@ -38,4 +38,20 @@ describe('console output of a stdio server (real child process)', () => {
     expect(peer.stderr).toContain('noise in a constructor');
     expect(peer.stderr).toContain('noise in a handler');
   }, 30_000);
+
+  it('keeps the redirect of a stdio server when another application of the process is created and closed', async () => {
+    const peer = new RawStdioPeer(fixture('console-stdio-server'), ['--second-app']);
+    await callAndEnd(peer);
+    expect(peer.garbage).toEqual([]);
+    expect(peer.stderr).toContain('noise in a handler');
+  }, 30_000);
+
+  it('leaves console.log on stdout with listen({ stdio: { redirectConsole: false } })', async () => {
+    const peer = new RawStdioPeer(fixture('console-stdio-server'), ['--keep-console']);
+    await callAndEnd(peer);
+    expect(peer.garbage).toEqual(['noise in a handler', 'debug noise in a handler']);
+    expect(peer.stderr).not.toContain('noise in a handler');
+    // Constructors run in create(), before the application knows how it will be served: their output is on stderr.
+    expect(peer.stderr).toContain('noise in a constructor');
+  }, 30_000);
 });

@@ -58,7 +58,10 @@ describe('authorization of 2026-07-28 requests', () => {
     expect(res.headers.get('www-authenticate')).toMatch(
       /^Bearer .*resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/,
     );
-    expect(((await res.json()) as { error: { code: number } }).error.code).toEqual(expect.any(Number));
+    expect(await res.json()).toMatchObject({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Unauthorized: a bearer token is required' },
+    });
   });
 
   it('answers a call beyond the token scopes with 403 insufficient_scope, asking for the scopes it needs', async () => {

@@ -1,11 +1,25 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { injectable } from 'tsyringe';
+import { EmptyInput, McpApplication, McpModule, Tool } from '../../../src';
 import { AuthorizationServerError, IntrospectionVerifier, InvalidTokenError } from '../../../src/auth';
 
 const RESOURCE = 'https://mcp.example.com/mcp';
 const ISSUER = 'https://as.example.com';
 
 type Answer = { status?: number; body: unknown };
+
+@injectable()
+class WhoTools {
+  @Tool({ description: 'Answers an authenticated caller' })
+  who(_: EmptyInput) {
+    return 'you';
+  }
+}
+
+@McpModule({ providers: [WhoTools], server: { name: 'introspected', version: '1.0.0' } })
+class WhoModule {}
 
 /** A loopback introspection endpoint answering from a table (status and body), recording what it was asked. */
 async function introspectionEndpoint(answers: Record<string, Answer>) {
@@ -38,6 +52,7 @@ async function introspectionEndpoint(answers: Record<string, Answer>) {
 describe('IntrospectionVerifier', () => {
   const now = Math.floor(Date.now() / 1000);
   const answers: Record<string, Answer> = {
+    hour: { body: { active: true, sub: 'bob', aud: RESOURCE, exp: now + 3600 } },
     good: { body: { active: true, sub: 'alice', client_id: 'app', scope: 'a b', aud: RESOURCE, iss: ISSUER, exp: now + 30 } },
     machine: { body: { active: true, client_id: 'machine-1', scope: 'a', aud: RESOURCE, exp: now + 30 } },
     nobody: { body: { active: true, aud: RESOURCE, exp: now + 30 } },
@@ -81,9 +96,41 @@ describe('IntrospectionVerifier', () => {
     expect((await verifier().verify('nobody', { resource: RESOURCE })).principal).toBeUndefined();
   });
 
-  it('offers its answers to the resource server cache for cacheTtlMs (default 60 s), and 0 turns that off', () => {
-    expect(verifier().cacheTtlMs).toBe(60_000);
-    expect(verifier({ cacheTtlMs: 0 }).cacheTtlMs).toBe(0);
+  it('lets the resource server reuse its answer for cacheTtlMs (default 60 s), and 0 asks every time', async () => {
+    const app = await McpApplication.create(WhoModule, {
+      logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
+    });
+    const asks = () => endpoint.asked.filter((a) => a.token === 'hour').length;
+    const call = (callback: ReturnType<ReturnType<McpApplication['httpTransport']>['callback']>) =>
+      request(callback)
+        .post('/mcp')
+        .set({ Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25', Authorization: 'Bearer hour' })
+        .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'who', arguments: {} } })
+        .expect(200);
+    const served = (options: Partial<ConstructorParameters<typeof IntrospectionVerifier>[0]>) =>
+      app
+        .httpTransport({ sessions: false, auth: { authorizationServers: [ISSUER], resource: RESOURCE, verifier: verifier(options) } })
+        .callback();
+    try {
+      const cached = served({});
+      const start = Date.now();
+      await call(cached);
+      await call(cached);
+      const clock = jest.spyOn(Date, 'now').mockReturnValue(start + 59_000);
+      await call(cached);
+      expect(asks()).toBe(1);
+      clock.mockReturnValue(start + 61_000);
+      await call(cached);
+      expect(asks()).toBe(2);
+      jest.restoreAllMocks();
+      const uncached = served({ cacheTtlMs: 0 });
+      await call(uncached);
+      await call(uncached);
+      expect(asks()).toBe(4);
+    } finally {
+      jest.restoreAllMocks();
+      await app.close();
+    }
   });
 
   it('refuses inactive tokens and tokens for another resource, asking every time', async () => {

@@ -1,27 +1,44 @@
-import { Writable } from 'node:stream';
 import { holdConsoleOnStderr } from '../../../src/kernel/console-redirect';
 
 describe('holding the console on stderr', () => {
-  it('touches process.stderr only when something is logged, and then writes there', () => {
-    const real = Object.getOwnPropertyDescriptor(process, 'stderr')!;
-    const written: string[] = [];
-    const stderr = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        written.push(chunk.toString());
-        done();
-      },
+  let onStderr: string[];
+  let stderr: jest.SpyInstance;
+  let log: jest.SpyInstance;
+  let info: jest.SpyInstance;
+  beforeEach(() => {
+    onStderr = [];
+    stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      onStderr.push(String(chunk));
+      return true;
     });
-    let reads = 0;
-    Object.defineProperty(process, 'stderr', { configurable: true, get: () => (reads++, stderr) });
+    // The console as the user left it: what it writes once no one holds it any more.
+    log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    info = jest.spyOn(console, 'info').mockImplementation(() => undefined);
+  });
+  afterEach(() => {
+    stderr.mockRestore();
+    log.mockRestore();
+    info.mockRestore();
+  });
+
+  it('writes console.log to stderr while held, and gives the console back once released', () => {
     const release = holdConsoleOnStderr();
-    try {
-      expect(reads).toBe(0);
-      console.log('built %s', 'lazily');
-      expect(reads).toBeGreaterThan(0);
-      expect(written.join('')).toBe('built lazily\n');
-    } finally {
-      release();
-      Object.defineProperty(process, 'stderr', real);
-    }
+    console.log('held %s', 'here');
+    release();
+    console.log('released');
+    expect(onStderr.join('')).toBe('held here\n');
+    expect(log.mock.calls).toEqual([['released']]);
+  });
+
+  it("keeps the console on stderr until every holder released it: one application's release leaves another's hold", () => {
+    const first = holdConsoleOnStderr();
+    const second = holdConsoleOnStderr();
+    first();
+    first(); // a second release by the same holder changes nothing
+    console.info('still held');
+    second();
+    console.info('released');
+    expect(onStderr.join('')).toBe('still held\n');
+    expect(info.mock.calls).toEqual([['released']]);
   });
 });

@@ -100,9 +100,7 @@ describe('compose', () => {
       throw failure;
     };
     const last = jest.fn(async () => 'x');
-    const result = compose([throwing])(invocation, last);
-    expect(result).toBeInstanceOf(Promise);
-    await expect(result).rejects.toBe(failure);
+    await expect(compose([throwing])(invocation, last)).rejects.toBe(failure);
     expect(last).not.toHaveBeenCalled();
   });
 

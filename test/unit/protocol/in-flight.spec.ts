@@ -32,12 +32,13 @@ class Tools {
 class InFlightModule {}
 
 describe('requests in flight', () => {
-  it('a waiting answer is in flight and can still be cancelled', async () => {
+  it('answers a request at once, and counts a waiting one in flight until it is cancelled', async () => {
     const { app, client } = await connect(InFlightModule);
     try {
       expect(await client.request('tools/call', { name: 'now', arguments: { text: 'a' } })).toMatchObject({
         content: [{ type: 'text', text: 'a' }],
       });
+      expect(internalsOf(app).engine.inflightCount).toBe(0);
       const tools = app.get(Tools);
       const pending = client.request('tools/call', { name: 'later', arguments: { text: 'b' } }, 'slow');
       await tools.started.promise;
