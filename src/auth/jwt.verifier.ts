@@ -3,6 +3,7 @@ import type { AuthInfo } from '../context/mcp-context';
 import { AuthorizationServerError, InvalidTokenError } from './auth.errors';
 import { authInfoFromClaims } from './auth-info-from-claims';
 import { JwksSource } from './jwks-source';
+import { loadJose } from './jose-loader';
 import type { TokenVerifier, VerifyContext } from './token-verifier';
 
 /** The asymmetric algorithms accepted by default: a JWKS publishes public keys, so HS* and `none` never are. */
@@ -65,7 +66,7 @@ export interface JwtVerifierOptions {
 
 /**
  * Verifies JWT access tokens (RFC 9068) against a JWKS: signature, algorithm, `typ`, issuer, audience,
- * exp, nbf. Uses jose, loaded on first use, with web-standard crypto and fetch.
+ * exp, nbf. Uses jose (loaded when a verifier is made), with web-standard crypto and fetch.
  */
 export class JwtVerifier implements TokenVerifier {
   private readonly jose: typeof Jose;
@@ -74,9 +75,7 @@ export class JwtVerifier implements TokenVerifier {
   readonly cacheTtlMs: number;
 
   constructor(private readonly options: JwtVerifierOptions) {
-    // Loaded here, not at import: an application without JWT verification never loads jose (cold start).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const jose = (this.jose = require('jose') as typeof Jose);
+    const jose = (this.jose = loadJose());
     if (!options.issuer) throw new TypeError('JwtVerifier: `issuer` is required');
     this.algorithms = [...(options.algorithms ?? DEFAULT_JWT_ALGORITHMS)];
     const refused = this.algorithms.filter((a) => a === 'none' || /^HS/i.test(a));

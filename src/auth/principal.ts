@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { AuthInfo } from '../context/mcp-context';
+import { tokenDigest } from './token-cache';
 
 /**
  * The principal of verified credentials: who owns the sessions, streams, tasks, `requestState` and
@@ -24,7 +26,7 @@ export function derivePrincipal(issuer: string | undefined, subject: string | un
 export function withPrincipal(auth: AuthInfo, token?: string): AuthInfo | undefined {
   if (typeof auth.principal === 'string' && auth.principal) return auth;
   const issuer = auth.issuer ?? (typeof auth.claims?.iss === 'string' ? auth.claims.iss : undefined);
-  const principal = derivePrincipal(issuer, auth.subject, auth.clientId) ?? (token ? `token:${digest(token)}` : undefined);
+  const principal = derivePrincipal(issuer, auth.subject, auth.clientId) ?? (token ? `token:${tokenDigest(token)}` : undefined);
   return principal ? { ...auth, principal } : undefined;
 }
 
@@ -39,18 +41,7 @@ export function ownerOf(auth: AuthInfo): string {
   return principal ? `p:${principal}` : `p:!unowned:${randomUUID()}`;
 }
 
-/** A token's digest, for credentials that name nobody. */
-function digest(token: string): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: a server without tokens (stdio) never digests one
-  return (require('./token-cache') as typeof import('./token-cache')).tokenDigest(token);
-}
-
 /** The AuthInfo of a connection given its caller (`connect`): one naming nobody makes the connection its own principal. */
 export function connectionAuth(auth: AuthInfo): AuthInfo {
   return withPrincipal(auth) ?? { ...auth, principal: `connection:${randomUUID()}` };
-}
-
-function randomUUID(): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: a server without credentials (stdio) never needs it
-  return (require('node:crypto') as typeof import('node:crypto')).randomUUID();
 }

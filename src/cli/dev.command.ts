@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { watch as chokidar, type FSWatcher } from 'chokidar';
+import type * as Chokidar from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import type { Command } from './command';
 import { parseCommandArgs } from './command';
 import { CliError } from './cli-error';
@@ -134,6 +135,7 @@ function build(project: TsProject): Promise<boolean> {
  * save on, and `mcpkit dev` would keep serving stale code.
  */
 async function watchSources(project: TsProject, changed: (file: string) => void): Promise<FSWatcher[]> {
+  const { watch } = loadChokidar();
   const roots = new Set<string>();
   for (const file of project.files) {
     const rel = relative(project.dir, file);
@@ -152,14 +154,20 @@ async function watchSources(project: TsProject, changed: (file: string) => void)
   };
   const nested = [...roots].filter((root) => root !== project.dir);
   const watchers: FSWatcher[] = [];
-  if (nested.length > 0) watchers.push(chokidar(nested, { ignoreInitial: true, ignored }).on('all', (_event, file) => report(file)));
+  if (nested.length > 0) watchers.push(watch(nested, { ignoreInitial: true, ignored }).on('all', (_event, file) => report(file)));
   // The tsconfig's own directory, one level deep: its top-level sources when it has any, and the tsconfig.
   const topLevel = roots.has(project.dir);
   watchers.push(
-    chokidar(project.dir, { ignoreInitial: true, depth: 0, ignored }).on('all', (_event, file) => {
+    watch(project.dir, { ignoreInitial: true, depth: 0, ignored }).on('all', (_event, file) => {
       if (resolve(file) === project.tsconfig || (topLevel && resolve(file, '..') === project.dir)) report(file);
     }),
   );
   await Promise.all(watchers.map((w) => new Promise<void>((ready) => w.once('ready', () => ready()))));
   return watchers;
+}
+
+/** chokidar, loaded on first use: only `mcpkit dev` watches files, and the CLI's other commands start without it. */
+function loadChokidar(): typeof Chokidar {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('chokidar') as typeof Chokidar;
 }

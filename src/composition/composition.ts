@@ -4,13 +4,8 @@ import type { Invoke } from '../protocol/tool-invoker';
 import type { Contribution } from '../registry/contribution';
 import type { Registry } from '../registry/registry';
 import type { ProxyOptions } from './proxy';
-import type { ProxyTransport } from './proxy-link';
-
-/** How mounted names and URIs read; loaded on first use: an application that mounts and proxies nothing never needs them. */
-function mounting(): typeof import('./mount') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a mount or proxy prefixes names
-  return require('./mount') as typeof import('./mount');
-}
+import { checkPrefix, mountedContribution, prefixedUri } from './mount';
+import { ProxyLink, type ProxyTransport } from './proxy-link';
 
 /** Where a composition puts what it serves: the application's registry, one contribution per source. */
 export interface Contributions {
@@ -64,8 +59,6 @@ export class Composition {
     this.mounts.set(prefix, placeholder);
     const contributions = this.host.contributions;
     const withdraw = () => (contributions.contributes(source) ? contributions.contribute(source, undefined) : undefined);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a proxying server needs the MCP client
-    const { ProxyLink } = require('./proxy-link') as typeof import('./proxy-link');
     const link = new ProxyLink(
       prefix,
       transport,
@@ -121,7 +114,7 @@ export class Composition {
   }
 
   private claimPrefix(prefix: string, what: string): void {
-    mounting().checkPrefix(prefix, what);
+    checkPrefix(prefix, what);
     if (this.mounts.has(prefix)) throw new InvalidDefinitionError(`${what} "${prefix}"`, 'the prefix is already mounted');
   }
 
@@ -130,7 +123,6 @@ export class Composition {
     this.claimPrefix(prefix, 'mount');
     if (app.composition === this) throw new InvalidDefinitionError(`mount "${prefix}"`, 'an application cannot mount itself');
     const contributions = this.host.contributions;
-    const { mountedContribution, prefixedUri } = mounting();
     const refresh = () => contributions.contribute(`mount:${prefix}`, mountedContribution(prefix, app.registry, app.invoke));
     try {
       refresh();

@@ -2,16 +2,18 @@ import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { CanActivate } from '../contracts/guard';
 import type { ClassType } from '../metadata/records';
 import { ProtocolEngine } from '../protocol/protocol-engine';
+import { listenHandler } from '../protocol/modern/subscriptions-listen';
 import { createTelemetry } from '../protocol/telemetry/telemetry';
 import type { RequestTelemetry } from '../protocol/telemetry/telemetry-options';
 import type { Invoke } from '../protocol/tool-invoker';
 import type { Registry } from '../registry/registry';
 import { assembleRegistry, buildDecorated, type ProviderEntry } from '../registry/registry.builder';
-import { LazyTaskManager } from '../tasks/lazy-task-manager';
+import { TaskManager } from '../tasks/task-manager';
 import type { TaskStore } from '../tasks/task-store';
+import { tracedTaskStore } from '../tasks/traced-task-store';
 import { tasksFeature } from '../tasks/tasks.feature';
 import { type ApplicationOptions, resolveOptions, type ResolvedOptions } from './application-options';
-import type { Definitions } from './definitions';
+import { Definitions } from './definitions';
 import { handlerInvoker } from './handler-invoker';
 import { resolveModuleGraph } from './module-graph';
 import { applicationRoot } from './peer-copies';
@@ -27,7 +29,7 @@ export interface Parts {
   readonly engine: ProtocolEngine;
   readonly options: ResolvedOptions;
   readonly logger: ServerLogger;
-  readonly tasks: LazyTaskManager;
+  readonly tasks: TaskManager;
   readonly scaleOut: ScaleOut | undefined;
   readonly invoke: Invoke;
   readonly definitions: Definitions;
@@ -54,12 +56,9 @@ export function assembleParts(
   });
   const storeOption = options.taskStore ?? scaleOut?.taskStore();
   container.register(TASK_STORE, taskStoreProvider(storeOption));
-  // A store the application gave is resolved now (a store that cannot be made fails create); the
-  // in-memory default is made on first use (a task, `app.taskStore`, an HTTP readiness probe), unless
-  // telemetry records: its gauge of tasks by status is there from the start.
-  const store = () => tracedStore(container.resolve<TaskStore>(TASK_STORE), telemetry);
-  const tasks = new LazyTaskManager(
-    storeOption === undefined && !telemetry?.recording ? store : store(),
+  // The store is resolved now: a store that cannot be made fails create.
+  const tasks = new TaskManager(
+    tracedStore(container.resolve<TaskStore>(TASK_STORE), telemetry),
     options.tasks,
     (message, error) => logger.error(message, error),
     options.clientRequestTimeoutMs,
@@ -85,17 +84,13 @@ export function assembleParts(
     offer: options.offer,
     listChangedDebounceMs: options.listChangedDebounceMs,
     modernHandlers: (e) => ({
-      'subscriptions/listen': (params, scope) => {
-        const { listenHandler } =
-          // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a 2026-07-28 client opens a listen stream
-          require('../protocol/modern/subscriptions-listen') as typeof import('../protocol/modern/subscriptions-listen');
-        return listenHandler({
+      'subscriptions/listen': (params, scope) =>
+        listenHandler({
           hub: e.subscriptions,
           registry,
           authorizer: e.authorizer,
           capabilities: () => e.capabilities,
-        })(params, scope);
-      },
+        })(params, scope),
     }),
   });
   engine.subscriptions.attach(scaleOut?.changeBus?.());
@@ -109,25 +104,17 @@ export function assembleParts(
     tasks,
     scaleOut,
     invoke,
-    /** Runtime registration and mounting: made by the first that needs them, its module loaded then. */
+    /** Runtime registration and mounting: made by the first that needs them. */
     get definitions() {
-      if (!definitions) {
-        const { Definitions: Made } =
-          // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: most servers change nothing at run time
-          require('./definitions') as typeof import('./definitions');
-        definitions = new Made(registry, container, entries, transient, decorated, engine.custom);
-      }
-      return definitions;
+      return (definitions ??= new Definitions(registry, container, entries, transient, decorated, engine.custom));
     },
   };
   return { parts, entries, mounts: graph.root.mounts ?? {} };
 }
 
-/** The task store with spans and a gauge when telemetry records; loaded on first use: without telemetry the store is served as is. */
+/** The task store with spans and a gauge when telemetry records; without telemetry the store is served as is. */
 function tracedStore(store: TaskStore, telemetry: RequestTelemetry | undefined): TaskStore {
-  if (!telemetry?.recording) return store;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a server whose telemetry records traces its task store
-  return (require('../tasks/traced-task-store') as typeof import('../tasks/traced-task-store')).tracedTaskStore(store, telemetry);
+  return telemetry?.recording ? tracedTaskStore(store, telemetry) : store;
 }
 
 const stripInstructions = ({ instructions: _instructions, ...info }: ResolvedOptions['server']) => info;

@@ -1,4 +1,4 @@
-import type * as NodeConsole from 'node:console';
+import { Console } from 'node:console';
 
 /** The console methods that write to stdout; `error`, `warn` and `trace` already write to stderr. */
 const STDOUT_METHODS = [
@@ -31,9 +31,6 @@ let onStderr: Record<Method, (...args: unknown[]) => void> | undefined;
  */
 function stderrConsole(): Record<Method, (...args: unknown[]) => void> {
   if (onStderr) return onStderr;
-  // Required here, not imported: a server that never logs does not load node:console (issue 22).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { Console } = require('node:console') as typeof NodeConsole;
   onStderr = new Console({ stdout: process.stderr, stderr: process.stderr }) as unknown as Record<Method, (...args: unknown[]) => void>;
   return onStderr;
 }

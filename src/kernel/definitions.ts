@@ -1,6 +1,7 @@
 import type { Provider } from '../metadata/records';
 import type { Contribution } from '../registry/contribution';
 import type { PromptDescriptor, ResourceDescriptor, TemplateDescriptor, ToolDescriptor } from '../registry/descriptors';
+import { dynamicPrompt, dynamicResource, dynamicTool } from '../registry/dynamic-builder';
 import type { DynamicPrompt, DynamicResource, DynamicTool } from '../registry/dynamic-definitions';
 import type { PrimitiveKind, Registry } from '../registry/registry';
 import { assembleRegistry, buildDecorated, type DecoratedParts, type ProviderEntry } from '../registry/registry.builder';
@@ -12,15 +13,6 @@ import { DuplicateResourceError } from '../errors/duplicate-resource.error';
 import { DuplicateToolNameError } from '../errors/duplicate-tool-name.error';
 import type { CustomMethodHandler, CustomMethodOptions, CustomMethods } from '../protocol/custom-methods';
 import type { SessionInfo } from '../context/mcp-context';
-
-/** The builders of runtime registrations (and Ajv behind them), loaded on first use: a server that registers nothing at runtime never loads them. */
-function builders(): typeof import('../registry/dynamic-builder') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only runtime registration builds definitions here
-  return require('../registry/dynamic-builder') as typeof import('../registry/dynamic-builder');
-}
-const dynamicTool = (definition: DynamicTool) => builders().dynamicTool(definition);
-const dynamicResource = (definition: DynamicResource) => builders().dynamicResource(definition);
-const dynamicPrompt = (definition: DynamicPrompt) => builders().dynamicPrompt(definition);
 
 function duplicate(kind: PrimitiveKind, key: string): Error {
   const first = 'an earlier runtime registration',

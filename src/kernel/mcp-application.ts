@@ -1,5 +1,5 @@
 import type { InjectionToken } from 'tsyringe';
-import type { Composition, Mountable } from '../composition/composition';
+import { Composition, type Mountable } from '../composition/composition';
 import type { ProxyOptions } from '../composition/proxy';
 import type { ProxyTransport } from '../composition/proxy-link';
 import type { SessionInfo } from '../context/mcp-context';
@@ -228,13 +228,10 @@ export class McpApplication {
 
   // Composition: other applications and remote servers served under a prefix.
 
-  /** Made on first use, its module loaded then: most servers mount nothing and notify no resource update. */
+  /** Made on first use: most servers mount nothing and notify no resource update. */
   private get composition(): Composition {
     if (this.madeComposition) return this.madeComposition;
     const { definitions, engine, logger, options } = this.parts;
-    const { Composition } =
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: see above
-      require('../composition/composition') as typeof import('../composition/composition');
     this.madeComposition = new Composition({
       contributions: definitions,
       notifySubscribers: (uri) => engine.notifyResourceUpdated(uri),
@@ -353,7 +350,7 @@ export class McpApplication {
       await tasks.close();
       engine.closeAllSessions();
       await this.serving.close();
-      await tasks.closeStore();
+      await tasks.store.close();
       await scaleOut?.close();
       await container.dispose();
     })();

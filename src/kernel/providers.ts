@@ -5,21 +5,14 @@ import { describePeerCopies, findPeerCopies } from './peer-copies';
 import type { Provider } from '../metadata/records';
 import type { ProviderEntry } from '../registry/registry.builder';
 import { checkConstructorTokens } from './constructor-tokens';
+import { InMemoryTaskStore } from '../tasks/in-memory.task-store';
 import type { TaskStore } from '../tasks/task-store';
 import type { TaskStoreOption } from './application-options';
 
-/**
- * How the `taskStore` option is registered under TASK_STORE (in-memory when absent): one store per application.
- * The in-memory store's module loads when the store is first resolved (see LazyTaskManager).
- */
+/** How the `taskStore` option is registered under TASK_STORE (in-memory when absent): one store per application. */
 export function taskStoreProvider(option: TaskStoreOption | undefined): { useFactory: (c: DependencyContainer) => TaskStore } {
   const make = (c: DependencyContainer): TaskStore => {
-    if (option === undefined) {
-      const { InMemoryTaskStore } =
-        // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: most servers run no task
-        require('../tasks/in-memory.task-store') as typeof import('../tasks/in-memory.task-store');
-      return new InMemoryTaskStore();
-    }
+    if (option === undefined) return new InMemoryTaskStore();
     if (typeof option === 'function') return c.resolve(option as InjectionToken<TaskStore>);
     if ('useClass' in option) return c.resolve(option.useClass as InjectionToken<TaskStore>);
     if ('useValue' in option) return option.useValue;

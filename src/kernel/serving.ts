@@ -1,13 +1,17 @@
 import { connectionAuth } from '../auth/principal';
-import type { StdioAuthOptions } from '../auth/resource-server-options';
-import type { AuthInfo } from '../context/mcp-context';
+import { verifyStdioToken } from '../auth/stdio-auth';
 import { AddressInUseError } from '../errors/address-in-use.error';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { ProtocolEngine } from '../protocol/protocol-engine';
 import type { TaskStore } from '../tasks/task-store';
+import { createFetchHandler } from '../transports/http/fetch-handler';
 import type { HttpOptions } from '../transports/http/http-options';
 import type { FetchHandler, HttpTransport, LambdaHandler } from '../transports/http/http-handler.types';
-import type { ClientTransport } from '../transports/in-memory.transport';
+import { lambdaHandler } from '../transports/http/lambda-adapter';
+import type { SessionFactory } from '../transports/http/session-directory';
+import { StreamableHttpTransport } from '../transports/http/streamable-http';
+import { withTracedEventStore } from '../transports/http/traced-event-store';
+import { type ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
 import { StdioTransport } from '../transports/stdio.transport';
 import { holdConsoleOnStderr } from './console-redirect';
@@ -92,9 +96,6 @@ export class Serving {
 
   /** Connects an in-process client; the returned transport fits the official SDK `Client` and `McpTestClient`. */
   connectInMemory(options?: ConnectOptions): ClientTransport {
-    const { createInMemoryTransportPair } =
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: a stdio server connects no in-process client
-      require('../transports/in-memory.transport') as typeof import('../transports/in-memory.transport');
     const { client, server } = createInMemoryTransportPair();
     this.connect(server, { local: true, ...options });
     return client;
@@ -103,11 +104,7 @@ export class Serving {
   /** A Streamable HTTP transport for the application, not yet listening. */
   httpTransport(options: HttpOptions = {}): HttpTransport {
     this.refuseWhenClosing();
-    // Loaded here, not at import: a stdio-only server never loads Koa.
-    const { StreamableHttpTransport: Transport } =
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: a stdio server never loads Koa
-      require('../transports/http/streamable-http') as typeof import('../transports/http/streamable-http');
-    const transport = new Transport(this.sessionFactory(), this.httpOptions(options));
+    const transport = new StreamableHttpTransport(this.sessionFactory(), this.httpOptions(options));
     const served: Served = { stopAccepting: () => transport.stopAccepting(), close: () => transport.close() };
     this.served.add(served);
     this.httpServed.set(transport, served);
@@ -117,9 +114,6 @@ export class Serving {
   /** The same endpoint as a web-standard fetch handler (see McpApplication.fetchHandler); it loads no Koa. */
   fetchHandler(options: HttpOptions = {}): FetchHandler {
     this.refuseWhenClosing();
-    const { createFetchHandler } =
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a fetch-handler server needs it
-      require('../transports/http/fetch-handler') as typeof import('../transports/http/fetch-handler');
     const handler = createFetchHandler(this.sessionFactory(), this.httpOptions(options));
     this.served.add({ stopAccepting: () => handler.stopAccepting(), close: () => handler.close() });
     return handler;
@@ -127,15 +121,11 @@ export class Serving {
 
   /** The fetch handler behind AWS Lambda's HTTP events (see McpApplication.lambdaHandler). */
   lambdaHandler(options: HttpOptions = {}): LambdaHandler {
-    const handler = this.fetchHandler(options);
-    const { lambdaHandler } =
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a Lambda function needs it
-      require('../transports/http/lambda-adapter') as typeof import('../transports/http/lambda-adapter');
-    return lambdaHandler(handler);
+    return lambdaHandler(this.fetchHandler(options));
   }
 
   /** What an HTTP front door needs of the application to serve sessions and stateless requests. */
-  private sessionFactory(): import('../transports/http/session-directory').SessionFactory {
+  private sessionFactory(): SessionFactory {
     const { engine, logger, taskStore } = this.host;
     return {
       createSession: (sink, o) => engine.createSession(sink, o),
@@ -149,9 +139,6 @@ export class Serving {
   /** The options of an HTTP front door: the scale-out's shared stores under the caller's, the event store traced. */
   private httpOptions(options: HttpOptions): HttpOptions {
     const shared = this.host.scaleOut?.httpDefaults();
-    const { withTracedEventStore } =
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only HTTP has an event store
-      require('../transports/http/traced-event-store') as typeof import('../transports/http/traced-event-store');
     return withTracedEventStore(shared ? { ...shared, ...options } : options, this.host.engine.telemetry);
   }
 
@@ -159,7 +146,7 @@ export class Serving {
   async listen(options: ListenOptions): Promise<ListenResult> {
     const stdio = options.stdio === true ? {} : options.stdio || undefined;
     // Checked before anything is served: a server whose one client would be refused does not start.
-    const auth = stdio?.auth && (await this.verifyStdioToken(stdio.auth));
+    const auth = stdio?.auth && (await verifyStdioToken(stdio.auth));
     // Held by this application until it closes: another application's redirect is its own.
     if (stdio && stdio.redirectConsole !== false && (stdio.output ?? process.stdout) === process.stdout) {
       const release = holdConsoleOnStderr();
@@ -218,12 +205,6 @@ export class Serving {
   }
 
   /** The stdio client's verified AuthInfo. */
-  private verifyStdioToken(options: StdioAuthOptions): Promise<AuthInfo> {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a stdio server with a token verifies one
-    const { verifyStdioToken } = require('../auth/stdio-auth') as typeof import('../auth/stdio-auth');
-    return verifyStdioToken(options);
-  }
-
   private refuseWhenClosing(): void {
     if (this.host.closing) throw new Error('The application is closing');
   }

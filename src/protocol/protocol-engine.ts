@@ -19,7 +19,7 @@ import { isResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpc
 import type { TransportExtra } from './request-scope';
 import { type Invoke, ToolInvoker } from './tool-invoker';
 import type { EraSupport } from '../mcp/eras';
-import type { ModernDispatch } from './modern/modern-dispatch';
+import { ModernDispatch } from './modern/modern-dispatch';
 import type { CacheHints } from '../contracts/cache-hints';
 import { type RequestStateOptions, RequestStateSealer } from './modern/request-state';
 import { SubscriptionHub } from './modern/subscriptions';
@@ -149,8 +149,7 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
 
   /**
    * Serves 2026-07-28 requests; undefined when the server serves the legacy era only. Built on first
-   * use (a transport that classifies requests, or the first modern request): a stdio server whose
-   * client speaks 2025-11-25 never loads it.
+   * use (a transport that classifies requests, or the first modern request).
    */
   get modern(): ModernDispatch | undefined {
     if (!this.sealer) return undefined;
@@ -160,9 +159,6 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
 
   private buildDispatch(sealer: RequestStateSealer): ModernDispatch {
     const { options } = this;
-    const { ModernDispatch } =
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: see `modern`
-      require('./modern/modern-dispatch') as typeof import('./modern/modern-dispatch');
     return new ModernDispatch({
       support: this.eras,
       sealer,

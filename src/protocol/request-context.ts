@@ -11,6 +11,7 @@ import {
 } from '../mcp/mcp-types';
 import { passesLogLevel } from './peer';
 import type { RequestScope } from './request-scope';
+import { elicitationSchema } from '../schema/elicitation-schema.builder';
 import { validateInput } from '../validation/validate-input';
 import { missingCapability } from './modern/envelope';
 import { declaresExtension, extensionsOf, type Extensions } from '../mcp/extensions';
@@ -92,9 +93,6 @@ export class RequestContext extends McpContext {
   }
 
   async elicitForm<T extends object>(message: string, form: new () => T, options?: ClientRequestOptions): Promise<ElicitFormResult<T>> {
-    const { elicitationSchema } =
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a handler that elicits a form needs its schema
-      require('../schema/elicitation-schema.builder') as typeof import('../schema/elicitation-schema.builder');
     const result = await this.elicit({ message, requestedSchema: elicitationSchema(form) }, options);
     if (result.action !== 'accept') return { action: result.action };
     const checked = await validateInput<T>(form, result.content ?? {});

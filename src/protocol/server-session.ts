@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   ErrorCode,
   errorResponse,
@@ -258,7 +259,5 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
 
 /** 12 random bytes, base64url. */
 function randomKey(): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: a stdio session needs its key only when a request creates a task
-  const { randomBytes } = require('node:crypto') as typeof import('node:crypto');
   return randomBytes(12).toString('base64url');
 }

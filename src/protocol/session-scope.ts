@@ -36,8 +36,7 @@ export class SessionScope implements RequestScope {
 
   /**
    * Who owns what the request creates. Asked of the session when something first needs it (tasks):
-   * most requests never do, and a session without an id makes its key from random bytes (node:crypto,
-   * which a stdio server then loads only when a task needs an owner).
+   * most requests never do, and a session without an id makes its key from random bytes.
    */
   get owner(): string {
     this.ownerKey ??= this.session.ownerKey(this.extra);

@@ -23,6 +23,8 @@ import type {
 import { type AccessTarget, resolveAccess } from './handler-access';
 import { handlerParameters, typeName } from './handler-parameters';
 import { Registry } from './registry';
+import { UriTemplate } from './uri-template';
+import { readView, toolViewMeta } from './view-builder';
 import { viewRecords } from '../views/view-records';
 import { clean, deepFreeze } from './definition-utils';
 import { emptySchema, isClass, promptArguments, rawSchema, withView } from './builder-helpers';
@@ -181,7 +183,7 @@ class Builder {
       _meta:
         options.ui === undefined
           ? options._meta
-          : withView(options._meta, viewBuilder().toolViewMeta(ref.where, options.ui, this.views, output !== undefined)),
+          : withView(options._meta, toolViewMeta(ref.where, options.ui, this.views, output !== undefined)),
     });
     try {
       paramHeaders(definition.inputSchema);
@@ -237,9 +239,6 @@ class Builder {
       this.resources.set(options.uri, { ...ref.handler, uri: options.uri, definition, cache: options.cache });
       return;
     }
-    const { UriTemplate } =
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a resource template needs the URI template parser
-      require('./uri-template') as typeof import('./uri-template');
     const uriTemplate = new UriTemplate(options.uriTemplate);
     const clash = this.templates.find((t) => t.template.shape === uriTemplate.shape);
     if (clash) throw new ClashingUriTemplateError(clash.template.template, clash.where, uriTemplate.template, ref.where);
@@ -258,7 +257,7 @@ class Builder {
   private addView(provider: ProviderEntry): void {
     if (!viewRecords.get(provider.cls)) return;
     const where = provider.cls.name;
-    const view = viewBuilder().readView(provider.cls, where);
+    const view = readView(provider.cls, where);
     if (!view || this.views.has(provider.cls)) return;
     const name = view.definition.name;
     const existing = this.resources.get(view.definition.uri);
@@ -351,10 +350,4 @@ class Builder {
     if (candidate !== EmptyInput && !hasInputMetadata(candidate)) throw new MissingInputMetadataError(where, candidate.name);
     return candidate as InputClass;
   }
-}
-
-/** Loaded on first use: only a server with MCP Apps views (`@View`, a tool's `ui`) reads and checks them. */
-function viewBuilder(): typeof import('./view-builder') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
-  return require('./view-builder') as typeof import('./view-builder');
 }

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { InvalidDecoratorOptionsError } from '../errors/invalid-decorator-options.error';
 import { InvalidViewError, MissingTextFallbackError, UnknownViewError } from '../errors/view-definition.error';
 import type { ResourceDefinition } from '../mcp/mcp-types';
-import type { ViewContent } from '../views/view-content';
+import { ViewContent } from '../views/view-content';
 import { viewRecords } from '../views/view-records';
 import { VIEW_MIME_TYPE, type ToolUi, type ToolVisibility, type ViewOptions } from '../views/view.types';
 
@@ -59,8 +59,6 @@ export function readView(cls: object, where: string): (BuiltView & { options: Vi
   if (options.title !== undefined) definition.title = options.title;
   if (options.description !== undefined) definition.description = options.description;
   if (hasUi) definition._meta = { ui };
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a server with views reads their HTML (node:fs/promises)
-  const { ViewContent } = require('../views/view-content') as typeof import('../views/view-content');
   return { options, definition, ui: hasUi ? ui : undefined, content: new ViewContent(html) };
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ContentBlock } from '../mcp/mcp-types';
 import { InvalidTaskCursorError, InvalidTaskTransitionError, TaskStoreFullError } from './task-store.errors';
 import type { CreateTaskInput, TaskStore } from './task-store';
@@ -42,8 +43,7 @@ export class InMemoryTaskStore implements TaskStore {
   async create(input: CreateTaskInput): Promise<TaskRecord> {
     this.makeRoom();
     const now = new Date();
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: a server whose tools never run as tasks needs no task ids
-    const taskId = (require('node:crypto') as typeof import('node:crypto')).randomUUID();
+    const taskId = randomUUID();
     const record: TaskRecord = {
       task: { taskId, status: 'working', createdAt: now.toISOString(), lastUpdatedAt: now.toISOString(), ttl: input.ttl },
       owner: input.owner,

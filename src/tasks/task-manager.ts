@@ -13,6 +13,7 @@ import { TaskScope } from './task-scope';
 import { firstText, related } from './task-results';
 import { delay, immediateAnswer, negotiate } from './task-modes';
 import { TaskEngine } from './task-engine';
+import { SegmentStreamer } from './segment-streamer';
 import type { ToolDescriptor } from '../registry/descriptors';
 import type { ResolvedTaskOptions } from './task-options';
 import { InvalidTaskCursorError, InvalidTaskTransitionError } from './task-store.errors';
@@ -65,8 +66,6 @@ export class TaskManager {
     // Streaming applies to incremental tools (async generators), when the client accepts it.
     const streams =
       tool.streaming && (mode === 'streaming' || (mode === 'immediate' && (taskParams.responseModes as unknown[]).includes('streaming')));
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a task-augmented call streams segments
-    const { SegmentStreamer } = require('./segment-streamer') as typeof import('./segment-streamer');
     const streamer = new SegmentStreamer(scope, taskId, streams);
     // The handler runs past the request's answer: its log entries keep the request's fields.
     const run = keepLogFields(() => this.execute(tools, tool, args, record, scope, (segments) => streamer.push(segments)));

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '../../context/mcp-context';
 import type { TokenVerifier } from '../token-verifier';
 import type { OAuthProxyOptions, UpstreamTokens } from './oauth-proxy.options';
-import type { OAuthProxyServer } from './oauth-proxy.server';
+import { OAuthProxyServer } from './oauth-proxy.server';
 
 /**
  * An OAuth 2.1 authorization server in front of an identity provider that has no dynamic registration
@@ -14,9 +14,7 @@ export class OAuthProxy {
   private readonly server: OAuthProxyServer;
 
   constructor(options: OAuthProxyOptions) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: a server that only verifies tokens never loads the proxy's endpoints
-    const { OAuthProxyServer: Server } = require('./oauth-proxy.server') as typeof import('./oauth-proxy.server');
-    this.server = new Server(options);
+    this.server = new OAuthProxyServer(options);
   }
 
   /** The issuer URL: put it in the resource server's `authorizationServers`. */

@@ -1,18 +1,11 @@
 import type { JWK, KeyLike } from 'jose';
 import type { AuthInfo } from '../../context/mcp-context';
 import { InvalidTokenError } from '../auth.errors';
+import { loadJose } from '../jose-loader';
 import type { TokenVerifier, VerifyContext } from '../token-verifier';
 import type { SigningJwk } from './oauth-proxy.options';
 import { randomToken } from './pkce';
 import type { GrantRecord, ProxyRecords } from './proxy-records';
-
-type Jose = typeof import('jose');
-
-// jose is loaded when the proxy first signs or verifies, so importing mcpkit stays light.
-function jose(): Jose {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('jose') as Jose;
-}
 
 interface Keys {
   alg: string;
@@ -39,7 +32,7 @@ export class TokenIssuer {
   async sign(grant: GrantRecord, ttlSeconds: number): Promise<string> {
     const keys = await this.load();
     const now = Math.floor(Date.now() / 1000);
-    return new (jose().SignJWT)({ client_id: grant.clientId, scope: grant.scopes.join(' '), gid: grant.grantId })
+    return new (loadJose().SignJWT)({ client_id: grant.clientId, scope: grant.scopes.join(' '), gid: grant.grantId })
       .setProtectedHeader({ alg: keys.alg, kid: keys.kid, typ: 'at+jwt' })
       .setIssuer(this.issuer()!)
       .setSubject(grant.subject)
@@ -61,7 +54,7 @@ export class TokenIssuer {
     const keys = await this.load();
     let payload: Record<string, unknown>;
     try {
-      ({ payload } = await jose().jwtVerify(token, keys.publicKey, {
+      ({ payload } = await loadJose().jwtVerify(token, keys.publicKey, {
         issuer,
         audience: context.resource,
         algorithms: [keys.alg],
@@ -90,7 +83,7 @@ export class TokenIssuer {
   }
 
   private async createKeys(): Promise<Keys> {
-    const j = jose();
+    const j = loadJose();
     if (this.signingKey) {
       const jwk = this.signingKey as JWK;
       const alg = this.signingKey.alg ?? (this.signingKey.kty === 'RSA' ? 'RS256' : 'ES256');

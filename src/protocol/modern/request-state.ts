@@ -1,3 +1,4 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { McpError } from '../../mcp/mcp.error';
 
 /** How requestState is sealed: the keys (the first one signs, all of them verify), its lifetime and size. */
@@ -103,12 +104,11 @@ export class RequestStateSealer {
 
   /**
    * The first signs, all of them verify. This process's own key is made when first needed: a server
-   * whose clients never need a second round (and a stdio server, which serves one client) loads no
-   * node:crypto for it.
+   * whose clients never need a second round makes none.
    */
   private get keys(): Buffer[] {
     if (this.given) return this.given;
-    this.own ??= crypto().randomBytes(32);
+    this.own ??= randomBytes(32);
     return [this.own];
   }
 
@@ -151,7 +151,7 @@ export class RequestStateSealer {
   }
 
   private mac(key: Buffer, body: string): string {
-    return crypto().createHmac('sha256', key).update(body).digest('base64url');
+    return createHmac('sha256', key).update(body).digest('base64url');
   }
 }
 
@@ -162,7 +162,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
-  return x.length === y.length && crypto().timingSafeEqual(x, y);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 function invalid(why: string): McpError {
@@ -176,13 +176,7 @@ export function digestOf(value: unknown): string {
 
 /** The digest of a value already in its canonical form (`stableJson`): `digestOf(v) === digestOfCanonical(stableJson(v))`. */
 export function digestOfCanonical(canonical: string): string {
-  return crypto().createHash('sha256').update(canonical).digest('base64url');
-}
-
-/** node:crypto, loaded when a request first needs it (see RequestStateSealer.keys). */
-function crypto(): typeof import('node:crypto') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a multi round-trip request (or a digest of arguments) needs it
-  return require('node:crypto') as typeof import('node:crypto');
+  return createHash('sha256').update(canonical).digest('base64url');
 }
 
 /** A JSON text of a value that does not depend on the order of object keys. */

@@ -1,3 +1,5 @@
+import type * as Api from '@opentelemetry/api';
+import { OtelTelemetry } from './otel-telemetry';
 import type { RequestTelemetry, TelemetryOptions } from './telemetry-options';
 
 /**
@@ -7,17 +9,17 @@ import type { RequestTelemetry, TelemetryOptions } from './telemetry-options';
 export function createTelemetry(options: TelemetryOptions | undefined): RequestTelemetry | undefined {
   const mode = options?.mode ?? 'off';
   if (mode === 'off') return undefined;
-  // Loaded here only: @opentelemetry/api is an optional peer dependency.
-  let api: typeof import('@opentelemetry/api');
+  return new OtelTelemetry(loadOpenTelemetry(mode), { ...options, mode });
+}
+
+/** @opentelemetry/api, loaded here only: it is an optional peer dependency, and a server with telemetry off never loads it. */
+function loadOpenTelemetry(mode: string): typeof Api {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+    return require('@opentelemetry/api') as typeof Api;
   } catch (error) {
     throw new Error(`telemetry mode '${mode}' needs the optional peer dependency @opentelemetry/api: npm install @opentelemetry/api`, {
       cause: error,
     });
   }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { OtelTelemetry } = require('./otel-telemetry') as typeof import('./otel-telemetry');
-  return new OtelTelemetry(api, { ...options, mode });
 }

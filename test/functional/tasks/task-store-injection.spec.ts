@@ -3,6 +3,7 @@ import { McpTestClient } from '../../../src/testing';
 import { InMemoryTaskStore, type CreateTaskInput, type TaskStore } from '../../../src/stores';
 import { McpApplication, McpModule, TASK_STORE } from '../../../src';
 import { TaskTools } from '../../helpers/task-tools';
+import { waitFor } from '../../helpers/wait-for';
 
 const STORE_NAME = Symbol('store-name');
 
@@ -77,7 +78,7 @@ describe('injecting a TaskStore', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
-  it('makes the default store on first use, one per application: the store tasks run in, app.taskStore and TASK_STORE', async () => {
+  it('makes one default store per application: the store tasks run in, app.taskStore and TASK_STORE', async () => {
     const create = jest.spyOn(InMemoryTaskStore.prototype, 'create');
     const close = jest.spyOn(InMemoryTaskStore.prototype, 'close');
     try {
@@ -103,6 +104,28 @@ describe('injecting a TaskStore', () => {
     } finally {
       create.mockRestore();
       close.mockRestore();
+    }
+  });
+
+  it('over a store shared between instances, fails the tasks of a stopped instance before serving any request', async () => {
+    /** A shared store (it keeps leases): it records each time it is asked to reap abandoned tasks. */
+    class SharedStore extends InMemoryTaskStore {
+      reaped: string[] = [];
+      async renewLeases(): Promise<void> {}
+      async reapAbandoned(statusMessage: string) {
+        this.reaped.push(statusMessage);
+        return [];
+      }
+    }
+    const store = new SharedStore();
+    @McpModule({ providers: [TaskTools] })
+    class M {}
+    const app = await McpApplication.create(M, { taskStore: store, tasks: { leaseMs: 200 } });
+    try {
+      await waitFor(() => store.reaped.length > 0, { what: 'the application to reap abandoned tasks' });
+      expect(store.reaped[0]).toBe('The server running this task stopped responding');
+    } finally {
+      await app.close();
     }
   });
 });
