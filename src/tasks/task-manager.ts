@@ -1,5 +1,4 @@
 import { ErrorCode } from '../mcp/json-rpc';
-import { keepLogFields } from '../kernel/log-context';
 import { McpError } from '../mcp/mcp.error';
 import { ANONYMOUS_OWNER } from '../protocol/connection';
 import type { Outbound } from '../protocol/peer';
@@ -68,8 +67,8 @@ export class TaskManager {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: only a task-augmented call streams segments
     const { SegmentStreamer } = require('./segment-streamer') as typeof import('./segment-streamer');
     const streamer = new SegmentStreamer(scope, taskId, streams);
-    // The handler runs past the request's answer: its log entries keep the request's fields.
-    const run = keepLogFields(() => this.execute(tools, tool, args, record, scope, (segments) => streamer.push(segments)));
+    // The handler runs past the request's answer: its log entries keep the request's fields all the same.
+    const run = this.execute(tools, tool, args, record, scope, (segments) => streamer.push(segments));
 
     if (mode === 'immediate') {
       const early = await Promise.race([run, delay(this.options.immediateWindowMs)]);

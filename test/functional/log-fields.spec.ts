@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { IsBoolean } from 'class-validator';
@@ -66,17 +65,10 @@ interface Entry {
   fields?: LogFields;
 }
 
-/*
- * The server log's request fields ride on AsyncLocalStorage only where a request may wait: on Node 20 a
- * storage in use makes every promise of the process pay async hooks. A kind of request (method and tool)
- * that answered synchronously 8 times in a row runs without it, its entries still carrying their fields;
- * the storage is disabled whenever no request that may wait is running.
- */
-describe('the log fields of requests, without AsyncLocalStorage where no request waits', () => {
+/* Every entry logged while a request is served carries its fields, after the handler's awaits too. */
+describe('the log fields of requests', () => {
   let app: McpApplication;
   let entries: Entry[];
-  let run: jest.SpyInstance;
-  let disable: jest.SpyInstance;
 
   beforeEach(async () => {
     entries = [];
@@ -84,11 +76,8 @@ describe('the log fields of requests, without AsyncLocalStorage where no request
     app = await McpApplication.create(LogFieldsModule, {
       logger: { error: (message, _error, fields) => keep(message, fields), warn: keep, info: keep },
     });
-    run = jest.spyOn(AsyncLocalStorage.prototype, 'run');
-    disable = jest.spyOn(AsyncLocalStorage.prototype, 'disable');
   });
   afterEach(async () => {
-    jest.restoreAllMocks();
     await app.close();
   });
 
@@ -107,20 +96,14 @@ describe('the log fields of requests, without AsyncLocalStorage where no request
       return (res.body as { result: { content: { text: string }[] } }).result.content[0].text;
     };
 
-    it('serves a tool that keeps answering synchronously without the storage, its entries still with their fields', async () => {
-      for (let id = 1; id <= 8; id++) expect(await call(id, 'quick')).toBe('quick');
-      const learning = run.mock.calls.length;
-      expect(learning).toBeGreaterThanOrEqual(8);
-      for (let id = 9; id <= 12; id++) expect(await call(id, 'quick')).toBe('quick');
-      expect(run.mock.calls.length).toBe(learning);
+    it('gives the entries of a tool that answers at once their fields, request by request', async () => {
+      for (let id = 1; id <= 12; id++) expect(await call(id, 'quick')).toBe('quick');
       expect(ran('quick ran')).toEqual(
         Array.from({ length: 12 }, (_, i) => ({ requestId: i + 1, method: 'tools/call', sessionId: undefined })),
       );
-      // Used, then given up each time no request was left in it: its hooks are off.
-      expect(disable.mock.instances).toContain(run.mock.instances[0]);
     });
 
-    it('keeps the fields across awaits, also while learned synchronous requests run beside', async () => {
+    it('keeps the fields across awaits, also while requests that answer at once run beside', async () => {
       for (let id = 1; id <= 9; id++) await call(id, 'quick');
       const answers = await Promise.all([call(20, 'slow'), call(21, 'quick'), call(22, 'slow')]);
       expect(answers).toEqual(['slow', 'quick', 'slow']);
@@ -132,18 +115,17 @@ describe('the log fields of requests, without AsyncLocalStorage where no request
       expect(ran('slow ran').every((f) => f?.method === 'tools/call')).toBe(true);
     });
 
-    it('a learned tool that returns a promise one day is served in the storage from then on', async () => {
+    it('a tool that answers at once one day and after an await the next logs with its fields both times', async () => {
       for (let id = 1; id <= 9; id++) expect(await call(id, 'sometimes', { wait: false })).toBe('now');
       expect(await call(10, 'sometimes', { wait: true })).toBe('later');
       expect(await call(11, 'sometimes', { wait: true })).toBe('later');
-      const fields = ran('sometimes ran');
-      // The one documented loss: the call that first waited logs without fields after its await.
-      expect(fields[9]).toBeUndefined();
-      expect(fields[10]).toEqual({ requestId: 11, method: 'tools/call', sessionId: undefined });
+      expect(ran('sometimes ran')).toEqual(
+        Array.from({ length: 11 }, (_, i) => ({ requestId: i + 1, method: 'tools/call', sessionId: undefined })),
+      );
     });
   });
 
-  it('over stdio: the same, per message', async () => {
+  it('over stdio: the same, per message, after an await too', async () => {
     const input = new PassThrough();
     const output = new PassThrough();
     await app.listen({ stdio: { input, output, redirectConsole: false } });
@@ -157,13 +139,19 @@ describe('the log fields of requests, without AsyncLocalStorage where no request
       });
     await send(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } });
     input.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
-    for (let id = 1; id <= 8; id++) await send(id, 'tools/call', { name: 'quick', arguments: {} });
-    const learning = run.mock.calls.length;
-    for (let id = 9; id <= 12; id++) await send(id, 'tools/call', { name: 'quick', arguments: {} });
-    expect(run.mock.calls.length).toBe(learning);
+    for (let id = 1; id <= 12; id++) await send(id, 'tools/call', { name: 'quick', arguments: {} });
     await send(13, 'tools/call', { name: 'slow', arguments: {} });
+    await Promise.all([
+      send(14, 'tools/call', { name: 'sometimes', arguments: { wait: true } }),
+      send(15, 'tools/call', { name: 'sometimes', arguments: { wait: false } }),
+    ]);
     expect(ran('quick ran')).toEqual(Array.from({ length: 12 }, (_, i) => ({ method: 'tools/call', requestId: i + 1 })));
     expect(ran('slow ran')).toEqual([{ method: 'tools/call', requestId: 13 }]);
+    const sometimes = ran('sometimes ran').sort((a, b) => Number(a?.requestId) - Number(b?.requestId));
+    expect(sometimes).toEqual([
+      { method: 'tools/call', requestId: 14 },
+      { method: 'tools/call', requestId: 15 },
+    ]);
     input.end();
   });
 

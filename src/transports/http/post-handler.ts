@@ -12,7 +12,6 @@ import { accepted, accepts, fail, hasBodyOfType, replyMessage } from './http-rep
 import type { ResolvedHttpOptions } from './http-options';
 import type { HttpSession } from './http-session';
 import { readMessage } from './read-message';
-import { RequestFields } from '../../kernel/log-context';
 import { afterAnswer, ANSWERED, type AnswerOptions, answerRequest } from './request-answer';
 import type { RequestGuards } from './request-guards';
 import type { SessionDirectory, SessionFactory } from './session-directory';
@@ -39,7 +38,7 @@ export class PostHandler {
     private readonly statelessChannels: ChannelContext,
   ) {
     const { responseMode } = options;
-    const shared = { logError, refusal: guards.refusal.bind(guards), logFields: new RequestFields() };
+    const shared = { logError, refusal: guards.refusal.bind(guards) };
     this.answers = {
       session: { ...shared, responseMode },
       stateless: { ...shared, responseMode },

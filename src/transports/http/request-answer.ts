@@ -2,7 +2,7 @@ import { FORBIDDEN_CODE } from '../../auth/auth.errors';
 import type { AuthInfo } from '../../context/mcp-context';
 import { ErrorCode, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
-import { type LogFields, type RequestFields, withLogFields } from '../../kernel/log-context';
+import { type LogFields, withLogFields } from '../../kernel/log-context';
 import { isThenable, type MaybePromise } from '../../mcp/maybe-promise';
 import type { TransportExtra } from '../../protocol/request-scope';
 import type { HttpExchange } from './http-exchange';
@@ -37,8 +37,6 @@ export interface AnswerOptions {
   ) => { status: 401 | 403; challenge?: string };
   /** The HTTP status of an error answered as plain JSON (modern requests: 404 for -32601, 400 for -32020..-32022). */
   readonly statusOf?: (code: number) => number;
-  /** How the log fields of the requests are set (one per transport). */
-  readonly logFields: RequestFields;
 }
 
 /**
@@ -137,7 +135,7 @@ function serveLogged(
     return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
   };
   try {
-    const served = options.logFields.run(request.method, request.params, fields, () => http.serve(request, extra));
+    const served = withLogFields(fields, () => http.serve(request, extra));
     return isThenable(served) ? Promise.resolve(served).then(undefined, unhandled) : served;
   } catch (error) {
     return withLogFields(fields, () => unhandled(error));
