@@ -43,12 +43,7 @@ export class Serving {
   connect(transport: MessageTransport, options?: ConnectOptions): ConnectionHandle {
     this.refuseWhenClosing();
     const { engine, logger } = this.host;
-    // stdio writes without a promise per message (a plain sink makes the session's answer synchronous).
-    const sink =
-      transport instanceof StdioTransport
-        ? (message: JsonRpcMessage) => transport.post(message)
-        : (message: JsonRpcMessage) => transport.send(message);
-    const session = engine.createSession(sink, {
+    const session = engine.createSession((message: JsonRpcMessage) => transport.send(message), {
       requireInitialize: options?.requireInitialize,
       // stdio and in-process clients: the first initialize or 2026-07-28 request decides the era.
       era: engine.eras === 'dual' ? 'auto' : engine.eras,
