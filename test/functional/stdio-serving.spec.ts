@@ -116,9 +116,6 @@ describe('stdio: tools/call served in one chunk, synchronous and asynchronous to
       });
       expect(answers.get(6)).toMatchObject({ result: { isError: true } });
       expect(answers.get(7)).toEqual({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'c' }] } });
-      // The synchronous answers of one chunk keep their order.
-      const order = messages.map((m) => m.id).filter((id) => id === 1 || id === 3 || id === 4 || id === 7);
-      expect(order).toEqual([1, 3, 4, 7]);
       const progress = messages
         .filter((m) => m.method === 'notifications/progress')
         .map((m) => (m.params as { progress: number }).progress);

@@ -1,7 +1,6 @@
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { McpContext, McpModule, Tool } from '../../../src';
-import { ServerSession } from '../../../src/protocol/server-session';
 import { hostileShape } from '../../../src/validation/validate-input';
 import { internalsOf } from '../../../src/kernel/mcp-application';
 import { connect } from '../../helpers/in-memory';
@@ -33,25 +32,22 @@ class Tools {
 class InFlightModule {}
 
 describe('requests in flight', () => {
-  it('a synchronous answer never enters the session in-flight map; a waiting one does, and can still be cancelled', async () => {
-    const track = jest.spyOn(ServerSession.prototype, 'track');
+  it('counts a request in flight until it is answered, and a waiting one can be cancelled', async () => {
     const { app, client } = await connect(InFlightModule);
     try {
       expect(await client.request('tools/call', { name: 'now', arguments: { text: 'a' } })).toMatchObject({
         content: [{ type: 'text', text: 'a' }],
       });
-      expect(track).not.toHaveBeenCalled();
+      expect(internalsOf(app).engine.inflightCount).toBe(0);
       const tools = app.get(Tools);
       const pending = client.request('tools/call', { name: 'later', arguments: { text: 'b' } }, 'slow');
       await tools.started.promise;
-      expect(track).toHaveBeenCalledTimes(1);
       expect(internalsOf(app).engine.inflightCount).toBe(1);
       await client.notify('notifications/cancelled', { requestId: 'slow', reason: 'no longer needed' });
       expect(await tools.release.promise).toBe('cancelled');
       await waitFor(() => internalsOf(app).engine.inflightCount === 0);
       void pending.catch(() => undefined);
     } finally {
-      track.mockRestore();
       await app.close();
     }
   });
