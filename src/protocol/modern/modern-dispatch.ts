@@ -3,7 +3,7 @@ import { ErrorCode, type JsonRpcRequest } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import type { Implementation, ServerCapabilities } from '../../mcp/mcp-types';
 import type { MethodHandler, TransportExtra } from '../request-scope';
-import { RawJson, echo, preserialized } from '../wire';
+import { RawJson, echo } from '../wire';
 import { MODERN_METHODS, MRTR_METHODS } from './envelope';
 import type { PeerState } from '../peer';
 import { InputRound } from './input-round';
@@ -45,8 +45,8 @@ export class ModernDispatch implements RoundFactory {
   private readonly serverInfoMeta: Readonly<Record<string, unknown>>;
 
   constructor(private readonly options: ModernDispatchOptions) {
-    // Every modern result carries it: serialized once (a plain copy, frozen: the options' object may change).
-    this.serverInfoMeta = preserialized(
+    // Every modern result carries it: a plain copy, frozen (the options' object may change).
+    this.serverInfoMeta = Object.freeze(
       JSON.parse(JSON.stringify({ [MetaKey.serverInfo]: options.serverInfo })) as Record<string, unknown>,
     );
   }
