@@ -21,10 +21,9 @@ import { withLogFields } from '../src/kernel/log-context';
  * point a call makes (a server span, one histogram record), as bare as the
  * SDK allows, to tell the SDK's own cost from mcpkit's.
  *
- * `--als` serves each call inside the server log's AsyncLocalStorage, as the transports serve a request
- * that waits (one that answers synchronously is served without it once learned, see RequestFields): with
- * an AsyncLocalStorage in use, every promise made pays its hooks, and a storage enabled and disabled
- * around each call pays for turning the hooks on and off. `full-managed` registers a context
+ * `--als` serves each call inside the server log's AsyncLocalStorage, as the transports serve every
+ * request: where the runtime's storage is built on async hooks (Node 22), every promise made then pays
+ * its hooks. `full-managed` registers a context
  * manager on AsyncLocalStorage too, as NodeSDK does. `--cold=512` writes to 512 KB between calls, so
  * that each call finds its code's data out of the caches, as a request served over HTTP does (between
  * two of them the HTTP parser, Koa and the streams ran): in a loop of nothing but calls, the SDK and
@@ -136,7 +135,7 @@ async function engineLoop(mode: Mode): Promise<(calls: number) => Promise<number
     for (let i = 0; i < calls; i++) {
       const request = { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } } as const;
       const serve = () => engine.serveStateless(request, { headers: { ...HEADERS }, network: NETWORK }, PEER, sink);
-      // --als: served inside the server log's AsyncLocalStorage, as a request that waits is (every promise then pays its hooks).
+      // --als: served inside the server log's AsyncLocalStorage, as every request is.
       const served = ALS ? withLogFields({ requestId: i, method: request.method }, serve) : serve();
       const response = await served.response;
       served.close();

@@ -16,7 +16,7 @@ import type { MessageTransport } from '../transports/message-transport';
 import { StdioTransport } from '../transports/stdio.transport';
 import { holdConsoleOnStderr } from './console-redirect';
 import { type ConnectionHandle, type ConnectOptions, handleOf, type ListenOptions, type ListenResult, type Served } from './listen-options';
-import { RequestFields } from './log-context';
+import { messageLogFields, withLogFields } from './log-context';
 import type { ScaleOut } from './scale-out';
 import type { ServerLogger } from './server-logger';
 
@@ -39,8 +39,6 @@ export interface ServingHost {
  */
 export class Serving {
   private readonly served = new Set<Served>();
-  /** The log fields of the messages of its connections (stdio, in-process). */
-  private readonly logFields = new RequestFields();
   private readonly httpServed = new WeakMap<HttpTransport, Served>();
 
   constructor(private readonly host: ServingHost) {}
@@ -49,12 +47,7 @@ export class Serving {
   connect(transport: MessageTransport, options?: ConnectOptions): ConnectionHandle {
     this.refuseWhenClosing();
     const { engine, logger } = this.host;
-    // stdio writes without a promise per message (a plain sink makes the session's answer synchronous).
-    const sink =
-      transport instanceof StdioTransport
-        ? (message: JsonRpcMessage) => transport.post(message)
-        : (message: JsonRpcMessage) => transport.send(message);
-    const session = engine.createSession(sink, {
+    const session = engine.createSession((message: JsonRpcMessage) => transport.send(message), {
       requireInitialize: options?.requireInitialize,
       // stdio and in-process clients: the first initialize or 2026-07-28 request decides the era.
       era: engine.eras === 'dual' ? 'auto' : engine.eras,
@@ -73,8 +66,13 @@ export class Serving {
     const started = transport.start(
       (input) => {
         if (!input.ok) transport.send(input.error).catch(logError('Could not answer a malformed message'));
-        // deliver answers every failure of a handler itself, and logs a broken transport's.
-        else void this.logFields.message(input.message, () => session.deliver(input.message));
+        else {
+          // Entries logged while the message is served carry its request's id and method.
+          const message = input.message;
+          const fields = messageLogFields(message);
+          // deliver answers every failure of a handler itself, and logs a broken transport's.
+          void (fields ? withLogFields(fields, () => session.deliver(message)) : session.deliver(message));
+        }
       },
       () => {
         this.served.delete(served);

@@ -31,16 +31,12 @@ export class Authorizer {
   constructor(private readonly resolveGuard: ResolveGuard) {}
 
   /**
-   * Throws ForbiddenError (naming every scope the operation needs) unless the caller may use the
-   * handler; undefined, no promise, for a handler without requirements or the local user.
+   * Rejects with ForbiddenError (naming every scope the operation needs) unless the caller may use the
+   * handler: a handler without requirements, and the local user, always may.
    */
-  assert(ref: HandlerRef, auth: Caller): Promise<void> | undefined {
-    return !ref.access.restricted || auth === LOCAL_USER ? undefined : this.assertRestricted(ref, auth);
-  }
-
-  private async assertRestricted(ref: HandlerRef, auth: Caller): Promise<void> {
+  async assert(ref: HandlerRef, auth: Caller): Promise<void> {
     const access = ref.access;
-    if (auth === LOCAL_USER) return;
+    if (!access.restricted || auth === LOCAL_USER) return;
     if (!auth) throw new ForbiddenError(`${describe(access)} requires an authenticated caller`, access.scopes);
     const missing = access.scopes.filter((s) => !auth.scopes?.includes(s));
     if (missing.length > 0) throw new ForbiddenError(`${describe(access)} requires scopes: ${missing.join(' ')}`, access.scopes);

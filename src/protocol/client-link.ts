@@ -76,15 +76,15 @@ export abstract class ClientLink implements Outbound {
     this.sent?.failAll(error);
   }
 
-  /** Hands a message to the sink; a failure to send is logged, never thrown. Synchronous when the sink is. */
-  protected emit(message: JsonRpcMessage, relatedRequestId?: RequestId, final?: boolean): Promise<void> | undefined {
-    let sent: void | Promise<void>;
+  /**
+   * Hands a message to the sink (at once: messages reach it in the order they are emitted); a failure
+   * to send is logged, never thrown.
+   */
+  protected async emit(message: JsonRpcMessage, relatedRequestId?: RequestId, final?: boolean): Promise<void> {
     try {
-      sent = this.sink(message, relatedRequestId, final);
+      await this.sink(message, relatedRequestId, final);
     } catch (error) {
       this.host.logError('Failed to send a message', error);
-      return undefined;
     }
-    return sent ? sent.then(undefined, (error: unknown) => this.host.logError('Failed to send a message', error)) : undefined;
   }
 }

@@ -63,12 +63,10 @@ export interface Connection {
   /** Handles any inbound message; responses to requests go to the sink. */
   receive(message: JsonRpcMessage, extra?: TransportExtra): Promise<void>;
   /**
-   * `receive` for a message transport (stdio, in-process), with the connection's own facts: never
-   * rejects (a failure is logged), and a request whose handler answers synchronously is answered
-   * before this returns, with no promise made on the way. Returns, while the message is still being
-   * served, a promise of its end (it never rejects).
+   * `receive` for a message transport (stdio, in-process), with the connection's own facts: resolves
+   * once the message was served, and never rejects (a failure is logged).
    */
-  deliver(message: JsonRpcMessage): Promise<void> | undefined;
+  deliver(message: JsonRpcMessage): Promise<void>;
   /** Runs one request; resolves to its response, or undefined when the client cancelled it. */
   handleRequest(request: JsonRpcRequest, extra?: TransportExtra): Promise<JsonRpcResponse | undefined>;
   /** True while a request with this id, sent to the client, waits for its answer here. */

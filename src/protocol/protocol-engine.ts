@@ -1,4 +1,3 @@
-import { isThenable } from '../mcp/maybe-promise';
 import type { Implementation, ServerCapabilities } from '../mcp/mcp-types';
 import type { ListKind, Registry } from '../registry/registry';
 import type { Connection, ConnectionOptions, MessageSink } from './connection';
@@ -254,8 +253,8 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
     served.response = this.telemetry
       ? traced(this.telemetry, served, request, extra, () => serveRequest(this, served, request, extra, envelope))
       : serveRequest(this, served, request, extra, envelope);
-    // Only a request still running is counted and closed with the server (as a session's in-flight ones).
-    if (isThenable(served.response)) this.stateless.add(served);
+    // Counted and closed with the server (as a session's in-flight requests) until its transport closes it.
+    this.stateless.add(served);
     return served;
   }
 

@@ -9,7 +9,6 @@ import type { MethodHandler, TransportExtra } from './request-scope';
 import { SessionScope } from './session-scope';
 import type { RequestTelemetry, TracedRequest, TracedSession } from './telemetry/telemetry-options';
 import { echo } from './wire';
-import { isThenable, type MaybePromise } from '../mcp/maybe-promise';
 
 /*
  * The per-request core: what happens to one request between its classification and its response,
@@ -52,8 +51,8 @@ export function traced(
   site: RequestSite,
   request: JsonRpcRequest,
   extra: TransportExtra | undefined,
-  serve: () => MaybePromise<JsonRpcResponse | undefined>,
-): MaybePromise<JsonRpcResponse | undefined> {
+  serve: () => Promise<JsonRpcResponse | undefined>,
+): Promise<JsonRpcResponse | undefined> {
   const enveloped = (request.params?._meta as Record<string, unknown> | undefined)?.[MetaKey.protocolVersion];
   const protocolVersion = extra?.envelope?.protocolVersion ?? (typeof enveloped === 'string' ? enveloped : site.peer.protocolVersion);
   return telemetry.serve(new TracedCall(request, extra, protocolVersion), site, serve);
@@ -91,17 +90,17 @@ class TracedCall implements TracedRequest {
 
 /**
  * Builds the request's scope on `site` and runs its handler: its response, or undefined when the
- * request was cancelled, synchronously when the handler answers synchronously (no promise; see
- * maybe-promise). Never throws nor rejects: a handler's fault is its response (-32603, logged).
+ * request was cancelled. The handler starts before the first await, so requests start in the order
+ * they arrive. Never rejects: a handler's fault is its response (-32603, logged).
  */
-export function serveRequest(
+export async function serveRequest(
   host: RequestHost,
   site: RequestSite,
   request: JsonRpcRequest,
   extra: TransportExtra | undefined,
   /** A 2026-07-28 request's envelope, read and checked (by the classifier); undefined for a 2025-era request. */
   envelope: PeerState | undefined,
-): MaybePromise<JsonRpcResponse | undefined> {
+): Promise<JsonRpcResponse | undefined> {
   const { id, method } = request;
   const modern = envelope ? host.modern : undefined;
   let scope: SessionScope;
@@ -120,20 +119,13 @@ export function serveRequest(
     handler = found;
     scope = new SessionScope(id, method, request.params ?? {}, site, undefined, extra);
   }
-  let result: unknown;
+  site.track(scope);
   try {
-    result = modern ? modern.run(handler, scope as ModernScope) : handler(scope.params, scope);
+    const result: unknown = await (modern ? modern.run(handler, scope as ModernScope) : handler(scope.params, scope));
+    return settled(site, scope, answered(scope, result));
   } catch (error) {
     return settled(site, scope, failed(host, scope, modern, error));
   }
-  if (!isThenable(result)) return settled(site, scope, answered(scope, result));
-  // In flight only once it waits: a handler that answered synchronously could not be cancelled, counted
-  // or collide with another request meanwhile (nothing else runs), so it costs the site no entry.
-  site.track(scope);
-  return Promise.resolve(result).then(
-    (value) => settled(site, scope, answered(scope, value)),
-    (error: unknown) => settled(site, scope, failed(host, scope, modern, error)),
-  );
 }
 
 /** The response of a request whose handler returned `result`. */

@@ -23,7 +23,6 @@ import { echo } from './wire';
 import { ownerOf } from '../auth/principal';
 import { classifyInbound, type LegacyInbound } from './inbound';
 import { clientNotification, type RequestHost, type RequestSite, serveRequest, traced } from './request-core';
-import type { MaybePromise } from '../mcp/maybe-promise';
 
 /** A request of a session serving only the legacy era: nothing to classify. */
 const LEGACY_REQUEST: LegacyInbound = Object.freeze({ era: 'legacy' });
@@ -95,41 +94,33 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
     return !this.closed && this.isReachable();
   }
 
+  /**
+   * Handles any inbound message; a request's response goes to the sink. A notification is taken before
+   * this returns its promise, and a request's handler has started by then: messages are taken in order.
+   */
   async receive(message: JsonRpcMessage, extra: TransportExtra | undefined = this.defaultExtra): Promise<void> {
-    await this.take(message, extra);
+    if (isRequest(message)) {
+      const response = await this.handleRequest(message, extra);
+      if (response) await this.emit(response, message.id, true);
+    } else if (isResponse(message)) this.settle(message);
+    else this.handleNotification(message);
   }
 
-  deliver(message: JsonRpcMessage): Promise<void> | undefined {
+  async deliver(message: JsonRpcMessage): Promise<void> {
     try {
-      return this.take(message, this.defaultExtra)?.catch((error: unknown) => this.host.logError('Could not serve a message', error));
+      await this.receive(message);
     } catch (error) {
       this.host.logError('Could not serve a message', error);
-      return undefined;
     }
-  }
-
-  /** Handles any inbound message: synchronously when its handler answers synchronously. */
-  private take(message: JsonRpcMessage, extra: TransportExtra | undefined): Promise<void> | undefined {
-    if (isRequest(message)) {
-      const telemetry = this.host.telemetry;
-      const response = telemetry ? traced(telemetry, this, message, extra, () => this.serve(message, extra)) : this.serve(message, extra);
-      if (response instanceof Promise) return response.then((r) => (r ? this.emit(r, message.id, true) : undefined));
-      return response ? this.emit(response, message.id, true) : undefined;
-    }
-    if (isResponse(message)) this.settle(message);
-    else this.handleNotification(message);
-    return undefined;
   }
 
   handleRequest(request: JsonRpcRequest, extra: TransportExtra | undefined = this.defaultExtra): Promise<JsonRpcResponse | undefined> {
     const telemetry = this.host.telemetry;
-    return Promise.resolve(
-      telemetry ? traced(telemetry, this, request, extra, () => this.serve(request, extra)) : this.serve(request, extra),
-    );
+    return telemetry ? traced(telemetry, this, request, extra, () => this.serve(request, extra)) : this.serve(request, extra);
   }
 
   /** What a session adds to the per-request core: ids in use, the era it is pinned to, initialize first. */
-  private serve(request: JsonRpcRequest, extra: TransportExtra | undefined): MaybePromise<JsonRpcResponse | undefined> {
+  private async serve(request: JsonRpcRequest, extra: TransportExtra | undefined): Promise<JsonRpcResponse | undefined> {
     const id = request.id;
     if (this.inflight?.has(id))
       return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(echo(id))} is already in use`);

@@ -1,6 +1,5 @@
 import { ErrorCode, type JsonRpcResponse } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
-import type { MaybePromise } from '../mcp/maybe-promise';
 import type { LoggingLevel, ServerCapabilities } from '../mcp/mcp-types';
 import { ownerOf } from '../auth/principal';
 import { ClientLink, type LinkHost } from './client-link';
@@ -28,7 +27,7 @@ export class StatelessRequest extends ClientLink implements RequestSite {
   /** True after a stateless `initialize` (which fixes nothing beyond this request). */
   initialized = false;
   /** The response: undefined when the request was cancelled (set by the engine when it starts serving). */
-  response!: MaybePromise<JsonRpcResponse | undefined>;
+  response!: Promise<JsonRpcResponse | undefined>;
   private scope?: SessionScope;
 
   constructor(

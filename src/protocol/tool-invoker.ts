@@ -1,7 +1,6 @@
 import type { CallToolResult, ContentBlock } from '../mcp/mcp-types';
 import { mcpErrorOf } from '../mcp/mcp.error';
 import type { HandlerRef, ToolDescriptor } from '../registry/descriptors';
-import { isThenable, type MaybePromise } from '../mcp/maybe-promise';
 import { validateInput, type ValidationOutcome } from '../validation/validate-input';
 import { errorResult, isAsyncIterable, mapToolError, mapToolResult, toContent, type ToolErrorPolicy } from './handlers/tool-result.mapper';
 import type { RequestScope } from './request-scope';
@@ -44,45 +43,30 @@ export class ToolInvoker {
     };
   }
 
-  /** A tool written as an async generator has its yields collected; `onBlocks` sees each batch as it is produced. */
+  /**
+   * A tool written as an async generator has its yields collected; `onBlocks` sees each batch as it is
+   * produced. Rejects with the McpError a handler's error maps to.
+   */
   async call(
     tool: ToolDescriptor,
     args: Record<string, unknown> | undefined,
     scope: RequestScope,
     onBlocks?: (blocks: ContentBlock[]) => Promise<void>,
   ): Promise<CallToolResult> {
-    return this.run(tool, args, scope, onBlocks);
-  }
-
-  /**
-   * `call` without a promise when every step is synchronous (class-validator constraints, a method
-   * returning its value, no output class to check asynchronously): the result itself, else its
-   * promise. Throws (or rejects with) the McpError a handler's error maps to.
-   */
-  run(
-    tool: ToolDescriptor,
-    args: Record<string, unknown> | undefined,
-    scope: RequestScope,
-    onBlocks?: (blocks: ContentBlock[]) => Promise<void>,
-  ): MaybePromise<CallToolResult> {
-    const checked = this.check(tool, args, scope);
-    if (checked === undefined) return this.invokeTool(tool, args ?? {}, scope, onBlocks);
-    if (checked instanceof Promise)
-      return checked.then((c) => (c.ok ? this.invokeTool(tool, c.value, scope, onBlocks) : invalid(tool, c.issues)));
-    return checked.ok ? this.invokeTool(tool, checked.value, scope, onBlocks) : invalid(tool, checked.issues);
+    const checked = await this.check(tool, args, scope);
+    if (checked && !checked.ok) return invalid(tool, checked.issues);
+    return this.invokeTool(tool, checked ? checked.value : (args ?? {}), scope, onBlocks);
   }
 
   /** The arguments checked by the tool's schema or input class; undefined for a tool that declares neither. */
-  private check(
+  private async check(
     tool: ToolDescriptor,
     args: Record<string, unknown> | undefined,
     scope: RequestScope,
-  ): MaybePromise<ValidationOutcome<unknown>> | undefined {
+  ): Promise<ValidationOutcome<unknown> | undefined> {
     if (tool.validate) {
       const validate = tool.validate;
-      return this.telemetry
-        ? this.validationSpan(this.telemetry, tool, scope, () => Promise.resolve(validate(args ?? {})))
-        : validate(args ?? {});
+      return this.telemetry ? this.validationSpan(this.telemetry, tool, scope, async () => validate(args ?? {})) : validate(args ?? {});
     }
     if (tool.input) {
       const inputClass = tool.input;
@@ -94,32 +78,19 @@ export class ToolInvoker {
   }
 
   /** Invokes the handler (through the middleware) and maps what it returned or threw. */
-  private invokeTool(
+  private async invokeTool(
     tool: ToolDescriptor,
     input: unknown,
     scope: RequestScope,
     onBlocks: ((blocks: ContentBlock[]) => Promise<void>) | undefined,
-  ): MaybePromise<CallToolResult> {
+  ): Promise<CallToolResult> {
     try {
       const ctx = scope.context();
-      const value = this.invoke(tool, tool.contextFirst ? [ctx] : [input, ctx]);
-      const result = isThenable(value)
-        ? Promise.resolve(value).then((v) => this.mapValue(tool, v, scope, onBlocks))
-        : this.mapValue(tool, value, scope, onBlocks);
-      return result instanceof Promise ? result.catch((error: unknown) => this.mapError(tool, error)) : result;
+      const value = await this.invoke(tool, tool.contextFirst ? [ctx] : [input, ctx]);
+      return await mapToolResult(tool, isAsyncIterable(value) ? await collect(value, scope, onBlocks) : value, this.logError);
     } catch (error) {
       return this.mapError(tool, error);
     }
-  }
-
-  private mapValue(
-    tool: ToolDescriptor,
-    value: unknown,
-    scope: RequestScope,
-    onBlocks: ((blocks: ContentBlock[]) => Promise<void>) | undefined,
-  ): MaybePromise<CallToolResult> {
-    if (isAsyncIterable(value)) return collect(value, scope, onBlocks).then((collected) => mapToolResult(tool, collected, this.logError));
-    return mapToolResult(tool, value, this.logError);
   }
 
   /** A JSON-RPC error (McpError, or an error that maps to one, e.g. a store's) is the call's answer: thrown. */

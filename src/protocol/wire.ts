@@ -13,25 +13,6 @@ export class RawJson {
   }
 }
 
-/** Where a value made by `preserialized` keeps its JSON text. */
-const JSON_TEXT = Symbol('mcpkit.jsonText');
-
-/**
- * Freezes `value` with its JSON text, taken once: as a result's `_meta`, encodeMessage writes that text
- * instead of serializing the object again. Every 2026-07-28 result carries the same serverInfo `_meta`.
- * Custom transports and JSON.stringify see the plain object.
- */
-export function preserialized<T extends object>(value: T): Readonly<T> {
-  Object.defineProperty(value, JSON_TEXT, { value: JSON.stringify(value) });
-  return Object.freeze(value);
-}
-
-/** A result's `_meta` as JSON text when it was preserialized. */
-function metaText(result: unknown): string | undefined {
-  const meta = (result as { _meta?: unknown } | null | undefined)?._meta;
-  return typeof meta === 'object' && meta !== null ? (meta as { [JSON_TEXT]?: string })[JSON_TEXT] : undefined;
-}
-
 /** Longest error message sent; a longer one (say, echoing a client's 4 MB method name) is cut. */
 export const MAX_ERROR_MESSAGE_CHARS = 1024;
 /** Largest error `data` sent, as JSON; larger data is dropped rather than echoed back. */
@@ -52,7 +33,7 @@ export function echo(value: unknown): string | number | boolean | null {
 }
 
 /**
- * Serializes one outbound message, splicing pre-serialized results in without re-encoding them.
+ * Serializes one outbound message: JSON.stringify of it, with a RawJson result written as its text.
  * Never throws: every request must get an answer, so a response that cannot be serialized (a cyclic
  * or 10,000-deep result, a BigInt) becomes a -32603 error for the same id, and `onFailure` (stderr
  * by default) gets one line about it. Error responses are bounded (see MAX_ERROR_*).
@@ -62,29 +43,12 @@ export function encodeMessage(message: JsonRpcMessage, onFailure: (line: string)
     if ('result' in message) {
       const result = message.result;
       if (result instanceof RawJson) return `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${result.json}}`;
-      const meta = metaText(result);
-      if (meta !== undefined)
-        return `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${withMeta(result as Record<string, unknown>, meta)}}`;
     }
     if ('error' in message && !('method' in message)) return encodeError(message);
     return JSON.stringify(message);
   } catch (error) {
     return fallback(message, error, onFailure);
   }
-}
-
-/** A result whose `_meta` was preserialized: the rest serialized, then that text written in. */
-function withMeta(result: Record<string, unknown>, meta: string): string {
-  if (Object.isFrozen(result)) return JSON.stringify(result); // not made by this package: written as it is
-  const own = result._meta;
-  result._meta = undefined; // left out by JSON.stringify, without the shape change a delete makes
-  let json: string;
-  try {
-    json = JSON.stringify(result);
-  } finally {
-    result._meta = own;
-  }
-  return json.length <= 2 ? `{"_meta":${meta}}` : `${json.slice(0, -1)},"_meta":${meta}}`;
 }
 
 function encodeError(response: JsonRpcErrorResponse): string {

@@ -1,5 +1,4 @@
 import { TASKS_EXTENSION } from '../mcp/eras';
-import { keepLogFields } from '../kernel/log-context';
 import { declaresExtension } from '../mcp/extensions';
 import { ErrorCode } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
@@ -101,12 +100,10 @@ export class ModernTasks {
       controller,
       binding,
     );
-    // The handler may run past the request's answer: its log entries keep the request's fields.
-    const run: Promise<TaskOutcome> = keepLogFields(() =>
-      tools.call(tool, args, taskScope).then(
-        (result) => ({ result: result as unknown as Record<string, unknown> }),
-        (error: unknown) => this.engine.outcomeOfError(error, `Task of ${tool.where}`),
-      ),
+    // The handler may run past the request's answer: its log entries keep the request's fields all the same.
+    const run: Promise<TaskOutcome> = tools.call(tool, args, taskScope).then(
+      (result) => ({ result: result as unknown as Record<string, unknown> }),
+      (error: unknown) => this.engine.outcomeOfError(error, `Task of ${tool.where}`),
     );
     const early = await Promise.race([run, delay(this.engine.options.immediateWindowMs), createNow]);
     // The handler asked for input not given yet: the tools/call answers with an InputRequiredResult.

@@ -1,5 +1,4 @@
 import { ErrorCode } from '../mcp/json-rpc';
-import { keepLogFields } from '../kernel/log-context';
 import { McpError } from '../mcp/mcp.error';
 import { ANONYMOUS_OWNER } from '../protocol/connection';
 import type { Outbound } from '../protocol/peer';
@@ -67,8 +66,8 @@ export class TaskManager {
     const streams =
       tool.streaming && (mode === 'streaming' || (mode === 'immediate' && (taskParams.responseModes as unknown[]).includes('streaming')));
     const streamer = new SegmentStreamer(scope, taskId, streams);
-    // The handler runs past the request's answer: its log entries keep the request's fields.
-    const run = keepLogFields(() => this.execute(tools, tool, args, record, scope, (segments) => streamer.push(segments)));
+    // The handler runs past the request's answer: its log entries keep the request's fields all the same.
+    const run = this.execute(tools, tool, args, record, scope, (segments) => streamer.push(segments));
 
     if (mode === 'immediate') {
       const early = await Promise.race([run, delay(this.options.immediateWindowMs)]);

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { StdioAuthOptions } from '../auth/resource-server-options';
-import { ErrorCode, errorResponse, isResponse, type JsonRpcMessage } from '../mcp/json-rpc';
+import { ErrorCode, errorResponse, type JsonRpcMessage } from '../mcp/json-rpc';
 import { decodeMessage, encodeMessage } from '../protocol/wire';
 import { LineDecoder } from './line-decoder';
 import type { InboundSink, MessageTransport } from './message-transport';
@@ -26,32 +26,18 @@ export interface StdioOptions {
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
-/** How long a response waits when it closely follows a notification (see send). */
-const RESPONSE_AFTER_NOTIFICATION_MS = 8;
-
 /** Newline-delimited JSON-RPC over a process's stdin and stdout. */
 export class StdioTransport implements MessageTransport {
   private readonly input: Readable;
   private readonly output: Writable;
   private readonly maxBytes: number;
   private detach?: () => void;
-  /**
-   * Responses waiting for the next write: those produced in one turn of the event loop go out in one
-   * write. Notifications and requests are written at once (after the queue, to keep the order): a
-   * client that handles notifications a tick later than responses (the official SDK does) must see
-   * a request's progress before its response arrives.
-   */
-  private queue: string[] = [];
-  private flushScheduled = false;
-  /** When a notification or request was last written: responses right after it wait a little longer. */
-  private lastNonResponse = 0;
   /** The output failed (EPIPE: the client closed its end): nothing more is written. */
   private outputFailed = false;
   /** Keeps a late write error from becoming an uncaught 'error' event: it is expected once the client left. */
   private readonly onOutputError = () => {
     if (this.outputFailed) return;
     this.outputFailed = true;
-    this.queue = [];
     const closed = this.outputClosed;
     this.stopInput(); // nothing read now could be answered; and an open stdin would keep the process alive
     closed?.();
@@ -98,35 +84,12 @@ export class StdioTransport implements MessageTransport {
     this.input.resume();
   }
 
-  send(message: JsonRpcMessage): Promise<void> {
-    this.post(message);
-    return Promise.resolve();
-  }
-
   /**
-   * `send` without its promise (it never waits for anything: a write error ends the connection, see
-   * onOutputError): the application's connection writes through this, one promise fewer per message.
+   * Writes the message at once, as one line: messages go out in the order they are sent, each as soon
+   * as it is ready. A write error ends the connection (see onOutputError) rather than this promise.
    */
-  post(message: JsonRpcMessage): void {
-    this.queue.push(`${encodeMessage(message)}\n`);
-    if (!isResponse(message)) {
-      this.flush();
-      this.lastNonResponse = Date.now();
-      return;
-    }
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      const flush = () => {
-        this.flushScheduled = false;
-        this.flush();
-      };
-      // A response that closely follows a notification goes out a little later, so that a client
-      // reading both in one chunk is less likely (the official SDK drops progress that arrives in the
-      // same chunk as the response it belongs to). 2 ms was not enough for a client on a busy machine.
-      // Date.now(): `performance` would load perf_hooks (a dozen of Node's modules) at the first response.
-      if (Date.now() - this.lastNonResponse < RESPONSE_AFTER_NOTIFICATION_MS) setTimeout(flush, RESPONSE_AFTER_NOTIFICATION_MS);
-      else setImmediate(flush);
-    }
+  async send(message: JsonRpcMessage): Promise<void> {
+    if (this.output.writable && !this.outputFailed) this.output.write(`${encodeMessage(message)}\n`);
   }
 
   private stopInput(): void {
@@ -137,15 +100,7 @@ export class StdioTransport implements MessageTransport {
     if (this.input === process.stdin) process.stdin.unref?.();
   }
 
-  private flush(): void {
-    if (this.queue.length === 0) return;
-    const chunk = this.queue.length === 1 ? this.queue[0] : this.queue.join('');
-    this.queue = [];
-    if (this.output.writable && !this.outputFailed) this.output.write(chunk);
-  }
-
   async close(): Promise<void> {
-    this.flush();
     this.stopInput();
   }
 }

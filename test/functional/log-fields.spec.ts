@@ -65,7 +65,7 @@ interface Entry {
   fields?: LogFields;
 }
 
-/** What a handler logs carries the fields of its request, whether it answers at once or after an await. */
+/* Every entry logged while a request is served carries its fields, after the handler's awaits too. */
 describe('the log fields of requests', () => {
   let app: McpApplication;
   let entries: Entry[];
@@ -77,7 +77,9 @@ describe('the log fields of requests', () => {
       logger: { error: (message, _error, fields) => keep(message, fields), warn: keep, info: keep },
     });
   });
-  afterEach(() => app.close());
+  afterEach(async () => {
+    await app.close();
+  });
 
   const ran = (message: string) => entries.filter((e) => e.message === message).map((e) => e.fields);
 
@@ -94,7 +96,7 @@ describe('the log fields of requests', () => {
       return (res.body as { result: { content: { text: string }[] } }).result.content[0].text;
     };
 
-    it('gives every entry of a tool that answers at once the fields of its own request', async () => {
+    it('gives the entries of a tool that answers at once their fields, request by request', async () => {
       for (let id = 1; id <= 12; id++) expect(await call(id, 'quick')).toBe('quick');
       expect(ran('quick ran')).toEqual(
         Array.from({ length: 12 }, (_, i) => ({ requestId: i + 1, method: 'tools/call', sessionId: undefined })),
@@ -113,17 +115,17 @@ describe('the log fields of requests', () => {
       expect(ran('slow ran').every((f) => f?.method === 'tools/call')).toBe(true);
     });
 
-    it('gives the entries of a plain method its fields whether it answers at once or returns a promise', async () => {
-      expect(await call(1, 'sometimes', { wait: false })).toBe('now');
-      expect(await call(2, 'sometimes', { wait: true })).toBe('later');
-      expect(ran('sometimes ran')).toEqual([
-        { requestId: 1, method: 'tools/call', sessionId: undefined },
-        { requestId: 2, method: 'tools/call', sessionId: undefined },
-      ]);
+    it('a tool that answers at once one day and after an await the next logs with its fields both times', async () => {
+      for (let id = 1; id <= 9; id++) expect(await call(id, 'sometimes', { wait: false })).toBe('now');
+      expect(await call(10, 'sometimes', { wait: true })).toBe('later');
+      expect(await call(11, 'sometimes', { wait: true })).toBe('later');
+      expect(ran('sometimes ran')).toEqual(
+        Array.from({ length: 11 }, (_, i) => ({ requestId: i + 1, method: 'tools/call', sessionId: undefined })),
+      );
     });
   });
 
-  it('over stdio: the same, per message', async () => {
+  it('over stdio: the same, per message, after an await too', async () => {
     const input = new PassThrough();
     const output = new PassThrough();
     await app.listen({ stdio: { input, output, redirectConsole: false } });
@@ -139,8 +141,17 @@ describe('the log fields of requests', () => {
     input.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
     for (let id = 1; id <= 12; id++) await send(id, 'tools/call', { name: 'quick', arguments: {} });
     await send(13, 'tools/call', { name: 'slow', arguments: {} });
+    await Promise.all([
+      send(14, 'tools/call', { name: 'sometimes', arguments: { wait: true } }),
+      send(15, 'tools/call', { name: 'sometimes', arguments: { wait: false } }),
+    ]);
     expect(ran('quick ran')).toEqual(Array.from({ length: 12 }, (_, i) => ({ method: 'tools/call', requestId: i + 1 })));
     expect(ran('slow ran')).toEqual([{ method: 'tools/call', requestId: 13 }]);
+    const sometimes = ran('sometimes ran').sort((a, b) => Number(a?.requestId) - Number(b?.requestId));
+    expect(sometimes).toEqual([
+      { method: 'tools/call', requestId: 14 },
+      { method: 'tools/call', requestId: 15 },
+    ]);
     input.end();
   });
 

@@ -1,7 +1,17 @@
 import { PassThrough } from 'node:stream';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
-import { EmptyInput, type LogFields, McpApplication, type McpContext, McpModule, Tool } from '../../src';
+import {
+  EmptyInput,
+  type InboundSink,
+  type LogFields,
+  McpApplication,
+  type McpContext,
+  McpModule,
+  type MessageTransport,
+  Tool,
+} from '../../src';
+import type { JsonRpcMessage } from '../../src/mcp/json-rpc';
 import { waitFor } from '../helpers/wait-for';
 
 class TextInput {
@@ -106,9 +116,6 @@ describe('stdio: tools/call served in one chunk, synchronous and asynchronous to
       });
       expect(answers.get(6)).toMatchObject({ result: { isError: true } });
       expect(answers.get(7)).toEqual({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'c' }] } });
-      // The synchronous answers of one chunk keep their order.
-      const order = messages.map((m) => m.id).filter((id) => id === 1 || id === 3 || id === 4 || id === 7);
-      expect(order).toEqual([1, 3, 4, 7]);
       const progress = messages
         .filter((m) => m.method === 'notifications/progress')
         .map((m) => (m.params as { progress: number }).progress);
@@ -121,4 +128,44 @@ describe('stdio: tools/call served in one chunk, synchronous and asynchronous to
       await app.close();
     }
   });
+
+  it.each(['2025-11-25', '2026-07-28'])(
+    'answers a synchronous and an asynchronous tool over a message transport of your own (%s)',
+    async (era) => {
+      const app = await McpApplication.create(ServedModule, {
+        logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
+      });
+      const sent: JsonRpcMessage[] = [];
+      let inbound!: InboundSink;
+      const transport: MessageTransport = {
+        start: (sink) => void (inbound = sink),
+        send: async (message) => void sent.push(message),
+        close: async () => undefined,
+      };
+      app.connect(transport);
+      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+      const deliver = (message: object) => inbound({ ok: true, message: message as JsonRpcMessage });
+      try {
+        if (era === '2025-11-25') {
+          deliver({
+            jsonrpc: '2.0',
+            id: 0,
+            method: 'initialize',
+            params: { protocolVersion: era, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+          });
+          deliver({ jsonrpc: '2.0', method: 'notifications/initialized' });
+          deliver(call(1, 'echo', { text: 'now' }));
+        } else {
+          deliver({ jsonrpc: '2.0', id: 0, method: 'server/discover', params: { _meta: meta } });
+          deliver(call(1, 'echo', { text: 'now' }, meta));
+        }
+        deliver(call(2, 'later', { text: 'x' }, era === '2026-07-28' ? meta : undefined));
+        await waitFor(() => sent.some((m) => 'id' in m && m.id === 2));
+        expect(sent.find((m) => 'id' in m && m.id === 1)).toMatchObject({ result: { content: [{ type: 'text', text: 'now' }] } });
+        expect(sent.find((m) => 'id' in m && m.id === 2)).toMatchObject({ result: { content: [{ type: 'text', text: 'later x' }] } });
+      } finally {
+        await app.close();
+      }
+    },
+  );
 });

@@ -11,13 +11,19 @@ const ERAS_SERVER = join(ROOT, 'dist', 'test', 'fixtures', 'eras-server.js');
  * short-lived sibling process first, then starts the real one, which its first enveloped request pins modern.
  */
 describe.each(NEGOTIATIONS)('2026-07-28 over stdio, SDK 2.x client %s', (label, negotiation) => {
-  let connected: ReturnType<typeof modernClient>;
+  let connected: ReturnType<typeof modernClient> & { wire: unknown[] };
   let stderr = '';
   beforeAll(async () => {
-    connected = modernClient(negotiation);
+    connected = { ...modernClient(negotiation), wire: [] };
     const transport = new sdk2Stdio.StdioClientTransport({ command: process.execPath, args: [ERAS_SERVER, '--stdio'], stderr: 'pipe' });
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await connected.client.connect(transport);
+    // Every message the client's transport delivers, in order: what the server wrote on stdout.
+    const deliver = transport.onmessage!;
+    transport.onmessage = (message) => {
+      connected.wire.push(message);
+      deliver(message);
+    };
   });
   afterAll(async () => {
     await connected.client.close();

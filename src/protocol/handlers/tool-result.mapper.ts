@@ -2,7 +2,6 @@ import { ToolError } from '../../content/tool.error';
 import type { ToolDescriptor } from '../../registry/descriptors';
 import { validateInput } from '../../validation/validate-input';
 import type { CallToolResult, ContentBlock } from '../../mcp/mcp-types';
-import type { MaybePromise } from '../../mcp/maybe-promise';
 
 const BLOCK_TYPES = new Set(['text', 'image', 'audio', 'resource_link', 'resource']);
 
@@ -32,25 +31,23 @@ export function toContent(value: unknown): ContentBlock[] {
  * `structuredContent` (validated) plus its JSON as text (the text fallback of a tool with a view); a full
  * result passes through, except that its `structuredContent` is validated too and, when its content is
  * empty, the JSON text is written for it. Without an output class a full result passes through and
- * anything else becomes content blocks. Synchronous unless an output class is checked.
+ * anything else becomes content blocks.
  */
-export function mapToolResult(
+export async function mapToolResult(
   tool: ToolDescriptor,
   value: unknown,
   logError: (m: string, e?: unknown) => void,
-): MaybePromise<CallToolResult> {
+): Promise<CallToolResult> {
   if (isCallToolResult(value)) {
     if (!hasOutput(tool) || value.isError === true || value.structuredContent === undefined) return value;
-    return checkedOutput(tool, value.structuredContent, logError).then((checked) => {
-      if ('isError' in checked) return checked;
-      return {
-        ...value,
-        content: value.content.length > 0 ? value.content : checked.content,
-        structuredContent: checked.structuredContent,
-      };
-    });
+    const checked = await checkedOutput(tool, value.structuredContent, logError);
+    if ('isError' in checked) return checked;
+    return {
+      ...value,
+      content: value.content.length > 0 ? value.content : checked.content,
+      structuredContent: checked.structuredContent,
+    };
   }
-  // Without an output class the result is built directly: no promise for the common case.
   if (hasOutput(tool)) return checkedOutput(tool, value, logError);
   return { content: toContent(value) };
 }

@@ -41,15 +41,14 @@ export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
         return pages.page(params.cursor, view);
       return plainPages.page(params.cursor, view && { key: view.key, items: () => view.items().map(withoutViewMetadata) });
     },
-    // Not async: a call whose every step is synchronous is answered without a promise (see maybe-promise).
-    'tools/call': (params, scope) => {
+    'tools/call': async (params, scope) => {
       const name = requireString(params, 'name');
       const args = optionalObject(params, 'arguments');
       const tool = env.registry.tool(name);
       if (!tool) throw McpError.invalidParams(`Unknown tool: ${echo(name)}`);
       // Before validation and before a task is created: a forbidden call is a JSON-RPC error.
-      const allowed = env.authorizer.assert(tool, callerOf(scope.extra));
-      return allowed ? allowed.then(() => callTool(env, tool, args, params, scope)) : callTool(env, tool, args, params, scope);
+      await env.authorizer.assert(tool, callerOf(scope.extra));
+      return callTool(env, tool, args, params, scope);
     },
   };
 }
@@ -84,5 +83,5 @@ function callTool(
       if (taken !== undefined) return taken;
     }
   }
-  return env.tools.run(tool, args, scope);
+  return env.tools.call(tool, args, scope);
 }

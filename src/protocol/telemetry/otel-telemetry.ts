@@ -2,7 +2,6 @@ import type * as Api from '@opentelemetry/api';
 import type { GaugePoint, RequestTelemetry, TelemetryOptions, TracedRequest, TracedSession } from './telemetry-options';
 import { RequestContexts } from './request-contexts';
 import { carriesContext, contextMeta, extractContext } from './trace-context';
-import { isThenable, type MaybePromise } from '../../mcp/maybe-promise';
 
 type Attributes = Record<string, string | number | boolean>;
 interface Outcome {
@@ -148,9 +147,8 @@ export class OtelTelemetry implements RequestTelemetry {
     return this.context.with(this.probe, this.probed);
   }
 
-  // Not async, nor is child() with no live tracer: a request pays no promise of telemetry's own, and one
-  // that `run` answers synchronously is answered synchronously, its span ended before it returns.
-  serve<T>(request: TracedRequest, session: TracedSession, run: () => MaybePromise<T>): MaybePromise<T> {
+  // `run` starts before the first await: requests start in the order they arrive.
+  async serve<T>(request: TracedRequest, session: TracedSession, run: () => Promise<T>): Promise<T> {
     const meta = request.params?._meta as Record<string, unknown> | undefined;
     const tracer = this.tracer && this.liveTracer();
     if (!tracer && !this.metered) {
@@ -161,13 +159,7 @@ export class OtelTelemetry implements RequestTelemetry {
       const managed = this.managed();
       if (!managed) return this.within(session, request.id, new LazyContext(this.api, meta, request.headers), false, run);
     }
-    let parent: Api.Context;
-    try {
-      parent = extractContext(this.api, meta, request.headers);
-    } catch (error) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what extractContext threw, unchanged, as the rejection an async serve() would give
-      return Promise.reject(error);
-    }
+    const parent = extractContext(this.api, meta, request.headers);
     if (tracer || this.metered) return this.spanned(tracer, request, session, parent, run);
     return parent === this.root ? run() : this.within(session, request.id, { parent, span: undefined, ctx: undefined }, true, run);
   }
@@ -178,8 +170,8 @@ export class OtelTelemetry implements RequestTelemetry {
     request: TracedRequest,
     session: TracedSession,
     parent: Api.Context,
-    run: () => MaybePromise<T>,
-  ): MaybePromise<T> {
+    run: () => Promise<T>,
+  ): Promise<T> {
     const started = this.metered ? performance.now() : 0;
     const target = targetOf(request);
     // Without a context manager no context is ever active: no ambient span to link, none to enter.
@@ -323,42 +315,26 @@ export class OtelTelemetry implements RequestTelemetry {
    * Runs `run` in the request's context (active when a context manager is: `managed`), known to requests
    * the session sends to the client on behalf of request `id`; `end` (if any) is told how it ended.
    */
-  private within<T>(
+  private async within<T>(
     session: TracedSession,
     id: string | number,
     carried: Carried,
     managed: boolean,
-    run: () => MaybePromise<T>,
+    run: () => Promise<T>,
     end?: (outcome: Outcome | undefined, error?: unknown) => void,
-  ): MaybePromise<T> {
+  ): Promise<T> {
     this.contexts.set(session, id, carried);
-    let running: MaybePromise<T>;
+    let result: T;
     try {
-      running = managed ? this.context.with(this.contextOf(carried), run) : run();
+      result = await (managed ? this.context.with(this.contextOf(carried), run) : run());
     } catch (error) {
       this.contexts.delete(session, id);
       end?.(thrown(error), error);
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what run() threw, unchanged, as the rejection an async run() would give
-      return Promise.reject(error);
+      throw error;
     }
-    if (!isThenable(running)) {
-      this.contexts.delete(session, id);
-      end?.(running as Outcome | undefined);
-      return running;
-    }
-    // then(ok, failed) rather than finally: one promise instead of three.
-    return running.then(
-      (result) => {
-        this.contexts.delete(session, id);
-        end?.(result as Outcome | undefined);
-        return result;
-      },
-      (error: unknown) => {
-        this.contexts.delete(session, id);
-        end?.(thrown(error), error);
-        throw error;
-      },
-    );
+    this.contexts.delete(session, id);
+    end?.(result as Outcome | undefined);
+    return result;
   }
 }
 

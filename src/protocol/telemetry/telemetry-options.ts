@@ -1,4 +1,3 @@
-import type { MaybePromise } from '../../mcp/maybe-promise';
 /**
  * OpenTelemetry for an application. `@opentelemetry/api` is an optional peer dependency: it is
  * loaded only when `mode` is not 'off'.
@@ -27,11 +26,8 @@ export interface RequestTelemetry {
   readonly recording: boolean;
   /** True when tool argument validation gets a child span (`spans.validation` in 'full'). */
   readonly validationSpans: boolean;
-  /**
-   * Runs one request inside its server span (full) or its remote trace context (propagation); answers
-   * synchronously when `run` does (a synchronous tool's call makes no promise of telemetry's own).
-   */
-  serve<T>(request: TracedRequest, session: TracedSession, run: () => MaybePromise<T>): MaybePromise<T>;
+  /** Runs one request inside its server span (full) or its remote trace context (propagation). */
+  serve<T>(request: TracedRequest, session: TracedSession, run: () => Promise<T>): Promise<T>;
   /** `params` with the trace context of client request `relatedId` in `_meta` (traceparent, tracestate, baggage). */
   inject(session: TracedSession, relatedId: string | number | undefined, params: Record<string, unknown>): Record<string, unknown>;
   /**

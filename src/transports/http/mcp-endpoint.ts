@@ -1,4 +1,3 @@
-import { isThenable, type MaybePromise } from '../../mcp/maybe-promise';
 import { InMemoryEventStore } from './event-store';
 import type { HttpExchange } from './http-exchange';
 import { fail, replyDocument } from './http-replies';
@@ -79,14 +78,14 @@ export class McpEndpoint {
    * Serves the exchange when its path is one of the endpoint's; resolves once its answer has started
    * (a stream goes on after). False when the path is not the endpoint's: nothing was answered.
    */
-  serve(exchange: HttpExchange): MaybePromise<boolean> {
+  async serve(exchange: HttpExchange): Promise<boolean> {
     const methods = this.routes.get(routeKey(exchange.path));
     if (!methods) return false;
     const route = methods.get(exchange.method === 'HEAD' ? 'GET' : exchange.method) ?? methods.get('*');
     if (!route) return false;
     this.timers ??= this.startTimers();
-    const routed = route(exchange);
-    return isThenable(routed) ? Promise.resolve(routed).then(served) : true;
+    await route(exchange);
+    return true;
   }
 
   /** The server listens on `port`, at `url` (the resource, when none was configured). */
@@ -116,7 +115,8 @@ export class McpEndpoint {
 
   private defineRoutes(): void {
     const { path, healthPath, readyPath, legacySse } = this.options;
-    const guarded = (handle: (exchange: HttpExchange) => MaybePromise<void>) => (exchange: HttpExchange) => this.guarded(exchange, handle);
+    const guarded = (handle: (exchange: HttpExchange) => void | Promise<void>) => (exchange: HttpExchange) =>
+      this.guarded(exchange, handle);
     const preflight = (exchange: HttpExchange) => this.guards.preflight(exchange);
     this.route(
       path,
@@ -176,14 +176,12 @@ export class McpEndpoint {
   }
 
   /** Runs a method handler behind the guards; a fault it did not handle still gets a JSON-RPC answer. */
-  private guarded(exchange: HttpExchange, handle: (exchange: HttpExchange) => MaybePromise<void>): MaybePromise<void> {
+  private async guarded(exchange: HttpExchange, handle: (exchange: HttpExchange) => void | Promise<void>): Promise<void> {
     if (!this.guards.admit(exchange, this.closing)) return;
-    const unexpected = (error: unknown) => this.guards.unexpected(exchange, error);
     try {
-      const handled = handle(exchange);
-      if (isThenable(handled)) return Promise.resolve(handled).then(undefined, unexpected);
+      await handle(exchange);
     } catch (error) {
-      unexpected(error);
+      this.guards.unexpected(exchange, error);
     }
   }
 
@@ -237,9 +235,6 @@ export class McpEndpoint {
 }
 
 /** Paths match case-insensitively, with or without one trailing slash (as Koa's router matches them). */
-/** What serve answers once a route ran: the exchange was the endpoint's. */
-const served = (): true => true;
-
 function routeKey(path: string): string {
   const lower = path.toLowerCase();
   return lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower;

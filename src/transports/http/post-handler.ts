@@ -1,6 +1,5 @@
 import type { AuthInfo } from '../../context/mcp-context';
 import { ErrorCode, errorResponse, isRequest, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../../mcp/json-rpc';
-import { isThenable, type MaybePromise } from '../../mcp/maybe-promise';
 import { echo } from '../../protocol/wire';
 import { classifyInbound } from '../../protocol/inbound';
 import type { PeerState } from '../../protocol/peer';
@@ -12,8 +11,7 @@ import { accepted, accepts, fail, hasBodyOfType, replyMessage } from './http-rep
 import type { ResolvedHttpOptions } from './http-options';
 import type { HttpSession } from './http-session';
 import { readMessage } from './read-message';
-import { RequestFields } from '../../kernel/log-context';
-import { afterAnswer, ANSWERED, type AnswerOptions, answerRequest } from './request-answer';
+import { type AnswerOptions, answerRequest } from './request-answer';
 import type { RequestGuards } from './request-guards';
 import type { SessionDirectory, SessionFactory } from './session-directory';
 import { findSession } from './session-lookup';
@@ -39,7 +37,7 @@ export class PostHandler {
     private readonly statelessChannels: ChannelContext,
   ) {
     const { responseMode } = options;
-    const shared = { logError, refusal: guards.refusal.bind(guards), logFields: new RequestFields() };
+    const shared = { logError, refusal: guards.refusal.bind(guards) };
     this.answers = {
       session: { ...shared, responseMode },
       stateless: { ...shared, responseMode },
@@ -53,8 +51,7 @@ export class PostHandler {
     }
     if (!hasBodyOfType(exchange, 'application/json'))
       return fail(exchange, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
-    const authenticated = this.guards.authenticate(exchange);
-    const principal = isThenable(authenticated) ? await authenticated : authenticated;
+    const principal = await this.guards.authenticate(exchange);
     if (!principal) return;
     const message = await readMessage(exchange, this.options);
     if (!message) return;
@@ -116,7 +113,7 @@ export class PostHandler {
   }
 
   /** A 2026-07-28 request, its headers and envelope checked: served on its own, statelessly; closing its stream cancels it. */
-  private serveModern(exchange: HttpExchange, message: JsonRpcRequest, extra: TransportExtra, peer: PeerState): MaybePromise<void> {
+  private async serveModern(exchange: HttpExchange, message: JsonRpcRequest, extra: TransportExtra, peer: PeerState): Promise<void> {
     if (!this.modern?.knows(message.method))
       return replyMessage(exchange, 404, errorResponse(message.id, ErrorCode.MethodNotFound, `Method not found: ${echo(message.method)}`));
     // The engine takes the envelope from here rather than reading it again from the body.
@@ -125,19 +122,13 @@ export class PostHandler {
       protocolVersion: peer.protocolVersion,
       clientCapabilities: {},
     });
-    const answer = answerRequest(exchange, served, message, extra, this.answers.modern);
-    // Answered whole at once: nothing is left running for the client's leaving to cancel.
-    if (answer === ANSWERED) return served.close();
-    // Listened to from here: no event could come between the request's start and this line.
+    // The client leaving cancels the request.
     const unsubscribe = exchange.onClose(() => served.close());
-    return afterAnswer(answer, () => {
-      unsubscribe();
-      served.close();
-    });
+    await this.answer(exchange, served, message, extra, this.answers.modern, unsubscribe);
   }
 
   /** A 2025-11-25 message when the `sessions` option is off: served on its own. */
-  private serveStateless(exchange: HttpExchange, message: JsonRpcMessage, extra: TransportExtra): MaybePromise<void> {
+  private async serveStateless(exchange: HttpExchange, message: JsonRpcMessage, extra: TransportExtra): Promise<void> {
     // Without the header and without a session there is no other way to know: the spec says assume 2025-03-26.
     const peer: PeerState = { protocolVersion: exchange.header('mcp-protocol-version') || '2025-03-26', clientCapabilities: {} };
     if (!isRequest(message)) {
@@ -145,7 +136,34 @@ export class PostHandler {
       return accepted(exchange);
     }
     const served = new StatelessExchange(this.stateless, this.statelessChannels, peer);
-    return afterAnswer(answerRequest(exchange, served, message, extra, this.answers.stateless), () => served.close());
+    await this.answer(exchange, served, message, extra, this.answers.stateless);
+  }
+
+  /**
+   * Answers a request served with no session, and closes it once its answer is finished (a stream may
+   * go on after the HTTP answer started); `after` runs then too.
+   */
+  private async answer(
+    exchange: HttpExchange,
+    served: StatelessExchange,
+    message: JsonRpcRequest,
+    extra: TransportExtra,
+    options: AnswerOptions,
+    after?: () => void,
+  ): Promise<void> {
+    let finished: Promise<void>;
+    try {
+      ({ finished } = await answerRequest(exchange, served, message, extra, options));
+    } catch (error) {
+      after?.();
+      served.close();
+      throw error;
+    }
+    // finished never rejects.
+    void finished.then(() => {
+      after?.();
+      served.close();
+    });
   }
 }
 

@@ -2,8 +2,7 @@ import { FORBIDDEN_CODE } from '../../auth/auth.errors';
 import type { AuthInfo } from '../../context/mcp-context';
 import { ErrorCode, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
-import { type LogFields, type RequestFields, withLogFields } from '../../kernel/log-context';
-import { isThenable, type MaybePromise } from '../../mcp/maybe-promise';
+import { withLogFields } from '../../kernel/log-context';
 import type { TransportExtra } from '../../protocol/request-scope';
 import type { HttpExchange } from './http-exchange';
 import { replyJson, replyMessage } from './http-replies';
@@ -14,7 +13,7 @@ export interface AnswerTarget {
   /** The session id (a header of the answer, a field of the log); undefined without a session. */
   readonly id: string | undefined;
   /** Runs the request; resolves to its response, or undefined when it was cancelled. */
-  serve(request: JsonRpcRequest, extra: TransportExtra): MaybePromise<JsonRpcMessage | undefined>;
+  serve(request: JsonRpcRequest, extra: TransportExtra): Promise<JsonRpcMessage | undefined>;
   /** Opens the request's stream, which its messages to the client go on (and its answer, once SSE). */
   openRequest(id: RequestId, exchange: HttpExchange): StreamChannel;
   closeRequest(id: RequestId, channel: StreamChannel): void;
@@ -37,8 +36,6 @@ export interface AnswerOptions {
   ) => { status: 401 | 403; challenge?: string };
   /** The HTTP status of an error answered as plain JSON (modern requests: 404 for -32601, 400 for -32020..-32022). */
   readonly statusOf?: (code: number) => number;
-  /** How the log fields of the requests are set (one per transport). */
-  readonly logFields: RequestFields;
 }
 
 /**
@@ -52,118 +49,72 @@ export interface AnswerOptions {
  * request is answered, still keeps what it references alive through every scavenge until the next full
  * GC, and a closure over the request drags the whole request (ctx, req, res, stream) into old space.
  */
-export function answerRequest(
+export async function answerRequest(
   exchange: HttpExchange,
   http: AnswerTarget,
   request: JsonRpcRequest,
   extra: TransportExtra,
   options: AnswerOptions,
-): MaybePromise<{ finished: Promise<void> }> {
+): Promise<{ finished: Promise<void> }> {
   if (http.id) exchange.setHeader('Mcp-Session-Id', http.id);
-  // Entries of the server log made while the request runs carry its id, method and session.
-  const fields = { requestId: request.id, method: request.method, sessionId: http.id };
   const channel = options.responseMode === 'json' ? undefined : http.openRequest(request.id, exchange);
   if (channel) {
     // Channel work never rejects (a fault breaks the stream and is logged there): nothing to await.
     extra.closeStream = () => void channel.closeConnection();
     if (options.responseMode === 'sse') void channel.startStream();
   }
-  const served = serveLogged(http, request, extra, fields, options);
-  // A handler that answered synchronously and sent nothing before: plain JSON, with no promise to race.
-  if (!isThenable(served) && !options.beforeReply && (!channel || channel.state === 'pending')) {
-    if (channel) http.closeRequest(request.id, channel);
-    replyAnswer(exchange, served, options, extra.auth);
+  // Entries of the server log made while the request runs carry its id, method and session.
+  const fields = { requestId: request.id, method: request.method, sessionId: http.id };
+  const done = withLogFields(fields, () => serve(exchange, http, request, extra, options)); // never rejects
+  if (!channel) {
+    replyAnswer(exchange, await done, options, extra.auth);
     return ANSWERED;
   }
-  const done = settle(exchange, request, fields, options, served); // never rejects: every fault becomes an error response
-  if (!channel)
-    return done.then((response) => {
-      replyAnswer(exchange, response, options, extra.auth);
-      return ANSWERED;
-    });
-  return answerLater(exchange, http, request.id, extra.auth, options, channel, done);
-}
-
-/** An answer that was not ready at once: plain JSON if it comes before anything else was sent, else the stream's end. */
-async function answerLater(
-  exchange: HttpExchange,
-  http: AnswerTarget,
-  id: RequestId,
-  auth: AuthInfo | undefined,
-  options: AnswerOptions,
-  channel: StreamChannel,
-  done: Promise<JsonRpcMessage | undefined>,
-): Promise<{ finished: Promise<void> }> {
+  // Plain JSON if the answer comes before anything else was sent, else the stream's end.
   const first = await Promise.race([done.then((response) => ({ response })), channel.upgrade.then(() => undefined)]);
   if (first && channel.state === 'pending') {
-    http.closeRequest(id, channel);
-    replyAnswer(exchange, first.response, options, auth);
+    http.closeRequest(request.id, channel);
+    replyAnswer(exchange, first.response, options, extra.auth);
     return ANSWERED;
   }
   const finished = done.then(async (response) => {
     await channel.finish(response);
-    http.closeRequest(id, channel);
+    http.closeRequest(request.id, channel);
     http.streamEnded?.();
   });
   return { finished };
 }
 
-/**
- * Runs `after` once the answer of answerRequest is finished (its stream ended): at once, with no
- * promise, when it was answered whole. Never rejects, as `finished` never does.
- */
-export function afterAnswer(answer: MaybePromise<{ finished: Promise<void> }>, after: () => void): MaybePromise<void> {
-  if (isThenable(answer)) return answer.then(({ finished }) => void finished.then(after));
-  if (answer === ANSWERED) after();
-  else void answer.finished.then(after);
-}
-
 /** What answerRequest gives back once the answer went out whole: nothing is left to finish. */
-export const ANSWERED: { finished: Promise<void> } = Object.freeze({ finished: Promise.resolve() });
+const ANSWERED: { finished: Promise<void> } = Object.freeze({ finished: Promise.resolve() });
 
 /**
- * Runs the request with its log fields: its response, as a value when the handler answered
- * synchronously (see maybe-promise). Never throws nor rejects: a fault is an internal error response (logged).
+ * Runs the request, then `beforeReply` (a new shared session saved): the response, or the error that
+ * takes its place when `beforeReply` failed. Never rejects: a fault is an internal error response (logged).
  */
-function serveLogged(
+async function serve(
+  exchange: HttpExchange,
   http: AnswerTarget,
   request: JsonRpcRequest,
   extra: TransportExtra,
-  fields: LogFields,
   options: AnswerOptions,
-): MaybePromise<JsonRpcMessage | undefined> {
-  const unhandled = (error: unknown): JsonRpcMessage => {
+): Promise<JsonRpcMessage | undefined> {
+  let response: JsonRpcMessage | undefined;
+  try {
+    response = await http.serve(request, extra);
+  } catch (error) {
     options.logError(`Unhandled error answering ${request.method}`, error);
     return errorResponse(request.id, ErrorCode.InternalError, 'Internal error');
-  };
-  try {
-    const served = options.logFields.run(request.method, request.params, fields, () => http.serve(request, extra));
-    return isThenable(served) ? Promise.resolve(served).then(undefined, unhandled) : served;
-  } catch (error) {
-    return withLogFields(fields, () => unhandled(error));
   }
-}
-
-/** The response once served, after `beforeReply` (a new shared session saved): its failure is the response then. */
-function settle(
-  exchange: HttpExchange,
-  request: JsonRpcRequest,
-  fields: LogFields,
-  options: AnswerOptions,
-  served: MaybePromise<JsonRpcMessage | undefined>,
-): Promise<JsonRpcMessage | undefined> {
-  return withLogFields(fields, async () => {
-    const response = await served;
-    try {
-      await options.beforeReply?.();
-    } catch (error) {
-      options.onBeforeReplyFailed?.();
-      exchange.removeHeader('Mcp-Session-Id');
-      const e = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
-      return errorResponse(request.id, e.code, e.message);
-    }
-    return response;
-  });
+  try {
+    await options.beforeReply?.();
+  } catch (error) {
+    options.onBeforeReplyFailed?.();
+    exchange.removeHeader('Mcp-Session-Id');
+    const e = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
+    return errorResponse(request.id, e.code, e.message);
+  }
+  return response;
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { MaybePromise } from '../../mcp/maybe-promise';
 import { echo } from '../../protocol/wire';
 import type { AuthInfo } from '../../context/mcp-context';
 import { ErrorCode } from '../../mcp/json-rpc';
@@ -72,9 +71,8 @@ export class RequestGuards {
    * answering 401 when it refuses (UnauthorizedError), or 500 when it fails otherwise (logged: a broken
    * hook is not a bad client).
    */
-  authenticate(exchange: HttpExchange): MaybePromise<{ auth: AuthInfo | undefined } | undefined> {
+  async authenticate(exchange: HttpExchange): Promise<{ auth: AuthInfo | undefined } | undefined> {
     if (this.resourceServer) return this.resourceServer.authenticate(exchange);
-    // No hook, no token to check: anonymous at once (no promise on the request path).
     if (!this.options.authenticate) return ANONYMOUS;
     return this.runHook(exchange);
   }

@@ -6,7 +6,6 @@ import {
   type JsonRpcResponse,
   type RequestId,
 } from '../../mcp/json-rpc';
-import type { MaybePromise } from '../../mcp/maybe-promise';
 import type { MessageSink } from '../../protocol/connection';
 import type { PeerState } from '../../protocol/peer';
 import type { TransportExtra } from '../../protocol/request-scope';
@@ -16,8 +15,8 @@ import { type ChannelContext, StreamChannel } from './stream-channel';
 
 /** A request served with no session, as the engine gives it back: its response, and the end of it. */
 export interface StatelessServed {
-  /** A synchronous handler's response comes as a value, not a promise (see maybe-promise). */
-  readonly response: MaybePromise<JsonRpcResponse | undefined>;
+  /** Its response: undefined when it was cancelled. */
+  readonly response: Promise<JsonRpcResponse | undefined>;
   /** Ends the request: cancels it while it runs, fails its requests to the client, and sends nothing more. */
   close(): void;
 }
@@ -46,7 +45,7 @@ export class StatelessExchange implements AnswerTarget {
     private readonly peer: PeerState,
   ) {}
 
-  serve(request: JsonRpcRequest, extra: TransportExtra): MaybePromise<JsonRpcResponse | undefined> {
+  serve(request: JsonRpcRequest, extra: TransportExtra): Promise<JsonRpcResponse | undefined> {
     this.served = this.server.serveStateless(request, extra, this.peer, (message, related, final) => this.route(message, related, final));
     return this.served.response;
   }

@@ -40,12 +40,8 @@ export class StreamableHttpTransport implements HttpTransport {
 
   private koaMiddleware(): Koa.Middleware {
     const { endpoint } = this;
-    // Koa takes a middleware's value as it is: a request served synchronously makes no promise here.
-    const routes: Koa.Middleware = (ctx, next) => {
-      const served = endpoint.serve(new KoaExchange(ctx));
-      if (served === true) return;
-      if (served === false) return next();
-      return served.then((yes) => (yes ? undefined : next()));
+    const routes: Koa.Middleware = async (ctx, next) => {
+      if (!(await endpoint.serve(new KoaExchange(ctx)))) await next();
     };
     const proxy = this.options.oauthProxy;
     if (!proxy) return routes;

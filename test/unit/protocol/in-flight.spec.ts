@@ -32,7 +32,7 @@ class Tools {
 class InFlightModule {}
 
 describe('requests in flight', () => {
-  it('answers a request at once, and counts a waiting one in flight until it is cancelled', async () => {
+  it('counts a request in flight until it is answered, and a waiting one can be cancelled', async () => {
     const { app, client } = await connect(InFlightModule);
     try {
       expect(await client.request('tools/call', { name: 'now', arguments: { text: 'a' } })).toMatchObject({

@@ -1,48 +1,24 @@
-import { afterAnswer, ANSWERED } from '../../../../src/transports/http/request-answer';
 import { accepts, hasBodyOfType } from '../../../../src/transports/http/http-replies';
 import { RequestGuards } from '../../../../src/transports/http/request-guards';
 import { resolveHttpOptions } from '../../../../src/transports/http/http-options';
 import { InMemoryEventStore } from '../../../../src/transports/http/event-store';
 import type { HttpExchange } from '../../../../src/transports/http/http-exchange';
-import { deferred } from '../../../helpers/wait-for';
 
-describe('the request path without promises where nothing waits', () => {
-  it('afterAnswer runs its step at once for an answer that went out whole, and only once a stream finished otherwise', async () => {
-    const steps: string[] = [];
-    // An answer made whole (as answerRequest gives back when the handler answered synchronously): no promise, no wait.
-    expect(afterAnswer(ANSWERED, () => steps.push('whole'))).toBeUndefined();
-    expect(steps).toEqual(['whole']);
-    const stream = deferred();
-    const streaming = afterAnswer({ finished: stream.promise }, () => steps.push('stream'));
-    expect(streaming).toBeUndefined();
-    const later = deferred<{ finished: Promise<void> }>();
-    const pending = afterAnswer(later.promise, () => steps.push('later'));
-    expect(pending).toBeInstanceOf(Promise);
-    later.resolve({ finished: Promise.resolve() });
-    await pending;
-    await new Promise((r) => setImmediate(r));
-    expect(steps).toEqual(['whole', 'later']);
-    stream.resolve();
-    await new Promise((r) => setImmediate(r));
-    expect(steps).toEqual(['whole', 'later', 'stream']);
-  });
-
-  it('a server with no authentication admits a caller without a promise; a hook still runs', async () => {
+describe('RequestGuards.authenticate', () => {
+  it('admits an anonymous caller on a server with no authentication, and runs an authenticate hook', async () => {
     const exchange = { headers: {}, method: 'POST', url: '/mcp' } as unknown as HttpExchange;
     const open = new RequestGuards(
       resolveHttpOptions({}, () => new InMemoryEventStore()),
       undefined,
       () => undefined,
     );
-    expect(open.authenticate(exchange)).toEqual({ auth: undefined });
+    expect(await open.authenticate(exchange)).toEqual({ auth: undefined });
     const hooked = new RequestGuards(
       resolveHttpOptions({ authenticate: () => ({ token: 't', clientId: 'c', scopes: [] }) }, () => new InMemoryEventStore()),
       undefined,
       () => undefined,
     );
-    const checked = hooked.authenticate(exchange);
-    expect(checked).toBeInstanceOf(Promise);
-    expect(await checked).toMatchObject({ auth: { clientId: 'c' } });
+    expect(await hooked.authenticate(exchange)).toMatchObject({ auth: { clientId: 'c' } });
   });
 });
 
