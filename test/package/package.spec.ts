@@ -141,8 +141,9 @@ const esm: Record<string, object> = { mcpkit: core, 'mcpkit/auth': auth, 'mcpkit
 const differs = Object.entries(esm).filter(([id, ns]) => {
   const cjs = require(id) as Record<string, unknown>;
   const names = Object.keys(cjs).filter((n) => n !== '__esModule');
-  // Node's CommonJS lexer also names tsc's __esModule marker: interop noise on either side, not one of mcpkit's names.
-  const esmNames = Object.keys(ns).filter((n) => n !== '__esModule');
+  // Node adds names of its own to a CommonJS module's ESM face (tsc's __esModule marker, 'module.exports'):
+  // interop, not mcpkit's names.
+  const esmNames = Object.keys(ns).filter((n) => n !== '__esModule' && n !== 'module.exports');
   return JSON.stringify(esmNames.sort()) !== JSON.stringify(names.sort()) || esmNames.some((n) => (ns as Record<string, unknown>)[n] !== cjs[n]);
 }).map(([id]) => id);
 console.log(JSON.stringify({
