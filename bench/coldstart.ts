@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureLib } from './module-load';
 
 const SERVERS = join(__dirname, 'servers');
 const INIT = {
@@ -19,14 +20,15 @@ const SCRIPT = [INIT, INITIALIZED, CALL].map((m) => `${JSON.stringify(m)}\n`).jo
  * (servers/cpu-at-answer.ts, preloaded, reports it on stderr).
  */
 function once(
-  { args, env }: Server,
+  { args }: Server,
   peersFirst: boolean,
-  lingerMs = 0,
+  compileCache: string,
+  endGracefully = false,
 ): Promise<{ ms: number; cpu: number; overPeers?: number; faults: number; faultsOverPeers?: number }> {
   const server = args[args.length - 1];
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, ['-r', join(SERVERS, 'cpu-at-answer.js'), ...args], {
-    env: { ...process.env, MODE: 'stdio', TOOLS: '1', PEERS_FIRST: peersFirst ? '1' : '', ...env },
+    env: { ...process.env, MODE: 'stdio', TOOLS: '1', PEERS_FIRST: peersFirst ? '1' : '', NODE_COMPILE_CACHE: compileCache },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   child.stdin.write(SCRIPT);
@@ -45,14 +47,25 @@ function once(
       if (ms === undefined || !cpu || !faults) return;
       clearTimeout(timer);
       child.removeAllListeners('exit');
-      setTimeout(() => child.kill('SIGKILL'), lingerMs);
-      resolve({
+      const figures = {
         ms,
         cpu: Number(cpu[1]),
         overPeers: cpu[2] === undefined ? undefined : Number(cpu[2]),
         faults: Number(faults[1]),
         faultsOverPeers: faults[2] === undefined ? undefined : Number(faults[2]),
+      };
+      if (!endGracefully) {
+        child.kill('SIGKILL');
+        resolve(figures);
+        return;
+      }
+      // Its input ended, a stdio server exits on its own, and Node writes the compile cache on the way out.
+      const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      child.once('exit', () => {
+        clearTimeout(kill);
+        resolve(figures);
       });
+      child.stdin.end();
     };
     child.stderr.on('data', (chunk: Buffer) => {
       err += chunk.toString('utf8');
@@ -73,11 +86,7 @@ function once(
 
 interface Server {
   args: string[];
-  env?: NodeJS.ProcessEnv;
 }
-
-/** Past the moment lib/index.js saves the bundle's V8 code cache (src/code-cache.ts: 1 s after the load). */
-const SAVE_LINGER_MS = 1500;
 
 export interface ColdStartRow {
   impl: string;
@@ -94,31 +103,32 @@ export interface ColdStartRow {
 
 /**
  * Cold start over stdio: spawn a server `runs` times (alternating implementations, so that a busy
- * moment of the machine hits them alike) and time spawn -> first tools/call answer.
- * `mcpkit` is what users install: servers/mcpkit-server.ts on the published lib/ (bundled by
- * scripts/bundle-lib.js; the bench builds it when stale, see ensureLib in module-load.ts), its imports of src redirected there by
- * servers/use-lib.ts. `mcpkit (tsc)` is the same server on tsc's output (dist/src, a file per module).
+ * moment of the machine hits them alike) and time spawn -> first tools/call answer. `mcpkit` is
+ * servers/mcpkit-server.ts on tsc's output (dist/src, as lib/ is built); the SDK 1.x and 2.x servers
+ * serve the same tool; `node + peers` answers by hand after loading mcpkit's peers, the floor. Every
+ * process runs with Node's compile cache (NODE_COMPILE_CACHE, in a folder of its own for this run), as a
+ * project made by `mcpkit init` turns it on: a first run of each fills it, the timed runs read it.
  */
 export async function coldStart(runs: number): Promise<ColdStartRow[]> {
-  ensureLib();
-  const onLib = ['-r', join(SERVERS, 'use-lib.js'), join(SERVERS, 'mcpkit-server.js')];
   const servers: Record<string, Server> = {
-    mcpkit: { args: onLib },
-    'mcpkit (no code cache)': { args: onLib, env: { MCPKIT_CODE_CACHE: '0' } },
-    'mcpkit (tsc)': { args: [join(SERVERS, 'mcpkit-server.js')] },
-    sdk: { args: [join(SERVERS, 'sdk-server.js')] },
+    mcpkit: { args: [join(SERVERS, 'mcpkit-server.js')] },
+    'sdk 1.x': { args: [join(SERVERS, 'sdk-server.js')] },
+    'sdk 2.x': { args: [join(SERVERS, 'sdk2-server.js')] },
     'bare node': { args: [join(SERVERS, 'bare-server.js')] },
     'node + peers': { args: [join(SERVERS, 'peers-server.js')] },
   };
   // The servers whose CPU time over the peers is taken (the preload loads the peers first).
-  const overPeers = (impl: string) => impl.startsWith('mcpkit') || impl === 'node + peers';
+  const overPeers = (impl: string) => impl === 'mcpkit' || impl === 'node + peers';
   const times: Record<string, Awaited<ReturnType<typeof once>>[]> = Object.fromEntries(Object.keys(servers).map((impl) => [impl, []]));
-  // Warms the file cache; mcpkit's first run lives on until it saved its code cache, as a server does:
-  // the rows time later starts (`mcpkit (no code cache)`: every start compiles the bundle).
-  for (const [impl, server] of Object.entries(servers)) await once(server, overPeers(impl), impl === 'mcpkit' ? SAVE_LINGER_MS : 0);
-  await new Promise((resolve) => setTimeout(resolve, SAVE_LINGER_MS));
-  for (let i = 0; i < runs; i++) {
-    for (const [impl, server] of Object.entries(servers)) times[impl].push(await once(server, overPeers(impl)));
+  const compileCache = mkdtempSync(join(tmpdir(), 'mcpkit-coldstart-'));
+  try {
+    // Warms the file cache and fills the compile cache.
+    for (const [impl, server] of Object.entries(servers)) await once(server, overPeers(impl), compileCache, true);
+    for (let i = 0; i < runs; i++) {
+      for (const [impl, server] of Object.entries(servers)) times[impl].push(await once(server, overPeers(impl), compileCache));
+    }
+  } finally {
+    rmSync(compileCache, { recursive: true, force: true });
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   return Object.entries(times).map(([impl, t]) => {

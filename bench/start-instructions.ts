@@ -1,9 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureLib } from './module-load';
-import { cachegrindArgs, instructionsIn, V8_FLAGS } from './valgrind';
+import { cachegrindArgs, instructionsIn } from './valgrind';
 
 /**
  * The start of a stdio server counted in instructions, not timed: on a shared machine the wall clock and
@@ -12,8 +9,8 @@ import { cachegrindArgs, instructionsIn, V8_FLAGS } from './valgrind';
  * gets the same three messages on a pipe and ends the moment it writes its answer to the first tools/call
  * (servers/exit-at-answer.ts), so the count is spawn -> answer. V8 runs with --predictable (its background
  * compiling and marking on the main thread, counted the same way each run) and young generations of 64 MB
- * (no scavenge moves with an allocation here or there); mcpkit's code cache is made with the same flags
- * first, as a server's first run makes it.
+ * (no scavenge moves with an allocation here or there). No compile cache: each process compiles what it
+ * loads, the same work on every run.
  *
  * Run: `node dist/bench/start-instructions.js [--runs=N]` (needs valgrind: `apt-get install -y valgrind`;
  * each run of a server takes ~15 s under it). Prints millions of instructions, and each server over the
@@ -36,7 +33,6 @@ const SCRIPT = [
 
 interface Server {
   args: string[];
-  env?: NodeJS.ProcessEnv;
 }
 
 function valgrindVersion(): string | undefined {
@@ -48,11 +44,11 @@ function valgrindVersion(): string | undefined {
 }
 
 /** Instructions from spawn to the answer to the first tools/call, counted by cachegrind. */
-function count({ args, env }: Server, cache: string): number {
+function count({ args }: Server): number {
   const run = spawnSync('valgrind', cachegrindArgs(['-r', join(SERVERS, 'exit-at-answer.js'), ...args]), {
     input: SCRIPT,
     encoding: 'utf8',
-    env: { ...process.env, MODE: 'stdio', TOOLS: '1', MCPKIT_CODE_CACHE: cache, ...env },
+    env: { ...process.env, MODE: 'stdio', TOOLS: '1' },
     maxBuffer: 16 << 20,
   });
   if (!run.stdout.includes('"id":2')) throw new Error(`${args.join(' ')} did not answer the tools/call:\n${run.stdout}\n${run.stderr}`);
@@ -61,56 +57,35 @@ function count({ args, env }: Server, cache: string): number {
   return refs;
 }
 
-/** mcpkit's code cache, made by a first run with the counted runs' V8 flags (V8 refuses bytecode made under other flags). */
-function makeCache(server: Server, cache: string): void {
-  const child = spawnSync(
-    'bash',
-    [
-      '-c',
-      `{ printf '%s' "$SCRIPT"; sleep 2; } | "${process.execPath}" ${V8_FLAGS.join(' ')} ${server.args.map((a) => `'${a}'`).join(' ')}`,
-    ],
-    { env: { ...process.env, MODE: 'stdio', TOOLS: '1', MCPKIT_CODE_CACHE: cache, SCRIPT }, encoding: 'utf8' },
-  );
-  if (child.status !== 0) throw new Error(`the run that makes the code cache failed:\n${child.stderr}`);
-}
-
 function main(): void {
   const version = valgrindVersion();
   if (!version) {
     console.log('start-instructions: valgrind is not installed (apt-get install -y valgrind); nothing measured.');
     return;
   }
-  ensureLib();
-  const onLib = ['-r', join(SERVERS, 'use-lib.js'), join(SERVERS, 'mcpkit-server.js')];
   const servers: Record<string, Server> = {
-    mcpkit: { args: onLib },
-    'mcpkit (no code cache)': { args: onLib, env: { MCPKIT_CODE_CACHE: '0' } },
-    sdk: { args: [join(SERVERS, 'sdk-server.js')] },
+    mcpkit: { args: [join(SERVERS, 'mcpkit-server.js')] },
+    'sdk 1.x': { args: [join(SERVERS, 'sdk-server.js')] },
+    'sdk 2.x': { args: [join(SERVERS, 'sdk2-server.js')] },
     'bare node': { args: [join(SERVERS, 'bare-server.js')] },
     'node + peers': { args: [join(SERVERS, 'peers-server.js')] },
   };
-  const cache = mkdtempSync(join(tmpdir(), 'mcpkit-start-instructions-'));
-  try {
-    makeCache(servers.mcpkit, cache);
-    const counts: Record<string, number[]> = {};
-    for (let i = 0; i < RUNS; i++) for (const [name, server] of Object.entries(servers)) (counts[name] ??= []).push(count(server, cache));
-    const least = (name: string) => Math.min(...counts[name]);
-    const m = (n: number) => (n / 1e6).toFixed(1);
-    console.log(
-      `\nstdio start, spawn -> first tools/call answer, in millions of instructions (${version}, Node ${process.version}, ${RUNS} runs each):`,
-    );
-    for (const name of Object.keys(servers)) {
-      const spread = Math.max(...counts[name]) - least(name);
-      const over = name === 'bare node' ? '' : `  +${m(least(name) - least('bare node'))} over bare node`;
-      const overPeers = name.startsWith('mcpkit') ? `, +${m(least(name) - least('node + peers'))} over node + peers` : '';
-      console.log(`  ${name.padEnd(24)} ${m(least(name)).padStart(8)} M (runs within ${m(spread)} M)${over}${overPeers}`);
-    }
-    console.log(
-      '  (V8 --predictable, 64 MB young generation; "node + peers" loads reflect-metadata, class-validator, class-transformer, tsyringe.)',
-    );
-  } finally {
-    rmSync(cache, { recursive: true, force: true });
+  const counts: Record<string, number[]> = {};
+  for (let i = 0; i < RUNS; i++) for (const [name, server] of Object.entries(servers)) (counts[name] ??= []).push(count(server));
+  const least = (name: string) => Math.min(...counts[name]);
+  const m = (n: number) => (n / 1e6).toFixed(1);
+  console.log(
+    `\nstdio start, spawn -> first tools/call answer, in millions of instructions (${version}, Node ${process.version}, ${RUNS} runs each):`,
+  );
+  for (const name of Object.keys(servers)) {
+    const spread = Math.max(...counts[name]) - least(name);
+    const over = name === 'bare node' ? '' : `  +${m(least(name) - least('bare node'))} over bare node`;
+    const overPeers = name.startsWith('mcpkit') ? `, +${m(least(name) - least('node + peers'))} over node + peers` : '';
+    console.log(`  ${name.padEnd(24)} ${m(least(name)).padStart(8)} M (runs within ${m(spread)} M)${over}${overPeers}`);
   }
+  console.log(
+    '  (V8 --predictable, 64 MB young generation; "node + peers" loads reflect-metadata, class-validator, class-transformer, tsyringe.)',
+  );
 }
 
 main();
