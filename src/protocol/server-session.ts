@@ -21,11 +21,11 @@ import { ClientLink } from './client-link';
 import type { Era, EraSupport } from '../mcp/eras';
 import { echo } from './wire';
 import { ownerOf } from '../auth/principal';
-import { classifyInbound, type LegacyInbound } from './inbound';
+import { classifyInbound, type HandshakeInbound } from './inbound';
 import { clientNotification, type RequestHost, type RequestSite, serveRequest, traced } from './request-core';
 
-/** A request of a session serving only the legacy era: nothing to classify. */
-const LEGACY_REQUEST: LegacyInbound = Object.freeze({ era: 'legacy' });
+/** A request of a session serving only the handshake era: nothing to classify. */
+const HANDSHAKE_REQUEST: HandshakeInbound = Object.freeze({ era: 'legacy' });
 /** The subscriptions of a session that has none (most): a server holds thousands of sessions. */
 const NO_SUBSCRIPTIONS: ReadonlySet<string> = new Set();
 
@@ -33,7 +33,7 @@ const NO_SUBSCRIPTIONS: ReadonlySet<string> = new Set();
 export interface SessionHost extends RequestHost {
   /** The capabilities offered now (a restored replica counts as told about them). */
   readonly capabilities: ServerCapabilities;
-  /** The eras served: the modern dispatch (`modern`) is asked for only when a request belongs to 2026-07-28. */
+  /** The eras served: the per-request dispatch (`perRequest`) is asked for only when a request belongs to 2026-07-28. */
   readonly eras: EraSupport;
   onSessionClosed?(session: ServerSession): void;
 }
@@ -130,9 +130,9 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
       ? { era: 'modern' as const, peer: extra.envelope }
       : support !== 'legacy'
         ? classifyInbound(request, { support, pinned: this.era })
-        : LEGACY_REQUEST;
+        : HANDSHAKE_REQUEST;
     if ('reject' in inbound) {
-      const e = this.host.modern!.mapError(inbound.reject);
+      const e = this.host.perRequest!.mapError(inbound.reject);
       return errorResponse(id, e.code, e.message, e.data);
     }
     if (inbound.pin) this.era = inbound.pin;

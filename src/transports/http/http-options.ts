@@ -150,11 +150,11 @@ export function resolveHttpOptions(options: HttpOptions, defaultStore: () => Eve
     auth: options.auth,
     sessionBackplane: sessions ? options.sessionBackplane : undefined,
     oauthProxy: options.oauthProxy,
-    legacySse: resolveLegacySse(options.legacySse, sessions),
+    legacySse: resolveSse2024(options.legacySse, sessions),
   };
 }
 
-function resolveLegacySse(option: HttpOptions['legacySse'], sessions: boolean): ResolvedHttpOptions['legacySse'] {
+function resolveSse2024(option: HttpOptions['legacySse'], sessions: boolean): ResolvedHttpOptions['legacySse'] {
   if (option === false || (option === undefined && !sessions)) return false;
   return { path: option?.path ?? '/sse', messagesPath: option?.messagesPath ?? '/messages' };
 }

@@ -2,7 +2,7 @@ import { InMemoryEventStore } from './event-store';
 import type { HttpExchange } from './http-exchange';
 import { fail, replyDocument } from './http-replies';
 import { type HttpOptions, type ResolvedHttpOptions, resolveHttpOptions } from './http-options';
-import { LegacySseEndpoint } from './legacy-sse';
+import { Sse2024Endpoint } from './sse-2024';
 import { PostHandler } from './post-handler';
 import { checkReadiness } from './readiness';
 import { ALLOW, RequestGuards } from './request-guards';
@@ -28,8 +28,8 @@ export class McpEndpoint {
   private readonly posts: PostHandler;
   private readonly streams: StreamHandlers;
   /** The 2024-11-05 HTTP+SSE endpoint, unless turned off. */
-  private readonly legacy?: LegacySseEndpoint;
-  private readonly modernOnly: boolean;
+  private readonly sse2024?: Sse2024Endpoint;
+  private readonly perRequestOnly: boolean;
   /** Routes by lower-cased path, then method (HEAD is served as GET, as Koa's router does). */
   private readonly routes = new Map<string, Map<string, Route>>();
   /** Started with the first request: a runtime may forbid timers outside one (Cloudflare Workers does at load). */
@@ -51,17 +51,17 @@ export class McpEndpoint {
       this.sessions,
       this.guards,
       logError,
-      factory.modern,
+      factory.perRequest,
       factory.stateless,
       // A stateless request's stream: no session id, nothing stored, nothing shared.
       { retryMs: channels.retryMs, headers: {}, track: (connection, open) => channels.track(connection, open), logError },
     );
     this.streams = new StreamHandlers(this.options, this.sessions, this.guards);
-    // A server serving only the modern era has no sessions, standalone streams or HTTP+SSE endpoint.
-    this.modernOnly = factory.modern?.support === 'modern';
+    // A server serving only the per-request era has no sessions, standalone streams or HTTP+SSE endpoint.
+    this.perRequestOnly = factory.perRequest?.support === 'modern';
     const { legacySse } = this.options;
-    if (legacySse && !this.modernOnly) {
-      this.legacy = new LegacySseEndpoint(
+    if (legacySse && !this.perRequestOnly) {
+      this.sse2024 = new Sse2024Endpoint(
         { ...this.options, legacySse },
         {
           factory,
@@ -101,7 +101,7 @@ export class McpEndpoint {
 
   /** Sessions served here, HTTP+SSE ones included. */
   get sessionCount(): number {
-    return this.sessions.size + (this.legacy?.size ?? 0);
+    return this.sessions.size + (this.sse2024?.size ?? 0);
   }
 
   /** Stops accepting, then ends every stream and session. */
@@ -109,7 +109,7 @@ export class McpEndpoint {
     this.closing = true;
     for (const t of this.timers ?? []) clearInterval(t);
     await this.sessions.closeAll();
-    this.legacy?.closeAll();
+    this.sse2024?.closeAll();
     for (const c of [...this.connections]) c.end();
   }
 
@@ -123,7 +123,7 @@ export class McpEndpoint {
       'POST',
       guarded((e) => this.posts.handle(e)),
     );
-    if (!this.modernOnly) {
+    if (!this.perRequestOnly) {
       this.route(
         path,
         'GET',
@@ -137,22 +137,22 @@ export class McpEndpoint {
     }
     this.route(path, 'OPTIONS', preflight);
     this.route(path, '*', (exchange) => {
-      exchange.setHeader('Allow', this.modernOnly ? 'POST' : ALLOW);
+      exchange.setHeader('Allow', this.perRequestOnly ? 'POST' : ALLOW);
       fail(exchange, 405, -32000, 'Method not allowed');
     });
     if (healthPath) this.route(healthPath, 'GET', (e) => this.health(e));
     if (readyPath) this.route(readyPath, 'GET', (e) => this.ready(e));
-    const { legacy } = this;
-    if (legacy && legacySse) {
+    const { sse2024 } = this;
+    if (sse2024 && legacySse) {
       this.route(
         legacySse.path,
         'GET',
-        guarded((e) => legacy.open(e)),
+        guarded((e) => sse2024.open(e)),
       );
       this.route(
         legacySse.messagesPath,
         'POST',
-        guarded((e) => legacy.post(e)),
+        guarded((e) => sse2024.post(e)),
       );
       this.route(legacySse.path, 'OPTIONS', preflight);
       this.route(legacySse.messagesPath, 'OPTIONS', preflight);
