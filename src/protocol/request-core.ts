@@ -4,14 +4,14 @@ import { MetaKey } from '../mcp/eras';
 import type { LinkHost } from './client-link';
 import type { PerRequestDispatch } from './per-request/per-request-dispatch';
 import type { PerRequestScope } from './per-request/per-request-scope';
-import type { Outbound, PeerState, SessionControl } from './peer';
+import type { PeerState } from './peer';
 import type { MethodHandler, TransportExtra } from './request-scope';
-import { SessionScope } from './session-scope';
-import type { RequestTelemetry, TracedRequest, TracedSession } from './telemetry/telemetry-options';
+import { InflightRequest, type RequestSite } from './inflight-request';
+import type { RequestTelemetry, TracedRequest } from './telemetry/telemetry-options';
 import { echo } from './wire';
 
 /*
- * The per-request core: what happens to one request between its classification and its response,
+ * The request core: what happens to one request between its classification and its response,
  * the same for a request of a session and a stateless one (2026-07-28 requests, and 2025-11-25 ones
  * over HTTP without sessions). Its telemetry span, routing, the per-request era's dispatch (multi
  * round-trip, tasks through the features' handlers), the handler's scope (authorization, middleware
@@ -28,21 +28,6 @@ export interface RequestHost extends LinkHost {
   rootsListChanged?(peer: PeerState): void;
   /** A client notification the core does not handle itself (an extension's, a custom one). */
   notification?(method: string, params: Record<string, unknown>, peer: PeerState): void;
-}
-
-/**
- * Where a request runs: a session, or a stateless request's own link to its client. Its scope reads
- * the peer and writes through it; the site keeps the scope while it runs, to cancel it.
- */
-export interface RequestSite extends Outbound, SessionControl, TracedSession {
-  readonly peer: PeerState;
-  /** Who owns what the request creates (tasks). */
-  ownerKey(extra: TransportExtra | undefined): string;
-  /** False when the site refuses this 2025-era method now (a session before its initialize). */
-  admits(method: string): boolean;
-  /** The request's scope from when its handler starts until it is answered. */
-  track(scope: SessionScope): void;
-  untrack(scope: SessionScope): void;
 }
 
 /** Runs `serve` in the request's server span (full) or remote trace context (propagation). */
@@ -103,7 +88,7 @@ export async function serveRequest(
 ): Promise<JsonRpcResponse | undefined> {
   const { id, method } = request;
   const perRequest = envelope ? host.perRequest : undefined;
-  let scope: SessionScope;
+  let scope: InflightRequest;
   let handler: MethodHandler;
   if (perRequest && envelope) {
     try {
@@ -117,7 +102,7 @@ export async function serveRequest(
     if (!found) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${echo(method)}`);
     if (!site.admits(method)) return errorResponse(id, ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
     handler = found;
-    scope = new SessionScope(id, method, request.params ?? {}, site, undefined, extra);
+    scope = new InflightRequest(id, method, request.params ?? {}, site, undefined, extra);
   }
   site.track(scope);
   try {
@@ -129,14 +114,14 @@ export async function serveRequest(
 }
 
 /** The response of a request whose handler returned `result`. */
-function answered(scope: SessionScope, result: unknown): JsonRpcResponse | undefined {
+function answered(scope: InflightRequest, result: unknown): JsonRpcResponse | undefined {
   return scope.cancelled ? undefined : { jsonrpc: '2.0', id: scope.id, result: result ?? {} };
 }
 
 /** The response of a request whose handler failed. */
 function failed(
   host: RequestHost,
-  scope: SessionScope,
+  scope: InflightRequest,
   perRequest: PerRequestDispatch | undefined,
   error: unknown,
 ): JsonRpcResponse | undefined {
@@ -151,7 +136,7 @@ function failed(
 }
 
 /** The request is over: its site lets go of its scope, and later progress from its handler is dropped. */
-function settled(site: RequestSite, scope: SessionScope, response: JsonRpcResponse | undefined): JsonRpcResponse | undefined {
+function settled(site: RequestSite, scope: InflightRequest, response: JsonRpcResponse | undefined): JsonRpcResponse | undefined {
   site.untrack(scope);
   scope.finish();
   return response;

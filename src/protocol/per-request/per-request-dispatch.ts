@@ -7,7 +7,8 @@ import { RawJson, echo } from '../wire';
 import { PER_REQUEST_METHODS, MRTR_METHODS } from './envelope';
 import type { PeerState } from '../peer';
 import { InputRound } from './input-round';
-import { type ArgsSnapshot, PerRequestScope, type PerRequestSession, type RoundFactory } from './per-request-scope';
+import { type ArgsSnapshot, PerRequestScope, type RoundFactory } from './per-request-scope';
+import type { RequestSite } from '../inflight-request';
 import { digestOfCanonical, type RequestStateSealer, stableJson, type StateBinding } from './request-state';
 import type { CacheHints } from '../../contracts/cache-hints';
 import { ownerOf } from '../../auth/principal';
@@ -60,7 +61,7 @@ export class PerRequestDispatch implements RoundFactory {
     request: JsonRpcRequest,
     peer: PeerState,
     extra: TransportExtra | undefined,
-    session: PerRequestSession,
+    session: RequestSite,
     owner: string,
   ): { scope: PerRequestScope; handler: MethodHandler } {
     const handler = this.route(request.method);

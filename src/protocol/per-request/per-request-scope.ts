@@ -2,7 +2,7 @@ import type { RequestId } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import type { Outbound, OutboundRequestOptions, PeerState } from '../peer';
 import type { TransportExtra } from '../request-scope';
-import { type ScopeSession, SessionScope } from '../session-scope';
+import { InflightRequest, type RequestSite } from '../inflight-request';
 import type { InputRound } from './input-round';
 import type { CacheHint } from '../../contracts/cache-hints';
 
@@ -14,14 +14,11 @@ export interface RoundFactory {
   roundFor(scope: PerRequestScope): InputRound;
 }
 
-/** The session a per-request-era request runs on: only its way out (the request's own stream) is used. */
-export type PerRequestSession = ScopeSession;
-
 /**
  * A per-request (2026-07-28) request: its PeerState comes from its own `_meta`, its notifications go on its
  * own response stream, and its requests to the client are input requests of its InputRound (MRTR).
  */
-export class PerRequestScope extends SessionScope implements Outbound {
+export class PerRequestScope extends InflightRequest implements Outbound {
   /** The caching hint of what this request read (a resource's own), when it has one. */
   cacheHint?: CacheHint;
 
@@ -29,7 +26,7 @@ export class PerRequestScope extends SessionScope implements Outbound {
     id: RequestId,
     method: string,
     params: Record<string, unknown>,
-    session: PerRequestSession,
+    session: RequestSite,
     owner: string,
     extra: TransportExtra | undefined,
     private readonly requestPeer: PeerState,

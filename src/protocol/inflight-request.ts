@@ -2,22 +2,30 @@ import type { McpContext } from '../context/mcp-context';
 import { RequestContext } from './request-context';
 import type { RequestId } from '../mcp/json-rpc';
 import type { Outbound, PeerState, SessionControl } from './peer';
+import type { TracedSession } from './telemetry/telemetry-options';
 import type { RequestScope, TransportExtra } from './request-scope';
 
-/** What a request scope needs from the session that runs it. */
-export type ScopeSession = Outbound &
-  SessionControl & {
-    readonly peer: PeerState;
-    /** Who owns what a request creates (see RequestSite.ownerKey). */
-    ownerKey(extra: TransportExtra | undefined): string;
-  };
+/**
+ * Where a request runs: a session, or a stateless request's own link to its client. Its scope reads
+ * the peer and writes through it; the site keeps the scope while it runs, to cancel it.
+ */
+export interface RequestSite extends Outbound, SessionControl, TracedSession {
+  readonly peer: PeerState;
+  /** Who owns what the request creates (tasks). */
+  ownerKey(extra: TransportExtra | undefined): string;
+  /** False when the site refuses this 2025-era method now (a session before its initialize). */
+  admits(method: string): boolean;
+  /** The request's scope from when its handler starts until it is answered. */
+  track(scope: InflightRequest): void;
+  untrack(scope: InflightRequest): void;
+}
 
 /**
- * One request in flight in a session. Its AbortSignal is created only when a handler asks for it:
+ * One request in flight, in a session or not: the RequestScope its handler gets. Its AbortSignal is created only when a handler asks for it:
  * most requests never look, and an AbortController per request is a measurable share of a small
  * request's cost.
  */
-export class SessionScope implements RequestScope {
+export class InflightRequest implements RequestScope {
   private ctx?: RequestContext;
   private controller?: AbortController;
   cancelled = false;
@@ -28,7 +36,7 @@ export class SessionScope implements RequestScope {
     readonly id: RequestId,
     readonly method: string,
     readonly params: Record<string, unknown>,
-    readonly session: ScopeSession,
+    readonly session: RequestSite,
     /** Undefined: asked of the session when first read (see `owner`). */
     private ownerKey: string | undefined,
     readonly extra: TransportExtra | undefined,
