@@ -28,7 +28,7 @@ export class McpEndpoint {
   private readonly posts: PostHandler;
   private readonly streams: StreamHandlers;
   /** The 2024-11-05 HTTP+SSE endpoint, unless turned off. */
-  private readonly sse2024?: Sse2024Endpoint;
+  private readonly sseEndpoint?: Sse2024Endpoint;
   private readonly perRequestOnly: boolean;
   /** Routes by lower-cased path, then method (HEAD is served as GET, as Koa's router does). */
   private readonly routes = new Map<string, Map<string, Route>>();
@@ -59,10 +59,10 @@ export class McpEndpoint {
     this.streams = new StreamHandlers(this.options, this.sessions, this.guards);
     // A server serving only the per-request era has no sessions, standalone streams or HTTP+SSE endpoint.
     this.perRequestOnly = factory.perRequest?.support === 'modern';
-    const { legacySse } = this.options;
-    if (legacySse && !this.perRequestOnly) {
-      this.sse2024 = new Sse2024Endpoint(
-        { ...this.options, legacySse },
+    const { sse2024 } = this.options;
+    if (sse2024 && !this.perRequestOnly) {
+      this.sseEndpoint = new Sse2024Endpoint(
+        { ...this.options, sse2024 },
         {
           factory,
           guards: this.guards,
@@ -101,7 +101,7 @@ export class McpEndpoint {
 
   /** Sessions served here, HTTP+SSE ones included. */
   get sessionCount(): number {
-    return this.sessions.size + (this.sse2024?.size ?? 0);
+    return this.sessions.size + (this.sseEndpoint?.size ?? 0);
   }
 
   /** Stops accepting, then ends every stream and session. */
@@ -109,12 +109,12 @@ export class McpEndpoint {
     this.closing = true;
     for (const t of this.timers ?? []) clearInterval(t);
     await this.sessions.closeAll();
-    this.sse2024?.closeAll();
+    this.sseEndpoint?.closeAll();
     for (const c of [...this.connections]) c.end();
   }
 
   private defineRoutes(): void {
-    const { path, healthPath, readyPath, legacySse } = this.options;
+    const { path, healthPath, readyPath, sse2024 } = this.options;
     const guarded = (handle: (exchange: HttpExchange) => void | Promise<void>) => (exchange: HttpExchange) =>
       this.guarded(exchange, handle);
     const preflight = (exchange: HttpExchange) => this.guards.preflight(exchange);
@@ -142,20 +142,20 @@ export class McpEndpoint {
     });
     if (healthPath) this.route(healthPath, 'GET', (e) => this.health(e));
     if (readyPath) this.route(readyPath, 'GET', (e) => this.ready(e));
-    const { sse2024 } = this;
-    if (sse2024 && legacySse) {
+    const { sseEndpoint } = this;
+    if (sseEndpoint && sse2024) {
       this.route(
-        legacySse.path,
+        sse2024.path,
         'GET',
-        guarded((e) => sse2024.open(e)),
+        guarded((e) => sseEndpoint.open(e)),
       );
       this.route(
-        legacySse.messagesPath,
+        sse2024.messagesPath,
         'POST',
-        guarded((e) => sse2024.post(e)),
+        guarded((e) => sseEndpoint.post(e)),
       );
-      this.route(legacySse.path, 'OPTIONS', preflight);
-      this.route(legacySse.messagesPath, 'OPTIONS', preflight);
+      this.route(sse2024.path, 'OPTIONS', preflight);
+      this.route(sse2024.messagesPath, 'OPTIONS', preflight);
     }
     const resourceServer = this.guards.resourceServer;
     for (const metadataPath of resourceServer?.metadataPaths ?? []) {

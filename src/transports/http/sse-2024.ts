@@ -37,7 +37,7 @@ export class Sse2024Endpoint {
   private readonly sessions = new Map<string, Sse2024Session>();
 
   constructor(
-    private readonly options: ResolvedHttpOptions & { legacySse: { path: string; messagesPath: string } },
+    private readonly options: ResolvedHttpOptions & { sse2024: { path: string; messagesPath: string } },
     private readonly host: Sse2024Host,
   ) {}
 
@@ -56,7 +56,7 @@ export class Sse2024Endpoint {
     const session = this.host.factory.createSession((message) => stream.send(message), { id, reachable: () => stream.isOpen });
     this.sessions.set(id, { owner: principal.auth && ownerOf(principal.auth), stream, session });
     this.host.track(stream, true);
-    stream.endpoint(`${this.options.legacySse.messagesPath}?sessionId=${id}`);
+    stream.endpoint(`${this.options.sse2024.messagesPath}?sessionId=${id}`);
   }
 
   /** POST on the messages path: one client message for the session its query names, answered 202. */

@@ -178,6 +178,16 @@ describe('HTTP+SSE (2024-11-05) transport', () => {
     await stream.disconnect();
   });
 
+  it('takes its options under sse2024 too, which wins over the former name legacySse', async () => {
+    const { base } = await start({ sse2024: { path: '/new/events', messagesPath: '/new/post' }, legacySse: false });
+    const stream = await SseReader.open(`${base}/new/events`, { headers: { accept: 'text/event-stream' } });
+    await stream.waitFor((r) => r.events.length >= 1);
+    expect(stream.events[0].data).toMatch(/^\/new\/post\?sessionId=/);
+    await stream.disconnect();
+    const off = await start({ sse2024: false });
+    expect((await fetch(`${off.base}/sse`, { headers: { accept: 'text/event-stream' } })).status).toBe(404);
+  });
+
   it('ends the session when the stream closes: a later POST gets 404', async () => {
     const { base, transport } = await start();
     const { stream, post } = await openRaw(base);
