@@ -119,7 +119,7 @@ export { McpError, mcpErrorOf } from './mcp/mcp.error';
 export type { McpErrorMapping } from './mcp/mcp.error';
 export { ErrorCode } from './mcp/json-rpc';
 export { ForbiddenError, FORBIDDEN_CODE } from './auth/auth.errors';
-export { InputRequiredError, isInputRequired } from './protocol/modern/input-round';
+export { InputRequiredError, isInputRequired } from './protocol/per-request/input-round';
 export { EmptyInput } from './schema/empty-input';
 export type { CanActivate, GuardContext, GuardClass } from './contracts/guard';
 export type { Middleware, Invocation } from './contracts/middleware';
@@ -131,11 +131,11 @@ export type { PinoLike } from './kernel/pino-logger';
 export { redirectConsoleToStderr } from './kernel/console-redirect';
 export { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS, TASK_STORE } from './kernel/tokens';
 
-export { MODERN_PROTOCOL_VERSIONS, TASKS_EXTENSION } from './mcp/eras';
+export { PER_REQUEST_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS, TASKS_EXTENSION } from './mcp/eras';
 export type { Era, EraSupport } from './mcp/eras';
 export type { Extensions, ExtensionSettings } from './mcp/extensions';
 export type { CacheHint, CacheHints } from './contracts/cache-hints';
-export type { RequestStateOptions } from './protocol/modern/request-state';
+export type { RequestStateOptions } from './protocol/per-request/request-state';
 
 // The MCP types a handler returns, receives from the client, or names in its options.
 export type {

@@ -1,6 +1,6 @@
 import { McpModule } from '../../src';
 import { ConformanceResources } from './conformance.resources';
-import { ModernConformanceTools } from './conformance.modern';
+import { PerRequestConformanceTools } from './conformance.per-request';
 import { ConformanceTools } from './conformance.tools';
 import { TaskConformanceTools } from './conformance.tasks';
 
@@ -10,6 +10,6 @@ import { TaskConformanceTools } from './conformance.tasks';
     version: '1.0.0',
     description: 'The fixtures of the official MCP conformance suite, written with mcpkit',
   },
-  providers: [ConformanceTools, ConformanceResources, ModernConformanceTools, TaskConformanceTools],
+  providers: [ConformanceTools, ConformanceResources, PerRequestConformanceTools, TaskConformanceTools],
 })
 export class ConformanceModule {}

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { ClientEra } from '../client/modern-session';
+import type { ClientEra } from '../client/per-request-session';
 import { CliError } from './cli-error';
 
 /** One server `mcpkit proxy` serves: spawned over stdio, or reached over Streamable HTTP or HTTP+SSE (2024-11-05). */

@@ -7,7 +7,7 @@
  */
 export { McpClient } from './mcp-client';
 export type { McpClientOptions, NotificationHandler, InitializeResult } from './mcp-client';
-export type { ClientEra, ServerDescription } from './modern-session';
+export type { ClientEra, ServerDescription } from './per-request-session';
 export type { InboundRequestHandler, InboundRequestContext } from './inbound-requests';
 export type { RequestOptions, Progress } from './outbound-requests';
 export { REQUEST_TIMEOUT, CONNECTION_CLOSED } from './outbound-requests';

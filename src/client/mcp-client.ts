@@ -10,8 +10,8 @@ import {
   type MessageExtra,
 } from './client-transport';
 import { InboundRequests, type InboundRequestHandler } from './inbound-requests';
-import { ParamHeaderBook } from './modern-http';
-import { isDiscoverRefusal, ModernSession, type ClientEra, type ServerDescription } from './modern-session';
+import { ParamHeaderBook } from './per-request-http';
+import { isDiscoverRefusal, PerRequestSession, type ClientEra, type ServerDescription } from './per-request-session';
 import { CONNECTION_CLOSED, OutboundRequests, abortError, type Progress, type RequestOptions } from './outbound-requests';
 
 export interface McpClientOptions {
@@ -58,7 +58,7 @@ export class McpClient {
   private init?: InitializeResult;
   private closed = false;
   /** Set once the connection is in the 2026-07-28 era. */
-  private modern?: ModernSession;
+  private perRequest?: PerRequestSession;
   private readonly outbound: OutboundRequests;
   private readonly inbound: InboundRequests;
   /** The Mcp-Param-* annotations of the tools a 2026-07-28 server listed. */
@@ -95,7 +95,7 @@ export class McpClient {
 
   /** 'modern' once server/discover agreed on 2026-07-28, 'legacy' once initialized. */
   get era(): 'modern' | 'legacy' | undefined {
-    return this.init ? (this.modern ? 'modern' : 'legacy') : undefined;
+    return this.init ? (this.perRequest ? 'modern' : 'legacy') : undefined;
   }
 
   /**
@@ -112,10 +112,13 @@ export class McpClient {
       await transport.start();
       const era = this.options.era ?? 'legacy';
       if (era !== 'legacy') {
-        const modern = new ModernSession(this.clientInfo(), this.options.capabilities ?? {}, this.options.maxInputRounds);
+        const perRequest = new PerRequestSession(this.clientInfo(), this.options.capabilities ?? {}, this.options.maxInputRounds);
         try {
-          this.init = await modern.discover((m, p, o) => this.send(m, modern.envelope(p), o) as Promise<Record<string, unknown>>, options);
-          this.modern = modern;
+          this.init = await perRequest.discover(
+            (m, p, o) => this.send(m, perRequest.envelope(p), o) as Promise<Record<string, unknown>>,
+            options,
+          );
+          this.perRequest = perRequest;
           transport.setProtocolVersion?.(this.init.protocolVersion);
           return this.init;
         } catch (error) {
@@ -152,12 +155,12 @@ export class McpClient {
    * client's request handlers and retried until it completes.
    */
   async request<T = Record<string, unknown>>(method: string, params?: Record<string, unknown>, options: RequestOptions = {}): Promise<T> {
-    const modern = this.modern;
-    if (!modern) return this.send(method, params, options) as Promise<T>;
+    const perRequest = this.perRequest;
+    if (!perRequest) return this.send(method, params, options) as Promise<T>;
     const send = (m: string, p: Record<string, unknown>, o: RequestOptions) =>
-      this.send(m, modern.envelope(p), o) as Promise<Record<string, unknown>>;
+      this.send(m, perRequest.envelope(p), o) as Promise<Record<string, unknown>>;
     const headers = this.paramHeaders.headersFor(method, params);
-    const result = await modern.request(
+    const result = await perRequest.request(
       send,
       (m, p, context) => this.inbound.call(m, p, context),
       method,
@@ -217,7 +220,7 @@ export class McpClient {
    * onNotification handlers. Resolves once the server acknowledged it; `close()` ends the stream.
    */
   async listen(filter: Record<string, unknown>, options: { timeoutMs?: number } = {}): Promise<{ close(): void; ended: Promise<void> }> {
-    if (!this.modern) throw new Error('subscriptions/listen belongs to the 2026-07-28 era; this connection is not in it');
+    if (!this.perRequest) throw new Error('subscriptions/listen belongs to the 2026-07-28 era; this connection is not in it');
     const abort = new AbortController();
     let acknowledged!: () => void;
     const ack = new Promise<void>((resolve) => (acknowledged = resolve));

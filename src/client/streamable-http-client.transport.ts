@@ -8,7 +8,7 @@ import {
   type McpClientTransport,
   type SendOptions,
 } from './client-transport';
-import { isModernHttp, modernRequestHeaders } from './modern-http';
+import { isPerRequestHttp, perRequestRequestHeaders } from './per-request-http';
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
   httpErrorResponse,
@@ -74,8 +74,8 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     const isRequest = typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number');
     const id = isRequest ? (message.id as RequestId) : undefined;
     if (message.method === 'initialize' && id !== undefined) this.initializeId = id;
-    const modern = isModernHttp(this.protocolVersion);
-    if (modern && message.method === 'notifications/cancelled')
+    const perRequest = isPerRequestHttp(this.protocolVersion);
+    if (perRequest && message.method === 'notifications/cancelled')
       return this.cancelExchange((message.params as { requestId?: RequestId } | undefined)?.requestId);
     const controller = this.track();
     if (id !== undefined) this.exchanges.set(id, controller);
@@ -83,7 +83,7 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     try {
       const headers = await this.headers(
         { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        { ...options?.headers, ...modernRequestHeaders(message) },
+        { ...options?.headers, ...perRequestRequestHeaders(message) },
       );
       res = await this.fetch(this.url, { method: 'POST', headers, body: JSON.stringify(message), signal: controller.signal });
     } catch (error) {
@@ -244,14 +244,14 @@ export class StreamableHttpClientTransport implements McpClientTransport {
     this.reconnectTimer.unref();
   }
 
-  private async headers(extra: Record<string, string>, modern: Record<string, string> = {}): Promise<Record<string, string>> {
+  private async headers(extra: Record<string, string>, perRequest: Record<string, string> = {}): Promise<Record<string, string>> {
     const own = typeof this.options.headers === 'function' ? await this.options.headers() : this.options.headers;
     return {
       ...own,
       ...extra,
       ...(this.sessionId ? { 'mcp-session-id': this.sessionId } : {}),
       ...(this.protocolVersion ? { 'mcp-protocol-version': this.protocolVersion } : {}),
-      ...modern,
+      ...perRequest,
     };
   }
 

@@ -1,11 +1,11 @@
 import { McpClient } from '../client/mcp-client';
-import type { ClientEra } from '../client/modern-session';
+import type { ClientEra } from '../client/per-request-session';
 import type { McpClientTransport } from '../client/client-transport';
 import type { ElicitFormRequest, ElicitUrlRequest, McpContext } from '../context/mcp-context';
 import type { RequestId } from '../mcp/json-rpc';
 import type { CreateMessageParams, LoggingLevel } from '../mcp/mcp-types';
 import { McpError } from '../mcp/mcp.error';
-import { isInputRequired } from '../protocol/modern/input-round';
+import { isInputRequired } from '../protocol/per-request/input-round';
 import type { Contribution } from '../registry/contribution';
 import { prefixedUri } from './mount';
 import { ownResult, proxiedContribution, type RemoteCalls, type RemoteLists } from './proxy-surface';
@@ -128,7 +128,7 @@ export class RemoteServer implements RemoteCalls {
     try {
       remote.listenToChanges();
       await remote.refresh(['tools', 'resources', 'templates', 'prompts']);
-      await remote.listenModern();
+      await remote.listenPerRequest();
       const resources = client.serverCapabilities?.resources as { subscribe?: boolean } | undefined;
       if (client.era !== 'modern' && resources?.subscribe === true) {
         await Promise.all(
@@ -246,7 +246,7 @@ export class RemoteServer implements RemoteCalls {
    * while the connection lives, it is opened again (after a second) and the lists are read again, so a
    * change made in between is not missed.
    */
-  private async listenModern(): Promise<void> {
+  private async listenPerRequest(): Promise<void> {
     const caps = this.client.serverCapabilities ?? {};
     const changes = (capability: string) => (caps[capability] as { listChanged?: boolean } | undefined)?.listChanged === true;
     const filter = {
@@ -263,7 +263,7 @@ export class RemoteServer implements RemoteCalls {
         this.host.logError(`The list-change stream of the server proxied at "${this.prefix}" ended; opening it again`);
         setTimeout(() => {
           if (this.closed) return;
-          void this.listenModern()
+          void this.listenPerRequest()
             .then(() => this.refresh(['tools', 'resources', 'templates', 'prompts']))
             .catch((e) => this.host.logError(`Could not refresh the lists of the server proxied at "${this.prefix}"`, e));
         }, 1000).unref();

@@ -118,7 +118,7 @@ export abstract class McpContext {
   abstract readonly log: McpLogger;
   /**
    * The extensions the client declared, identifier to settings: from its initialize capabilities in a
-   * legacy session, from the request's `_meta` client capabilities in the 2026-07-28 era.
+   * handshake session, from the request's `_meta` client capabilities in the 2026-07-28 era.
    */
   abstract readonly extensions: Extensions;
 

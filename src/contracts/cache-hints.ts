@@ -1,4 +1,4 @@
-/** A caching hint of the modern era: how long a result stays fresh, and who may share it. */
+/** A caching hint of the per-request era: how long a result stays fresh, and who may share it. */
 export interface CacheHint {
   /** Milliseconds the client may consider the result fresh (0: re-fetch whenever needed). */
   ttlMs: number;

@@ -6,7 +6,7 @@ import type { ScaleOutFactory } from './scale-out';
 import type { EraSupport } from '../mcp/eras';
 import type { ViewsOptions } from '../views/view.types';
 import type { CacheHints } from '../contracts/cache-hints';
-import type { RequestStateOptions } from '../protocol/modern/request-state';
+import type { RequestStateOptions } from '../protocol/per-request/request-state';
 import type { ExtensionSettings, Extensions } from '../mcp/extensions';
 import type { TelemetryOptions } from '../protocol/telemetry/telemetry-options';
 import { checkedExtensions } from './declared-extensions';

@@ -2,7 +2,7 @@ import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { CanActivate } from '../contracts/guard';
 import type { ClassType } from '../metadata/records';
 import { ProtocolEngine } from '../protocol/protocol-engine';
-import { listenHandler } from '../protocol/modern/subscriptions-listen';
+import { listenHandler } from '../protocol/per-request/subscriptions-listen';
 import { createTelemetry } from '../protocol/telemetry/telemetry';
 import type { RequestTelemetry } from '../protocol/telemetry/telemetry-options';
 import type { Invoke } from '../protocol/tool-invoker';
@@ -83,7 +83,7 @@ export function assembleParts(
     telemetry,
     offer: options.offer,
     listChangedDebounceMs: options.listChangedDebounceMs,
-    modernHandlers: (e) => ({
+    perRequestHandlers: (e) => ({
       'subscriptions/listen': (params, scope) =>
         listenHandler({
           hub: e.subscriptions,

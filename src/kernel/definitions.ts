@@ -42,7 +42,7 @@ const RUNTIME = 'runtime';
  * added, tools, resources and prompts registered from plain definitions (no decorators), and methods
  * mcpkit does not define. Every change rebuilds the registry through the same builder as bootstrap, so
  * it is checked the same way (a change that fails leaves everything as it was), list pages are rebuilt
- * once, and clients hear `list_changed` (legacy sessions and 2026-07-28 listen streams). Mounts and
+ * once, and clients hear `list_changed` (handshake sessions and 2026-07-28 listen streams). Mounts and
  * proxies add their primitives here too, each as one contribution (see `contribute`).
  */
 export class Definitions {

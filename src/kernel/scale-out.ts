@@ -1,4 +1,4 @@
-import type { ChangeBus } from '../protocol/modern/subscriptions';
+import type { ChangeBus } from '../protocol/per-request/subscriptions';
 import type { RequestTelemetry } from '../protocol/telemetry/telemetry-options';
 import type { TaskBus } from '../tasks/task-bus';
 import type { TaskStore } from '../tasks/task-store';

@@ -129,7 +129,7 @@ export class Serving {
       createSession: (sink, o) => engine.createSession(sink, o),
       stateless: engine,
       logError: (m, e) => logger.error(m, e),
-      modern: engine.modern,
+      perRequest: engine.perRequest,
       readiness: { taskStore },
     };
   }

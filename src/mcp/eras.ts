@@ -2,19 +2,23 @@ import type { JsonRpcMessage } from './json-rpc';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './mcp-types';
 
 /**
- * MCP's two eras. Legacy revisions (2025-11-25 and earlier) open a session with `initialize`; modern
- * revisions (2026-07-28 on) are stateless: every request carries its version, client capabilities and
- * identity in `_meta`.
+ * MCP's two eras, named in code by how a client states who it is. The handshake era (2025-11-25 and
+ * earlier) opens a session with `initialize`; the per-request era (2026-07-28 on) has no handshake:
+ * every request carries its version, client capabilities and identity in `_meta`. The option values
+ * keep their first spelling: `'legacy'` is the handshake era, `'modern'` the per-request era.
  */
 export type Era = 'modern' | 'legacy';
 
 /** Which eras a server serves: both on one endpoint (default), or only one of them. */
 export type EraSupport = 'dual' | 'modern' | 'legacy';
 
-/** The modern revisions mcpkit serves, newest first. */
-export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
+/** The per-request revisions mcpkit serves, newest first. */
+export const PER_REQUEST_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
 
-/** The reserved `_meta` keys of the modern era. */
+/** @deprecated The former name of `PER_REQUEST_PROTOCOL_VERSIONS`. */
+export const MODERN_PROTOCOL_VERSIONS: readonly string[] = PER_REQUEST_PROTOCOL_VERSIONS;
+
+/** The reserved `_meta` keys of the per-request era. */
 export const MetaKey = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
   clientInfo: 'io.modelcontextprotocol/clientInfo',
@@ -25,7 +29,7 @@ export const MetaKey = {
 } as const;
 
 /** The error codes the 2026-07-28 revision defines (its reserved range -32020..-32099). */
-export const ModernErrorCode = {
+export const PerRequestErrorCode = {
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
@@ -34,15 +38,15 @@ export const ModernErrorCode = {
 /** The identifier of the tasks extension in capabilities. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
-export function isModernVersion(version: string | undefined): boolean {
-  return version !== undefined && MODERN_PROTOCOL_VERSIONS.includes(version);
+export function isPerRequestVersion(version: string | undefined): boolean {
+  return version !== undefined && PER_REQUEST_PROTOCOL_VERSIONS.includes(version);
 }
 
 /** The versions a server with this support answers, newest first (the `supported` of -32022). */
 export function supportedVersions(support: EraSupport): string[] {
-  if (support === 'modern') return [...MODERN_PROTOCOL_VERSIONS];
+  if (support === 'modern') return [...PER_REQUEST_PROTOCOL_VERSIONS];
   if (support === 'legacy') return [...SUPPORTED_PROTOCOL_VERSIONS];
-  return [...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
+  return [...PER_REQUEST_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
 }
 
 /** The request's `params._meta`, when it is an object. */
@@ -53,7 +57,7 @@ export function metaOf(message: JsonRpcMessage): Record<string, unknown> | undef
   return typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
 }
 
-/** True when a message carries the modern per-request envelope (its `_meta` names a protocol version). */
+/** True when a message carries the per-request envelope (its `_meta` names a protocol version). */
 export function isEnveloped(message: JsonRpcMessage): boolean {
   const meta = metaOf(message);
   return meta !== undefined && meta[MetaKey.protocolVersion] !== undefined;

@@ -1,5 +1,5 @@
 /**
- * Extensions (2026-07-28 "Extension Negotiation", also honoured in legacy sessions): each party lists
+ * Extensions (2026-07-28 "Extension Negotiation", also honoured in handshake sessions): each party lists
  * the extensions it supports under `capabilities.extensions`, a map of identifiers to settings objects.
  */
 

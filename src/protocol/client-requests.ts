@@ -8,7 +8,7 @@ interface Pending {
 }
 
 /**
- * The requests a legacy session sends to its client (elicitation, sampling, roots): ids, timeouts,
+ * The requests a handshake session sends to its client (elicitation, sampling, roots): ids, timeouts,
  * cancellation by the caller's signal, and their answers.
  */
 export class ClientRequests {

@@ -39,7 +39,7 @@ export interface ConnectionOptions {
   reachable?: () => boolean;
   /**
    * The era this connection serves: 'legacy' (initialize and a session; the default), 'modern' (every
-   * request stateless, with its own `_meta`), or 'auto' (stdio: the first initialize or modern request decides).
+   * request stateless, with its own `_meta`), or 'auto' (stdio: the first initialize or per-request-era request decides).
    */
   era?: Era | 'auto';
   /** Facts of every message that arrives without its own (a stdio connection's local user, or its verified auth). */

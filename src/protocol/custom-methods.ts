@@ -28,7 +28,9 @@ export interface CustomMethodOptions {
   guards?: GuardClass[];
   /** Middleware around this method only, inside the application's, as `@UseMiddleware`. */
   middleware?: AccessOptions['middleware'];
-  /** Also served to 2026-07-28 requests (and its capabilities advertised there); default true. */
+  /** Also served to per-request-era (2026-07-28) requests (and its capabilities advertised there); default true. */
+  perRequest?: boolean;
+  /** @deprecated The former name of `perRequest` (read when `perRequest` is not set). */
   modern?: boolean;
 }
 
@@ -56,7 +58,7 @@ interface Entry {
   readonly ref: HandlerRef;
   readonly route: MethodHandler;
   readonly capabilities?: Record<string, unknown>;
-  readonly modern: boolean;
+  readonly perRequest: boolean;
 }
 
 export interface CustomMethodsDeps {
@@ -138,7 +140,7 @@ export class CustomMethods {
       ref,
       route: (params, scope) => this.serve(ref, params, scope),
       capabilities: caps && structuredClone(caps),
-      modern: options.modern !== false,
+      perRequest: (options.perRequest ?? options.modern) !== false,
     });
     this.deps.changed();
   }
@@ -150,16 +152,16 @@ export class CustomMethods {
   }
 
   /** The route of a custom method in this era, if there is one. */
-  handler(method: string, modern: boolean): MethodHandler | undefined {
+  handler(method: string, perRequest: boolean): MethodHandler | undefined {
     const entry = this.entries.get(method);
-    return entry && (!modern || entry.modern) ? entry.route : undefined;
+    return entry && (!perRequest || entry.perRequest) ? entry.route : undefined;
   }
 
   /** `caps` with the fragments of the methods served in this era merged in (a value already there stays). */
-  merge(caps: ServerCapabilities, modern: boolean): ServerCapabilities {
+  merge(caps: ServerCapabilities, perRequest: boolean): ServerCapabilities {
     let merged = caps as Record<string, unknown>;
     for (const entry of this.entries.values()) {
-      if (entry.capabilities && (!modern || entry.modern)) merged = mergeUnder(merged, entry.capabilities);
+      if (entry.capabilities && (!perRequest || entry.perRequest)) merged = mergeUnder(merged, entry.capabilities);
     }
     return merged;
   }

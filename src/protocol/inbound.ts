@@ -1,9 +1,18 @@
-import { type Era, type EraSupport, isEnveloped, isModernVersion, metaOf, MetaKey, ModernErrorCode, supportedVersions } from '../mcp/eras';
+import {
+  type Era,
+  type EraSupport,
+  isEnveloped,
+  isPerRequestVersion,
+  metaOf,
+  MetaKey,
+  PerRequestErrorCode,
+  supportedVersions,
+} from '../mcp/eras';
 import { ErrorCode, isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest } from '../mcp/json-rpc';
 import { McpError, mcpErrorOf } from '../mcp/mcp.error';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../mcp/mcp-types';
 import { decodeHeaderValue, namedParam } from '../schema/mcp-header';
-import { legacyInitialize, readEnvelope } from './modern/envelope';
+import { handshakeInitialize, readEnvelope } from './per-request/envelope';
 import type { PeerState } from './peer';
 import { echo } from './wire';
 
@@ -21,21 +30,21 @@ export interface InboundFacts {
 }
 
 /** A message of the 2025-11-25 era (or earlier): served by its session, or statelessly. */
-export interface LegacyInbound {
+export interface HandshakeInbound {
   readonly era: 'legacy';
   /** A message transport's era from now on. */
   readonly pin?: 'legacy';
 }
 
 /** A 2026-07-28 request: its envelope, read and checked once. */
-export interface ModernInbound {
+export interface PerRequestInbound {
   readonly era: 'modern';
   readonly peer: PeerState;
   readonly pin?: 'modern';
 }
 
 /** A 2026-07-28 notification over HTTP, routed by this protocol version. */
-export interface ModernNotification {
+export interface PerRequestNotification {
   readonly era: 'modern';
   readonly notification: string;
   readonly pin?: undefined;
@@ -46,19 +55,19 @@ export interface RejectedInbound {
   readonly reject: McpError;
 }
 
-export type Inbound = LegacyInbound | ModernInbound | ModernNotification | RejectedInbound;
+export type Inbound = HandshakeInbound | PerRequestInbound | PerRequestNotification | RejectedInbound;
 
-const LEGACY: LegacyInbound = Object.freeze({ era: 'legacy' });
-const PIN_LEGACY: LegacyInbound = Object.freeze({ era: 'legacy', pin: 'legacy' });
+const HANDSHAKE: HandshakeInbound = Object.freeze({ era: 'legacy' });
+const PIN_HANDSHAKE: HandshakeInbound = Object.freeze({ era: 'legacy', pin: 'legacy' });
 
 /**
  * The one place the era of an inbound message is decided, for every transport: pure, never throws.
  * - Over HTTP: a server serving both eras takes a message as 2026-07-28 when its MCP-Protocol-Version
- *   header names a modern revision or its body carries the per-request envelope; a modern request's
- *   headers and envelope are then checked in the spec's order (see `checkModernPost`), and a legacy
+ *   header names a per-request revision or its body carries the per-request envelope; a per-request-era request's
+ *   headers and envelope are then checked in the spec's order (see `checkPerRequestPost`), and a handshake
  *   message naming a version not served is refused.
  * - Over a message transport serving both, the first `initialize` pins the connection to 2025-11-25, and
- *   the first `server/discover` or enveloped request to 2026-07-28; a modern request's envelope is read.
+ *   the first `server/discover` or enveloped request to 2026-07-28; a per-request-era request's envelope is read.
  * Whether the method exists is the dispatcher's business, not this function's.
  */
 export function classifyInbound(message: JsonRpcMessage, facts: InboundFacts): Inbound {
@@ -69,22 +78,22 @@ export function classifyInbound(message: JsonRpcMessage, facts: InboundFacts): I
 
 function classifyPost(message: JsonRpcMessage, support: EraSupport, header: (name: string) => string): Inbound {
   const version = header('mcp-protocol-version');
-  const modern = support === 'modern' || (support === 'dual' && (isModernVersion(version) || isEnveloped(message)));
-  if (!modern) {
-    if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return { reject: unsupportedLegacyVersion(version, support) };
-    return LEGACY;
+  const perRequest = support === 'modern' || (support === 'dual' && (isPerRequestVersion(version) || isEnveloped(message)));
+  if (!perRequest) {
+    if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return { reject: unsupportedHandshakeVersion(version, support) };
+    return HANDSHAKE;
   }
-  if (isRequest(message)) return checkModernPost(message, support, header);
+  if (isRequest(message)) return checkPerRequestPost(message, support, header);
   if (isResponse(message)) return { reject: new McpError(ErrorCode.InvalidRequest, 'Bad Request: a 2026-07-28 client sends no responses') };
   // The version the notification is routed by: the header's when it names one served, else the newest.
-  return { era: 'modern', notification: isModernVersion(version) ? version : supportedVersions('modern')[0] };
+  return { era: 'modern', notification: isPerRequestVersion(version) ? version : supportedVersions('modern')[0] };
 }
 
 function classifyMessage(message: JsonRpcMessage, support: EraSupport, pinned: Era | 'auto'): Inbound {
-  if (!isRequest(message) || support === 'legacy' || pinned === 'legacy') return LEGACY;
+  if (!isRequest(message) || support === 'legacy' || pinned === 'legacy') return HANDSHAKE;
   if (pinned === 'auto') {
-    if (message.method === 'initialize') return PIN_LEGACY;
-    if (message.method !== 'server/discover' && !isEnveloped(message)) return LEGACY;
+    if (message.method === 'initialize') return PIN_HANDSHAKE;
+    if (message.method !== 'server/discover' && !isEnveloped(message)) return HANDSHAKE;
   }
   try {
     const peer = readEnvelope(message, support);
@@ -95,13 +104,17 @@ function classifyMessage(message: JsonRpcMessage, support: EraSupport, pinned: E
 }
 
 /**
- * The checks of a modern POST before its method is served, in the spec's order: the
+ * The checks of a per-request POST before its method is served, in the spec's order: the
  * MCP-Protocol-Version header (-32020 when missing), the `_meta` fields (-32602), header/body version
  * agreement (-32020), the version itself (-32022), then Mcp-Method and Mcp-Name (-32020).
  */
-function checkModernPost(request: JsonRpcRequest, support: EraSupport, header: (name: string) => string): ModernInbound | RejectedInbound {
-  // A legacy client of a modern-only server: name the versions it could use.
-  if (request.method === 'initialize' && !isEnveloped(request)) return { reject: legacyInitialize(request, support) };
+function checkPerRequestPost(
+  request: JsonRpcRequest,
+  support: EraSupport,
+  header: (name: string) => string,
+): PerRequestInbound | RejectedInbound {
+  // A handshake client of a per-request-only server: name the versions it could use.
+  if (request.method === 'initialize' && !isEnveloped(request)) return { reject: handshakeInitialize(request, support) };
   const version = header('mcp-protocol-version');
   if (!version) return mismatch('the MCP-Protocol-Version header is required');
   let peer: PeerState;
@@ -110,7 +123,7 @@ function checkModernPost(request: JsonRpcRequest, support: EraSupport, header: (
   } catch (error) {
     const e = mcpErrorOf(error) ?? new McpError(ErrorCode.InternalError, 'Internal error');
     // A version not served that the header does not even agree with: the disagreement is reported.
-    if (e.code === ModernErrorCode.UnsupportedProtocolVersion && metaOf(request)?.[MetaKey.protocolVersion] !== version)
+    if (e.code === PerRequestErrorCode.UnsupportedProtocolVersion && metaOf(request)?.[MetaKey.protocolVersion] !== version)
       return versionMismatch(version, request);
     return { reject: e };
   }
@@ -134,15 +147,15 @@ function checkModernPost(request: JsonRpcRequest, support: EraSupport, header: (
   return { era: 'modern', peer };
 }
 
-/** A legacy message naming a version this server does not serve; a server that speaks the modern era answers in its terms. */
-function unsupportedLegacyVersion(version: string, support: EraSupport): McpError {
+/** A handshake message naming a version this server does not serve; a server that speaks the per-request era answers in its terms. */
+function unsupportedHandshakeVersion(version: string, support: EraSupport): McpError {
   if (support === 'legacy')
     return new McpError(
       -32000,
       `Bad Request: unsupported MCP-Protocol-Version ${echo(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
     );
   return new McpError(
-    ModernErrorCode.UnsupportedProtocolVersion,
+    PerRequestErrorCode.UnsupportedProtocolVersion,
     `Unsupported protocol version: MCP-Protocol-Version ${echo(version)} is not served here`,
     {
       supported: supportedVersions(support),
@@ -158,7 +171,7 @@ function versionMismatch(version: string, request: JsonRpcRequest): RejectedInbo
 }
 
 function mismatch(why: string): RejectedInbound {
-  return { reject: new McpError(ModernErrorCode.HeaderMismatch, `Header mismatch: ${why}`) };
+  return { reject: new McpError(PerRequestErrorCode.HeaderMismatch, `Header mismatch: ${why}`) };
 }
 
 function quote(value: string): string {

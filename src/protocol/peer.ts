@@ -14,8 +14,8 @@ export interface PeerState {
   readonly logLevel?: LoggingLevel;
   /** The session id, when the client has one (Streamable HTTP with sessions). */
   readonly sessionId?: string;
-  /** A modern (2026-07-28) request: it brought this state in its own `_meta`. */
-  readonly modern?: boolean;
+  /** A per-request (2026-07-28) request: it brought this state in its own `_meta`. */
+  readonly perRequest?: boolean;
 }
 
 /**
@@ -30,14 +30,14 @@ export function peerState(peer: PeerState, sessionId: string | undefined, logLev
     clientCapabilities: peer.clientCapabilities,
     logLevel,
     sessionId,
-    modern: peer.modern,
+    perRequest: peer.perRequest,
   };
 }
 
 /** True when a log message at `level` passes the client's chosen minimum. */
 export function passesLogLevel(peer: PeerState, level: LoggingLevel): boolean {
-  // A modern request that names no log level gets no log messages at all.
-  if (peer.logLevel === undefined) return !peer.modern;
+  // A per-request-era request that names no log level gets no log messages at all.
+  if (peer.logLevel === undefined) return !peer.perRequest;
   return LOGGING_LEVELS.indexOf(level) >= LOGGING_LEVELS.indexOf(peer.logLevel);
 }
 

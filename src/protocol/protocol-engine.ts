@@ -18,10 +18,10 @@ import { isResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpc
 import type { TransportExtra } from './request-scope';
 import { type Invoke, ToolInvoker } from './tool-invoker';
 import type { EraSupport } from '../mcp/eras';
-import { ModernDispatch } from './modern/modern-dispatch';
+import { PerRequestDispatch } from './per-request/per-request-dispatch';
 import type { CacheHints } from '../contracts/cache-hints';
-import { type RequestStateOptions, RequestStateSealer } from './modern/request-state';
-import { SubscriptionHub } from './modern/subscriptions';
+import { type RequestStateOptions, RequestStateSealer } from './per-request/request-state';
+import { SubscriptionHub } from './per-request/subscriptions';
 import type { Extensions } from '../mcp/extensions';
 import { InvalidExtensionError } from '../errors/invalid-extension.error';
 import type { RequestTelemetry } from './telemetry/telemetry-options';
@@ -50,14 +50,14 @@ export interface ProtocolEngineOptions {
   eras?: EraSupport;
   /** How multi round-trip requests seal their requestState. */
   requestState?: RequestStateOptions;
-  /** Caching hints of modern results. */
+  /** Caching hints of per-request results. */
   cache?: CacheHints;
   /** The extensions the server author declared (checked), advertised in both eras. */
   extensions?: Extensions;
   /** Kinds offered (capability, methods) even while the registry holds none of them. */
   offer?: Readonly<Partial<Record<'tools' | 'resources' | 'prompts' | 'completions', boolean>>>;
-  /** Handlers of methods that exist only in the modern era (subscriptions/listen). */
-  modernHandlers?: (engine: ProtocolEngine) => Record<string, MethodHandler>;
+  /** Handlers of methods that exist only in the per-request era (subscriptions/listen). */
+  perRequestHandlers?: (engine: ProtocolEngine) => Record<string, MethodHandler>;
   /** Spans, metrics and trace context (createTelemetry of the application's TelemetryOptions); undefined when off. */
   telemetry?: RequestTelemetry;
 }
@@ -94,9 +94,9 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
   private readonly toldOfChange = new Set<ServerSession>();
   private readonly rootsListeners = new Set<(peer: PeerState) => void>();
   private caps?: ServerCapabilities;
-  private modernCaps?: ServerCapabilities;
+  private perRequestCaps?: ServerCapabilities;
   private readonly sealer?: RequestStateSealer;
-  private dispatch?: ModernDispatch;
+  private dispatch?: PerRequestDispatch;
 
   constructor(private readonly options: ProtocolEngineOptions) {
     this.clientRequestTimeoutMs = options.clientRequestTimeoutMs;
@@ -112,8 +112,8 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
       invoke: options.invoke,
       authorizer: this.authorizer,
       logError: options.logError,
-      isOwn: (method) => this.routes.has(method) || this.features.some((f) => modernMethod(f, method) !== undefined),
-      changed: () => (this.caps = this.modernCaps = undefined),
+      isOwn: (method) => this.routes.has(method) || this.features.some((f) => perRequestMethod(f, method) !== undefined),
+      changed: () => (this.caps = this.perRequestCaps = undefined),
     });
     const base = {
       registry: options.registry,
@@ -140,32 +140,32 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
     this.add(completionHandlers(env), 'completions');
     for (const feature of this.features) this.add(feature.methods, feature.capability);
     this.eras = options.eras ?? 'dual';
-    // Made now, so that a requestState secret too short fails here rather than at the first modern request.
+    // Made now, so that a requestState secret too short fails here rather than at the first per-request-era request.
     if (this.eras !== 'legacy') this.sealer = new RequestStateSealer(options.requestState);
     options.registry.onChange((list) => this.listChanged(list));
-    options.registry.onKindsChange(() => (this.caps = this.modernCaps = undefined));
+    options.registry.onKindsChange(() => (this.caps = this.perRequestCaps = undefined));
   }
 
   /**
-   * Serves 2026-07-28 requests; undefined when the server serves the legacy era only. Built on first
-   * use (a transport that classifies requests, or the first modern request).
+   * Serves 2026-07-28 requests; undefined when the server serves the handshake era only. Built on first
+   * use (a transport that classifies requests, or the first per-request-era request).
    */
-  get modern(): ModernDispatch | undefined {
+  get perRequest(): PerRequestDispatch | undefined {
     if (!this.sealer) return undefined;
     this.dispatch ??= this.buildDispatch(this.sealer);
     return this.dispatch;
   }
 
-  private buildDispatch(sealer: RequestStateSealer): ModernDispatch {
+  private buildDispatch(sealer: RequestStateSealer): PerRequestDispatch {
     const { options } = this;
-    return new ModernDispatch({
+    return new PerRequestDispatch({
       support: this.eras,
       sealer,
       serverInfo: options.serverInfo,
       instructions: options.instructions,
-      capabilities: () => this.modernCapabilities,
+      capabilities: () => this.perRequestCapabilities,
       handler: (method) => this.handler(method),
-      modernHandlers: options.modernHandlers?.(this),
+      perRequestHandlers: options.perRequestHandlers?.(this),
       featureHandler: (method) => this.featureMethod(method),
       multiRound: (method) => this.custom.handler(method, true) !== undefined,
       cache: options.cache,
@@ -180,8 +180,8 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
   }
 
   /** The same for 2026-07-28 clients: a feature served as an extension is advertised as that extension. */
-  get modernCapabilities(): ServerCapabilities {
-    if (this.modernCaps) return this.modernCaps;
+  get perRequestCapabilities(): ServerCapabilities {
+    if (this.perRequestCaps) return this.perRequestCaps;
     const caps: Record<string, unknown> = { ...this.deriveCapabilities() };
     const extensions: Record<string, Record<string, unknown>> = { ...(caps.extensions as object) };
     for (const feature of this.features) {
@@ -190,13 +190,13 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
       extensions[feature.extension] = {};
     }
     if (Object.keys(extensions).length > 0) caps.extensions = extensions;
-    return (this.modernCaps = this.custom.merge(caps, true));
+    return (this.perRequestCaps = this.custom.merge(caps, true));
   }
 
-  /** A modern-only method of a feature that is on now, or a custom method served to modern requests. */
+  /** A per-request-only method of a feature that is on now, or a custom method served to per-request-era requests. */
   private featureMethod(method: string): MethodHandler | undefined {
     for (const feature of this.features) {
-      const handler = modernMethod(feature, method);
+      const handler = perRequestMethod(feature, method);
       if (handler && this.capabilities[feature.capability] !== undefined) return handler;
     }
     return this.custom.handler(method, true);
@@ -347,8 +347,8 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
   }
 }
 
-/** A feature's modern-only method: an own member of its table only (a client's "constructor" or "toString" is none). */
-function modernMethod(feature: ProtocolFeature, method: string): MethodHandler | undefined {
-  const methods = feature.modernMethods;
+/** A feature's per-request-only method: an own member of its table only (a client's "constructor" or "toString" is none). */
+function perRequestMethod(feature: ProtocolFeature, method: string): MethodHandler | undefined {
+  const methods = feature.perRequestMethods;
   return methods && Object.hasOwn(methods, method) ? methods[method] : undefined;
 }

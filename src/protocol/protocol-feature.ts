@@ -22,14 +22,14 @@ export interface ProtocolFeature {
   capabilityFor(registry: Registry): Record<string, unknown> | undefined;
   /**
    * The extension under which 2026-07-28 clients get this feature: while the capability is on, the
-   * modern era advertises `extensions[extension]` (settings `{}`) in its place.
+   * per-request era advertises `extensions[extension]` (settings `{}`) in its place.
    */
   readonly extension?: string;
   readonly methods: Readonly<Record<string, MethodHandler>>;
   /** Methods it serves to 2026-07-28 requests while its capability is on (an extension's methods). */
-  readonly modernMethods?: Readonly<Record<string, MethodHandler>>;
+  readonly perRequestMethods?: Readonly<Record<string, MethodHandler>>;
   /** Takes over a tools/call (returns its result), or returns undefined to let the plain call run. */
   interceptToolCall?(call: ToolCall, enabled: boolean): Promise<unknown> | undefined;
   /** The same for a 2026-07-28 tools/call (the feature reads the client's capabilities from the request). */
-  interceptModernToolCall?(call: ToolCall): Promise<unknown> | undefined;
+  interceptPerRequestToolCall?(call: ToolCall): Promise<unknown> | undefined;
 }

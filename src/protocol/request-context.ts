@@ -13,7 +13,7 @@ import { passesLogLevel } from './peer';
 import type { RequestScope } from './request-scope';
 import { elicitationSchema } from '../schema/elicitation-schema.builder';
 import { validateInput } from '../validation/validate-input';
-import { missingCapability } from './modern/envelope';
+import { missingCapability } from './per-request/envelope';
 import { declaresExtension, extensionsOf, type Extensions } from '../mcp/extensions';
 import {
   type AuthInfo,
@@ -148,9 +148,9 @@ export class RequestContext extends McpContext {
     });
   }
 
-  /** The client lacks a capability: -32021 naming it in the modern era, -32600 in a legacy session. */
+  /** The client lacks a capability: -32021 naming it in the per-request era, -32600 in a handshake session. */
   private capabilityError(what: string, required: Record<string, unknown>): McpError {
-    if (this.scope.peer.modern) return missingCapability(required, what);
+    if (this.scope.peer.perRequest) return missingCapability(required, what);
     return new McpError(ErrorCode.InvalidRequest, `The client does not support ${what}`);
   }
 

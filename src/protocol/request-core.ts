@@ -2,18 +2,18 @@ import { ErrorCode, errorResponse, type JsonRpcNotification, type JsonRpcRequest
 import { McpError, mcpErrorOf } from '../mcp/mcp.error';
 import { MetaKey } from '../mcp/eras';
 import type { LinkHost } from './client-link';
-import type { ModernDispatch } from './modern/modern-dispatch';
-import type { ModernScope } from './modern/modern-scope';
-import type { Outbound, PeerState, SessionControl } from './peer';
+import type { PerRequestDispatch } from './per-request/per-request-dispatch';
+import type { PerRequestScope } from './per-request/per-request-scope';
+import type { PeerState } from './peer';
 import type { MethodHandler, TransportExtra } from './request-scope';
-import { SessionScope } from './session-scope';
-import type { RequestTelemetry, TracedRequest, TracedSession } from './telemetry/telemetry-options';
+import { InflightRequest, type RequestSite } from './inflight-request';
+import type { RequestTelemetry, TracedRequest } from './telemetry/telemetry-options';
 import { echo } from './wire';
 
 /*
- * The per-request core: what happens to one request between its classification and its response,
+ * The request core: what happens to one request between its classification and its response,
  * the same for a request of a session and a stateless one (2026-07-28 requests, and 2025-11-25 ones
- * over HTTP without sessions). Its telemetry span, routing, the modern era's dispatch (multi
+ * over HTTP without sessions). Its telemetry span, routing, the per-request era's dispatch (multi
  * round-trip, tasks through the features' handlers), the handler's scope (authorization, middleware
  * and cancellation are the handlers' and the scope's business) and the mapping of errors live here
  * once; a session adds only what a session has (ids in use, era pinning, initialize first).
@@ -23,26 +23,11 @@ import { echo } from './wire';
 export interface RequestHost extends LinkHost {
   /** The handler of a method the server offers now, if any. */
   handler(method: string): MethodHandler | undefined;
-  /** Serves modern (2026-07-28) requests; absent when the server serves the legacy era only. */
-  readonly modern?: ModernDispatch;
+  /** Serves per-request (2026-07-28) requests; absent when the server serves the handshake era only. */
+  readonly perRequest?: PerRequestDispatch;
   rootsListChanged?(peer: PeerState): void;
   /** A client notification the core does not handle itself (an extension's, a custom one). */
   notification?(method: string, params: Record<string, unknown>, peer: PeerState): void;
-}
-
-/**
- * Where a request runs: a session, or a stateless request's own link to its client. Its scope reads
- * the peer and writes through it; the site keeps the scope while it runs, to cancel it.
- */
-export interface RequestSite extends Outbound, SessionControl, TracedSession {
-  readonly peer: PeerState;
-  /** Who owns what the request creates (tasks). */
-  ownerKey(extra: TransportExtra | undefined): string;
-  /** False when the site refuses this 2025-era method now (a session before its initialize). */
-  admits(method: string): boolean;
-  /** The request's scope from when its handler starts until it is answered. */
-  track(scope: SessionScope): void;
-  untrack(scope: SessionScope): void;
 }
 
 /** Runs `serve` in the request's server span (full) or remote trace context (propagation). */
@@ -102,14 +87,14 @@ export async function serveRequest(
   envelope: PeerState | undefined,
 ): Promise<JsonRpcResponse | undefined> {
   const { id, method } = request;
-  const modern = envelope ? host.modern : undefined;
-  let scope: SessionScope;
+  const perRequest = envelope ? host.perRequest : undefined;
+  let scope: InflightRequest;
   let handler: MethodHandler;
-  if (modern && envelope) {
+  if (perRequest && envelope) {
     try {
-      ({ scope, handler } = modern.prepare(request, envelope, extra, site, site.ownerKey(extra)));
+      ({ scope, handler } = perRequest.prepare(request, envelope, extra, site, site.ownerKey(extra)));
     } catch (error) {
-      const e = modern.mapError(mcpErrorOf(error) ?? new McpError(ErrorCode.InternalError, 'Internal error'));
+      const e = perRequest.mapError(mcpErrorOf(error) ?? new McpError(ErrorCode.InternalError, 'Internal error'));
       return errorResponse(id, e.code, e.message, e.data);
     }
   } else {
@@ -117,28 +102,33 @@ export async function serveRequest(
     if (!found) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${echo(method)}`);
     if (!site.admits(method)) return errorResponse(id, ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
     handler = found;
-    scope = new SessionScope(id, method, request.params ?? {}, site, undefined, extra);
+    scope = new InflightRequest(id, method, request.params ?? {}, site, undefined, extra);
   }
   site.track(scope);
   try {
-    const result: unknown = await (modern ? modern.run(handler, scope as ModernScope) : handler(scope.params, scope));
+    const result: unknown = await (perRequest ? perRequest.run(handler, scope as PerRequestScope) : handler(scope.params, scope));
     return settled(site, scope, answered(scope, result));
   } catch (error) {
-    return settled(site, scope, failed(host, scope, modern, error));
+    return settled(site, scope, failed(host, scope, perRequest, error));
   }
 }
 
 /** The response of a request whose handler returned `result`. */
-function answered(scope: SessionScope, result: unknown): JsonRpcResponse | undefined {
+function answered(scope: InflightRequest, result: unknown): JsonRpcResponse | undefined {
   return scope.cancelled ? undefined : { jsonrpc: '2.0', id: scope.id, result: result ?? {} };
 }
 
 /** The response of a request whose handler failed. */
-function failed(host: RequestHost, scope: SessionScope, modern: ModernDispatch | undefined, error: unknown): JsonRpcResponse | undefined {
+function failed(
+  host: RequestHost,
+  scope: InflightRequest,
+  perRequest: PerRequestDispatch | undefined,
+  error: unknown,
+): JsonRpcResponse | undefined {
   if (scope.cancelled) return undefined;
   const mapped = mcpErrorOf(error);
   if (mapped) {
-    const e = modern ? modern.mapError(mapped) : mapped;
+    const e = perRequest ? perRequest.mapError(mapped) : mapped;
     return errorResponse(scope.id, e.code, e.message, e.data);
   }
   host.logError(`Unhandled error in ${scope.method}`, error);
@@ -146,7 +136,7 @@ function failed(host: RequestHost, scope: SessionScope, modern: ModernDispatch |
 }
 
 /** The request is over: its site lets go of its scope, and later progress from its handler is dropped. */
-function settled(site: RequestSite, scope: SessionScope, response: JsonRpcResponse | undefined): JsonRpcResponse | undefined {
+function settled(site: RequestSite, scope: InflightRequest, response: JsonRpcResponse | undefined): JsonRpcResponse | undefined {
   site.untrack(scope);
   scope.finish();
   return response;

@@ -16,7 +16,7 @@ export interface TransportExtra {
   local?: boolean;
   /** The HTTP connection the request came on: the client's address and port, the HTTP version (for telemetry). */
   network?: { readonly peerAddress?: string; readonly peerPort?: number; readonly httpVersion?: string };
-  /** A modern request's envelope, already read and checked by the transport (HTTP reads it with the headers). */
+  /** A per-request-era request's envelope, already read and checked by the transport (HTTP reads it with the headers). */
   envelope?: PeerState;
 }
 
@@ -43,9 +43,9 @@ export interface RequestScope {
   readonly extra: TransportExtra | undefined;
   /** Set when the request runs as a task: its requests to the client go through the task. */
   readonly task?: TaskBinding;
-  /** The round of a modern multi round-trip request (tools/call, prompts/get, resources/read). */
+  /** The round of a per-request multi round-trip request (tools/call, prompts/get, resources/read). */
   readonly round?: { once<T>(key: string, compute: () => T | Promise<T>): Promise<T> };
-  /** Sets the caching hint of this request's result (modern requests; resources with a `cache` option). */
+  /** Sets the caching hint of this request's result (per-request-era requests; resources with a `cache` option). */
   setCacheHint?(hint: { ttlMs: number; scope?: 'public' | 'private' }): void;
   /** The handler-facing context, built on first use. */
   context(): McpContext;

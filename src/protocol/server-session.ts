@@ -16,16 +16,16 @@ import { LATEST_PROTOCOL_VERSION } from '../mcp/mcp-types';
 import type { Connection, ConnectionOptions, MessageSink, SessionSnapshot, SessionStateChange } from './connection';
 import { type PeerState, type SessionControl, peerState } from './peer';
 import type { TransportExtra } from './request-scope';
-import type { SessionScope } from './session-scope';
+import type { InflightRequest, RequestSite } from './inflight-request';
 import { ClientLink } from './client-link';
 import type { Era, EraSupport } from '../mcp/eras';
 import { echo } from './wire';
 import { ownerOf } from '../auth/principal';
-import { classifyInbound, type LegacyInbound } from './inbound';
-import { clientNotification, type RequestHost, type RequestSite, serveRequest, traced } from './request-core';
+import { classifyInbound, type HandshakeInbound } from './inbound';
+import { clientNotification, type RequestHost, serveRequest, traced } from './request-core';
 
-/** A request of a session serving only the legacy era: nothing to classify. */
-const LEGACY_REQUEST: LegacyInbound = Object.freeze({ era: 'legacy' });
+/** A request of a session serving only the handshake era: nothing to classify. */
+const HANDSHAKE_REQUEST: HandshakeInbound = Object.freeze({ era: 'legacy' });
 /** The subscriptions of a session that has none (most): a server holds thousands of sessions. */
 const NO_SUBSCRIPTIONS: ReadonlySet<string> = new Set();
 
@@ -33,7 +33,7 @@ const NO_SUBSCRIPTIONS: ReadonlySet<string> = new Set();
 export interface SessionHost extends RequestHost {
   /** The capabilities offered now (a restored replica counts as told about them). */
   readonly capabilities: ServerCapabilities;
-  /** The eras served: the modern dispatch (`modern`) is asked for only when a request belongs to 2026-07-28. */
+  /** The eras served: the per-request dispatch (`perRequest`) is asked for only when a request belongs to 2026-07-28. */
   readonly eras: EraSupport;
   onSessionClosed?(session: ServerSession): void;
 }
@@ -42,7 +42,7 @@ export interface SessionHost extends RequestHost {
  * One client's protocol state: its PeerState, requests in flight and requests sent to the client.
  * Transport-agnostic: messages come in through `receive` or `handleRequest` and go out through the
  * sink. The only writer of its PeerState; handlers see it through their RequestScope. Each request
- * runs through the per-request core (see request-core), as a stateless request does.
+ * runs through the request core (see request-core), as a stateless request does.
  */
 export class ServerSession extends ClientLink implements Connection, SessionControl, RequestSite {
   readonly id: string | undefined;
@@ -63,7 +63,7 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
    * requests' map dropped when it empties, since a held session that waits for its client (most of
    * them, most of the time) needs neither.
    */
-  private inflight?: Map<RequestId, SessionScope>;
+  private inflight?: Map<RequestId, InflightRequest>;
   private subscribed?: Set<string>;
 
   constructor(
@@ -119,7 +119,7 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
     return telemetry ? traced(telemetry, this, request, extra, () => this.serve(request, extra)) : this.serve(request, extra);
   }
 
-  /** What a session adds to the per-request core: ids in use, the era it is pinned to, initialize first. */
+  /** What a session adds to the request core: ids in use, the era it is pinned to, initialize first. */
   private async serve(request: JsonRpcRequest, extra: TransportExtra | undefined): Promise<JsonRpcResponse | undefined> {
     const id = request.id;
     if (this.inflight?.has(id))
@@ -130,9 +130,9 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
       ? { era: 'modern' as const, peer: extra.envelope }
       : support !== 'legacy'
         ? classifyInbound(request, { support, pinned: this.era })
-        : LEGACY_REQUEST;
+        : HANDSHAKE_REQUEST;
     if ('reject' in inbound) {
-      const e = this.host.modern!.mapError(inbound.reject);
+      const e = this.host.perRequest!.mapError(inbound.reject);
       return errorResponse(id, e.code, e.message, e.data);
     }
     if (inbound.pin) this.era = inbound.pin;
@@ -143,11 +143,11 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
     return !this.requireInitialize || this.initialized || method === 'initialize' || method === 'ping';
   }
 
-  track(scope: SessionScope): void {
+  track(scope: InflightRequest): void {
     (this.inflight ??= new Map()).set(scope.id, scope);
   }
 
-  untrack(scope: SessionScope): void {
+  untrack(scope: InflightRequest): void {
     if (this.inflight?.delete(scope.id) && this.inflight.size === 0) this.inflight = undefined;
   }
 

@@ -5,9 +5,8 @@ import { ownerOf } from '../auth/principal';
 import { ClientLink, type LinkHost } from './client-link';
 import { ANONYMOUS_OWNER, type MessageSink } from './connection';
 import type { PeerState } from './peer';
-import type { RequestSite } from './request-core';
+import type { InflightRequest, RequestSite } from './inflight-request';
 import type { TransportExtra } from './request-scope';
-import type { SessionScope } from './session-scope';
 
 /** What a stateless request needs from the engine that serves it. */
 export interface StatelessHost extends LinkHost {
@@ -28,7 +27,7 @@ export class StatelessRequest extends ClientLink implements RequestSite {
   initialized = false;
   /** The response: undefined when the request was cancelled (set by the engine when it starts serving). */
   response!: Promise<JsonRpcResponse | undefined>;
-  private scope?: SessionScope;
+  private scope?: InflightRequest;
 
   constructor(
     protected override readonly host: StatelessHost,
@@ -60,11 +59,11 @@ export class StatelessRequest extends ClientLink implements RequestSite {
     return true;
   }
 
-  track(scope: SessionScope): void {
+  track(scope: InflightRequest): void {
     this.scope = scope;
   }
 
-  untrack(scope: SessionScope): void {
+  untrack(scope: InflightRequest): void {
     if (this.scope === scope) this.scope = undefined;
   }
 

@@ -1,4 +1,4 @@
-import { ModernErrorCode } from '../mcp/eras';
+import { PerRequestErrorCode } from '../mcp/eras';
 import { McpError } from '../mcp/mcp.error';
 
 /**
@@ -183,5 +183,5 @@ function matches(header: string, value: unknown): boolean {
 }
 
 function mismatch(why: string): McpError {
-  return new McpError(ModernErrorCode.HeaderMismatch, `Header mismatch: ${why}`);
+  return new McpError(PerRequestErrorCode.HeaderMismatch, `Header mismatch: ${why}`);
 }

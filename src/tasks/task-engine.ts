@@ -26,7 +26,7 @@ interface Running {
  * in this process (their leases, and cancellation made through another instance), status changes,
  * cancellation, and recording a task's end, retried while the store is unavailable so that a result
  * outlives a storage outage. The 2025-11-25 tasks (TaskManager) and the 2026-07-28 tasks extension
- * (ModernTasks) only map their wire formats onto it.
+ * (PerRequestTasks) only map their wire formats onto it.
  */
 export class TaskEngine {
   /** The handlers running in this process, by task id. */

@@ -7,7 +7,7 @@ import type { RequestScope, TaskBinding } from '../protocol/request-scope';
 import type { ToolInvoker } from '../protocol/tool-invoker';
 import type { TaskBus } from './task-bus';
 import { TaskInputs } from './task-inputs';
-import { ModernTasks } from './modern-tasks';
+import { PerRequestTasks } from './per-request-tasks';
 import { TaskScope } from './task-scope';
 import { firstText, related } from './task-results';
 import { delay, immediateAnswer, negotiate } from './task-modes';
@@ -31,7 +31,7 @@ export class TaskManager {
   /** The engine both eras share: limits, ttl, leases, status changes, cancellation, recording the end. */
   private readonly engine: TaskEngine;
   /** Tasks of the 2026-07-28 era (the tasks extension), over the same engine. */
-  readonly modern: ModernTasks;
+  readonly perRequest: PerRequestTasks;
 
   constructor(
     readonly store: TaskStore,
@@ -42,7 +42,7 @@ export class TaskManager {
   ) {
     this.inputs = new TaskInputs(clientRequestTimeoutMs, bus, logError);
     this.engine = new TaskEngine(store, options, logError);
-    this.modern = new ModernTasks(this.engine, logError, bus);
+    this.perRequest = new PerRequestTasks(this.engine, logError, bus);
   }
 
   /** tools/call with a `task` field. */

@@ -5,15 +5,15 @@ import type { ToolInvoker } from '../protocol/tool-invoker';
 import { McpError } from '../mcp/mcp.error';
 import { TASKS_EXTENSION } from '../mcp/eras';
 import type { TaskManager } from './task-manager';
-import type { SubscriptionHub } from '../protocol/modern/subscriptions';
+import type { SubscriptionHub } from '../protocol/per-request/subscriptions';
 
 /**
  * Tasks (2025-11-25) and the task-result-streaming proposal as a protocol feature: the `tasks`
  * capability while some tool may run as a task, the tasks/* methods, and task-augmented tools/call.
  */
 export function tasksFeature(tasks: TaskManager, tools: ToolInvoker, pageSize: number, hub?: SubscriptionHub): ProtocolFeature {
-  // A modern task's status changes reach the subscriptions/listen streams of its owner that name it.
-  if (hub) tasks.modern.notifier = (taskId, owner, params) => void hub.changed({ kind: 'task', taskId, owner, params });
+  // A per-request task's status changes reach the subscriptions/listen streams of its owner that name it.
+  if (hub) tasks.perRequest.notifier = (taskId, owner, params) => void hub.changed({ kind: 'task', taskId, owner, params });
   return {
     capability: 'tasks',
     extension: TASKS_EXTENSION,
@@ -27,7 +27,7 @@ export function tasksFeature(tasks: TaskManager, tools: ToolInvoker, pageSize: n
       'tasks/list': (params, scope) => tasks.list(readCursor(params), pageSize, scope),
       'tasks/cancel': (params, scope) => tasks.cancel(params.taskId as string, scope),
     },
-    modernMethods: tasks.modern.handlers(),
+    perRequestMethods: tasks.perRequest.handlers(),
     interceptToolCall: ({ tool, args, params, scope }, enabled) => {
       // Task augmentation is honoured only while the server declares tasks (else the field is ignored).
       if (!enabled) return undefined;
@@ -38,8 +38,8 @@ export function tasksFeature(tasks: TaskManager, tools: ToolInvoker, pageSize: n
         throw McpError.methodNotFound(`tools/call without a task (tool "${tool.name}" must run as a task)`);
       return task ? tasks.callTool(tools, tool, args, task, scope) : undefined;
     },
-    // A tool that never runs as a task is not the task machinery's business (ModernTasks.intercept says the same).
-    interceptModernToolCall: (call) =>
-      call.tool.taskSupport === 'required' || call.tool.taskSupport === 'optional' ? tasks.modern.intercept(tools, call) : undefined,
+    // A tool that never runs as a task is not the task machinery's business (PerRequestTasks.intercept says the same).
+    interceptPerRequestToolCall: (call) =>
+      call.tool.taskSupport === 'required' || call.tool.taskSupport === 'optional' ? tasks.perRequest.intercept(tools, call) : undefined,
   };
 }

@@ -6,7 +6,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { EmptyInput, InvalidDefinitionError, Invocation, McpApplication, McpError, McpModule, Middleware, Tool } from '../../src';
 import request from 'supertest';
 import { ACCEPT_BOTH } from '../helpers/http-app';
-import { modernBody, modernHeaders } from '../helpers/modern-http';
+import { perRequestBody, perRequestHeaders } from '../helpers/per-request-http';
 import { RawTransport } from '../helpers/raw-transport';
 import { waitFor } from '../helpers/wait-for';
 
@@ -46,7 +46,7 @@ const search = (params: Record<string, unknown>) => ({ hits: [`found ${String(pa
 const codeOf = (e: unknown) => (e as McpError).code;
 
 describe('custom methods (app.addMethod)', () => {
-  it('hands client notifications mcpkit does not handle to app.onNotification listeners, legacy and 2026-07-28', async () => {
+  it('hands client notifications mcpkit does not handle to app.onNotification listeners, handshake and 2026-07-28', async () => {
     const { app, logged, connectClient } = await start();
     const heard: unknown[] = [];
     const stop = app.onNotification(
@@ -73,8 +73,8 @@ describe('custom methods (app.addMethod)', () => {
     const modern: unknown[] = [];
     app.onNotification('acme/modern', (params, session) => void modern.push({ params, version: session.protocolVersion }));
     const http = app.httpTransport();
-    const { id: _id, ...notification } = modernBody('acme/modern', { x: 1 });
-    const res = await request(http.callback()).post('/mcp').set(modernHeaders(notification)).send(notification);
+    const { id: _id, ...notification } = perRequestBody('acme/modern', { x: 1 });
+    const res = await request(http.callback()).post('/mcp').set(perRequestHeaders(notification)).send(notification);
     expect(res.status).toBe(202);
     await waitFor(() => modern.length === 1);
     expect(modern[0]).toMatchObject({ params: { x: 1 } });
@@ -236,7 +236,7 @@ describe('custom methods (app.addMethod)', () => {
     expect((await raw.request({ id: 4, method: 'acme/search', params: { _meta: meta } })).error?.code).toBe(-32601);
     const after = await raw.request({ id: 5, method: 'server/discover', params: { _meta: meta } });
     expect(after.result?.capabilities).not.toHaveProperty('extensions');
-    // Added again with another handler: that one answers (a modern route is never served from an older registry).
+    // Added again with another handler: that one answers (a per-request route is never served from an older registry).
     app.addMethod('acme/search', () => ({ hits: ['again'] }));
     expect((await raw.request({ id: 6, method: 'acme/search', params: { _meta: meta } })).result).toMatchObject({ hits: ['again'] });
     await app.close();
@@ -333,11 +333,11 @@ describe('custom methods over HTTP with authentication (authenticate hook)', () 
     const served = await legacy('alice;admin');
     expect([served.status, served.body.result]).toEqual([200, { who: 'alice' }]);
 
-    const body = modernBody('acme/admin');
+    const body = perRequestBody('acme/admin');
     const modern = (token: string) =>
       request(callback)
         .post('/mcp')
-        .set({ ...modernHeaders(body), authorization: `Bearer ${token}` })
+        .set({ ...perRequestHeaders(body), authorization: `Bearer ${token}` })
         .send(body);
     expect((await modern('bob;read')).status).toBe(403);
     const ok = await modern('alice;admin');

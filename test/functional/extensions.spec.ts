@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { injectable } from 'tsyringe';
 import { EmptyInput, InvalidExtensionError, McpApplication, McpContext, McpModule, Tool } from '../../src';
-import { envelope, postModern } from '../helpers/modern-http';
+import { envelope, postPerRequest } from '../helpers/per-request-http';
 import { RawTransport } from '../helpers/raw-transport';
 
 const UI = 'io.modelcontextprotocol/ui';
@@ -57,7 +57,7 @@ describe('extensions', () => {
 
     const declared = { [UI]: UI_SETTINGS, 'com.example/shared': { level: 1 }, 'com.example/created': {} };
 
-    it('advertises them in a legacy initialize result, next to the legacy tasks capability (an official 1.x client reads them)', async () => {
+    it('advertises them in a handshake initialize result, next to the handshake tasks capability (an official 1.x client reads them)', async () => {
       const client = new Client({ name: 'legacy', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
       try {
@@ -70,7 +70,7 @@ describe('extensions', () => {
     });
 
     it('advertises them in server/discover, with the tasks extension in place of the tasks capability', async () => {
-      const reply = await postModern(url, 'server/discover');
+      const reply = await postPerRequest(url, 'server/discover');
       const caps = reply.body.result!.capabilities as Record<string, unknown>;
       expect(caps.extensions).toEqual({ ...declared, [TASKS]: {} });
       expect(caps).not.toHaveProperty('tasks');
@@ -78,17 +78,17 @@ describe('extensions', () => {
 
     it('tells a 2026-07-28 handler the extensions of the request, from its _meta', async () => {
       const clientExtensions = { [UI]: UI_SETTINGS, 'org.vendor/future': { anything: [1, 2] } };
-      const reply = await postModern(url, 'tools/call', {
+      const reply = await postPerRequest(url, 'tools/call', {
         name: 'probe',
         arguments: {},
         _meta: envelope({ [CAPS]: { extensions: clientExtensions } }),
       });
       expect(probed(reply.body.result)).toEqual({ extensions: clientExtensions, ui: true, other: false });
-      const bare = await postModern(url, 'tools/call', { name: 'probe', arguments: {} });
+      const bare = await postPerRequest(url, 'tools/call', { name: 'probe', arguments: {} });
       expect(probed(bare.body.result)).toEqual({ extensions: {}, ui: false, other: false });
     });
 
-    it('keeps the extensions a legacy client declared at initialize (unknown keys included) for its handlers', async () => {
+    it('keeps the extensions a handshake client declared at initialize (unknown keys included) for its handlers', async () => {
       const initialize = (capabilities: Record<string, unknown>) => ({
         jsonrpc: '2.0',
         id: 1,
@@ -152,7 +152,7 @@ describe('extensions', () => {
       const app = await McpApplication.create(PlainModule, quiet);
       const url = (await app.listen({ http: { host: '127.0.0.1', port: 0 } })).http!.url;
       try {
-        const discover = await postModern(url, 'server/discover');
+        const discover = await postPerRequest(url, 'server/discover');
         expect(discover.body.result!.capabilities).not.toHaveProperty('extensions');
         const raw = new RawTransport();
         app.connect(raw);

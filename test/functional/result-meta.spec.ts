@@ -4,7 +4,7 @@ import request from 'supertest';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpModule, Tool } from '../../src';
 import { ACCEPT_BOTH } from '../helpers/http-app';
-import { modernBody, modernHeaders } from '../helpers/modern-http';
+import { perRequestBody, perRequestHeaders } from '../helpers/per-request-http';
 
 const OWN_META = { 'com.acme/trace': { step: 1 } };
 
@@ -72,8 +72,8 @@ describe("a handler's result with its own _meta", () => {
     const post = (body: unknown, headers: Record<string, string>) => request(callback).post('/mcp').set(headers).send(JSON.stringify(body));
     const legacy = await post(call(1), { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json', 'MCP-Protocol-Version': '2025-11-25' });
     expect(legacy.body.result).toEqual({ content: [{ type: 'text', text: 'annotated' }], _meta: OWN_META });
-    const body = modernBody('tools/call', { name: 'annotated', arguments: {} });
-    const modern = await post(body, modernHeaders(body));
+    const body = perRequestBody('tools/call', { name: 'annotated', arguments: {} });
+    const modern = await post(body, perRequestHeaders(body));
     expect(modern.body.result._meta).toEqual({
       ...OWN_META,
       'io.modelcontextprotocol/serverInfo': { name: 'result-meta', version: '1.0.0' },

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpContext, McpModule, Tool, type TelemetryOptions } from '../../src';
 import { ACCEPT_BOTH } from '../helpers/http-app';
-import { modernBody, modernHeaders } from '../helpers/modern-http';
+import { perRequestBody, perRequestHeaders } from '../helpers/per-request-http';
 
 @injectable()
 class SyncTools {
@@ -28,7 +28,7 @@ class SyncTools {
 @McpModule({ providers: [SyncTools], server: { name: 'sync-traced', version: '1.0.0' } })
 class SyncTracedModule {}
 
-const LEGACY = { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json', 'MCP-Protocol-Version': '2025-11-25' };
+const HANDSHAKE = { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json', 'MCP-Protocol-Version': '2025-11-25' };
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 const call = (id: number, name: string) => ({
   jsonrpc: '2.0',
@@ -67,11 +67,11 @@ describe.each([
   const post = (body: unknown, headers: Record<string, string>) => request(callback).post('/mcp').set(headers).send(JSON.stringify(body));
 
   it('is answered as plain JSON in both eras, its span ended', async () => {
-    const legacy = await post(call(1, 'quick'), LEGACY);
+    const legacy = await post(call(1, 'quick'), HANDSHAKE);
     expect(legacy.headers['content-type']).toMatch(/application\/json/);
     expect(legacy.body.result.content).toEqual([{ type: 'text', text: 'quick' }]);
-    const modernCall = modernBody('tools/call', { name: 'quick', arguments: {} }, 2);
-    const modern = await post(modernCall, modernHeaders(modernCall));
+    const perRequestCall = perRequestBody('tools/call', { name: 'quick', arguments: {} }, 2);
+    const modern = await post(perRequestCall, perRequestHeaders(perRequestCall));
     expect(modern.body.result.content).toEqual([{ type: 'text', text: 'quick' }]);
     const spans = exporter.getFinishedSpans().filter((s) => s.name === 'tools/call quick');
     expect(spans).toHaveLength(withSdk ? 2 : 0);
@@ -82,7 +82,7 @@ describe.each([
   });
 
   it('a synchronous throw is the call’s error result, and its span says so', async () => {
-    const broken = await post(call(3, 'broken'), LEGACY);
+    const broken = await post(call(3, 'broken'), HANDSHAKE);
     expect(broken.status).toBe(200);
     expect(broken.body.result.isError).toBe(true);
     const span = exporter.getFinishedSpans().find((s) => s.name === 'tools/call broken');
@@ -97,7 +97,7 @@ describe.each([
       method: 'tools/call',
       params: { name: 'stepping', arguments: {}, _meta: { traceparent: TRACEPARENT, progressToken: 'p' } },
     };
-    const sse = await post(stepping, LEGACY);
+    const sse = await post(stepping, HANDSHAKE);
     expect(sse.headers['content-type']).toBe('text/event-stream');
     expect(sse.text).toContain('stepped');
     expect(exporter.getFinishedSpans().filter((s) => s.name === 'tools/call stepping')).toHaveLength(withSdk ? 1 : 0);

@@ -17,7 +17,7 @@ import {
   View,
 } from '../../src';
 import { connect } from '../helpers/in-memory';
-import { envelope, postModern } from '../helpers/modern-http';
+import { envelope, postPerRequest } from '../helpers/per-request-http';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
 const UI = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
@@ -131,7 +131,7 @@ async function serveHttp(options: ApplicationOptions = {}): Promise<{ app: McpAp
 }
 
 describe('interactive views (MCP Apps)', () => {
-  it('legacy session: tools carry ui.resourceUri, visibility and the flat ui/resourceUri; views are text/html;profile=mcp-app resources with _meta.ui', async () => {
+  it('handshake session: tools carry ui.resourceUri, visibility and the flat ui/resourceUri; views are text/html;profile=mcp-app resources with _meta.ui', async () => {
     const { app, client } = await connect(WeatherModule, {}, { capabilities: UI });
     try {
       expectViewSurface(
@@ -149,7 +149,7 @@ describe('interactive views (MCP Apps)', () => {
   it('2026-07-28 requests over HTTP: the same fields', async () => {
     const { app, url } = await serveHttp();
     try {
-      const ask = async (method: string, params: Record<string, unknown> = {}) => (await postModern(url, method, params)).body.result;
+      const ask = async (method: string, params: Record<string, unknown> = {}) => (await postPerRequest(url, method, params)).body.result;
       expectViewSurface(
         (await ask('tools/list')) as Listed,
         await ask('resources/list'),
@@ -171,7 +171,7 @@ describe('interactive views (MCP Apps)', () => {
     }
   });
 
-  it("views.metadata 'extension-clients': legacy clients get it only when initialize declared io.modelcontextprotocol/ui", async () => {
+  it("views.metadata 'extension-clients': handshake clients get it only when initialize declared io.modelcontextprotocol/ui", async () => {
     const options = { views: { metadata: 'extension-clients' as const } };
     const plain = await connect(WeatherModule, options);
     const declaring = await connect(WeatherModule, options, { capabilities: UI });
@@ -194,14 +194,14 @@ describe('interactive views (MCP Apps)', () => {
   it("views.metadata 'extension-clients': 2026-07-28 clients get it only when the request's clientCapabilities declare it", async () => {
     const { app, url } = await serveHttp({ views: { metadata: 'extension-clients' } });
     try {
-      const without = await postModern(url, 'tools/list', { _meta: envelope() });
+      const without = await postPerRequest(url, 'tools/list', { _meta: envelope() });
       expect(metaByName(without.body.result as Listed)).toEqual({
         weather: undefined,
         refresh: { 'example/extra': 1 },
         plain: undefined,
         ordinary: undefined,
       });
-      const withUi = await postModern(url, 'tools/list', { _meta: envelope({ 'io.modelcontextprotocol/clientCapabilities': UI }) });
+      const withUi = await postPerRequest(url, 'tools/list', { _meta: envelope({ 'io.modelcontextprotocol/clientCapabilities': UI }) });
       expect(metaByName(withUi.body.result as Listed)).toEqual({ ...TOOL_META, ordinary: undefined });
     } finally {
       await app.close();
@@ -332,9 +332,9 @@ describe('views are authorized like resources', () => {
     const app = await McpApplication.create(M, { logger: quiet });
     const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1' } });
     try {
-      const list = await postModern(http!.url, 'resources/list');
+      const list = await postPerRequest(http!.url, 'resources/list');
       expect((list.body.result as { resources: { uri: string }[] }).resources.map((r) => r.uri)).toEqual(['ui://weather/plain']);
-      const read = await postModern(http!.url, 'resources/read', { uri: 'ui://secret/view' });
+      const read = await postPerRequest(http!.url, 'resources/read', { uri: 'ui://secret/view' });
       expect(read.body.error).toBeDefined();
       expect(read.body.result).toBeUndefined();
     } finally {

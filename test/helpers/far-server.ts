@@ -13,7 +13,7 @@ import { spawnHttpServer } from './spawn-server';
 /** A server built with the official SDK 1.x: stdio with `--stdio`, else Streamable HTTP (or HTTP+SSE with FAR_TRANSPORT=sse). */
 export const SDK_FAR_SERVER = join(ROOT, 'test', 'fixtures', 'sdk-far-server.mjs');
 /** An mcpkit server that serves only the 2026-07-28 era (compiled: build dist first). */
-export const MODERN_FAR_SERVER = join(ROOT, 'dist', 'test', 'fixtures', 'modern-far-server.js');
+export const PER_REQUEST_FAR_SERVER = join(ROOT, 'dist', 'test', 'fixtures', 'per-request-far-server.js');
 
 /** A far server opened for a test: the transport that reaches it, and how to stop it. */
 export interface OpenedFar {

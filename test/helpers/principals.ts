@@ -5,7 +5,7 @@ import { IntrospectionVerifier, JwtVerifier } from '../../src/auth';
 import type { ApplicationOptions, HttpOptions } from '../../src';
 import type { TokenVerifier } from '../../src/auth';
 import { ACCEPT_BOTH, initializeBody } from './http-app';
-import { envelope, modernBody, modernHeaders, postRaw, type RawReply } from './modern-http';
+import { envelope, perRequestBody, perRequestHeaders, postRaw, type RawReply } from './per-request-http';
 import { clientCredentialsToken, type ProviderMetadata } from './oidc-provider';
 import { deferred, type Deferred } from './wait-for';
 
@@ -190,7 +190,7 @@ export async function serveApp(
 }
 
 /** Headers of a 2025-11-25 request with a bearer token, on a session when given. */
-export function legacyHeaders(token: string, sessionId?: string): Record<string, string> {
+export function handshakeHeaders(token: string, sessionId?: string): Record<string, string> {
   return {
     accept: ACCEPT_BOTH,
     'content-type': 'application/json',
@@ -210,18 +210,18 @@ export function rpc(
   params: Record<string, unknown> = {},
   sessionId?: string,
 ): Promise<RawReply> {
-  return postRaw(url, { jsonrpc: '2.0', id: `r-${nextId++}`, method, params }, legacyHeaders(token, sessionId));
+  return postRaw(url, { jsonrpc: '2.0', id: `r-${nextId++}`, method, params }, handshakeHeaders(token, sessionId));
 }
 
 /** Initializes a 2025-11-25 session as `token`'s caller and returns its id. */
 export async function openSession(url: string, token: string): Promise<string> {
-  const res = await fetch(url, { method: 'POST', headers: legacyHeaders(token), body: JSON.stringify(initializeBody()) });
+  const res = await fetch(url, { method: 'POST', headers: handshakeHeaders(token), body: JSON.stringify(initializeBody()) });
   const sessionId = res.headers.get('mcp-session-id');
   await res.text();
   if (res.status !== 200 || !sessionId) throw new Error(`initialize answered HTTP ${res.status} without a session`);
   const initialized = await fetch(url, {
     method: 'POST',
-    headers: legacyHeaders(token, sessionId),
+    headers: handshakeHeaders(token, sessionId),
     body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
   });
   await initialized.text();
@@ -236,8 +236,8 @@ export const withTasks = () =>
 
 /** A 2026-07-28 request with a bearer token: conforming headers (Mcp-Method, Mcp-Name), the envelope unless `_meta` is given. */
 export function modern(url: string, token: string, method: string, params: Record<string, unknown> = {}): Promise<RawReply> {
-  const body = modernBody(method, params);
-  return postRaw(url, body, modernHeaders(body, { authorization: `Bearer ${token}` }));
+  const body = perRequestBody(method, params);
+  return postRaw(url, body, perRequestHeaders(body, { authorization: `Bearer ${token}` }));
 }
 
 /** The text of a tool result. */

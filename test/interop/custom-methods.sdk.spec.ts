@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
-import { envelope, postModern } from '../helpers/modern-http';
+import { envelope, postPerRequest } from '../helpers/per-request-http';
 import { ROOT } from '../helpers/paths';
 import { RawStdioPeer } from '../helpers/raw-stdio';
 import { connectSdkOverStdio } from '../helpers/sdk-stdio';
@@ -13,13 +13,13 @@ const Result = z.object({}).passthrough();
 const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 
 /**
- * What every legacy (2025-11-25) client must see of the fixture's custom methods, over any transport.
+ * What every handshake (2025-11-25) client must see of the fixture's custom methods, over any transport.
  * `wire`, when given, is every message the client's transport delivered, in order: over stdio the SDK 1.x
  * client handles a notification a microtask after a response read in the same chunk, so it may drop a
  * progress notification sent just before the result (typescript-sdk#2580). There the order on the wire is
  * what the server answers for.
  */
-async function legacyChecks(client: Client, wire?: unknown[]): Promise<void> {
+async function handshakeChecks(client: Client, wire?: unknown[]): Promise<void> {
   expect(client.getServerCapabilities()).toMatchObject({
     tools: {},
     experimental: { 'acme/search': { version: 1 } },
@@ -61,19 +61,19 @@ describe('custom methods over real HTTP (spawned server)', () => {
     const client = new Client({ name: 'interop', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
     try {
-      await legacyChecks(client);
+      await handshakeChecks(client);
     } finally {
       await client.close(); // an open client would keep jest from exiting when a check fails
     }
   });
 
   it('serves an enveloped 2026-07-28 request (Mcp-Method header), advertises it in server/discover, 404 for the rest', async () => {
-    const discover = await postModern(server.url, 'server/discover');
+    const discover = await postPerRequest(server.url, 'server/discover');
     expect(discover.body.result?.capabilities).toMatchObject({
       experimental: { 'acme/search': { version: 1 } },
       extensions: { 'com.acme/search': {} },
     });
-    const found = await postModern(server.url, 'acme/search', { q: 'dogs' });
+    const found = await postPerRequest(server.url, 'acme/search', { q: 'dogs' });
     expect(found.status).toBe(200);
     expect(found.body.result).toMatchObject({
       resultType: 'complete',
@@ -81,10 +81,10 @@ describe('custom methods over real HTTP (spawned server)', () => {
       era: '2026-07-28',
       _meta: { [SERVER_INFO]: expect.objectContaining({ name: 'custom-methods' }) },
     });
-    const refused = await postModern(server.url, 'acme/refuse');
+    const refused = await postPerRequest(server.url, 'acme/refuse');
     expect(refused.body.error).toMatchObject({ code: -32602, data: { field: 'q' } });
     for (const method of ['acme/unknown', 'acme/legacy']) {
-      const missing = await postModern(server.url, method);
+      const missing = await postPerRequest(server.url, method);
       expect([missing.status, missing.body.error?.code]).toEqual([404, -32601]);
     }
     expect(server.child.exitCode).toBeNull();
@@ -101,13 +101,13 @@ describe('custom methods over stdio (real child process)', () => {
       deliver(message);
     };
     try {
-      await legacyChecks(client, wire);
+      await handshakeChecks(client, wire);
     } finally {
       await client.close(); // the child goes with it, even when a check fails
     }
   });
 
-  it('serves 2026-07-28 requests on a connection pinned to the modern era', async () => {
+  it('serves 2026-07-28 requests on a connection pinned to the per-request era', async () => {
     const raw = new RawStdioPeer(FIXTURE, ['--stdio']);
     try {
       raw.send({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta: envelope() } });

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { join } from 'node:path';
-import { modernClient, modernPrimitiveSuite, NEGOTIATIONS, textOf } from '../helpers/modern-client-suite';
+import { perRequestClient, perRequestPrimitiveSuite, NEGOTIATIONS, textOf } from '../helpers/per-request-client-suite';
 import { ROOT } from '../helpers/paths';
 import { sdk2 } from '../helpers/sdk2';
 import { spawnHttpServer } from '../helpers/spawn-server';
@@ -9,7 +9,7 @@ import { spawnHttpServer } from '../helpers/spawn-server';
 const FETCH_SERVER = join(ROOT, 'dist', 'test', 'fixtures', 'eras-fetch-server.js');
 
 /** A 2.x client in legacy mode (2025-11-25): it initializes a session (or, with sessions off, is served statelessly). */
-async function legacyClient(url: string) {
+async function handshakeClient(url: string) {
   const client = new sdk2.Client(
     { name: 'sdk2-legacy', version: '2.4.0' },
     { capabilities: { elicitation: {}, sampling: {}, roots: {} }, versionNegotiation: { mode: 'legacy' } },
@@ -40,17 +40,17 @@ describe('the fetch handler on Node, with sessions', () => {
   });
 
   describe.each(NEGOTIATIONS)('SDK 2.x client, %s', (label, negotiation) => {
-    let connected: ReturnType<typeof modernClient>;
+    let connected: ReturnType<typeof perRequestClient>;
     beforeAll(async () => {
-      connected = modernClient(negotiation);
+      connected = perRequestClient(negotiation);
       await connected.client.connect(new sdk2.StreamableHTTPClientTransport(new URL(server.url)));
     });
     afterAll(() => connected.client.close());
-    modernPrimitiveSuite(() => connected, `fetch-${label}`);
+    perRequestPrimitiveSuite(() => connected, `fetch-${label}`);
   });
 
   it('serves a 2.x client in legacy mode (2025-11-25) in a session: requests to the client on the SSE answer, then DELETE', async () => {
-    const { client, transport } = await legacyClient(server.url);
+    const { client, transport } = await handshakeClient(server.url);
     expect(transport.sessionId).toMatch(/^[0-9a-f]{32}$/);
     const order = await client.callTool({ name: 'order', arguments: { tag: 'fetch-legacy' } });
     expect(JSON.parse(textOf(order))).toEqual({ orderId: 'order-1', confirmed: false, sampled: 'Rome', roots: ['file:///legacy'] });
@@ -77,14 +77,14 @@ describe('the fetch handler on Node, sessions off (2025-11-25 stateless)', () =>
   afterAll(() => server.stop());
 
   it('serves a 2.x client in legacy mode (2025-11-25) with no session', async () => {
-    const { client, transport } = await legacyClient(server.url);
+    const { client, transport } = await handshakeClient(server.url);
     expect(transport.sessionId).toBeUndefined();
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'x' } }))).toBe('echo: x');
     await client.close();
   });
 
   it('serves a 2.x client in the 2026-07-28 era', async () => {
-    const { client } = modernClient(NEGOTIATIONS[0][1]);
+    const { client } = perRequestClient(NEGOTIATIONS[0][1]);
     await client.connect(new sdk2.StreamableHTTPClientTransport(new URL(server.url)));
     expect(JSON.parse(textOf(await client.callTool({ name: 'whoami', arguments: {} })))).toMatchObject({ version: '2026-07-28' });
     await client.close();

@@ -1,11 +1,11 @@
 import { redisScaleOut } from '../../src/redis';
 import { type ProviderMetadata, providerMetadata, startOidcProvider } from '../helpers/oidc-provider';
-import { modernHeaders } from '../helpers/modern-http';
+import { perRequestHeaders } from '../helpers/per-request-http';
 import {
   effects,
   endpointPath,
   gate,
-  legacyHeaders,
+  handshakeHeaders,
   MARKER,
   modern,
   openAllGates,
@@ -77,9 +77,9 @@ describe('principals across instances sharing Redis, with oidc-provider', () => 
           error: -32001,
           result: undefined,
         });
-        const get = await fetch(two.url, { method: 'GET', headers: { ...legacyHeaders(tb, sessionId), accept: 'text/event-stream' } });
+        const get = await fetch(two.url, { method: 'GET', headers: { ...handshakeHeaders(tb, sessionId), accept: 'text/event-stream' } });
         await get.text();
-        const del = await fetch(two.url, { method: 'DELETE', headers: legacyHeaders(tb, sessionId) });
+        const del = await fetch(two.url, { method: 'DELETE', headers: handshakeHeaders(tb, sessionId) });
         await del.text();
         const here = await rpc(one.url, tb, 'tools/list', {}, sessionId);
         expect({ pair: a, get: get.status, delete: del.status, onCreator: here.status }).toEqual({
@@ -93,7 +93,7 @@ describe('principals across instances sharing Redis, with oidc-provider', () => 
         expect(mine.status).toBe(200);
         expect(JSON.parse(textOf(mine.body.result)).principal).toBe(principalOf(a, metadata.issuer));
         expect((await rpc(one.url, ta, 'ping', {}, sessionId)).status).toBe(200);
-        const ended = await fetch(two.url, { method: 'DELETE', headers: legacyHeaders(ta, sessionId) });
+        const ended = await fetch(two.url, { method: 'DELETE', headers: handshakeHeaders(ta, sessionId) });
         await ended.text();
         expect(ended.status).toBe(200);
         await waitFor(async () => (await rpc(one.url, ta, 'ping', {}, sessionId)).status === 404, {
@@ -134,7 +134,7 @@ describe('principals across instances sharing Redis, with oidc-provider', () => 
           [two.url, tb, theirs],
           [two.url, ta, second],
         ])
-          await (await fetch(url, { method: 'DELETE', headers: legacyHeaders(token, id) })).text();
+          await (await fetch(url, { method: 'DELETE', headers: handshakeHeaders(token, id) })).text();
       }
     });
 
@@ -217,7 +217,7 @@ describe('principals across instances sharing Redis, with oidc-provider', () => 
             };
             const reader = await SseReader.open(two.url, {
               method: 'POST',
-              headers: modernHeaders(body, { authorization: `Bearer ${token}` }),
+              headers: perRequestHeaders(body, { authorization: `Bearer ${token}` }),
               body: JSON.stringify(body),
             });
             open.push(reader);

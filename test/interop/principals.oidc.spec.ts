@@ -4,7 +4,7 @@ import { type ProviderMetadata, providerMetadata, startOidcProvider } from '../h
 import {
   effects,
   gate,
-  legacyHeaders,
+  handshakeHeaders,
   MARKER,
   modern,
   openAllGates,
@@ -19,7 +19,7 @@ import {
   withTasks,
   type ServedApp,
 } from '../helpers/principals';
-import { modernHeaders } from '../helpers/modern-http';
+import { perRequestHeaders } from '../helpers/per-request-http';
 import { sdk2 } from '../helpers/sdk2';
 import { SseReader } from '../helpers/sse-client';
 import { waitFor } from '../helpers/wait-for';
@@ -74,7 +74,7 @@ describe('principals with oidc-provider as the authorization server', () => {
       expect(refused.status).toBe(401);
       const res = await fetch(strict.url, {
         method: 'POST',
-        headers: legacyHeaders(token),
+        headers: handshakeHeaders(token),
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
       });
       await res.text();
@@ -148,7 +148,7 @@ describe('principals with oidc-provider as the authorization server', () => {
     it('2025-11-25 sessions: another client gets 404 for POST, GET and DELETE on a session, which goes on serving its owner', async () => {
       const { url } = sessionful;
       const stream = (token: string, sessionId: string) => ({
-        headers: { ...legacyHeaders(token, sessionId), accept: 'text/event-stream' },
+        headers: { ...handshakeHeaders(token, sessionId), accept: 'text/event-stream' },
       });
       for (const [a, b] of PAIRS) {
         const [ta, tb] = await Promise.all([sessionful.token(a), sessionful.token(b)]);
@@ -167,7 +167,7 @@ describe('principals with oidc-provider as the authorization server', () => {
           status: 404,
           body: { error: { code: -32001 } },
         });
-        const del = await fetch(url, { method: 'DELETE', headers: legacyHeaders(tb, sessionId) });
+        const del = await fetch(url, { method: 'DELETE', headers: handshakeHeaders(tb, sessionId) });
         expect({ pair: a, status: del.status, body: await del.json() }).toMatchObject({
           pair: a,
           status: 404,
@@ -185,7 +185,7 @@ describe('principals with oidc-provider as the authorization server', () => {
           type: 'text/event-stream',
         });
         await sse.disconnect();
-        const ended = await fetch(url, { method: 'DELETE', headers: legacyHeaders(ta, sessionId) });
+        const ended = await fetch(url, { method: 'DELETE', headers: handshakeHeaders(ta, sessionId) });
         await ended.text();
         expect(ended.status).toBe(200);
         expect((await rpc(url, ta, 'ping', {}, sessionId)).status).toBe(404);
@@ -195,7 +195,7 @@ describe('principals with oidc-provider as the authorization server', () => {
         const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${ta}` } } });
         await client.connect(transport);
         expect((await rpc(url, tb, 'tools/list', {}, transport.sessionId)).status).toBe(404);
-        expect((await fetch(url, { method: 'DELETE', headers: legacyHeaders(tb, transport.sessionId) })).status).toBe(404);
+        expect((await fetch(url, { method: 'DELETE', headers: handshakeHeaders(tb, transport.sessionId) })).status).toBe(404);
         expect(JSON.parse(textOf((await client.callTool({ name: 'whoami', arguments: {} })) as Record<string, unknown>)).principal).toBe(
           principalOf(a, metadata.issuer),
         );
@@ -312,7 +312,7 @@ describe('principals with oidc-provider as the authorization server', () => {
           [tb, theirs],
           [ta, second],
         ])
-          await (await fetch(url, { method: 'DELETE', headers: legacyHeaders(token, id) })).text();
+          await (await fetch(url, { method: 'DELETE', headers: handshakeHeaders(token, id) })).text();
       }
     });
 
@@ -424,7 +424,7 @@ describe('principals with oidc-provider as the authorization server', () => {
             method: 'subscriptions/listen',
             params: { notifications: { taskIds: [taskId], resourceSubscriptions: [MARKER] }, _meta: withTasks() },
           };
-          return listenTo(url, body, { method: 'POST', headers: modernHeaders(body, { authorization: `Bearer ${token}` }) });
+          return listenTo(url, body, { method: 'POST', headers: perRequestHeaders(body, { authorization: `Bearer ${token}` }) });
         };
         const owners = await listen(ta, `owner-${a}`);
         const others = await listen(tb, `other-${b}`);

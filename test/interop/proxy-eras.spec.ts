@@ -9,8 +9,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { McpApplication } from '../../src';
 import { sseClientTransport, type McpClientTransport } from '../../src/client';
-import { farOverBothTransports, GatewayModule, MODERN_FAR_SERVER, SDK_FAR_SERVER } from '../helpers/far-server';
-import { modernClient, textOf } from '../helpers/modern-client-suite';
+import { farOverBothTransports, GatewayModule, PER_REQUEST_FAR_SERVER, SDK_FAR_SERVER } from '../helpers/far-server';
+import { perRequestClient, textOf } from '../helpers/per-request-client-suite';
 import { sdk2 } from '../helpers/sdk2';
 import { spawnHttpServer } from '../helpers/spawn-server';
 import { waitFor } from '../helpers/wait-for';
@@ -38,7 +38,7 @@ describe.each(farOverBothTransports(SDK_FAR_SERVER))(
   (_name, open) => {
     let app: McpApplication;
     let stopFar: () => Promise<void>;
-    let connected: ReturnType<typeof modernClient>;
+    let connected: ReturnType<typeof perRequestClient>;
     const log = recordingLogger();
 
     beforeAll(async () => {
@@ -47,7 +47,7 @@ describe.each(farOverBothTransports(SDK_FAR_SERVER))(
       app = await McpApplication.create(GatewayModule, { logger: log.logger });
       await app.proxy('far', far.transport);
       const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1' } });
-      connected = modernClient({ mode: { pin: '2026-07-28' } });
+      connected = perRequestClient({ mode: { pin: '2026-07-28' } });
       await connected.client.connect(new sdk2.StreamableHTTPClientTransport(new URL(http!.url)));
     });
     afterAll(async () => {
@@ -56,7 +56,7 @@ describe.each(farOverBothTransports(SDK_FAR_SERVER))(
       await stopFar?.();
     });
 
-    it('is served in the modern era, and lists and calls the far tools', async () => {
+    it('is served in the per-request era, and lists and calls the far tools', async () => {
       expect(connected.client.getProtocolEra()).toBe('modern');
       const names = (await connected.client.listTools()).tools.map((t) => t.name);
       expect(names).toEqual(expect.arrayContaining(['local', 'far_echo', 'far_askName', 'far_slow']));
@@ -149,7 +149,7 @@ describe.each([
   });
 
   it('serves them to a 2026-07-28 client too (elicitation as an input request)', async () => {
-    const { client, asked } = modernClient({ mode: { pin: '2026-07-28' } });
+    const { client, asked } = perRequestClient({ mode: { pin: '2026-07-28' } });
     await client.connect(new sdk2.StreamableHTTPClientTransport(new URL(url)));
     expect(textOf(await client.callTool({ name: 'far_askName', arguments: {} }))).toBe('hello Alice');
     expect(asked.elicit).toBe(1);
@@ -160,7 +160,7 @@ describe.each([
 });
 
 /** A far server of the 2026-07-28 era only (mcpkit, eras: 'modern', spawned), with clients of both eras in front. */
-describe.each(farOverBothTransports(MODERN_FAR_SERVER))('proxying a 2026-07-28 mcpkit server reached over %s', (name, open) => {
+describe.each(farOverBothTransports(PER_REQUEST_FAR_SERVER))('proxying a 2026-07-28 mcpkit server reached over %s', (name, open) => {
   let app: McpApplication;
   let stopFar: () => Promise<void>;
   let url: string;
@@ -181,7 +181,7 @@ describe.each(farOverBothTransports(MODERN_FAR_SERVER))('proxying a 2026-07-28 m
   });
 
   it('serves a 2026-07-28 client: list, call, elicitation through two input rounds, progress, cancellation', async () => {
-    const { client, asked } = modernClient({ mode: { pin: '2026-07-28' } });
+    const { client, asked } = perRequestClient({ mode: { pin: '2026-07-28' } });
     await client.connect(new sdk2.StreamableHTTPClientTransport(new URL(url)));
     const call = (n: string, args: Record<string, unknown>, options?: object) => client.callTool({ name: n, arguments: args }, options);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(

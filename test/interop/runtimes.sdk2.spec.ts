@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { parseSummary, runConformance } from '../helpers/conformance';
-import { modernClient, modernPrimitiveSuite, NEGOTIATIONS, textOf } from '../helpers/modern-client-suite';
+import { perRequestClient, perRequestPrimitiveSuite, NEGOTIATIONS, textOf } from '../helpers/per-request-client-suite';
 import { CONFORMANCE_NEXT_CLI, ROOT } from '../helpers/paths';
 import { sdk2 } from '../helpers/sdk2';
 import { spawnHttpServer } from '../helpers/spawn-server';
@@ -14,7 +14,7 @@ const RUNTIMES: [string, { command: string; args: string[] }][] = [
   ['Deno', { command: join(BIN, 'deno'), args: ['run', '--allow-all', '--unstable-detect-cjs'] }],
 ];
 
-async function legacyClient(url: string) {
+async function handshakeClient(url: string) {
   const client = new sdk2.Client(
     { name: 'sdk2-legacy', version: '2.4.0' },
     { capabilities: { elicitation: {}, sampling: {}, roots: {} }, versionNegotiation: { mode: 'legacy' } },
@@ -47,17 +47,17 @@ describe.each(RUNTIMES)('the fetch handler on %s', (name, runtime) => {
     });
 
     describe('SDK 2.x client, pinned to 2026-07-28', () => {
-      let connected: ReturnType<typeof modernClient>;
+      let connected: ReturnType<typeof perRequestClient>;
       beforeAll(async () => {
-        connected = modernClient(NEGOTIATIONS[0][1]);
+        connected = perRequestClient(NEGOTIATIONS[0][1]);
         await connected.client.connect(new sdk2.StreamableHTTPClientTransport(new URL(server.url)));
       });
       afterAll(() => connected.client.close());
-      modernPrimitiveSuite(() => connected, `${name}-modern`);
+      perRequestPrimitiveSuite(() => connected, `${name}-modern`);
     });
 
     it('serves a 2.x client in legacy mode (2025-11-25) in a session: requests to the client on the SSE answer, then DELETE', async () => {
-      const { client, transport } = await legacyClient(server.url);
+      const { client, transport } = await handshakeClient(server.url);
       expect(transport.sessionId).toMatch(/^[0-9a-f]{32}$/);
       const order = await client.callTool({ name: 'order', arguments: { tag: `${name}-legacy` } });
       expect(JSON.parse(textOf(order))).toEqual({ orderId: 'order-1', confirmed: false, sampled: 'Rome', roots: ['file:///legacy'] });
@@ -72,11 +72,11 @@ describe.each(RUNTIMES)('the fetch handler on %s', (name, runtime) => {
     afterAll(() => server.stop());
 
     it('serves a 2.x client in legacy mode (2025-11-25) with no session, and one in the 2026-07-28 era', async () => {
-      const { client, transport } = await legacyClient(server.url);
+      const { client, transport } = await handshakeClient(server.url);
       expect(transport.sessionId).toBeUndefined();
       expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'x' } }))).toBe('echo: x');
       await client.close();
-      const modern = modernClient(NEGOTIATIONS[0][1]);
+      const modern = perRequestClient(NEGOTIATIONS[0][1]);
       await modern.client.connect(new sdk2.StreamableHTTPClientTransport(new URL(server.url)));
       expect(JSON.parse(textOf(await modern.client.callTool({ name: 'whoami', arguments: {} })))).toMatchObject({ version: '2026-07-28' });
       await modern.client.close();

@@ -12,7 +12,7 @@ import { RoundRobinProxy } from '../helpers/round-robin-proxy';
 import { SseReader } from '../helpers/sse-client';
 import { spawnHttpServer } from '../helpers/spawn-server';
 import { waitFor } from '../helpers/wait-for';
-import { envelope, postModern } from '../helpers/modern-http';
+import { envelope, postPerRequest } from '../helpers/per-request-http';
 
 type Server = Awaited<ReturnType<typeof spawnHttpServer>>;
 type Message = { type: string; task?: { taskId: string; status: string }; result?: { content: { text: string }[] } };
@@ -133,17 +133,17 @@ describe('scale-out: two instances, one Redis, round-robin', () => {
     const meta = envelope({ 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } });
     const aborts = (s: Server) => s.stderr().split('sleeper aborted').length;
     const before = [aborts(a), aborts(b)];
-    const created = await postModern(url, 'tools/call', { name: 'sleeper', arguments: { events: 50 }, _meta: meta });
+    const created = await postPerRequest(url, 'tools/call', { name: 'sleeper', arguments: { events: 50 }, _meta: meta });
     expect(created.body.result).toMatchObject({ resultType: 'task', status: 'working' });
     const taskId = created.body.result!.taskId as string;
     const runner = [...proxy.log].reverse().find((e) => e.rpc === 'tools/call:sleeper')!.backend;
     proxy.pinNext = 1 - runner;
-    expect((await postModern(url, 'tasks/get', { taskId, _meta: meta })).body.result).toMatchObject({ taskId, status: 'working' });
+    expect((await postPerRequest(url, 'tasks/get', { taskId, _meta: meta })).body.result).toMatchObject({ taskId, status: 'working' });
     proxy.pinNext = 1 - runner;
-    expect((await postModern(url, 'tasks/cancel', { taskId, _meta: meta })).body.result).toMatchObject({ resultType: 'complete' });
+    expect((await postPerRequest(url, 'tasks/cancel', { taskId, _meta: meta })).body.result).toMatchObject({ resultType: 'complete' });
     await waitFor(() => aborts([a, b][runner]) > before[runner], { what: 'the handler to stop on the instance running it' });
     expect(aborts([a, b][1 - runner])).toBe(before[1 - runner]);
-    expect((await postModern(url, 'tasks/get', { taskId, _meta: meta })).body.result).toMatchObject({ taskId, status: 'cancelled' });
+    expect((await postPerRequest(url, 'tasks/get', { taskId, _meta: meta })).body.result).toMatchObject({ taskId, status: 'cancelled' });
   });
 
   it('resumes a dropped SSE stream through the other instance, losing and repeating nothing', async () => {

@@ -1,4 +1,4 @@
-import { envelope, postModern, type RawReply } from '../helpers/modern-http';
+import { envelope, postPerRequest, type RawReply } from '../helpers/per-request-http';
 import { TASKS_EXT_FIXTURE } from '../helpers/paths';
 import { PrivateRedis } from '../helpers/redis-server';
 import { RoundRobinProxy } from '../helpers/round-robin-proxy';
@@ -36,12 +36,12 @@ describe('tasks extension scale-out: two instances, one Redis', () => {
     await redis.stop();
   });
 
-  /** One modern request through the proxy, sent to instance `backend` (0: a, 1: b). */
+  /** One per-request-era request through the proxy, sent to instance `backend` (0: a, 1: b). */
   async function via(backend: 0 | 1, method: string, params: Record<string, unknown>): Promise<RawReply['body']> {
     proxy.pinNext = backend;
     const before = proxy.log.length;
     const taskId = typeof params.taskId === 'string' ? params.taskId : undefined;
-    const reply = await postModern(url, method, { ...params, _meta: meta }, taskId ? { 'mcp-name': taskId } : {});
+    const reply = await postPerRequest(url, method, { ...params, _meta: meta }, taskId ? { 'mcp-name': taskId } : {});
     expect(proxy.log[before].backend).toBe(backend);
     return reply.body;
   }

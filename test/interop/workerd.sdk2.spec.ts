@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSummary, runConformance } from '../helpers/conformance';
-import { modernClient, NEGOTIATIONS, textOf } from '../helpers/modern-client-suite';
+import { perRequestClient, NEGOTIATIONS, textOf } from '../helpers/per-request-client-suite';
 import { CONFORMANCE_NEXT_CLI, ROOT } from '../helpers/paths';
 import { sdk2 } from '../helpers/sdk2';
 import { bundleWorker, startWorkerd } from '../helpers/workerd';
@@ -36,7 +36,7 @@ describe('the fetch handler in workerd (Cloudflare Workers)', () => {
     });
 
     it('serves the SDK 2.x client in the 2026-07-28 era: tools, a streamed answer with progress and logs, prompts', async () => {
-      const { client } = modernClient(NEGOTIATIONS[0][1], 'sdk2-workerd');
+      const { client } = perRequestClient(NEGOTIATIONS[0][1], 'sdk2-workerd');
       await client.connect(new sdk2.StreamableHTTPClientTransport(new URL(worker.url)));
       expect(client.getProtocolEra()).toBe('modern');
       expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['chatty', 'echo', 'whereami']);

@@ -4,7 +4,7 @@ import { McpError } from '../../mcp/mcp.error';
 import type { Authorizer } from '../authorizer';
 import type { ProtocolFeature } from '../protocol-feature';
 import type { Invoke, ToolInvoker } from '../tool-invoker';
-import type { SubscriptionHub } from '../modern/subscriptions';
+import type { SubscriptionHub } from '../per-request/subscriptions';
 
 /** What protocol handlers need from the application. */
 export interface HandlerEnv {

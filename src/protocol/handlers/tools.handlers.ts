@@ -7,7 +7,7 @@ import type { ToolDescriptor } from '../../registry/descriptors';
 import { echo } from '../wire';
 import { type HandlerEnv, optionalObject, requireString } from './handler-env';
 import { TASKS_EXTENSION } from '../../mcp/eras';
-import { missingCapability } from '../modern/envelope';
+import { missingCapability } from '../per-request/envelope';
 import { checkParamHeaders, paramHeadersOf } from '../../schema/mcp-header';
 import { declaresUiExtension, withoutViewMetadata } from '../../views/view-metadata';
 
@@ -61,14 +61,14 @@ function callTool(
   params: Record<string, unknown>,
   scope: RequestScope,
 ): unknown {
-  if (scope.peer.modern) {
+  if (scope.peer.perRequest) {
     // Over HTTP, the Mcp-Param-* headers of x-mcp-header properties must match the arguments.
     const headers = scope.extra?.headers;
     const mismatch = headers && checkParamHeaders(paramHeadersOf(tool.definition.inputSchema), args, headers);
     if (mismatch) throw mismatch;
-    // Tasks of the modern era are an extension: a feature may take the call over.
+    // Tasks of the per-request era are an extension: a feature may take the call over.
     for (const feature of env.features) {
-      const taken = feature.interceptModernToolCall?.({ tool, args, params, scope });
+      const taken = feature.interceptPerRequestToolCall?.({ tool, args, params, scope });
       if (taken !== undefined) return taken;
     }
     if (tool.taskSupport === 'required')

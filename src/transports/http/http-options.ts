@@ -85,6 +85,8 @@ export interface HttpOptions {
    * `messagesPath` (default /messages). On by default with sessions (off with `sessions: false`);
    * `false` turns it off. Its sessions live on this instance only: a `sessionBackplane` does not share them.
    */
+  sse2024?: false | { path?: string; messagesPath?: string };
+  /** @deprecated The former name of `sse2024` (read when `sse2024` is not set). */
   legacySse?: false | { path?: string; messagesPath?: string };
 }
 
@@ -105,6 +107,7 @@ export type ResolvedHttpOptions = Required<
     | 'readyPath'
     | 'sessionBackplane'
     | 'oauthProxy'
+    | 'sse2024'
     | 'legacySse'
   >
 > &
@@ -112,7 +115,7 @@ export type ResolvedHttpOptions = Required<
     eventStore: EventStore | undefined;
     healthPath: string | null;
     readyPath: string | null;
-    legacySse: false | { path: string; messagesPath: string };
+    sse2024: false | { path: string; messagesPath: string };
   };
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
@@ -150,11 +153,11 @@ export function resolveHttpOptions(options: HttpOptions, defaultStore: () => Eve
     auth: options.auth,
     sessionBackplane: sessions ? options.sessionBackplane : undefined,
     oauthProxy: options.oauthProxy,
-    legacySse: resolveLegacySse(options.legacySse, sessions),
+    sse2024: resolveSse2024(options.sse2024 ?? options.legacySse, sessions),
   };
 }
 
-function resolveLegacySse(option: HttpOptions['legacySse'], sessions: boolean): ResolvedHttpOptions['legacySse'] {
+function resolveSse2024(option: HttpOptions['sse2024'], sessions: boolean): ResolvedHttpOptions['sse2024'] {
   if (option === false || (option === undefined && !sessions)) return false;
   return { path: option?.path ?? '/sse', messagesPath: option?.messagesPath ?? '/messages' };
 }

@@ -2,7 +2,7 @@ import { InMemoryEventStore } from './event-store';
 import type { HttpExchange } from './http-exchange';
 import { fail, replyDocument } from './http-replies';
 import { type HttpOptions, type ResolvedHttpOptions, resolveHttpOptions } from './http-options';
-import { LegacySseEndpoint } from './legacy-sse';
+import { Sse2024Endpoint } from './sse-2024';
 import { PostHandler } from './post-handler';
 import { checkReadiness } from './readiness';
 import { ALLOW, RequestGuards } from './request-guards';
@@ -28,8 +28,8 @@ export class McpEndpoint {
   private readonly posts: PostHandler;
   private readonly streams: StreamHandlers;
   /** The 2024-11-05 HTTP+SSE endpoint, unless turned off. */
-  private readonly legacy?: LegacySseEndpoint;
-  private readonly modernOnly: boolean;
+  private readonly sseEndpoint?: Sse2024Endpoint;
+  private readonly perRequestOnly: boolean;
   /** Routes by lower-cased path, then method (HEAD is served as GET, as Koa's router does). */
   private readonly routes = new Map<string, Map<string, Route>>();
   /** Started with the first request: a runtime may forbid timers outside one (Cloudflare Workers does at load). */
@@ -51,18 +51,18 @@ export class McpEndpoint {
       this.sessions,
       this.guards,
       logError,
-      factory.modern,
+      factory.perRequest,
       factory.stateless,
       // A stateless request's stream: no session id, nothing stored, nothing shared.
       { retryMs: channels.retryMs, headers: {}, track: (connection, open) => channels.track(connection, open), logError },
     );
     this.streams = new StreamHandlers(this.options, this.sessions, this.guards);
-    // A server serving only the modern era has no sessions, standalone streams or HTTP+SSE endpoint.
-    this.modernOnly = factory.modern?.support === 'modern';
-    const { legacySse } = this.options;
-    if (legacySse && !this.modernOnly) {
-      this.legacy = new LegacySseEndpoint(
-        { ...this.options, legacySse },
+    // A server serving only the per-request era has no sessions, standalone streams or HTTP+SSE endpoint.
+    this.perRequestOnly = factory.perRequest?.support === 'modern';
+    const { sse2024 } = this.options;
+    if (sse2024 && !this.perRequestOnly) {
+      this.sseEndpoint = new Sse2024Endpoint(
+        { ...this.options, sse2024 },
         {
           factory,
           guards: this.guards,
@@ -101,7 +101,7 @@ export class McpEndpoint {
 
   /** Sessions served here, HTTP+SSE ones included. */
   get sessionCount(): number {
-    return this.sessions.size + (this.legacy?.size ?? 0);
+    return this.sessions.size + (this.sseEndpoint?.size ?? 0);
   }
 
   /** Stops accepting, then ends every stream and session. */
@@ -109,12 +109,12 @@ export class McpEndpoint {
     this.closing = true;
     for (const t of this.timers ?? []) clearInterval(t);
     await this.sessions.closeAll();
-    this.legacy?.closeAll();
+    this.sseEndpoint?.closeAll();
     for (const c of [...this.connections]) c.end();
   }
 
   private defineRoutes(): void {
-    const { path, healthPath, readyPath, legacySse } = this.options;
+    const { path, healthPath, readyPath, sse2024 } = this.options;
     const guarded = (handle: (exchange: HttpExchange) => void | Promise<void>) => (exchange: HttpExchange) =>
       this.guarded(exchange, handle);
     const preflight = (exchange: HttpExchange) => this.guards.preflight(exchange);
@@ -123,7 +123,7 @@ export class McpEndpoint {
       'POST',
       guarded((e) => this.posts.handle(e)),
     );
-    if (!this.modernOnly) {
+    if (!this.perRequestOnly) {
       this.route(
         path,
         'GET',
@@ -137,25 +137,25 @@ export class McpEndpoint {
     }
     this.route(path, 'OPTIONS', preflight);
     this.route(path, '*', (exchange) => {
-      exchange.setHeader('Allow', this.modernOnly ? 'POST' : ALLOW);
+      exchange.setHeader('Allow', this.perRequestOnly ? 'POST' : ALLOW);
       fail(exchange, 405, -32000, 'Method not allowed');
     });
     if (healthPath) this.route(healthPath, 'GET', (e) => this.health(e));
     if (readyPath) this.route(readyPath, 'GET', (e) => this.ready(e));
-    const { legacy } = this;
-    if (legacy && legacySse) {
+    const { sseEndpoint } = this;
+    if (sseEndpoint && sse2024) {
       this.route(
-        legacySse.path,
+        sse2024.path,
         'GET',
-        guarded((e) => legacy.open(e)),
+        guarded((e) => sseEndpoint.open(e)),
       );
       this.route(
-        legacySse.messagesPath,
+        sse2024.messagesPath,
         'POST',
-        guarded((e) => legacy.post(e)),
+        guarded((e) => sseEndpoint.post(e)),
       );
-      this.route(legacySse.path, 'OPTIONS', preflight);
-      this.route(legacySse.messagesPath, 'OPTIONS', preflight);
+      this.route(sse2024.path, 'OPTIONS', preflight);
+      this.route(sse2024.messagesPath, 'OPTIONS', preflight);
     }
     const resourceServer = this.guards.resourceServer;
     for (const metadataPath of resourceServer?.metadataPaths ?? []) {

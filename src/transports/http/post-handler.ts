@@ -3,7 +3,7 @@ import { ErrorCode, errorResponse, isRequest, type JsonRpcMessage, type JsonRpcR
 import { echo } from '../../protocol/wire';
 import { classifyInbound } from '../../protocol/inbound';
 import type { PeerState } from '../../protocol/peer';
-import { modernStatus } from './modern-headers';
+import { perRequestStatus } from './per-request-headers';
 import { ownerOf } from '../../auth/principal';
 import type { TransportExtra } from '../../protocol/request-scope';
 import type { HttpExchange } from './http-exchange';
@@ -24,14 +24,14 @@ import type { ChannelContext } from './stream-channel';
  */
 export class PostHandler {
   /** How requests are answered, made once: see answerRequest on why no per-request object goes there. */
-  private readonly answers: { session: AnswerOptions; stateless: AnswerOptions; modern: AnswerOptions };
+  private readonly answers: { session: AnswerOptions; stateless: AnswerOptions; perRequest: AnswerOptions };
 
   constructor(
     private readonly options: ResolvedHttpOptions,
     private readonly sessions: SessionDirectory,
     private readonly guards: RequestGuards,
     logError: (message: string, error?: unknown) => void,
-    private readonly modern: SessionFactory['modern'],
+    private readonly perRequest: SessionFactory['perRequest'],
     private readonly stateless: StatelessServer,
     /** The streams of stateless requests: no session id, no event store (they cannot be resumed). */
     private readonly statelessChannels: ChannelContext,
@@ -41,7 +41,7 @@ export class PostHandler {
     this.answers = {
       session: { ...shared, responseMode },
       stateless: { ...shared, responseMode },
-      modern: { ...shared, responseMode: responseMode === 'sse' ? 'sse' : 'auto', statusOf: modernStatus },
+      perRequest: { ...shared, responseMode: responseMode === 'sse' ? 'sse' : 'auto', statusOf: perRequestStatus },
     };
   }
 
@@ -57,13 +57,13 @@ export class PostHandler {
     if (!message) return;
     const extra = new PostExtra(exchange.headers, principal.auth, exchange);
     const headers = exchange.headers;
-    const inbound = classifyInbound(message, { support: this.modern?.support ?? 'legacy', header: (name) => single(headers[name]) });
+    const inbound = classifyInbound(message, { support: this.perRequest?.support ?? 'legacy', header: (name) => single(headers[name]) });
     if ('reject' in inbound) {
       const e = inbound.reject;
       return replyMessage(exchange, 400, errorResponse(isRequest(message) ? message.id : null, e.code, e.message, e.data));
     }
-    if ('notification' in inbound) return this.modernNotification(exchange, message, inbound.notification);
-    if (inbound.era === 'modern') return this.serveModern(exchange, message as JsonRpcRequest, extra, inbound.peer);
+    if ('notification' in inbound) return this.perRequestNotification(exchange, message, inbound.notification);
+    if (inbound.era === 'modern') return this.servePerRequest(exchange, message as JsonRpcRequest, extra, inbound.peer);
     if (!this.options.sessions) return this.serveStateless(exchange, message, extra);
     await this.serveInSession(exchange, message, extra, principal.auth);
   }
@@ -106,15 +106,15 @@ export class PostHandler {
   }
 
   /** A 2026-07-28 notification (an extension's, a custom one): it reaches the application's listeners. */
-  private modernNotification(exchange: HttpExchange, message: JsonRpcMessage, version: string): void {
+  private perRequestNotification(exchange: HttpExchange, message: JsonRpcMessage, version: string): void {
     // The classifier names a version only for a notification (a request has its envelope, a response is refused).
     this.stateless.receiveStateless(message, { protocolVersion: version, clientCapabilities: {} });
     accepted(exchange);
   }
 
   /** A 2026-07-28 request, its headers and envelope checked: served on its own, statelessly; closing its stream cancels it. */
-  private async serveModern(exchange: HttpExchange, message: JsonRpcRequest, extra: TransportExtra, peer: PeerState): Promise<void> {
-    if (!this.modern?.knows(message.method))
+  private async servePerRequest(exchange: HttpExchange, message: JsonRpcRequest, extra: TransportExtra, peer: PeerState): Promise<void> {
+    if (!this.perRequest?.knows(message.method))
       return replyMessage(exchange, 404, errorResponse(message.id, ErrorCode.MethodNotFound, `Method not found: ${echo(message.method)}`));
     // The engine takes the envelope from here rather than reading it again from the body.
     extra.envelope = peer;
@@ -124,7 +124,7 @@ export class PostHandler {
     });
     // The client leaving cancels the request.
     const unsubscribe = exchange.onClose(() => served.close());
-    await this.answer(exchange, served, message, extra, this.answers.modern, unsubscribe);
+    await this.answer(exchange, served, message, extra, this.answers.perRequest, unsubscribe);
   }
 
   /** A 2025-11-25 message when the `sessions` option is off: served on its own. */

@@ -34,7 +34,7 @@ export interface AnswerOptions {
     requiredScopes: readonly string[],
     description: string,
   ) => { status: 401 | 403; challenge?: string };
-  /** The HTTP status of an error answered as plain JSON (modern requests: 404 for -32601, 400 for -32020..-32022). */
+  /** The HTTP status of an error answered as plain JSON (per-request-era requests: 404 for -32601, 400 for -32020..-32022). */
   readonly statusOf?: (code: number) => number;
 }
 

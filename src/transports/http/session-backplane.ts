@@ -1,7 +1,7 @@
 import type { JsonRpcMessage } from '../../mcp/json-rpc';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../../mcp/mcp-types';
 import type { SessionStateChange } from '../../protocol/connection';
-import type { ChangeEvent } from '../../protocol/modern/subscriptions';
+import type { ChangeEvent } from '../../protocol/per-request/subscriptions';
 import type { TaskBusMessage } from '../../tasks/task-bus';
 
 /** What a session needs to be served by any instance. */

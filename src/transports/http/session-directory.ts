@@ -14,8 +14,8 @@ export interface SessionFactory {
   /** Serves what arrives with no session (2026-07-28 requests; every request when `sessions` is off). */
   readonly stateless: StatelessServer;
   logError(message: string, error?: unknown): void;
-  /** The modern era's dispatch, when the application serves it. */
-  readonly modern?: { readonly support: EraSupport; knows(method: string): boolean };
+  /** The per-request era's dispatch, when the application serves it. */
+  readonly perRequest?: { readonly support: EraSupport; knows(method: string): boolean };
   /** Stores of the application the readiness endpoint asks (the transport adds its own). */
   readonly readiness?: { readonly taskStore?: ReadinessProbe };
 }

@@ -1,6 +1,6 @@
 import { McpApplication } from '../../../src';
 import { ErasModule } from '../../fixtures/eras-tools';
-import { modernBody, modernHeaders } from '../../helpers/modern-http';
+import { perRequestBody, perRequestHeaders } from '../../helpers/per-request-http';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
 
@@ -12,15 +12,15 @@ describe('a fetch handler while its application closes', () => {
       handler(
         new Request('http://127.0.0.1/mcp', {
           method: 'POST',
-          headers: { ...modernHeaders(body), host: '127.0.0.1' },
+          headers: { ...perRequestHeaders(body), host: '127.0.0.1' },
           body: JSON.stringify(body),
         }),
       );
     // A request in flight: the application drains it before closing its front doors.
-    const inFlight = post(modernBody('tools/call', { name: 'sleeper', arguments: { tag: 'closing' } }, 8));
+    const inFlight = post(perRequestBody('tools/call', { name: 'sleeper', arguments: { tag: 'closing' } }, 8));
     await new Promise((resolve) => setTimeout(resolve, 50));
     const closed = app.close();
-    const refused = await post(modernBody('tools/list', {}, 9));
+    const refused = await post(perRequestBody('tools/list', {}, 9));
     expect({ status: refused.status, body: await refused.json() }).toEqual({
       status: 503,
       body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Server is shutting down' } },

@@ -4,12 +4,12 @@ import { StaticTokenVerifier } from '../../../src/auth';
 import { ErasModule } from '../../fixtures/eras-tools';
 import { serveFetch } from '../../helpers/fetch-node-server';
 import { initializeBody } from '../../helpers/http-app';
-import { envelope, modernBody, modernHeaders } from '../../helpers/modern-http';
+import { envelope, perRequestBody, perRequestHeaders } from '../../helpers/per-request-http';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
 const ACCEPT = 'application/json, text/event-stream';
 const JSON_POST = { 'content-type': 'application/json', accept: ACCEPT };
-const LEGACY = { ...JSON_POST, 'mcp-protocol-version': '2025-11-25' };
+const HANDSHAKE = { ...JSON_POST, 'mcp-protocol-version': '2025-11-25' };
 const RESOURCE = 'http://127.0.0.1/mcp';
 
 interface Case {
@@ -79,10 +79,10 @@ async function frontDoors(options: HttpOptions) {
 }
 
 const modern = (method: string, params: Record<string, unknown> = {}, overrides: Record<string, string | undefined> = {}): Case => {
-  const body = modernBody(method, params, 7);
-  return { method: 'POST', path: '/mcp', headers: modernHeaders(body, overrides), body: JSON.stringify(body) };
+  const body = perRequestBody(method, params, 7);
+  return { method: 'POST', path: '/mcp', headers: perRequestHeaders(body, overrides), body: JSON.stringify(body) };
 };
-const post = (body: unknown, headers: Record<string, string> = LEGACY): Case => ({
+const post = (body: unknown, headers: Record<string, string> = HANDSHAKE): Case => ({
   method: 'POST',
   path: '/mcp',
   headers,
@@ -103,11 +103,11 @@ const HOSTILE: [string, Case][] = [
   ['a batch', post([toolsList])],
   ['JSON that is no JSON-RPC message', post({ hello: 'world' })],
   ['a body over the limit', post({ ...toolsList, params: { pad: 'x'.repeat(3_000) } })],
-  ['a Content-Length over the limit', { method: 'POST', path: '/mcp', headers: { ...LEGACY, 'content-length': '999999' }, body: '' }],
-  ['a foreign Host', post(toolsList, { ...LEGACY, host: 'evil.example' })],
-  ['a foreign Origin', post(toolsList, { ...LEGACY, origin: 'http://evil.example' })],
+  ['a Content-Length over the limit', { method: 'POST', path: '/mcp', headers: { ...HANDSHAKE, 'content-length': '999999' }, body: '' }],
+  ['a foreign Host', post(toolsList, { ...HANDSHAKE, host: 'evil.example' })],
+  ['a foreign Origin', post(toolsList, { ...HANDSHAKE, origin: 'http://evil.example' })],
   ['a request without a session', post(toolsList)],
-  ['a request for an unknown session', post(toolsList, { ...LEGACY, 'mcp-session-id': 'nope' })],
+  ['a request for an unknown session', post(toolsList, { ...HANDSHAKE, 'mcp-session-id': 'nope' })],
   ['a notification without a session', post({ jsonrpc: '2.0', method: 'notifications/initialized' })],
   [
     'an unsupported MCP-Protocol-Version on GET',
@@ -182,8 +182,8 @@ const AUTH: [string, Case][] = [
 
 const CORS: [string, Case][] = [
   ['a preflight from an allowed origin', { method: 'OPTIONS', path: '/mcp', headers: { origin: 'http://localhost:6274' } }],
-  ['a request from an allowed origin', post(toolsList, { ...LEGACY, origin: 'http://localhost:6274' })],
-  ['a request from another origin', post(toolsList, { ...LEGACY, origin: 'http://localhost:9999' })],
+  ['a request from an allowed origin', post(toolsList, { ...HANDSHAKE, origin: 'http://localhost:6274' })],
+  ['a request from another origin', post(toolsList, { ...HANDSHAKE, origin: 'http://localhost:9999' })],
 ];
 
 /**

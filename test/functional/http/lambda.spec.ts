@@ -1,7 +1,7 @@
 import { McpApplication, type LambdaHandler, type LambdaHttpEvent } from '../../../src';
 import { ErasModule } from '../../fixtures/eras-tools';
 import { initializeBody } from '../../helpers/http-app';
-import { envelope, modernBody, modernHeaders } from '../../helpers/modern-http';
+import { envelope, perRequestBody, perRequestHeaders } from '../../helpers/per-request-http';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
 const DOMAIN = 'abcdefghij.lambda-url.eu-west-1.on.aws';
@@ -85,8 +85,8 @@ describe('app.lambdaHandler: AWS Lambda HTTP events (payload 2.0) served by the 
   afterAll(() => app.close());
 
   it('answers a 2026-07-28 request from a function URL as JSON', async () => {
-    const body = modernBody('tools/call', { name: 'echo', arguments: { text: 'héllo' } }, 1);
-    const result = await handler(functionUrlEvent('/mcp', modernHeaders(body), JSON.stringify(body)), context);
+    const body = perRequestBody('tools/call', { name: 'echo', arguments: { text: 'héllo' } }, 1);
+    const result = await handler(functionUrlEvent('/mcp', perRequestHeaders(body), JSON.stringify(body)), context);
     expect(result).toMatchObject({
       statusCode: 200,
       isBase64Encoded: false,
@@ -96,12 +96,12 @@ describe('app.lambdaHandler: AWS Lambda HTTP events (payload 2.0) served by the 
   });
 
   it('buffers a streamed (SSE) answer whole: the logs, then the response', async () => {
-    const body = modernBody(
+    const body = perRequestBody(
       'tools/call',
       { name: 'chatty', arguments: {}, _meta: envelope({ 'io.modelcontextprotocol/logLevel': 'info' }) },
       2,
     );
-    const result = await handler(functionUrlEvent('/mcp', modernHeaders(body), JSON.stringify(body)), context);
+    const result = await handler(functionUrlEvent('/mcp', perRequestHeaders(body), JSON.stringify(body)), context);
     expect(result.headers['content-type']).toBe('text/event-stream');
     const messages = result.body
       .split('\n')
@@ -132,14 +132,14 @@ describe('app.lambdaHandler: AWS Lambda HTTP events (payload 2.0) served by the 
   });
 
   it('gives bad input the endpoint answers: 403 for a foreign Host, 413 over the limit, 405, 404', async () => {
-    const body = modernBody('tools/list', {}, 5);
+    const body = perRequestBody('tools/list', {}, 5);
     const foreign = await handler(
-      functionUrlEvent('/mcp', { ...modernHeaders(body), host: 'evil.example' }, JSON.stringify(body)),
+      functionUrlEvent('/mcp', { ...perRequestHeaders(body), host: 'evil.example' }, JSON.stringify(body)),
       context,
     );
     expect(foreign.statusCode).toBe(403);
     expect(JSON.parse(foreign.body).error.message).toBe('Forbidden: Host header not allowed: evil.example');
-    const tooLarge = await handler(functionUrlEvent('/mcp', modernHeaders(body), 'x'.repeat(5 * 1024 * 1024)), context);
+    const tooLarge = await handler(functionUrlEvent('/mcp', perRequestHeaders(body), 'x'.repeat(5 * 1024 * 1024)), context);
     expect(tooLarge.statusCode).toBe(413);
     const put = await handler(httpApiEvent('PUT', '/mcp', {}, '{}'), context);
     expect({ status: put.statusCode, allow: put.headers.allow }).toEqual({ status: 405, allow: 'GET, POST, DELETE' });

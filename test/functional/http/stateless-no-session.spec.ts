@@ -4,7 +4,7 @@ import { EmptyInput, McpApplication, McpContext, McpModule, Tool } from '../../.
 import * as httpSessionModule from '../../../src/transports/http/http-session';
 import * as serverSessionModule from '../../../src/protocol/server-session';
 import { ACCEPT_BOTH, initializeBody, parseSse } from '../../helpers/http-app';
-import { modernBody, modernHeaders } from '../../helpers/modern-http';
+import { perRequestBody, perRequestHeaders } from '../../helpers/per-request-http';
 import { deferred, waitFor } from '../../helpers/wait-for';
 import { internalsOf } from '../../../src/kernel/mcp-application';
 
@@ -130,22 +130,22 @@ describe('stateless HTTP requests', () => {
 
   it('serves 2026-07-28 requests and notifications without a session', async () => {
     const before = built();
-    const quick = modernBody('tools/call', { name: 'quick', arguments: {} });
-    expect((await post(quick, modernHeaders(quick))).body.result).toMatchObject({ resultType: 'complete' });
-    const stepping = modernBody('tools/call', {
+    const quick = perRequestBody('tools/call', { name: 'quick', arguments: {} });
+    expect((await post(quick, perRequestHeaders(quick))).body.result).toMatchObject({ resultType: 'complete' });
+    const stepping = perRequestBody('tools/call', {
       name: 'stepping',
       arguments: {},
-      _meta: { ...(modernBody('ping').params as { _meta: object })._meta, progressToken: 'p' },
+      _meta: { ...(perRequestBody('ping').params as { _meta: object })._meta, progressToken: 'p' },
     });
-    const sse = await post(stepping, modernHeaders(stepping));
+    const sse = await post(stepping, perRequestHeaders(stepping));
     expect(sse.headers['content-type']).toBe('text/event-stream');
     expect(sse.text).toContain('notifications/progress');
-    const asking = modernBody('tools/call', { name: 'asking', arguments: {} });
-    expect((await post(asking, modernHeaders(asking))).body.result).toMatchObject({ resultType: 'input_required' });
-    const discover = modernBody('server/discover');
-    expect((await post(discover, modernHeaders(discover))).body.result.supportedVersions).toContain('2026-07-28');
+    const asking = perRequestBody('tools/call', { name: 'asking', arguments: {} });
+    expect((await post(asking, perRequestHeaders(asking))).body.result).toMatchObject({ resultType: 'input_required' });
+    const discover = perRequestBody('server/discover');
+    expect((await post(discover, perRequestHeaders(discover))).body.result.supportedVersions).toContain('2026-07-28');
     const note = { jsonrpc: '2.0', method: 'notifications/roots/list_changed' };
-    expect((await post(note, modernHeaders(note))).status).toBe(202);
+    expect((await post(note, perRequestHeaders(note))).status).toBe(202);
     expect(built()).toEqual(before);
   });
 
@@ -154,8 +154,8 @@ describe('stateless HTTP requests', () => {
     const quick = await post(call(1, 'quick'), legacy);
     expect(quick.headers['content-type']).toMatch(/application\/json/);
     expect(quick.body.result.content).toEqual([{ type: 'text', text: 'quick' }]);
-    const modernCall = modernBody('tools/call', { name: 'quick', arguments: {} }, 2);
-    const modern = await post(modernCall, modernHeaders(modernCall));
+    const perRequestCall = perRequestBody('tools/call', { name: 'quick', arguments: {} }, 2);
+    const modern = await post(perRequestCall, perRequestHeaders(perRequestCall));
     expect(modern.body.result.content).toEqual([{ type: 'text', text: 'quick' }]);
     // A synchronous throw is still the request's internal error, not a lost request.
     const broken = await post(call(3, 'broken'), legacy);
@@ -177,9 +177,9 @@ describe('stateless HTTP requests', () => {
     const before = built();
     const engine = internalsOf(app).engine;
     const tools = app.get(StatelessTools);
-    const body = modernBody('tools/call', { name: 'waiting', arguments: {} });
+    const body = perRequestBody('tools/call', { name: 'waiting', arguments: {} });
     const client = new AbortController();
-    const answer = fetch(url, { method: 'POST', headers: modernHeaders(body), body: JSON.stringify(body), signal: client.signal });
+    const answer = fetch(url, { method: 'POST', headers: perRequestHeaders(body), body: JSON.stringify(body), signal: client.signal });
     await tools.started.promise;
     expect(engine.inflightCount).toBe(1);
     client.abort();

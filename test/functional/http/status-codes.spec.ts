@@ -134,7 +134,7 @@ describe('Streamable HTTP status codes', () => {
   it('validates MCP-Protocol-Version: unsupported -> 400, absent or supported -> served', async () => {
     const bad = await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'MCP-Protocol-Version': '2099-01-01' });
     expect(bad.status).toBe(400);
-    // A dual-era server answers with the modern error, naming what it serves (a 2026 client then retries).
+    // A dual-era server answers with the per-request error, naming what it serves (a 2026 client then retries).
     expect(bad.body.error).toMatchObject({
       code: -32022,
       data: { requested: '2099-01-01', supported: expect.arrayContaining(['2026-07-28', '2025-11-25']) },

@@ -1,7 +1,7 @@
 import { McpApplication } from '../../../src';
-import { gate, ModernTasksModule } from '../../fixtures/modern-task-tools';
+import { gate, PerRequestTasksModule } from '../../fixtures/per-request-task-tools';
 import { connect } from '../../helpers/in-memory';
-import { envelope, postModern } from '../../helpers/modern-http';
+import { envelope, postPerRequest } from '../../helpers/per-request-http';
 import { LeasedTaskStore, OutageTaskStore } from '../../helpers/outage-task-store';
 import { TaskModule } from '../../helpers/task-tools';
 import { waitFor } from '../../helpers/wait-for';
@@ -41,14 +41,14 @@ describe('a task result saved through a task store outage', () => {
   it('2026-07-28 (tasks extension): the task stays working while the store is down, then shows its result', async () => {
     const store = new OutageTaskStore();
     const errors: string[] = [];
-    const app = await McpApplication.create(ModernTasksModule, {
+    const app = await McpApplication.create(PerRequestTasksModule, {
       taskStore: { useValue: store },
       logger: { error: (m: string) => errors.push(m), warn: () => undefined, info: () => undefined },
     });
     try {
       const url = (await app.listen({ http: { host: '127.0.0.1', port: 0 } })).http!.url;
-      const get = async (taskId: string) => (await postModern(url, 'tasks/get', { taskId, _meta: withTasks() })).body.result!;
-      const reply = await postModern(url, 'tools/call', { name: 'waits', arguments: { key: 'outage' }, _meta: withTasks() });
+      const get = async (taskId: string) => (await postPerRequest(url, 'tasks/get', { taskId, _meta: withTasks() })).body.result!;
+      const reply = await postPerRequest(url, 'tools/call', { name: 'waits', arguments: { key: 'outage' }, _meta: withTasks() });
       const taskId = reply.body.result!.taskId as string;
       expect(reply.body.result).toMatchObject({ resultType: 'task', status: 'working' });
       store.down = true;
@@ -89,9 +89,9 @@ describe('shutting down while tasks run', () => {
   it('2026-07-28: records their end and releases their leases before the store closes, logging nothing', async () => {
     const store = new LeasedTaskStore();
     const errors: string[] = [];
-    const app = await McpApplication.create(ModernTasksModule, { taskStore: { useValue: store }, logger: logger(errors) });
+    const app = await McpApplication.create(PerRequestTasksModule, { taskStore: { useValue: store }, logger: logger(errors) });
     const url = (await app.listen({ http: { host: '127.0.0.1', port: 0 } })).http!.url;
-    const modern = await postModern(url, 'tools/call', { name: 'waits', arguments: { key: 'never-opened' }, _meta: withTasks() });
+    const modern = await postPerRequest(url, 'tools/call', { name: 'waits', arguments: { key: 'never-opened' }, _meta: withTasks() });
     const taskId = modern.body.result!.taskId as string;
     await app.close();
     expect(errors).toEqual([]);

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv, mcpkit, run } from '../../helpers/cli';
-import { textOf } from '../../helpers/modern-client-suite';
+import { textOf } from '../../helpers/per-request-client-suite';
 import { packedTarball } from '../../helpers/packed-tarball';
 import { ROOT } from '../../helpers/paths';
 import { sdk2 } from '../../helpers/sdk2';

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CLI, mcpkit } from '../../helpers/cli';
-import { postModern } from '../../helpers/modern-http';
+import { postPerRequest } from '../../helpers/per-request-http';
 import { ROOT } from '../../helpers/paths';
 import { spawnHttpServer } from '../../helpers/spawn-server';
 import { waitFor } from '../../helpers/wait-for';
@@ -62,7 +62,7 @@ describe('mcpkit proxy', () => {
       expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'hi' } }))).toBe('echo: hi');
       expect(textOf(await client.callTool({ name: 'askName', arguments: {} }))).toBe('hello Ada');
 
-      const modern = await postModern(proxy.url, 'tools/call', { name: 'echo', arguments: { text: 'modern' } });
+      const modern = await postPerRequest(proxy.url, 'tools/call', { name: 'echo', arguments: { text: 'modern' } });
       expect(modern.status).toBe(200);
       expect(modern.body.result).toMatchObject({
         resultType: 'complete',

@@ -117,6 +117,7 @@ const PUBLIC_API: Record<string, string[]> = {
     'MissingNestedTypeError',
     'MissingTextFallbackError',
     'type ModuleOptions',
+    'PER_REQUEST_PROTOCOL_VERSIONS',
     'type PinoLike',
     'type PrimitiveKind',
     'Prompt',

@@ -1,5 +1,5 @@
-import { snapshotOf } from '../../../src/protocol/modern/modern-dispatch';
-import { stableJson } from '../../../src/protocol/modern/request-state';
+import { snapshotOf } from '../../../src/protocol/per-request/per-request-dispatch';
+import { stableJson } from '../../../src/protocol/per-request/request-state';
 
 /** What a round is bound to: the canonical JSON of the snapshot, read back as LazyBinding reads it. */
 const canonical = (snapshot: ReturnType<typeof snapshotOf>) => stableJson(typeof snapshot === 'string' ? JSON.parse(snapshot) : snapshot);

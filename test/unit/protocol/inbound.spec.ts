@@ -1,9 +1,9 @@
 import { classifyInbound, type Inbound } from '../../../src/protocol/inbound';
 import type { JsonRpcMessage } from '../../../src/mcp/json-rpc';
 
-const MODERN = '2026-07-28';
+const PER_REQUEST = '2026-07-28';
 const envelope = (extra: Record<string, unknown> = {}) => ({
-  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/protocolVersion': PER_REQUEST,
   'io.modelcontextprotocol/clientCapabilities': {},
   ...extra,
 });
@@ -14,8 +14,8 @@ const request = (method: string, params?: Record<string, unknown>): JsonRpcMessa
   ...(params ? { params } : {}),
 });
 const headers = (h: Record<string, string>) => (name: string) => h[name] ?? '';
-const modernHeaders = (method: string, name?: string) =>
-  headers({ 'mcp-protocol-version': MODERN, 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) });
+const perRequestHeaders = (method: string, name?: string) =>
+  headers({ 'mcp-protocol-version': PER_REQUEST, 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) });
 
 /** What a classification says, in one comparable word. */
 function outcome(inbound: Inbound): string {
@@ -44,25 +44,25 @@ describe('classifyInbound over HTTP (each POST by its own headers and body)', ()
       'dual',
       'reject -32022',
     ],
-    ['a modern request with matching headers', call(), modernHeaders('tools/call', 'echo'), 'dual', 'modern'],
+    ['a modern request with matching headers', call(), perRequestHeaders('tools/call', 'echo'), 'dual', 'modern'],
     ['a modern request by its envelope alone (no header)', call(), headers({}), 'dual', 'reject -32020'],
-    ['a modern request whose Mcp-Method disagrees', call(), modernHeaders('tools/list', 'echo'), 'dual', 'reject -32020'],
-    ['a modern request whose Mcp-Name disagrees', call(), modernHeaders('tools/call', 'other'), 'dual', 'reject -32020'],
-    ['a modern request without Mcp-Name', call(), modernHeaders('tools/call'), 'dual', 'reject -32020'],
+    ['a modern request whose Mcp-Method disagrees', call(), perRequestHeaders('tools/list', 'echo'), 'dual', 'reject -32020'],
+    ['a modern request whose Mcp-Name disagrees', call(), perRequestHeaders('tools/call', 'other'), 'dual', 'reject -32020'],
+    ['a modern request without Mcp-Name', call(), perRequestHeaders('tools/call'), 'dual', 'reject -32020'],
     // Names an Object.prototype member: no Mcp-Name asked for, left to the dispatcher (-32601)
-    ['a modern "constructor" request', request('constructor', { _meta: envelope() }), modernHeaders('constructor'), 'dual', 'modern'],
-    ['a modern "toString" request', request('toString', { _meta: envelope() }), modernHeaders('toString'), 'dual', 'modern'],
+    ['a modern "constructor" request', request('constructor', { _meta: envelope() }), perRequestHeaders('constructor'), 'dual', 'modern'],
+    ['a modern "toString" request', request('toString', { _meta: envelope() }), perRequestHeaders('toString'), 'dual', 'modern'],
     [
       'a modern request with a broken _meta',
-      request('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } }),
-      modernHeaders('tools/list'),
+      request('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': PER_REQUEST } }),
+      perRequestHeaders('tools/list'),
       'dual',
       'reject -32602',
     ],
     [
       'a modern header over a body naming another version',
       request('tools/list', { _meta: { ...envelope(), 'io.modelcontextprotocol/protocolVersion': '2999-01-01' } }),
-      modernHeaders('tools/list'),
+      perRequestHeaders('tools/list'),
       'dual',
       'reject -32020',
     ],
@@ -73,27 +73,33 @@ describe('classifyInbound over HTTP (each POST by its own headers and body)', ()
       'modern',
       'reject -32022',
     ],
-    ['a response from a modern client', { jsonrpc: '2.0', id: 1, result: {} }, modernHeaders('x'), 'dual', 'reject -32600'],
+    ['a response from a modern client', { jsonrpc: '2.0', id: 1, result: {} }, perRequestHeaders('x'), 'dual', 'reject -32600'],
     [
       'a modern notification',
       { jsonrpc: '2.0', method: 'notifications/acme', params: { _meta: envelope() } },
-      headers({ 'mcp-protocol-version': MODERN }),
+      headers({ 'mcp-protocol-version': PER_REQUEST }),
       'dual',
-      `modern notification ${MODERN}`,
+      `modern notification ${PER_REQUEST}`,
     ],
-    ['anything on a legacy-only server, envelope or not', call(), modernHeaders('tools/call', 'echo'), 'legacy', 'reject -32000'],
+    ['anything on a legacy-only server, envelope or not', call(), perRequestHeaders('tools/call', 'echo'), 'legacy', 'reject -32000'],
   ])('%s', (_, message, header, support, expected) => {
     expect(outcome(classifyInbound(message, { support, header }))).toBe(expected);
   });
 
-  it('gives a modern request its envelope, read once', () => {
+  it('gives a per-request-era request its envelope, read once', () => {
     const inbound = classifyInbound(call({ 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' } }), {
       support: 'dual',
-      header: modernHeaders('tools/call', 'echo'),
+      header: perRequestHeaders('tools/call', 'echo'),
     });
     expect(inbound).toEqual({
       era: 'modern',
-      peer: { protocolVersion: MODERN, clientCapabilities: {}, clientInfo: { name: 'c', version: '1' }, logLevel: undefined, modern: true },
+      peer: {
+        protocolVersion: PER_REQUEST,
+        clientCapabilities: {},
+        clientInfo: { name: 'c', version: '1' },
+        logLevel: undefined,
+        perRequest: true,
+      },
     });
   });
 });
@@ -112,7 +118,7 @@ describe('classifyInbound over a message transport (the connection remembers its
     expect(outcome(classifyInbound(message, { support: 'dual', pinned }))).toBe(expected);
   });
 
-  it('classifies nothing on a legacy-only server, and allocates nothing for a legacy message', () => {
+  it('classifies nothing on a handshake-only server, and allocates nothing for a handshake message', () => {
     const a = classifyInbound(enveloped, { support: 'legacy', pinned: 'legacy' });
     const b = classifyInbound(request('tools/list'), { support: 'dual', pinned: 'legacy' });
     expect(a).toBe(b);
