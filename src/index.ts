@@ -81,7 +81,7 @@ export type {
 } from './transports/http/http-handler.types';
 export type { StdioOptions } from './transports/stdio.transport';
 export type { TaskOptions } from './tasks/task-options';
-export type { TelemetryOptions } from './protocol/telemetry/telemetry-options';
+export type { TelemetryOptions } from './observability/telemetry-options';
 export type { ProxyOptions } from './composition/proxy';
 export type { ProxyTransport } from './composition/proxy-link';
 export type { CustomMethodHandler, CustomMethodOptions } from './protocol/custom-methods';

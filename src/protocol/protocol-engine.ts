@@ -24,7 +24,7 @@ import { type RequestStateOptions, RequestStateSealer } from './modern/request-s
 import { SubscriptionHub } from './modern/subscriptions';
 import type { Extensions } from '../mcp/extensions';
 import { InvalidExtensionError } from '../errors/invalid-extension.error';
-import type { RequestTelemetry } from './telemetry/telemetry-options';
+import type { RequestTelemetry } from '../observability/telemetry-options';
 import { CustomMethods } from './custom-methods';
 
 export interface ProtocolEngineOptions {

@@ -7,7 +7,7 @@ import type { ModernScope } from './modern/modern-scope';
 import type { Outbound, PeerState, SessionControl } from './peer';
 import type { MethodHandler, TransportExtra } from './request-scope';
 import { SessionScope } from './session-scope';
-import type { RequestTelemetry, TracedRequest, TracedSession } from './telemetry/telemetry-options';
+import type { RequestTelemetry, TracedRequest, TracedSession } from '../observability/telemetry-options';
 import { echo } from './wire';
 
 /*
