@@ -5,7 +5,7 @@ import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { McpApplication, McpModule, Tool, type TelemetryOptions } from '../src';
 import { internalsOf } from '../src/kernel/mcp-application';
-import { withLogFields } from '../src/kernel/log-context';
+import { withLogFields } from '../src/observability/log-context';
 
 /*
  * What telemetry costs one stateless tools/call, in process: the request the HTTP bench sends (the

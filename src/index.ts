@@ -16,7 +16,6 @@ export {
   Complete,
   Field,
   McpHeader,
-  McpModule,
   JsonSchema,
   RequireScopes,
   Public,
@@ -29,7 +28,6 @@ export type {
   ClassType,
   CompleteOptions,
   FieldOptions,
-  ModuleOptions,
   PromptOptions,
   Provider,
   ProviderToken,
@@ -67,6 +65,8 @@ export {
 } from './errors';
 
 export { McpApplication } from './kernel/mcp-application';
+export { McpModule } from './kernel/mcp-module.decorator';
+export type { ModuleOptions } from './kernel/module-options';
 export type { ApplicationOptions, ServerInfo } from './kernel/application-options';
 export type { ListenOptions, ListenResult, ConnectOptions, ConnectionHandle } from './kernel/listen-options';
 export type { HttpOptions } from './transports/http/http-options';
@@ -81,7 +81,7 @@ export type {
 } from './transports/http/http-handler.types';
 export type { StdioOptions } from './transports/stdio.transport';
 export type { TaskOptions } from './tasks/task-options';
-export type { TelemetryOptions } from './protocol/telemetry/telemetry-options';
+export type { TelemetryOptions } from './observability/telemetry-options';
 export type { ProxyOptions } from './composition/proxy';
 export type { ProxyTransport } from './composition/proxy-link';
 export type { CustomMethodHandler, CustomMethodOptions } from './protocol/custom-methods';

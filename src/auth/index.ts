@@ -15,7 +15,7 @@ export { StaticTokenVerifier } from './static-token.verifier';
 export type { ResourceServerOptions, StdioAuthOptions } from './resource-server-options';
 export { InvalidTokenError, AuthorizationServerError } from './auth.errors';
 export { AuthConfigurationError } from './auth-configuration.error';
-export { UnauthorizedError } from '../transports/http/unauthorized.error';
+export { UnauthorizedError } from './unauthorized.error';
 export { OAuthProxy, InMemoryOAuthProxyStore, OAuthError } from './oauth-proxy';
 export type {
   OAuthProxyOptions,

@@ -3,7 +3,7 @@ import { stdioClientTransport } from '../client/stdio-client.transport';
 import { sseClientTransport } from '../client/sse-client.transport';
 import { streamableHttpClientTransport } from '../client/streamable-http-client.transport';
 import { McpApplication } from '../kernel/mcp-application';
-import { McpModule } from '../decorators/mcp-module.decorator';
+import { McpModule } from '../kernel/mcp-module.decorator';
 import { cliPackage } from './cli-package';
 import { CliError, firstLine } from './cli-error';
 import type { Command } from './command';

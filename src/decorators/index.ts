@@ -4,7 +4,6 @@ export { Prompt } from './prompt.decorator';
 export { Complete } from './complete.decorator';
 export { Field } from './field.decorator';
 export { McpHeader } from './mcp-header.decorator';
-export { McpModule } from './mcp-module.decorator';
 export { JsonSchema } from './json-schema.decorator';
 export { RequireScopes } from './require-scopes.decorator';
 export { Public } from './public.decorator';

@@ -8,7 +8,7 @@ import type { ViewsOptions } from '../views/view.types';
 import type { CacheHints } from '../contracts/cache-hints';
 import type { RequestStateOptions } from '../protocol/per-request/request-state';
 import type { ExtensionSettings, Extensions } from '../mcp/extensions';
-import type { TelemetryOptions } from '../protocol/telemetry/telemetry-options';
+import type { TelemetryOptions } from '../observability/telemetry-options';
 import { checkedExtensions } from './declared-extensions';
 import { resolveTaskOptions, type ResolvedTaskOptions, type TaskOptions } from '../tasks/task-options';
 

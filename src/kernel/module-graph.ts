@@ -1,8 +1,8 @@
 import { InvalidModuleError } from '../errors/invalid-module.error';
-import { metadataStore } from '../metadata/metadata-store';
-import type { ClassType, ModuleOptions, Provider } from '../metadata/records';
+import type { ClassType, Provider } from '../metadata/records';
 import type { ExtensionSettings } from '../mcp/extensions';
 import { mergeExtensions } from './declared-extensions';
+import { moduleOptions, type ModuleOptions } from './module-options';
 
 /** A module and everything it imports, flattened: providers in import order, the extensions of every module. */
 export interface ModuleGraph {
@@ -12,7 +12,7 @@ export interface ModuleGraph {
 }
 
 export function resolveModuleGraph(rootModule: ClassType): ModuleGraph {
-  const root = metadataStore.module(rootModule);
+  const root = moduleOptions(rootModule);
   if (!root) throw new InvalidModuleError(`${rootModule?.name ?? String(rootModule)} is not decorated with @McpModule`);
   // Later registrations of a token win, so a module overrides what it imports.
   const providers = new Map<unknown, Provider>();
@@ -21,7 +21,7 @@ export function resolveModuleGraph(rootModule: ClassType): ModuleGraph {
   const visit = (module: ClassType, path: string[]) => {
     if (visited.has(module)) return;
     visited.add(module);
-    const options = metadataStore.module(module);
+    const options = moduleOptions(module);
     if (!options)
       throw new InvalidModuleError(
         `${path.join(' -> ')} imports ${module?.name ?? String(module)}, which is not decorated with @McpModule`,

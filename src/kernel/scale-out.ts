@@ -1,5 +1,5 @@
 import type { ChangeBus } from '../protocol/per-request/subscriptions';
-import type { RequestTelemetry } from '../protocol/telemetry/telemetry-options';
+import type { RequestTelemetry } from '../observability/telemetry-options';
 import type { TaskBus } from '../tasks/task-bus';
 import type { TaskStore } from '../tasks/task-store';
 import type { HttpOptions } from '../transports/http/http-options';

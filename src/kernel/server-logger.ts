@@ -1,6 +1,6 @@
-import { currentLogFields, type LogFields } from './log-context';
+import { currentLogFields, type LogFields } from '../observability/log-context';
 
-export type { LogFields } from './log-context';
+export type { LogFields } from '../observability/log-context';
 
 /** Levels of the server log, least severe first. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

@@ -16,7 +16,7 @@ import type { MessageTransport } from '../transports/message-transport';
 import { StdioTransport } from '../transports/stdio.transport';
 import { holdConsoleOnStderr } from './console-redirect';
 import { type ConnectionHandle, type ConnectOptions, handleOf, type ListenOptions, type ListenResult, type Served } from './listen-options';
-import { messageLogFields, withLogFields } from './log-context';
+import { messageLogFields, withLogFields } from '../observability/log-context';
 import type { ScaleOut } from './scale-out';
 import type { ServerLogger } from './server-logger';
 

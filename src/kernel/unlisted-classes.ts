@@ -1,5 +1,6 @@
 import { metadataStore } from '../metadata/metadata-store';
 import type { Provider } from '../metadata/records';
+import { moduleOptions } from './module-options';
 
 /**
  * Classes with handler decorators that no `@McpModule` lists among its providers (by class or as a
@@ -9,7 +10,7 @@ import type { Provider } from '../metadata/records';
 export function unlistedHandlerClassWarnings(): string[] {
   const listed: object[] = [];
   for (const module of metadataStore.moduleClasses()) {
-    for (const provider of metadataStore.module(module)?.providers ?? []) {
+    for (const provider of moduleOptions(module)?.providers ?? []) {
       const cls = providerClass(provider);
       if (cls) listed.push(cls);
     }

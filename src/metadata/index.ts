@@ -9,7 +9,7 @@ export type {
   FieldOptions,
   FieldRecord,
   MethodRecord,
-  ModuleOptions,
+  ModuleRecord,
   PromptOptions,
   Provider,
   ProviderLifecycle,

@@ -6,7 +6,7 @@ import type {
   FieldOptions,
   FieldRecord,
   MethodRecord,
-  ModuleOptions,
+  ModuleRecord,
   PromptOptions,
   ResourceOptions,
   ToolOptions,
@@ -24,7 +24,7 @@ interface ClassRecords {
   completes: MethodRecord<CompleteOptions>[];
   fields: FieldRecord[];
   access?: { type: AccessRecord[]; methods: Map<string, AccessRecord[]> };
-  module?: ModuleOptions;
+  module?: ModuleRecord;
   schema?: ClassSchemaOptions;
 }
 
@@ -94,7 +94,7 @@ export const metadataStore = {
     }
     return { type, methods };
   },
-  setModule(target: object, options: ModuleOptions): void {
+  setModule(target: object, options: ModuleRecord): void {
     moduleClasses.add(target);
     own(target).module = options;
   },
@@ -121,7 +121,7 @@ export const metadataStore = {
     };
   },
 
-  module(target: object): ModuleOptions | undefined {
+  module(target: object): ModuleRecord | undefined {
     return records.get(target)?.module;
   },
 

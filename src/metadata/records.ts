@@ -1,5 +1,4 @@
 import type { GuardClass } from '../contracts/guard';
-import type { ApplicationOptions } from '../kernel/application-options';
 import type { Middleware } from '../contracts/middleware';
 import type { Annotations, Icon, JsonSchemaObject, Meta, TaskSupport, ToolAnnotations } from '../mcp/mcp-types';
 import type { CacheHint } from '../contracts/cache-hints';
@@ -152,21 +151,9 @@ export type Provider =
   | { provide: ProviderToken; useValue: unknown }
   | { provide: ProviderToken; useFactory: (resolve: <T>(token: ProviderToken<T>) => T) => unknown };
 
-/** Server information sent on initialize. */
 /**
- * Options of `@McpModule`: its providers and imports, plus any application option (those of the root
- * module apply; `McpApplication.create` overrides them). No index signature, so a misspelled option
- * fails to compile.
+ * The options given to `@McpModule`, kept as written. Their type, `ModuleOptions`, is the kernel's
+ * (kernel/module-options.ts): besides providers and imports they hold application options, which only
+ * the kernel reads.
  */
-export interface ModuleOptions extends ApplicationOptions {
-  /** Classes holding tools, resources, prompts and completions, and services they depend on. */
-  providers?: Provider[];
-  /** Modules whose providers this module also serves. */
-  imports?: ClassType[];
-  /**
-   * Modules served under a prefix, each as its own application (own container and options): tool and
-   * prompt names become `prefix_name`, URIs `scheme://prefix/rest`. Read from the root module; a name
-   * that collides fails `McpApplication.create` with a named definition error.
-   */
-  mounts?: Record<string, ClassType>;
-}
+export type ModuleRecord = object;

@@ -4,7 +4,7 @@ import { McpError } from '../mcp/mcp.error';
 import { ClientRequests } from './client-requests';
 import type { MessageSink } from './connection';
 import type { Outbound, OutboundRequestOptions } from './peer';
-import type { RequestTelemetry } from './telemetry/telemetry-options';
+import type { RequestTelemetry } from '../observability/telemetry-options';
 
 /** What a link to a client needs from the engine. */
 export interface LinkHost {

@@ -2,7 +2,7 @@ import type { McpContext } from '../context/mcp-context';
 import { RequestContext } from './request-context';
 import type { RequestId } from '../mcp/json-rpc';
 import type { Outbound, PeerState, SessionControl } from './peer';
-import type { TracedSession } from './telemetry/telemetry-options';
+import type { TracedSession } from '../observability/telemetry-options';
 import type { RequestScope, TransportExtra } from './request-scope';
 
 /**

@@ -24,7 +24,7 @@ import { type RequestStateOptions, RequestStateSealer } from './per-request/requ
 import { SubscriptionHub } from './per-request/subscriptions';
 import type { Extensions } from '../mcp/extensions';
 import { InvalidExtensionError } from '../errors/invalid-extension.error';
-import type { RequestTelemetry } from './telemetry/telemetry-options';
+import type { RequestTelemetry } from '../observability/telemetry-options';
 import { CustomMethods } from './custom-methods';
 
 export interface ProtocolEngineOptions {

@@ -7,7 +7,7 @@ import type { PerRequestScope } from './per-request/per-request-scope';
 import type { PeerState } from './peer';
 import type { MethodHandler, TransportExtra } from './request-scope';
 import { InflightRequest, type RequestSite } from './inflight-request';
-import type { RequestTelemetry, TracedRequest } from './telemetry/telemetry-options';
+import type { RequestTelemetry, TracedRequest } from '../observability/telemetry-options';
 import { echo } from './wire';
 
 /*

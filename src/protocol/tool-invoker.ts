@@ -4,7 +4,7 @@ import type { HandlerRef, ToolDescriptor } from '../registry/descriptors';
 import { validateInput, type ValidationOutcome } from '../validation/validate-input';
 import { errorResult, isAsyncIterable, mapToolError, mapToolResult, toContent, type ToolErrorPolicy } from './handlers/tool-result.mapper';
 import type { RequestScope } from './request-scope';
-import type { RequestTelemetry } from './telemetry/telemetry-options';
+import type { RequestTelemetry } from '../observability/telemetry-options';
 
 /**
  * Runs a user handler: resolves its provider through the container and calls the method. Returns what

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ScaleOut, ScaleOutEnvironment, ScaleOutFactory } from '../kernel/scale-out';
-import { traced } from '../protocol/telemetry/traced';
+import { traced } from '../observability/traced';
 import type { ChangeBus } from '../protocol/per-request/subscriptions';
 import type { TaskBus } from '../tasks/task-bus';
 import type { HttpOptions } from '../transports/http/http-options';

@@ -12,6 +12,7 @@ import type { GuardClass } from '../contracts/guard';
 import type { Middleware } from '../contracts/middleware';
 import type { UriTemplate } from './uri-template';
 import type { ViewContent } from '../views/view-content';
+import type { InputCheck } from '../validation/json-schema-check';
 
 export type InputClass = new (...args: never[]) => object;
 
@@ -54,9 +55,6 @@ export interface HandlerRef {
    */
   readonly run?: (args: unknown[]) => unknown;
 }
-
-/** A compiled check of untrusted input (a JSON Schema compiled once): the value to use, or the issues. */
-export type InputCheck = (input: unknown) => { ok: true; value: unknown } | { ok: false; issues: string[] };
 
 export interface ToolDescriptor extends HandlerRef {
   readonly name: string;

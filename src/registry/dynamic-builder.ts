@@ -2,13 +2,12 @@ import { InvalidDefinitionError } from '../errors/invalid-definition.error';
 import { UnknownCompletionTargetError } from '../errors/unknown-completion-target.error';
 import type { JsonSchemaObject, TaskSupport } from '../mcp/mcp-types';
 import { paramHeaders } from '../schema/mcp-header';
-import { compileJsonSchema } from '../validation/json-schema-check';
+import { compileJsonSchema, type InputCheck } from '../validation/json-schema-check';
 import { clean, deepFreeze } from './definition-utils';
 import type {
   CompleterDescriptor,
   HandlerAccess,
   HandlerKind,
-  InputCheck,
   PromptDescriptor,
   ResourceDescriptor,
   TemplateDescriptor,

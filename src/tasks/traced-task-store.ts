@@ -1,5 +1,5 @@
-import type { RequestTelemetry } from '../protocol/telemetry/telemetry-options';
-import { traced } from '../protocol/telemetry/traced';
+import type { RequestTelemetry } from '../observability/telemetry-options';
+import { traced } from '../observability/traced';
 import type { TaskStore } from './task-store';
 import type { TaskRecord, TaskStatus } from './task.types';
 

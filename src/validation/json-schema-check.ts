@@ -1,6 +1,8 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { InputCheck } from '../registry/descriptors';
 import { hostileShape } from './validate-input';
+
+/** A compiled check of untrusted input (a JSON Schema compiled once): the value to use, or the issues. */
+export type InputCheck = (input: unknown) => { ok: true; value: unknown } | { ok: false; issues: string[] };
 
 type AjvInstance = { compile(schema: object): ValidateFunction; removeSchema(schema: object): unknown };
 let shared: AjvInstance | undefined;

@@ -5,7 +5,7 @@ import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpContext, McpModule, Tool, type TelemetryOptions } from '../../src';
 import { McpTestClient } from '../../src/testing';
-import * as traceContext from '../../src/protocol/telemetry/trace-context';
+import * as traceContext from '../../src/observability/trace-context';
 
 class EchoInput {
   @IsString() text!: string;

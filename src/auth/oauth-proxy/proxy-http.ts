@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody } from '../../transports/http/body';
+import { readBody } from '../../http/body';
 import { OAuthError } from './oauth.error';
 
 const MAX_BODY = 64 * 1024;

@@ -1,4 +1,5 @@
-import { BodyTimeoutError, BodyTooLargeError, declaredLength, type HttpExchange, type NetworkFacts, type SseSink } from './http-exchange';
+import { BodyTimeoutError, BodyTooLargeError } from '../../http/body';
+import { declaredLength, type HttpExchange, type NetworkFacts, type SseSink } from './http-exchange';
 
 const encoder = new TextEncoder();
 

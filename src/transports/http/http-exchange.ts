@@ -1,9 +1,3 @@
-/** Thrown by `HttpExchange.readBody` when the body passes its limit (before it is buffered further). */
-export class BodyTooLargeError extends Error {}
-
-/** Thrown by `HttpExchange.readBody` when the body did not arrive in time. */
-export class BodyTimeoutError extends Error {}
-
 /** The connection facts of a request that telemetry records (client.address, client.port, network.protocol.version). */
 export interface NetworkFacts {
   readonly peerAddress?: string;

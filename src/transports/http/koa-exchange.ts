@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { readBody } from './body';
+import { readBody } from '../../http/body';
 import type { HttpExchange, NetworkFacts, SseSink } from './http-exchange';
 
 /** The Koa front door's exchange: a Koa context, whose replies Koa writes and whose streams go straight to Node's response. */

@@ -1,6 +1,7 @@
 import { ErrorCode, type JsonRpcMessage } from '../../mcp/json-rpc';
 import { checkMessage } from '../../protocol/wire';
-import { BodyTimeoutError, BodyTooLargeError, type HttpExchange } from './http-exchange';
+import { BodyTimeoutError, BodyTooLargeError } from '../../http/body';
+import type { HttpExchange } from './http-exchange';
 import { fail, replyMessage } from './http-replies';
 
 /** A leading byte-order mark is kept, as JSON does not allow one: such a body is a parse error on every runtime. */

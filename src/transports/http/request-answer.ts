@@ -2,7 +2,7 @@ import { FORBIDDEN_CODE } from '../../auth/auth.errors';
 import type { AuthInfo } from '../../context/mcp-context';
 import { ErrorCode, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
-import { withLogFields } from '../../kernel/log-context';
+import { withLogFields } from '../../observability/log-context';
 import type { TransportExtra } from '../../protocol/request-scope';
 import type { HttpExchange } from './http-exchange';
 import { replyJson, replyMessage } from './http-replies';

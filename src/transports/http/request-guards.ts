@@ -8,7 +8,7 @@ import type { HttpExchange } from './http-exchange';
 import { fail } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import { ResourceServer } from './resource-server';
-import { UnauthorizedError } from './unauthorized.error';
+import { UnauthorizedError } from '../../auth/unauthorized.error';
 import { AuthConfigurationError } from '../../auth/auth-configuration.error';
 import { withPrincipal } from '../../auth/principal';
 

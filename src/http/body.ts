@@ -1,7 +1,10 @@
 import type { IncomingMessage } from 'node:http';
-import { BodyTimeoutError, BodyTooLargeError } from './http-exchange';
 
-export { BodyTimeoutError, BodyTooLargeError } from './http-exchange';
+/** Thrown when a request body passes its limit (before it is buffered further). */
+export class BodyTooLargeError extends Error {}
+
+/** Thrown when a request body did not arrive in time. */
+export class BodyTimeoutError extends Error {}
 
 /**
  * Reads a request body, refusing (without buffering further) once it passes `limit` bytes or once

@@ -1,5 +1,5 @@
 import * as api from '@opentelemetry/api';
-import { contextMeta, extractContext } from '../../../src/protocol/telemetry/trace-context';
+import { contextMeta, extractContext } from '../../../src/observability/trace-context';
 import { BasicTracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';

@@ -1,7 +1,7 @@
 import { InvalidDecoratorOptionsError } from '../errors/invalid-decorator-options.error';
 import { metadataStore } from '../metadata/metadata-store';
-import type { ModuleOptions } from '../metadata/records';
-import { rejectStandardDecorator } from './describe-target';
+import { rejectStandardDecorator } from '../decorators/describe-target';
+import type { ModuleOptions } from './module-options';
 
 /** Declares a module: server information, the providers that hold tools, resources and prompts, and imports. */
 export function McpModule(options: ModuleOptions): ClassDecorator {

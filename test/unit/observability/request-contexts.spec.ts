@@ -1,4 +1,4 @@
-import { RequestContexts } from '../../../src/protocol/telemetry/request-contexts';
+import { RequestContexts } from '../../../src/observability/request-contexts';
 
 describe('RequestContexts (the context of each request being served)', () => {
   it('keeps one request of a session, then several, each found by its id until it is deleted', () => {

@@ -1,0 +1,27 @@
+import { metadataStore } from '../metadata/metadata-store';
+import type { ClassType, Provider } from '../metadata/records';
+import type { ApplicationOptions } from './application-options';
+
+/**
+ * Options of `@McpModule`: its providers and imports, plus any application option (those of the root
+ * module apply; `McpApplication.create` overrides them). No index signature, so a misspelled option
+ * fails to compile.
+ */
+export interface ModuleOptions extends ApplicationOptions {
+  /** Classes holding tools, resources, prompts and completions, and services they depend on. */
+  providers?: Provider[];
+  /** Modules whose providers this module also serves. */
+  imports?: ClassType[];
+  /**
+   * Modules served under a prefix, each as its own application (own container and options): tool and
+   * prompt names become `prefix_name`, URIs `scheme://prefix/rest`. Read from the root module; a name
+   * that collides fails `McpApplication.create` with a named definition error.
+   */
+  mounts?: Record<string, ClassType>;
+}
+
+/** The options of an `@McpModule` class; undefined for any other class. */
+export function moduleOptions(target: object): ModuleOptions | undefined {
+  // @McpModule, the one writer of module records, takes ModuleOptions.
+  return metadataStore.module(target);
+}
