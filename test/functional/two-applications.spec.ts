@@ -52,6 +52,11 @@ const clientLog = (client: McpTestClient) =>
   client.notifications.filter((n) => n.method === 'notifications/message').map((n) => (n.params as { data: unknown }).data);
 
 const POINT = { $id: 'https://example.com/point', type: 'object', properties: { x: { type: 'number' } } } as const;
+const NESTED_POINT = {
+  type: 'object',
+  properties: { at: { $ref: 'https://example.com/nested-point' } },
+  $defs: { point: { $id: 'https://example.com/nested-point', type: 'object' } },
+} as const;
 
 describe('two applications in one process', () => {
   it('keep their own server log level, client log level and runtime tools', async () => {
@@ -67,14 +72,17 @@ describe('two applications in one process', () => {
     expect(clientLog(b.client)).toEqual(['client info', 'client error']);
 
     a.app.addTool({ name: 'only_a', inputSchema: POINT, handler: () => 'a' });
+    a.app.addTool({ name: 'nested_a', inputSchema: NESTED_POINT, handler: () => 'a' });
     // The same schema (and $id) in the other application is its own: not "already registered".
     b.app.addTool({ name: 'only_b', inputSchema: POINT, handler: () => 'b' });
     // ...and a reference to it resolves in neither: a schema registered by one application is never another's.
     const refersToPoint = { type: 'object', properties: { p: { $ref: 'https://example.com/point' } } } as const;
     expect(() => b.app.addTool({ name: 'refers', inputSchema: refersToPoint, handler: () => 'b' })).toThrow(InvalidDefinitionError);
+    const refersToNested = { type: 'object', properties: { p: { $ref: 'https://example.com/nested-point' } } } as const;
+    expect(() => b.app.addTool({ name: 'refers', inputSchema: refersToNested, handler: () => 'b' })).toThrow(InvalidDefinitionError);
     expect(b.app.removeTool('report')).toBe(true);
 
-    expect(await toolNames(a.client)).toEqual(['only_a', 'report']);
+    expect(await toolNames(a.client)).toEqual(['nested_a', 'only_a', 'report']);
     expect(await toolNames(b.client)).toEqual(['only_b']);
     await Promise.all([a.client.close(), b.client.close()]);
     await Promise.all([a.app.close(), b.app.close()]);
