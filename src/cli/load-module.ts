@@ -14,10 +14,12 @@ import { shown } from './project';
 export function loadModuleClass(js: string, name?: string): ClassType {
   let exports: unknown;
   const created: ClassType[] = [];
-  observeApplicationCreation((module) => created.push(module));
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at run time: the user's compiled entry, whose path the command line gives
-    exports = require(js);
+    exports = observeApplicationCreation(
+      (module) => created.push(module),
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at run time: the user's compiled entry, whose path the command line gives
+      () => require(js) as unknown,
+    );
   } catch (error) {
     throw new CliError(`cannot load ${shown(js)}: ${firstLine(error)}`);
   }

@@ -1,5 +1,4 @@
 import { McpApplication } from '../kernel/mcp-application';
-import { createUnobserved } from '../kernel/entry-inspection';
 import type { ClassType } from '../metadata/records';
 import { McpTestClient } from '../testing/mcp-test-client';
 import { CliError, firstLine } from './cli-error';
@@ -27,7 +26,7 @@ export async function withClient<T>(
 ): Promise<T> {
   let app: McpApplication;
   try {
-    app = await createUnobserved(() => McpApplication.create(moduleClass));
+    app = await McpApplication.create(moduleClass);
   } catch (error) {
     // Definition mistakes name the class, the member and the fix already.
     throw new CliError(`cannot build ${moduleClass.name}: ${firstLine(error)}`);

@@ -19,6 +19,12 @@ const STDOUT_METHODS = [
 ] as const;
 type Method = (typeof STDOUT_METHODS)[number];
 
+/**
+ * The state of the process's console, the one thing here that is not an application's: the console and
+ * stdout are the process's, so who holds them is counted once for the process. Each application owns
+ * its own hold (taken by `listen({ stdio })` on the process's stdout, released when it closes), so no
+ * application's release undoes another's hold, and one that never took the console never moves it.
+ */
 let saved: Partial<Record<Method, unknown>> | undefined;
 let permanent = false;
 let holders = 0;

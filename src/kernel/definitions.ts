@@ -75,13 +75,6 @@ export class Definitions {
     return this.registry.setEnabled(kind, key, false);
   }
 
-  /** Removes a primitive for good (one registered at runtime can be added again). */
-  remove(kind: PrimitiveKind, key: string): boolean {
-    if (kind === 'tool') return this.removeTool(key);
-    if (kind === 'prompt') return this.removePrompt(key);
-    return this.removeResource(key);
-  }
-
   /**
    * Adds providers at runtime: they are registered in the container, the registry is rebuilt (with
    * the same definition checks as at bootstrap) and clients are told which lists changed.

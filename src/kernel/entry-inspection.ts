@@ -1,30 +1,24 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ClassType } from '../metadata/records';
 
 /**
- * Set by `mcpkit inspect` and `mcpkit call` while they load a user's entry: an entry that builds and
+ * The observer of the entry `mcpkit inspect` or `mcpkit call` is loading: an entry that builds and
  * serves its application itself (a single-file app calling `McpApplication.create(...)` and
- * `app.listen()`) must be listed, not started. `McpApplication.create` then reports the module class
- * here and never resolves, so nothing is served; the CLI builds that module itself.
+ * `app.listen()`) must be listed, not started. It holds for the code the load runs and the work that
+ * code starts (its `main()`, awaits included), and for nothing else: the CLI's own application, and
+ * any other built in the same process, before or after, are built as usual.
  */
-let observer: ((module: ClassType) => void) | undefined;
+const loading = new AsyncLocalStorage<(module: ClassType) => void>();
 
-/** From now on, `McpApplication.create` reports its module to `observe` and serves nothing (for the CLI). */
-export function observeApplicationCreation(observe: (module: ClassType) => void): void {
-  observer = observer === undefined ? observe : observer;
+/**
+ * Runs `load` (a require of the user's entry) with `observe` told of each module class the entry's code
+ * passes to `McpApplication.create`; those calls build nothing and never resolve, so nothing is served.
+ */
+export function observeApplicationCreation<T>(observe: (module: ClassType) => void, load: () => T): T {
+  return loading.run(observe, load);
 }
 
-/** The observer, when the CLI set one: `McpApplication.create` reports to it instead of building. */
+/** The observer of the entry being loaded, when `McpApplication.create` is called from its code. */
 export function creationObserver(): ((module: ClassType) => void) | undefined {
-  return observer;
-}
-
-/** Runs `create` (a call to `McpApplication.create`) as the CLI's own: built, not reported. */
-export function createUnobserved<T>(create: () => T): T {
-  const saved = observer;
-  observer = undefined;
-  try {
-    return create();
-  } finally {
-    observer = saved;
-  }
+  return loading.getStore();
 }

@@ -68,7 +68,10 @@ export class McpApplication {
     internals.set(this, parts);
   }
 
-  /** Builds an application from a module class decorated with `@McpModule`. */
+  /**
+   * Builds an application from a module class decorated with `@McpModule`; `overrides` take precedence
+   * over the module's options. Rejects with a named definition error when a definition is wrong.
+   */
   static async create(module: ClassType, overrides: ApplicationOptions = {}): Promise<McpApplication> {
     const observe = creationObserver();
     if (observe) {
@@ -116,19 +119,32 @@ export class McpApplication {
 
   // Definitions: what is served, changed at runtime.
 
-  /** Shows a tool, resource, template or prompt again; clients are told the list changed. */
+  /**
+   * Shows again a tool (by name), resource (by URI), template (by pattern) or prompt (by name) hidden with
+   * `disable`; clients are told the list changed. False when there is no such primitive.
+   */
   enable(kind: PrimitiveKind, key: string): boolean {
     return this.parts.definitions.enable(kind, key);
   }
 
-  /** Hides a tool (by name), resource (by URI), template (by pattern) or prompt (by name). */
+  /**
+   * Hides a tool (by name), resource (by URI), template (by pattern) or prompt (by name) until `enable`
+   * shows it again; clients are told the list changed. False when there is no such primitive.
+   */
   disable(kind: PrimitiveKind, key: string): boolean {
     return this.parts.definitions.disable(kind, key);
   }
 
-  /** Removes a primitive for good (one registered at runtime can be added again). */
+  /**
+   * Removes a primitive for good (one registered at runtime can be added again).
+   *
+   * @deprecated Use `removeTool(name)`, `removeResource(uriOrTemplate)` or `removePrompt(name)`, which
+   * this calls: each kind is removed beside its `add` and `update`.
+   */
   remove(kind: PrimitiveKind, key: string): boolean {
-    return this.parts.definitions.remove(kind, key);
+    if (kind === 'tool') return this.removeTool(key);
+    if (kind === 'prompt') return this.removePrompt(key);
+    return this.removeResource(key);
   }
 
   /**
@@ -153,7 +169,7 @@ export class McpApplication {
     return this.parts.definitions.updateTool(name, changes);
   }
 
-  /** Removes a tool: one registered at runtime, or a decorated one (for good). */
+  /** Removes a tool: one registered at runtime (it can be added again), or a decorated one (for good); false when there is none. */
   removeTool(name: string): boolean {
     return this.parts.definitions.removeTool(name);
   }
@@ -168,7 +184,7 @@ export class McpApplication {
     return this.parts.definitions.updateResource(uriOrTemplate, changes);
   }
 
-  /** Removes a resource (by URI) or template (by its pattern): registered at runtime, or decorated. */
+  /** Removes a resource (by URI) or template (by its pattern), registered at runtime or decorated; false when there is none. */
   removeResource(uriOrTemplate: string): boolean {
     return this.parts.definitions.removeResource(uriOrTemplate);
   }
@@ -183,7 +199,7 @@ export class McpApplication {
     return this.parts.definitions.updatePrompt(name, changes);
   }
 
-  /** Removes a prompt: one registered at runtime, or a decorated one (for good). */
+  /** Removes a prompt: one registered at runtime (it can be added again), or a decorated one (for good); false when there is none. */
   removePrompt(name: string): boolean {
     return this.parts.definitions.removePrompt(name);
   }
@@ -312,8 +328,7 @@ export class McpApplication {
   /**
    * Starts serving. With `stdio`, the application closes when stdin ends, and `console.log`/`info`/
    * `debug` write to stderr until it closes (stdout carries protocol messages only), unless
-   * `redirectConsole: false`. Rejects with
-   * `AddressInUseError` when the HTTP address is taken.
+   * `redirectConsole: false`. Rejects with `AddressInUseError` when the HTTP address is taken.
    */
   listen(options: ListenOptions): Promise<ListenResult> {
     return this.serving.listen(options);

@@ -9,7 +9,9 @@ let shared: AjvInstance | undefined;
 
 /**
  * One Ajv instance (JSON Schema 2020-12, formats on), created on first use: a server without
- * schema-defined tools never loads Ajv.
+ * schema-defined tools never loads Ajv. Shared by the applications of a process as a tool, not as a
+ * store: its options never change, and each (synchronous) compile removes the schema it registered, so
+ * no application resolves another's schema or `$id`.
  */
 function ajv(): AjvInstance {
   if (!shared) {
