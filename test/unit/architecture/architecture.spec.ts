@@ -69,4 +69,14 @@ describe('architecture of src/', () => {
       .filter((f) => f.lines > 400);
     expect(long).toEqual([]);
   });
+
+  it("is described to readers in CONTRIBUTING.md's layer list, in the same order", () => {
+    const contributing = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8');
+    const section = contributing.slice(
+      contributing.indexOf('## The layers'),
+      contributing.indexOf('\n## ', contributing.indexOf('## The layers') + 1),
+    );
+    const listed = [...section.matchAll(/^\d+\. `([\w-]+)\/`/gm)].map((m) => `src/${m[1]}/`);
+    expect(listed).toEqual(LAYERS.filter((l) => l.paths[0].endsWith('/')).map((l) => l.paths[0]));
+  });
 });
