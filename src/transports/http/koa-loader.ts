@@ -1,7 +1,13 @@
+import type { Router } from '@koa/router';
 import type Koa from 'koa';
 
-// Koa is loaded on first use, so that a stdio-only server (or a fetch-handler one) never loads it.
+// Koa and its router are loaded on first use, so that a stdio-only server (or a fetch-handler one) never loads them.
 export function loadKoa(): { Koa: typeof Koa } {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return { Koa: require('koa') as typeof Koa };
+}
+
+export function loadRouter(): typeof Router {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('@koa/router') as { Router: typeof Router }).Router;
 }
