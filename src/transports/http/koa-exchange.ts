@@ -22,11 +22,6 @@ export class KoaExchange implements HttpExchange {
     return this.ctx.req.headers;
   }
 
-  get hasBody(): boolean {
-    const { headers } = this.ctx.req;
-    return headers['transfer-encoding'] !== undefined || headers['content-length'] !== undefined;
-  }
-
   get network(): NetworkFacts {
     const { socket, httpVersion } = this.ctx.req;
     return { peerAddress: socket.remoteAddress, peerPort: socket.remotePort, httpVersion };
@@ -45,6 +40,16 @@ export class KoaExchange implements HttpExchange {
     // reads several, each by a literal name in lower case (HttpExchange.header).
     const value = this.ctx.req.headers[name];
     return typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : '';
+  }
+
+  accepts(type: string): boolean {
+    // Koa takes a request without Accept as accepting anything; the MCP endpoint requires the header.
+    return this.ctx.get('accept') !== '' && this.ctx.accepts(type) !== false;
+  }
+
+  bodyIs(type: string): boolean {
+    // null without a body, false for another type, else the type matched.
+    return this.ctx.is(type) === type;
   }
 
   query(name: string): string | undefined {
