@@ -1,3 +1,5 @@
+import { parse as parseContentType } from 'content-type';
+import Negotiator from 'negotiator';
 import { BodyTimeoutError, BodyTooLargeError } from '../../http/body';
 import { declaredLength, type HttpExchange, type NetworkFacts, type SseSink } from './http-exchange';
 
@@ -12,7 +14,8 @@ export class FetchExchange implements HttpExchange {
   readonly method: string;
   readonly path: string;
   readonly url: string;
-  readonly hasBody: boolean;
+  /** Whether the request declares a body (Content-Length or Transfer-Encoding), or a runtime gave it one. */
+  private readonly hasBody: boolean;
   private status = 404;
   private body: string | ReadableStream<Uint8Array> | null = 'Not Found';
   private readonly answerHeaders = new Headers({ 'Content-Type': 'text/plain; charset=utf-8' });
@@ -20,6 +23,7 @@ export class FetchExchange implements HttpExchange {
   private streamClosed = false;
   private readonly closeListeners = new Set<() => void>();
   private headerRecord?: Record<string, string>;
+  private negotiator?: Negotiator;
   /** Ends the SSE answer, once there is one. */
   private endStream?: () => void;
 
@@ -56,6 +60,19 @@ export class FetchExchange implements HttpExchange {
 
   header(name: string): string {
     return this.request.headers.get(name) ?? '';
+  }
+
+  accepts(type: string): boolean {
+    const accept = this.header('accept');
+    if (!accept) return false;
+    // negotiator is what Koa's ctx.accepts asks: both front doors judge an Accept header alike.
+    this.negotiator ??= new Negotiator({ headers: { accept } });
+    return this.negotiator.mediaType([type]) !== undefined;
+  }
+
+  bodyIs(type: string): boolean {
+    // The media type as Koa's ctx.is reads it (type-is, over content-type): parameters aside, in lower case.
+    return this.hasBody && parseContentType(this.header('content-type'), { parameters: false }).type === type;
   }
 
   query(name: string): string | undefined {

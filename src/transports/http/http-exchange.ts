@@ -27,8 +27,6 @@ export interface HttpExchange {
   readonly url: string;
   /** The request headers, names in lower case (repeated ones as Node gives them). */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** Whether the request declares a body (Content-Length or Transfer-Encoding), as content negotiation judges it. */
-  readonly hasBody: boolean;
   readonly network: NetworkFacts;
   /** True once the client went away. */
   readonly clientGone: boolean;
@@ -37,6 +35,16 @@ export interface HttpExchange {
 
   /** A request header ('' when absent), by its name in lower case. */
   header(name: string): string;
+  /**
+   * True when the Accept header lists the media type `type` with a quality above 0 (wildcards
+   * included); false without an Accept header, which the MCP endpoint requires.
+   */
+  accepts(type: string): boolean;
+  /**
+   * True when the request declares a body (Content-Length or Transfer-Encoding) whose Content-Type
+   * is the media type `type` (parameters such as charset aside).
+   */
+  bodyIs(type: string): boolean;
   /** A query parameter given exactly once; undefined when absent or repeated. */
   query(name: string): string | undefined;
   /**

@@ -1,8 +1,13 @@
 import type Koa from 'koa';
-import { readBody } from '../../http/body';
+import { BodyTimeoutError, BodyTooLargeError } from '../../http/body';
 import type { HttpExchange, NetworkFacts, SseSink } from './http-exchange';
+import { loadRawBody } from './koa-loader';
 
-/** The Koa front door's exchange: a Koa context, whose replies Koa writes and whose streams go straight to Node's response. */
+/**
+ * The Koa front door's exchange: a Koa context, read and answered through Koa (ctx.get, ctx.accepts,
+ * ctx.is, ctx.status, ctx.body), so that the app's own middleware sees the answer. Only an SSE stream
+ * takes Node's response from Koa (openStream says why).
+ */
 export class KoaExchange implements HttpExchange {
   constructor(private readonly ctx: Koa.ParameterizedContext) {}
 
@@ -19,17 +24,13 @@ export class KoaExchange implements HttpExchange {
   }
 
   get headers(): Readonly<Record<string, string | string[] | undefined>> {
-    return this.ctx.req.headers;
-  }
-
-  get hasBody(): boolean {
-    const { headers } = this.ctx.req;
-    return headers['transfer-encoding'] !== undefined || headers['content-length'] !== undefined;
+    return this.ctx.headers;
   }
 
   get network(): NetworkFacts {
-    const { socket, httpVersion } = this.ctx.req;
-    return { peerAddress: socket.remoteAddress, peerPort: socket.remotePort, httpVersion };
+    // The socket's own peer, not ctx.ip: X-Forwarded-For is the client's word, trusted only where the app says.
+    const { remoteAddress, remotePort } = this.ctx.socket;
+    return { peerAddress: remoteAddress, peerPort: remotePort, httpVersion: this.ctx.req.httpVersion };
   }
 
   get clientGone(): boolean {
@@ -41,10 +42,17 @@ export class KoaExchange implements HttpExchange {
   }
 
   header(name: string): string {
-    // Node's headers, as Koa's ctx.get reads them, without its delegation or its lowercasing: every request
-    // reads several, each by a literal name in lower case (HttpExchange.header).
-    const value = this.ctx.req.headers[name];
-    return typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : '';
+    return this.ctx.get(name);
+  }
+
+  accepts(type: string): boolean {
+    // Koa takes a request without Accept as accepting anything; the MCP endpoint requires the header.
+    return this.ctx.get('accept') !== '' && this.ctx.accepts(type) !== false;
+  }
+
+  bodyIs(type: string): boolean {
+    // null without a body, false for another type, else the type matched.
+    return this.ctx.is(type) === type;
   }
 
   query(name: string): string | undefined {
@@ -52,8 +60,24 @@ export class KoaExchange implements HttpExchange {
     return typeof value === 'string' ? value : undefined;
   }
 
-  readBody(limit: number, timeoutMs: number): Promise<Uint8Array> {
-    return readBody(this.ctx.req, limit, timeoutMs);
+  async readBody(limit: number, timeoutMs: number): Promise<Uint8Array> {
+    const { req } = this.ctx;
+    // raw-body refuses a declared or received length past the limit before buffering further.
+    const reading = loadRawBody()(req, { length: this.ctx.request.length, limit });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      if (timeoutMs > 0) timer = setTimeout(() => reject(new BodyTimeoutError()), timeoutMs);
+    });
+    try {
+      return await Promise.race([reading, timedOut]);
+    } catch (error) {
+      if ((error as { type?: string }).type !== 'entity.too.large') throw error;
+      // The rest of the body is read and dropped, so that the answer goes out and the connection stays usable.
+      req.resume();
+      throw new BodyTooLargeError();
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   onClose(listener: () => void): () => void {
@@ -86,9 +110,14 @@ export class KoaExchange implements HttpExchange {
   }
 
   openStream(headers: Record<string, string>): SseSink {
-    const { res } = this.ctx;
-    this.ctx.respond = false;
-    res.writeHead(200, headers);
+    const { ctx } = this;
+    ctx.status = 200;
+    ctx.set(headers);
+    // Koa writes a body once the middleware returns, and a streamed body through whatever the app put
+    // around it (a compressor buffers). An SSE stream's headers go out now and its events as they
+    // happen, long after: Koa hands Node's response over (respond = false) and it is written directly.
+    ctx.respond = false;
+    const { res } = ctx;
     res.flushHeaders();
     return {
       write: (chunk) => void res.write(chunk),

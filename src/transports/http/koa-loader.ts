@@ -1,7 +1,21 @@
+import type { Router } from '@koa/router';
 import type Koa from 'koa';
+import type getRawBody from 'raw-body';
 
-// Koa is loaded on first use, so that a stdio-only server (or a fetch-handler one) never loads it.
+// The Koa front door's packages load on first use, so that a stdio-only server (or a fetch-handler one) never loads them.
+
 export function loadKoa(): { Koa: typeof Koa } {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return { Koa: require('koa') as typeof Koa };
+}
+
+export function loadRouter(): typeof Router {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('@koa/router') as { Router: typeof Router }).Router;
+}
+
+/** raw-body: the request body reader of Koa's body parsers. */
+export function loadRawBody(): typeof getRawBody {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('raw-body') as typeof getRawBody;
 }

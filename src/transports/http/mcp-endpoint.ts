@@ -1,3 +1,4 @@
+import { type EndpointRoute, routeMatcher } from './endpoint-routes';
 import { InMemoryEventStore } from './event-store';
 import type { HttpExchange } from './http-exchange';
 import { fail, replyDocument } from './http-replies';
@@ -11,14 +12,13 @@ import type { SseConnection } from './sse-stream';
 import { type ChannelHost, SessionChannelContext } from './session-channel-context';
 import { StreamHandlers } from './stream-handlers';
 
-type Route = (exchange: HttpExchange) => void | Promise<void>;
-
 /**
  * The MCP endpoint on any runtime: the Streamable HTTP rules (MCP 2025-11-25 and 2026-07-28) on one
  * path for POST, GET and DELETE, the health, readiness and OAuth metadata paths, and the 2024-11-05
- * HTTP+SSE endpoint; sessions, streams and their timers. It serves an HttpExchange, so both front
- * doors, Koa (StreamableHttpTransport) and the web-standard fetch handler, run these same rules:
- * each only adapts its request and writes the answer.
+ * HTTP+SSE endpoint; sessions, streams and their timers. Its routes are one table (`routes`), each
+ * serving an HttpExchange, so both front doors run these same rules: Koa (StreamableHttpTransport)
+ * registers the table on its router, the web-standard fetch handler matches it (`serve`); each only
+ * adapts its request and writes the answer.
  */
 export class McpEndpoint {
   readonly options: ResolvedHttpOptions;
@@ -30,8 +30,9 @@ export class McpEndpoint {
   /** The 2024-11-05 HTTP+SSE endpoint, unless turned off. */
   private readonly sseEndpoint?: Sse2024Endpoint;
   private readonly perRequestOnly: boolean;
-  /** Routes by lower-cased path, then method (HEAD is served as GET, as Koa's router does). */
-  private readonly routes = new Map<string, Map<string, Route>>();
+  /** Every route of the endpoint, in the order they are matched. */
+  readonly routes: readonly EndpointRoute[];
+  private readonly match: (method: string, path: string) => EndpointRoute | undefined;
   /** Started with the first request: a runtime may forbid timers outside one (Cloudflare Workers does at load). */
   private timers?: ReturnType<typeof setInterval>[];
   private closing = false;
@@ -71,20 +72,18 @@ export class McpEndpoint {
         },
       );
     }
-    this.defineRoutes();
+    this.routes = this.defineRoutes();
+    this.match = routeMatcher(this.routes);
   }
 
   /**
-   * Serves the exchange when its path is one of the endpoint's; resolves once its answer has started
-   * (a stream goes on after). False when the path is not the endpoint's: nothing was answered.
+   * Serves the exchange when a route takes it; resolves once its answer has started (a stream goes on
+   * after). False when no route takes its method and path: nothing was answered.
    */
   async serve(exchange: HttpExchange): Promise<boolean> {
-    const methods = this.routes.get(routeKey(exchange.path));
-    if (!methods) return false;
-    const route = methods.get(exchange.method === 'HEAD' ? 'GET' : exchange.method) ?? methods.get('*');
+    const route = this.match(exchange.method, exchange.path);
     if (!route) return false;
-    this.timers ??= this.startTimers();
-    await route(exchange);
+    await route.handle(exchange);
     return true;
   }
 
@@ -113,66 +112,70 @@ export class McpEndpoint {
     for (const c of [...this.connections]) c.end();
   }
 
-  private defineRoutes(): void {
+  private defineRoutes(): EndpointRoute[] {
     const { path, healthPath, readyPath, sse2024 } = this.options;
+    const routes: EndpointRoute[] = [];
+    const route = (path: string, method: string, handle: (exchange: HttpExchange) => void | Promise<void>) =>
+      routes.push({
+        path,
+        method,
+        handle: async (exchange) => {
+          this.timers ??= this.startTimers();
+          await handle(exchange);
+        },
+      });
     const guarded = (handle: (exchange: HttpExchange) => void | Promise<void>) => (exchange: HttpExchange) =>
       this.guarded(exchange, handle);
     const preflight = (exchange: HttpExchange) => this.guards.preflight(exchange);
-    this.route(
+    route(
       path,
       'POST',
       guarded((e) => this.posts.handle(e)),
     );
     if (!this.perRequestOnly) {
-      this.route(
+      route(
         path,
         'GET',
         guarded((e) => this.streams.get(e)),
       );
-      this.route(
+      route(
         path,
         'DELETE',
         guarded((e) => this.streams.delete(e)),
       );
     }
-    this.route(path, 'OPTIONS', preflight);
-    this.route(path, '*', (exchange) => {
-      exchange.setHeader('Allow', this.perRequestOnly ? 'POST' : ALLOW);
-      fail(exchange, 405, -32000, 'Method not allowed');
-    });
-    if (healthPath) this.route(healthPath, 'GET', (e) => this.health(e));
-    if (readyPath) this.route(readyPath, 'GET', (e) => this.ready(e));
+    route(path, 'OPTIONS', preflight);
+    if (healthPath) route(healthPath, 'GET', (e) => this.health(e));
+    if (readyPath) route(readyPath, 'GET', (e) => this.ready(e));
     const { sseEndpoint } = this;
     if (sseEndpoint && sse2024) {
-      this.route(
+      route(
         sse2024.path,
         'GET',
         guarded((e) => sseEndpoint.open(e)),
       );
-      this.route(
+      route(
         sse2024.messagesPath,
         'POST',
         guarded((e) => sseEndpoint.post(e)),
       );
-      this.route(sse2024.path, 'OPTIONS', preflight);
-      this.route(sse2024.messagesPath, 'OPTIONS', preflight);
+      route(sse2024.path, 'OPTIONS', preflight);
+      route(sse2024.messagesPath, 'OPTIONS', preflight);
     }
     const resourceServer = this.guards.resourceServer;
     for (const metadataPath of resourceServer?.metadataPaths ?? []) {
       const serve = (exchange: HttpExchange) => {
         if (!this.guards.hostRefused(exchange)) resourceServer!.serveMetadata(exchange);
       };
-      this.route(metadataPath, 'GET', serve);
-      this.route(metadataPath, 'OPTIONS', serve);
+      route(metadataPath, 'GET', serve);
+      route(metadataPath, 'OPTIONS', serve);
     }
-  }
-
-  /** The first route for a path and method wins, as with Koa's router. */
-  private route(path: string, method: string, route: Route): void {
-    const key = routeKey(path);
-    const methods = this.routes.get(key) ?? new Map<string, Route>();
-    this.routes.set(key, methods);
-    if (!methods.has(method)) methods.set(method, route);
+    // Last, so that every route above wins over it: any other method on the MCP path.
+    route(path, '*', (exchange) => {
+      exchange.setHeader('Allow', this.perRequestOnly ? 'POST' : ALLOW);
+      fail(exchange, 405, -32000, 'Method not allowed');
+    });
+    return routes;
   }
 
   /** Runs a method handler behind the guards; a fault it did not handle still gets a JSON-RPC answer. */
@@ -232,10 +235,4 @@ export class McpEndpoint {
     for (const t of timers) (t as { unref?: () => void }).unref?.();
     return timers;
   }
-}
-
-/** Paths match case-insensitively, with or without one trailing slash (as Koa's router matches them). */
-function routeKey(path: string): string {
-  const lower = path.toLowerCase();
-  return lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower;
 }

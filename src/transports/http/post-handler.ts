@@ -7,7 +7,7 @@ import { perRequestStatus } from './per-request-headers';
 import { ownerOf } from '../../auth/principal';
 import type { TransportExtra } from '../../protocol/request-scope';
 import type { HttpExchange } from './http-exchange';
-import { accepted, accepts, fail, hasBodyOfType, replyMessage } from './http-replies';
+import { accepted, fail, JSON_ANSWER, replyMessage, SSE_ANSWER } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import type { HttpSession } from './http-session';
 import { readMessage } from './read-message';
@@ -46,10 +46,10 @@ export class PostHandler {
   }
 
   async handle(exchange: HttpExchange): Promise<void> {
-    if (!accepts(exchange, 'application/json') || !accepts(exchange, 'text/event-stream')) {
+    if (!exchange.accepts(JSON_ANSWER) || !exchange.accepts(SSE_ANSWER)) {
       return fail(exchange, 406, -32000, 'Not Acceptable: Accept must list application/json and text/event-stream');
     }
-    if (!hasBodyOfType(exchange, 'application/json'))
+    if (!exchange.bodyIs('application/json'))
       return fail(exchange, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
     const principal = await this.guards.authenticate(exchange);
     if (!principal) return;

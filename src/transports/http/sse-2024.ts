@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Connection } from '../../protocol/connection';
 import type { TransportExtra } from '../../protocol/request-scope';
 import type { HttpExchange } from './http-exchange';
-import { accepted, fail, hasBodyOfType } from './http-replies';
+import { accepted, fail } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import { readMessage } from './read-message';
 import type { RequestGuards } from './request-guards';
@@ -61,7 +61,7 @@ export class Sse2024Endpoint {
 
   /** POST on the messages path: one client message for the session its query names, answered 202. */
   async post(exchange: HttpExchange): Promise<void> {
-    if (!hasBodyOfType(exchange, 'application/json'))
+    if (!exchange.bodyIs('application/json'))
       return fail(exchange, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
     const principal = await this.host.guards.authenticate(exchange);
     if (!principal) return;

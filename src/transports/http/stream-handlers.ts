@@ -1,5 +1,5 @@
 import type { HttpExchange } from './http-exchange';
-import { accepts, fail } from './http-replies';
+import { fail, SSE_ANSWER } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import { type HttpSession, STANDALONE_STREAM } from './http-session';
 import type { RequestGuards } from './request-guards';
@@ -19,7 +19,7 @@ export class StreamHandlers {
       exchange.setHeader('Allow', 'POST, DELETE');
       return fail(exchange, 405, -32000, 'Method not allowed: this server offers no standalone SSE stream');
     }
-    if (!accepts(exchange, 'text/event-stream')) return fail(exchange, 406, -32000, 'Not Acceptable: Accept must list text/event-stream');
+    if (!exchange.accepts(SSE_ANSWER)) return fail(exchange, 406, -32000, 'Not Acceptable: Accept must list text/event-stream');
     const principal = await this.guards.authenticate(exchange);
     if (!principal) return;
     const http = await findSession(exchange, this.sessions, principal.auth);

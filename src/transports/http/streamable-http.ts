@@ -5,7 +5,8 @@ import type { HttpOptions, ResolvedHttpOptions } from './http-options';
 import type { SessionFactory } from './session-directory';
 import type { HttpMiddleware, HttpTransport, RequestListener } from './http-handler.types';
 import { KoaExchange } from './koa-exchange';
-import { loadKoa } from './koa-loader';
+import { routeKey } from './endpoint-routes';
+import { loadKoa, loadRouter } from './koa-loader';
 import { McpEndpoint } from './mcp-endpoint';
 
 export type { SessionFactory } from './session-directory';
@@ -13,13 +14,15 @@ export type { HttpMiddleware, HttpTransport, RequestListener } from './http-hand
 
 /**
  * The Streamable HTTP transport on Koa and Node's HTTP server: the Koa front door of the MCP endpoint
- * (McpEndpoint holds every rule of it). This class adapts Koa's context, mounts the OAuth proxy's
- * endpoints, and owns the Node server.
+ * (McpEndpoint holds every rule of it). This class registers the endpoint's routes on Koa's router,
+ * mounts the OAuth proxy's endpoints, and owns the Node server.
  */
 export class StreamableHttpTransport implements HttpTransport {
   readonly options: ResolvedHttpOptions;
   private readonly endpoint: McpEndpoint;
   private readonly koa: Koa;
+  /** The endpoint's routes on Koa's router, made when a request first needs them. */
+  private routes?: Koa.Middleware;
   private server?: Server;
 
   constructor(factory: SessionFactory, options: HttpOptions = {}) {
@@ -39,9 +42,8 @@ export class StreamableHttpTransport implements HttpTransport {
   }
 
   private koaMiddleware(): Koa.Middleware {
-    const { endpoint } = this;
     const routes: Koa.Middleware = async (ctx, next) => {
-      if (!(await endpoint.serve(new KoaExchange(ctx)))) await next();
+      await (this.routes ??= this.router())(ctx, next);
     };
     const proxy = this.options.oauthProxy;
     if (!proxy) return routes;
@@ -52,6 +54,19 @@ export class StreamableHttpTransport implements HttpTransport {
       ctx.respond = true;
       await routes(ctx, next);
     };
+  }
+
+  /** The endpoint's route table on a Koa router: a request no route takes goes on to the next middleware. */
+  private router(): Koa.Middleware {
+    const router = new (loadRouter())();
+    for (const { method, path, handle } of this.endpoint.routes) {
+      const serve: Koa.Middleware = (ctx) => handle(new KoaExchange(ctx));
+      // A configured path is literal text, not a pattern: path-to-regexp's own characters are escaped.
+      const literal = routeKey(path).replace(/[{}()[\]+?!:*\\]/g, '\\$&');
+      if (method === '*') router.all(literal, serve);
+      else router.register(literal, [method], serve);
+    }
+    return router.routes() as Koa.Middleware;
   }
 
   /** A Node request listener (for http.createServer or supertest). */
