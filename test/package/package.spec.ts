@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { ROOT } from '../helpers/paths';
 import { RawStdioPeer } from '../helpers/raw-stdio';
@@ -269,9 +269,11 @@ describe('a folder install (npm install ../path)', () => {
     const base = mkdtempSync(join(tmpdir(), 'mcpkit-folder-'));
     temp.push(base);
     await sh(base, 'tar', ['-xzf', packed.tarball]);
-    // The folder brings its own peers, as a checkout of the repository (with its devDependencies) does.
+    // The folder brings its own peers and dependencies, as a checkout of the repository (with its devDependencies) does.
     mkdirSync(join(base, 'package', 'node_modules'));
-    for (const peer of ['tsyringe', 'class-validator', 'class-transformer', 'reflect-metadata']) {
+    const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    for (const peer of ['tsyringe', 'class-validator', 'class-transformer', 'reflect-metadata', ...Object.keys(dependencies)]) {
+      mkdirSync(dirname(join(base, 'package', 'node_modules', peer)), { recursive: true });
       symlinkSync(join(ROOT, 'node_modules', peer), join(base, 'package', 'node_modules', peer), 'dir');
     }
     const dir = project(
