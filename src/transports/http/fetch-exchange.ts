@@ -1,6 +1,6 @@
 import { parse as parseContentType } from 'content-type';
-import Negotiator from 'negotiator';
 import { BodyTimeoutError, BodyTooLargeError } from '../../http/body';
+import { acceptsAll } from '../../http/negotiation';
 import { declaredLength, type HttpExchange, type NetworkFacts, type SseSink } from './http-exchange';
 
 const encoder = new TextEncoder();
@@ -23,7 +23,6 @@ export class FetchExchange implements HttpExchange {
   private streamClosed = false;
   private readonly closeListeners = new Set<() => void>();
   private headerRecord?: Record<string, string>;
-  private negotiator?: Negotiator;
   /** Ends the SSE answer, once there is one. */
   private endStream?: () => void;
 
@@ -62,12 +61,8 @@ export class FetchExchange implements HttpExchange {
     return this.request.headers.get(name) ?? '';
   }
 
-  accepts(type: string): boolean {
-    const accept = this.header('accept');
-    if (!accept) return false;
-    // negotiator is what Koa's ctx.accepts asks: both front doors judge an Accept header alike.
-    this.negotiator ??= new Negotiator({ headers: { accept } });
-    return this.negotiator.mediaType([type]) !== undefined;
+  accepts(...types: string[]): boolean {
+    return acceptsAll(this.header('accept'), types);
   }
 
   bodyIs(type: string): boolean {

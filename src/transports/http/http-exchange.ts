@@ -36,10 +36,10 @@ export interface HttpExchange {
   /** A request header ('' when absent), by its name in lower case. */
   header(name: string): string;
   /**
-   * True when the Accept header lists the media type `type` with a quality above 0 (wildcards
-   * included); false without an Accept header, which the MCP endpoint requires.
+   * True when the Accept header lists every one of the media `types` with a quality above 0
+   * (wildcards included); false without an Accept header, which the MCP endpoint requires.
    */
-  accepts(type: string): boolean;
+  accepts(...types: string[]): boolean;
   /**
    * True when the request declares a body (Content-Length or Transfer-Encoding) whose Content-Type
    * is the media type `type` (parameters such as charset aside).

@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import { BodyTimeoutError, BodyTooLargeError } from '../../http/body';
+import { acceptsAll } from '../../http/negotiation';
 import type { HttpExchange, NetworkFacts, SseSink } from './http-exchange';
 import { loadRawBody } from './koa-loader';
 
@@ -45,9 +46,10 @@ export class KoaExchange implements HttpExchange {
     return this.ctx.get(name);
   }
 
-  accepts(type: string): boolean {
-    // Koa takes a request without Accept as accepting anything; the MCP endpoint requires the header.
-    return this.ctx.get('accept') !== '' && this.ctx.accepts(type) !== false;
+  accepts(...types: string[]): boolean {
+    // Not ctx.accepts, which picks the best of several types where every one must be listed, and takes
+    // a request without Accept as accepting anything (the MCP endpoint requires the header).
+    return acceptsAll(this.ctx.get('accept'), types);
   }
 
   bodyIs(type: string): boolean {

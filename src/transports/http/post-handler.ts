@@ -46,7 +46,7 @@ export class PostHandler {
   }
 
   async handle(exchange: HttpExchange): Promise<void> {
-    if (!exchange.accepts(JSON_ANSWER) || !exchange.accepts(SSE_ANSWER)) {
+    if (!exchange.accepts(JSON_ANSWER, SSE_ANSWER)) {
       return fail(exchange, 406, -32000, 'Not Acceptable: Accept must list application/json and text/event-stream');
     }
     if (!exchange.bodyIs('application/json'))

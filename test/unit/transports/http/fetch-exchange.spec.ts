@@ -27,6 +27,15 @@ describe('FetchExchange.accepts', () => {
     expect(accepting('*/*, text/event-stream;q=0').accepts('text/event-stream')).toBe(false);
     expect(accepting('*/*;q=0').accepts('application/json')).toBe(false);
   });
+
+  it('accepts several types only when the header lists every one of them', () => {
+    const both = ['application/json', 'text/event-stream'];
+    expect(accepting('application/json, text/event-stream').accepts(...both)).toBe(true);
+    expect(accepting('text/event-stream;q=0.5, */*;q=0.1').accepts(...both)).toBe(true);
+    expect(accepting('application/json').accepts(...both)).toBe(false);
+    expect(accepting('application/json, text/event-stream;q=0').accepts(...both)).toBe(false);
+    expect(accepting('').accepts(...both)).toBe(false);
+  });
 });
 
 describe('FetchExchange.bodyIs', () => {
