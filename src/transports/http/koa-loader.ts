@@ -1,8 +1,15 @@
+import type * as NodeHttp from 'node:http';
 import type { Router } from '@koa/router';
 import type Koa from 'koa';
 import type getRawBody from 'raw-body';
 
-// The Koa front door's packages load on first use, so that a stdio-only server (or a fetch-handler one) never loads them.
+// The Koa front door's packages (Koa, its router, its body reader, and Node's HTTP server under them) load on
+// first use, so that a stdio-only server (or a fetch-handler one) never loads them.
+
+export function loadNodeHttp(): typeof NodeHttp {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('node:http') as typeof NodeHttp;
+}
 
 export function loadKoa(): { Koa: typeof Koa } {
   // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { HttpOptions, ResolvedHttpOptions } from './http-options';
@@ -6,7 +6,7 @@ import type { SessionFactory } from './session-directory';
 import type { HttpMiddleware, HttpTransport, RequestListener } from './http-handler.types';
 import { KoaExchange } from './koa-exchange';
 import { routeKey } from './endpoint-routes';
-import { loadKoa, loadRouter } from './koa-loader';
+import { loadKoa, loadNodeHttp, loadRouter } from './koa-loader';
 import { McpEndpoint } from './mcp-endpoint';
 
 export type { SessionFactory } from './session-directory';
@@ -78,7 +78,7 @@ export class StreamableHttpTransport implements HttpTransport {
   async listen(): Promise<{ host: string; port: number; url: string }> {
     const listener = this.callback();
     // Koa's handler settles every request itself (its errors go to ctx.onerror): the promise never rejects.
-    const server = createServer((req, res) => void listener(req, res));
+    const server = loadNodeHttp().createServer((req, res) => void listener(req, res));
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
