@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type getRawBody from 'raw-body';
 
 /** Thrown when a request body passes its limit (before it is buffered further). */
 export class BodyTooLargeError extends Error {}
@@ -6,49 +7,32 @@ export class BodyTooLargeError extends Error {}
 /** Thrown when a request body did not arrive in time. */
 export class BodyTimeoutError extends Error {}
 
+/** raw-body, the body reader of Koa's body parsers: loaded with the first body read, so a stdio server never loads it. */
+function loadRawBody(): typeof getRawBody {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('raw-body') as typeof getRawBody;
+}
+
 /**
- * Reads a request body, refusing (without buffering further) once it passes `limit` bytes or once
- * `timeoutMs` passed before its end (0 disables the timeout).
+ * Reads a request body with raw-body, which refuses a declared or received length past `limit`
+ * before buffering further: BodyTooLargeError then, after which the rest of the body is read and
+ * dropped (so that an answer can go out and the connection stays usable). BodyTimeoutError when the
+ * body did not end within `timeoutMs` (0: no limit). Any other rejection is the connection's.
  */
-export function readBody(req: IncomingMessage, limit: number, timeoutMs = 0): Promise<Buffer> {
+export async function readBody(req: IncomingMessage, limit: number, timeoutMs = 0): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLargeError());
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const timer =
-      timeoutMs > 0
-        ? setTimeout(() => {
-            cleanup();
-            reject(new BodyTimeoutError());
-          }, timeoutMs)
-        : undefined;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        req.resume();
-        reject(new BodyTooLargeError());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(error);
-    };
-    const cleanup = () => {
-      clearTimeout(timer);
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
+  const reading = loadRawBody()(req, { length: Number.isFinite(declared) ? declared : undefined, limit });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    if (timeoutMs > 0) timer = setTimeout(() => reject(new BodyTimeoutError()), timeoutMs);
   });
+  try {
+    return await Promise.race([reading, timedOut]);
+  } catch (error) {
+    if ((error as { type?: string }).type !== 'entity.too.large') throw error;
+    req.resume();
+    throw new BodyTooLargeError();
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -1,8 +1,7 @@
 import type Koa from 'koa';
-import { BodyTimeoutError, BodyTooLargeError } from '../../http/body';
+import { readBody } from '../../http/body';
 import { acceptsAll } from '../../http/negotiation';
 import type { HttpExchange, NetworkFacts, SseSink } from './http-exchange';
-import { loadRawBody } from './koa-loader';
 
 /**
  * The Koa front door's exchange: a Koa context, read and answered through Koa (ctx.get, ctx.accepts,
@@ -62,24 +61,8 @@ export class KoaExchange implements HttpExchange {
     return typeof value === 'string' ? value : undefined;
   }
 
-  async readBody(limit: number, timeoutMs: number): Promise<Uint8Array> {
-    const { req } = this.ctx;
-    // raw-body refuses a declared or received length past the limit before buffering further.
-    const reading = loadRawBody()(req, { length: this.ctx.request.length, limit });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      if (timeoutMs > 0) timer = setTimeout(() => reject(new BodyTimeoutError()), timeoutMs);
-    });
-    try {
-      return await Promise.race([reading, timedOut]);
-    } catch (error) {
-      if ((error as { type?: string }).type !== 'entity.too.large') throw error;
-      // The rest of the body is read and dropped, so that the answer goes out and the connection stays usable.
-      req.resume();
-      throw new BodyTooLargeError();
-    } finally {
-      clearTimeout(timer);
-    }
+  readBody(limit: number, timeoutMs: number): Promise<Uint8Array> {
+    return readBody(this.ctx.req, limit, timeoutMs);
   }
 
   onClose(listener: () => void): () => void {

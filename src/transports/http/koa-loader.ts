@@ -1,10 +1,9 @@
 import type * as NodeHttp from 'node:http';
 import type { Router } from '@koa/router';
 import type Koa from 'koa';
-import type getRawBody from 'raw-body';
 
-// The Koa front door's packages (Koa, its router, its body reader, and Node's HTTP server under them) load on
-// first use, so that a stdio-only server (or a fetch-handler one) never loads them.
+// The Koa front door's packages (Koa, its router, and Node's HTTP server under them) load on first use,
+// so that a stdio-only server (or a fetch-handler one) never loads them.
 
 export function loadNodeHttp(): typeof NodeHttp {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -19,10 +18,4 @@ export function loadKoa(): { Koa: typeof Koa } {
 export function loadRouter(): typeof Router {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (require('@koa/router') as { Router: typeof Router }).Router;
-}
-
-/** raw-body: the request body reader of Koa's body parsers. */
-export function loadRawBody(): typeof getRawBody {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('raw-body') as typeof getRawBody;
 }

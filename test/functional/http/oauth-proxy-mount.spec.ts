@@ -1,3 +1,5 @@
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import request from 'supertest';
 import { OAuthProxy } from '../../../src/auth';
@@ -49,6 +51,42 @@ describe('the OAuth proxy mounted on the HTTP transport', () => {
     const authorize = await request(server).get('/authorize?client_id=unknown&redirect_uri=http://localhost/cb');
     expect(authorize.status).toBe(400);
     expect(authorize.body).toMatchObject({ error: 'invalid_client' });
+    await app.close();
+  });
+
+  it('refuses a registration body past 64 KiB, whether declared or streamed, and goes on serving', async () => {
+    const proxy = new OAuthProxy({ issuer: 'http://127.0.0.1:8080', resource: 'http://127.0.0.1:8080/mcp', upstream });
+    const { app, transport } = await httpApp({ oauthProxy: proxy });
+    const server = transport.callback();
+    const huge = JSON.stringify({ redirect_uris: ['http://localhost:3000/cb'], padding: 'x'.repeat(70 * 1024) });
+    const declared = await request(server).post('/register').set('Content-Type', 'application/json').send(huge);
+    expect(declared.status).toBe(400);
+    expect(declared.body).toMatchObject({ error: 'invalid_request', error_description: 'The request body is too large or too slow' });
+    const streamed = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const listener = createServer((req, res) => void server(req, res)).listen(0, '127.0.0.1', () => {
+        const { port } = listener.address() as AddressInfo;
+        const req = httpRequest({
+          port,
+          host: '127.0.0.1',
+          method: 'POST',
+          path: '/register',
+          headers: { 'content-type': 'application/json' },
+        });
+        req.on('response', (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+          res.on('end', () => listener.close(() => resolve({ status: res.statusCode ?? 0, body })));
+        });
+        req.on('error', reject);
+        req.end(huge); // chunked: no Content-Length, the limit is found while reading
+      });
+    });
+    expect(streamed.status).toBe(400);
+    expect(JSON.parse(streamed.body)).toMatchObject({ error: 'invalid_request' });
+    const registered = await request(server)
+      .post('/register')
+      .send({ redirect_uris: ['http://localhost:3000/cb'], token_endpoint_auth_method: 'none' });
+    expect(registered.status).toBe(201);
     await app.close();
   });
 
