@@ -8,22 +8,15 @@ import {
 } from '../../mcp/json-rpc';
 import type { MessageSink } from '../../protocol/connection';
 import type { PeerState } from '../../protocol/peer';
+import type { StatelessRequest } from '../../protocol/stateless-request';
 import type { TransportExtra } from '../../protocol/request-scope';
 import type { HttpExchange } from './http-exchange';
 import type { AnswerTarget } from './request-answer';
 import { type ChannelContext, StreamChannel } from './stream-channel';
 
-/** A request served with no session, as the engine gives it back: its response, and the end of it. */
-export interface StatelessServed {
-  /** Its response: undefined when it was cancelled. */
-  readonly response: Promise<JsonRpcResponse | undefined>;
-  /** Ends the request: cancels it while it runs, fails its requests to the client, and sends nothing more. */
-  close(): void;
-}
-
 /** The engine's entry points for what arrives with no session (see ProtocolEngine.serveStateless). */
 export interface StatelessServer {
-  serveStateless(request: JsonRpcRequest, extra: TransportExtra, peer: PeerState, sink: MessageSink): StatelessServed;
+  serveStateless(request: JsonRpcRequest, extra: TransportExtra, peer: PeerState, sink: MessageSink): StatelessRequest;
   receiveStateless(message: JsonRpcNotification | JsonRpcResponse, peer: PeerState): void;
 }
 
@@ -37,7 +30,7 @@ export class StatelessExchange implements AnswerTarget {
   readonly id = undefined;
   private channel?: StreamChannel;
   private requestId?: RequestId;
-  private served?: StatelessServed;
+  private served?: StatelessRequest;
 
   constructor(
     private readonly server: StatelessServer,
