@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ClientEra } from '../client/per-request-session';
+import { currentEraName } from '../mcp/eras';
 import { CliError } from './cli-error';
 
 /** One server `mcpkit proxy` serves: spawned over stdio, or reached over Streamable HTTP or HTTP+SSE (2024-11-05). */
@@ -17,7 +18,7 @@ export interface ProxyArgs {
   version?: string;
 }
 
-const ERAS: readonly ClientEra[] = ['auto', 'legacy', 'modern'];
+const ERAS: readonly string[] = ['auto', 'handshake', 'per-request'] satisfies ClientEra[];
 const usage = (message: string) => new CliError(`${message} (see mcpkit proxy --help)`, 2);
 
 /** Parses `mcpkit proxy` arguments; every mistake is a usage error (exit 2) naming it. */
@@ -63,7 +64,8 @@ export function parseProxyArgs(args: string[], env: NodeJS.ProcessEnv = process.
   if (twice !== undefined) throw usage(`two servers under the prefix "${twice}"`);
 
   if (values.stdio && values.http !== undefined) throw usage('--stdio and --http exclude each other');
-  const era = (values.era ?? 'auto') as ClientEra;
+  // 'legacy' and 'modern', the first spellings of 'handshake' and 'per-request', are still read.
+  const era = currentEraName(values.era ?? 'auto');
   if (!ERAS.includes(era)) throw usage(`--era must be one of ${ERAS.join(', ')}, got "${values.era}"`);
   const headers: Record<string, string> = {};
   for (const header of values.header ?? []) {
@@ -77,7 +79,7 @@ export function parseProxyArgs(args: string[], env: NodeJS.ProcessEnv = process.
       ? { stdio: true }
       : { stdio: false, host: values.host ?? '127.0.0.1', port: port(values.http ?? env.PORT ?? '3000') },
     headers,
-    era,
+    era: era as ClientEra,
     name: values.name,
     version: values.version,
   };

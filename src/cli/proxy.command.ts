@@ -39,7 +39,7 @@ each under its prefix (tool "read" of upstream "files" is served as "files_read"
                        (repeatable; a prefix is required with several servers)
   --prefix <name>      the prefix of a single server (default: none, names unchanged)
   --header 'K: V'      a header sent to HTTP upstreams, e.g. 'Authorization: Bearer x' (repeatable)
-  --era <era>          what to speak to the upstreams: auto (2026-07-28, else initialize), legacy, modern
+  --era <era>          what to speak to the upstreams: auto (2026-07-28, else initialize), handshake, per-request
   --name, --version    the serverInfo served (default: the upstream's with a single server, else mcpkit-proxy)
 
 A stdio server's stderr goes to this process's stderr. An upstream that cannot be started or reached

@@ -1,4 +1,5 @@
 import type { RequestId } from '../mcp/json-rpc';
+import { currentEraName, type DeprecatedEraName, type Era } from '../mcp/eras';
 import { McpError } from '../mcp/mcp.error';
 import {
   asError,
@@ -22,11 +23,12 @@ export interface McpClientOptions {
   /** The protocol version asked for in initialize. Default '2025-11-25'. */
   protocolVersion?: string;
   /**
-   * `legacy` (default): initialize (2024-11-05 … 2025-11-25). `modern`: 2026-07-28 (server/discover,
+   * `handshake` (default): initialize (2024-11-05 … 2025-11-25). `per-request`: 2026-07-28 (server/discover,
    * every request enveloped, input requests answered by the handlers and retried). `auto`: server/discover,
-   * falling back to initialize when the server refuses it.
+   * falling back to initialize when the server refuses it. `legacy` and `modern`, the first spellings of
+   * `handshake` and `per-request`, are deprecated aliases.
    */
-  era?: ClientEra;
+  era?: ClientEra | DeprecatedEraName;
   /** Most input rounds of one 2026-07-28 request before giving up. Default 10. */
   maxInputRounds?: number;
   /** Default timeout of each request. Default 60 000 ms. */
@@ -64,8 +66,11 @@ export class McpClient {
   /** The Mcp-Param-* annotations of the tools a 2026-07-28 server listed. */
   private readonly paramHeaders = new ParamHeaderBook();
   private readonly listeners = new Map<string, Set<NotificationHandler>>();
+  /** The era asked for in the options, a deprecated spelling read as its name. */
+  private readonly askedEra: string;
 
   constructor(private readonly options: McpClientOptions = {}) {
+    this.askedEra = currentEraName(options.era ?? 'handshake');
     this.outbound = new OutboundRequests(options.maxPendingRequests ?? 1000, options.requestTimeoutMs ?? 60_000, (id, reason) => {
       this.notify('notifications/cancelled', { requestId: id, reason }).catch((error) => this.fail(error));
     });
@@ -93,9 +98,9 @@ export class McpClient {
     return this.transport?.sessionId;
   }
 
-  /** 'modern' once server/discover agreed on 2026-07-28, 'legacy' once initialized. */
-  get era(): 'modern' | 'legacy' | undefined {
-    return this.init ? (this.perRequest ? 'modern' : 'legacy') : undefined;
+  /** 'per-request' once server/discover agreed on 2026-07-28, 'handshake' once initialized. */
+  get era(): Era | undefined {
+    return this.init ? (this.perRequest ? 'per-request' : 'handshake') : undefined;
   }
 
   /**
@@ -110,8 +115,8 @@ export class McpClient {
     transport.onclose = () => this.closedByTransport();
     try {
       await transport.start();
-      const era = this.options.era ?? 'legacy';
-      if (era !== 'legacy') {
+      const era = this.askedEra;
+      if (era !== 'handshake') {
         const perRequest = new PerRequestSession(this.clientInfo(), this.options.capabilities ?? {}, this.options.maxInputRounds);
         try {
           this.init = await perRequest.discover(
@@ -122,7 +127,7 @@ export class McpClient {
           transport.setProtocolVersion?.(this.init.protocolVersion);
           return this.init;
         } catch (error) {
-          if (era === 'modern' || !isDiscoverRefusal(error) || this.closed) throw error;
+          if (era === 'per-request' || !isDiscoverRefusal(error) || this.closed) throw error;
         }
       }
       const result = await this.request<InitializeResult>(

@@ -1,4 +1,4 @@
-import { MetaKey, PerRequestErrorCode } from '../mcp/eras';
+import { type Era, MetaKey, PerRequestErrorCode } from '../mcp/eras';
 import type { RequestId } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
 import type { RequestOptions } from './outbound-requests';
@@ -6,8 +6,11 @@ import type { RequestOptions } from './outbound-requests';
 /** The revision a per-request client speaks. */
 export const PER_REQUEST_VERSION = '2026-07-28';
 
-/** How a client picks its era: `legacy` initializes (2024-11-05 … 2025-11-25), `modern` sends server/discover (2026-07-28), `auto` tries discover and falls back to initialize. */
-export type ClientEra = 'legacy' | 'modern' | 'auto';
+/**
+ * How a client picks its era: `handshake` initializes (2024-11-05 … 2025-11-25), `per-request` sends
+ * server/discover (2026-07-28), `auto` tries discover and falls back to initialize.
+ */
+export type ClientEra = Era | 'auto';
 
 /** What the server said about itself: initialize's result, or server/discover's in the same shape. */
 export interface ServerDescription {

@@ -2,6 +2,7 @@ import { McpClient } from '../client/mcp-client';
 import type { ClientEra } from '../client/per-request-session';
 import type { McpClientTransport } from '../client/client-transport';
 import type { ElicitFormRequest, ElicitUrlRequest, McpContext } from '../context/mcp-context';
+import type { DeprecatedEraName } from '../mcp/eras';
 import type { RequestId } from '../mcp/json-rpc';
 import type { CreateMessageParams, LoggingLevel } from '../mcp/mcp-types';
 import { McpError } from '../mcp/mcp.error';
@@ -18,9 +19,10 @@ export interface ProxyOptions {
   clientInfo?: { name: string; version: string };
   /**
    * Which era to speak to the remote server: 'auto' (default) asks for 2026-07-28 with server/discover
-   * and falls back to initialize; 'legacy' goes straight to initialize; 'modern' requires 2026-07-28.
+   * and falls back to initialize; 'handshake' goes straight to initialize; 'per-request' requires
+   * 2026-07-28. `'legacy'` and `'modern'`, their first spellings, are deprecated aliases (read by the client).
    */
-  era?: ClientEra;
+  era?: ClientEra | DeprecatedEraName;
 }
 
 /** What the proxy asks of the application that serves it. */
@@ -80,7 +82,7 @@ export class RemoteServer implements RemoteCalls {
    */
   async watch(uri: string): Promise<void> {
     const resources = this.client.serverCapabilities?.resources as { subscribe?: boolean } | undefined;
-    if (this.client.era === 'modern' || resources?.subscribe !== true || this.watched.has(uri)) return;
+    if (this.client.era === 'per-request' || resources?.subscribe !== true || this.watched.has(uri)) return;
     let pending = this.watching.get(uri);
     if (!pending) {
       pending = this.subscribe(uri).finally(() => this.watching.delete(uri));
@@ -130,7 +132,7 @@ export class RemoteServer implements RemoteCalls {
       await remote.refresh(['tools', 'resources', 'templates', 'prompts']);
       await remote.listenPerRequest();
       const resources = client.serverCapabilities?.resources as { subscribe?: boolean } | undefined;
-      if (client.era !== 'modern' && resources?.subscribe === true) {
+      if (client.era !== 'per-request' && resources?.subscribe === true) {
         await Promise.all(
           [...watched].map((uri) =>
             remote
@@ -254,7 +256,7 @@ export class RemoteServer implements RemoteCalls {
       promptsListChanged: changes('prompts'),
       resourcesListChanged: changes('resources'),
     };
-    if (this.client.era !== 'modern' || !Object.values(filter).some(Boolean)) return;
+    if (this.client.era !== 'per-request' || !Object.values(filter).some(Boolean)) return;
     try {
       const subscription = await this.client.listen(filter, { timeoutMs: this.timeoutMs });
       this.stopListening = () => subscription.close();

@@ -3,7 +3,7 @@ import type { Middleware } from '../contracts/middleware';
 import type { LogLevel, ServerLogger } from './server-logger';
 import type { TaskStore } from '../tasks/task-store';
 import type { ScaleOutFactory } from './scale-out';
-import type { EraSupport } from '../mcp/eras';
+import { currentEraName, type DeprecatedEraName, type EraSupport } from '../mcp/eras';
 import type { ViewsOptions } from '../views/view.types';
 import type { CacheHints } from '../contracts/cache-hints';
 import type { RequestStateOptions } from '../protocol/per-request/request-state';
@@ -52,9 +52,10 @@ export interface ApplicationOptions {
   scaleOut?: ScaleOutFactory;
   /**
    * Which MCP eras to serve: 'dual' (default) serves 2026-07-28 stateless requests and 2025-11-25
-   * (and older) sessions on the same endpoint and stdio process; 'modern' or 'legacy' serve one only.
+   * (and older) sessions on the same endpoint and stdio process; 'per-request' or 'handshake' serve
+   * one only. `'modern'` and `'legacy'`, their first spellings, are deprecated aliases of those two.
    */
-  eras?: EraSupport;
+  eras?: EraSupport | DeprecatedEraName;
   /**
    * How 2026-07-28 multi round-trip requests seal their requestState (HMAC keys and rotation, lifetime,
    * size). Set `secrets` when several instances serve the same clients.
@@ -150,9 +151,10 @@ function resolveViewMetadata(metadata: ViewsOptions['metadata']): NonNullable<Vi
   return metadata;
 }
 
-function resolveEras(eras: EraSupport | undefined): EraSupport {
+function resolveEras(eras: EraSupport | DeprecatedEraName | undefined): EraSupport {
   if (eras === undefined) return 'dual';
-  if (eras !== 'dual' && eras !== 'modern' && eras !== 'legacy')
-    throw new RangeError(`eras must be 'dual', 'modern' or 'legacy', not ${String(eras)}`);
-  return eras;
+  const named = typeof eras === 'string' ? currentEraName(eras) : eras;
+  if (named !== 'dual' && named !== 'handshake' && named !== 'per-request')
+    throw new RangeError(`eras must be 'dual', 'handshake' or 'per-request', not ${String(eras)}`);
+  return named;
 }

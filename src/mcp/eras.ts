@@ -2,15 +2,27 @@ import type { JsonRpcMessage } from './json-rpc';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './mcp-types';
 
 /**
- * MCP's two eras, named in code by how a client states who it is. The handshake era (2025-11-25 and
+ * MCP's two eras, named by how a client states who it is. The handshake era (2025-11-25 and
  * earlier) opens a session with `initialize`; the per-request era (2026-07-28 on) has no handshake:
- * every request carries its version, client capabilities and identity in `_meta`. The option values
- * keep their first spelling: `'legacy'` is the handshake era, `'modern'` the per-request era.
+ * every request carries its version, client capabilities and identity in `_meta`.
  */
-export type Era = 'modern' | 'legacy';
+export type Era = 'handshake' | 'per-request';
+
+/**
+ * @deprecated The first spellings of the era names, still accepted where an era is given (options,
+ * the client, the CLI): `'legacy'` means `'handshake'`, `'modern'` means `'per-request'`.
+ */
+export type DeprecatedEraName = 'legacy' | 'modern';
 
 /** Which eras a server serves: both on one endpoint (default), or only one of them. */
-export type EraSupport = 'dual' | 'modern' | 'legacy';
+export type EraSupport = 'dual' | Era;
+
+const RENAMED: Readonly<Record<DeprecatedEraName, Era>> = { legacy: 'handshake', modern: 'per-request' };
+
+/** An era as given by a user, with a deprecated spelling read as the era's name; anything else as it is. */
+export function currentEraName(name: string): string {
+  return Object.hasOwn(RENAMED, name) ? RENAMED[name as DeprecatedEraName] : name;
+}
 
 /** The per-request revisions mcpkit serves, newest first. */
 export const PER_REQUEST_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
@@ -44,8 +56,8 @@ export function isPerRequestVersion(version: string | undefined): boolean {
 
 /** The versions a server with this support answers, newest first (the `supported` of -32022). */
 export function supportedVersions(support: EraSupport): string[] {
-  if (support === 'modern') return [...PER_REQUEST_PROTOCOL_VERSIONS];
-  if (support === 'legacy') return [...SUPPORTED_PROTOCOL_VERSIONS];
+  if (support === 'per-request') return [...PER_REQUEST_PROTOCOL_VERSIONS];
+  if (support === 'handshake') return [...SUPPORTED_PROTOCOL_VERSIONS];
   return [...PER_REQUEST_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
 }
 

@@ -38,8 +38,8 @@ export interface ConnectionOptions {
   /** Whether a message that belongs to no request reaches the client now (default: always). */
   reachable?: () => boolean;
   /**
-   * The era this connection serves: 'legacy' (initialize and a session; the default), 'modern' (every
-   * request stateless, with its own `_meta`), or 'auto' (stdio: the first initialize or per-request-era request decides).
+   * The era this connection serves: 'handshake' (initialize and a session; the default), 'per-request'
+   * (every request stateless, with its own `_meta`), or 'auto' (stdio: the first initialize or per-request-era request decides).
    */
   era?: Era | 'auto';
   /** Facts of every message that arrives without its own (a stdio connection's local user, or its verified auth). */

@@ -31,21 +31,21 @@ export interface InboundFacts {
 
 /** A message of the 2025-11-25 era (or earlier): served by its session, or statelessly. */
 export interface HandshakeInbound {
-  readonly era: 'legacy';
+  readonly era: 'handshake';
   /** A message transport's era from now on. */
-  readonly pin?: 'legacy';
+  readonly pin?: 'handshake';
 }
 
 /** A 2026-07-28 request: its envelope, read and checked once. */
 export interface PerRequestInbound {
-  readonly era: 'modern';
+  readonly era: 'per-request';
   readonly peer: PeerState;
-  readonly pin?: 'modern';
+  readonly pin?: 'per-request';
 }
 
 /** A 2026-07-28 notification over HTTP, routed by this protocol version. */
 export interface PerRequestNotification {
-  readonly era: 'modern';
+  readonly era: 'per-request';
   readonly notification: string;
   readonly pin?: undefined;
 }
@@ -57,8 +57,8 @@ export interface RejectedInbound {
 
 export type Inbound = HandshakeInbound | PerRequestInbound | PerRequestNotification | RejectedInbound;
 
-const HANDSHAKE: HandshakeInbound = Object.freeze({ era: 'legacy' });
-const PIN_HANDSHAKE: HandshakeInbound = Object.freeze({ era: 'legacy', pin: 'legacy' });
+const HANDSHAKE: HandshakeInbound = Object.freeze({ era: 'handshake' });
+const PIN_HANDSHAKE: HandshakeInbound = Object.freeze({ era: 'handshake', pin: 'handshake' });
 
 /**
  * The one place the era of an inbound message is decided, for every transport: pure, never throws.
@@ -73,12 +73,12 @@ const PIN_HANDSHAKE: HandshakeInbound = Object.freeze({ era: 'legacy', pin: 'leg
 export function classifyInbound(message: JsonRpcMessage, facts: InboundFacts): Inbound {
   return facts.header
     ? classifyPost(message, facts.support, facts.header)
-    : classifyMessage(message, facts.support, facts.pinned ?? 'legacy');
+    : classifyMessage(message, facts.support, facts.pinned ?? 'handshake');
 }
 
 function classifyPost(message: JsonRpcMessage, support: EraSupport, header: (name: string) => string): Inbound {
   const version = header('mcp-protocol-version');
-  const perRequest = support === 'modern' || (support === 'dual' && (isPerRequestVersion(version) || isEnveloped(message)));
+  const perRequest = support === 'per-request' || (support === 'dual' && (isPerRequestVersion(version) || isEnveloped(message)));
   if (!perRequest) {
     if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return { reject: unsupportedHandshakeVersion(version, support) };
     return HANDSHAKE;
@@ -86,18 +86,18 @@ function classifyPost(message: JsonRpcMessage, support: EraSupport, header: (nam
   if (isRequest(message)) return checkPerRequestPost(message, support, header);
   if (isResponse(message)) return { reject: new McpError(ErrorCode.InvalidRequest, 'Bad Request: a 2026-07-28 client sends no responses') };
   // The version the notification is routed by: the header's when it names one served, else the newest.
-  return { era: 'modern', notification: isPerRequestVersion(version) ? version : supportedVersions('modern')[0] };
+  return { era: 'per-request', notification: isPerRequestVersion(version) ? version : supportedVersions('per-request')[0] };
 }
 
 function classifyMessage(message: JsonRpcMessage, support: EraSupport, pinned: Era | 'auto'): Inbound {
-  if (!isRequest(message) || support === 'legacy' || pinned === 'legacy') return HANDSHAKE;
+  if (!isRequest(message) || support === 'handshake' || pinned === 'handshake') return HANDSHAKE;
   if (pinned === 'auto') {
     if (message.method === 'initialize') return PIN_HANDSHAKE;
     if (message.method !== 'server/discover' && !isEnveloped(message)) return HANDSHAKE;
   }
   try {
     const peer = readEnvelope(message, support);
-    return pinned === 'auto' ? { era: 'modern', peer, pin: 'modern' } : { era: 'modern', peer };
+    return pinned === 'auto' ? { era: 'per-request', peer, pin: 'per-request' } : { era: 'per-request', peer };
   } catch (error) {
     return { reject: mcpErrorOf(error) ?? new McpError(ErrorCode.InternalError, 'Internal error') };
   }
@@ -144,12 +144,12 @@ function checkPerRequestPost(
         `Mcp-Name header ${quote(name)} does not match params.${field} ${quote(typeof value === 'string' ? value : String(echo(value)))}`,
       );
   }
-  return { era: 'modern', peer };
+  return { era: 'per-request', peer };
 }
 
 /** A handshake message naming a version this server does not serve; a server that speaks the per-request era answers in its terms. */
 function unsupportedHandshakeVersion(version: string, support: EraSupport): McpError {
-  if (support === 'legacy')
+  if (support === 'handshake')
     return new McpError(
       -32000,
       `Bad Request: unsupported MCP-Protocol-Version ${echo(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,

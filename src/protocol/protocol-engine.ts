@@ -141,7 +141,7 @@ export class ProtocolEngine implements SessionHost, StatelessHost {
     for (const feature of this.features) this.add(feature.methods, feature.capability);
     this.eras = options.eras ?? 'dual';
     // Made now, so that a requestState secret too short fails here rather than at the first per-request-era request.
-    if (this.eras !== 'legacy') this.sealer = new RequestStateSealer(options.requestState);
+    if (this.eras !== 'handshake') this.sealer = new RequestStateSealer(options.requestState);
     options.registry.onChange((list) => this.listChanged(list));
     options.registry.onKindsChange(() => (this.caps = this.perRequestCaps = undefined));
   }

@@ -25,7 +25,7 @@ import { classifyInbound, type HandshakeInbound } from './inbound';
 import { clientNotification, type RequestHost, serveRequest, traced } from './request-core';
 
 /** A request of a session serving only the handshake era: nothing to classify. */
-const HANDSHAKE_REQUEST: HandshakeInbound = Object.freeze({ era: 'legacy' });
+const HANDSHAKE_REQUEST: HandshakeInbound = Object.freeze({ era: 'handshake' });
 /** The subscriptions of a session that has none (most): a server holds thousands of sessions. */
 const NO_SUBSCRIPTIONS: ReadonlySet<string> = new Set();
 
@@ -77,7 +77,7 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
     this.anonymousOwner = options.anonymousOwner;
     this.isReachable = options.reachable ?? (() => true);
     this.defaultExtra = options.extra;
-    this.era = options.era ?? 'legacy';
+    this.era = options.era ?? 'handshake';
     this.state = peerState({ protocolVersion: LATEST_PROTOCOL_VERSION, clientCapabilities: {}, ...options.peer }, options.id);
   }
 
@@ -127,8 +127,8 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
     const support = this.host.eras;
     // Over HTTP the transport classified the request already (its envelope travels in `extra`).
     const inbound = extra?.envelope
-      ? { era: 'modern' as const, peer: extra.envelope }
-      : support !== 'legacy'
+      ? { era: 'per-request' as const, peer: extra.envelope }
+      : support !== 'handshake'
         ? classifyInbound(request, { support, pinned: this.era })
         : HANDSHAKE_REQUEST;
     if ('reject' in inbound) {

@@ -11,17 +11,17 @@ export type TaskBusMessage =
   /** The client's answer to input `key`, for the instance running the task. */
   | { kind: 'answer'; from: string; to: string; key: string; result?: unknown; error?: JsonRpcErrorObject }
   /** 2026-07-28 tasks: which input requests does the task wait on? (asked by a tasks/get or tasks/update elsewhere) */
-  | { kind: 'modern-ask'; from: string; ask: string }
+  | { kind: 'per-request-ask'; from: string; ask: string }
   /** The instance running the task tells them. */
   | {
-      kind: 'modern-inputs';
+      kind: 'per-request-inputs';
       from: string;
       to: string;
       ask: string;
       requests: Record<string, { method: string; params: Record<string, unknown> }>;
     }
   /** The answers a tasks/update brought to another instance, checked there against those requests. */
-  | { kind: 'modern-update'; from: string; responses: Record<string, unknown> };
+  | { kind: 'per-request-update'; from: string; responses: Record<string, unknown> };
 
 /**
  * A channel per task between the instances of a deployment, so that a task running on one instance

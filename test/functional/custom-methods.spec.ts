@@ -215,7 +215,7 @@ describe('custom methods (app.addMethod)', () => {
     await app.close();
   });
 
-  it('serves a 2026-07-28 request on a dual connection (advertised in server/discover), unless modern: false', async () => {
+  it('serves a 2026-07-28 request on a dual connection (advertised in server/discover), unless modern: false (the deprecated name of perRequest)', async () => {
     const { app } = await start();
     app.addMethod('acme/search', search, { capabilities: { extensions: { 'com.acme/x': {} } } });
     app.addMethod('acme/legacy-only', () => ({ ok: true }), { modern: false, capabilities: { experimental: { legacy: {} } } });

@@ -65,7 +65,7 @@ describe('proxying a 2026-07-28 server whose list-change stream ends', () => {
       logger: { error: (m) => void errors.push(m), warn: () => undefined, info: () => undefined },
     });
     const far = new ScriptedPerRequestServer();
-    await app.proxy('s', far, { era: 'modern' });
+    await app.proxy('s', far, { era: 'per-request' });
     const client = new Client({ name: 'sdk', version: '1' });
     let changes = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void changes++);

@@ -235,7 +235,7 @@ export const withTasks = () =>
   envelope({ 'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } } });
 
 /** A 2026-07-28 request with a bearer token: conforming headers (Mcp-Method, Mcp-Name), the envelope unless `_meta` is given. */
-export function modern(url: string, token: string, method: string, params: Record<string, unknown> = {}): Promise<RawReply> {
+export function postPerRequestAs(url: string, token: string, method: string, params: Record<string, unknown> = {}): Promise<RawReply> {
   const body = perRequestBody(method, params);
   return postRaw(url, body, perRequestHeaders(body, { authorization: `Bearer ${token}` }));
 }

@@ -7,7 +7,7 @@ import {
   gate,
   handshakeHeaders,
   MARKER,
-  modern,
+  postPerRequestAs,
   openAllGates,
   openSession,
   PAIRS,
@@ -141,13 +141,13 @@ describe('principals across instances sharing Redis, with oidc-provider', () => 
     it('2026-07-28 tasks extension: a task created on one instance is refused to another client on the other; its owner follows it there', async () => {
       for (const [a, b] of PAIRS) {
         const [ta, tb] = await Promise.all([one.token(a), one.token(b)]);
-        const key = `redis-modern-${kind}-${a}`;
-        const created = await modern(one.url, ta, 'tools/call', { name: 'job', arguments: { key }, _meta: withTasks() });
+        const key = `redis-per-request-${kind}-${a}`;
+        const created = await postPerRequestAs(one.url, ta, 'tools/call', { name: 'job', arguments: { key }, _meta: withTasks() });
         expect(created.body.result).toMatchObject({ resultType: 'task', status: 'working' });
         const taskId = created.body.result!.taskId as string;
 
         for (const method of ['tasks/get', 'tasks/cancel']) {
-          const theirs = await modern(two.url, tb, method, { taskId, _meta: withTasks() });
+          const theirs = await postPerRequestAs(two.url, tb, method, { taskId, _meta: withTasks() });
           expect({ pair: a, method, error: theirs.body.error?.code, result: theirs.body.result }).toEqual({
             pair: a,
             method,
@@ -155,14 +155,14 @@ describe('principals across instances sharing Redis, with oidc-provider', () => 
             result: undefined,
           });
         }
-        expect((await modern(two.url, ta, 'tasks/get', { taskId, _meta: withTasks() })).body.result).toMatchObject({
+        expect((await postPerRequestAs(two.url, ta, 'tasks/get', { taskId, _meta: withTasks() })).body.result).toMatchObject({
           taskId,
           status: 'working',
         });
         gate(key).resolve();
         const done = await waitFor(
           async () => {
-            const now = (await modern(two.url, ta, 'tasks/get', { taskId, _meta: withTasks() })).body.result;
+            const now = (await postPerRequestAs(two.url, ta, 'tasks/get', { taskId, _meta: withTasks() })).body.result;
             return now?.status === 'completed' ? now : undefined;
           },
           { what: `task ${taskId} completed` },
@@ -176,7 +176,7 @@ describe('principals across instances sharing Redis, with oidc-provider', () => 
         const [ta, tb] = await Promise.all([one.token(a), one.token(b)]);
         const key = `redis-state-${kind}-${a}`;
         const mine = (e: string) => e.startsWith(`${key} by `);
-        const round1 = await modern(one.url, ta, 'tools/call', { name: 'confirm', arguments: { key } });
+        const round1 = await postPerRequestAs(one.url, ta, 'tools/call', { name: 'confirm', arguments: { key } });
         expect(round1.body.result).toMatchObject({ resultType: 'input_required', requestState: expect.any(String) });
         const retry = {
           name: 'confirm',
@@ -185,14 +185,14 @@ describe('principals across instances sharing Redis, with oidc-provider', () => 
           inputResponses: { go: { action: 'accept', content: { ok: true } } },
         };
 
-        const replayed = await modern(two.url, tb, 'tools/call', retry);
+        const replayed = await postPerRequestAs(two.url, tb, 'tools/call', retry);
         expect({ pair: a, error: replayed.body.error, result: replayed.body.result }).toEqual({
           pair: a,
           error: { code: -32602, message: 'Invalid params: requestState belongs to another caller' },
           result: undefined,
         });
         expect(effects.filter(mine)).toEqual([]);
-        const completed = await modern(two.url, ta, 'tools/call', retry);
+        const completed = await postPerRequestAs(two.url, ta, 'tools/call', retry);
         expect(textOf(completed.body.result)).toBe(`confirmed ${key} by ${principalOf(a, metadata.issuer)}`);
         expect(effects.filter(mine)).toEqual([`${key} by ${principalOf(a, metadata.issuer)}`]);
       }
@@ -204,7 +204,7 @@ describe('principals across instances sharing Redis, with oidc-provider', () => 
         for (const [a, b] of PAIRS) {
           const [ta, tb] = await Promise.all([one.token(a), one.token(b)]);
           const key = `redis-listen-${kind}-${a}`;
-          const created = await modern(one.url, ta, 'tools/call', { name: 'job', arguments: { key }, _meta: withTasks() });
+          const created = await postPerRequestAs(one.url, ta, 'tools/call', { name: 'job', arguments: { key }, _meta: withTasks() });
           const taskId = created.body.result!.taskId as string;
           expect(taskId).toEqual(expect.any(String));
           // Both streams on the instance that does not run the task.

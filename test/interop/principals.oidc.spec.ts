@@ -6,7 +6,7 @@ import {
   gate,
   handshakeHeaders,
   MARKER,
-  modern,
+  postPerRequestAs,
   openAllGates,
   openSession,
   PAIRS,
@@ -320,8 +320,8 @@ describe('principals with oidc-provider as the authorization server', () => {
       const { url } = sessionful;
       for (const [a, b] of PAIRS) {
         const [ta, tb] = await Promise.all([sessionful.token(a), sessionful.token(b)]);
-        const key = `modern-${kind}-${a}`;
-        const created = await modern(url, ta, 'tools/call', { name: 'job', arguments: { key }, _meta: withTasks() });
+        const key = `per-request-${kind}-${a}`;
+        const created = await postPerRequestAs(url, ta, 'tools/call', { name: 'job', arguments: { key }, _meta: withTasks() });
         expect(created.body.result).toMatchObject({ resultType: 'task', status: 'working', taskId: expect.any(String) });
         const taskId = created.body.result!.taskId as string;
 
@@ -330,7 +330,7 @@ describe('principals with oidc-provider as the authorization server', () => {
           ['tasks/update', { inputResponses: { x: { action: 'decline' } } }],
           ['tasks/cancel', {}],
         ] as const) {
-          const theirs = await modern(url, tb, method, { taskId, ...extra, _meta: withTasks() });
+          const theirs = await postPerRequestAs(url, tb, method, { taskId, ...extra, _meta: withTasks() });
           expect({ pair: a, method, error: theirs.body.error?.code, result: theirs.body.result }).toEqual({
             pair: a,
             method,
@@ -338,14 +338,14 @@ describe('principals with oidc-provider as the authorization server', () => {
             result: undefined,
           });
         }
-        expect((await modern(url, ta, 'tasks/get', { taskId, _meta: withTasks() })).body.result).toMatchObject({
+        expect((await postPerRequestAs(url, ta, 'tasks/get', { taskId, _meta: withTasks() })).body.result).toMatchObject({
           taskId,
           status: 'working',
         });
         gate(key).resolve();
         const done = await waitFor(
           async () => {
-            const now = (await modern(url, ta, 'tasks/get', { taskId, _meta: withTasks() })).body.result;
+            const now = (await postPerRequestAs(url, ta, 'tasks/get', { taskId, _meta: withTasks() })).body.result;
             return now?.status === 'completed' ? now : undefined;
           },
           { what: `task ${taskId} completed` },
@@ -360,7 +360,7 @@ describe('principals with oidc-provider as the authorization server', () => {
         const [ta, tb] = await Promise.all([stateless.token(a), stateless.token(b)]);
         const key = `state-${kind}-${a}`;
         const mine = (e: string) => e.startsWith(`${key} by `);
-        const round1 = await modern(url, ta, 'tools/call', { name: 'confirm', arguments: { key } });
+        const round1 = await postPerRequestAs(url, ta, 'tools/call', { name: 'confirm', arguments: { key } });
         expect(round1.body.result).toMatchObject({
           resultType: 'input_required',
           inputRequests: { go: { method: 'elicitation/create' } },
@@ -373,7 +373,7 @@ describe('principals with oidc-provider as the authorization server', () => {
           inputResponses: { go: { action: 'accept', content: { ok: true } } },
         };
 
-        const replayed = await modern(url, tb, 'tools/call', retry);
+        const replayed = await postPerRequestAs(url, tb, 'tools/call', retry);
         expect({ pair: a, error: replayed.body.error, result: replayed.body.result }).toEqual({
           pair: a,
           error: { code: -32602, message: 'Invalid params: requestState belongs to another caller' },
@@ -381,7 +381,7 @@ describe('principals with oidc-provider as the authorization server', () => {
         });
         expect(effects.filter(mine)).toEqual([]);
 
-        const completed = await modern(url, ta, 'tools/call', retry);
+        const completed = await postPerRequestAs(url, ta, 'tools/call', retry);
         expect(completed.body.result).toMatchObject({ resultType: 'complete' });
         expect(textOf(completed.body.result)).toBe(`confirmed ${key} by ${principalOf(a, metadata.issuer)}`);
         expect(effects.filter(mine)).toEqual([`${key} by ${principalOf(a, metadata.issuer)}`]);
@@ -413,7 +413,7 @@ describe('principals with oidc-provider as the authorization server', () => {
       for (const [a, b] of PAIRS) {
         const [ta, tb] = await Promise.all([sessionful.token(a), sessionful.token(b)]);
         const key = `listen-${kind}-${a}`;
-        const created = await modern(url, ta, 'tools/call', { name: 'job', arguments: { key }, _meta: withTasks() });
+        const created = await postPerRequestAs(url, ta, 'tools/call', { name: 'job', arguments: { key }, _meta: withTasks() });
         const taskId = created.body.result!.taskId as string;
         expect(taskId).toEqual(expect.any(String));
 

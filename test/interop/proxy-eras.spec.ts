@@ -159,7 +159,7 @@ describe.each([
   });
 });
 
-/** A far server of the 2026-07-28 era only (mcpkit, eras: 'modern', spawned), with clients of both eras in front. */
+/** A far server of the 2026-07-28 era only (mcpkit, eras: 'per-request', spawned), with clients of both eras in front. */
 describe.each(farOverBothTransports(PER_REQUEST_FAR_SERVER))('proxying a 2026-07-28 mcpkit server reached over %s', (name, open) => {
   let app: McpApplication;
   let stopFar: () => Promise<void>;

@@ -66,7 +66,7 @@ export function readEnvelope(request: JsonRpcRequest, support: EraSupport): Peer
 
 /** Throws -32022 when this server does not serve `requested` as a per-request revision. */
 export function checkVersion(requested: string, support: EraSupport): void {
-  if (support !== 'legacy' && isPerRequestVersion(requested)) return;
+  if (support !== 'handshake' && isPerRequestVersion(requested)) return;
   throw new McpError(PerRequestErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
     supported: supportedVersions(support),
     requested: echo(requested),

@@ -59,7 +59,7 @@ export class McpEndpoint {
     );
     this.streams = new StreamHandlers(this.options, this.sessions, this.guards);
     // A server serving only the per-request era has no sessions, standalone streams or HTTP+SSE endpoint.
-    this.perRequestOnly = factory.perRequest?.support === 'modern';
+    this.perRequestOnly = factory.perRequest?.support === 'per-request';
     const { sse2024 } = this.options;
     if (sse2024 && !this.perRequestOnly) {
       this.sseEndpoint = new Sse2024Endpoint(

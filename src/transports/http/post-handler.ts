@@ -57,13 +57,13 @@ export class PostHandler {
     if (!message) return;
     const extra = new PostExtra(exchange.headers, principal.auth, exchange);
     const headers = exchange.headers;
-    const inbound = classifyInbound(message, { support: this.perRequest?.support ?? 'legacy', header: (name) => single(headers[name]) });
+    const inbound = classifyInbound(message, { support: this.perRequest?.support ?? 'handshake', header: (name) => single(headers[name]) });
     if ('reject' in inbound) {
       const e = inbound.reject;
       return replyMessage(exchange, 400, errorResponse(isRequest(message) ? message.id : null, e.code, e.message, e.data));
     }
     if ('notification' in inbound) return this.perRequestNotification(exchange, message, inbound.notification);
-    if (inbound.era === 'modern') return this.servePerRequest(exchange, message as JsonRpcRequest, extra, inbound.peer);
+    if (inbound.era === 'per-request') return this.servePerRequest(exchange, message as JsonRpcRequest, extra, inbound.peer);
     if (!this.options.sessions) return this.serveStateless(exchange, message, extra);
     await this.serveInSession(exchange, message, extra, principal.auth);
   }

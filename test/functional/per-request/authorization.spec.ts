@@ -22,7 +22,7 @@ class GuardedTools {
   }
 }
 
-@McpModule({ providers: [GuardedTools], server: { name: 'modern-auth', version: '1.0.0' } })
+@McpModule({ providers: [GuardedTools], server: { name: 'per-request-auth', version: '1.0.0' } })
 class GuardedModule {}
 
 const verifier = new StaticTokenVerifier({

@@ -14,8 +14,8 @@ async function serve(eras: EraSupport): Promise<{ app: McpApplication; url: stri
 
 /** The `eras` option: one era only, over HTTP and over a message (stdio) connection. */
 describe('the eras option', () => {
-  it("'modern': 2026-07-28 requests are served; initialize is told the versions; no GET, DELETE or HTTP+SSE endpoint", async () => {
-    const { app, url, base } = await serve('modern');
+  it("'per-request': 2026-07-28 requests are served; initialize is told the versions; no GET, DELETE or HTTP+SSE endpoint", async () => {
+    const { app, url, base } = await serve('per-request');
     try {
       const call = await postPerRequest(url, 'tools/call', { name: 'quick', arguments: {} });
       expect(call.body.result).toMatchObject({ resultType: 'complete', content: [{ text: 'quick' }] });
@@ -42,13 +42,13 @@ describe('the eras option', () => {
     }
   });
 
-  it("'legacy': a 2026-07-28 request gets no per-request answer (a dual-era client falls back), sessions work as before", async () => {
-    const { app, url } = await serve('legacy');
+  it("'handshake': a 2026-07-28 request gets no per-request answer (a dual-era client falls back), sessions work as before", async () => {
+    const { app, url } = await serve('handshake');
     try {
-      const modern = await postPerRequest(url, 'tools/call', { name: 'quick', arguments: {} });
-      expect(modern.status).toBe(400);
+      const perRequest = await postPerRequest(url, 'tools/call', { name: 'quick', arguments: {} });
+      expect(perRequest.status).toBe(400);
       // Not one of the per-request codes (-32020..-32022): the client recognizes a handshake server.
-      expect(modern.body.error!.code).toBe(-32000);
+      expect(perRequest.body.error!.code).toBe(-32000);
 
       const init = await fetch(url, { method: 'POST', headers: HANDSHAKE_HEADERS, body: JSON.stringify(initializeBody()) });
       expect(init.status).toBe(200);
@@ -70,15 +70,15 @@ describe('the eras option', () => {
       const init = await fetch(url, { method: 'POST', headers: HANDSHAKE_HEADERS, body: JSON.stringify(initializeBody()) });
       const session = init.headers.get('mcp-session-id')!;
       await init.text();
-      const legacy = await postRaw(
+      const handshake = await postRaw(
         url,
         { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'version', arguments: {} } },
         { ...HANDSHAKE_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
       );
-      expect(legacy.body.result).toMatchObject({ content: [{ text: '2025-11-25' }] });
+      expect(handshake.body.result).toMatchObject({ content: [{ text: '2025-11-25' }] });
       const body = perRequestBody('tools/call', { name: 'version', arguments: {} });
-      const modern = await postRaw(url, body, perRequestHeaders(body));
-      expect(modern.body.result).toMatchObject({ resultType: 'complete', content: [{ text: '2026-07-28' }] });
+      const perRequest = await postRaw(url, body, perRequestHeaders(body));
+      expect(perRequest.body.result).toMatchObject({ resultType: 'complete', content: [{ text: '2026-07-28' }] });
     } finally {
       await app.close();
     }
@@ -92,11 +92,11 @@ describe('the eras option', () => {
         (f) => expect(f.result).toMatchObject({ resultType: 'complete' }),
       ],
       [
-        'modern',
+        'per-request',
         { id: 1, method: 'initialize', params: initializeBody().params },
         (f) => expect(f.error).toMatchObject({ code: -32022, data: { supported: ['2026-07-28'] } }),
       ],
-      ['legacy', { id: 1, method: 'server/discover', params: { _meta: envelope() } }, (f) => expect(f.error!.code).toBe(-32601)],
+      ['handshake', { id: 1, method: 'server/discover', params: { _meta: envelope() } }, (f) => expect(f.error!.code).toBe(-32601)],
     ];
     for (const [eras, first, check] of cases) {
       const app = await McpApplication.create(HttpTestModule, { logger: quiet, eras });
@@ -114,7 +114,30 @@ describe('the eras option', () => {
     await app.close();
   });
 
+  it("still reads the deprecated spellings: 'modern' serves the per-request era only, 'legacy' the handshake era only", async () => {
+    const perRequestOnly = await McpApplication.create(HttpTestModule, { logger: quiet, eras: 'modern' });
+    const first = new RawTransport();
+    perRequestOnly.connect(first, { local: true });
+    expect((await first.request({ id: 1, method: 'initialize', params: initializeBody().params })).error).toMatchObject({
+      code: -32022,
+      data: { supported: ['2026-07-28'] },
+    });
+    expect((await first.request({ id: 2, method: 'server/discover', params: { _meta: envelope() } })).result).toMatchObject({
+      resultType: 'complete',
+    });
+    await perRequestOnly.close();
+
+    const handshakeOnly = await McpApplication.create(HttpTestModule, { logger: quiet, eras: 'legacy' });
+    const second = new RawTransport();
+    handshakeOnly.connect(second, { local: true });
+    expect((await second.request({ id: 1, method: 'server/discover', params: { _meta: envelope() } })).error!.code).toBe(-32601);
+    expect((await second.request(initializeBody(2))).result).toMatchObject({ protocolVersion: '2025-11-25' });
+    await handshakeOnly.close();
+  });
+
   it('refuses an unknown value', async () => {
-    await expect(McpApplication.create(HttpTestModule, { logger: quiet, eras: 'future' as EraSupport })).rejects.toThrow(/eras must be/);
+    await expect(McpApplication.create(HttpTestModule, { logger: quiet, eras: 'future' as EraSupport })).rejects.toThrow(
+      "eras must be 'dual', 'handshake' or 'per-request', not future",
+    );
   });
 });

@@ -9,11 +9,11 @@ const ERAS_SERVER = join(ROOT, 'dist', 'test', 'fixtures', 'eras-server.js');
 type Text = { content: { type: string; text: string }[]; isError?: boolean };
 const textOf = (r: unknown) => (r as Text).content.map((c) => c.text).join('');
 
-function perRequestClient(era: 'modern' | 'auto' = 'modern') {
+function perRequestClient(era: 'per-request' | 'auto' = 'per-request') {
   const asked: string[] = [];
   const client = new McpClient({
     era,
-    clientInfo: { name: 'mcpkit-modern', version: '3.0.0' },
+    clientInfo: { name: 'mcpkit-per-request', version: '3.0.0' },
     capabilities: { elicitation: {}, sampling: {}, roots: {} },
   });
   client.setRequestHandler('elicitation/create', async (params) => {
@@ -49,7 +49,7 @@ describe.each(farOverBothTransports(PER_REQUEST_FAR_SERVER))('McpClient in the 2
   });
 
   it('discovers the server, and sends every request with the envelope (and, over HTTP, the headers)', async () => {
-    expect(c.client.era).toBe('modern');
+    expect(c.client.era).toBe('per-request');
     expect(c.client.protocolVersion).toBe('2026-07-28');
     expect(c.client.sessionId).toBeUndefined();
     expect(c.client.serverInfo).toMatchObject({ name: 'eras-fixture' });
@@ -57,7 +57,7 @@ describe.each(farOverBothTransports(PER_REQUEST_FAR_SERVER))('McpClient in the 2
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'grüße', 'askName', 'order', 'sleeper']));
     expect(JSON.parse(textOf(await c.client.request('tools/call', { name: 'whoami', arguments: {} })))).toEqual({
       version: '2026-07-28',
-      client: 'mcpkit-modern',
+      client: 'mcpkit-per-request',
       subject: null,
     });
     expect(textOf(await c.client.request('tools/call', { name: 'grüße', arguments: { text: 'x' } }))).toBe('grüße, x');
@@ -67,13 +67,13 @@ describe.each(farOverBothTransports(PER_REQUEST_FAR_SERVER))('McpClient in the 2
 
   it('answers input requests with its handlers and retries until the request completes', async () => {
     c.asked.length = 0;
-    const result = await c.client.request('tools/call', { name: 'order', arguments: { tag: `modern-${_name}` } });
+    const result = await c.client.request('tools/call', { name: 'order', arguments: { tag: `per-request-${_name}` } });
     expect(result).not.toHaveProperty('resultType');
     expect(JSON.parse(textOf(result))).toEqual({ orderId: 'order-1', confirmed: true, sampled: 'Oslo', roots: ['file:///m'] });
     expect(c.asked).toEqual(['elicit:Confirm order-1?', 'sample', 'roots']);
-    expect(JSON.parse(textOf(await c.client.request('tools/call', { name: 'seen', arguments: { tag: `modern-${_name}` } })))).toMatchObject(
-      { onceRuns: 1, handlerRuns: 4 },
-    );
+    expect(
+      JSON.parse(textOf(await c.client.request('tools/call', { name: 'seen', arguments: { tag: `per-request-${_name}` } }))),
+    ).toMatchObject({ onceRuns: 1, handlerRuns: 4 });
   });
 
   it('receives progress', async () => {
@@ -113,8 +113,8 @@ describe.each(farOverBothTransports(PER_REQUEST_FAR_SERVER))('McpClient in the 2
 
   it('refuses to initialize a server that serves only the per-request era when asked for the handshake one', async () => {
     const far = await open();
-    const legacy = new McpClient({ era: 'legacy' });
-    await expect(legacy.connect(far.transport)).rejects.toMatchObject({ code: -32022 });
+    const handshake = new McpClient({ era: 'handshake' });
+    await expect(handshake.connect(far.transport)).rejects.toMatchObject({ code: -32022 });
     await far.stop();
   });
 });
@@ -124,7 +124,7 @@ describe('McpClient era auto', () => {
     const dual = await spawnHttpServer(ERAS_SERVER);
     const a = perRequestClient('auto');
     await a.client.connect(streamableHttpClientTransport(dual.url));
-    expect(a.client.era).toBe('modern');
+    expect(a.client.era).toBe('per-request');
     expect(JSON.parse(textOf(await a.client.request('tools/call', { name: 'whoami', arguments: {} })))).toMatchObject({
       version: '2026-07-28',
     });
@@ -132,7 +132,7 @@ describe('McpClient era auto', () => {
     await dual.stop();
     const b = perRequestClient('auto');
     await b.client.connect(farStdio(SDK_FAR_SERVER, 'ignore'));
-    expect(b.client.era).toBe('legacy');
+    expect(b.client.era).toBe('handshake');
     expect(b.client.protocolVersion).toBe('2025-11-25');
     expect(textOf(await b.client.request('tools/call', { name: 'askName', arguments: {} }))).toBe('hello Zoe');
     await b.client.close();

@@ -23,11 +23,17 @@ describe('mcpkit proxy arguments', () => {
       version: undefined,
     });
     expect(parseProxyArgs(['--', 'x'], { PORT: '8080' }).front).toEqual({ stdio: false, host: '127.0.0.1', port: 8080 });
-    expect(parseProxyArgs(['--stdio', '--prefix', 'fs', '--era', 'legacy', '--', 'x'], {})).toMatchObject({
+    expect(parseProxyArgs(['--stdio', '--prefix', 'fs', '--era', 'handshake', '--', 'x'], {})).toMatchObject({
       front: { stdio: true },
       upstreams: [{ prefix: 'fs' }],
-      era: 'legacy',
+      era: 'handshake',
     });
+    expect(parseProxyArgs(['--era', 'per-request', '--', 'x'], {}).era).toBe('per-request');
+  });
+
+  it("reads --era's deprecated spellings as the eras they name: legacy is handshake, modern is per-request", () => {
+    expect(parseProxyArgs(['--era', 'legacy', '--', 'x'], {})).toEqual(parseProxyArgs(['--era', 'handshake', '--', 'x'], {}));
+    expect(parseProxyArgs(['--era', 'modern', '--', 'x'], {})).toEqual(parseProxyArgs(['--era', 'per-request', '--', 'x'], {}));
   });
 
   it('takes several --upstream <prefix>=<target>, stdio command lines split like a shell, and headers', () => {
@@ -94,7 +100,7 @@ describe('mcpkit proxy arguments', () => {
     );
     expect(usageError(['--upstream', 'a=ftp://x'])).toContain('stdio:<command>, an http(s):// URL or sse:<http(s):// URL>');
     expect(usageError(['--http', 'abc', '--', 'x'])).toContain('--http must be a port number');
-    expect(usageError(['--era', 'old', '--', 'x'])).toContain('--era must be one of auto, legacy, modern');
+    expect(usageError(['--era', 'old', '--', 'x'])).toContain('--era must be one of auto, handshake, per-request, got "old"');
     expect(usageError(['--header', 'novalue', '--', 'x'])).toContain('--header must read');
     expect(usageError(['--stdio', '--http', '1', '--', 'x'])).toContain('exclude each other');
     expect(usageError(['--bogus', '--', 'x'])).toMatch(/Unknown option '--bogus'.*mcpkit proxy --help/);

@@ -12,7 +12,7 @@ function setup(handlers: Record<string, MethodHandler> = {}, options: Constructo
     handler: (method) => ({ ping: () => ({}), ...handlers })[method],
     clientRequestTimeoutMs: 1_000,
     capabilities: { tools: {} },
-    eras: 'legacy',
+    eras: 'handshake',
     logError: (message) => errors.push(message),
   };
   const session = new ServerSession(host, (message, related, final) => void sent.push({ message, related, final }), options);
@@ -116,7 +116,7 @@ describe('ServerSession', () => {
     const host: SessionHost = {
       handler: (method) => ({ now: () => 'now', later: async () => 'later' })[method as 'now'],
       clientRequestTimeoutMs: 1_000,
-      eras: 'legacy',
+      eras: 'handshake',
       capabilities: {},
       logError: (message) => errors.push(message),
     };
