@@ -231,8 +231,8 @@ export class McpApplication {
 
   /**
    * Listens to a notification from clients that mcpkit does not handle itself (an extension's, a custom
-   * one), in both eras; `session` tells who sent it. Returns the function that stops listening. Roots
-   * changes are heard with `onRootsListChanged`.
+   * one), in both eras; `session` tells who sent it. Returns the function that stops listening. One
+   * mcpkit handles throws InvalidDefinitionError naming its way in (roots changes: `onRootsListChanged`).
    */
   onNotification(method: string, listener: (params: Record<string, unknown>, session: SessionInfo) => void): () => void {
     return this.parts.definitions.onNotification(method, listener);
