@@ -1,4 +1,5 @@
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import { Composition } from '../composition/composition';
 import type { CanActivate } from '../contracts/guard';
 import type { ClassType } from '../metadata/records';
 import { ProtocolEngine } from '../protocol/protocol-engine';
@@ -110,6 +111,19 @@ export function assembleParts(
     },
   };
   return { parts, entries, mounts: graph.root.mounts ?? {} };
+}
+
+/** The application's mounts and proxies, over its definitions and engine. */
+export function compositionOf({ definitions, engine, logger, options }: Parts): Composition {
+  return new Composition({
+    contributions: definitions,
+    notifySubscribers: (uri) => engine.notifyResourceUpdated(uri),
+    logError: (m, e) => logger.error(m, e),
+    proxyDefaults: {
+      timeoutMs: options.clientRequestTimeoutMs,
+      clientInfo: { name: options.server.name, version: options.server.version },
+    },
+  });
 }
 
 /** The task store with spans and a gauge when telemetry records; without telemetry the store is served as is. */

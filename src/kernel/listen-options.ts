@@ -28,15 +28,21 @@ export interface ConnectOptions extends Pick<ConnectionOptions, 'requireInitiali
 
 /** One client served by `connect`. */
 export interface ConnectionHandle {
+  /** The client completed its handshake (or sent a request of the per-request era). */
   readonly initialized: boolean;
+  /** The transport closed (from either side). */
   readonly closed: boolean;
+  /** The protocol version agreed with the client. */
   readonly protocolVersion: string;
+  /** The client's name and version, once it said them. */
   readonly clientInfo?: Implementation;
   /** Cancels the client's requests in flight and closes the transport. */
   close(): Promise<void>;
 }
 
+/** What `listen` resolves with. */
 export interface ListenResult {
+  /** Where the HTTP server listens (when `http` was asked): its host, the port bound (port 0 picks one) and the endpoint's URL. */
   http?: { host: string; port: number; url: string };
 }
 

@@ -1,5 +1,5 @@
 import type { InjectionToken } from 'tsyringe';
-import { Composition, type Mountable } from '../composition/composition';
+import type { Composition, Mountable } from '../composition/composition';
 import type { ProxyOptions } from '../composition/proxy';
 import type { ProxyTransport } from '../composition/proxy-link';
 import type { SessionInfo } from '../context/mcp-context';
@@ -13,13 +13,13 @@ import type { FetchHandler, HttpTransport, LambdaHandler } from '../transports/h
 import type { ClientTransport } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
 import type { ApplicationOptions } from './application-options';
-import { assembleParts, type Parts } from './bootstrap';
+import { assembleParts, compositionOf, type Parts } from './bootstrap';
 import { holdConsoleOnStderr } from './console-redirect';
 import { sessionInfo } from './session-info';
 import type { ConnectionHandle, ConnectOptions, ListenOptions, ListenResult } from './listen-options';
 import { resolveAll } from './providers';
 import { Serving } from './serving';
-import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS } from './tokens';
+import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS, TASK_STORE } from './tokens';
 import { unlistedHandlerClassWarnings } from './unlisted-classes';
 import { creationObserver } from './entry-inspection';
 
@@ -107,14 +107,22 @@ export class McpApplication {
     return app;
   }
 
-  /** The instance the application's container holds for `token` (a provider class, or an injection token). */
+  /**
+   * The instance the application's container holds for `token`: a provider class, or one of the
+   * application's tokens (`MCP_APPLICATION`, `MCP_OPTIONS`, `MCP_LOGGER`, `TASK_STORE`).
+   */
   get<T>(token: InjectionToken<T>): T {
     return this.parts.container.resolve(token);
   }
 
-  /** The application's TaskStore (the `taskStore` option, or the in-memory default). */
+  /**
+   * The application's TaskStore (the `taskStore` option, or the in-memory default).
+   *
+   * @deprecated Use `app.get(TASK_STORE)`, which this calls: the store is reached like the
+   * application's other services, and injected under the same token.
+   */
   get taskStore(): TaskStore {
-    return this.parts.tasks.store;
+    return this.get<TaskStore>(TASK_STORE);
   }
 
   // Definitions: what is served, changed at runtime.
@@ -223,7 +231,8 @@ export class McpApplication {
 
   /**
    * Listens to a notification from clients that mcpkit does not handle itself (an extension's, a custom
-   * one), in both eras; `session` tells who sent it. Returns the function that stops listening.
+   * one), in both eras; `session` tells who sent it. Returns the function that stops listening. One
+   * mcpkit handles throws InvalidDefinitionError naming its way in (roots changes: `onRootsListChanged`).
    */
   onNotification(method: string, listener: (params: Record<string, unknown>, session: SessionInfo) => void): () => void {
     return this.parts.definitions.onNotification(method, listener);
@@ -246,18 +255,7 @@ export class McpApplication {
 
   /** Made on first use: most servers mount nothing and notify no resource update. */
   private get composition(): Composition {
-    if (this.madeComposition) return this.madeComposition;
-    const { definitions, engine, logger, options } = this.parts;
-    this.madeComposition = new Composition({
-      contributions: definitions,
-      notifySubscribers: (uri) => engine.notifyResourceUpdated(uri),
-      logError: (m, e) => logger.error(m, e),
-      proxyDefaults: {
-        timeoutMs: options.clientRequestTimeoutMs,
-        clientInfo: { name: options.server.name, version: options.server.version },
-      },
-    });
-    return this.madeComposition;
+    return (this.madeComposition ??= compositionOf(this.parts));
   }
 
   /**
@@ -289,19 +287,27 @@ export class McpApplication {
 
   // Serving: the front doors.
 
-  /** Serves one client over a message transport; the handle tells its state and closes it. */
+  /**
+   * Serves one client over a message transport of your own (a WebSocket, an IPC channel: see
+   * `MessageTransport`); the handle tells its state and closes it. For a client in this process, use
+   * `connectInMemory`; for stdio, `listen({ stdio })`.
+   */
   connect(transport: MessageTransport, options?: ConnectOptions): ConnectionHandle {
     return this.serving.connect(transport, options);
   }
 
-  /** Connects an in-process client; the returned transport fits the official SDK `Client` and `McpTestClient`. */
+  /**
+   * Serves a client in this process (a test, an agent embedding the server) as the local user; the
+   * returned transport is the client's end, for `McpTestClient`, `McpClient` or the official SDK `Client`.
+   */
   connectInMemory(options?: ConnectOptions): ClientTransport {
     return this.serving.connectInMemory(options);
   }
 
   /**
-   * A Streamable HTTP transport for this application, not yet listening: mount `middleware()` in
-   * your own Koa app, pass `callback()` to a Node server (or supertest), or call `listen()`.
+   * The Streamable HTTP endpoint for a server you run: mount `middleware()` in your own Koa app
+   * (beside your middleware and routes) or pass `callback()` to a Node server (or supertest). To serve
+   * HTTP on a server of mcpkit's own, call `listen({ http })` instead. Closed with the application.
    */
   httpTransport(options: HttpOptions = {}): HttpTransport {
     return this.serving.httpTransport(options);
@@ -326,7 +332,8 @@ export class McpApplication {
   }
 
   /**
-   * Starts serving. With `stdio`, the application closes when stdin ends, and `console.log`/`info`/
+   * Starts serving on stdio and/or on an HTTP server of its own; resolves with the HTTP address bound
+   * (`http.url`). With `stdio`, the application closes when stdin ends, and `console.log`/`info`/
    * `debug` write to stderr until it closes (stdout carries protocol messages only), unless
    * `redirectConsole: false`. Rejects with `AddressInUseError` when the HTTP address is taken.
    */
@@ -334,7 +341,7 @@ export class McpApplication {
     return this.serving.listen(options);
   }
 
-  /** Closes on SIGINT/SIGTERM, then lets the process exit. */
+  /** Closes the application on SIGINT/SIGTERM (or `signals`), then exits the process; returns the application. */
   enableShutdownHooks(signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM']): this {
     for (const signal of signals) {
       process.once(signal, () => {

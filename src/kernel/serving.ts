@@ -1,6 +1,5 @@
 import { connectionAuth } from '../auth/principal';
 import { verifyStdioToken } from '../auth/stdio-auth';
-import { AddressInUseError } from '../errors/address-in-use.error';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { ProtocolEngine } from '../protocol/protocol-engine';
 import type { TaskStore } from '../tasks/task-store';
@@ -101,6 +100,10 @@ export class Serving {
 
   /** A Streamable HTTP transport for the application, not yet listening. */
   httpTransport(options: HttpOptions = {}): HttpTransport {
+    return this.streamableHttp(options);
+  }
+
+  private streamableHttp(options: HttpOptions): StreamableHttpTransport {
     this.refuseWhenClosing();
     const transport = new StreamableHttpTransport(this.sessionFactory(), this.httpOptions(options));
     const served: Served = { stopAccepting: () => transport.stopAccepting(), close: () => transport.close() };
@@ -187,7 +190,7 @@ export class Serving {
   }
 
   private async listenHttp(options: HttpOptions): Promise<NonNullable<ListenResult['http']>> {
-    const transport = this.httpTransport(options);
+    const transport = this.streamableHttp(options);
     try {
       return await transport.listen();
     } catch (error) {
@@ -195,10 +198,7 @@ export class Serving {
       if (served) this.served.delete(served);
       // The listen error is what the caller needs; a failure to release the half-started transport is only logged.
       await transport.close().catch((e) => this.host.logger.error('Could not close a transport that failed to listen', e));
-      const code = (error as NodeJS.ErrnoException | undefined)?.code;
-      if (code !== 'EADDRINUSE') throw error;
-      const { address, port } = error as { address?: string; port?: number };
-      throw new AddressInUseError(address ?? options.host ?? '127.0.0.1', port ?? options.port ?? 3000, { cause: error });
+      throw error;
     }
   }
 

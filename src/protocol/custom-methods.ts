@@ -52,6 +52,13 @@ const OWN_PREFIXES = [
   'rpc.',
 ];
 
+/** Client notifications mcpkit handles itself, never handed to `onNotification` listeners: the way in for each. */
+const HANDLED_NOTIFICATIONS: Record<string, string> = {
+  'notifications/initialized': 'mcpkit completes the handshake itself',
+  'notifications/cancelled': 'mcpkit cancels the request itself; a handler sees ctx.signal abort',
+  'notifications/roots/list_changed': 'listen to it with app.onRootsListChanged',
+};
+
 const OWN_CAPABILITIES = new Set(['tools', 'resources', 'prompts', 'completions', 'logging', 'tasks']);
 
 interface Entry {
@@ -82,10 +89,18 @@ export class CustomMethods {
 
   constructor(private readonly deps: CustomMethodsDeps) {}
 
-  /** Listens to a client notification mcpkit does not handle itself; returns the function that stops listening. */
+  /**
+   * Listens to a client notification mcpkit does not handle itself; returns the function that stops
+   * listening. One it handles is refused, naming the way in for it.
+   */
   onNotification(method: string, listener: (params: Record<string, unknown>, peer: PeerState) => void): () => void {
     if (typeof method !== 'string' || method === '' || typeof listener !== 'function')
       throw new InvalidDefinitionError('onNotification', 'expects a method name and a listener function');
+    if (Object.hasOwn(HANDLED_NOTIFICATIONS, method))
+      throw new InvalidDefinitionError(
+        `onNotification(${JSON.stringify(method)})`,
+        `no listener would run: ${HANDLED_NOTIFICATIONS[method]}`,
+      );
     let set = this.listeners.get(method);
     if (!set) this.listeners.set(method, (set = new Set()));
     set.add(listener);

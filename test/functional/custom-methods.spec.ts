@@ -82,6 +82,19 @@ describe('custom methods (app.addMethod)', () => {
     await app.close();
   });
 
+  it('refuses a listener of a notification mcpkit handles itself, naming the way in for it', async () => {
+    const { app } = await start();
+    expect(() => app.onNotification('notifications/roots/list_changed', () => undefined)).toThrow(
+      new InvalidDefinitionError(
+        'onNotification("notifications/roots/list_changed")',
+        'no listener would run: listen to it with app.onRootsListChanged',
+      ),
+    );
+    for (const method of ['notifications/initialized', 'notifications/cancelled'])
+      expect(() => app.onNotification(method, () => undefined)).toThrow(InvalidDefinitionError);
+    await app.close();
+  });
+
   it('serves a method with its capability fragment, and removes both with removeMethod', async () => {
     const { app, connectClient } = await start();
     app.addMethod('acme/search', search, { capabilities: { experimental: { 'acme/search': { v: 1 } }, extensions: { 'com.acme/x': {} } } });

@@ -234,4 +234,36 @@ describe('listen', () => {
       process.off('unhandledRejection', onUnhandled);
     }
   });
+
+  it('still serves through the deprecated httpTransport().listen(), refusing a taken port with AddressInUseError too', async () => {
+    class Tools {
+      @Tool({ input: null }) hello() {
+        return 'hello';
+      }
+    }
+    @McpModule({ providers: [Tools] })
+    class M {}
+    const app = await McpApplication.create(M, { logger: quiet });
+    try {
+      const taken = await app
+        .httpTransport({ port, host: '127.0.0.1' })
+        .listen()
+        .catch((e: unknown) => e);
+      expect(taken).toBeInstanceOf(AddressInUseError);
+      expect((taken as Error).message).toContain(`127.0.0.1:${port}`);
+      const { url } = await app.httpTransport({ port: 0, sessions: false, responseMode: 'json' }).listen();
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hello', arguments: {} } }),
+      });
+      expect(await res.json()).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'hello' }] } });
+    } finally {
+      await app.close();
+    }
+  });
 });

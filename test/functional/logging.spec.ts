@@ -87,7 +87,7 @@ describe('the server log', () => {
       },
     });
     try {
-      const { url } = await app.httpTransport({ port: 0, responseMode: 'json' }).listen();
+      const { url } = (await app.listen({ http: { port: 0, responseMode: 'json' } })).http!;
       const post = (body: unknown, sessionId?: string) =>
         fetch(url, {
           method: 'POST',

@@ -68,11 +68,23 @@ describe('runtime changes and client requests (in-memory client)', () => {
     // Notifications arrive in order: a second tools/list_changed from the first batch would be here by now.
     expect(client.notifications.filter((n) => n.method === 'notifications/tools/list_changed')).toHaveLength(1);
     await expect(client.request('resources/read', { uri: 'x://one' })).rejects.toMatchObject({ code: -32002 });
-    expect(app.remove('prompt', 'greet')).toBe(true);
+    expect(app.removePrompt('greet')).toBe(true);
     await client.waitForNotification((n) => n.method === 'notifications/prompts/list_changed');
     expect(await client.request('prompts/list')).toEqual({ prompts: [] });
     expect(app.enable('prompt', 'greet')).toBe(false);
     expect(app.disable('tool', 'nope')).toBe(false);
+    await app.close();
+  });
+
+  it('still removes with the deprecated remove(kind, key), as removeTool, removeResource and removePrompt do', async () => {
+    const { app, client } = await connect(RuntimeModule);
+    expect(app.remove('tool', 'alpha')).toBe(true);
+    expect(app.remove('resource', 'x://one')).toBe(true);
+    expect(app.remove('prompt', 'greet')).toBe(true);
+    expect(app.remove('tool', 'alpha')).toBe(false);
+    expect(names(await client.request('tools/list'))).toEqual(['beta', 'confirm', 'login']);
+    expect(await client.request('resources/list')).toEqual({ resources: [] });
+    expect(await client.request('prompts/list')).toEqual({ prompts: [] });
     await app.close();
   });
 

@@ -63,13 +63,22 @@ export function initializeBody(id: string | number = 1) {
   };
 }
 
+function quietHttpTestApp(): Promise<McpApplication> {
+  return McpApplication.create(HttpTestModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
+}
+
 /** An application with its HTTP transport, not listening (tests drive `callback()`). */
 export async function httpApp(options: HttpOptions = {}) {
-  const app = await McpApplication.create(HttpTestModule, {
-    logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
-  });
+  const app = await quietHttpTestApp();
   const transport = app.httpTransport(options);
   return { app, transport, callback: transport.callback(), tools: app.get(HttpTestTools) };
+}
+
+/** An application serving HTTP on a loopback server of its own, on a free port (`app.listen({ http })`). */
+export async function listeningHttpApp(options: HttpOptions = {}) {
+  const app = await quietHttpTestApp();
+  const { http } = await app.listen({ http: { port: 0, ...options } });
+  return { app, url: http!.url, port: http!.port, tools: app.get(HttpTestTools) };
 }
 
 /** Parses an SSE body into its events. */

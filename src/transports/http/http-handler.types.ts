@@ -11,14 +11,21 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => Pro
 
 /**
  * What `app.httpTransport(options)` returns: the Streamable HTTP endpoint of an application, to mount
- * in your own Koa app or Node server, or to listen on its own. The application closes it with itself.
+ * in your own Koa app or Node server (`app.listen({ http })` serves it on a server of its own). The
+ * application closes it with itself.
  */
 export interface HttpTransport {
   /** A Koa middleware serving the MCP endpoint (and health paths); mount it in your own Koa app. */
   middleware(): HttpMiddleware;
   /** A Node request listener (for http.createServer or supertest). */
   callback(): RequestListener;
-  /** Starts a standalone server; resolves with the bound address. */
+  /**
+   * Starts a standalone server; resolves with the bound address. Rejects with `AddressInUseError`
+   * when the address is taken.
+   *
+   * @deprecated Use `app.listen({ http: options })`, which serves the endpoint through this same
+   * method: one call starts every front door, stdio included.
+   */
   listen(): Promise<{ host: string; port: number; url: string }>;
   /** Sessions served here, HTTP+SSE ones included. */
   readonly sessionCount: number;

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
+import { AddressInUseError } from '../../errors/address-in-use.error';
 import type { HttpOptions, ResolvedHttpOptions } from './http-options';
 import type { SessionFactory } from './session-directory';
 import type { HttpMiddleware, HttpTransport, RequestListener } from './http-handler.types';
@@ -74,14 +75,17 @@ export class StreamableHttpTransport implements HttpTransport {
     return this.koa.callback();
   }
 
-  /** Starts a standalone server; resolves with the bound address. */
+  /** Starts a standalone server (what `app.listen({ http })` does); resolves with the bound address. */
   async listen(): Promise<{ host: string; port: number; url: string }> {
     const listener = this.callback();
     // Koa's handler settles every request itself (its errors go to ctx.onerror): the promise never rejects.
     const server = loadNodeHttp().createServer((req, res) => void listener(req, res));
     this.server = server;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      server.once('error', (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EADDRINUSE') reject(error);
+        else reject(new AddressInUseError(this.options.host, this.options.port, { cause: error }));
+      });
       server.listen(this.options.port, this.options.host, () => resolve());
     });
     const port = (server.address() as AddressInfo).port;

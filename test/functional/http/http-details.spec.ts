@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import request from 'supertest';
 import { type EventStore, InMemoryEventStore } from '../../../src/stores';
-import { ACCEPT_BOTH, httpApp, initializeBody } from '../../helpers/http-app';
+import { ACCEPT_BOTH, httpApp, initializeBody, listeningHttpApp } from '../../helpers/http-app';
 
 const ping = (id: number | string) => ({ jsonrpc: '2.0', id, method: 'ping' });
 
@@ -64,9 +64,9 @@ describe('Streamable HTTP details', () => {
   });
 
   it('answers a request body that stops arriving with 408 and a JSON-RPC body, and keeps serving', async () => {
-    const env = await httpApp({ port: 0, bodyTimeoutMs: 200 });
+    const env = await listeningHttpApp({ bodyTimeoutMs: 200 });
+    const { port } = env;
     try {
-      const { port } = await env.transport.listen();
       const body = JSON.stringify(initializeBody());
       const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: ${ACCEPT_BOTH}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
       const answer = await rawExchange(port, [head, body.slice(0, 10)]);
@@ -88,9 +88,9 @@ describe('Streamable HTTP details', () => {
   });
 
   it('accepts any loopback Origin on any port when bound to loopback (the MCP Inspector), and refuses foreign ones', async () => {
-    const env = await httpApp({ port: 0 });
+    const env = await listeningHttpApp();
+    const { url } = env;
     try {
-      const { url } = await env.transport.listen();
       const post = (origin: string) =>
         fetch(url, {
           method: 'POST',

@@ -40,7 +40,7 @@ async function serve(options: HttpOptions, taskStore?: InMemoryTaskStore) {
     logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
   });
   apps.push(app);
-  const { url } = await app.httpTransport({ port: 0, ...options }).listen();
+  const { url } = (await app.listen({ http: { port: 0, ...options } })).http!;
   const base = new URL(url);
   // node:http, not fetch: fetch always sends the Host of the URL.
   const get = (path: string, host?: string) =>

@@ -39,7 +39,7 @@ async function serve(options: HttpOptions) {
   const app = await McpApplication.create(StoreFaultModule, {
     logger: { error: (message) => void errors.push(message), warn: () => undefined, info: () => undefined },
   });
-  const { url } = await app.httpTransport({ port: 0, ...options }).listen();
+  const { url } = (await app.listen({ http: { port: 0, ...options } })).http!;
   const post = async (body: unknown, sessionId?: string) =>
     fetch(url, {
       method: 'POST',

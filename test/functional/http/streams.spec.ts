@@ -1,4 +1,5 @@
-import { ACCEPT_BOTH, httpApp, initializeBody } from '../../helpers/http-app';
+import request from 'supertest';
+import { ACCEPT_BOTH, httpApp, initializeBody, listeningHttpApp } from '../../helpers/http-app';
 import { SseReader } from '../../helpers/sse-client';
 import { waitFor } from '../../helpers/wait-for';
 import { internalsOf } from '../../../src/kernel/mcp-application';
@@ -6,9 +7,8 @@ import { internalsOf } from '../../../src/kernel/mcp-application';
 /** SSE streams over a real loopback socket (port 0): standalone stream, resumption, keep-alive, shutdown. */
 describe('Streamable HTTP streams', () => {
   async function start(options: Parameters<typeof httpApp>[0] = {}) {
-    const env = await httpApp({ port: 0, keepAliveMs: 0, ...options });
-    const { url } = await env.transport.listen();
-    return { ...env, url, ...(await session(url)), session: () => session(url) };
+    const env = await listeningHttpApp({ keepAliveMs: 0, ...options });
+    return { ...env, ...(await session(env.url)), session: () => session(env.url) };
   }
 
   async function session(url: string) {
@@ -136,11 +136,17 @@ describe('Streamable HTTP streams', () => {
   });
 
   it('closes sessions idle past sessionIdleTimeoutMs', async () => {
-    const s = await start({ sessionIdleTimeoutMs: 200 });
-    expect(s.transport.sessionCount).toBe(1);
-    await waitFor(() => s.transport.sessionCount === 0, { what: 'the idle session to be closed' });
-    expect((await s.post({ jsonrpc: '2.0', id: 1, method: 'ping' })).status).toBe(404);
-    await s.app.close();
+    const env = await httpApp({ sessionIdleTimeoutMs: 200 });
+    const init = await request(env.callback).post('/mcp').set('accept', ACCEPT_BOTH).send(initializeBody());
+    const sessionId = init.headers['mcp-session-id'];
+    expect(env.transport.sessionCount).toBe(1);
+    await waitFor(() => env.transport.sessionCount === 0, { what: 'the idle session to be closed' });
+    const ping = await request(env.callback)
+      .post('/mcp')
+      .set({ accept: ACCEPT_BOTH, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' })
+      .send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    expect(ping.status).toBe(404);
+    await env.app.close();
   });
 
   it('does not treat a dropped connection as a cancellation', async () => {

@@ -13,7 +13,7 @@ describe('task response modes over Streamable HTTP', () => {
 
   beforeAll(async () => {
     app = await McpApplication.create(TaskModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
-    ({ url } = await app.httpTransport({ port: 0, keepAliveMs: 0 }).listen());
+    ({ url } = (await app.listen({ http: { port: 0, keepAliveMs: 0 } })).http!);
     const init = await fetch(url, {
       method: 'POST',
       headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' },
@@ -96,13 +96,15 @@ describe('task ownership over Streamable HTTP with authentication', () => {
     const app = await McpApplication.create(TaskModule, {
       logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
     });
-    const { url } = await app
-      .httpTransport({
-        port: 0,
-        keepAliveMs: 0,
-        authenticate: ({ headers }) => ({ subject: String(headers.authorization ?? '').replace('Bearer ', '') }),
+    const { url } = (
+      await app.listen({
+        http: {
+          port: 0,
+          keepAliveMs: 0,
+          authenticate: ({ headers }) => ({ subject: String(headers.authorization ?? '').replace('Bearer ', '') }),
+        },
       })
-      .listen();
+    ).http!;
     const session = async (token: string) => {
       const init = await fetch(url, {
         method: 'POST',
@@ -139,7 +141,7 @@ describe('tasks over stateless HTTP', () => {
     const app = await McpApplication.create(TaskModule, {
       logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
     });
-    const { url } = await app.httpTransport({ port: 0, sessions: false }).listen();
+    const { url } = (await app.listen({ http: { port: 0, sessions: false } })).http!;
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw JSON-RPC answers
     const post = async (body: unknown): Promise<any> =>
       (

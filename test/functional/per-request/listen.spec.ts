@@ -176,7 +176,7 @@ describe('subscriptions/listen over Streamable HTTP', () => {
     const later = await listen(22, { promptsListChanged: true });
     await later.waitFor((r) => r.messages.length >= 1);
     expect(frames(later)[0].params).toEqual({ _meta: { [SUB]: 22 }, notifications: { promptsListChanged: true } });
-    app.remove('prompt', 'late');
+    app.removePrompt('late');
     await later.waitFor((r) => methods(r).includes('notifications/prompts/list_changed'));
     expect(methods(stream)).not.toContain('notifications/prompts/list_changed');
   });

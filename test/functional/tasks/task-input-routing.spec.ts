@@ -22,13 +22,15 @@ describe('routing a task’s requests to the client', () => {
       logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
       clientRequestTimeoutMs: 4_000,
     });
-    ({ url } = await app
-      .httpTransport({
-        port: 0,
-        keepAliveMs: 0,
-        authenticate: ({ headers }) => ({ subject: String(headers.authorization ?? '').replace('Bearer ', '') }),
+    ({ url } = (
+      await app.listen({
+        http: {
+          port: 0,
+          keepAliveMs: 0,
+          authenticate: ({ headers }) => ({ subject: String(headers.authorization ?? '').replace('Bearer ', '') }),
+        },
       })
-      .listen());
+    ).http!);
   });
   afterAll(() => app.close());
 

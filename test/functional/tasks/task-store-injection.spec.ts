@@ -37,7 +37,7 @@ describe('injecting a TaskStore', () => {
     class M {}
     const app = await McpApplication.create(M);
     await runOneTask(app);
-    const store = app.taskStore as CountingStore;
+    const store = app.get<CountingStore>(TASK_STORE);
     expect(store).toBeInstanceOf(CountingStore);
     expect(store.label).toBe('mine');
     expect(store.created).toBe(1);
@@ -56,7 +56,7 @@ describe('injecting a TaskStore', () => {
       class M {}
       const app = await McpApplication.create(M, { taskStore: option });
       await runOneTask(app);
-      expect(app.taskStore).toBe(expected);
+      expect(app.get(TASK_STORE)).toBe(expected);
       expect(expected.created).toBe(1);
       await app.close();
     }
@@ -64,7 +64,7 @@ describe('injecting a TaskStore', () => {
     class F {}
     const app = await McpApplication.create(F, { taskStore: { useFactory: (resolve) => new CountingStore(resolve<string>(STORE_NAME)) } });
     await runOneTask(app);
-    expect((app.taskStore as CountingStore).label).toBe('factory');
+    expect(app.get<CountingStore>(TASK_STORE).label).toBe('factory');
     await app.close();
   });
 
@@ -73,12 +73,12 @@ describe('injecting a TaskStore', () => {
     class M {}
     const a = await McpApplication.create(M);
     const b = await McpApplication.create(M);
-    expect(a.taskStore).toBeInstanceOf(InMemoryTaskStore);
-    expect(a.taskStore).not.toBe(b.taskStore);
+    expect(a.get(TASK_STORE)).toBeInstanceOf(InMemoryTaskStore);
+    expect(a.get(TASK_STORE)).not.toBe(b.get(TASK_STORE));
     await Promise.all([a.close(), b.close()]);
   });
 
-  it('makes one default store per application: the store tasks run in, app.taskStore and TASK_STORE', async () => {
+  it('makes one default store per application: the store tasks run in, the one under TASK_STORE', async () => {
     const create = jest.spyOn(InMemoryTaskStore.prototype, 'create');
     const close = jest.spyOn(InMemoryTaskStore.prototype, 'close');
     try {
@@ -86,25 +86,36 @@ describe('injecting a TaskStore', () => {
       class M {}
       const app = await McpApplication.create(M);
       await runOneTask(app);
-      expect(create.mock.contexts).toEqual([app.taskStore]);
-      expect(app.get(TASK_STORE)).toBe(app.taskStore);
+      const store = app.get(TASK_STORE);
+      expect(create.mock.contexts).toEqual([store]);
       await app.close();
-      expect(close.mock.contexts).toEqual([app.taskStore]);
+      expect(close.mock.contexts).toEqual([store]);
 
       // Injected at start-up (providers are resolved by create): the same one store, closed with the application.
       @McpModule({ providers: [TaskTools, StoreUser] })
       class Injecting {}
       const injecting = await McpApplication.create(Injecting);
-      const store = injecting.get(StoreUser).store;
+      const injected = injecting.get(StoreUser).store;
       await runOneTask(injecting);
-      expect(create.mock.contexts[1]).toBe(store);
-      expect(injecting.taskStore).toBe(store);
+      expect(create.mock.contexts[1]).toBe(injected);
+      expect(injecting.get(TASK_STORE)).toBe(injected);
       await injecting.close();
-      expect(close.mock.contexts[1]).toBe(store);
+      expect(close.mock.contexts[1]).toBe(injected);
     } finally {
       create.mockRestore();
       close.mockRestore();
     }
+  });
+
+  it('still answers the deprecated app.taskStore with the store under TASK_STORE', async () => {
+    const store = new CountingStore('deprecated');
+    @McpModule({ providers: [TaskTools] })
+    class M {}
+    const app = await McpApplication.create(M, { taskStore: store });
+    await runOneTask(app);
+    expect(app.taskStore).toBe(store);
+    expect(store.created).toBe(1);
+    await app.close();
   });
 
   it('over a store shared between instances, fails the tasks of a stopped instance before serving any request', async () => {

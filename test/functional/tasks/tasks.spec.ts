@@ -1,3 +1,5 @@
+import { TASK_STORE } from '../../../src';
+import type { TaskStore } from '../../../src/stores';
 import { McpTestClient } from '../../../src/testing';
 import { connect } from '../../helpers/in-memory';
 import { TaskModule, TaskTools } from '../../helpers/task-tools';
@@ -99,7 +101,7 @@ describe('tasks (2025-11-25)', () => {
   it('blocks tasks/result until the task ends, woken by the store rather than a poll', async () => {
     const { app, start, result, status } = await setup();
     const t = await start('wait', { ms: 120 });
-    const reads = jest.spyOn(app.taskStore, 'get');
+    const reads = jest.spyOn(app.get<TaskStore>(TASK_STORE), 'get');
     // It can only answer with the handler's own result once the handler has finished: it blocked.
     const final = await result(t.task.taskId);
     // One read before waiting and one per change (progress does not change the task): no polling.
