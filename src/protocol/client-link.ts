@@ -3,16 +3,8 @@ import { ErrorCode } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
 import { ClientRequests } from './client-requests';
 import type { MessageSink } from './connection';
+import type { EnginePort } from './engine-port';
 import type { Outbound, OutboundRequestOptions } from './peer';
-import type { RequestTelemetry } from '../observability/telemetry-options';
-
-/** What a link to a client needs from the engine. */
-export interface LinkHost {
-  readonly clientRequestTimeoutMs: number;
-  logError(message: string, error?: unknown): void;
-  /** Spans, metrics and trace context; absent when telemetry is off. */
-  readonly telemetry?: RequestTelemetry;
-}
 
 /**
  * The way back to one client, written to a sink: notifications, intermediate results, and requests
@@ -27,7 +19,7 @@ export abstract class ClientLink implements Outbound {
   private sent?: ClientRequests;
 
   constructor(
-    protected readonly host: LinkHost,
+    protected readonly host: EnginePort,
     private readonly sink: MessageSink,
   ) {}
 

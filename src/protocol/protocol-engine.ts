@@ -11,8 +11,9 @@ import { toolsHandlers } from './handlers/tools.handlers';
 import type { PeerState } from './peer';
 import type { ProtocolFeature } from './protocol-feature';
 import type { MethodHandler } from './request-scope';
-import { ServerSession, type SessionHost } from './server-session';
-import { StatelessRequest, type StatelessHost } from './stateless-request';
+import { ServerSession } from './server-session';
+import type { EnginePort } from './engine-port';
+import { StatelessRequest } from './stateless-request';
 import { clientNotification, serveRequest, traced } from './request-core';
 import { isResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../mcp/json-rpc';
 import type { TransportExtra } from './request-scope';
@@ -73,7 +74,7 @@ interface Route {
  * the registry (a kind added at runtime brings its methods and capability), shared by every session
  * of every transport.
  */
-export class ProtocolEngine implements SessionHost, StatelessHost {
+export class ProtocolEngine implements EnginePort {
   readonly clientRequestTimeoutMs: number;
   readonly tools: ToolInvoker;
   readonly eras: EraSupport;

@@ -1,7 +1,7 @@
 import { ErrorCode, errorResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../mcp/json-rpc';
 import { McpError, mcpErrorOf } from '../mcp/mcp.error';
 import { MetaKey } from '../mcp/eras';
-import type { LinkHost } from './client-link';
+import type { EnginePort } from './engine-port';
 import type { PerRequestDispatch } from './per-request/per-request-dispatch';
 import type { PerRequestScope } from './per-request/per-request-scope';
 import type { PeerState } from './peer';
@@ -18,17 +18,6 @@ import { echo } from './wire';
  * and cancellation are the handlers' and the scope's business) and the mapping of errors live here
  * once; a session adds only what a session has (ids in use, era pinning, initialize first).
  */
-
-/** What the core needs from the engine that serves the request. */
-export interface RequestHost extends LinkHost {
-  /** The handler of a method the server offers now, if any. */
-  handler(method: string): MethodHandler | undefined;
-  /** Serves per-request (2026-07-28) requests; absent when the server serves the handshake era only. */
-  readonly perRequest?: PerRequestDispatch;
-  rootsListChanged?(peer: PeerState): void;
-  /** A client notification the core does not handle itself (an extension's, a custom one). */
-  notification?(method: string, params: Record<string, unknown>, peer: PeerState): void;
-}
 
 /** Runs `serve` in the request's server span (full) or remote trace context (propagation). */
 export function traced(
@@ -79,7 +68,7 @@ class TracedCall implements TracedRequest {
  * they arrive. Never rejects: a handler's fault is its response (-32603, logged).
  */
 export async function serveRequest(
-  host: RequestHost,
+  host: EnginePort,
   site: RequestSite,
   request: JsonRpcRequest,
   extra: TransportExtra | undefined,
@@ -120,7 +109,7 @@ function answered(scope: InflightRequest, result: unknown): JsonRpcResponse | un
 
 /** The response of a request whose handler failed. */
 function failed(
-  host: RequestHost,
+  host: EnginePort,
   scope: InflightRequest,
   perRequest: PerRequestDispatch | undefined,
   error: unknown,
@@ -146,7 +135,7 @@ function settled(site: RequestSite, scope: InflightRequest, response: JsonRpcRes
  * A client notification beyond a session's own (`initialized`, `cancelled`): roots changed, or one
  * the application listens to (an extension's, a custom one).
  */
-export function clientNotification(host: RequestHost, notification: JsonRpcNotification, peer: PeerState): void {
+export function clientNotification(host: EnginePort, notification: JsonRpcNotification, peer: PeerState): void {
   if (notification.method === 'notifications/roots/list_changed') host.rootsListChanged?.(peer);
   else host.notification?.(notification.method, notification.params ?? {}, peer);
 }

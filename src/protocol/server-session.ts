@@ -18,25 +18,17 @@ import { type PeerState, type SessionControl, peerState } from './peer';
 import type { TransportExtra } from './request-scope';
 import type { InflightRequest, RequestSite } from './inflight-request';
 import { ClientLink } from './client-link';
-import type { Era, EraSupport } from '../mcp/eras';
+import type { Era } from '../mcp/eras';
 import { echo } from './wire';
 import { ownerOf } from '../auth/principal';
 import { classifyInbound, type HandshakeInbound } from './inbound';
-import { clientNotification, type RequestHost, serveRequest, traced } from './request-core';
+import { clientNotification, serveRequest, traced } from './request-core';
+import type { EnginePort } from './engine-port';
 
 /** A request of a session serving only the handshake era: nothing to classify. */
 const HANDSHAKE_REQUEST: HandshakeInbound = Object.freeze({ era: 'handshake' });
 /** The subscriptions of a session that has none (most): a server holds thousands of sessions. */
 const NO_SUBSCRIPTIONS: ReadonlySet<string> = new Set();
-
-/** What a session needs from the engine that owns it. */
-export interface SessionHost extends RequestHost {
-  /** The capabilities offered now (a restored replica counts as told about them). */
-  readonly capabilities: ServerCapabilities;
-  /** The eras served: the per-request dispatch (`perRequest`) is asked for only when a request belongs to 2026-07-28. */
-  readonly eras: EraSupport;
-  onSessionClosed?(session: ServerSession): void;
-}
 
 /**
  * One client's protocol state: its PeerState, requests in flight and requests sent to the client.
@@ -67,7 +59,7 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
   private subscribed?: Set<string>;
 
   constructor(
-    protected override readonly host: SessionHost,
+    protected override readonly host: EnginePort,
     sink: MessageSink,
     options: ConnectionOptions = {},
   ) {

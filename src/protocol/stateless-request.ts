@@ -2,17 +2,12 @@ import { ErrorCode, type JsonRpcResponse } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
 import type { LoggingLevel, ServerCapabilities } from '../mcp/mcp-types';
 import { ownerOf } from '../auth/principal';
-import { ClientLink, type LinkHost } from './client-link';
+import { ClientLink } from './client-link';
+import type { EnginePort } from './engine-port';
 import { ANONYMOUS_OWNER, type MessageSink } from './connection';
 import type { PeerState } from './peer';
 import type { InflightRequest, RequestSite } from './inflight-request';
 import type { TransportExtra } from './request-scope';
-
-/** What a stateless request needs from the engine that serves it. */
-export interface StatelessHost extends LinkHost {
-  /** The request was closed: the engine forgets it. */
-  statelessClosed(request: StatelessRequest): void;
-}
 
 /**
  * One request served with no session (a 2026-07-28 request; a 2025-11-25 one over HTTP without
@@ -30,7 +25,7 @@ export class StatelessRequest extends ClientLink implements RequestSite {
   private scope?: InflightRequest;
 
   constructor(
-    protected override readonly host: StatelessHost,
+    protected override readonly host: EnginePort,
     sink: MessageSink,
     private state: PeerState,
   ) {
@@ -90,6 +85,6 @@ export class StatelessRequest extends ClientLink implements RequestSite {
       this.scope?.cancel(closed);
       this.failAwaiting(closed);
     }
-    this.host.statelessClosed(this);
+    this.host.statelessClosed?.(this);
   }
 }

@@ -1,14 +1,15 @@
 import type { JsonRpcMessage, RequestId } from '../../../src/mcp/json-rpc';
 import { McpError } from '../../../src/mcp/mcp.error';
 import type { MethodHandler, RequestScope } from '../../../src/protocol/request-scope';
-import { ServerSession, type SessionHost } from '../../../src/protocol/server-session';
+import type { EnginePort } from '../../../src/protocol/engine-port';
+import { ServerSession } from '../../../src/protocol/server-session';
 
 type Sent = { message: JsonRpcMessage; related?: RequestId; final?: boolean };
 
 function setup(handlers: Record<string, MethodHandler> = {}, options: ConstructorParameters<typeof ServerSession>[2] = {}) {
   const sent: Sent[] = [];
   const errors: string[] = [];
-  const host: SessionHost = {
+  const host: EnginePort = {
     handler: (method) => ({ ping: () => ({}), ...handlers })[method],
     clientRequestTimeoutMs: 1_000,
     capabilities: { tools: {} },
@@ -113,7 +114,7 @@ describe('ServerSession', () => {
 
   it('deliver never rejects: a sink that fails, at once or later, is logged', async () => {
     const errors: string[] = [];
-    const host: SessionHost = {
+    const host: EnginePort = {
       handler: (method) => ({ now: () => 'now', later: async () => 'later' })[method as 'now'],
       clientRequestTimeoutMs: 1_000,
       eras: 'handshake',
