@@ -1,5 +1,6 @@
 import type { AuthInfo } from '../../context/mcp-context';
 import { ErrorCode, errorResponse, isRequest, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../../mcp/json-rpc';
+import type { Era } from '../../mcp/eras';
 import { echo } from '../../protocol/wire';
 import { classifyInbound } from '../../protocol/inbound';
 import type { PeerState } from '../../protocol/peer';
@@ -23,8 +24,12 @@ import type { ChannelContext } from './stream-channel';
  * message makes no session: the engine serves it alone, its answer goes out as a session's would.
  */
 export class PostHandler {
-  /** How requests are answered, made once: see answerRequest on why no per-request object goes there. */
-  private readonly answers: { session: AnswerOptions; stateless: AnswerOptions; perRequest: AnswerOptions };
+  /**
+   * How requests of each era are answered, made once (see answerRequest on why no per-request object
+   * goes there): a per-request-era answer is JSON unless the application asks for SSE, and its errors
+   * carry their own HTTP status.
+   */
+  private readonly answers: Readonly<Record<Era, AnswerOptions>>;
 
   constructor(
     private readonly options: ResolvedHttpOptions,
@@ -39,9 +44,8 @@ export class PostHandler {
     const { responseMode } = options;
     const shared = { logError, refusal: guards.refusal.bind(guards) };
     this.answers = {
-      session: { ...shared, responseMode },
-      stateless: { ...shared, responseMode },
-      perRequest: { ...shared, responseMode: responseMode === 'sse' ? 'sse' : 'auto', statusOf: perRequestStatus },
+      handshake: { ...shared, responseMode },
+      'per-request': { ...shared, responseMode: responseMode === 'sse' ? 'sse' : 'auto', statusOf: perRequestStatus },
     };
   }
 
@@ -96,12 +100,12 @@ export class PostHandler {
     // The request goes on after the HTTP answer starts; its completion never rejects, so it is left to run.
     const answer = isInitialize
       ? {
-          ...this.answers.session,
+          ...this.answers.handshake,
           beforeReply: () => this.sessions.register(http),
           // The session could not be shared (storage down): it does not exist.
           onBeforeReplyFailed: () => this.sessions.discard(http),
         }
-      : this.answers.session;
+      : this.answers.handshake;
     await answerRequest(exchange, http, message, extra, answer);
   }
 
@@ -124,7 +128,7 @@ export class PostHandler {
     });
     // The client leaving cancels the request.
     const unsubscribe = exchange.onClose(() => served.close());
-    await this.answer(exchange, served, message, extra, this.answers.perRequest, unsubscribe);
+    await this.answer(exchange, served, message, extra, this.answers['per-request'], unsubscribe);
   }
 
   /** A 2025-11-25 message when the `sessions` option is off: served on its own. */
@@ -136,7 +140,7 @@ export class PostHandler {
       return accepted(exchange);
     }
     const served = new StatelessExchange(this.stateless, this.statelessChannels, peer);
-    await this.answer(exchange, served, message, extra, this.answers.stateless);
+    await this.answer(exchange, served, message, extra, this.answers.handshake);
   }
 
   /**
