@@ -139,7 +139,7 @@ export class ProtocolEngine implements EnginePort {
     this.add(resourcesHandlers(env), 'resources');
     this.add(promptsHandlers(env), 'prompts');
     this.add(completionHandlers(env), 'completions');
-    for (const feature of this.features) this.add(feature.methods, feature.capability);
+    for (const feature of this.features) this.add(feature.eras.handshake?.methods ?? {}, feature.capability);
     this.eras = options.eras ?? 'dual';
     // Made now, so that a requestState secret too short fails here rather than at the first per-request-era request.
     if (this.eras !== 'handshake') this.sealer = new RequestStateSealer(options.requestState);
@@ -350,6 +350,6 @@ export class ProtocolEngine implements EnginePort {
 
 /** A feature's per-request-only method: an own member of its table only (a client's "constructor" or "toString" is none). */
 function perRequestMethod(feature: ProtocolFeature, method: string): MethodHandler | undefined {
-  const methods = feature.perRequestMethods;
+  const methods = feature.eras['per-request']?.methods;
   return methods && Object.hasOwn(methods, method) ? methods[method] : undefined;
 }

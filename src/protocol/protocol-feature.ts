@@ -1,3 +1,4 @@
+import type { Era } from '../mcp/eras';
 import type { ServerCapabilities } from '../mcp/mcp-types';
 import type { ToolDescriptor } from '../registry/descriptors';
 import type { Registry } from '../registry/registry';
@@ -11,10 +12,22 @@ export interface ToolCall {
   readonly scope: RequestScope;
 }
 
+/** What a feature serves to the requests of one era. */
+export interface FeatureInEra {
+  /** Its methods, served while the feature's capability is on. */
+  readonly methods: Readonly<Record<string, MethodHandler>>;
+  /**
+   * Takes over a tools/call (returns its result), or returns undefined to let the plain call run.
+   * `enabled`: the feature's capability is on now.
+   */
+  interceptToolCall?(call: ToolCall, enabled: boolean): Promise<unknown> | undefined;
+}
+
 /**
- * A piece of the protocol beyond the core (tasks today): the capabilities it adds, the methods it
- * serves while those capabilities are on, and the tool calls it takes over. The core knows features
- * only through this interface.
+ * A piece of the protocol beyond the core (tasks today): the capabilities it adds and, for each era it
+ * takes part in, the methods it serves while those capabilities are on and the tool calls it takes
+ * over (the handshake era's tasks and the per-request era's tasks extension differ on the wire). The
+ * core knows features only through this interface.
  */
 export interface ProtocolFeature {
   /** The capability key that gates `methods`, and its value for the registry as it is now (undefined: off). */
@@ -25,11 +38,5 @@ export interface ProtocolFeature {
    * per-request era advertises `extensions[extension]` (settings `{}`) in its place.
    */
   readonly extension?: string;
-  readonly methods: Readonly<Record<string, MethodHandler>>;
-  /** Methods it serves to 2026-07-28 requests while its capability is on (an extension's methods). */
-  readonly perRequestMethods?: Readonly<Record<string, MethodHandler>>;
-  /** Takes over a tools/call (returns its result), or returns undefined to let the plain call run. */
-  interceptToolCall?(call: ToolCall, enabled: boolean): Promise<unknown> | undefined;
-  /** The same for a 2026-07-28 tools/call (the feature reads the client's capabilities from the request). */
-  interceptPerRequestToolCall?(call: ToolCall): Promise<unknown> | undefined;
+  readonly eras: { readonly [E in Era]?: FeatureInEra };
 }

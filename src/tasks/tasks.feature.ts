@@ -21,25 +21,35 @@ export function tasksFeature(tasks: TaskManager, tools: ToolInvoker, pageSize: n
       registry.kinds().taskTools
         ? { list: {}, cancel: {}, requests: { tools: { call: {} } }, responses: { modes: ['task', 'immediate', 'streaming'] } }
         : undefined,
-    methods: {
-      'tasks/get': (params, scope) => tasks.get(params.taskId as string, scope),
-      'tasks/result': (params, scope) => tasks.result(params.taskId as string, params.lastSeqNr, scope),
-      'tasks/list': (params, scope) => tasks.list(readCursor(params), pageSize, scope),
-      'tasks/cancel': (params, scope) => tasks.cancel(params.taskId as string, scope),
+    eras: {
+      // 2025-11-25: a tools/call with a `task` field runs as a task; tasks/* read and cancel it.
+      handshake: {
+        methods: {
+          'tasks/get': (params, scope) => tasks.get(params.taskId as string, scope),
+          'tasks/result': (params, scope) => tasks.result(params.taskId as string, params.lastSeqNr, scope),
+          'tasks/list': (params, scope) => tasks.list(readCursor(params), pageSize, scope),
+          'tasks/cancel': (params, scope) => tasks.cancel(params.taskId as string, scope),
+        },
+        interceptToolCall: ({ tool, args, params, scope }, enabled) => {
+          // Task augmentation is honoured only while the server declares tasks (else the field is ignored).
+          if (!enabled) return undefined;
+          const task = optionalObject(params, 'task');
+          if (task && tool.taskSupport === 'forbidden')
+            throw McpError.methodNotFound(`tools/call as a task (tool "${tool.name}" does not support tasks)`);
+          if (!task && tool.taskSupport === 'required')
+            throw McpError.methodNotFound(`tools/call without a task (tool "${tool.name}" must run as a task)`);
+          return task ? tasks.callTool(tools, tool, args, task, scope) : undefined;
+        },
+      },
+      // 2026-07-28: the tasks extension, whose server decides which calls become tasks.
+      'per-request': {
+        methods: tasks.perRequest.handlers(),
+        // A tool that never runs as a task is not the task machinery's business (PerRequestTasks.intercept says the same).
+        interceptToolCall: (call) =>
+          call.tool.taskSupport === 'required' || call.tool.taskSupport === 'optional'
+            ? tasks.perRequest.intercept(tools, call)
+            : undefined,
+      },
     },
-    perRequestMethods: tasks.perRequest.handlers(),
-    interceptToolCall: ({ tool, args, params, scope }, enabled) => {
-      // Task augmentation is honoured only while the server declares tasks (else the field is ignored).
-      if (!enabled) return undefined;
-      const task = optionalObject(params, 'task');
-      if (task && tool.taskSupport === 'forbidden')
-        throw McpError.methodNotFound(`tools/call as a task (tool "${tool.name}" does not support tasks)`);
-      if (!task && tool.taskSupport === 'required')
-        throw McpError.methodNotFound(`tools/call without a task (tool "${tool.name}" must run as a task)`);
-      return task ? tasks.callTool(tools, tool, args, task, scope) : undefined;
-    },
-    // A tool that never runs as a task is not the task machinery's business (PerRequestTasks.intercept says the same).
-    interceptPerRequestToolCall: (call) =>
-      call.tool.taskSupport === 'required' || call.tool.taskSupport === 'optional' ? tasks.perRequest.intercept(tools, call) : undefined,
   };
 }

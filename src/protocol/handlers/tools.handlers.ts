@@ -61,27 +61,25 @@ function callTool(
   params: Record<string, unknown>,
   scope: RequestScope,
 ): unknown {
-  if (scope.peer.perRequest) {
+  const era = scope.peer.perRequest ? 'per-request' : 'handshake';
+  if (era === 'per-request') {
     // Over HTTP, the Mcp-Param-* headers of x-mcp-header properties must match the arguments.
     const headers = scope.extra?.headers;
     const mismatch = headers && checkParamHeaders(paramHeadersOf(tool.definition.inputSchema), args, headers);
     if (mismatch) throw mismatch;
-    // Tasks of the per-request era are an extension: a feature may take the call over.
-    for (const feature of env.features) {
-      const taken = feature.interceptPerRequestToolCall?.({ tool, args, params, scope });
-      if (taken !== undefined) return taken;
-    }
-    if (tool.taskSupport === 'required')
-      throw missingCapability(
-        { extensions: { [TASKS_EXTENSION]: {} } },
-        `the tasks extension ${TASKS_EXTENSION} (tool "${tool.name}" runs only as a task)`,
-      );
-  } else if (env.features.length > 0) {
+  }
+  // A feature may take the call over (tasks: in the per-request era, the tasks extension).
+  if (env.features.length > 0) {
     const caps = env.capabilities();
     for (const feature of env.features) {
-      const taken = feature.interceptToolCall?.({ tool, args, params, scope }, caps[feature.capability] !== undefined);
+      const taken = feature.eras[era]?.interceptToolCall?.({ tool, args, params, scope }, caps[feature.capability] !== undefined);
       if (taken !== undefined) return taken;
     }
   }
+  if (era === 'per-request' && tool.taskSupport === 'required')
+    throw missingCapability(
+      { extensions: { [TASKS_EXTENSION]: {} } },
+      `the tasks extension ${TASKS_EXTENSION} (tool "${tool.name}" runs only as a task)`,
+    );
   return env.tools.call(tool, args, scope);
 }
