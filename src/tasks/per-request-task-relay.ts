@@ -21,16 +21,16 @@ export class PerRequestTaskRelay {
   serve(taskId: string, inputs: PerRequestTaskInputs): Promise<() => Promise<void>> {
     const bus = this.bus;
     return bus.subscribe(taskId, (message) => {
-      if (message.kind === 'per-request-ask') {
+      if (message.kind === 'modern-ask') {
         const reply: TaskBusMessage = {
-          kind: 'per-request-inputs',
+          kind: 'modern-inputs',
           from: bus.instanceId,
           to: message.from,
           ask: message.ask,
           requests: inputs.requests() ?? {},
         };
         bus.publish(taskId, reply).catch((error) => this.logError(`Could not tell the input requests of task ${taskId}`, error));
-      } else if (message.kind === 'per-request-update' && message.from !== bus.instanceId) {
+      } else if (message.kind === 'modern-update' && message.from !== bus.instanceId) {
         try {
           inputs.answer(message.responses);
         } catch (error) {
@@ -51,11 +51,11 @@ export class PerRequestTaskRelay {
     let settle: (value: Record<string, InputRequest> | undefined) => void = () => undefined;
     const answered = new Promise<Record<string, InputRequest> | undefined>((resolve) => (settle = resolve));
     const stop = await bus.subscribe(taskId, (message) => {
-      if (message.kind === 'per-request-inputs' && message.to === bus.instanceId && message.ask === ask) settle(message.requests);
+      if (message.kind === 'modern-inputs' && message.to === bus.instanceId && message.ask === ask) settle(message.requests);
     });
     const timer = setTimeout(() => settle(undefined), ASK_TIMEOUT_MS);
     try {
-      await bus.publish(taskId, { kind: 'per-request-ask', from: bus.instanceId, ask });
+      await bus.publish(taskId, { kind: 'modern-ask', from: bus.instanceId, ask });
       return await answered;
     } finally {
       clearTimeout(timer);
@@ -65,6 +65,6 @@ export class PerRequestTaskRelay {
 
   /** Hands the answers of a tasks/update to the instance running the task. */
   update(taskId: string, responses: Record<string, unknown>): Promise<void> {
-    return this.bus.publish(taskId, { kind: 'per-request-update', from: this.bus.instanceId, responses });
+    return this.bus.publish(taskId, { kind: 'modern-update', from: this.bus.instanceId, responses });
   }
 }

@@ -1,6 +1,10 @@
 import type { JsonRpcErrorObject } from '../mcp/json-rpc';
 
-/** What the instances serving a task tell each other about its requests to the client. */
+/**
+ * What the instances serving a task tell each other about its requests to the client. The kinds are a
+ * wire format between instances, kept as first published (`modern-*` for the per-request era's), so that
+ * instances of two versions understand each other during a rolling deploy.
+ */
 export type TaskBusMessage =
   /** A tasks/result for the task waits on instance `from`: it can carry the task's requests. */
   | { kind: 'waiting'; from: string }
@@ -11,17 +15,17 @@ export type TaskBusMessage =
   /** The client's answer to input `key`, for the instance running the task. */
   | { kind: 'answer'; from: string; to: string; key: string; result?: unknown; error?: JsonRpcErrorObject }
   /** 2026-07-28 tasks: which input requests does the task wait on? (asked by a tasks/get or tasks/update elsewhere) */
-  | { kind: 'per-request-ask'; from: string; ask: string }
+  | { kind: 'modern-ask'; from: string; ask: string }
   /** The instance running the task tells them. */
   | {
-      kind: 'per-request-inputs';
+      kind: 'modern-inputs';
       from: string;
       to: string;
       ask: string;
       requests: Record<string, { method: string; params: Record<string, unknown> }>;
     }
   /** The answers a tasks/update brought to another instance, checked there against those requests. */
-  | { kind: 'per-request-update'; from: string; responses: Record<string, unknown> };
+  | { kind: 'modern-update'; from: string; responses: Record<string, unknown> };
 
 /**
  * A channel per task between the instances of a deployment, so that a task running on one instance
