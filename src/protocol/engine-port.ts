@@ -1,11 +1,10 @@
 import type { EraSupport } from '../mcp/eras';
 import type { ServerCapabilities } from '../mcp/mcp-types';
 import type { RequestTelemetry } from '../observability/telemetry-options';
+import type { RequestSite } from './inflight-request';
 import type { PeerState } from './peer';
 import type { PerRequestDispatch } from './per-request/per-request-dispatch';
 import type { MethodHandler } from './request-scope';
-import type { ServerSession } from './server-session';
-import type { StatelessRequest } from './stateless-request';
 
 /**
  * The engine as the places a request runs in see it: a session (`ServerSession`), a stateless request
@@ -29,8 +28,8 @@ export interface EnginePort {
   rootsListChanged?(peer: PeerState): void;
   /** A client notification the core does not handle itself (an extension's, a custom one). */
   notification?(method: string, params: Record<string, unknown>, peer: PeerState): void;
-  /** A session closed: the engine forgets it. */
-  onSessionClosed?(session: ServerSession): void;
-  /** A stateless request was closed: the engine forgets it. */
-  statelessClosed?(request: StatelessRequest): void;
+  /** A session (a ServerSession) closed: the engine forgets it. */
+  onSessionClosed?(session: RequestSite): void;
+  /** A stateless request (a StatelessRequest) was closed: the engine forgets it. */
+  statelessClosed?(request: RequestSite): void;
 }
