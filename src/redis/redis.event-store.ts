@@ -1,8 +1,7 @@
-import type Redis from 'ioredis';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { EventStore, StoredEvent } from '../transports/http/event-store';
 import { encodeMessage } from '../protocol/wire';
-import { connect, guarded, type RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
+import { connect, guarded, type RedisClient, type RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
 
 export interface RedisEventStoreOptions {
   keyPrefix?: string;
@@ -23,7 +22,7 @@ redis.call('SADD', KEYS[3], ARGV[1])
 for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
 return id`;
 
-type Commands = Redis & { mcpStoreEvent(...args: (string | number)[]): Promise<string> };
+type Commands = RedisClient & { mcpStoreEvent(...args: (string | number)[]): Promise<string> };
 
 /**
  * An EventStore on Redis, so that a stream dropped on one instance can be resumed through another.

@@ -1,10 +1,9 @@
-import type Redis from 'ioredis';
 import type { ContentBlock } from '../mcp/mcp-types';
 import { InvalidTaskCursorError, InvalidTaskTransitionError } from '../tasks/task-store.errors';
 import type { CreateTaskInput, TaskStore } from '../tasks/task-store';
 import type { Task, TaskOutcome, TaskRecord, TaskSegment, TaskStatus, TerminalStatus } from '../tasks/task.types';
 import { randomUUID } from 'node:crypto';
-import { connect, guarded, type RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
+import { connect, guarded, type RedisClient, type RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
 import { RedisWaiters } from './redis-waiters';
 import { APPEND, CREATE, TRANSITION } from './task-store.scripts';
 
@@ -17,7 +16,7 @@ export interface RedisTaskStoreOptions {
   onError?: (error: Error) => void;
 }
 
-type Commands = Redis & {
+type Commands = RedisClient & {
   mcpCreate(...args: (string | number)[]): Promise<string[]>;
   mcpTransition(...args: string[]): Promise<string[] | null>;
   mcpAppend(...args: string[]): Promise<string[]>;
