@@ -1,6 +1,7 @@
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { EventStore, StoredEvent } from '../transports/http/event-store';
 import { encodeMessage } from '../protocol/wire';
+import { hashTag } from './redis-keys';
 import { connect, guarded, type RedisClient, type RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
 
 export interface RedisEventStoreOptions {
@@ -27,6 +28,8 @@ type Commands = RedisClient & { mcpStoreEvent(...args: (string | number)[]): Pro
 /**
  * An EventStore on Redis, so that a stream dropped on one instance can be resumed through another.
  * Each stream is a capped list of `id\njson` entries; ids are `<stream>.<n>` with n counted per session.
+ * A session's keys share its hash tag (one slot in a Redis Cluster), so that storing an event and
+ * clearing the session are one step each; different sessions spread over the masters.
  */
 export class RedisEventStore implements EventStore {
   private readonly redis: Commands;
@@ -123,7 +126,7 @@ export class RedisEventStore implements EventStore {
   }
 
   private keys(sessionId: string) {
-    const base = `${this.prefix}ev:${sessionId}`;
+    const base = `${this.prefix}ev:${hashTag(sessionId)}:${sessionId}`;
     return { seq: `${base}:seq`, streams: `${base}:streams`, stream: (streamId: string) => `${base}:s:${streamId}` };
   }
 }
