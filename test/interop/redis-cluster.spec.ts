@@ -49,6 +49,25 @@ describe('Redis stores on a Cluster', () => {
     await store.close();
   });
 
+  it('answers for task ids and owners of any form, braces included, as for unknown ones', async () => {
+    const store = new RedisTaskStore(connect(), { keyPrefix: 'forms:' });
+    for (const owner of ['{a}', '}{', '', 'p:issuer|{sub}']) {
+      const { task } = await store.create({ owner, ttl: 60_000 });
+      await store.appendSegments(task.taskId, owner, [{ type: 'text', text: 'x' }]);
+      expect((await store.finish(task.taskId, owner, 'completed', { result: {} }))?.task.status).toBe('completed');
+      expect((await store.list(owner, undefined, 10)).tasks.map((r) => r.task.taskId)).toEqual([task.taskId]);
+    }
+    for (const taskId of ['', '{', '}{', '{x}', '.', 'abcdef01.{y}', 'zzzzzzzz.1']) {
+      expect(await store.get(taskId, '{a}')).toBeUndefined();
+      expect(await store.setStatus(taskId, '{a}', 'input_required')).toBeUndefined();
+      expect(await store.finish(taskId, '{a}', 'cancelled', { result: {} })).toBeUndefined();
+      expect(await store.appendSegments(taskId, '{a}', [{ type: 'text', text: 'x' }])).toEqual([]);
+      expect(await store.segments(taskId, '{a}', 0)).toEqual([]);
+      expect(await store.wasExpired(taskId)).toBe(false);
+    }
+    await store.close();
+  });
+
   it('lists the tasks of one owner in pages, oldest first', async () => {
     const store = new RedisTaskStore(connect(), { keyPrefix: 'pages:' });
     const ids: string[] = [];
