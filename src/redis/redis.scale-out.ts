@@ -16,7 +16,10 @@ export interface RedisScaleOutOptions {
    * (one node, or Sentinel) or a `Cluster`.
    */
   redis: RedisConnection;
-  /** Prefix of every key and channel, so that several deployments can share one Redis. */
+  /**
+   * Prefix of every key and channel, so that several deployments can share one Redis. Without braces: on a
+   * Cluster, a `{tag}` in the prefix would put every key in one slot.
+   */
   keyPrefix?: string;
 }
 
