@@ -1,10 +1,16 @@
 import type Redis from 'ioredis';
-import type { RedisOptions } from 'ioredis';
+import type { Cluster, RedisOptions } from 'ioredis';
 import { McpError } from '../mcp/mcp.error';
 import { StorageUnavailableError, TaskStoreError } from '../tasks/task-store.errors';
 
-/** A Redis connection given as a URL (mcpkit owns it) or as an ioredis client (the caller owns it). */
-export type RedisConnection = string | Redis;
+/**
+ * A Redis connection given as a URL (mcpkit owns it) or as an ioredis client the caller owns: a `Redis`
+ * (one node, or Sentinel with `sentinels` and `name`) or a `Cluster`.
+ */
+export type RedisConnection = string | Redis | Cluster;
+
+/** The client a store talks to: one node (Sentinel included) or a Cluster; both have `duplicate()` for subscribers. */
+export type RedisClient = Redis | Cluster;
 
 /** Options for connections mcpkit opens itself: fail fast rather than queue while Redis is away. */
 export const FAIL_FAST: RedisOptions = {
@@ -20,7 +26,7 @@ export const FAIL_FAST: RedisOptions = {
 export { StorageUnavailableError };
 
 /** Opens (or adopts) a command connection and a subscriber connection; errors are logged, never thrown as events. */
-export function connect(connection: RedisConnection, onError: (error: Error) => void): { redis: Redis; owned: boolean } {
+export function connect(connection: RedisConnection, onError: (error: Error) => void): { redis: RedisClient; owned: boolean } {
   const redis = typeof connection === 'string' ? new (loadRedis())(connection, FAIL_FAST) : connection;
   redis.on('error', onError);
   return { redis, owned: typeof connection === 'string' };
@@ -36,7 +42,7 @@ function loadRedis(): typeof Redis {
  * Runs a Redis call once the connection is ready (waiting at most `READY_WAIT_MS` while it connects
  * or reconnects), turning connection failures into StorageUnavailableError.
  */
-export async function guarded<T>(what: string, redis: Redis, call: () => Promise<T>): Promise<T> {
+export async function guarded<T>(what: string, redis: RedisClient, call: () => Promise<T>): Promise<T> {
   try {
     await whenReady(redis);
     return await call();
@@ -59,7 +65,7 @@ function isConnectionError(error: unknown): boolean {
 
 const READY_WAIT_MS = 1_000;
 
-export function whenReady(redis: Redis): Promise<void> {
+export function whenReady(redis: RedisClient): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   if (redis.status === 'end') return Promise.reject(new Error('Connection is closed'));
   return new Promise((resolve, reject) => {

@@ -1,15 +1,14 @@
-import type Redis from 'ioredis';
-import { whenReady } from './redis-connection';
+import { type RedisClient, whenReady } from './redis-connection';
 
 /**
  * Waits for pub/sub messages on channels, sharing one subscriber connection and one subscription
  * per channel however many callers wait on it.
  */
 export class RedisWaiters {
-  private readonly subscriber: Redis;
+  private readonly subscriber: RedisClient;
   private readonly waiting = new Map<string, Set<() => void>>();
 
-  constructor(redis: Redis, onError: (error: Error) => void) {
+  constructor(redis: RedisClient, onError: (error: Error) => void) {
     this.subscriber = redis.duplicate();
     this.subscriber.on('error', onError);
     this.subscriber.on('message', (channel: string) => {

@@ -1,8 +1,8 @@
-import type Redis from 'ioredis';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { EventStore, StoredEvent } from '../transports/http/event-store';
 import { encodeMessage } from '../protocol/wire';
-import { connect, guarded, type RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
+import { hashTag } from './redis-keys';
+import { connect, guarded, type RedisClient, type RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
 
 export interface RedisEventStoreOptions {
   keyPrefix?: string;
@@ -23,11 +23,13 @@ redis.call('SADD', KEYS[3], ARGV[1])
 for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
 return id`;
 
-type Commands = Redis & { mcpStoreEvent(...args: (string | number)[]): Promise<string> };
+type Commands = RedisClient & { mcpStoreEvent(...args: (string | number)[]): Promise<string> };
 
 /**
  * An EventStore on Redis, so that a stream dropped on one instance can be resumed through another.
  * Each stream is a capped list of `id\njson` entries; ids are `<stream>.<n>` with n counted per session.
+ * A session's keys share its hash tag (one slot in a Redis Cluster), so that storing an event and
+ * clearing the session are one step each; different sessions spread over the masters.
  */
 export class RedisEventStore implements EventStore {
   private readonly redis: Commands;
@@ -124,7 +126,7 @@ export class RedisEventStore implements EventStore {
   }
 
   private keys(sessionId: string) {
-    const base = `${this.prefix}ev:${sessionId}`;
+    const base = `${this.prefix}ev:${hashTag(sessionId)}:${sessionId}`;
     return { seq: `${base}:seq`, streams: `${base}:streams`, stream: (streamId: string) => `${base}:s:${streamId}` };
   }
 }

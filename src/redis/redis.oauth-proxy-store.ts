@@ -1,6 +1,5 @@
-import type Redis from 'ioredis';
 import type { OAuthProxyStore } from '../auth/oauth-proxy/oauth-proxy.store';
-import { connect, guarded, type RedisConnection } from './redis-connection';
+import { connect, guarded, type RedisClient, type RedisConnection } from './redis-connection';
 
 export interface RedisOAuthProxyStoreOptions {
   keyPrefix?: string;
@@ -10,7 +9,7 @@ export interface RedisOAuthProxyStoreOptions {
 
 /** The OAuth proxy's clients, codes, grants and tokens in Redis, shared by every instance; each key expires with its ttl. */
 export class RedisOAuthProxyStore implements OAuthProxyStore {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly owned: boolean;
   private readonly prefix: string;
 

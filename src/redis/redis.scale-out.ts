@@ -11,9 +11,15 @@ import type { RedisConnection } from './redis-connection';
 
 /** Where the instances of a deployment share their state. */
 export interface RedisScaleOutOptions {
-  /** A URL (mcpkit opens and closes the connections) or an ioredis client (the caller owns it). */
+  /**
+   * A URL (mcpkit opens and closes the connections) or an ioredis client the caller owns: a `Redis`
+   * (one node, or Sentinel) or a `Cluster`.
+   */
   redis: RedisConnection;
-  /** Prefix of every key and channel, so that several deployments can share one Redis. */
+  /**
+   * Prefix of every key and channel, so that several deployments can share one Redis. Without braces: on a
+   * Cluster, a `{tag}` in the prefix would put every key in one slot.
+   */
   keyPrefix?: string;
 }
 

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type Redis from 'ioredis';
 import type { SessionBackplane, SessionEnvelope, SharedSessionState } from '../transports/http/session-backplane';
-import { connect, guarded, type RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
+import { connect, guarded, type RedisClient, type RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
 
 export interface RedisSessionBackplaneOptions {
   keyPrefix?: string;
@@ -28,8 +27,8 @@ const COMMANDS: Record<string, string> = {
 
 /** Sessions shared through Redis: state as a JSON value that expires when idle, a pub/sub channel per session. */
 export class RedisSessionBackplane implements SessionBackplane {
-  private readonly redis: Redis;
-  private readonly subscriber: Redis;
+  private readonly redis: RedisClient;
+  private readonly subscriber: RedisClient;
   private readonly owned: boolean;
   private readonly prefix: string;
   private readonly listeners = new Map<string, Set<(e: SessionEnvelope) => void>>();
@@ -92,7 +91,7 @@ export class RedisSessionBackplane implements SessionBackplane {
 
   update(sessionId: string, patch: Partial<SharedSessionState>, ttlMs: number): Promise<void> {
     return guarded('The session store', this.redis, async () => {
-      await (this.redis as Redis & { mcpMergeSession(key: string, patch: string, ttl: number): Promise<number> }).mcpMergeSession(
+      await (this.redis as RedisClient & { mcpMergeSession(key: string, patch: string, ttl: number): Promise<number> }).mcpMergeSession(
         this.key(sessionId),
         JSON.stringify(patch),
         ttlMs,

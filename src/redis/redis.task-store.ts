@@ -1,10 +1,10 @@
-import type Redis from 'ioredis';
 import type { ContentBlock } from '../mcp/mcp-types';
 import { InvalidTaskCursorError, InvalidTaskTransitionError } from '../tasks/task-store.errors';
 import type { CreateTaskInput, TaskStore } from '../tasks/task-store';
 import type { Task, TaskOutcome, TaskRecord, TaskSegment, TaskStatus, TerminalStatus } from '../tasks/task.types';
 import { randomUUID } from 'node:crypto';
-import { connect, guarded, type RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
+import { connect, guarded, type RedisClient, type RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
+import { hashTag, tagOf } from './redis-keys';
 import { RedisWaiters } from './redis-waiters';
 import { APPEND, CREATE, TRANSITION } from './task-store.scripts';
 
@@ -17,7 +17,7 @@ export interface RedisTaskStoreOptions {
   onError?: (error: Error) => void;
 }
 
-type Commands = Redis & {
+type Commands = RedisClient & {
   mcpCreate(...args: (string | number)[]): Promise<string[]>;
   mcpTransition(...args: string[]): Promise<string[] | null>;
   mcpAppend(...args: string[]): Promise<string[]>;
@@ -28,6 +28,10 @@ type Commands = Redis & {
  * changes as Lua scripts (atomic across instances), owner indexes as sorted sets, segments as lists,
  * and `waitForChange` woken through pub/sub. Leases let another instance fail the tasks of an
  * instance that died.
+ *
+ * Ready for Redis Cluster: a task id starts with its owner's hash tag, so that a task's keys and its
+ * owner's indexes share one slot (each operation is one script or pipeline on one slot), while the
+ * tasks of different owners spread over the masters. Channels are script arguments, not keys.
  */
 export class RedisTaskStore implements TaskStore {
   readonly distributed = true;
@@ -49,22 +53,24 @@ export class RedisTaskStore implements TaskStore {
     this.owned = owned;
     this.prefix = options.keyPrefix ?? 'mcpkit:';
     this.redis.defineCommand('mcpCreate', { numberOfKeys: 5, lua: CREATE });
-    this.redis.defineCommand('mcpTransition', { numberOfKeys: 4, lua: TRANSITION });
-    this.redis.defineCommand('mcpAppend', { numberOfKeys: 3, lua: APPEND });
+    this.redis.defineCommand('mcpTransition', { numberOfKeys: 3, lua: TRANSITION });
+    this.redis.defineCommand('mcpAppend', { numberOfKeys: 2, lua: APPEND });
     this.waiters = new RedisWaiters(this.redis, onError);
     this.redis.on('ready', () => (this.readySince = Date.now()));
   }
 
   create(input: CreateTaskInput): Promise<TaskRecord> {
     return guarded('The task store', this.redis, async () => {
-      const taskId = randomUUID();
+      // The owner's tag in front of the id puts the task in the slot of its owner's indexes.
+      const taskId = `${tagOf(input.owner)}.${randomUUID()}`;
       const k = this.keys(taskId);
+      const o = this.ownerKeys(hashTag(input.owner), input.owner);
       const fields = await this.redis.mcpCreate(
         k.task,
-        this.ownerKey(input.owner),
-        `${this.prefix}seq`,
+        o.index,
+        o.seq,
         k.known,
-        this.activeKey(input.owner),
+        o.active,
         taskId,
         input.owner,
         new Date().toISOString(),
@@ -123,7 +129,8 @@ export class RedisTaskStore implements TaskStore {
         if (!m) throw new InvalidTaskCursorError(cursor);
         after = Number(m[1]);
       }
-      const index = this.ownerKey(owner);
+      // The owner's index and its tasks share the owner's slot: one pipeline reads a page.
+      const index = this.ownerKeys(hashTag(owner), owner).index;
       const found: { record: TaskRecord; seq: number }[] = [];
       // One more than a page tells whether there is a next one; expired entries are skipped (and dropped).
       while (found.length <= limit) {
@@ -152,7 +159,7 @@ export class RedisTaskStore implements TaskStore {
   /** Live tasks are kept in a sorted set scored by expiry: counting drops the expired, then counts. */
   countActive(owner: string): Promise<number> {
     return guarded('The task store', this.redis, async () => {
-      const key = this.activeKey(owner);
+      const key = this.ownerKeys(hashTag(owner), owner).active;
       const [, [, count]] = (await this.redis.multi().zremrangebyscore(key, '-inf', Date.now()).zcard(key).exec()) as [
         [null, number],
         [null, number],
@@ -165,7 +172,7 @@ export class RedisTaskStore implements TaskStore {
     return guarded('The task store', this.redis, async () => {
       const k = this.keys(taskId);
       try {
-        const added = await this.redis.mcpAppend(k.task, k.segments, k.channel, owner, ...blocks.map((b) => JSON.stringify(b)));
+        const added = await this.redis.mcpAppend(k.task, k.segments, owner, k.channel, ...blocks.map((b) => JSON.stringify(b)));
         return added.map((s) => JSON.parse(s) as TaskSegment);
       } catch (error) {
         throw terminal(error, taskId) ?? error;
@@ -261,14 +268,14 @@ export class RedisTaskStore implements TaskStore {
         const fields = await this.redis.mcpTransition(
           k.task,
           k.outcome,
-          k.channel,
-          this.activeKey(owner),
+          this.ownerKeys(taskTag(taskId), owner).active,
           owner,
           status,
           statusMessage === undefined ? '-' : `+${statusMessage}`,
           new Date().toISOString(),
           outcome ? JSON.stringify(outcome) : '',
           taskId,
+          k.channel,
         );
         return fields ? toRecord(taskId, fields) : undefined;
       } catch (error) {
@@ -277,18 +284,30 @@ export class RedisTaskStore implements TaskStore {
     });
   }
 
+  /** A task's keys, in the slot its id names; its channel is not a key (Cluster publishes it to every node). */
   private keys(taskId: string) {
-    const base = `${this.prefix}t:${taskId}`;
+    const base = `${this.prefix}t:${taskTag(taskId)}:${taskId}`;
     return { task: base, outcome: `${base}:out`, segments: `${base}:seg`, known: `${base}:known`, channel: `${this.prefix}ch:${taskId}` };
   }
 
-  private activeKey(owner: string): string {
-    return `${this.prefix}oa:${owner}`;
+  /**
+   * The owner's index (tasks by creation number), its counter and its live tasks (by expiry), under a
+   * hash tag: the owner's own, or a task's (the same for the owner's tasks), so that a script on the
+   * task may touch them.
+   */
+  private ownerKeys(tag: string, owner: string) {
+    return {
+      index: `${this.prefix}o:${tag}:${owner}`,
+      seq: `${this.prefix}o:${tag}:${owner}:seq`,
+      active: `${this.prefix}oa:${tag}:${owner}`,
+    };
   }
+}
 
-  private ownerKey(owner: string): string {
-    return `${this.prefix}o:${owner}`;
-  }
+/** The hash tag a task id starts with (its owner's); an id of any other form gets a tag of its own. */
+function taskTag(taskId: string): string {
+  const m = /^([0-9a-f]{8})\./.exec(taskId);
+  return m ? `{${m[1]}}` : hashTag(taskId);
 }
 
 function terminal(error: unknown, taskId: string, to?: TaskStatus): InvalidTaskTransitionError | undefined {

@@ -1,7 +1,12 @@
-/** The RedisTaskStore's Lua scripts: each status change or append is one atomic step across instances. */
+/**
+ * The RedisTaskStore's Lua scripts: each status change or append is one atomic step across instances.
+ * Every key a script names shares one hash slot (Redis Cluster runs a script on one node); the
+ * channel a script publishes to comes as an argument.
+ */
 
 export const CREATE = `
 local seq = redis.call('INCR', KEYS[3])
+if redis.call('PTTL', KEYS[3]) < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[3], ARGV[4]) end
 redis.call('HSET', KEYS[1], 'owner', ARGV[2], 'status', 'working', 'createdAt', ARGV[3], 'lastUpdatedAt', ARGV[3], 'ttl', ARGV[4], 'version', 1, 'lastSeqNr', 0, 'seq', seq)
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'pollInterval', ARGV[5]) end
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'statusMessage', ARGV[6]) end
@@ -22,8 +27,8 @@ redis.call('HSET', KEYS[1], 'status', ARGV[2], 'lastUpdatedAt', ARGV[4])
 if string.sub(ARGV[3], 1, 1) == '+' then redis.call('HSET', KEYS[1], 'statusMessage', string.sub(ARGV[3], 2)) else redis.call('HDEL', KEYS[1], 'statusMessage') end
 if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[5], 'PX', redis.call('PTTL', KEYS[1])) end
 redis.call('HINCRBY', KEYS[1], 'version', 1)
-if ARGV[2] == 'completed' or ARGV[2] == 'failed' or ARGV[2] == 'cancelled' then redis.call('ZREM', KEYS[4], ARGV[6]) end
-redis.call('PUBLISH', KEYS[3], 'changed')
+if ARGV[2] == 'completed' or ARGV[2] == 'failed' or ARGV[2] == 'cancelled' then redis.call('ZREM', KEYS[3], ARGV[6]) end
+redis.call('PUBLISH', ARGV[7], 'changed')
 return redis.call('HGETALL', KEYS[1])`;
 
 export const APPEND = `
@@ -31,7 +36,7 @@ if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HGET', KEYS[1], 'owner') ~=
 local status = redis.call('HGET', KEYS[1], 'status')
 if status == 'completed' or status == 'failed' or status == 'cancelled' then return redis.error_reply('TERMINAL ' .. status) end
 local out = {}
-for i = 2, #ARGV do
+for i = 3, #ARGV do
   local n = redis.call('HINCRBY', KEYS[1], 'lastSeqNr', 1)
   local segment = '{"seqNr":' .. n .. ',' .. string.sub(ARGV[i], 2)
   redis.call('RPUSH', KEYS[2], segment)
@@ -39,5 +44,5 @@ for i = 2, #ARGV do
 end
 redis.call('PEXPIRE', KEYS[2], redis.call('PTTL', KEYS[1]))
 redis.call('HINCRBY', KEYS[1], 'version', 1)
-redis.call('PUBLISH', KEYS[3], 'changed')
+redis.call('PUBLISH', ARGV[2], 'changed')
 return out`;
