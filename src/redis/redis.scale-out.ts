@@ -15,6 +15,11 @@ export interface RedisScaleOutOptions {
   redis: RedisConnection;
   /** Prefix of every key and channel, so that several deployments can share one Redis. */
   keyPrefix?: string;
+  /**
+   * How often a task waiter (a blocking `tasks/result`, the watch for a cancellation made through
+   * another instance) reads the task again although no pub/sub message woke it, in ms (default 5000).
+   */
+  recheckMs?: number;
 }
 
 /**
@@ -44,7 +49,11 @@ class RedisScaleOut implements ScaleOut {
   }
 
   taskStore(): RedisTaskStore {
-    this.tasks ??= new RedisTaskStore(this.config.redis, { keyPrefix: this.config.keyPrefix, onError: this.onError });
+    this.tasks ??= new RedisTaskStore(this.config.redis, {
+      keyPrefix: this.config.keyPrefix,
+      recheckMs: this.config.recheckMs,
+      onError: this.onError,
+    });
     return this.tasks;
   }
 

@@ -15,6 +15,12 @@ export interface RedisTaskStoreOptions {
   tombstoneMs?: number;
   /** Told about connection errors (the store never throws them as events). */
   onError?: (error: Error) => void;
+  /**
+   * How often a `waitForChange` caller reads the task again although no message woke it, in ms
+   * (default 5000): pub/sub loses the messages published while a connection is down, so this bounds
+   * how late such a waiter wakes. It also reads again at once whenever its subscription is restored.
+   */
+  recheckMs?: number;
 }
 
 type Commands = Redis & {
@@ -51,7 +57,7 @@ export class RedisTaskStore implements TaskStore {
     this.redis.defineCommand('mcpCreate', { numberOfKeys: 5, lua: CREATE });
     this.redis.defineCommand('mcpTransition', { numberOfKeys: 4, lua: TRANSITION });
     this.redis.defineCommand('mcpAppend', { numberOfKeys: 3, lua: APPEND });
-    this.waiters = new RedisWaiters(this.redis, onError);
+    this.waiters = new RedisWaiters(this.redis, onError, options.recheckMs);
     this.redis.on('ready', () => (this.readySince = Date.now()));
   }
 
