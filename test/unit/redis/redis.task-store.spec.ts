@@ -120,6 +120,30 @@ describe('RedisTaskStore specifics', () => {
     admin.disconnect();
   });
 
+  it('gives leases a grace after any failed call, also when the connection never dropped (as a Cluster client)', async () => {
+    const admin = new Redis(redis.url);
+    const store = new RedisTaskStore(redis.url, { keyPrefix: 'pause:' });
+    const { task } = await store.create({ owner: 'o', ttl: 60_000 });
+    await store.renewLeases([task.taskId], 1);
+    const clock = fakeWallClock();
+    try {
+      clock.advance(120_000); // long past the grace after connecting
+      // Writes hang until the command times out: the connection stays up, no 'ready' follows.
+      await admin.call('CLIENT', 'PAUSE', '10000', 'WRITE');
+      await expect(store.renewLeases([task.taskId], 1)).rejects.toMatchObject({ message: 'The task store is unavailable' });
+      await admin.call('CLIENT', 'UNPAUSE');
+      clock.advance(10);
+      expect(await store.reapAbandoned('gone', 60_000)).toEqual([]);
+      clock.advance(120_000);
+      expect((await store.reapAbandoned('gone', 60_000)).map((r) => r.task.taskId)).toEqual([task.taskId]);
+    } finally {
+      clock.restore();
+      await admin.call('CLIENT', 'UNPAUSE');
+    }
+    await store.close();
+    admin.disconnect();
+  });
+
   it('fails fast with a clear error while Redis is down, and works again when it is back', async () => {
     const store = new RedisTaskStore(redis.url, { keyPrefix: 'fault:' });
     const { task } = await store.create({ owner: 'o', ttl: 60_000 });
