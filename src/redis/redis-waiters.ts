@@ -30,7 +30,9 @@ export class RedisWaiters {
     onError: (error: Error) => void,
     private readonly recheckMs = RECHECK_MS,
   ) {
-    this.subscriber = redis.duplicate();
+    // Re-subscribing is done here (see `resubscribed`): ioredis's own leaves its promise unhandled, and
+    // a connection dropped again before the reply would end the process on that rejection.
+    this.subscriber = redis.duplicate({ autoResubscribe: false });
     this.subscriber.on('error', onError);
     this.subscriber.on('message', (channel: string) => {
       for (const wake of [...(this.channels.get(channel)?.wakes ?? [])]) wake('message');
@@ -104,9 +106,8 @@ export class RedisWaiters {
   }
 
   /**
-   * The subscriber is (re)connected: listen on every channel again (ioredis re-subscribes itself only
-   * when `autoResubscribe` is on), then have every waiter read the state again, since a message may
-   * have been published while the connection was down.
+   * The subscriber is (re)connected: listen on every channel again, then have every waiter read the
+   * state again, since a message may have been published while the connection was down.
    */
   private async resubscribed(): Promise<void> {
     const names = [...this.channels.keys()];

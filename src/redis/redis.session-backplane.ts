@@ -42,8 +42,15 @@ export class RedisSessionBackplane implements SessionBackplane {
     this.prefix = options.keyPrefix ?? 'mcpkit:';
     // Merging in one script keeps concurrent updates from two instances from losing each other.
     this.redis.defineCommand('mcpMergeSession', { numberOfKeys: 1, lua: MERGE });
-    this.subscriber = redis.duplicate();
+    // Re-subscribed here on each reconnection, its failure handled: ioredis's own re-subscription
+    // leaves its promise unhandled, and a connection dropped again before the reply would end the process.
+    this.subscriber = redis.duplicate({ autoResubscribe: false });
     this.subscriber.on('error', onError);
+    this.subscriber.on('ready', () => {
+      const channels = [...this.listeners.keys()];
+      // A failure means the connection dropped again: the next 'ready' subscribes once more.
+      if (channels.length > 0) this.subscriber.subscribe(...channels).catch(() => undefined);
+    });
     this.subscriber.on('message', (channel: string, payload: string) => {
       const set = this.listeners.get(channel);
       if (!set) return;
