@@ -20,6 +20,9 @@ export const FAIL_FAST: RedisOptions = {
   commandTimeout: 2_000,
   lazyConnect: false,
   retryStrategy: (attempt) => Math.min(50 * attempt, 1_000),
+  // A node demoted by a failover answers writes with READONLY: reconnect, so a name that moved to the
+  // new master (a managed Redis's endpoint) reaches it; the failed command is reported as unavailable.
+  reconnectOnError: (error) => /^READONLY/.test(error.message),
 };
 
 /** Storage (Redis) could not be reached; sent to clients as a -32603 error naming the store. */
@@ -54,13 +57,62 @@ export async function guarded<T>(what: string, redis: RedisClient, call: () => P
   }
 }
 
-function isConnectionError(error: unknown): boolean {
+/**
+ * Replies and client errors that mean "Redis is not reachable right now" rather than "this call is
+ * wrong": the connection (lost, refused, timed out, closed), a cluster without a full slot map or in
+ * the middle of moving slots (CLUSTERDOWN, TRYAGAIN, a MOVED/ASK storm ending in "Too many Cluster
+ * redirections", no reachable node, no slots cache), a server still loading its data (LOADING), a
+ * node demoted to replica by a failover (READONLY) or a replica cut off from its master (MASTERDOWN),
+ * and Sentinel with no answer.
+ */
+const UNAVAILABLE = new RegExp(
+  [
+    // Connection-level
+    'writeable',
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ENOTFOUND',
+    'EHOSTUNREACH',
+    'ETIMEDOUT',
+    'EPIPE',
+    'timed out',
+    'Connection is closed',
+    'MaxRetriesPerRequest',
+    'Reached the max retries',
+    'connect',
+    // Redis Cluster
+    '^(?:MOVED|ASK) \\d',
+    'Too many Cluster redirections',
+    "Cluster isn't ready",
+    'None of startup nodes is available',
+    'Failed to refresh slots cache',
+    // A cluster without a full slot map or moving a slot, a node loading, demoted, or without its master:
+    // at the start of a reply, or after '-' where a script passes on the error of one of its calls
+    '(?:^|-)(?:CLUSTERDOWN|TRYAGAIN|LOADING|READONLY|MASTERDOWN) ',
+    // Sentinel
+    'All sentinels are unreachable',
+  ].join('|'),
+  'i',
+);
+
+/** True when `error` means that Redis cannot be reached right now (see UNAVAILABLE). */
+export function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  return (
-    /writeable|ECONNREFUSED|ECONNRESET|EPIPE|timed out|Connection is closed|MaxRetriesPerRequest|Reached the max retries|connect/i.test(
-      error.message,
-    ) || error.name === 'MaxRetriesPerRequestError'
-  );
+  return UNAVAILABLE.test(error.message) || error.name === 'MaxRetriesPerRequestError' || error.name === 'ClusterAllFailedError';
+}
+
+/**
+ * A second connection of `client`, for pub/sub, which its user re-subscribes on each 'ready': ioredis's
+ * own re-subscription of a single node leaves its promise unhandled, and a connection dropped again
+ * before the reply would end the process on that rejection. A Cluster keeps its own subscriber node
+ * and re-subscribes it itself.
+ */
+export function subscriberOf(client: RedisClient): RedisClient {
+  return isCluster(client) ? client.duplicate() : client.duplicate({ autoResubscribe: false });
+}
+
+function isCluster(client: RedisClient): client is Cluster {
+  return client.isCluster;
 }
 
 const READY_WAIT_MS = 1_000;

@@ -21,6 +21,11 @@ export interface RedisScaleOutOptions {
    * Cluster, a `{tag}` in the prefix would put every key in one slot.
    */
   keyPrefix?: string;
+  /**
+   * How often a task waiter (a blocking `tasks/result`, the watch for a cancellation made through
+   * another instance) reads the task again although no pub/sub message woke it, in ms (default 5000).
+   */
+  recheckMs?: number;
 }
 
 /**
@@ -50,7 +55,11 @@ class RedisScaleOut implements ScaleOut {
   }
 
   taskStore(): RedisTaskStore {
-    this.tasks ??= new RedisTaskStore(this.config.redis, { keyPrefix: this.config.keyPrefix, onError: this.onError });
+    this.tasks ??= new RedisTaskStore(this.config.redis, {
+      keyPrefix: this.config.keyPrefix,
+      recheckMs: this.config.recheckMs,
+      onError: this.onError,
+    });
     return this.tasks;
   }
 

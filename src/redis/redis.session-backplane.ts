@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { SessionBackplane, SessionEnvelope, SharedSessionState } from '../transports/http/session-backplane';
-import { connect, guarded, type RedisClient, type RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
+import { connect, guarded, type RedisClient, type RedisConnection, redisSpanAttributes, subscriberOf, whenReady } from './redis-connection';
 
 export interface RedisSessionBackplaneOptions {
   keyPrefix?: string;
@@ -41,8 +41,14 @@ export class RedisSessionBackplane implements SessionBackplane {
     this.prefix = options.keyPrefix ?? 'mcpkit:';
     // Merging in one script keeps concurrent updates from two instances from losing each other.
     this.redis.defineCommand('mcpMergeSession', { numberOfKeys: 1, lua: MERGE });
-    this.subscriber = redis.duplicate();
+    // Re-subscribed here on each reconnection, its failure handled (see subscriberOf).
+    this.subscriber = subscriberOf(redis);
     this.subscriber.on('error', onError);
+    this.subscriber.on('ready', () => {
+      const channels = [...this.listeners.keys()];
+      // A failure means the connection dropped again: the next 'ready' subscribes once more.
+      if (channels.length > 0) this.subscriber.subscribe(...channels).catch(() => undefined);
+    });
     this.subscriber.on('message', (channel: string, payload: string) => {
       const set = this.listeners.get(channel);
       if (!set) return;

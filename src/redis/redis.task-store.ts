@@ -1,5 +1,5 @@
 import type { ContentBlock } from '../mcp/mcp-types';
-import { InvalidTaskCursorError, InvalidTaskTransitionError } from '../tasks/task-store.errors';
+import { InvalidTaskCursorError, InvalidTaskTransitionError, StorageUnavailableError } from '../tasks/task-store.errors';
 import type { CreateTaskInput, TaskStore } from '../tasks/task-store';
 import type { Task, TaskOutcome, TaskRecord, TaskSegment, TaskStatus, TerminalStatus } from '../tasks/task.types';
 import { randomUUID } from 'node:crypto';
@@ -15,6 +15,12 @@ export interface RedisTaskStoreOptions {
   tombstoneMs?: number;
   /** Told about connection errors (the store never throws them as events). */
   onError?: (error: Error) => void;
+  /**
+   * How often a `waitForChange` caller reads the task again although no message woke it, in ms
+   * (default 5000): pub/sub loses the messages published while a connection is down, so this bounds
+   * how late such a waiter wakes. It also reads again at once whenever its subscription is restored.
+   */
+  recheckMs?: number;
 }
 
 type Commands = RedisClient & {
@@ -40,8 +46,12 @@ export class RedisTaskStore implements TaskStore {
   private readonly prefix: string;
   private readonly waiters: RedisWaiters;
   private readonly onError: (error: Error) => void;
-  /** When the connection last became ready (leases could not be renewed before). */
-  private readySince = Date.now();
+  /**
+   * When the store was last seen unreachable: the connection became ready again, or renewing or
+   * reaping leases failed. Leases could not be renewed until then. A Cluster client stays ready while
+   * one of its masters fails over, so failed calls count too.
+   */
+  private troubleAt = Date.now();
 
   constructor(
     connection: RedisConnection,
@@ -55,8 +65,8 @@ export class RedisTaskStore implements TaskStore {
     this.redis.defineCommand('mcpCreate', { numberOfKeys: 5, lua: CREATE });
     this.redis.defineCommand('mcpTransition', { numberOfKeys: 3, lua: TRANSITION });
     this.redis.defineCommand('mcpAppend', { numberOfKeys: 2, lua: APPEND });
-    this.waiters = new RedisWaiters(this.redis, onError);
-    this.redis.on('ready', () => (this.readySince = Date.now()));
+    this.waiters = new RedisWaiters(this.redis, onError, options.recheckMs);
+    this.redis.on('ready', () => (this.troubleAt = Date.now()));
   }
 
   create(input: CreateTaskInput): Promise<TaskRecord> {
@@ -202,11 +212,13 @@ export class RedisTaskStore implements TaskStore {
 
   /** Marks tasks as running on a live instance until `leaseMs` from now. */
   renewLeases(taskIds: string[], leaseMs: number): Promise<void> {
-    return guarded('The task store', this.redis, async () => {
-      if (taskIds.length === 0) return;
-      const deadline = Date.now() + leaseMs;
-      await this.redis.zadd(`${this.prefix}leases`, ...taskIds.flatMap((id) => [deadline, id]));
-    });
+    return this.noting(
+      guarded('The task store', this.redis, async () => {
+        if (taskIds.length === 0) return;
+        const deadline = Date.now() + leaseMs;
+        await this.redis.zadd(`${this.prefix}leases`, ...taskIds.flatMap((id) => [deadline, id]));
+      }),
+    );
   }
 
   /** The task stopped running here (it ended). */
@@ -216,9 +228,23 @@ export class RedisTaskStore implements TaskStore {
 
   /** Fails the tasks whose lease ran out (their instance died); returns those it failed. */
   reapAbandoned(statusMessage: string, graceMs: number): Promise<TaskRecord[]> {
+    return this.noting(this.reap(statusMessage, graceMs));
+  }
+
+  /** Notes when the store was unreachable (see `troubleAt`). */
+  private async noting<T>(call: Promise<T>): Promise<T> {
+    try {
+      return await call;
+    } catch (error) {
+      if (error instanceof StorageUnavailableError) this.troubleAt = Date.now();
+      throw error;
+    }
+  }
+
+  private reap(statusMessage: string, graceMs: number): Promise<TaskRecord[]> {
     return guarded('The task store', this.redis, async () => {
       // Right after an outage every lease looks expired: give the live instances time to renew first.
-      if (Date.now() - this.readySince < graceMs) return [];
+      if (Date.now() - this.troubleAt < graceMs) return [];
       const key = `${this.prefix}leases`;
       const ids = await this.redis.zrangebyscore(key, '-inf', Date.now());
       const reaped: TaskRecord[] = [];

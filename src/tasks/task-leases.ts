@@ -1,5 +1,7 @@
 import { ErrorCode } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
+import { delay } from './task-modes';
+import { StorageUnavailableError } from './task-store.errors';
 import type { TaskStore } from './task-store';
 
 /**
@@ -23,7 +25,14 @@ export function keepLeases(
   return timers;
 }
 
-/** With a shared store, a task may be cancelled through another instance: stop the handler here then. */
+/** How long the cancellation watch waits before reading again a store that was unavailable. */
+const WATCH_RETRY_MS = 250;
+
+/**
+ * With a shared store, a task may be cancelled through another instance: stop the handler here then.
+ * An unavailable store pauses the watch, never ends it: a cancellation made during or after an outage
+ * still reaches the handler.
+ */
 export async function watchForCancellation(
   store: TaskStore,
   taskId: string,
@@ -32,19 +41,25 @@ export async function watchForCancellation(
   stop: AbortSignal,
   logError: (message: string, error?: unknown) => void,
 ): Promise<void> {
-  try {
-    let record = await store.get(taskId, owner);
-    while (record && !stop.aborted) {
+  let version: number | undefined;
+  while (!stop.aborted) {
+    try {
+      if (version !== undefined) await store.waitForChange(taskId, owner, version, stop);
+      if (stop.aborted) return;
+      const record = await store.get(taskId, owner);
+      if (!record) return;
       if (record.task.status === 'cancelled') {
         controller.abort(new McpError(ErrorCode.InvalidRequest, 'The task was cancelled'));
         return;
       }
       if (record.task.status === 'completed' || record.task.status === 'failed') return;
-      await store.waitForChange(taskId, owner, record.version, stop);
-      if (stop.aborted) return;
-      record = await store.get(taskId, owner);
+      version = record.version;
+    } catch (error) {
+      if (!(error instanceof StorageUnavailableError)) {
+        logError(`Stopped watching task ${taskId} for cancellation`, error);
+        return;
+      }
+      await delay(WATCH_RETRY_MS);
     }
-  } catch (error) {
-    logError(`Stopped watching task ${taskId} for cancellation`, error);
   }
 }

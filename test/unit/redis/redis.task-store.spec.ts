@@ -87,6 +87,66 @@ describe('RedisTaskStore specifics', () => {
     await store.close();
   });
 
+  it('wakes every waiter whose pub/sub connection was killed while the tasks finished', async () => {
+    const admin = new Redis(redis.url);
+    // A re-check interval longer than the test: only the re-read after resubscribing can wake them.
+    const waiting = new RedisTaskStore(redis.url, { keyPrefix: 'wake:', recheckMs: 600_000 });
+    const finishing = new RedisTaskStore(redis.url, { keyPrefix: 'wake:' });
+    const records = await Promise.all(Array.from({ length: 10 }, () => finishing.create({ owner: 'o', ttl: 60_000 })));
+    let woke = 0;
+    const waits = records.map((r) => waiting.waitForChange(r.task.taskId, 'o', r.version).then(() => woke++));
+    await waitFor(async () => (await subscriptions(admin)) === 10);
+    await admin.client('KILL', 'TYPE', 'pubsub');
+    await Promise.all(records.map((r) => finishing.finish(r.task.taskId, 'o', 'completed', { result: { content: [] } })));
+    await waitFor(() => woke === 10, { timeoutMs: 10_000, what: 'every waiter to wake' });
+    await Promise.all(waits);
+    await Promise.all([waiting.close(), finishing.close()]);
+    admin.disconnect();
+  });
+
+  it('re-reads on its interval, so a waiter wakes although its subscriber is still away', async () => {
+    const admin = new Redis(redis.url);
+    // The caller's client reconnects after 30 s only (its subscriber, a duplicate, too); its commands still run meanwhile.
+    const slow = new Redis(redis.url, { retryStrategy: () => 30_000 });
+    const waiting = new RedisTaskStore(slow, { keyPrefix: 'tick:', recheckMs: 200 });
+    const finishing = new RedisTaskStore(redis.url, { keyPrefix: 'tick:' });
+    const record = await finishing.create({ owner: 'o', ttl: 60_000 });
+    let woke = false;
+    const wait = waiting.waitForChange(record.task.taskId, 'o', record.version).then(() => (woke = true));
+    await waitFor(async () => (await subscriptions(admin)) === 1);
+    await admin.client('KILL', 'TYPE', 'pubsub');
+    await finishing.finish(record.task.taskId, 'o', 'completed', { result: { content: [] } });
+    await waitFor(() => woke, { timeoutMs: 10_000, what: 'the waiter to wake' });
+    await wait;
+    await Promise.all([waiting.close(), finishing.close()]);
+    slow.disconnect();
+    admin.disconnect();
+  });
+
+  it('gives leases a grace after any failed call, also when the connection never dropped (as a Cluster client)', async () => {
+    const admin = new Redis(redis.url);
+    const store = new RedisTaskStore(redis.url, { keyPrefix: 'pause:' });
+    const { task } = await store.create({ owner: 'o', ttl: 60_000 });
+    await store.renewLeases([task.taskId], 1);
+    const clock = fakeWallClock();
+    try {
+      clock.advance(120_000); // long past the grace after connecting
+      // Writes hang until the command times out: the connection stays up, no 'ready' follows.
+      await admin.call('CLIENT', 'PAUSE', '10000', 'WRITE');
+      await expect(store.renewLeases([task.taskId], 1)).rejects.toMatchObject({ message: 'The task store is unavailable' });
+      await admin.call('CLIENT', 'UNPAUSE');
+      clock.advance(10);
+      expect(await store.reapAbandoned('gone', 60_000)).toEqual([]);
+      clock.advance(120_000);
+      expect((await store.reapAbandoned('gone', 60_000)).map((r) => r.task.taskId)).toEqual([task.taskId]);
+    } finally {
+      clock.restore();
+      await admin.call('CLIENT', 'UNPAUSE');
+    }
+    await store.close();
+    admin.disconnect();
+  });
+
   it('fails fast with a clear error while Redis is down, and works again when it is back', async () => {
     const store = new RedisTaskStore(redis.url, { keyPrefix: 'fault:' });
     const { task } = await store.create({ owner: 'o', ttl: 60_000 });
@@ -108,3 +168,9 @@ describe('RedisTaskStore specifics', () => {
     await store.close();
   });
 });
+
+/** How many channels the server's pub/sub clients listen on. */
+async function subscriptions(admin: Redis): Promise<number> {
+  const list = String(await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub'));
+  return [...list.matchAll(/ sub=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+}

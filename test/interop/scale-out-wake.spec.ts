@@ -1,0 +1,92 @@
+import Redis from 'ioredis';
+import { HTTP_FIXTURE } from '../helpers/paths';
+import { PrivateRedis } from '../helpers/redis-server';
+import { PrivateRedisSentinel } from '../helpers/redis-sentinel';
+import { type Answer, scaleOutSession, startSleeper } from '../helpers/scale-out-session';
+import { spawnHttpServer } from '../helpers/spawn-server';
+import { waitFor } from '../helpers/wait-for';
+
+type Server = Awaited<ReturnType<typeof spawnHttpServer>>;
+
+/**
+ * Pub/sub delivers at most once: a waiter whose subscriber reconnects misses what was published
+ * meanwhile. Ten tasks/result waiters on one instance, ten tasks finishing on the other, and the
+ * server killing every pub/sub connection again and again while they finish: every waiter answers.
+ */
+describe.each([
+  ['one Redis', () => PrivateRedis.start()],
+  ['a Sentinel set', () => PrivateRedisSentinel.start()],
+] as const)('scale-out waiters on %s always wake', (_topology, startRedis) => {
+  let redis: PrivateRedis | PrivateRedisSentinel;
+  let admin: Redis;
+  let a: Server;
+  let b: Server;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    const env: Record<string, string> =
+      redis instanceof PrivateRedis
+        ? { REDIS_URL: redis.url }
+        : { REDIS_SENTINELS: redis.sentinels.map((s) => `${s.host}:${s.port}`).join(',') };
+    admin = redis instanceof PrivateRedis ? new Redis(redis.url) : await redis.master();
+    [a, b] = await Promise.all([spawnHttpServer(HTTP_FIXTURE, env), spawnHttpServer(HTTP_FIXTURE, env)]);
+  }, 60_000);
+  afterAll(async () => {
+    admin?.disconnect();
+    await Promise.all([a?.stop(), b?.stop()]);
+    await redis?.stop();
+  });
+
+  it('answers every tasks/result waiter although its pub/sub connection was killed while the tasks finished', async () => {
+    const s = await scaleOutSession(a);
+    const ids = await Promise.all(Array.from({ length: 10 }, (_, i) => startSleeper(s, a, 16, i + 1)));
+    let answered = 0;
+    const answers = ids.map((taskId, i) =>
+      s.post(b, { jsonrpc: '2.0', id: 100 + i, method: 'tasks/result', params: { taskId } }).finally(() => answered++),
+    );
+    await new Promise((r) => setTimeout(r, 400)); // the waiters are subscribed on b
+    // From before the tasks end (800 ms) until after: every pub/sub connection, on both instances, killed every 20 ms.
+    const until = Date.now() + 1_500;
+    while (Date.now() < until) {
+      await killSubscribers(admin);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`${10 - answered} of 10 waiters never answered`)), 15_000)),
+    );
+    const results: Answer[] = await Promise.race([Promise.all(answers), late]).finally(() => clearTimeout(timer));
+    for (const r of results) expect(r.json.result).toMatchObject({ content: [{ type: 'text', text: 'slept' }] });
+  }, 60_000);
+
+  it('brings a cancellation made through the other instance to the handler, its pub/sub connection killed meanwhile', async () => {
+    const s = await scaleOutSession(a);
+    const taskIds = await Promise.all(Array.from({ length: 5 }, (_, i) => startSleeper(s, a, 50, 200 + i)));
+    await new Promise((r) => setTimeout(r, 300)); // a watches the tasks for a cancellation
+    const pinged = await s.post(b, { jsonrpc: '2.0', id: 299, method: 'ping' });
+    expect(pinged.status).toBe(200); // b serves the session
+    const before = (a.stderr().match(/sleeper aborted/g) ?? []).length;
+    const cancels = taskIds.map((taskId, i) => s.post(b, { jsonrpc: '2.0', id: 300 + i, method: 'tasks/cancel', params: { taskId } }));
+    const until = Date.now() + 500;
+    while (Date.now() < until) {
+      await killSubscribers(admin);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    for (const c of await Promise.all(cancels)) expect(c.json).toMatchObject({ result: { status: 'cancelled' } });
+    // The handlers stop well before their 2.5 s are up (each says so on stderr).
+    await waitFor(() => (a.stderr().match(/sleeper aborted/g) ?? []).length - before === 5, {
+      timeoutMs: 10_000,
+      what: 'every handler on a to be aborted',
+    });
+  }, 60_000);
+});
+
+/**
+ * Kills the pub/sub connections of the instances. Not the sentinels' own (named `sentinel-...`):
+ * without them the sentinels would take the master for down and fail over, which is another test.
+ */
+async function killSubscribers(admin: Redis): Promise<void> {
+  const list = String(await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub'));
+  const ids = [...list.matchAll(/^id=(\d+) .*?\bname=(\S*)/gm)].filter((m) => !m[2].startsWith('sentinel-')).map((m) => m[1]);
+  await Promise.all(ids.map((id) => admin.call('CLIENT', 'KILL', 'ID', id).catch(() => undefined)));
+}
