@@ -216,14 +216,19 @@ export class RedisTaskStore implements TaskStore {
       guarded('The task store', this.redis, async () => {
         if (taskIds.length === 0) return;
         const deadline = Date.now() + leaseMs;
-        await this.redis.zadd(`${this.prefix}leases`, ...taskIds.flatMap((id) => [deadline, id]));
+        const byKey = new Map<string, (string | number)[]>();
+        for (const id of taskIds) {
+          const key = this.leaseKey(id);
+          byKey.set(key, [...(byKey.get(key) ?? []), deadline, id]);
+        }
+        await Promise.all([...byKey].map(([key, members]) => this.redis.zadd(key, ...members)));
       }),
     );
   }
 
   /** The task stopped running here (it ended). */
   releaseLease(taskId: string): Promise<void> {
-    return guarded('The task store', this.redis, async () => void (await this.redis.zrem(`${this.prefix}leases`, taskId)));
+    return guarded('The task store', this.redis, async () => void (await this.redis.zrem(this.leaseKey(taskId), taskId)));
   }
 
   /** Fails the tasks whose lease ran out (their instance died); returns those it failed. */
@@ -245,10 +250,15 @@ export class RedisTaskStore implements TaskStore {
     return guarded('The task store', this.redis, async () => {
       // Right after an outage every lease looks expired: give the live instances time to renew first.
       if (Date.now() - this.troubleAt < graceMs) return [];
-      const key = `${this.prefix}leases`;
-      const ids = await this.redis.zrangebyscore(key, '-inf', Date.now());
+      const now = Date.now();
+      const lapsed = await Promise.all(
+        LEASE_BUCKETS.map(async (bucket) => {
+          const key = `${this.prefix}leases:${bucket}`;
+          return (await this.redis.zrangebyscore(key, '-inf', now)).map((id) => ({ key, id }));
+        }),
+      );
       const reaped: TaskRecord[] = [];
-      for (const id of ids) {
+      for (const { key, id } of lapsed.flat()) {
         // Only one instance wins the ZREM, so a task is failed once.
         if ((await this.redis.zrem(key, id)) !== 1) continue;
         const owner = await this.redis.hget(this.keys(id).task, 'owner');
@@ -310,6 +320,11 @@ export class RedisTaskStore implements TaskStore {
     });
   }
 
+  /** The sorted set holding the task's lease: one of LEASE_BUCKETS, picked by the task's tag. */
+  private leaseKey(taskId: string): string {
+    return `${this.prefix}leases:${LEASE_BUCKETS[parseInt(taskTag(taskId).slice(1, 9), 16) % LEASE_BUCKETS.length]}`;
+  }
+
   /** A task's keys, in the slot its id names; its channel is not a key (Cluster publishes it to every node). */
   private keys(taskId: string) {
     const base = `${this.prefix}t:${taskTag(taskId)}:${taskId}`;
@@ -329,6 +344,12 @@ export class RedisTaskStore implements TaskStore {
     };
   }
 }
+
+/**
+ * Leases live in 16 sorted sets, each under a hash tag of its own, so that no single key takes every
+ * renewal and every task's end: on a Cluster they spread over the masters. A reaper reads all 16.
+ */
+const LEASE_BUCKETS: readonly string[] = Array.from({ length: 16 }, (_, n) => `{lease${n}}`);
 
 /** The hash tag a task id starts with (its owner's); an id of any other form gets a tag of its own. */
 function taskTag(taskId: string): string {
