@@ -1,10 +1,10 @@
 import { HTTP_FIXTURE } from '../helpers/paths';
 import { PrivateRedis } from '../helpers/redis-server';
+import { scaleOutSession } from '../helpers/scale-out-session';
 import { spawnHttpServer } from '../helpers/spawn-server';
 import { waitFor } from '../helpers/wait-for';
 
 type Server = Awaited<ReturnType<typeof spawnHttpServer>>;
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
 
 /** Faults of a scaled-out deployment: Redis going away and coming back, an instance killed mid-task. */
 describe('scale-out faults', () => {
@@ -23,34 +23,8 @@ describe('scale-out faults', () => {
     await redis.stop();
   });
 
-  async function session(server: Server) {
-    const init = await fetch(server.url, {
-      method: 'POST',
-      headers: HEADERS,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'faults', version: '1' } },
-      }),
-    });
-    const id = init.headers.get('mcp-session-id');
-    await init.text();
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw JSON-RPC answers
-    const post = async (target: Server, body: unknown): Promise<{ status: number; json: any }> => {
-      const res = await fetch(target.url, {
-        method: 'POST',
-        headers: { ...HEADERS, ...(id ? { 'mcp-session-id': id } : {}) },
-        body: JSON.stringify(body),
-      });
-      const text = await res.text();
-      return { status: res.status, json: text ? JSON.parse(text) : undefined };
-    };
-    return { id, post };
-  }
-
   it('fails fast with a clear JSON-RPC error while Redis is down, stays up, and recovers without a restart', async () => {
-    const s = await session(a);
+    const s = await scaleOutSession(a);
     expect(s.id).toMatch(/^[0-9a-f]{32}$/);
     const acknowledged = await s.post(a, {
       jsonrpc: '2.0',
@@ -75,7 +49,7 @@ describe('scale-out faults', () => {
     expect(elsewhere.status).toBe(503);
     expect(elsewhere.json.error).toMatchObject({ code: -32603, message: expect.stringContaining('unavailable') });
     // A new session cannot be shared, so it is refused the same way.
-    const fresh = await session(b);
+    const fresh = await scaleOutSession(b);
     expect(fresh.id).toBeNull();
     // Plain requests on a session this instance already serves need no Redis.
     expect(
@@ -86,12 +60,12 @@ describe('scale-out faults', () => {
     // New work succeeds on both instances without restarting them.
     await waitFor(
       async () => {
-        const again = await session(b);
+        const again = await scaleOutSession(b);
         return again.id !== null && (await again.post(a, { jsonrpc: '2.0', id: 5, method: 'ping' })).status === 200;
       },
       { timeoutMs: 10_000, intervalMs: 100, what: 'both instances to serve shared sessions again' },
     );
-    const after = await session(a);
+    const after = await scaleOutSession(a);
     const newTask = await after.post(b, {
       jsonrpc: '2.0',
       id: 6,
@@ -108,7 +82,7 @@ describe('scale-out faults', () => {
 
   it('fails, after its lease, a task whose instance was killed, rather than leaving it working forever', async () => {
     const victim = await spawnHttpServer(HTTP_FIXTURE, { REDIS_URL: redis.url, LEASE_MS: '500' });
-    const s = await session(victim);
+    const s = await scaleOutSession(victim);
     const created = await s.post(victim, {
       jsonrpc: '2.0',
       id: 1,
