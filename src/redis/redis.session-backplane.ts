@@ -15,13 +15,21 @@ for k, v in pairs(cjson.decode(ARGV[1])) do state[k] = v end
 redis.call('SET', KEYS[1], cjson.encode(state), 'PX', ARGV[2])
 return 1`;
 
+/**
+ * PUBLISH from a script keyed by the session: on a Cluster a plain PUBLISH goes to any node, and two
+ * messages of one session sent through two nodes may reach a subscriber in the other order (an SSE
+ * stream followed on another instance would see its events swapped). Keyed, every message of a
+ * session leaves from the node of its slot, in the order sent. On one node it is a plain PUBLISH.
+ */
+const PUBLISH = `return redis.call('PUBLISH', ARGV[1], ARGV[2])`;
+
 /** The Redis command behind each operation, for its span (db.operation.name). */
 const COMMANDS: Record<string, string> = {
   save: 'SET',
   load: 'GET',
   update: 'EVALSHA',
   delete: 'DEL',
-  publish: 'PUBLISH',
+  publish: 'PUBLISH', // sent from a script (see PUBLISH), still a publish
   subscribe: 'SUBSCRIBE',
 };
 
@@ -41,6 +49,7 @@ export class RedisSessionBackplane implements SessionBackplane {
     this.prefix = options.keyPrefix ?? 'mcpkit:';
     // Merging in one script keeps concurrent updates from two instances from losing each other.
     this.redis.defineCommand('mcpMergeSession', { numberOfKeys: 1, lua: MERGE });
+    this.redis.defineCommand('mcpPublish', { numberOfKeys: 1, lua: PUBLISH });
     // Re-subscribed here on each reconnection, its failure handled (see subscriberOf).
     this.subscriber = subscriberOf(redis);
     this.subscriber.on('error', onError);
@@ -113,7 +122,12 @@ export class RedisSessionBackplane implements SessionBackplane {
     return guarded(
       'The session store',
       this.redis,
-      async () => void (await this.redis.publish(this.channel(sessionId), JSON.stringify(envelope))),
+      async () =>
+        void (await (this.redis as RedisClient & { mcpPublish(key: string, channel: string, message: string): Promise<number> }).mcpPublish(
+          this.key(sessionId),
+          this.channel(sessionId),
+          JSON.stringify(envelope),
+        )),
     );
   }
 
