@@ -6,6 +6,8 @@ export interface ProxyLogEntry {
   /** The JSON-RPC method of a POST, `response` for a client's answer, or undefined. */
   rpc?: string;
   lastEventId?: string;
+  /** The backend's status, once its answer's headers came back. */
+  status?: number;
 }
 
 /**
@@ -39,11 +41,13 @@ export class RoundRobinProxy {
           const lastPost = [...this.log].reverse().find((e) => e.httpMethod === 'POST');
           if (lastPost && lastPost.backend === backend) backend = (backend + 1) % this.backends.length;
         }
-        this.log.push({ backend, httpMethod: req.method ?? '', rpc: rpcOf(body), lastEventId });
+        const entry: ProxyLogEntry = { backend, httpMethod: req.method ?? '', rpc: rpcOf(body), lastEventId };
+        this.log.push(entry);
         const port = this.backends[backend];
         const upstream = request(
           { host: '127.0.0.1', port, method: req.method, path: req.url, headers: { ...req.headers, host: `127.0.0.1:${port}` } },
           (answer) => {
+            entry.status = answer.statusCode;
             res.writeHead(answer.statusCode ?? 502, answer.headers);
             answer.pipe(res);
           },

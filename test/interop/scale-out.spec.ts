@@ -169,7 +169,13 @@ describe('scale-out: two instances, one Redis, round-robin', () => {
   });
 
   it("carries messages that belong to no request (resource updates) to the client's stream on the other instance", async () => {
+    const opened = proxy.log.length;
     const { client } = await connect();
+    // The SDK client opens its GET stream without waiting after initialize: an update sent before the
+    // stream is open has no stream to go to (the spec keeps no standalone messages for a later GET).
+    await waitFor(() => proxy.log.slice(opened).some((e) => e.httpMethod === 'GET' && !e.lastEventId && e.status === 200), {
+      what: "the client's GET stream",
+    });
     const updates: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
     await client.subscribeResource({ uri: 'notes://index' });
