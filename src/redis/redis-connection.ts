@@ -111,6 +111,25 @@ export function subscriberOf(client: RedisClient): RedisClient {
   return isCluster(client) ? client.duplicate() : client.duplicate({ autoResubscribe: false });
 }
 
+/** The last (UN)SUBSCRIBE sent on each subscriber connection (see `pubsub`). */
+const pubsubTails = new WeakMap<RedisClient, Promise<unknown>>();
+
+/**
+ * SUBSCRIBE or UNSUBSCRIBE on a subscriber connection, one command at a time. Since ioredis 5.8.2 a
+ * command sent while a connection is in its handshake goes out before the ready check's INFO, which
+ * Redis then refuses in subscriber mode, failing the command (redis/ioredis#2037, open). A Cluster's
+ * subscriber connects on its first SUBSCRIBE, so concurrent first subscriptions (sessions opened at
+ * once) met it every time. In turn, every command but the first is sent once the connection is ready.
+ */
+export function pubsub(subscriber: RedisClient, command: 'subscribe' | 'unsubscribe', channels: string[]): Promise<unknown> {
+  const sent = (pubsubTails.get(subscriber) ?? Promise.resolve()).then(() => subscriber[command](...channels));
+  pubsubTails.set(
+    subscriber,
+    sent.catch(() => undefined),
+  );
+  return sent;
+}
+
 function isCluster(client: RedisClient): client is Cluster {
   return client.isCluster;
 }

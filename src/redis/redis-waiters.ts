@@ -1,5 +1,5 @@
 import { StorageUnavailableError } from '../tasks/task-store.errors';
-import { type RedisClient, subscriberOf, whenReady } from './redis-connection';
+import { pubsub, type RedisClient, subscriberOf, whenReady } from './redis-connection';
 
 /** How often a waiter re-reads what it waits on by default (a pub/sub message can be lost), in ms. */
 export const RECHECK_MS = 5_000;
@@ -47,7 +47,7 @@ export class RedisWaiters {
     if (signal?.aborted) return;
     let entry = this.channels.get(channel);
     if (!entry) {
-      const subscribed = whenReady(this.subscriber).then(() => this.subscriber.subscribe(channel));
+      const subscribed = whenReady(this.subscriber).then(() => pubsub(this.subscriber, 'subscribe', [channel]));
       const created = (entry = { wakes: new Set<Wake>(), subscribed });
       this.channels.set(channel, created);
       // Each waiter awaits it and sees the failure; the next waiter subscribes afresh.
@@ -83,7 +83,7 @@ export class RedisWaiters {
         // Not awaited: on a client that queues commands while it reconnects, it would hold the waiter
         // until then. Silent on purpose: it fails only when the connection is gone (the 'error'
         // listener reports that), and a subscription left behind only delivers messages nobody waits for.
-        void this.subscriber.unsubscribe(channel).catch(() => undefined);
+        void pubsub(this.subscriber, 'unsubscribe', [channel]).catch(() => undefined);
       }
     }
   }
@@ -111,7 +111,7 @@ export class RedisWaiters {
     const names = [...this.channels.keys()];
     if (names.length === 0) return;
     try {
-      await this.subscriber.subscribe(...names);
+      await pubsub(this.subscriber, 'subscribe', names);
     } catch {
       // The connection dropped again: the next 'ready' does this once more, and the interval re-checks meanwhile.
       return;

@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { SessionBackplane, SessionEnvelope, SharedSessionState } from '../transports/http/session-backplane';
-import { connect, guarded, type RedisClient, type RedisConnection, redisSpanAttributes, subscriberOf, whenReady } from './redis-connection';
+import {
+  connect,
+  guarded,
+  pubsub,
+  type RedisClient,
+  type RedisConnection,
+  redisSpanAttributes,
+  subscriberOf,
+  whenReady,
+} from './redis-connection';
 
 export interface RedisSessionBackplaneOptions {
   keyPrefix?: string;
@@ -56,7 +65,7 @@ export class RedisSessionBackplane implements SessionBackplane {
     this.subscriber.on('ready', () => {
       const channels = [...this.listeners.keys()];
       // A failure means the connection dropped again: the next 'ready' subscribes once more.
-      if (channels.length > 0) this.subscriber.subscribe(...channels).catch(() => undefined);
+      if (channels.length > 0) pubsub(this.subscriber, 'subscribe', channels).catch(() => undefined);
     });
     this.subscriber.on('message', (channel: string, payload: string) => {
       const set = this.listeners.get(channel);
@@ -138,7 +147,7 @@ export class RedisSessionBackplane implements SessionBackplane {
       if (!set) {
         this.listeners.set(channel, (set = new Set()));
         await whenReady(this.subscriber);
-        await this.subscriber.subscribe(channel);
+        await pubsub(this.subscriber, 'subscribe', [channel]);
       }
       set.add(listener);
       return async () => {
@@ -147,7 +156,7 @@ export class RedisSessionBackplane implements SessionBackplane {
           this.listeners.delete(channel);
           // Silent on purpose, as in RedisWaiters: only a lost connection fails it, and a leftover
           // subscription delivers to no listener.
-          await this.subscriber.unsubscribe(channel).catch(() => undefined);
+          await pubsub(this.subscriber, 'unsubscribe', [channel]).catch(() => undefined);
         }
       };
     });

@@ -125,6 +125,33 @@ describe('Redis stores on a Cluster', () => {
     await Promise.all([backplane.close(), other.close()]);
   });
 
+  it('listens to sessions arriving while its subscriber connects, each hearing its own messages', async () => {
+    const backplane = new RedisSessionBackplane(connect(), { keyPrefix: 'many:' });
+    const other = new RedisSessionBackplane(connect(), { keyPrefix: 'many:' });
+    await new Promise((r) => setTimeout(r, 300)); // both clients connected
+    // A Cluster's subscriber connects on the first SUBSCRIBE: sessions registered one per turn of the
+    // event loop meet its handshake (where ioredis once sent them before its ready check, redis/ioredis#2037).
+    const heard = new Map<string, string>();
+    const listening: Promise<unknown>[] = [];
+    const start = Date.now();
+    for (let i = 0; i < 200 && Date.now() - start < 20; i++) {
+      listening.push(backplane.subscribe(`s${i}`, (e) => heard.set(`s${i}`, e.from)));
+      await new Promise(setImmediate);
+    }
+    const failed = (await Promise.allSettled(listening)).filter((r) => r.status === 'rejected');
+    expect(failed).toEqual([]);
+    const ids = listening.map((_, i) => `s${i}`);
+    await waitFor(
+      async () => {
+        await Promise.all(ids.filter((id) => !heard.has(id)).map((id) => other.publish(id, { kind: 'terminate', from: id })));
+        return heard.size === ids.length;
+      },
+      { what: 'a message on every session' },
+    );
+    expect([...heard].every(([id, from]) => id === from)).toBe(true);
+    await Promise.all([backplane.close(), other.close()]);
+  });
+
   it('keeps the OAuth proxy store working', async () => {
     const store = new RedisOAuthProxyStore(connect(), { keyPrefix: 'oauth:' });
     await store.put('code:1', 'grant', 60_000);
