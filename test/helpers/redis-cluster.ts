@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import Redis from 'ioredis';
 
 const run = promisify(execFile);
 
@@ -56,6 +57,38 @@ export class PrivateRedisCluster {
     return this.nodes.map((n) => n.child.pid!);
   }
 
+  /** One connection to each node still running, for admin commands (the caller disconnects them). */
+  nodeClients(): Redis[] {
+    return this.living().map((n) => new Redis({ host: '127.0.0.1', port: n.port }));
+  }
+
+  /**
+   * Kills with SIGKILL (by the PID this helper started it with) the master holding the most keys, so
+   * that a failover hits as much of a test's data as one master can; resolves with its port.
+   */
+  async killBusiestMaster(): Promise<number> {
+    const masters = (await this.clusterNodes()).filter((n) => n.flags.includes('master') && !n.flags.includes('fail'));
+    const sizes = await Promise.all(masters.map(async (m) => Number((await cli(m.port, 'dbsize')).trim())));
+    const port = masters[sizes.indexOf(Math.max(...sizes))].port;
+    const node = this.nodes.find((n) => n.port === port)!;
+    const exited = new Promise((r) => node.child.once('exit', r));
+    node.child.kill('SIGKILL');
+    await exited;
+    return port;
+  }
+
+  /** Resolves once the other nodes mark the node on `oldPort` failed and all say the cluster is ok (a replica took its slots). */
+  async failedOver(oldPort: number, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const nodes = await this.clusterNodes().catch(() => []);
+      const old = nodes.find((n) => n.port === oldPort);
+      if (old?.flags.includes('fail') && (await this.allOk(this.nodes.length))) return;
+      if (Date.now() > deadline) throw new Error(`no failover from port ${oldPort} within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
   async stop(): Promise<void> {
     await Promise.all(
       this.nodes.map(async ({ child }) => {
@@ -80,6 +113,8 @@ export class PrivateRedisCluster {
           ...['--port', String(port), '--cluster-port', String(busPort), '--bind', '127.0.0.1'],
           ...['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'],
           ...['--save', '', '--appendonly', 'no', '--dir', dir],
+          // A replica's first sync starts at once, not after the default 5 s wait for more replicas.
+          ...['--repl-diskless-sync-delay', '0'],
         ],
         { stdio: ['ignore', 'pipe', 'pipe'] },
       );
@@ -107,24 +142,54 @@ export class PrivateRedisCluster {
     throw new Error(`a cluster node ${last}`);
   }
 
-  /** Every node sees the cluster as ok, with all its nodes. */
+  /**
+   * Every node sees the cluster as ok, with all its nodes, and every replica is in sync with its
+   * master (a replica that never synced refuses to take over from a failed master).
+   */
   private async untilSettled(count: number): Promise<void> {
     const deadline = Date.now() + 30_000;
-    for (;;) {
-      const states = await Promise.all(
-        this.nodes.map(async (n) => {
-          const info = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(n.port), 'cluster', 'info']).then(
-            (r) => r.stdout,
-            () => '',
-          );
-          return /cluster_state:ok/.test(info) && new RegExp(`cluster_known_nodes:${count}\\b`).test(info);
-        }),
-      );
-      if (states.every(Boolean)) return;
+    while (!(await this.allOk(count)) || !(await this.replicasInSync())) {
       if (Date.now() > deadline) throw new Error('the cluster did not settle within 30 s');
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+
+  /** Every running node says the cluster is ok and knows `known` nodes (a failed node stays known). */
+  private async allOk(known: number): Promise<boolean> {
+    const states = await Promise.all(
+      this.living().map(async (n) => {
+        const info = await cli(n.port, 'cluster', 'info').catch(() => '');
+        return /cluster_state:ok/.test(info) && new RegExp(`cluster_known_nodes:${known}\\b`).test(info);
+      }),
+    );
+    return states.every(Boolean);
+  }
+
+  private async replicasInSync(): Promise<boolean> {
+    const infos = await Promise.all(this.living().map((n) => cli(n.port, 'info', 'replication').catch(() => '')));
+    return infos.every((info) => /role:master/.test(info) || /master_link_status:up/.test(info));
+  }
+
+  /** The nodes as the first running node sees them (CLUSTER NODES): port and flags. */
+  private async clusterNodes(): Promise<{ port: number; flags: string[] }[]> {
+    const text = await cli(this.living()[0].port, 'cluster', 'nodes');
+    return text
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [, address, flags] = line.split(' ');
+        return { port: Number(/:(\d+)@/.exec(address)![1]), flags: flags.split(',') };
+      });
+  }
+
+  private living(): Node[] {
+    return this.nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null);
+  }
+}
+
+/** What `redis-cli` prints for one command sent to the node on `port`. */
+async function cli(port: number, ...command: string[]): Promise<string> {
+  return (await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...command])).stdout;
 }
 
 /** Ports the kernel just gave out on loopback, released again: free now, though another process may take one first. */

@@ -1,33 +1,72 @@
 import { HTTP_FIXTURE } from '../helpers/paths';
+import { PrivateRedisCluster } from '../helpers/redis-cluster';
 import { PrivateRedisSentinel } from '../helpers/redis-sentinel';
-import { scaleOutSession, startSleeper } from '../helpers/scale-out-session';
+import { type Answer, scaleOutSession, startSleeper } from '../helpers/scale-out-session';
 import { spawnHttpServer } from '../helpers/spawn-server';
 import { waitFor } from '../helpers/wait-for';
 
 type Server = Awaited<ReturnType<typeof spawnHttpServer>>;
 
+/** A Redis topology under test: the fixture's environment, and a master to kill by PID. */
+interface Topology {
+  env: Record<string, string>;
+  /** Kills a master; resolves with a function that resolves once a replica took its place. */
+  killMaster(): Promise<() => Promise<void>>;
+  stop(): Promise<void>;
+}
+
+async function sentinelSet(): Promise<Topology> {
+  const set = await PrivateRedisSentinel.start();
+  return {
+    env: { REDIS_SENTINELS: set.sentinels.map((s) => `${s.host}:${s.port}`).join(',') },
+    async killMaster() {
+      const port = await set.killMaster();
+      return async () => void (await set.failedOver(port));
+    },
+    stop: () => set.stop(),
+  };
+}
+
+async function cluster(): Promise<Topology> {
+  const nodes = await PrivateRedisCluster.start();
+  return {
+    env: { REDIS_CLUSTER: nodes.startupNodes.map((n) => `${n.host}:${n.port}`).join(',') },
+    async killMaster() {
+      // The master with the most keys: the tasks, events and sessions of several owners live there.
+      const port = await nodes.killBusiestMaster();
+      return () => nodes.failedOver(port);
+    },
+    stop: () => nodes.stop(),
+  };
+}
+
 /**
- * A Sentinel failover under load: two instances, tasks running on both with their tasks/result waiting
- * on the other, and the master killed by PID. Nothing acknowledged is lost, every waiter is answered,
- * and requests succeed again within 10 s.
+ * A failover under load: two instances, tasks running on both with their tasks/result waiting on the
+ * other, SSE streams cut short with events still to replay, and a master killed by PID. Nothing
+ * acknowledged is lost (a third instance started afterwards finds every session, task and event),
+ * every waiter is answered, and requests succeed again within 10 s.
  */
-describe('scale-out on Sentinel: a failover', () => {
-  let sentinel: PrivateRedisSentinel;
+describe.each([
+  ['Sentinel', sentinelSet],
+  ['a Cluster (3 masters, 3 replicas)', cluster],
+] as const)('scale-out on %s: a failover', (_name, start) => {
+  let topology: Topology;
+  let env: Record<string, string>;
   let a: Server;
   let b: Server;
 
   beforeAll(async () => {
-    sentinel = await PrivateRedisSentinel.start();
+    topology = await start();
     // Short leases: they lapse during the failover, so the reaper's grace after an outage is put to the test.
-    const env = { REDIS_SENTINELS: sentinel.sentinels.map((s) => `${s.host}:${s.port}`).join(','), LEASE_MS: '1000' };
+    env = { ...topology.env, LEASE_MS: '1000' };
     [a, b] = await Promise.all([spawnHttpServer(HTTP_FIXTURE, env), spawnHttpServer(HTTP_FIXTURE, env)]);
   }, 60_000);
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
-    await sentinel?.stop();
+    await topology?.stop();
   });
 
-  it('loses no task and no result, answers every waiter, and serves again within 10 s', async () => {
+  it('loses no task, result, event or session, answers every waiter, and serves again within 10 s', async () => {
     // 100 tasks of 1 to 2.5 s in 10 sessions (an owner runs 16 at most), half on each instance, each
     // with a tasks/result waiting on the other: they end before, during and after the failover.
     const sessions = await Promise.all(Array.from({ length: 10 }, (_, i) => scaleOutSession(i % 2 === 0 ? a : b)));
@@ -42,11 +81,24 @@ describe('scale-out on Sentinel: a failover', () => {
     const answers = running.map(({ s, taskId, waiter }, i) =>
       s
         .post(waiter, { jsonrpc: '2.0', id: 1000 + i, method: 'tasks/result', params: { taskId } })
-        .catch((error: unknown) => ({ status: 0, json: { error: String(error) } })),
+        .catch((error: unknown): Answer => ({ status: 0, json: { error: String(error) } })),
+    );
+    // Four streams the server ends halfway (after progress 2 of 6): the rest is stored for a resume.
+    const cut = await Promise.all(
+      sessions.slice(0, 4).map(async (s, i) => {
+        const answer = await s.post(i % 2 === 0 ? a : b, {
+          jsonrpc: '2.0',
+          id: 3000 + i,
+          method: 'tools/call',
+          params: { name: 'dropHalfway', arguments: { events: 6 }, _meta: { progressToken: i } },
+        });
+        expect(progressOf(answer)).toEqual([1, 2]);
+        return { s, lastEventId: answer.events!.at(-1)!.id! };
+      }),
     );
     await new Promise((r) => setTimeout(r, 300));
 
-    const oldPort = await sentinel.killMaster();
+    const failedOver = await topology.killMaster();
     // New work succeeds again on both instances within 10 s of the kill.
     await waitFor(
       async () => {
@@ -59,7 +111,7 @@ describe('scale-out on Sentinel: a failover', () => {
       },
       { timeoutMs: 10_000, intervalMs: 200, what: 'both instances to serve new sessions and tasks' },
     );
-    expect(await sentinel.failedOver(oldPort)).not.toBe(oldPort);
+    await failedOver();
 
     // Every waiter is answered with its task's result: no result lost, none failed by the reaper.
     let timer: NodeJS.Timeout | undefined;
@@ -69,10 +121,27 @@ describe('scale-out on Sentinel: a failover', () => {
     const results = await Promise.race([Promise.all(answers), late]).finally(() => clearTimeout(timer));
     const texts = results.map((r) => r.json?.result?.content?.[0]?.text ?? JSON.stringify(r.json));
     expect(texts).toEqual(running.map(() => 'slept'));
-    // And every task is there, completed, seen from the instance that did not run it.
-    for (const [i, { s, taskId, waiter }] of running.entries()) {
-      const got = await s.post(waiter, { jsonrpc: '2.0', id: 2000 + i, method: 'tasks/get', params: { taskId } });
-      expect(got.json.result).toMatchObject({ taskId, status: 'completed' });
+
+    // A third instance, started after the failover, knows everything only from Redis: every session,
+    // every task (completed), and the stored rest of every stream cut short.
+    const c = await spawnHttpServer(HTTP_FIXTURE, env);
+    try {
+      for (const [i, { s, taskId }] of running.entries()) {
+        const got = await s.post(c, { jsonrpc: '2.0', id: 2000 + i, method: 'tasks/get', params: { taskId } });
+        expect(got.json.result).toMatchObject({ taskId, status: 'completed' });
+      }
+      for (const { s, lastEventId } of cut) {
+        const resumed = await s.resume(c, lastEventId);
+        expect(progressOf(resumed)).toEqual([3, 4, 5, 6]);
+        expect(resumed.json.result.content[0].text).toBe('sent 6');
+      }
+    } finally {
+      await c.stop();
     }
-  }, 90_000);
+  }, 120_000);
 });
+
+/** The progress values a stream carried, in order. */
+function progressOf(answer: Answer): number[] {
+  return (answer.events ?? []).filter((e) => e.message.method === 'notifications/progress').map((e) => e.message.params.progress);
+}

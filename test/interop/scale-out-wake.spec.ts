@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
 import { HTTP_FIXTURE } from '../helpers/paths';
+import { PrivateRedisCluster } from '../helpers/redis-cluster';
 import { PrivateRedis } from '../helpers/redis-server';
 import { PrivateRedisSentinel } from '../helpers/redis-sentinel';
 import { type Answer, scaleOutSession, startSleeper } from '../helpers/scale-out-session';
@@ -8,33 +9,59 @@ import { waitFor } from '../helpers/wait-for';
 
 type Server = Awaited<ReturnType<typeof spawnHttpServer>>;
 
+/** A Redis topology: the fixture's environment, and an admin connection to each data node (to kill clients). */
+interface Topology {
+  env: Record<string, string>;
+  admins: Redis[];
+  stop(): Promise<void>;
+}
+
+async function oneRedis(): Promise<Topology> {
+  const redis = await PrivateRedis.start();
+  return { env: { REDIS_URL: redis.url }, admins: [new Redis(redis.url)], stop: () => redis.stop() };
+}
+
+async function sentinelSet(): Promise<Topology> {
+  const set = await PrivateRedisSentinel.start();
+  return {
+    env: { REDIS_SENTINELS: set.sentinels.map((s) => `${s.host}:${s.port}`).join(',') },
+    admins: [await set.master()],
+    stop: () => set.stop(),
+  };
+}
+
+async function cluster(): Promise<Topology> {
+  const nodes = await PrivateRedisCluster.start();
+  return {
+    env: { REDIS_CLUSTER: nodes.startupNodes.map((n) => `${n.host}:${n.port}`).join(',') },
+    // A Cluster client subscribes on any node, replicas included.
+    admins: nodes.nodeClients(),
+    stop: () => nodes.stop(),
+  };
+}
+
 /**
  * Pub/sub delivers at most once: a waiter whose subscriber reconnects misses what was published
  * meanwhile. Ten tasks/result waiters on one instance, ten tasks finishing on the other, and the
  * server killing every pub/sub connection again and again while they finish: every waiter answers.
  */
 describe.each([
-  ['one Redis', () => PrivateRedis.start()],
-  ['a Sentinel set', () => PrivateRedisSentinel.start()],
-] as const)('scale-out waiters on %s always wake', (_topology, startRedis) => {
-  let redis: PrivateRedis | PrivateRedisSentinel;
-  let admin: Redis;
+  ['one Redis', oneRedis],
+  ['a Sentinel set', sentinelSet],
+  ['a Cluster', cluster],
+] as const)('scale-out waiters on %s always wake', (_topology, start) => {
+  let topology: Topology;
   let a: Server;
   let b: Server;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    const env: Record<string, string> =
-      redis instanceof PrivateRedis
-        ? { REDIS_URL: redis.url }
-        : { REDIS_SENTINELS: redis.sentinels.map((s) => `${s.host}:${s.port}`).join(',') };
-    admin = redis instanceof PrivateRedis ? new Redis(redis.url) : await redis.master();
-    [a, b] = await Promise.all([spawnHttpServer(HTTP_FIXTURE, env), spawnHttpServer(HTTP_FIXTURE, env)]);
+    topology = await start();
+    [a, b] = await Promise.all([spawnHttpServer(HTTP_FIXTURE, topology.env), spawnHttpServer(HTTP_FIXTURE, topology.env)]);
   }, 60_000);
   afterAll(async () => {
-    admin?.disconnect();
+    for (const admin of topology?.admins ?? []) admin.disconnect();
     await Promise.all([a?.stop(), b?.stop()]);
-    await redis?.stop();
+    await topology?.stop();
   });
 
   it('answers every tasks/result waiter although its pub/sub connection was killed while the tasks finished', async () => {
@@ -48,7 +75,7 @@ describe.each([
     // From before the tasks end (800 ms) until after: every pub/sub connection, on both instances, killed every 20 ms.
     const until = Date.now() + 1_500;
     while (Date.now() < until) {
-      await killSubscribers(admin);
+      await killSubscribers(topology.admins);
       await new Promise((r) => setTimeout(r, 20));
     }
     let timer: NodeJS.Timeout | undefined;
@@ -69,7 +96,7 @@ describe.each([
     const cancels = taskIds.map((taskId, i) => s.post(b, { jsonrpc: '2.0', id: 300 + i, method: 'tasks/cancel', params: { taskId } }));
     const until = Date.now() + 500;
     while (Date.now() < until) {
-      await killSubscribers(admin);
+      await killSubscribers(topology.admins);
       await new Promise((r) => setTimeout(r, 20));
     }
     for (const c of await Promise.all(cancels)) expect(c.json).toMatchObject({ result: { status: 'cancelled' } });
@@ -85,8 +112,12 @@ describe.each([
  * Kills the pub/sub connections of the instances. Not the sentinels' own (named `sentinel-...`):
  * without them the sentinels would take the master for down and fail over, which is another test.
  */
-async function killSubscribers(admin: Redis): Promise<void> {
-  const list = String(await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub'));
-  const ids = [...list.matchAll(/^id=(\d+) .*?\bname=(\S*)/gm)].filter((m) => !m[2].startsWith('sentinel-')).map((m) => m[1]);
-  await Promise.all(ids.map((id) => admin.call('CLIENT', 'KILL', 'ID', id).catch(() => undefined)));
+async function killSubscribers(admins: Redis[]): Promise<void> {
+  await Promise.all(
+    admins.map(async (admin) => {
+      const list = String(await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub'));
+      const ids = [...list.matchAll(/^id=(\d+) .*?\bname=(\S*)/gm)].filter((m) => !m[2].startsWith('sentinel-')).map((m) => m[1]);
+      await Promise.all(ids.map((id) => admin.call('CLIENT', 'KILL', 'ID', id).catch(() => undefined)));
+    }),
+  );
 }
