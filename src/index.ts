@@ -95,6 +95,9 @@ export type {
   DynamicAccess,
 } from './registry/dynamic-definitions';
 export type { PrimitiveKind } from './registry/registry';
+export { SKILLS_EXTENSION } from './skills/skill.types';
+export type { Skill, SkillFrontmatter, SkillResource } from './skills/skill.types';
+export type { SkillContent, SkillDefinition, SkillFolderOptions, SkillsOptions } from './skills/skill-catalog';
 
 // app.connect(transport) serves any MessageTransport: a transport of your own (a WebSocket, an IPC
 // channel) decodes what it reads with decodeMessage and writes what encodeMessage makes.

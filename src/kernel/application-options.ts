@@ -1,3 +1,4 @@
+import type { SkillsOptions } from '../skills/skill-catalog';
 import type { Implementation } from '../mcp/mcp-types';
 import type { Middleware } from '../contracts/middleware';
 import type { LogLevel, ServerLogger } from './server-logger';
@@ -73,6 +74,12 @@ export interface ApplicationOptions {
    */
   extensions?: Record<string, ExtensionSettings>;
   /**
+   * Agent Skills served over MCP (the `io.modelcontextprotocol/skills` extension): folders of skills,
+   * each subfolder with a SKILL.md a skill, read at startup and again when they change. Skills written
+   * in code are added with `app.addSkill`.
+   */
+  skills?: SkillsOptions;
+  /**
    * Lists offered from the start, even while empty (`{ tools: true }`): a server whose tools, resources
    * or prompts arrive at runtime (`addTool`, `mount`, `proxy`) then tells the clients that connected
    * before about them (`list_changed`, which a client only hears for lists it was offered at
@@ -114,6 +121,7 @@ export interface ResolvedOptions {
   offer?: ApplicationOptions['offer'];
   listChangedDebounceMs?: number;
   exposeToolErrors: boolean;
+  skills: SkillsOptions;
 }
 
 export function resolveOptions(fromModule: ApplicationOptions, overrides: ApplicationOptions): ResolvedOptions {
@@ -137,6 +145,7 @@ export function resolveOptions(fromModule: ApplicationOptions, overrides: Applic
     offer: merged.offer,
     listChangedDebounceMs: merged.listChangedDebounceMs,
     exposeToolErrors: merged.exposeToolErrors === true,
+    skills: merged.skills ?? {},
     extensions: {
       ...checkedExtensions(`@McpModule`, fromModule.extensions),
       ...checkedExtensions('McpApplication.create', overrides.extensions),

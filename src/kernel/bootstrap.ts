@@ -13,6 +13,9 @@ import { TaskManager } from '../tasks/task-manager';
 import type { TaskStore } from '../tasks/task-store';
 import { tracedTaskStore } from '../tasks/traced-task-store';
 import { tasksFeature } from '../tasks/tasks.feature';
+import { SkillCatalog } from '../skills/skill-catalog';
+import { SkillServing } from './skill-serving';
+import { skillsFeature } from '../skills/skills.feature';
 import { type ApplicationOptions, resolveOptions, type ResolvedOptions } from './application-options';
 import { Definitions } from './definitions';
 import { handlerInvoker } from './handler-invoker';
@@ -34,6 +37,9 @@ export interface Parts {
   readonly scaleOut: ScaleOut | undefined;
   readonly invoke: Invoke;
   readonly definitions: Definitions;
+  readonly catalog: SkillCatalog;
+  /** The skills: folders read at start and followed, skills added in code. */
+  readonly skills: SkillServing;
 }
 
 /** The application's parts from its root module, built and wired; its providers not resolved yet. */
@@ -65,8 +71,12 @@ export function assembleParts(
     options.clientRequestTimeoutMs,
     scaleOut?.taskBus(),
   );
+  const catalog = new SkillCatalog(options.skills);
   const engine = new ProtocolEngine({
-    features: (env) => [tasksFeature(tasks, env.tools, env.pageSize, env.subscriptions)],
+    features: (env) => [
+      tasksFeature(tasks, env.tools, env.pageSize, env.subscriptions),
+      skillsFeature(catalog, { pageSize: env.pageSize, authorizer: env.authorizer, cache: options.skills.cache ?? options.cache?.lists }),
+    ],
     registry,
     serverInfo: stripInstructions(options.server),
     instructions: options.server.instructions,
@@ -96,6 +106,7 @@ export function assembleParts(
   });
   engine.subscriptions.attach(scaleOut?.changeBus?.());
   let definitions: Definitions | undefined;
+  let skills: SkillServing | undefined;
   const parts: Parts = {
     container,
     registry,
@@ -105,6 +116,16 @@ export function assembleParts(
     tasks,
     scaleOut,
     invoke,
+    catalog,
+    get skills() {
+      return (skills ??= new SkillServing({
+        catalog,
+        definitions: parts.definitions,
+        engine,
+        logger,
+        watch: options.skills.watch !== false,
+      }));
+    },
     /** Runtime registration and mounting: made by the first that needs them. */
     get definitions() {
       return (definitions ??= new Definitions(registry, container, entries, transient, decorated, engine.custom));

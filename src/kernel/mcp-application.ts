@@ -6,13 +6,15 @@ import type { SessionInfo } from '../context/mcp-context';
 import type { ClassType, Provider } from '../metadata/records';
 import type { CustomMethodHandler, CustomMethodOptions } from '../protocol/custom-methods';
 import type { DynamicPrompt, DynamicResource, DynamicTool } from '../registry/dynamic-definitions';
-import type { PrimitiveKind, Registry } from '../registry/registry';
+import type { PrimitiveKind } from '../registry/registry';
+import type { SkillDefinition } from '../skills/skill-catalog';
 import type { TaskStore } from '../tasks/task-store';
 import type { HttpOptions } from '../transports/http/http-options';
 import type { FetchHandler, HttpTransport, LambdaHandler } from '../transports/http/http-handler.types';
 import type { ClientTransport } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
 import type { ApplicationOptions } from './application-options';
+import { keepInternals } from './app-internals';
 import { assembleParts, compositionOf, type Parts } from './bootstrap';
 import { holdConsoleOnStderr } from './console-redirect';
 import { sessionInfo } from './session-info';
@@ -23,18 +25,7 @@ import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS, TASK_STORE } from './tokens';
 import { unlistedHandlerClassWarnings } from './unlisted-classes';
 import { creationObserver } from './entry-inspection';
 
-/** Each application's parts, for mcpkit's own tools and tests (not exported by the package). */
-const internals = new WeakMap<McpApplication, Parts>();
-
-/** The parts `app` is made of (its registry, engine, container…). Internal: not part of the public API. */
-export function internalsOf(app: McpApplication): Parts {
-  return internals.get(app)!;
-}
-
-/** The registry `app` serves. Internal: not part of the public API. */
-export function registryOf(app: McpApplication): Registry {
-  return internalsOf(app).registry;
-}
+export { internalsOf, registryOf } from './app-internals';
 
 /**
  * One MCP server application: its own DI container, registry and protocol engine, served over any
@@ -65,7 +56,7 @@ export class McpApplication {
       },
       close: () => this.close(),
     });
-    internals.set(this, parts);
+    keepInternals(this, parts);
   }
 
   /**
@@ -82,11 +73,18 @@ export class McpApplication {
     // Provider constructors run in here; whether stdio will be served is not known yet, so their
     // console output goes to stderr, where it cannot corrupt a stdio stream.
     const release = holdConsoleOnStderr();
+    let app: McpApplication;
     try {
-      return McpApplication.build(module, overrides);
+      app = McpApplication.build(module, overrides);
     } finally {
       release();
     }
+    // A skill folder that breaks a rule fails create, naming the skill.
+    await app.parts.skills.start().catch(async (error: unknown) => {
+      await app.close().catch(() => undefined);
+      throw error;
+    });
+    return app;
   }
 
   private static build(module: ClassType, overrides: ApplicationOptions): McpApplication {
@@ -195,6 +193,16 @@ export class McpApplication {
   /** Removes a resource (by URI) or template (by its pattern), registered at runtime or decorated; false when there is none. */
   removeResource(uriOrTemplate: string): boolean {
     return this.parts.definitions.removeResource(uriOrTemplate);
+  }
+
+  /** Serves a skill written in code (see SkillDefinition); one breaking a rule or taking a served URI throws InvalidDefinitionError. */
+  addSkill(definition: SkillDefinition): void {
+    this.parts.skills.add(definition);
+  }
+
+  /** Stops serving a skill added with `addSkill`, by the URI of its SKILL.md; false when there is none. */
+  removeSkill(uri: string): boolean {
+    return this.parts.skills.remove(uri);
   }
 
   /** Registers a prompt from its arguments and a handler (completers optional). */
@@ -365,6 +373,7 @@ export class McpApplication {
     this.closing ??= (async () => {
       const { engine, tasks, scaleOut, container } = this.parts;
       this.serving.stopAccepting();
+      await this.parts.skills.close();
       // Listen streams end first, with their final result (graceful closure), so the drain does not wait for them.
       await engine.subscriptions.close();
       await this.serving.drain(() => engine.inflightCount);

@@ -49,6 +49,7 @@ const OWN_PREFIXES = [
   'logging/',
   'server/',
   'subscriptions/',
+  'skills/',
   'rpc.',
 ];
 

@@ -129,9 +129,11 @@ export class ProtocolEngine implements EnginePort {
       logError: options.logError,
     };
     this.features = options.features?.(base) ?? [];
-    for (const { extension } of this.features) {
-      if (extension && options.extensions?.[extension])
-        throw new InvalidExtensionError('the application', `"${extension}" is served by mcpkit itself; do not declare it`);
+    for (const { extension, ownExtensions = [] } of this.features) {
+      for (const id of extension ? [extension, ...ownExtensions] : ownExtensions) {
+        if (options.extensions?.[id])
+          throw new InvalidExtensionError('the application', `"${id}" is served by mcpkit itself; do not declare it`);
+      }
     }
     const env: HandlerEnv = { ...base, features: this.features };
     this.add(lifecycleHandlers(env));
@@ -172,6 +174,11 @@ export class ProtocolEngine implements EnginePort {
       cache: options.cache,
       logError: options.logError,
     });
+  }
+
+  /** Recomputes the capabilities at their next use: what a feature serves changed (skills were added or removed). */
+  capabilitiesChanged(): void {
+    this.caps = this.perRequestCaps = undefined;
   }
 
   /** The capabilities for the registry as it is now (recomputed only when the kinds it holds changed). */
@@ -342,8 +349,9 @@ export class ProtocolEngine implements EnginePort {
     if (kinds.resources || offer.resources) caps.resources = { subscribe: true, listChanged: true };
     if (kinds.prompts || offer.prompts) caps.prompts = { listChanged: true };
     if (kinds.completions || offer.completions) caps.completions = {};
-    const declared = this.options.extensions ?? {};
-    if (Object.keys(declared).length > 0) caps.extensions = structuredClone(declared);
+    const extensions: Record<string, unknown> = structuredClone(this.options.extensions ?? {});
+    for (const feature of this.features) Object.assign(extensions, structuredClone(feature.extensionsFor?.()));
+    if (Object.keys(extensions).length > 0) caps.extensions = extensions as ServerCapabilities['extensions'];
     return caps;
   }
 }

@@ -24,7 +24,7 @@ export interface FeatureInEra {
 }
 
 /**
- * A piece of the protocol beyond the core (tasks today): the capabilities it adds and, for each era it
+ * A piece of the protocol beyond the core (tasks, skills): the capabilities it adds and, for each era it
  * takes part in, the methods it serves while those capabilities are on and the tool calls it takes
  * over (the handshake era's tasks and the per-request era's tasks extension differ on the wire). The
  * core knows features only through this interface.
@@ -32,7 +32,14 @@ export interface FeatureInEra {
 export interface ProtocolFeature {
   /** The capability key that gates `methods`, and its value for the registry as it is now (undefined: off). */
   readonly capability: keyof ServerCapabilities;
+  /** The capability's value for the registry as it is now, when the feature sets it (undefined: off, or set by the core). */
   capabilityFor(registry: Registry): Record<string, unknown> | undefined;
+  /**
+   * Extensions the feature serves now in both eras, identifier to settings, added to
+   * `capabilities.extensions`; their identifiers are `ownExtensions`, which an application may not declare.
+   */
+  extensionsFor?(): Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined;
+  readonly ownExtensions?: readonly string[];
   /**
    * The extension under which 2026-07-28 clients get this feature: while the capability is on, the
    * per-request era advertises `extensions[extension]` (settings `{}`) in its place.

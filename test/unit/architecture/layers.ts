@@ -37,6 +37,11 @@ export const LAYERS: readonly Layer[] = [
     paths: ['src/tasks/'],
   },
   {
+    name: 'skills',
+    holds: 'Agent Skills (SEP-2640): skill folders and skills in code, their catalog and methods, as a feature',
+    paths: ['src/skills/'],
+  },
+  {
     name: 'transports',
     holds: 'stdio, in-memory and Streamable HTTP (Koa, fetch), event stores, sessions over HTTP',
     paths: ['src/transports/'],

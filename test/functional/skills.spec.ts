@@ -1,0 +1,265 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { injectable } from 'tsyringe';
+import { EmptyInput, InvalidDefinitionError, McpApplication, McpModule, Tool } from '../../src';
+import { McpTestClient } from '../../src/testing';
+import { ROOT } from '../helpers/paths';
+import { waitFor } from '../helpers/wait-for';
+
+const SKILLS = join(ROOT, 'test', 'fixtures', 'skills');
+const EXTENSION = 'io.modelcontextprotocol/skills';
+const quiet = { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } };
+
+@injectable()
+class Plain {
+  @Tool({ description: 'A tool beside the skills' })
+  hello(_: EmptyInput) {
+    return 'hi';
+  }
+}
+
+@McpModule({ providers: [Plain], skills: { folders: [SKILLS], watch: false } })
+class SkillsModule {}
+
+type Entry = { uri: string; frontmatter: Record<string, unknown>; resources: { uri: string; digest: string; size: number }[] | 'dynamic' };
+type Contents = { uri: string; mimeType?: string; text?: string; blob?: string };
+
+const digest = (bytes: Buffer) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+/** The bytes a resources/read answer carries. */
+const bytesOf = (c: Contents) => (c.blob !== undefined ? Buffer.from(c.blob, 'base64') : Buffer.from(c.text!, 'utf8'));
+
+/** Skills served from a folder, over the in-memory handshake transport. */
+describe('skills from a folder', () => {
+  let app: McpApplication;
+  let client: McpTestClient;
+  beforeAll(async () => {
+    app = await McpApplication.create(SkillsModule, quiet);
+    client = await McpTestClient.connect(app.connectInMemory());
+  });
+  afterAll(() => app.close());
+
+  const list = async () => ((await client.request('skills/list', {})) as { skills: Entry[] }).skills;
+  const read = async (uri: string) => ((await client.request('resources/read', { uri })) as { contents: Contents[] }).contents[0];
+
+  it('declares the extension with directoryRead, and the resources capability', () => {
+    const caps = client.initializeResult!.capabilities as Record<string, Record<string, unknown>>;
+    expect(caps.extensions).toEqual({ [EXTENSION]: { directoryRead: true } });
+    expect(caps.resources).toBeDefined();
+  });
+
+  it('lists every skill, nested ones included, with its frontmatter as written', async () => {
+    const skills = await list();
+    expect(skills.map((s) => s.uri)).toEqual([
+      'skill://acme/billing/refunds/SKILL.md',
+      'skill://git-workflow/SKILL.md',
+      'skill://pdf-processing/SKILL.md',
+      'skill://pdf-processing/forms/SKILL.md',
+    ]);
+    expect(skills.find((s) => s.uri === 'skill://pdf-processing/SKILL.md')!.frontmatter).toEqual({
+      name: 'pdf-processing',
+      description: 'Extract, fill, and assemble PDF documents',
+      license: 'Apache-2.0',
+      metadata: { version: '2.1.0', tags: ['pdf', 'forms'] },
+    });
+  });
+
+  it("lists a complete manifest of each skill's files whose digests and sizes match what resources/read returns", async () => {
+    const pdf = (await list()).find((s) => s.uri === 'skill://pdf-processing/SKILL.md')!;
+    const resources = pdf.resources as { uri: string; digest: string; size: number }[];
+    expect(resources.map((r) => r.uri)).toEqual([
+      'skill://pdf-processing/SKILL.md',
+      'skill://pdf-processing/assets/logo.png',
+      'skill://pdf-processing/forms/SKILL.md',
+      'skill://pdf-processing/references/FORMS.md',
+      'skill://pdf-processing/scripts/extract.py',
+      'skill://pdf-processing/templates/invoice.md',
+      'skill://pdf-processing/templates/purchase-order.md',
+      'skill://pdf-processing/templates/regional/eu-invoice.md',
+    ]);
+    for (const resource of resources) {
+      const onDisk = readFileSync(join(SKILLS, resource.uri.slice('skill://'.length)));
+      expect(resource).toEqual({ uri: resource.uri, digest: digest(onDisk), size: onDisk.length });
+      const contents = await read(resource.uri);
+      expect(digest(bytesOf(contents))).toBe(resource.digest);
+    }
+    expect((await read('skill://pdf-processing/SKILL.md')).mimeType).toBe('text/markdown');
+    const logo = await read('skill://pdf-processing/assets/logo.png');
+    expect(logo).toMatchObject({ mimeType: 'image/png', blob: expect.any(String) });
+    expect((await read('skill://pdf-processing/scripts/extract.py')).mimeType).toBe('text/x-python');
+  });
+
+  it('gets one skill by the URI of its SKILL.md, as listed; an unknown URI is -32602', async () => {
+    const listed = (await list()).find((s) => s.uri === 'skill://acme/billing/refunds/SKILL.md');
+    expect(await client.request('skills/get', { uri: 'skill://acme/billing/refunds/SKILL.md' })).toEqual({ skill: listed });
+    for (const uri of ['skill://acme/billing/chargebacks/SKILL.md', 'skill://pdf-processing/references/FORMS.md', 'skill://acme', '']) {
+      await expect(client.request('skills/get', { uri })).rejects.toMatchObject({ code: -32602 });
+    }
+    await expect(client.request('skills/get', {})).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it("lists each SKILL.md in resources/list under the skill's name and description", async () => {
+    const { resources } = (await client.request('resources/list', {})) as { resources: Record<string, unknown>[] };
+    expect(resources.find((r) => r.uri === 'skill://git-workflow/SKILL.md')).toEqual({
+      uri: 'skill://git-workflow/SKILL.md',
+      name: 'git-workflow',
+      description: "Follow this team's Git conventions for branching and commits",
+      mimeType: 'text/markdown',
+      size: readFileSync(join(SKILLS, 'git-workflow', 'SKILL.md')).length,
+    });
+  });
+
+  it('reads directories: direct children, subfolders as inode/directory, folders above a skill too', async () => {
+    const dir = async (uri: string) => ((await client.request('resources/directory/read', { uri })) as { resources: Contents[] }).resources;
+    expect(await dir('skill://pdf-processing/templates')).toEqual([
+      { uri: 'skill://pdf-processing/templates/invoice.md', name: 'invoice.md', mimeType: 'text/markdown', size: expect.any(Number) },
+      {
+        uri: 'skill://pdf-processing/templates/purchase-order.md',
+        name: 'purchase-order.md',
+        mimeType: 'text/markdown',
+        size: expect.any(Number),
+      },
+      { uri: 'skill://pdf-processing/templates/regional', name: 'regional', mimeType: 'inode/directory' },
+    ]);
+    expect((await dir('skill://pdf-processing')).map((r) => r.uri)).toEqual([
+      'skill://pdf-processing/SKILL.md',
+      'skill://pdf-processing/assets',
+      'skill://pdf-processing/forms',
+      'skill://pdf-processing/references',
+      'skill://pdf-processing/scripts',
+      'skill://pdf-processing/templates',
+    ]);
+    expect(await dir('skill://acme')).toEqual([{ uri: 'skill://acme/billing', name: 'billing', mimeType: 'inode/directory' }]);
+    for (const uri of ['skill://pdf-processing/SKILL.md', 'skill://pdf-processing/nothing', 'skill://elsewhere', 'file:///etc']) {
+      await expect(dir(uri)).rejects.toMatchObject({ code: -32602 });
+    }
+  });
+
+  it('answers hostile URIs as unknown resources, and goes on serving', async () => {
+    const hostile = [
+      'skill://pdf-processing/../git-workflow/SKILL.md',
+      'skill://pdf-processing/%2e%2e/git-workflow/SKILL.md',
+      'skill://pdf-processing/references%2F..%2F..%2Fgit-workflow%2FSKILL.md',
+      'skill://pdf-processing/references/../SKILL.md',
+      'skill:///etc/passwd',
+      'skill://pdf-processing/.hidden',
+      `skill://pdf-processing/${'a/'.repeat(5000)}x`,
+    ];
+    for (const uri of hostile) await expect(read(uri)).rejects.toMatchObject({ code: -32002 });
+    expect((await read('skill://git-workflow/SKILL.md')).text).toContain('# Git workflow');
+  });
+});
+
+/** A skills folder of the test's own, in a temporary directory. */
+function folder(files: Record<string, string | Buffer>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpkit-skills-'));
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return dir;
+}
+const skillMd = (name: string, description = `The ${name} skill`, extra = '') =>
+  `---\nname: ${name}\ndescription: ${description}\n${extra}---\n\n# ${name}\n`;
+
+@McpModule({ providers: [] })
+class EmptyModule {}
+
+describe('skill folders that break a rule fail create with a named definition error', () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const failure = async (files: Record<string, string | Buffer>) => {
+    const dir = folder(files);
+    dirs.push(dir);
+    return McpApplication.create(EmptyModule, { ...quiet, skills: { folders: [dir], watch: false } }).then(
+      () => {
+        throw new Error('create succeeded');
+      },
+      (error: unknown) => error as Error,
+    );
+  };
+
+  it.each([
+    [
+      'a name that differs from its folder',
+      { 'tools/SKILL.md': skillMd('toolbox') },
+      /Skill "tools".*name "toolbox" must equal its folder's name "tools"/,
+    ],
+    ['no description', { 'tools/SKILL.md': '---\nname: tools\n---\n' }, /Skill "tools".*non-empty "description"/],
+    ['a name against the naming rules', { 'Bad--Name/SKILL.md': skillMd('Bad--Name') }, /Skill "Bad--Name".*naming rules/],
+    ['no frontmatter', { 'tools/SKILL.md': '# tools\n' }, /Skill "tools".*must begin with YAML frontmatter/],
+    ['frontmatter that is not YAML', { 'tools/SKILL.md': '---\nname: [tools\n---\n' }, /Skill "tools".*not valid YAML/],
+    ['a SKILL.md at the folder root', { 'SKILL.md': skillMd('root') }, /has a SKILL.md of its own/],
+    [
+      'more than 512 files',
+      Object.fromEntries([['many/SKILL.md', skillMd('many')], ...Array.from({ length: 512 }, (_, i) => [`many/f${i}.txt`, 'x'])]),
+      /Skill "many".*513 files, more than the 512/,
+    ],
+    [
+      'more than 16 MiB',
+      { 'big/SKILL.md': skillMd('big'), 'big/blob.bin': Buffer.alloc(16 * 1024 * 1024) },
+      /Skill "big".*more than the 16777216 \(16 MiB\)/,
+    ],
+  ])('%s', async (_what, files, message) => {
+    const error = await failure(files);
+    expect(error).toBeInstanceOf(InvalidDefinitionError);
+    expect(error.message).toMatch(message);
+  });
+
+  it('names a folder that does not exist', async () => {
+    await expect(McpApplication.create(EmptyModule, { ...quiet, skills: { folders: ['/nonexistent/skills'] } })).rejects.toThrow(
+      /Skills folder "\/nonexistent\/skills".*cannot be read/,
+    );
+  });
+});
+
+describe('skill folders on disk', () => {
+  let dir: string;
+  let app: McpApplication;
+  let client: McpTestClient;
+  afterEach(async () => {
+    await app?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves no file through a link that leaves the skill, nor a hidden file', async () => {
+    dir = folder({ 'notes/SKILL.md': skillMd('notes'), 'notes/.env': 'SECRET=1', 'outside.txt': 'not a skill file' });
+    symlinkSync('/etc/hostname', join(dir, 'notes', 'host'));
+    symlinkSync(join(dir, 'outside.txt'), join(dir, 'notes', 'outside'));
+    symlinkSync(join(dir, 'notes', 'SKILL.md'), join(dir, 'notes', 'again.md'));
+    app = await McpApplication.create(EmptyModule, { ...quiet, skills: { folders: [dir], watch: false } });
+    client = await McpTestClient.connect(app.connectInMemory());
+    const { skill } = (await client.request('skills/get', { uri: 'skill://notes/SKILL.md' })) as { skill: Entry };
+    expect((skill.resources as { uri: string }[]).map((r) => r.uri)).toEqual(['skill://notes/SKILL.md', 'skill://notes/again.md']);
+    for (const uri of ['skill://notes/host', 'skill://notes/outside', 'skill://notes/.env', 'skill://outside.txt'])
+      await expect(client.request('resources/read', { uri })).rejects.toMatchObject({ code: -32002 });
+  });
+
+  it('follows edits: a changed file changes its digest in the next skills/get, a new skill is listed', async () => {
+    dir = folder({ 'notes/SKILL.md': skillMd('notes'), 'notes/guide.md': 'first' });
+    app = await McpApplication.create(EmptyModule, { ...quiet, skills: { folders: [dir] } });
+    client = await McpTestClient.connect(app.connectInMemory());
+    const guide = async () => {
+      const { skill } = (await client.request('skills/get', { uri: 'skill://notes/SKILL.md' })) as { skill: Entry };
+      return (skill.resources as { uri: string; digest: string }[]).find((r) => r.uri === 'skill://notes/guide.md')!.digest;
+    };
+    expect(await guide()).toBe(digest(Buffer.from('first')));
+    const listChanged = client.waitForNotification((n) => n.method === 'notifications/resources/list_changed');
+    writeFileSync(join(dir, 'notes', 'guide.md'), 'second, longer');
+    await waitFor(async () => (await guide()) === digest(Buffer.from('second, longer')), { what: 'the new digest' });
+    mkdirSync(join(dir, 'more'));
+    writeFileSync(join(dir, 'more', 'SKILL.md'), skillMd('more'));
+    await waitFor(async () => ((await client.request('skills/list', {})) as { skills: Entry[] }).skills.length === 2, {
+      what: 'the new skill',
+    });
+    await listChanged;
+    // A skill broken by an edit is reported; the previous skills stay served.
+    writeFileSync(join(dir, 'more', 'SKILL.md'), '# no frontmatter\n');
+    await new Promise((r) => setTimeout(r, 400));
+    expect(((await client.request('skills/list', {})) as { skills: Entry[] }).skills.map((s) => s.uri)).toEqual([
+      'skill://more/SKILL.md',
+      'skill://notes/SKILL.md',
+    ]);
+  });
+});
