@@ -80,6 +80,7 @@ export class SkillCatalog {
   private fromFolders: ServedSkill[] = [];
   private readonly fromCode = new Map<string, ServedSkill>();
   private all?: Map<string, ServedSkill>;
+  private added = false;
   private directories?: Map<string, Map<string, DirectoryChild>>;
 
   /** Moves on with every change (list pages made for an older version are dropped). */
@@ -105,6 +106,7 @@ export class SkillCatalog {
     if (this.fromCode.has(skill.entry.uri) || this.fromFolders.some((s) => s.entry.uri === skill.entry.uri))
       throw new InvalidDefinitionError(`Skill ${skill.entry.uri}`, 'is already served');
     this.fromCode.set(skill.entry.uri, skill);
+    this.added = true;
     this.changed();
     return skill;
   }
@@ -116,8 +118,9 @@ export class SkillCatalog {
     return had;
   }
 
-  get size(): number {
-    return this.served().size;
+  /** True once skills are configured (folders) or were added in code: the extension is served from then on, even with none left. */
+  get configured(): boolean {
+    return this.folders.length > 0 || this.added;
   }
 
   /** Every skill, by URI. */
@@ -220,9 +223,12 @@ function servedCodeSkill(definition: SkillDefinition): ServedSkill {
   if (typeof definition !== 'object' || definition === null) throw new InvalidDefinitionError('addSkill', 'expects a definition object');
   const what = `Skill "${String(definition.name)}"`;
   checkPrefix(what, definition.prefix);
+  const extra = definition.frontmatter ?? {};
+  if ('name' in extra || 'description' in extra)
+    throw new InvalidDefinitionError(what, 'give the name and the description as members of the definition, not in frontmatter');
   let frontmatter: SkillFrontmatter;
   try {
-    frontmatter = checkFrontmatter({ ...definition.frontmatter, name: definition.name, description: definition.description });
+    frontmatter = checkFrontmatter({ name: definition.name, description: definition.description, ...extra });
   } catch (error) {
     throw new InvalidDefinitionError(what, (error as Error).message);
   }

@@ -19,8 +19,8 @@ export interface SkillsFeatureOptions {
 
 /**
  * The Skills extension (SEP-2640) as a protocol feature, in both eras: skills/list, skills/get and
- * resources/directory/read over the catalog, served while the server has resources (a skill's files are
- * resources) and advertised under `capabilities.extensions` while it has skills. A caller sees and gets
+ * resources/directory/read over the catalog, advertised under `capabilities.extensions` (with the resources
+ * capability) once skills are configured or added, even while none is left. A caller sees and gets
  * the skills whose SKILL.md it may read, as for any resource.
  */
 export function skillsFeature(catalog: SkillCatalog, options: SkillsFeatureOptions): ProtocolFeature {
@@ -58,10 +58,11 @@ export function skillsFeature(catalog: SkillCatalog, options: SkillsFeatureOptio
     };
   }
   return {
+    // A skill's files are resources: the extension requires the resources capability, offered while skills are served.
     capability: 'resources',
-    capabilityFor: () => undefined,
+    capabilityFor: () => (catalog.configured ? { subscribe: true, listChanged: true } : undefined),
     ownExtensions: [SKILLS_EXTENSION],
-    extensionsFor: () => (catalog.size > 0 ? { [SKILLS_EXTENSION]: directoryRead ? { directoryRead: true } : {} } : undefined),
+    extensionsFor: () => (catalog.configured ? { [SKILLS_EXTENSION]: directoryRead ? { directoryRead: true } : {} } : undefined),
     eras: { handshake: { methods }, 'per-request': { methods } },
   };
 }

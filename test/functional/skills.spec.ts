@@ -263,3 +263,82 @@ describe('skill folders on disk', () => {
     ]);
   });
 });
+
+describe('skills written in code', () => {
+  let app: McpApplication;
+  let client: McpTestClient;
+  beforeAll(async () => {
+    app = await McpApplication.create(EmptyModule, quiet);
+    client = await McpTestClient.connect(app.connectInMemory());
+  });
+  afterAll(() => app.close());
+
+  it('serves a skill of fixed text with digests, its SKILL.md written from its frontmatter and instructions', async () => {
+    app.addSkill({
+      name: 'house-style',
+      description: 'Write in the house style',
+      prefix: 'acme/docs',
+      frontmatter: { license: 'MIT', metadata: { owner: 'docs-team' } },
+      instructions: '# House style\n\nShort sentences. See `examples/good.md`.\n',
+      files: { 'examples/good.md': 'Short. Plain.\n', 'assets/mark.bin': new Uint8Array([0, 1, 2, 255]) },
+    });
+    const uri = 'skill://acme/docs/house-style/SKILL.md';
+    const { skill } = (await client.request('skills/get', { uri })) as { skill: Entry };
+    expect(skill.frontmatter).toEqual({
+      name: 'house-style',
+      description: 'Write in the house style',
+      license: 'MIT',
+      metadata: { owner: 'docs-team' },
+    });
+    const resources = skill.resources as { uri: string; digest: string; size: number }[];
+    expect(resources.map((r) => r.uri)).toEqual([
+      uri,
+      'skill://acme/docs/house-style/examples/good.md',
+      'skill://acme/docs/house-style/assets/mark.bin',
+    ]);
+    for (const resource of resources) {
+      const contents = ((await client.request('resources/read', { uri: resource.uri })) as { contents: Contents[] }).contents[0];
+      expect({ digest: digest(bytesOf(contents)), size: bytesOf(contents).length }).toEqual({
+        digest: resource.digest,
+        size: resource.size,
+      });
+    }
+    const text = ((await client.request('resources/read', { uri })) as { contents: Contents[] }).contents[0].text!;
+    expect(text).toMatch(
+      /^---\nname: house-style\ndescription: Write in the house style\nlicense: MIT\nmetadata:\n {2}owner: docs-team\n---\n/,
+    );
+    expect(text).toContain('# House style');
+    expect(app.removeSkill(uri)).toBe(true);
+    await expect(client.request('skills/get', { uri })).rejects.toMatchObject({ code: -32602 });
+    expect(app.removeSkill(uri)).toBe(false);
+  });
+
+  it('serves a generated skill as "dynamic", writing it for each read with the request context', async () => {
+    let reads = 0;
+    app.addSkill({
+      name: 'server-guide',
+      description: 'How to use this server',
+      instructions: (ctx) => `# Guide\n\nRead ${++reads} for ${ctx.session.clientInfo?.name ?? 'someone'}.\n`,
+    });
+    const uri = 'skill://server-guide/SKILL.md';
+    const { skill } = (await client.request('skills/get', { uri })) as { skill: Entry };
+    expect(skill.resources).toBe('dynamic');
+    const read = async () => ((await client.request('resources/read', { uri })) as { contents: Contents[] }).contents[0].text!;
+    expect(await read()).toContain('Read 1 for mcpkit-test-client.');
+    expect(await read()).toContain('Read 2 for mcpkit-test-client.');
+    expect((await read()).startsWith('---\nname: server-guide\ndescription: How to use this server\n---\n')).toBe(true);
+  });
+
+  it('refuses a skill that breaks a rule or takes a URI served already, naming it', () => {
+    const base = { name: 'ok-name', description: 'fine', instructions: '# ok' };
+    app.addSkill(base);
+    expect(() => app.addSkill(base)).toThrow(/Skill skill:\/\/ok-name\/SKILL.md: is already served/);
+    expect(() => app.addSkill({ ...base, name: 'Not OK' })).toThrow(InvalidDefinitionError);
+    expect(() => app.addSkill({ ...base, name: 'x', description: '' })).toThrow(/non-empty "description"/);
+    expect(() => app.addSkill({ ...base, name: 'y', files: { '../escape.md': 'x' } })).toThrow(
+      /relative path of plain folder and file names/,
+    );
+    expect(() => app.addSkill({ ...base, name: 'z', prefix: 'a//b' })).toThrow(/prefix "a\/\/b"/);
+    expect(() => app.addSkill({ ...base, name: 'w', frontmatter: { weight: Infinity } })).toThrow(/frontmatter.weight is Infinity/);
+  });
+});

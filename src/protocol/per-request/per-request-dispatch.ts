@@ -209,7 +209,8 @@ export class PerRequestDispatch implements RoundFactory {
           ? cache?.lists
           : method === 'resources/read'
             ? (scope.cacheHint ?? cache?.reads)
-            : undefined;
+            : // Another cacheable result (an extension's, as skills/get) sets its hint on the scope.
+              scope.cacheHint;
     if (!hint && method !== 'server/discover' && !LISTS.has(method) && method !== 'resources/read') return undefined;
     // A retried multi round-trip result depends on inputs outside the cache key: never cacheable.
     const retried = scope.params.requestState !== undefined || scope.params.inputResponses !== undefined;
