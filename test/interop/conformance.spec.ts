@@ -95,6 +95,17 @@ const TASKS_2026_07_28 = [
 ];
 
 /**
+ * The Skills extension's scenarios (io.modelcontextprotocol/skills, SEP-2640), outside the requirements and
+ * run one by one, with the checks each makes of a server that declares the extension (one that does not
+ * is reported as 1 of 1 passed, its checks skipped).
+ */
+const SKILLS: [string, number][] = [
+  ['sep-2640-skills-enumeration', 32],
+  ['sep-2640-skills-manifest', 6],
+  ['sep-2640-skills-directory', 7],
+];
+
+/**
  * The official MCP conformance suite against samples/conformance over real HTTP, one server for every
  * run: 0.1.13 (`--suite all`: active and pending scenarios) and the 0.2 alpha (under Node 22) at the
  * 2025-11-25 and at the 2026-07-28 requirements. `npm run conformance:2026` prints the failed checks
@@ -174,4 +185,21 @@ describe('official MCP conformance suite', () => {
     expect(tasks.map((s) => s.name).sort()).toEqual([...TASKS_2026_07_28].sort());
     expect(tasks.filter((s) => !s.ok || s.failed > 0).map((s) => `${s.name} (${s.failed} failed)`)).toEqual([]);
   }, 120_000);
+
+  it.each(SKILLS)(
+    '0.2.0-alpha.12 passes %s: all %i checks, no warning',
+    async (scenario, checks) => {
+      const { output } = await runConformance(
+        process.execPath,
+        CONFORMANCE_NEXT_CLI,
+        ['server', '--url', url, '--scenario', scenario, '--timeout', '20000'],
+        40_000,
+      );
+      const result = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/.exec(output);
+      expect(result).not.toBeNull();
+      const [, passed, total, failed, warnings] = result!.map(Number);
+      expect({ passed, total, failed, warnings }).toEqual({ passed: checks, total: checks, failed: 0, warnings: 0 });
+    },
+    45_000,
+  );
 });
