@@ -8,6 +8,7 @@ const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const MAX_NAME = 64;
 const MAX_DESCRIPTION = 1024;
+const MAX_COMPATIBILITY = 500;
 
 /**
  * The frontmatter of a SKILL.md, parsed as YAML 1.2 (core schema) and checked: `name` and `description`
@@ -30,9 +31,26 @@ export function parseFrontmatter(text: string): SkillFrontmatter {
 
 /** `frontmatter` when its name and description are valid and JSON carries every value unchanged; throws saying what is wrong. */
 export function checkFrontmatter(frontmatter: Record<string, unknown>): SkillFrontmatter {
-  const problem = jsonProblem(frontmatter, 'frontmatter') ?? nameProblem(frontmatter.name) ?? descriptionProblem(frontmatter.description);
+  const problem =
+    jsonProblem(frontmatter, 'frontmatter') ??
+    nameProblem(frontmatter.name) ??
+    descriptionProblem(frontmatter.description) ??
+    optionalFieldsProblem(frontmatter);
   if (problem) throw new Error(problem);
   return frontmatter as SkillFrontmatter;
+}
+
+/** The optional fields the Agent Skills specification defines, when present: their types and bounds. */
+function optionalFieldsProblem(frontmatter: Record<string, unknown>): string | undefined {
+  for (const field of ['license', 'compatibility', 'allowed-tools']) {
+    if (field in frontmatter && typeof frontmatter[field] !== 'string') return `"${field}" must be a string`;
+  }
+  if (typeof frontmatter.compatibility === 'string' && frontmatter.compatibility.length > MAX_COMPATIBILITY)
+    return `"compatibility" is longer than ${MAX_COMPATIBILITY} characters`;
+  const { metadata } = frontmatter;
+  if (metadata !== undefined && (!isPlainObject(metadata) || Object.values(metadata).some((v) => typeof v !== 'string')))
+    return '"metadata" must map names to strings (quote numbers and dates; lists are not allowed)';
+  return undefined;
 }
 
 /** Why `name` breaks the Agent Skills naming rules, or undefined. */

@@ -54,6 +54,8 @@ export function skillsFeature(catalog: SkillCatalog, options: SkillsFeatureOptio
       // A folder whose skills the caller may not see is, to that caller, no folder at all.
       if (!visible || (visible.length === 0 && children.size > 0))
         throw McpError.invalidParams(`${uri} is not a directory resource`, { uri });
+      // Not required by the extension, but the SDK's 2026-07-28 client expects them of every listing.
+      cacheHint(scope);
       return directoryPages.page(params.cursor, { items: () => visible });
     };
   }

@@ -61,7 +61,7 @@ describe('skills from a folder', () => {
       name: 'pdf-processing',
       description: 'Extract, fill, and assemble PDF documents',
       license: 'Apache-2.0',
-      metadata: { version: '2.1.0', tags: ['pdf', 'forms'] },
+      metadata: { version: '2.1.0', tags: 'pdf forms' },
     });
   });
 
@@ -340,5 +340,22 @@ describe('skills written in code', () => {
     );
     expect(() => app.addSkill({ ...base, name: 'z', prefix: 'a//b' })).toThrow(/prefix "a\/\/b"/);
     expect(() => app.addSkill({ ...base, name: 'w', frontmatter: { weight: Infinity } })).toThrow(/frontmatter.weight is Infinity/);
+  });
+});
+
+describe('the optional frontmatter fields of the Agent Skills specification', () => {
+  it.each([
+    ['metadata with a list', 'metadata:\n  tags: [a, b]\n', /"metadata" must map names to strings/],
+    ['metadata with a number', 'metadata:\n  version: 2\n', /"metadata" must map names to strings/],
+    ['a license that is no string', 'license: 3\n', /"license" must be a string/],
+    ['allowed-tools as a list', 'allowed-tools: [Read]\n', /"allowed-tools" must be a string/],
+    ['compatibility over 500 characters', `compatibility: ${'x'.repeat(501)}\n`, /"compatibility" is longer than 500/],
+  ])('refuses %s', async (_what, extra, message) => {
+    const dir = folder({ 'tools/SKILL.md': skillMd('tools', 'Tools', extra) });
+    try {
+      await expect(McpApplication.create(EmptyModule, { ...quiet, skills: { folders: [dir], watch: false } })).rejects.toThrow(message);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

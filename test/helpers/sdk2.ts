@@ -11,3 +11,8 @@ export const sdk2Stdio: typeof StdioModule = require('@modelcontextprotocol/clie
 
 export type Sdk2Client = InstanceType<typeof ClientModule.Client>;
 export type Sdk2ClientOptions = ConstructorParameters<typeof ClientModule.Client>[1];
+
+// The client side of the Skills extension (SEP-2640).
+import type * as SkillsModule from '@modelcontextprotocol/client/dist/ext/skills/index.cjs';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const sdk2Skills: typeof SkillsModule = require('@modelcontextprotocol/client/ext/skills');
