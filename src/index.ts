@@ -13,6 +13,7 @@ export {
   Tool,
   Resource,
   Prompt,
+  Skill,
   Complete,
   Field,
   McpHeader,
@@ -32,6 +33,7 @@ export type {
   Provider,
   ProviderToken,
   ResourceOptions,
+  SkillOptions,
   StaticResourceOptions,
   TemplateResourceOptions,
   ToolOptions,
@@ -96,7 +98,7 @@ export type {
 } from './registry/dynamic-definitions';
 export type { PrimitiveKind } from './registry/registry';
 export { SKILLS_EXTENSION } from './skills/skill.types';
-export type { Skill, SkillFrontmatter, SkillResource } from './skills/skill.types';
+export type { SkillEntry, SkillFrontmatter, SkillResource } from './skills/skill.types';
 export type { SkillContent, SkillDefinition, SkillFolderOptions, SkillsOptions } from './skills/skill-catalog';
 
 // app.connect(transport) serves any MessageTransport: a transport of your own (a WebSocket, an IPC

@@ -1,6 +1,7 @@
 export { Tool } from './tool.decorator';
 export { Resource } from './resource.decorator';
 export { Prompt } from './prompt.decorator';
+export { Skill } from './skill.decorator';
 export { Complete } from './complete.decorator';
 export { Field } from './field.decorator';
 export { McpHeader } from './mcp-header.decorator';

@@ -8,12 +8,13 @@ import { createTelemetry } from '../observability/telemetry';
 import type { RequestTelemetry } from '../observability/telemetry-options';
 import type { Invoke } from '../protocol/tool-invoker';
 import type { Registry } from '../registry/registry';
-import { assembleRegistry, buildDecorated, type ProviderEntry } from '../registry/registry.builder';
+import { assembleRegistry, buildDecorated, type DecoratedSkill, type ProviderEntry } from '../registry/registry.builder';
 import { TaskManager } from '../tasks/task-manager';
 import type { TaskStore } from '../tasks/task-store';
 import { tracedTaskStore } from '../tasks/traced-task-store';
 import { tasksFeature } from '../tasks/tasks.feature';
-import { SkillCatalog } from '../skills/skill-catalog';
+import { SkillCatalog, type SkillDefinition } from '../skills/skill-catalog';
+import type { McpContext } from '../context/mcp-context';
 import { SkillServing } from './skill-serving';
 import { skillsFeature } from '../skills/skills.feature';
 import { type ApplicationOptions, resolveOptions, type ResolvedOptions } from './application-options';
@@ -72,6 +73,7 @@ export function assembleParts(
     scaleOut?.taskBus(),
   );
   const catalog = new SkillCatalog(options.skills);
+  for (const skill of decorated.skills) catalog.add(decoratedSkill(skill, container));
   const engine = new ProtocolEngine({
     features: (env) => [
       tasksFeature(tasks, env.tools, env.pageSize, env.subscriptions),
@@ -145,6 +147,23 @@ export function compositionOf({ definitions, engine, logger, options }: Parts): 
       clientInfo: { name: options.server.name, version: options.server.version },
     },
   });
+}
+
+/** A `@Skill` method as a skill in code: its instructions are what the method returns, called on its provider. */
+function decoratedSkill({ handler, options }: DecoratedSkill, container: DependencyContainer): SkillDefinition {
+  const { scopes, guards, middleware } = handler.access;
+  return {
+    ...options,
+    scopes: [...scopes],
+    guards: [...guards],
+    middleware: [...middleware],
+    instructions: async (ctx) => {
+      const provider = container.resolve(handler.provider as InjectionToken<Record<string, (ctx: McpContext) => unknown>>);
+      const markdown = await provider[handler.method](ctx);
+      if (typeof markdown !== 'string') throw new TypeError(`${handler.where} must return the skill's markdown as a string`);
+      return markdown;
+    },
+  };
 }
 
 /** The task store with spans and a gauge when telemetry records; without telemetry the store is served as is. */

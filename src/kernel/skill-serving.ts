@@ -35,10 +35,10 @@ export class SkillServing {
   /** Reads the folders (a skill that breaks a rule fails the start, naming it) and starts watching them. */
   async start(): Promise<void> {
     const { catalog, watch } = this.parts;
-    if (catalog.folders.length === 0) return;
-    await catalog.load();
-    this.publish();
-    if (watch) await this.watch(catalog.folders);
+    if (catalog.folders.length > 0) await catalog.load();
+    // Skills from folders, and those of @Skill methods added at bootstrap.
+    if (catalog.configured) this.publish();
+    if (watch && catalog.folders.length > 0) await this.watch(catalog.folders);
   }
 
   add(definition: SkillDefinition): void {

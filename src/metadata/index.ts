@@ -11,6 +11,7 @@ export type {
   MethodRecord,
   ModuleRecord,
   PromptOptions,
+  SkillOptions,
   Provider,
   ProviderLifecycle,
   ProviderToken,

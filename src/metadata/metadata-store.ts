@@ -9,6 +9,7 @@ import type {
   ModuleRecord,
   PromptOptions,
   ResourceOptions,
+  SkillOptions,
   ToolOptions,
 } from './records';
 
@@ -21,6 +22,7 @@ interface ClassRecords {
   tools: MethodRecord<ToolOptions>[];
   resources: MethodRecord<ResourceOptions>[];
   prompts: MethodRecord<PromptOptions>[];
+  skills: MethodRecord<SkillOptions>[];
   completes: MethodRecord<CompleteOptions>[];
   fields: FieldRecord[];
   access?: { type: AccessRecord[]; methods: Map<string, AccessRecord[]> };
@@ -40,7 +42,7 @@ const moduleClasses = new Set<object>();
 function own(target: object): ClassRecords {
   let r = records.get(target);
   if (!r) {
-    r = { tools: [], resources: [], prompts: [], completes: [], fields: [] };
+    r = { tools: [], resources: [], prompts: [], skills: [], completes: [], fields: [] };
     records.set(target, r);
   }
   return r;
@@ -58,6 +60,10 @@ export const metadataStore = {
   addPrompt(target: object, record: MethodRecord<PromptOptions>): void {
     handlerClasses.add(target);
     own(target).prompts.push(record);
+  },
+  addSkill(target: object, record: MethodRecord<SkillOptions>): void {
+    handlerClasses.add(target);
+    own(target).skills.push(record);
   },
   addComplete(target: object, record: MethodRecord<CompleteOptions>): void {
     handlerClasses.add(target);
@@ -116,6 +122,7 @@ export const metadataStore = {
       tools: chain.flatMap((r) => r.tools),
       resources: chain.flatMap((r) => r.resources),
       prompts: chain.flatMap((r) => r.prompts),
+      skills: chain.flatMap((r) => r.skills),
       completes: chain.flatMap((r) => r.completes),
       fields: chain.flatMap((r) => r.fields),
     };

@@ -77,6 +77,21 @@ export interface TemplateResourceOptions extends ResourceCommonOptions {
 
 export type ResourceOptions = StaticResourceOptions | TemplateResourceOptions;
 
+/**
+ * Options of `@Skill`: the frontmatter of the skill the method writes (the method returns the markdown
+ * after it, for each read; the skill is served with `resources: "dynamic"`).
+ */
+export interface SkillOptions {
+  /** The skill's name (Agent Skills rules: lowercase letters, digits, single hyphens). */
+  name: string;
+  /** What the skill does and when to use it. */
+  description: string;
+  /** Folders above the skill in its URI: `acme` serves `skill://acme/<name>/SKILL.md`. */
+  prefix?: string;
+  /** Further frontmatter fields (`license`, `metadata`, ...). */
+  frontmatter?: Record<string, unknown>;
+}
+
 /** Options of `@Prompt`. */
 export interface PromptOptions {
   name?: string;

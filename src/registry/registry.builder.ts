@@ -7,13 +7,14 @@ import { MissingInputMetadataError } from '../errors/missing-input-metadata.erro
 import { ReflectMetadataMissingError } from '../errors/reflect-metadata-missing.error';
 import { UnknownCompletionTargetError } from '../errors/unknown-completion-target.error';
 import { metadataStore } from '../metadata/metadata-store';
-import type { CompleteOptions, MethodRecord, PromptOptions, ResourceOptions, ToolOptions } from '../metadata/records';
+import type { CompleteOptions, MethodRecord, PromptOptions, ResourceOptions, SkillOptions, ToolOptions } from '../metadata/records';
 import { EmptyInput } from '../schema/empty-input';
 import { hasInputMetadata, JsonSchemaBuilder } from '../schema/json-schema.builder';
 import { paramHeaders } from '../schema/mcp-header';
 import type {
   CompleterDescriptor,
   HandlerKind,
+  HandlerRef,
   InputClass,
   PromptDescriptor,
   ResourceDescriptor,
@@ -48,6 +49,14 @@ export interface DecoratedParts {
   readonly resourceNames: ReadonlyMap<string, string>;
   readonly templates: readonly TemplateDescriptor[];
   readonly prompts: ReadonlyMap<string, PromptDescriptor>;
+  /** `@Skill` methods: the skills they write are served by the skills feature, not the registry. */
+  readonly skills: readonly DecoratedSkill[];
+}
+
+/** A `@Skill` method: who may read it (its access decorators) and its options. */
+export interface DecoratedSkill {
+  readonly handler: HandlerRef;
+  readonly options: SkillOptions;
 }
 
 /**
@@ -95,12 +104,17 @@ class Builder {
 
   decorated(providers: readonly ProviderEntry[]): DecoratedParts {
     const completes: [ProviderEntry, MethodRecord<CompleteOptions>][] = [];
+    const skills: DecoratedSkill[] = [];
     for (const provider of providers) this.addView(provider);
     for (const provider of providers) {
       const records = metadataStore.collect(provider.cls);
       for (const r of records.tools) this.addTool(provider, r);
       for (const r of records.resources) this.addResource(provider, r);
       for (const r of records.prompts) this.addPrompt(provider, r);
+      for (const { method, options } of records.skills) {
+        const target = { kind: 'resource' as const, name: options.name };
+        skills.push({ handler: this.handlerRef(provider, method, 'resource', 'Skill', undefined, true, target).handler, options });
+      }
       for (const r of records.completes) completes.push([provider, r]);
     }
     for (const [provider, r] of completes) this.addCompleter(provider, r);
@@ -110,6 +124,7 @@ class Builder {
       resourceNames: this.resourceNames,
       templates: this.templates,
       prompts: this.prompts,
+      skills,
     };
   }
 

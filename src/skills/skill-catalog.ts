@@ -13,7 +13,7 @@ import type { DynamicAccess } from '../registry/dynamic-definitions';
 import { type FolderSkill, inside, readSkillFolder } from './skill-folder';
 import { isTextType, mimeTypeOf } from './skill-mime';
 import { checkFrontmatter, limitProblem, renderFrontmatter } from './skill-rules';
-import { DIRECTORY_MIME_TYPE, type Skill, type SkillFrontmatter, SKILL_LIMITS, type SkillResource } from './skill.types';
+import { DIRECTORY_MIME_TYPE, type SkillEntry, type SkillFrontmatter, SKILL_LIMITS, type SkillResource } from './skill.types';
 
 /** A file of a skill written in code: text, bytes, or a function that makes it for each read. */
 export type SkillContent = string | Uint8Array | ((ctx: McpContext) => string | Uint8Array | Promise<string | Uint8Array>);
@@ -60,7 +60,7 @@ export interface SkillsOptions {
 
 /** A skill as served: its entry and the resources of its files (the SKILL.md's says who may see the skill). */
 export interface ServedSkill {
-  readonly entry: Skill;
+  readonly entry: SkillEntry;
   readonly skillMd: ResourceDescriptor;
   readonly files: readonly ResourceDescriptor[];
 }
@@ -92,7 +92,13 @@ export class SkillCatalog {
   async load(): Promise<void> {
     const folders = (this.options.folders ?? []).map((f) => (typeof f === 'string' ? { path: f } : f));
     const read = await Promise.all(folders.map(async (folder) => ({ folder, skills: await readSkillFolder(folder.path) })));
-    this.fromFolders = read.flatMap(({ folder, skills }) => skills.map((skill) => servedFolderSkill(folder, skill)));
+    const skills = read.flatMap(({ folder, skills }) => skills.map((skill) => servedFolderSkill(folder, skill)));
+    const seen = new Set(this.fromCode.keys());
+    for (const { entry } of skills) {
+      if (seen.has(entry.uri)) throw new InvalidDefinitionError(`Skill ${entry.uri}`, 'is served twice (give one of its folders a prefix)');
+      seen.add(entry.uri);
+    }
+    this.fromFolders = skills;
     this.changed();
   }
 
@@ -262,7 +268,7 @@ function servedCodeSkill(definition: SkillDefinition): ServedSkill {
     const read = async (ctx: McpContext) => contentsOf(uri, mimeTypeOf(path), typeof content === 'function' ? await content(ctx) : content);
     return fileResource(definition, frontmatter, uri, path, typeof content === 'function' ? undefined : sizes[i], read);
   });
-  const entry: Skill = { uri: files[0].uri, frontmatter, resources: dynamic ? 'dynamic' : resources };
+  const entry: SkillEntry = { uri: files[0].uri, frontmatter, resources: dynamic ? 'dynamic' : resources };
   return { entry, skillMd: files[0], files };
 }
 

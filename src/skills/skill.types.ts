@@ -24,8 +24,8 @@ export interface SkillResource {
   size: number;
 }
 
-/** A skill as `skills/list` and `skills/get` describe it. */
-export interface Skill {
+/** A skill as `skills/list` and `skills/get` describe it (the extension's `Skill`). */
+export interface SkillEntry {
   /** The URI of its SKILL.md. */
   uri: string;
   frontmatter: SkillFrontmatter;

@@ -8,7 +8,7 @@ import type { ProtocolFeature } from '../protocol/protocol-feature';
 import type { MethodHandler, RequestScope } from '../protocol/request-scope';
 import type { ResourceDefinition } from '../mcp/mcp-types';
 import type { ServedSkill, SkillCatalog } from './skill-catalog';
-import { DIRECTORY_READ, type Skill, SKILLS_EXTENSION, SKILLS_GET, SKILLS_LIST } from './skill.types';
+import { DIRECTORY_READ, type SkillEntry, SKILLS_EXTENSION, SKILLS_GET, SKILLS_LIST } from './skill.types';
 
 export interface SkillsFeatureOptions {
   readonly pageSize: number;
@@ -26,7 +26,7 @@ export interface SkillsFeatureOptions {
 export function skillsFeature(catalog: SkillCatalog, options: SkillsFeatureOptions): ProtocolFeature {
   const { authorizer } = options;
   const version = () => catalog.version;
-  const pages = new Paginator<Skill>('skills', 'skills', () => catalog.skills().map((s) => s.entry), options.pageSize, version);
+  const pages = new Paginator<SkillEntry>('skills', 'skills', () => catalog.skills().map((s) => s.entry), options.pageSize, version);
   const views = new ListViews(authorizer, () => catalog.skills().map((s) => ({ ...s.skillMd, definition: s.entry })), version);
   const directoryPages = new Paginator<ResourceDefinition>('directory', 'resources', () => [], options.pageSize);
   const cacheHint = (scope: RequestScope) => scope.setCacheHint?.(options.cache ?? { ttlMs: 0 });

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { injectable } from 'tsyringe';
-import { EmptyInput, InvalidDefinitionError, McpApplication, McpModule, Tool } from '../../src';
+import { EmptyInput, InvalidDefinitionError, McpApplication, McpContext, McpModule, RequireScopes, Skill, Tool } from '../../src';
 import { McpTestClient } from '../../src/testing';
 import { ROOT } from '../helpers/paths';
 import { waitFor } from '../helpers/wait-for';
@@ -357,5 +357,76 @@ describe('the optional frontmatter fields of the Agent Skills specification', ()
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+@injectable()
+class Catalogue {
+  readonly products = ['anvil', 'rocket skates'];
+}
+
+@injectable()
+class GuideSkills {
+  constructor(private readonly catalogue: Catalogue) {}
+
+  @Skill({ name: 'ordering', prefix: 'acme', description: 'How to place an order with this server', frontmatter: { license: 'MIT' } })
+  ordering(ctx: McpContext) {
+    return `# Ordering\n\nProducts: ${this.catalogue.products.join(', ')}.\nAsked by ${ctx.session.clientInfo?.name}.\n`;
+  }
+
+  @RequireScopes('staff')
+  @Skill({ name: 'refunds-desk', description: 'How staff refund an order' })
+  refunds() {
+    return '# Refunds desk\n';
+  }
+}
+
+@McpModule({ providers: [Catalogue, GuideSkills] })
+class GuideModule {}
+
+describe('@Skill methods', () => {
+  let app: McpApplication;
+  beforeAll(async () => {
+    app = await McpApplication.create(GuideModule, quiet);
+  });
+  afterAll(() => app.close());
+
+  it('serve the skill the method writes, from its provider, as "dynamic", its access decorators applied', async () => {
+    const client = await McpTestClient.connect(app.connectInMemory({ auth: { token: 't', clientId: 'c', scopes: [], subject: 's' } }));
+    const { skills } = (await client.request('skills/list', {})) as { skills: Entry[] };
+    expect(skills).toEqual([
+      {
+        uri: 'skill://acme/ordering/SKILL.md',
+        frontmatter: { name: 'ordering', description: 'How to place an order with this server', license: 'MIT' },
+        resources: 'dynamic',
+      },
+    ]);
+    const text = ((await client.request('resources/read', { uri: 'skill://acme/ordering/SKILL.md' })) as { contents: Contents[] })
+      .contents[0].text;
+    expect(text).toBe(
+      '---\nname: ordering\ndescription: How to place an order with this server\nlicense: MIT\n---\n\n# Ordering\n\nProducts: anvil, rocket skates.\nAsked by mcpkit-test-client.\n',
+    );
+    await expect(client.request('resources/read', { uri: 'skill://refunds-desk/SKILL.md' })).rejects.toMatchObject({ code: -32003 });
+    const staff = await McpTestClient.connect(
+      app.connectInMemory({ auth: { token: 't', clientId: 'c', scopes: ['staff'], subject: 's' } }),
+    );
+    expect(((await staff.request('skills/list', {})) as { skills: Entry[] }).skills.map((s) => s.uri)).toEqual([
+      'skill://acme/ordering/SKILL.md',
+      'skill://refunds-desk/SKILL.md',
+    ]);
+  });
+
+  it('refuse options without a name or description, and a name against the rules at create', async () => {
+    expect(() => Skill({ name: '', description: 'x' })({}, 'm', {})).toThrow(/name must be a non-empty string/);
+    expect(() => Skill({ name: 'x' } as never)({}, 'm', {})).toThrow(/description must be a non-empty string/);
+    class Broken {
+      @Skill({ name: 'Bad Name', description: 'x' })
+      bad() {
+        return '';
+      }
+    }
+    @McpModule({ providers: [Broken] })
+    class BrokenModule {}
+    await expect(McpApplication.create(BrokenModule, quiet)).rejects.toThrow(/Skill "Bad Name".*naming rules/);
   });
 });
