@@ -13,6 +13,8 @@ export type { RequestOptions, Progress } from './outbound-requests';
 export { REQUEST_TIMEOUT, CONNECTION_CLOSED } from './outbound-requests';
 export type { McpClientTransport, ClientMessage, MessageExtra, SendOptions } from './client-transport';
 export { CLIENT_PROTOCOL_VERSIONS } from './client-transport';
+export { SkillsClient, SkillVerificationError } from './skills-client';
+export type { SkillFile, SkillVerificationReason } from './skills-client';
 export { stdioClientTransport } from './stdio-client.transport';
 export type { StdioClientTransport, StdioClientOptions } from './stdio-client.transport';
 export { streamableHttpClientTransport } from './streamable-http-client.transport';

@@ -17,16 +17,25 @@ const MAX_COMPATIBILITY = 500;
 export function parseFrontmatter(text: string): SkillFrontmatter {
   const block = FRONTMATTER.exec(text);
   if (!block) throw new Error('SKILL.md must begin with YAML frontmatter between "---" lines');
-  let parsed: unknown;
+  const parsed = parseYaml(block[1]);
+  if (!isPlainObject(parsed)) throw new Error('its frontmatter must be a YAML mapping (name: ..., description: ...)');
+  return checkFrontmatter(parsed);
+}
+
+/** The frontmatter of a SKILL.md's text as YAML makes it, unchecked (a host comparing it with an entry); undefined when there is none. */
+export function readFrontmatter(text: string): { frontmatter: unknown; body: string } | undefined {
+  const block = FRONTMATTER.exec(text);
+  return block ? { frontmatter: parseYaml(block[1]), body: text.slice(block[0].length) } : undefined;
+}
+
+function parseYaml(source: string): unknown {
   try {
-    parsed = yaml().parse(block[1]);
+    return yaml().parse(source);
   } catch (error) {
     throw new Error(`its frontmatter is not valid YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, {
       cause: error,
     });
   }
-  if (!isPlainObject(parsed)) throw new Error('its frontmatter must be a YAML mapping (name: ..., description: ...)');
-  return checkFrontmatter(parsed);
 }
 
 /** `frontmatter` when its name and description are valid and JSON carries every value unchanged; throws saying what is wrong. */
