@@ -24,6 +24,12 @@ export function formatSurface(s: Surface): string {
     const args = ((p.arguments ?? []) as Json[]).map((a) => `${str(a.name)}${a.required ? '' : '?'}`);
     return [`${str(p.name)}(${args.join(', ')})${describe(p)}`];
   });
+  if (s.skills.length > 0)
+    section(lines, 'Skills', s.skills, (k) => {
+      const frontmatter = (k.frontmatter ?? {}) as Json;
+      const files = Array.isArray(k.resources) ? `${k.resources.length} file${k.resources.length === 1 ? '' : 's'}` : 'dynamic';
+      return [`${str(k.uri)} (${files})${describe({ name: frontmatter.name, description: frontmatter.description })}`];
+    });
   return lines.join('\n') + '\n';
 }
 

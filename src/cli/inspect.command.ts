@@ -24,14 +24,14 @@ Default: src/app.module.ts of the project in the working directory.
 
 export const inspectCommand: Command = {
   name: 'inspect',
-  summary: 'print the tools, resources, templates and prompts of a module (text or --json), or its views and their data types',
+  summary: 'print the tools, resources, templates, prompts and skills of a module (text or --json), or its views and their data types',
   help: `Usage: mcpkit inspect [entry] [--json] [--views [--dts]]
 
 Builds the application without serving it and prints what a client would list: tools (with input
-and output schemas), resources, resource templates and prompts.
+and output schemas), resources, resource templates, prompts and skills.
 
   --json               one JSON document (server, capabilities, tools, resources, resourceTemplates,
-                       prompts), exactly as the list methods answer; diff it in CI to watch a surface
+                       prompts, skills), exactly as the list methods answer; diff it in CI to watch a surface
   --views              the views (MCP Apps ui:// resources): for each, its URI, the tools that open it and
                        the JSON Schema of their output, the data the view receives (with --json: as JSON)
   --dts                with --views: a TypeScript .d.ts instead, one exported type per view's data

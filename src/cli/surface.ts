@@ -1,6 +1,7 @@
 import { McpApplication } from '../kernel/mcp-application';
 import type { ClassType } from '../metadata/records';
 import { McpTestClient } from '../testing/mcp-test-client';
+import { SKILLS_EXTENSION } from '../skills/skill.types';
 import { CliError, firstLine } from './cli-error';
 
 /** A server's surface as its clients see it: exactly what initialize and the list methods answer. */
@@ -13,6 +14,8 @@ export interface Surface {
   resources: Record<string, unknown>[];
   resourceTemplates: Record<string, unknown>[];
   prompts: Record<string, unknown>[];
+  /** The skills of `skills/list` (io.modelcontextprotocol/skills), when the server declares the extension. */
+  skills: Record<string, unknown>[];
 }
 
 /**
@@ -58,6 +61,9 @@ export async function readSurface(client: McpTestClient): Promise<Surface> {
     resources: await list('resources', 'resources/list', 'resources'),
     resourceTemplates: await list('resources', 'resources/templates/list', 'resourceTemplates'),
     prompts: await list('prompts', 'prompts/list', 'prompts'),
+    skills: (capabilities.extensions as Record<string, unknown> | undefined)?.[SKILLS_EXTENSION]
+      ? await listAll(client, 'skills/list', 'skills')
+      : [],
   };
 }
 

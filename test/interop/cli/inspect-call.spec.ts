@@ -50,6 +50,25 @@ describe('mcpkit inspect', () => {
     expect(stdout).toContain('summarize-note(id, style?)');
   });
 
+  it('lists the skills of a module that serves them: text, and skills/list as it answers in --json', async () => {
+    const conformance = 'dist/samples/conformance/conformance.module.js';
+    const text = await mcpkit(['inspect', conformance]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/\nSkills \(2\)\n/);
+    expect(text.stdout).toContain('skill://code-review/SKILL.md (3 files) - Review a change for correctness, security and style');
+    expect(text.stdout).toContain('skill://release-notes/SKILL.md (2 files)');
+    const json = JSON.parse((await mcpkit(['inspect', conformance, '--json'])).stdout) as {
+      skills: { uri: string; resources: unknown[] }[];
+    };
+    expect(json.skills.map((s) => [s.uri, s.resources.length])).toEqual([
+      ['skill://code-review/SKILL.md', 3],
+      ['skill://release-notes/SKILL.md', 2],
+    ]);
+    // A module without skills has an empty list, and no section in the text.
+    expect(JSON.parse((await mcpkit(['inspect', NOTES, '--json'])).stdout)).toMatchObject({ skills: [] });
+    expect((await mcpkit(['inspect', NOTES])).stdout).not.toContain('Skills (');
+  });
+
   it('maps a .ts entry to its compiled output through the tsconfig rootDir/outDir, and takes a directory', async () => {
     const fromTs = await mcpkit(['inspect', 'samples/notes/app.module.ts', '--skip-build', '--json']);
     const fromDir = await mcpkit(['inspect', 'dist/samples/notes', '--json']);
