@@ -28,6 +28,7 @@ const guide: DefaultTheme.SidebarItem[] = [
       { text: 'Input classes', link: '/guide/input-classes' },
       { text: 'Errors', link: '/guide/errors' },
       { text: 'Tasks', link: '/guide/tasks' },
+      { text: 'Skills', link: '/guide/skills' },
       { text: 'Interactive views (MCP Apps)', link: '/guide/apps' },
       { text: 'Testing', link: '/guide/testing' },
     ],

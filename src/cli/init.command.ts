@@ -30,7 +30,7 @@ const NEXT: Record<string, string> = {
 export const initCommand: Command = {
   name: 'init',
   summary: 'create a new project: one tool, one resource, one prompt, a test, HTTP and stdio serving',
-  help: `Usage: mcpkit init <dir> [--target node|bun|deno|workers|lambda] [--mcpkit <spec>]
+  help: `Usage: mcpkit init <dir> [--target node|bun|deno|workers|lambda] [--skills] [--mcpkit <spec>]
 
 Writes a new project into <dir> (created when missing; refused when not empty): package.json,
 tsconfig.json, src/app.module.ts, src/main.ts (with src/compile-cache.ts), test/app.module.spec.ts and a README. Then:
@@ -40,15 +40,20 @@ tsconfig.json, src/app.module.ts, src/main.ts (with src/compile-cache.ts), test/
   --target <name>   where it runs (default node): bun (Bun.serve, bun test), deno (Deno.serve, deno.json
                     tasks, deno test), workers (a Cloudflare Worker: wrangler.toml, an esbuild build),
                     lambda (AWS Lambda: SAM template.yaml, an esbuild build); each with its own test
+  --skills          also a skills/ folder with one skill, served by the module (Agent Skills over MCP;
+                    node only: the skills are read from the file system)
   --mcpkit <spec>   the mcpkit dependency spec (default: ^<this version>), e.g. file:../mcpkit-0.1.0.tgz`,
 
   async run(args) {
     const { values, positionals } = parseCommandArgs('init', args, {
       mcpkit: { type: 'string' },
       target: { type: 'string' },
+      skills: { type: 'boolean' },
     });
     const target = values.target ?? 'node';
     if (!TARGETS.includes(target)) throw new CliError(`--target must be one of ${TARGETS.join(', ')}, not ${target}`, 2);
+    if (values.skills && target !== 'node')
+      throw new CliError(`--skills reads skills from the file system: it goes with --target node, not ${target}`, 2);
     if (positionals.length !== 1) throw new CliError('init needs one directory: mcpkit init <dir>', 2);
     const dir = resolve(positionals[0]);
     if (existsSync(dir) && (!statSync(dir).isDirectory() || readdirSync(dir).length > 0)) {
@@ -56,7 +61,7 @@ tsconfig.json, src/app.module.ts, src/main.ts (with src/compile-cache.ts), test/
     }
     const own = cliPackage();
     const peers = Object.fromEntries(Object.entries(PEERS).map(([name, range]) => [name, own.dependencies[name] ?? range]));
-    const options = { name: packageName(basename(dir)), mcpkit: values.mcpkit ?? `^${own.version}`, peers };
+    const options = { name: packageName(basename(dir)), mcpkit: values.mcpkit ?? `^${own.version}`, peers, skills: values.skills === true };
     const files = target === 'node' ? initTemplates(options) : portableTemplates(target as PortableTarget, options);
     for (const [path, content] of Object.entries(files)) {
       mkdirSync(dirname(join(dir, path)), { recursive: true });

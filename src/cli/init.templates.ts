@@ -5,6 +5,8 @@ export interface InitTemplateOptions {
   readonly mcpkit: string;
   /** Version ranges of mcpkit's peers (reflect-metadata, class-validator, class-transformer, tsyringe). */
   readonly peers: Readonly<Record<string, string>>;
+  /** Also a skills/ folder with one skill, served by the module (the Skills extension). */
+  readonly skills?: boolean;
 }
 
 const DEV_DEPENDENCIES = {
@@ -58,13 +60,52 @@ export function initTemplates(o: InitTemplateOptions): Record<string, string> {
     'package.json': JSON.stringify(packageJson, null, 2) + '\n',
     'tsconfig.json': JSON.stringify(tsconfig, null, 2) + '\n',
     '.gitignore': 'node_modules/\ndist/\n',
-    'src/app.module.ts': APP_MODULE.replaceAll('__NAME__', o.name),
+    'src/app.module.ts': (o.skills ? withSkills(APP_MODULE) : APP_MODULE).replaceAll('__NAME__', o.name),
     'src/compile-cache.ts': COMPILE_CACHE,
     'src/main.ts': MAIN.replaceAll('__NAME__', o.name),
-    'test/app.module.spec.ts': TEST,
-    'README.md': README.replaceAll('__NAME__', o.name),
+    'test/app.module.spec.ts': o.skills ? TEST.replace(/\n}\);\n$/, SKILLS_TEST) : TEST,
+    'README.md': (o.skills ? README + SKILLS_README : README).replaceAll('__NAME__', o.name),
+    ...(o.skills ? { 'skills/adding-numbers/SKILL.md': SKILL } : {}),
   };
 }
+
+/** The module serving the skills/ folder at the project's root. */
+function withSkills(module: string): string {
+  return module
+    .replace('import { IsInt', "import { basename, dirname, join } from 'node:path';\nimport { IsInt")
+    .replace(
+      '\n@McpModule({',
+      "\n// The skills folder at the project's root: one level up from src/ (tests, mcpkit dev), two from dist/src/ (builds).\nconst SKILLS = join(__dirname, basename(dirname(__dirname)) === 'dist' ? '../..' : '..', 'skills');\n\n@McpModule({",
+    )
+    .replace('  providers: [CalculatorTools],\n', '  providers: [CalculatorTools],\n  skills: { folders: [SKILLS] },\n');
+}
+
+const SKILL = `---
+name: adding-numbers
+description: Add up a list of numbers exactly with this server's add tool, two at a time
+---
+
+# Adding numbers
+
+The \`add\` tool adds two integers exactly. To total a list, add the first two, then add each
+next number to the running sum. Report the final sum, and say which numbers were not integers.
+`;
+
+const SKILLS_TEST = `
+
+  it('serves its skills', async () => {
+    const { skills } = (await client.request('skills/list', {})) as { skills: { uri: string }[] };
+    expect(skills.map((s) => s.uri)).toEqual(['skill://adding-numbers/SKILL.md']);
+    const read = (await client.request('resources/read', { uri: 'skill://adding-numbers/SKILL.md' })) as { contents: { text: string }[] };
+    expect(read.contents[0].text).toContain('# Adding numbers');
+  });
+});
+`;
+
+const SKILLS_README = `
+Skills (instructions for the model, served with the Skills extension) live in \`skills/\`: each folder with a
+\`SKILL.md\` is one, and edits are picked up while the server runs.
+`;
 
 /** The input and output classes of a new project's tools and prompt, the same for every target. */
 export const INPUT_CLASSES = `export class AddInput {

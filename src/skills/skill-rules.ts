@@ -83,9 +83,12 @@ export function limitProblem(files: number, bytes: number): string | undefined {
   return undefined;
 }
 
-/** The YAML text of a frontmatter, for a SKILL.md written from code. */
+/**
+ * The YAML text of a frontmatter, for a SKILL.md written from code. Long values stay on one line: hosts
+ * parse frontmatter with small parsers too (the official SDK's reads no quoted value over several lines).
+ */
 export function renderFrontmatter(frontmatter: SkillFrontmatter): string {
-  return `---\n${yaml().stringify(frontmatter)}---\n`;
+  return `---\n${yaml().stringify(frontmatter, { lineWidth: 0 })}---\n`;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

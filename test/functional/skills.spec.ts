@@ -329,6 +329,14 @@ describe('skills written in code', () => {
     expect((await read()).startsWith('---\nname: server-guide\ndescription: How to use this server\n---\n')).toBe(true);
   });
 
+  it("writes each frontmatter field on one line, however long (hosts' small YAML parsers read no folded value)", async () => {
+    const description = `Start here: the desk's open tickets right now, ${'and which skill to use for each, '.repeat(4)}in one place`;
+    app.addSkill({ name: 'long-one', description, instructions: '# Long' });
+    const text = ((await client.request('resources/read', { uri: 'skill://long-one/SKILL.md' })) as { contents: Contents[] }).contents[0]
+      .text!;
+    expect(text.split('\n')[2]).toBe(`description: ${JSON.stringify(description)}`);
+  });
+
   it('refuses a skill that breaks a rule or takes a URI served already, naming it', () => {
     const base = { name: 'ok-name', description: 'fine', instructions: '# ok' };
     app.addSkill(base);

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ let app: string;
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'mcpkit-init-'));
   const tarball = await packMcpkit(tmp);
-  const init = await mcpkit(['init', join(tmp, 'my-server'), '--mcpkit', `file:${tarball}`], tmp);
+  const init = await mcpkit(['init', join(tmp, 'my-server'), '--skills', '--mcpkit', `file:${tarball}`], tmp);
   expect(init).toMatchObject({ code: 0, stderr: '' });
   app = join(tmp, 'my-server');
   const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, timeoutMs: 240_000 });
@@ -35,7 +35,8 @@ function setDescription(description: string): void {
 
 describe('mcpkit init', () => {
   it('writes the project files, and refuses a directory that is not empty', async () => {
-    for (const file of ['package.json', 'tsconfig.json', 'src/app.module.ts', 'src/main.ts', 'test/app.module.spec.ts', 'README.md']) {
+    const files = ['package.json', 'tsconfig.json', 'src/app.module.ts', 'src/main.ts', 'test/app.module.spec.ts', 'README.md'];
+    for (const file of [...files, 'skills/adding-numbers/SKILL.md']) {
       expect(readFileSync(join(app, file), 'utf8').length).toBeGreaterThan(0);
     }
     const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as {
@@ -58,6 +59,11 @@ describe('mcpkit init', () => {
   it('defaults the mcpkit dependency to this version', async () => {
     const dir = join(tmp, 'default-spec');
     expect((await mcpkit(['init', dir])).code).toBe(0);
+    // Without --skills: no skills folder, and none served.
+    expect(existsSync(join(dir, 'skills'))).toBe(false);
+    expect(readFileSync(join(dir, 'src', 'app.module.ts'), 'utf8')).not.toContain('skills');
+    const workers = await mcpkit(['init', join(tmp, 'worker'), '--target', 'workers', '--skills']);
+    expect(workers).toMatchObject({ code: 2, stderr: expect.stringContaining('--skills reads skills from the file system') });
     const version = (JSON.parse(readFileSync(join(CLI, '..', '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
     expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies.mcpkit).toBe(`^${version}`);
   });
@@ -65,7 +71,7 @@ describe('mcpkit init', () => {
   it('passes its own test command (the in-memory client calls its tool, resource and prompt)', async () => {
     const test = await run('npm', ['test'], { cwd: app });
     expect({ code: test.code, output: test.code === 0 ? '' : test.stdout + test.stderr }).toEqual({ code: 0, output: '' });
-    expect(test.stderr).toMatch(/Tests:\s+3 passed/);
+    expect(test.stderr).toMatch(/Tests:\s+4 passed/);
   }, 120_000);
 
   it('builds and serves a tools/call over stdio with nothing but protocol on stdout', async () => {
@@ -76,6 +82,9 @@ describe('mcpkit init', () => {
       await server.initialize();
       server.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 40 } } });
       expect(await server.response(2)).toMatchObject({ result: { structuredContent: { sum: 42 } } });
+      // Built to dist/src/, the module still finds the skills folder at the project's root.
+      server.send({ jsonrpc: '2.0', id: 3, method: 'skills/list', params: {} });
+      expect(await server.response(3)).toMatchObject({ result: { skills: [{ uri: 'skill://adding-numbers/SKILL.md' }] } });
       expect(server.garbage).toEqual([]);
       server.endInput();
       expect(await server.exited).toBe(0);
