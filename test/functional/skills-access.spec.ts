@@ -1,8 +1,10 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpApplication, McpModule } from '../../src';
 import { McpTestClient } from '../../src/testing';
 import { ROOT } from '../helpers/paths';
-import { postPerRequest } from '../helpers/per-request-http';
+import { perRequestBody, perRequestHeaders, postPerRequest } from '../helpers/per-request-http';
 
 const SKILLS = join(ROOT, 'test', 'fixtures', 'skills');
 const EXTENSION = 'io.modelcontextprotocol/skills';
@@ -121,5 +123,52 @@ describe('skills behind a scope', () => {
     expect(
       ((await member.request('resources/directory/read', { uri: 'skill://team' })) as { resources: unknown[] }).resources,
     ).toHaveLength(3);
+  });
+});
+
+describe('skills through the fetch handler (Bun, Deno, workerd, Lambda)', () => {
+  it('lists, gets and reads skills as over Koa', async () => {
+    const app = await McpApplication.create(EmptyModule, { ...quiet, skills: { folders: [SKILLS], watch: false } });
+    try {
+      const handler = app.fetchHandler();
+      const post = async (method: string, params: Record<string, unknown>) => {
+        const body = perRequestBody(method, params);
+        const response = await handler(
+          new Request('http://127.0.0.1/mcp', {
+            method: 'POST',
+            headers: { ...perRequestHeaders(body), host: '127.0.0.1' },
+            body: JSON.stringify(body),
+          }),
+        );
+        return (await response.json()) as { result?: Record<string, unknown>; error?: { code: number } };
+      };
+      expect(((await post('skills/list', {})).result!.skills as unknown[]).length).toBe(4);
+      expect((await post('skills/get', { uri: 'skill://triage/SKILL.md' })).error).toMatchObject({ code: -32602 });
+      const read = await post('resources/read', { uri: 'skill://git-workflow/SKILL.md' });
+      expect((read.result!.contents as { text: string }[])[0].text).toContain('# Git workflow');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('a skill file read with a size bound', () => {
+  it('refuses a file that grew past 16 MiB since it was listed, and goes on serving the others', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpkit-skills-big-'));
+    mkdirSync(join(dir, 'notes'));
+    writeFileSync(join(dir, 'notes', 'SKILL.md'), '---\nname: notes\ndescription: Notes\n---\n');
+    writeFileSync(join(dir, 'notes', 'data.bin'), 'small');
+    const app = await McpApplication.create(EmptyModule, { ...quiet, skills: { folders: [dir], watch: false } });
+    try {
+      const client = await McpTestClient.connect(app.connectInMemory());
+      writeFileSync(join(dir, 'notes', 'data.bin'), Buffer.alloc(16 * 1024 * 1024 + 1));
+      await expect(client.request('resources/read', { uri: 'skill://notes/data.bin' })).rejects.toMatchObject({ code: -32603 });
+      expect(await client.request('resources/read', { uri: 'skill://notes/SKILL.md' })).toMatchObject({
+        contents: [{ mimeType: 'text/markdown' }],
+      });
+    } finally {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
