@@ -51,18 +51,18 @@ describe('mcpkit inspect', () => {
   });
 
   it('lists the skills of a module that serves them: text, and skills/list as it answers in --json', async () => {
-    const conformance = 'dist/samples/conformance/conformance.module.js';
-    const text = await mcpkit(['inspect', conformance]);
+    const skills = 'dist/test/fixtures/skills.module.js';
+    const text = await mcpkit(['inspect', skills]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/\nSkills \(2\)\n/);
-    expect(text.stdout).toContain('skill://code-review/SKILL.md (3 files) - Review a change for correctness, security and style');
-    expect(text.stdout).toContain('skill://release-notes/SKILL.md (2 files)');
-    const json = JSON.parse((await mcpkit(['inspect', conformance, '--json'])).stdout) as {
-      skills: { uri: string; resources: unknown[] }[];
-    };
+    expect(text.stdout).toMatch(/\nSkills \(4\)\n/);
+    expect(text.stdout).toContain('skill://pdf-processing/SKILL.md (8 files) - Extract, fill, and assemble PDF documents');
+    expect(text.stdout).toContain('skill://git-workflow/SKILL.md (1 file)');
+    const json = JSON.parse((await mcpkit(['inspect', skills, '--json'])).stdout) as { skills: { uri: string; resources: unknown[] }[] };
     expect(json.skills.map((s) => [s.uri, s.resources.length])).toEqual([
-      ['skill://code-review/SKILL.md', 3],
-      ['skill://release-notes/SKILL.md', 2],
+      ['skill://acme/billing/refunds/SKILL.md', 2],
+      ['skill://git-workflow/SKILL.md', 1],
+      ['skill://pdf-processing/SKILL.md', 8],
+      ['skill://pdf-processing/forms/SKILL.md', 1],
     ]);
     // A module without skills has an empty list, and no section in the text.
     expect(JSON.parse((await mcpkit(['inspect', NOTES, '--json'])).stdout)).toMatchObject({ skills: [] });
