@@ -44,7 +44,7 @@ async function cluster(): Promise<Topology> {
  * A failover under load: two instances, tasks running on both with their tasks/result waiting on the
  * other, SSE streams cut short with events still to replay, and a master killed by PID. Nothing
  * acknowledged is lost (a third instance started afterwards finds every session, task and event),
- * every waiter is answered, and requests succeed again within 10 s.
+ * every waiter is answered, and requests succeed again within 10 s (of the kill, or 5 s of a slower failover).
  */
 describe.each([
   ['Sentinel', sentinelSet],
@@ -101,8 +101,12 @@ describe.each([
     );
     await new Promise((r) => setTimeout(r, 300));
 
+    const killedAt = Date.now();
     const failedOver = await topology.killMaster();
-    // New work succeeds again on both instances within 10 s of the kill.
+    // The topology fails over in its own time (the sentinels' vote, a replica's promotion): 2 to 5 s here on a
+    // quiet machine, longer on a loaded one. mcpkit's part is to serve again as soon as it has: new sessions and
+    // tasks succeed on both instances within 10 s of the kill, or within 5 s of a failover that took longer.
+    await failedOver();
     await waitFor(
       async () => {
         for (const target of [a, b]) {
@@ -112,9 +116,12 @@ describe.each([
         }
         return true;
       },
-      { timeoutMs: 10_000, intervalMs: 200, what: 'both instances to serve new sessions and tasks' },
+      {
+        timeoutMs: Math.max(killedAt + 10_000, Date.now() + 5_000) - Date.now(),
+        intervalMs: 200,
+        what: 'both instances to serve new sessions and tasks',
+      },
     );
-    await failedOver();
 
     // Every waiter is answered with its task's result: no result lost, none failed by the reaper.
     let timer: NodeJS.Timeout | undefined;
