@@ -122,7 +122,8 @@ export function assembleParts(
     get skills() {
       return (skills ??= new SkillServing({
         catalog,
-        definitions: parts.definitions,
+        // Made when skills first change the registry (an application without skills never makes it here).
+        definitions: { contribute: (source, contribution) => parts.definitions.contribute(source, contribution) },
         engine,
         logger,
         watch: options.skills.watch !== false,
