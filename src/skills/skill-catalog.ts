@@ -312,7 +312,10 @@ async function readFolderFile(folder: string, absolute: string, uri: string): Pr
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** A file's contents: text when its type is textual and its bytes are UTF-8 (so the digest covers what the host re-encodes), else a base64 blob. */
+/**
+ * A file's contents: text when its type is textual and its bytes are UTF-8 (so the digest covers what the
+ * host re-encodes), else a base64 blob.
+ */
 function contentsOf(uri: string, mimeType: string, content: string | Uint8Array): ReadResourceResult {
   if (typeof content === 'string') return { contents: [{ uri, mimeType, text: content }] };
   if (isTextType(mimeType)) {

@@ -66,7 +66,10 @@ function optionalFieldsProblem(frontmatter: Record<string, unknown>): string | u
 export function nameProblem(name: unknown): string | undefined {
   if (typeof name !== 'string' || name === '') return 'the frontmatter needs a "name"';
   if (name.length > MAX_NAME || !NAME.test(name))
-    return `name "${name}" breaks the Agent Skills naming rules (1 to ${MAX_NAME} lowercase letters, digits and single hyphens, no hyphen at either end)`;
+    return (
+      `name "${name}" breaks the Agent Skills naming rules ` +
+      `(1 to ${MAX_NAME} lowercase letters, digits and single hyphens, no hyphen at either end)`
+    );
   return undefined;
 }
 
