@@ -10,6 +10,11 @@ export type TaskBusMessage =
   | { kind: 'waiting'; from: string }
   /** That tasks/result ended. */
   | { kind: 'left'; from: string }
+  /**
+   * The instance running the task now listens to its channel, and asks the instances waiting on it to say
+   * so again: a `waiting` published before it listened was lost.
+   */
+  | { kind: 'probe'; from: string }
   /** The instance running the task asks instance `to` to send a request on its waiting tasks/result. */
   | { kind: 'input'; from: string; to: string; key: string; method: string; params: Record<string, unknown>; timeoutMs: number }
   /** The client's answer to input `key`, for the instance running the task. */

@@ -115,6 +115,12 @@ export class TaskInputs {
     }
     const bus = this.bus;
     const stop = await bus.subscribe(taskId, (message) => {
+      if (message.kind === 'probe') {
+        void bus
+          .publish(taskId, { kind: 'waiting', from: bus.instanceId })
+          .catch((error) => this.logError(`Could not tell that a wait on task ${taskId} goes on`, error));
+        return;
+      }
       if (message.kind !== 'input' || message.to !== bus.instanceId) return;
       waiter.outbound
         .request(message.method, message.params, { relatedRequestId: waiter.id, timeoutMs: message.timeoutMs })
@@ -139,6 +145,11 @@ export class TaskInputs {
     const bus = this.bus;
     if (!bus) return async () => undefined;
     const stop = await bus.subscribe(taskId, (message) => this.onBusMessage(taskId, message, bus.instanceId));
+    // Each side announces itself once it listens, so the later of the two is heard: a tasks/result that
+    // arrived elsewhere before the task listened (under load, its `waiting` came first) answers this probe.
+    await bus
+      .publish(taskId, { kind: 'probe', from: bus.instanceId })
+      .catch((error) => this.logError(`Could not ask who waits on task ${taskId}`, error));
     return async () => {
       this.remoteWaiters.delete(taskId);
       await stop();
