@@ -22,6 +22,9 @@ const common = {
 const config: Config = {
   // Jest 29 reads testTimeout from the global config only; it applies to every project.
   testTimeout: 20_000,
+  // Two test files at a time even on a 2-core machine (jest's default is one less than the cores): most
+  // interop files spend their time waiting on processes they started, so the second worker fills that wait.
+  maxWorkers: 2,
   projects: [
     { ...common, displayName: 'unit', roots: ['<rootDir>/test/unit'], testMatch: ['**/*.spec.ts'] },
     { ...common, displayName: 'functional', roots: ['<rootDir>/test/functional'], testMatch: ['**/*.spec.ts'] },
