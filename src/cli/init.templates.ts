@@ -73,12 +73,14 @@ export function initTemplates(o: InitTemplateOptions): Record<string, string> {
 function withSkills(module: string): string {
   return module
     .replace('import { IsInt', "import { basename, dirname, join } from 'node:path';\nimport { IsInt")
-    .replace(
-      '\n@McpModule({',
-      "\n// The skills folder at the project's root: one level up from src/ (tests, mcpkit dev), two from dist/src/ (builds).\nconst SKILLS = join(__dirname, basename(dirname(__dirname)) === 'dist' ? '../..' : '..', 'skills');\n\n@McpModule({",
-    )
+    .replace('\n@McpModule({', `\n${SKILLS_FOLDER}\n@McpModule({`)
     .replace('  providers: [CalculatorTools],\n', '  providers: [CalculatorTools],\n  skills: { folders: [SKILLS] },\n');
 }
+
+/** Where the generated module finds skills/, whether it runs from src/ or from its build. */
+const SKILLS_FOLDER = `// The skills folder at the project's root: one level up from src/ (tests, mcpkit dev), two from dist/src/ (builds).
+const SKILLS = join(__dirname, basename(dirname(__dirname)) === 'dist' ? '../..' : '..', 'skills');
+`;
 
 const SKILL = `---
 name: adding-numbers
