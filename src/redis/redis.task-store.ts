@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { connect, guarded, type RedisClient, type RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
 import { hashTag, tagOf } from './redis-keys';
 import { RedisWaiters } from './redis-waiters';
-import { APPEND, CREATE, TRANSITION } from './task-store.scripts';
+import { APPEND, CREATE, TAKE_LAPSED, TRANSITION } from './task-store.scripts';
 
 export interface RedisTaskStoreOptions {
   /** Prefix of every key and channel (default `mcpkit:`). */
@@ -27,6 +27,7 @@ type Commands = RedisClient & {
   mcpCreate(...args: (string | number)[]): Promise<string[]>;
   mcpTransition(...args: string[]): Promise<string[] | null>;
   mcpAppend(...args: string[]): Promise<string[]>;
+  mcpTakeLapsed(key: string, taskId: string, now: number): Promise<number>;
 };
 
 /**
@@ -49,7 +50,8 @@ export class RedisTaskStore implements TaskStore {
   /**
    * When the store was last seen unreachable: the connection became ready again, or renewing or
    * reaping leases failed. Leases could not be renewed until then. A Cluster client stays ready while
-   * one of its masters fails over, so failed calls count too.
+   * one of its masters fails over, and may retry a call until the failover ends, so a node's errors
+   * and the nodes joining or leaving count too.
    */
   private troubleAt = Date.now();
 
@@ -66,7 +68,8 @@ export class RedisTaskStore implements TaskStore {
     this.redis.defineCommand('mcpTransition', { numberOfKeys: 3, lua: TRANSITION });
     this.redis.defineCommand('mcpAppend', { numberOfKeys: 2, lua: APPEND });
     this.waiters = new RedisWaiters(this.redis, onError, options.recheckMs);
-    this.redis.on('ready', () => (this.troubleAt = Date.now()));
+    this.redis.defineCommand('mcpTakeLapsed', { numberOfKeys: 1, lua: TAKE_LAPSED });
+    for (const event of ['ready', 'node error', '+node', '-node']) this.redis.on(event, () => (this.troubleAt = Date.now()));
   }
 
   create(input: CreateTaskInput): Promise<TaskRecord> {
@@ -259,8 +262,8 @@ export class RedisTaskStore implements TaskStore {
       );
       const reaped: TaskRecord[] = [];
       for (const { key, id } of lapsed.flat()) {
-        // Only one instance wins the ZREM, so a task is failed once.
-        if ((await this.redis.zrem(key, id)) !== 1) continue;
+        // Only one instance takes a lapsed lease, so a task is failed once; a renewed one is left alone.
+        if ((await this.redis.mcpTakeLapsed(key, id, now)) !== 1) continue;
         const owner = await this.redis.hget(this.keys(id).task, 'owner');
         if (!owner) continue;
         const outcome: TaskOutcome = { result: { content: [{ type: 'text', text: statusMessage }], isError: true } };

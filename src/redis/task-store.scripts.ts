@@ -46,3 +46,9 @@ redis.call('PEXPIRE', KEYS[2], redis.call('PTTL', KEYS[1]))
 redis.call('HINCRBY', KEYS[1], 'version', 1)
 redis.call('PUBLISH', ARGV[2], 'changed')
 return out`;
+
+// Takes a lapsed lease, once: a lease its instance renewed after the reaper read it stays.
+export const TAKE_LAPSED = `
+local deadline = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not deadline or tonumber(deadline) > tonumber(ARGV[2]) then return 0 end
+return redis.call('ZREM', KEYS[1], ARGV[1])`;

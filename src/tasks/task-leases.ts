@@ -16,10 +16,12 @@ export function keepLeases(
 ): NodeJS.Timeout[] {
   if (!store.renewLeases || !store.reapAbandoned) return [];
   const renew = () => void store.renewLeases!(running(), leaseMs).catch((e) => logError('Could not renew task leases', e));
+  // Renewing its own leases first keeps an instance from failing its own tasks after an outage, and
+  // one that cannot renew them cannot judge the others' either.
   const reap = () =>
-    void store.reapAbandoned!('The server running this task stopped responding', 2 * leaseMs).catch((e) =>
-      logError('Could not reap abandoned tasks', e),
-    );
+    void store.renewLeases!(running(), leaseMs)
+      .then(() => store.reapAbandoned!('The server running this task stopped responding', 2 * leaseMs))
+      .catch((e) => logError('Could not reap abandoned tasks', e));
   const timers = [setInterval(renew, Math.max(50, Math.floor(leaseMs / 3))), setInterval(reap, Math.max(100, Math.floor(leaseMs / 2)))];
   for (const t of timers) t.unref();
   return timers;
