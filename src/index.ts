@@ -23,7 +23,27 @@ export {
   UseGuards,
   UseMiddleware,
   View,
+  RateLimit,
+  Idempotent,
+  Cache,
+  Timeout,
+  Concurrency,
 } from './decorators';
+export { IDEMPOTENCY_KEY_META } from './contracts/policies';
+export type {
+  CacheOptions,
+  ConcurrencyOptions,
+  HandlerPolicies,
+  IdempotencyOptions,
+  PolicyCall,
+  PolicyKey,
+  RateLimitOptions,
+  StoreFailure,
+} from './contracts/policies';
+export type { PolicyOptions } from './policies/policy-options';
+export type { DefaultPolicies } from './policies/call-policies';
+export { RateLimitedError } from './mcp/rate-limited.error';
+export type { RateLimitedData } from './mcp/rate-limited.error';
 export type {
   ClassSchemaOptions,
   ClassType,

@@ -114,6 +114,13 @@ export abstract class McpContext {
   /** The HTTP request headers, when the request arrived over HTTP. */
   abstract readonly headers: Readonly<Record<string, string | string[] | undefined>> | undefined;
   abstract readonly auth: AuthInfo | undefined;
+  /**
+   * The address the HTTP request came from: the connection's peer (a proxy's, behind one; its
+   * X-Forwarded-For is in `headers`). Undefined over stdio and in process.
+   */
+  get clientAddress(): string | undefined {
+    return undefined;
+  }
   /** Client-facing logging (`notifications/message`). */
   abstract readonly log: McpLogger;
   /**

@@ -12,3 +12,8 @@ export { UseGuards } from './use-guards.decorator';
 export { UseMiddleware } from './use-middleware.decorator';
 export { View } from './view.decorator';
 export type { ClassOrMethodDecorator } from './access-target';
+export { RateLimit } from './rate-limit.decorator';
+export { Idempotent } from './idempotent.decorator';
+export { Cache } from './cache.decorator';
+export { Timeout } from './timeout.decorator';
+export { Concurrency } from './concurrency.decorator';

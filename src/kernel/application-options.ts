@@ -7,6 +7,8 @@ import type { ScaleOutFactory } from './scale-out';
 import { currentEraName, type DeprecatedEraName, type EraSupport } from '../mcp/eras';
 import type { ViewsOptions } from '../views/view.types';
 import type { CacheHints } from '../contracts/cache-hints';
+import type { PolicyOptions } from '../policies/policy-options';
+import { policiesProblem } from '../decorators/policy-checks';
 import type { RequestStateOptions } from '../protocol/per-request/request-state';
 import type { ExtensionSettings, Extensions } from '../mcp/extensions';
 import type { TelemetryOptions } from '../observability/telemetry-options';
@@ -45,6 +47,11 @@ export interface ApplicationOptions {
   taskStore?: TaskStoreOption;
   /** Limits and defaults of task execution. */
   tasks?: TaskOptions;
+  /**
+   * Call policies (`@RateLimit`, `@Idempotent`, `@Cache`, `@Timeout`, `@Concurrency`): their store,
+   * how anonymous callers are told apart, and defaults for every handler.
+   */
+  policies?: PolicyOptions;
   /**
    * Serve from several instances behind a load balancer: tasks (unless `taskStore` is given), SSE
    * events and sessions all go to shared storage, so that any instance can serve any request.
@@ -109,6 +116,7 @@ export interface ResolvedOptions {
   scaleOut?: ScaleOutFactory;
   taskStore?: TaskStoreOption;
   tasks: ResolvedTaskOptions;
+  policies: PolicyOptions;
   pageSize: number;
   clientRequestTimeoutMs: number;
   shutdownTimeoutMs: number;
@@ -138,6 +146,7 @@ export function resolveOptions(fromModule: ApplicationOptions, overrides: Applic
     taskStore: merged.taskStore,
     scaleOut: merged.scaleOut,
     tasks: resolveTaskOptions(merged.tasks),
+    policies: resolvePolicyOptions(merged.policies),
     eras: resolveEras(merged.eras),
     requestState: merged.requestState,
     cache: merged.cache,
@@ -151,6 +160,15 @@ export function resolveOptions(fromModule: ApplicationOptions, overrides: Applic
       ...checkedExtensions('McpApplication.create', overrides.extensions),
     },
   };
+}
+
+function resolvePolicyOptions(options: PolicyOptions | undefined): PolicyOptions {
+  const trustProxy = options?.trustProxy ?? 0;
+  if (!Number.isInteger(trustProxy) || trustProxy < 0)
+    throw new RangeError(`policies.trustProxy must be a whole number of proxies, not ${trustProxy}`);
+  const problem = options?.defaults && policiesProblem(options.defaults);
+  if (problem) throw new RangeError(`policies.defaults: ${problem}`);
+  return { ...options, trustProxy };
 }
 
 function resolveViewMetadata(metadata: ViewsOptions['metadata']): NonNullable<ViewsOptions['metadata']> {

@@ -26,6 +26,9 @@ import { register, taskStoreProvider } from './providers';
 import { type ScaleOut, throttled } from './scale-out';
 import { applicationLogger, type ServerLogger } from './server-logger';
 import { TASK_STORE } from './tokens';
+import { CallPolicies } from '../policies/call-policies';
+import { InMemoryPolicyStore } from '../policies/in-memory.policy-store';
+import { addressKey } from '../policies/policy-keys';
 
 /** The parts an application is made of, built once by `McpApplication.create`. */
 export interface Parts {
@@ -35,6 +38,8 @@ export interface Parts {
   readonly options: ResolvedOptions;
   readonly logger: ServerLogger;
   readonly tasks: TaskManager;
+  /** Rate limits, idempotency, the result cache, timeouts and concurrency limits, with their store. */
+  readonly policies: CallPolicies;
   readonly scaleOut: ScaleOut | undefined;
   readonly invoke: Invoke;
   readonly definitions: Definitions;
@@ -56,12 +61,19 @@ export function assembleParts(
   const entries = graph.providers.map((p) => register(container, p, transient)).filter((e): e is ProviderEntry => e !== undefined);
   const decorated = buildDecorated(entries);
   const registry = Object.assign(assembleRegistry(decorated, []), { viewMetadata: options.viewMetadata });
-  const invoke = handlerInvoker(container, transient, options.middleware);
   const telemetry = createTelemetry(options.telemetry);
   const scaleOut = options.scaleOut?.({
     onError: throttled((e) => logger.error('Redis connection error (repeats within 10 s are not logged)', e), 10_000),
     telemetry,
   });
+  const policies = new CallPolicies({
+    store: options.policies.store ?? scaleOut?.policyStore?.() ?? new InMemoryPolicyStore(),
+    anonymous: options.policies.anonymousKey ?? addressKey(options.policies.trustProxy ?? 0),
+    defaults: options.policies.defaults,
+    logError: (message, error) => logger.error(message, error),
+    telemetry,
+  });
+  const invoke = handlerInvoker(container, transient, options.middleware, policies);
   const storeOption = options.taskStore ?? scaleOut?.taskStore();
   container.register(TASK_STORE, taskStoreProvider(storeOption));
   // The store is resolved now: a store that cannot be made fails create.
@@ -94,6 +106,7 @@ export function assembleParts(
     requestState: { loadSecret: scaleOut?.requestStateKey && (() => scaleOut.requestStateKey!()), ...options.requestState },
     cache: options.cache,
     telemetry,
+    policies,
     offer: options.offer,
     listChangedDebounceMs: options.listChangedDebounceMs,
     perRequestHandlers: (e) => ({
@@ -116,6 +129,7 @@ export function assembleParts(
     options,
     logger,
     tasks,
+    policies,
     scaleOut,
     invoke,
     catalog,

@@ -6,12 +6,24 @@ import { compose, type Invocation, type Middleware } from '../contracts/middlewa
 
 type Instance = Record<string, (...a: unknown[]) => unknown>;
 
+/** What the invoker needs of the call policies: whether a handler's run is wrapped, and the wrapping. */
+export interface HandlerPolicyRunner {
+  wraps(ref: HandlerRef): boolean;
+  around(ref: HandlerRef, args: unknown[], run: (args: unknown[]) => Promise<unknown>): Promise<unknown>;
+}
+
 /**
  * How the application runs a user handler: the application's middleware, then the handler's own
  * (`@UseMiddleware`), then the method on its provider. Singletons are resolved through the container
  * once, then reused; transient providers on every call.
  */
-export function handlerInvoker(container: DependencyContainer, transient: ReadonlySet<unknown>, middleware: readonly Middleware[]): Invoke {
+export function handlerInvoker(
+  container: DependencyContainer,
+  transient: ReadonlySet<unknown>,
+  middleware: readonly Middleware[],
+  /** The handler's policies that wrap its run (a concurrency limit, a timeout), outside the middleware. */
+  policies: HandlerPolicyRunner,
+): Invoke {
   const instances = new Map<unknown, Instance>();
   const resolve = (token: unknown) => {
     let instance = instances.get(token);
@@ -39,9 +51,10 @@ export function handlerInvoker(container: DependencyContainer, transient: Readon
     args,
     context: args.find((a): a is McpContext => a instanceof McpContext),
   });
-  return (ref, args) => {
+  const through = (ref: HandlerRef, args: unknown[]): unknown => {
     if (middleware.length === 0 && ref.access.middleware.length === 0) return call(ref, args);
     const inv = invocation(ref, args);
     return run(inv, () => inner(ref, inv, args));
   };
+  return (ref, args) => (policies.wraps(ref) ? policies.around(ref, args, async (a) => through(ref, a)) : through(ref, args));
 }

@@ -371,7 +371,7 @@ export class McpApplication {
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      const { engine, tasks, scaleOut, container } = this.parts;
+      const { engine, tasks, policies, scaleOut, container } = this.parts;
       this.serving.stopAccepting();
       await this.parts.skills.close();
       // Listen streams end first, with their final result (graceful closure), so the drain does not wait for them.
@@ -381,7 +381,7 @@ export class McpApplication {
       await tasks.close();
       engine.closeAllSessions();
       await this.serving.close();
-      await tasks.store.close();
+      await Promise.all([tasks.store.close(), policies.store.close?.()]);
       await scaleOut?.close();
       await container.dispose();
     })();

@@ -2,6 +2,7 @@ import type { ChangeBus } from '../protocol/per-request/subscriptions';
 import type { RequestTelemetry } from '../observability/telemetry-options';
 import type { TaskBus } from '../tasks/task-bus';
 import type { TaskStore } from '../tasks/task-store';
+import type { PolicyStore } from '../contracts/policy-store';
 import type { HttpOptions } from '../transports/http/http-options';
 
 /**
@@ -14,6 +15,8 @@ export interface ScaleOut {
   taskStore(): TaskStore;
   /** Channels between the instances serving a task. */
   taskBus(): TaskBus;
+  /** The store of the call policies (rate limits, idempotency, the cache, concurrency), unless the application sets one. */
+  policyStore?(): PolicyStore;
   /** Carries resource updates and list changes to the listen streams of the other instances (optional). */
   changeBus?(): ChangeBus;
   /** A requestState signing key every instance shares (generated once), unless the application sets one. */

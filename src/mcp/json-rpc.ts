@@ -46,6 +46,11 @@ export const ErrorCode = {
   ResourceNotFound: -32002,
   /** MCP: the client must complete a URL elicitation first. */
   UrlElicitationRequired: -32042,
+  /**
+   * MCP (draft "Standardize Rate-Limiting Errors"): too many requests; `data.retryAfterMs` says when to
+   * retry (and `limit`/`remaining` the window's budget). HTTP 429 over HTTP.
+   */
+  RateLimited: -32023,
 } as const;
 
 export function isRequest(message: JsonRpcMessage): message is JsonRpcRequest {

@@ -1,5 +1,6 @@
 import type { GuardClass } from '../contracts/guard';
 import type { Middleware } from '../contracts/middleware';
+import type { HandlerPolicies } from '../contracts/policies';
 import type { Annotations, Icon, JsonSchemaObject, Meta, TaskSupport, ToolAnnotations } from '../mcp/mcp-types';
 import type { CacheHint } from '../contracts/cache-hints';
 import type { ToolUi } from '../views/view.types';
@@ -144,6 +145,7 @@ export interface AccessRecord {
   readonly public?: true;
   readonly guards?: readonly GuardClass[];
   readonly middleware?: readonly Middleware[];
+  readonly policies?: HandlerPolicies;
 }
 
 /** The access records of a class: those on the class itself, and those of each method. */

@@ -75,6 +75,7 @@ export class OtelTelemetry implements RequestTelemetry {
   private readonly sessionDuration?: Api.Histogram;
   private readonly activeSessions?: Api.UpDownCounter;
   private readonly errors?: Api.Counter;
+  private readonly policyOutcomes?: Api.Counter;
   private readonly meter?: Api.Meter;
   /** The context of each request being served, for its child spans and its requests to the client. */
   private readonly contexts = new RequestContexts<Carried>();
@@ -130,6 +131,10 @@ export class OtelTelemetry implements RequestTelemetry {
     this.errors = meter.createCounter('mcpkit.server.errors', {
       unit: '{error}',
       description: 'Requests answered with a JSON-RPC error, by code',
+    });
+    this.policyOutcomes = meter.createCounter('mcpkit.server.policy.outcomes', {
+      unit: '{call}',
+      description: 'Calls a policy refused, served from its store, or let through unguarded, by policy and outcome',
     });
   }
 
@@ -286,6 +291,13 @@ export class OtelTelemetry implements RequestTelemetry {
         throw error;
       },
     );
+  }
+
+  policyOutcome({ policy, outcome, kind, name }: { policy: string; outcome: string; kind: string; name: string }): void {
+    if (!this.recording) return;
+    const attributes = { 'mcpkit.policy': policy, 'mcpkit.policy.outcome': outcome, 'mcpkit.handler.kind': kind };
+    this.policyOutcomes?.add(1, attributes);
+    this.trace.getActiveSpan()?.addEvent('mcpkit.policy', { ...attributes, 'mcpkit.handler.name': name });
   }
 
   gauge(name: string, unit: string, description: string, read: () => number | ReadonlyArray<GaugePoint>): void {

@@ -50,6 +50,11 @@ export interface RequestTelemetry {
   gauge(name: string, unit: string, description: string, read: () => number | ReadonlyArray<GaugePoint>): void;
   sessionOpened(session: TracedSession): void;
   sessionClosed(session: TracedSession): void;
+  /**
+   * A call policy refused a call, served it from a store or let it through unguarded (full only): a
+   * `mcpkit.policy` event on the active span and a count of `mcpkit.server.policy.outcomes`.
+   */
+  policyOutcome(attributes: { policy: string; outcome: string; kind: string; name: string }): void;
 }
 
 export interface GaugePoint {

@@ -27,6 +27,7 @@ import type { Extensions } from '../mcp/extensions';
 import { InvalidExtensionError } from '../errors/invalid-extension.error';
 import type { RequestTelemetry } from '../observability/telemetry-options';
 import { CustomMethods } from './custom-methods';
+import { NO_POLICIES, type RequestPolicies } from './request-policies';
 
 export interface ProtocolEngineOptions {
   registry: Registry;
@@ -61,6 +62,8 @@ export interface ProtocolEngineOptions {
   perRequestHandlers?: (engine: ProtocolEngine) => Record<string, MethodHandler>;
   /** Spans, metrics and trace context (createTelemetry of the application's TelemetryOptions); undefined when off. */
   telemetry?: RequestTelemetry;
+  /** Rate limits, idempotency and the result cache, before handlers run (default: none). */
+  policies?: RequestPolicies;
 }
 
 /** A method and the capability that must be on for it to exist. */
@@ -77,6 +80,7 @@ interface Route {
 export class ProtocolEngine implements EnginePort {
   readonly clientRequestTimeoutMs: number;
   readonly tools: ToolInvoker;
+  private readonly policies: RequestPolicies;
   readonly eras: EraSupport;
   /** The open `subscriptions/listen` streams (2026-07-28 clients hear of changes there). */
   readonly subscriptions: SubscriptionHub;
@@ -102,6 +106,7 @@ export class ProtocolEngine implements EnginePort {
   constructor(private readonly options: ProtocolEngineOptions) {
     this.clientRequestTimeoutMs = options.clientRequestTimeoutMs;
     this.telemetry = options.telemetry;
+    this.policies = options.policies ?? NO_POLICIES;
     this.tools = new ToolInvoker(options.invoke, options.logError, this.telemetry, {
       expose: options.exposeToolErrors,
       warn: options.logWarn,
@@ -126,6 +131,7 @@ export class ProtocolEngine implements EnginePort {
       tools: this.tools,
       authorizer: this.authorizer,
       subscriptions: this.subscriptions,
+      policies: this.policies,
       logError: options.logError,
     };
     this.features = options.features?.(base) ?? [];
@@ -145,7 +151,10 @@ export class ProtocolEngine implements EnginePort {
     this.eras = options.eras ?? 'dual';
     // Made now, so that a requestState secret too short fails here rather than at the first per-request-era request.
     if (this.eras !== 'handshake') this.sealer = new RequestStateSealer(options.requestState);
-    options.registry.onChange((list) => this.listChanged(list));
+    options.registry.onChange((list) => {
+      this.policies.listChanged(list).catch((e) => options.logError(`Could not clear the results cached for ${list}`, e));
+      this.listChanged(list);
+    });
     options.registry.onKindsChange(() => (this.caps = this.perRequestCaps = undefined));
   }
 
@@ -219,6 +228,8 @@ export class ProtocolEngine implements EnginePort {
 
   /** Tells every subscribed session, and every listen stream naming it (here and on other instances), that a resource changed. */
   async notifyResourceUpdated(uri: string): Promise<void> {
+    // Before anyone is told: a client re-reading at once must not get the cached result.
+    await this.policies.resourceUpdated(uri).catch((e) => this.options.logError(`Could not clear the results cached for ${uri}`, e));
     const targets = [...this.sessions].filter((s) => s.subscriptions.has(uri));
     await Promise.all([
       ...targets.map((s) => s.notify('notifications/resources/updated', { uri })),

@@ -65,6 +65,9 @@ export class RequestContext extends McpContext {
   get auth(): AuthInfo | undefined {
     return this.scope.extra?.auth;
   }
+  override get clientAddress(): string | undefined {
+    return this.scope.extra?.network?.peerAddress;
+  }
   get extensions(): Extensions {
     return extensionsOf(this.scope.peer.clientCapabilities);
   }

@@ -45,6 +45,8 @@ export interface RequestScope {
   readonly task?: TaskBinding;
   /** The round of a per-request multi round-trip request (tools/call, prompts/get, resources/read). */
   readonly round?: { once<T>(key: string, compute: () => T | Promise<T>): Promise<T> };
+  /** True once a 2026-07-28 handler asked the client for input not answered yet: its result is not the call's. */
+  readonly needsInput?: boolean;
   /** Sets the caching hint of this request's result (per-request-era requests; resources with a `cache` option). */
   setCacheHint?(hint: { ttlMs: number; scope?: 'public' | 'private' }): void;
   /** The handler-facing context, built on first use. */

@@ -9,6 +9,8 @@ export type { RedisScaleOutOptions } from './redis.scale-out';
 export { RedisTaskStore } from './redis.task-store';
 export type { RedisTaskStoreOptions } from './redis.task-store';
 export type { RedisConnection } from './redis-connection';
+export { RedisPolicyStore } from './redis.policy-store';
+export type { RedisPolicyStoreOptions } from './redis.policy-store';
 export { RedisEventStore } from './redis.event-store';
 export type { RedisEventStoreOptions } from './redis.event-store';
 export { RedisSessionBackplane } from './redis.session-backplane';

@@ -7,6 +7,7 @@ import type { HttpOptions } from '../transports/http/http-options';
 import { RedisEventStore } from './redis.event-store';
 import { RedisSessionBackplane } from './redis.session-backplane';
 import { RedisTaskStore } from './redis.task-store';
+import { RedisPolicyStore } from './redis.policy-store';
 import type { RedisConnection } from './redis-connection';
 
 /** Where the instances of a deployment share their state. */
@@ -30,8 +31,8 @@ export interface RedisScaleOutOptions {
 
 /**
  * The `scaleOut` option on Redis: tasks go to RedisTaskStore (unless `taskStore` is given), SSE
- * events to RedisEventStore and sessions to RedisSessionBackplane, so that any instance can serve
- * any request. `McpApplication.create(AppModule, { scaleOut: redisScaleOut({ redis: url }) })`.
+ * events to RedisEventStore, sessions to RedisSessionBackplane and the call policies' state to
+ * RedisPolicyStore (unless `policies.store` is given), so that any instance can serve any request. `McpApplication.create(AppModule, { scaleOut: redisScaleOut({ redis: url }) })`.
  */
 export function redisScaleOut(options: RedisScaleOutOptions): ScaleOutFactory {
   return (env) => new RedisScaleOut(options, env);
@@ -44,6 +45,7 @@ class RedisScaleOut implements ScaleOut {
   private tasks?: RedisTaskStore;
   private events?: RedisEventStore;
   private sessions?: RedisSessionBackplane;
+  private policies?: RedisPolicyStore;
 
   private readonly onError: (error: Error) => void;
 
@@ -61,6 +63,16 @@ class RedisScaleOut implements ScaleOut {
       onError: this.onError,
     });
     return this.tasks;
+  }
+
+  /** The call policies' store: limits, idempotency records, cached results and slots shared by every instance. */
+  policyStore(): RedisPolicyStore {
+    this.policies ??= new RedisPolicyStore(this.config.redis, {
+      keyPrefix: this.config.keyPrefix,
+      recheckMs: this.config.recheckMs,
+      onError: this.onError,
+    });
+    return this.policies;
   }
 
   /** Task channels over the session backplane's pub/sub. */

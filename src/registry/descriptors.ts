@@ -10,6 +10,7 @@ import type {
 } from '../mcp/mcp-types';
 import type { GuardClass } from '../contracts/guard';
 import type { Middleware } from '../contracts/middleware';
+import type { HandlerPolicies } from '../contracts/policies';
 import type { UriTemplate } from './uri-template';
 import type { ViewContent } from '../views/view-content';
 import type { InputCheck } from '../validation/json-schema-check';
@@ -37,6 +38,8 @@ export interface HandlerAccess {
   readonly middleware: readonly Middleware[];
   /** True when a caller needs authentication: some scope or guard applies. */
   readonly restricted: boolean;
+  /** Rate limits, idempotency, the cache, a timeout and a concurrency limit (method-level over class-level). */
+  readonly policies?: HandlerPolicies;
 }
 
 export interface HandlerRef {

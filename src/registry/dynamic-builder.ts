@@ -15,7 +15,7 @@ import type {
 } from './descriptors';
 import type { DynamicAccess, DynamicCompleter, DynamicPrompt, DynamicResource, DynamicTool } from './dynamic-definitions';
 import { UriTemplate } from './uri-template';
-import { accessFromOptions } from './handler-access';
+import { accessFromOptions, withPolicyHints } from './handler-access';
 
 const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 const TASK_SUPPORT: readonly TaskSupport[] = ['forbidden', 'optional', 'required'];
@@ -31,6 +31,8 @@ export function dynamicTool(def: DynamicTool): ToolDescriptor {
   const handler = requireHandler(where, def.handler);
   const taskSupport = def.taskSupport ?? 'forbidden';
   if (!TASK_SUPPORT.includes(taskSupport)) throw new InvalidDefinitionError(where, `taskSupport must be one of ${TASK_SUPPORT.join(', ')}`);
+  if (def.policies?.cache && taskSupport !== 'forbidden')
+    throw new InvalidDefinitionError(where, 'cannot cache a tool that may run as a task (its answer is a task)');
   const inputSchema = objectSchema(where, 'inputSchema', def.inputSchema ?? { type: 'object', properties: {} });
   const outputSchema = def.outputSchema === undefined ? undefined : objectSchema(where, 'outputSchema', def.outputSchema);
   const definition = clean({
@@ -39,7 +41,7 @@ export function dynamicTool(def: DynamicTool): ToolDescriptor {
     description: def.description,
     inputSchema: { $schema: JSON_SCHEMA_DIALECT, ...inputSchema },
     outputSchema,
-    annotations: def.annotations,
+    annotations: withPolicyHints(def.annotations, def.policies),
     execution: taskSupport === 'forbidden' ? undefined : { taskSupport },
     icons: def.icons,
     _meta: def._meta,

@@ -1,6 +1,7 @@
 import type { McpContext } from '../context/mcp-context';
 import type { GuardClass } from '../contracts/guard';
 import type { Middleware } from '../contracts/middleware';
+import type { HandlerPolicies } from '../contracts/policies';
 import type { JsonSchemaObject, PromptArgument, PromptDefinition, TaskSupport, ToolDefinition } from '../mcp/mcp-types';
 import type { ResourceCommonOptions } from '../metadata/records';
 
@@ -12,6 +13,8 @@ export interface DynamicAccess {
   guards?: GuardClass[];
   /** Middleware around this handler only, inside the application's (like `@UseMiddleware`). */
   middleware?: Middleware[];
+  /** Rate limits, idempotency, the cache, a timeout and a concurrency limit (like `@RateLimit`, `@Idempotent`…). */
+  policies?: HandlerPolicies;
 }
 
 /** Completes an argument of a prompt or a variable of a template: the values that start with `value`. */

@@ -4,6 +4,9 @@ import { metadataStore } from '../metadata/metadata-store';
 import type { AccessRecord } from '../metadata/records';
 import type { HandlerAccess } from './descriptors';
 import type { Middleware } from '../contracts/middleware';
+import type { HandlerPolicies } from '../contracts/policies';
+import type { ToolAnnotations } from '../mcp/mcp-types';
+import { policiesProblem } from '../decorators/policy-checks';
 
 /** What a handler is, as guards see it. */
 export type AccessTarget = Pick<HandlerAccess, 'kind' | 'name' | 'annotations' | '_meta'>;
@@ -26,6 +29,9 @@ export function resolveAccess(cls: object, method: string, where: string, target
     }
   }
   const middleware = [...type.middleware, ...own.middleware];
+  const policies = ownPolicies(target, [...records.type, ...(records.methods.get(method) ?? [])], (problem) => {
+    throw new InvalidDecoratorOptionsError(problem.decorator, where, problem.text);
+  });
   return Object.freeze({
     ...target,
     scopes: Object.freeze(scopes),
@@ -33,7 +39,52 @@ export function resolveAccess(cls: object, method: string, where: string, target
     public: own.isPublic || (type.isPublic && own.scopes.length === 0 && own.guards.length === 0),
     middleware: Object.freeze(middleware),
     restricted: scopes.length > 0 || guards.length > 0,
+    policies,
   });
+}
+
+/** Calls a policy applies to: not completions or custom methods. */
+const GUARDED_KINDS: ReadonlySet<AccessTarget['kind']> = new Set(['tool', 'resource', 'template', 'prompt']);
+
+/**
+ * The policies of a handler from its records, class-level first: a later record's policy replaces an
+ * earlier one, except rate limits, which add up. Checked against what the handler is.
+ */
+function ownPolicies(
+  target: AccessTarget,
+  records: readonly AccessRecord[],
+  fail: (problem: { decorator: string; text: string }) => never,
+): HandlerPolicies | undefined {
+  const given = records.map((r) => r.policies).filter((p): p is HandlerPolicies => p !== undefined);
+  if (given.length === 0 || !GUARDED_KINDS.has(target.kind)) return undefined;
+  const limits = given.flatMap((p) => listOf(p.rateLimit));
+  const merged: HandlerPolicies = given.reduce<HandlerPolicies>((all, p) => ({ ...all, ...p }), {});
+  if (limits.length > 0) merged.rateLimit = limits;
+  else delete merged.rateLimit;
+  const problem = targetProblem(target, merged);
+  if (problem) fail(problem);
+  return Object.freeze(merged);
+}
+
+function listOf<T>(value: T | readonly T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? [...(value as T[])] : [value as T];
+}
+
+/** Policies that do not fit the handler: idempotency is for tools, caching for what only reads. */
+function targetProblem(target: AccessTarget, policies: HandlerPolicies): { decorator: string; text: string } | undefined {
+  if (policies.idempotent && target.kind !== 'tool')
+    return { decorator: 'Idempotent', text: 'applies to tools only (reads are idempotent already)' };
+  if (policies.cache && target.kind === 'tool' && (target.annotations as { readOnlyHint?: boolean } | undefined)?.readOnlyHint !== true)
+    return { decorator: 'Cache', text: 'caches read-only tools only: declare annotations: { readOnlyHint: true }' };
+  return undefined;
+}
+
+/** A tool's annotations as its policies make them: an idempotent tool says so (`idempotentHint`). */
+export function withPolicyHints(
+  annotations: ToolAnnotations | undefined,
+  policies: HandlerPolicies | undefined,
+): ToolAnnotations | undefined {
+  return policies?.idempotent ? { ...annotations, idempotentHint: true } : annotations;
 }
 
 interface Level {
@@ -59,6 +110,8 @@ export interface AccessOptions {
   scopes?: string[];
   guards?: GuardClass[];
   middleware?: Middleware[];
+  /** Rate limits, idempotency, the cache, a timeout and a concurrency limit, as the decorators set them. */
+  policies?: HandlerPolicies;
 }
 
 /**
@@ -68,7 +121,7 @@ export interface AccessOptions {
  */
 export function accessFromOptions(
   target: AccessTarget,
-  { scopes = [], guards = [], middleware = [] }: AccessOptions,
+  { scopes = [], guards = [], middleware = [], policies }: AccessOptions,
   fail: (problem: string) => Error,
 ): HandlerAccess {
   if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string' || s.length === 0))
@@ -79,6 +132,15 @@ export function accessFromOptions(
   )
     throw fail('guards must be classes with a canActivate method');
   if (!Array.isArray(middleware) || middleware.some((m) => typeof m !== 'function')) throw fail('middleware must be a list of functions');
+  if (policies !== undefined) {
+    const problem = typeof policies === 'object' && policies !== null ? policiesProblem(policies) : 'policies must be an object';
+    if (problem) throw fail(problem);
+  }
+  const checked =
+    policies &&
+    ownPolicies(target, [{ policies }], (problem) => {
+      throw fail(problem.text);
+    });
   const sorted = [...new Set(scopes)].sort();
   return Object.freeze({
     ...target,
@@ -87,5 +149,6 @@ export function accessFromOptions(
     public: false,
     middleware: Object.freeze([...middleware]),
     restricted: sorted.length > 0 || guards.length > 0,
+    policies: checked,
   });
 }

@@ -21,7 +21,7 @@ import type {
   TemplateDescriptor,
   ToolDescriptor,
 } from './descriptors';
-import { type AccessTarget, resolveAccess } from './handler-access';
+import { type AccessTarget, resolveAccess, withPolicyHints } from './handler-access';
 import { handlerParameters, typeName } from './handler-parameters';
 import { Registry } from './registry';
 import { UriTemplate } from './uri-template';
@@ -184,6 +184,8 @@ class Builder {
         : this.inputClass(ref.where, candidate);
     const output = options.output ? this.checkedClass(`${ref.where} output`, options.output) : undefined;
     const taskSupport = options.taskSupport ?? 'forbidden';
+    if (ref.handler.access.policies?.cache && taskSupport !== 'forbidden')
+      throw new InvalidDecoratorOptionsError('Cache', ref.where, 'cannot cache a tool that may run as a task (its answer is a task)');
     const definition = clean({
       name,
       title: options.title,
@@ -192,7 +194,7 @@ class Builder {
         ? rawSchema(ref.where, options.inputSchema)
         : { $schema: JSON_SCHEMA_DIALECT, ...(input && input !== EmptyInput ? this.schemas.build(input) : emptySchema()) },
       outputSchema: output ? this.schemas.build(output) : undefined,
-      annotations: options.annotations,
+      annotations: withPolicyHints(options.annotations, ref.handler.access.policies),
       execution: taskSupport === 'forbidden' ? undefined : { taskSupport },
       icons: options.icons,
       _meta:

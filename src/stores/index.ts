@@ -22,3 +22,6 @@ export type { EventStore, StoredEvent, InMemoryEventStoreOptions } from '../tran
 export { InMemoryEventStore } from '../transports/http/event-store';
 export type { SessionBackplane, SessionEnvelope, SharedSessionState } from '../transports/http/session-backplane';
 export type { ScaleOutFactory } from '../kernel/scale-out';
+export type { PolicyStore, RateDecision, IdempotencyClaim, CacheLookup } from '../contracts/policy-store';
+export { InMemoryPolicyStore } from '../policies/in-memory.policy-store';
+export type { InMemoryPolicyStoreOptions } from '../policies/in-memory.policy-store';

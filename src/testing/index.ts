@@ -10,3 +10,5 @@ export { createInMemoryTransportPair } from '../transports/in-memory.transport';
 export type { ClientTransport } from '../transports/in-memory.transport';
 export { describeTaskStoreContract } from './task-store.contract';
 export type { TestSuiteFunctions, TaskStoreContractOptions } from './task-store.contract';
+export { describePolicyStoreContract } from './policy-store.contract';
+export type { PolicyStoreContractOptions } from './policy-store.contract';

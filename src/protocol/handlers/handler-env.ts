@@ -5,6 +5,7 @@ import type { Authorizer } from '../authorizer';
 import type { ProtocolFeature } from '../protocol-feature';
 import type { Invoke, ToolInvoker } from '../tool-invoker';
 import type { SubscriptionHub } from '../per-request/subscriptions';
+import type { RequestPolicies } from '../request-policies';
 
 /** What protocol handlers need from the application. */
 export interface HandlerEnv {
@@ -21,6 +22,8 @@ export interface HandlerEnv {
   /** Decides per-handler requirements (scopes, guards) for calls and lists. */
   readonly authorizer: Authorizer;
   readonly features: readonly ProtocolFeature[];
+  /** Rate limits, idempotency and the result cache: every call passes them after authorization. */
+  readonly policies: RequestPolicies;
   /** The open `subscriptions/listen` streams (a feature tells them of its own changes). */
   readonly subscriptions: SubscriptionHub;
   logError(message: string, error?: unknown): void;

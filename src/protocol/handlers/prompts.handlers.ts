@@ -32,9 +32,12 @@ export function promptsHandlers(env: HandlerEnv): Record<string, MethodHandler> 
       const prompt = env.registry.prompt(name);
       if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${echo(name)}`);
       await env.authorizer.assert(prompt, callerOf(scope.extra));
-      const args = await checkArguments(prompt, optionalObject(params, 'arguments'));
-      const ctx = scope.context();
-      return mapPromptResult(await env.invoke(prompt, prompt.contextFirst ? [ctx] : [args, ctx]), prompt);
+      const sent = optionalObject(params, 'arguments');
+      return env.policies.admit(prompt, { name, arguments: sent ?? {} }, scope, async () => {
+        const args = await checkArguments(prompt, sent);
+        const ctx = scope.context();
+        return mapPromptResult(await env.invoke(prompt, prompt.contextFirst ? [ctx] : [args, ctx]), prompt);
+      });
     },
   };
 }

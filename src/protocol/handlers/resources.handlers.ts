@@ -42,15 +42,19 @@ export function resourcesHandlers(env: HandlerEnv): Record<string, MethodHandler
         await env.authorizer.assert(resource, callerOf(scope.extra));
         if (resource.cache) scope.setCacheHint?.(resource.cache);
         if (resource.view) return readView(resource.view, uri);
-        return mapResourceResult(await env.invoke(resource, [ctx]), uri, resource.definition.mimeType);
+        return env.policies.admit(resource, { name: uri, arguments: {} }, scope, async () =>
+          mapResourceResult(await env.invoke(resource, [ctx]), uri, resource.definition.mimeType),
+        );
       }
       const match = env.registry.matchTemplate(uri);
       if (!match) throw McpError.resourceNotFound(uri);
       await env.authorizer.assert(match.descriptor, callerOf(scope.extra));
       if (match.descriptor.cache) scope.setCacheHint?.(match.descriptor.cache);
-      const variables = await checkVariables(match.descriptor, match.variables);
-      const value = await env.invoke(match.descriptor, match.descriptor.contextFirst ? [ctx] : [variables, ctx]);
-      return mapResourceResult(value, uri, match.descriptor.definition.mimeType);
+      return env.policies.admit(match.descriptor, { name: uri, arguments: match.variables }, scope, async () => {
+        const variables = await checkVariables(match.descriptor, match.variables);
+        const value = await env.invoke(match.descriptor, match.descriptor.contextFirst ? [ctx] : [variables, ctx]);
+        return mapResourceResult(value, uri, match.descriptor.definition.mimeType);
+      });
     },
   };
 }

@@ -48,7 +48,7 @@ export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
       if (!tool) throw McpError.invalidParams(`Unknown tool: ${echo(name)}`);
       // Before validation and before a task is created: a forbidden call is a JSON-RPC error.
       await env.authorizer.assert(tool, callerOf(scope.extra));
-      return callTool(env, tool, args, params, scope);
+      return env.policies.admit(tool, { name, arguments: args ?? {} }, scope, async () => callTool(env, tool, args, params, scope));
     },
   };
 }

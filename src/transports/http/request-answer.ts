@@ -1,6 +1,13 @@
 import { FORBIDDEN_CODE } from '../../auth/auth.errors';
 import type { AuthInfo } from '../../context/mcp-context';
-import { ErrorCode, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../../mcp/json-rpc';
+import {
+  ErrorCode,
+  errorResponse,
+  type JsonRpcErrorResponse,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  type RequestId,
+} from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import { withLogFields } from '../../observability/log-context';
 import type { TransportExtra } from '../../protocol/request-scope';
@@ -118,6 +125,18 @@ async function serve(
 }
 
 /**
+ * A rate-limited refusal (-32023) answered as plain JSON is an HTTP 429, with `Retry-After` in whole
+ * seconds (rounded up) and the budget in `RateLimit-Limit` and `RateLimit-Remaining` where disclosed.
+ */
+function replyRateLimited(exchange: HttpExchange, response: JsonRpcErrorResponse): void {
+  const data = (response.error.data ?? {}) as { retryAfterMs?: unknown; limit?: unknown; remaining?: unknown };
+  if (typeof data.retryAfterMs === 'number') exchange.setHeader('Retry-After', String(Math.ceil(data.retryAfterMs / 1000)));
+  if (typeof data.limit === 'number') exchange.setHeader('RateLimit-Limit', String(data.limit));
+  if (typeof data.remaining === 'number') exchange.setHeader('RateLimit-Remaining', String(data.remaining));
+  replyMessage(exchange, 429, response);
+}
+
+/**
  * The answer as plain JSON, except that a refusal for lack of authorization (FORBIDDEN_CODE) is an
  * HTTP 401 or 403 (see RequestGuards.refusal), so that the client can authorize or step up its
  * scopes. Once the answer became a stream, the same refusal can only be the JSON-RPC error it already is.
@@ -128,6 +147,7 @@ function replyAnswer(
   options: AnswerOptions,
   auth: AuthInfo | undefined,
 ): void {
+  if (response && 'error' in response && response.error.code === ErrorCode.RateLimited) return replyRateLimited(exchange, response);
   if (response && 'error' in response && options.statusOf && response.error.code !== FORBIDDEN_CODE) {
     return replyMessage(exchange, options.statusOf(response.error.code), response);
   }

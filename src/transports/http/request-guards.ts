@@ -140,6 +140,9 @@ export class RequestGuards {
       'Access-Control-Allow-Headers',
       'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
     );
-    exchange.setHeader('Access-Control-Expose-Headers', 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate');
+    exchange.setHeader(
+      'Access-Control-Expose-Headers',
+      'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After, RateLimit-Limit, RateLimit-Remaining',
+    );
   }
 }

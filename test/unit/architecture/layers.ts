@@ -15,7 +15,11 @@ export const LAYERS: readonly Layer[] = [
   { name: 'mcp', holds: 'the MCP vocabulary: wire types, JSON-RPC, eras, extensions, protocol errors', paths: ['src/mcp/'] },
   { name: 'errors', holds: 'the named definition errors thrown at bootstrap', paths: ['src/errors/'] },
   { name: 'context', holds: 'the handler contract: McpContext and what a handler is handed', paths: ['src/context/'] },
-  { name: 'contracts', holds: 'guards, middleware and cache hints: the contracts users implement', paths: ['src/contracts/'] },
+  {
+    name: 'contracts',
+    holds: 'guards, middleware, cache hints, call policies and their store: the contracts users implement',
+    paths: ['src/contracts/'],
+  },
   { name: 'content', holds: 'content helpers and ToolError, for handlers to build results', paths: ['src/content/'] },
   { name: 'views', holds: 'the types and records of views (UI resources of tools)', paths: ['src/views/'] },
   { name: 'metadata', holds: 'the records the decorators write, keyed by class', paths: ['src/metadata/'] },
@@ -42,12 +46,17 @@ export const LAYERS: readonly Layer[] = [
     paths: ['src/skills/'],
   },
   {
+    name: 'policies',
+    holds: 'call policies (rate limits, idempotency, the result cache, timeouts, concurrency) and their in-memory store',
+    paths: ['src/policies/'],
+  },
+  {
     name: 'transports',
     holds: 'stdio, in-memory and Streamable HTTP (Koa, fetch), event stores, sessions over HTTP',
     paths: ['src/transports/'],
   },
   { name: 'client', holds: 'the MCP client and its transports', paths: ['src/client/'] },
-  { name: 'testing', holds: 'the test client and the task store contract suite', paths: ['src/testing/'] },
+  { name: 'testing', holds: 'the test client and the task and policy store contract suites', paths: ['src/testing/'] },
   { name: 'composition', holds: 'mounting modules under a prefix and proxying other servers', paths: ['src/composition/'] },
   {
     name: 'kernel',
