@@ -54,7 +54,7 @@ class CallerTools {
   @Tool({ description: 'a task that may run too long', taskSupport: 'optional' })
   async job(_input: EmptyInput, ctx: McpContext) {
     started++;
-    const ms = Number((ctx.meta as Record<string, unknown> | undefined)?.ms ?? 0);
+    const ms = Number(ctx.meta?.ms ?? 0);
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
       ctx.signal.addEventListener('abort', () => {

@@ -14,8 +14,8 @@ const FIXTURE = join(ROOT, 'dist', 'test', 'fixtures', 'policies-server.js');
 
 /** What a client's failed call carried: the status and body it surfaces, whichever SDK threw it. */
 function refusal(error: unknown): { text: string; code?: unknown; data?: unknown } {
-  const e = error as { message?: string; code?: unknown; status?: unknown; data?: unknown };
-  return { text: `${e.message ?? ''} ${String(e.status ?? '')}`, code: e.code, data: e.data };
+  const e = error as { message?: string; code?: unknown; data?: unknown };
+  return { text: e.message ?? '', code: e.code, data: e.data };
 }
 
 /** Calls `limited` until refused: four calls pass, the fifth is the refusal (what the client threw). */
