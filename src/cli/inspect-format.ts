@@ -14,15 +14,19 @@ export function formatSurface(s: Surface): string {
     if (t.outputSchema) out.push(...schemaLines('output', t.outputSchema as Json));
     const annotations = t.annotations ? Object.entries(t.annotations as Json).map(([k, v]) => `${k}=${JSON.stringify(v)}`) : [];
     if (annotations.length) out.push(`  annotations: ${annotations.join(' ')}`);
-    return out;
+    return [...out, ...policyLines(s, `tool ${str(t.name)}`)];
   });
-  section(lines, 'Resources', s.resources, (r) => [`${str(r.uri)}${r.mimeType ? ` [${str(r.mimeType)}]` : ''}${describe(r)}`]);
+  section(lines, 'Resources', s.resources, (r) => [
+    `${str(r.uri)}${r.mimeType ? ` [${str(r.mimeType)}]` : ''}${describe(r)}`,
+    ...policyLines(s, `resource ${str(r.uri)}`),
+  ]);
   section(lines, 'Resource templates', s.resourceTemplates, (r) => [
     `${str(r.uriTemplate)}${r.mimeType ? ` [${str(r.mimeType)}]` : ''}${describe(r)}`,
+    ...policyLines(s, `template ${str(r.uriTemplate)}`),
   ]);
   section(lines, 'Prompts', s.prompts, (p) => {
     const args = ((p.arguments ?? []) as Json[]).map((a) => `${str(a.name)}${a.required ? '' : '?'}`);
-    return [`${str(p.name)}(${args.join(', ')})${describe(p)}`];
+    return [`${str(p.name)}(${args.join(', ')})${describe(p)}`, ...policyLines(s, `prompt ${str(p.name)}`)];
   });
   if (s.skills.length > 0)
     section(lines, 'Skills', s.skills, (k) => {
@@ -31,6 +35,11 @@ export function formatSurface(s: Surface): string {
       return [`${str(k.uri)} (${files})${describe({ name: frontmatter.name, description: frontmatter.description })}`];
     });
   return lines.join('\n') + '\n';
+}
+
+/** A handler's policies, indented under it. */
+function policyLines(s: Surface, key: string): string[] {
+  return (s.policies[key] ?? []).map((line) => `  policy: ${line}`);
 }
 
 /** A value from the wire as text: a primitive as String prints it, an object or array as JSON (never "[object Object]"). */

@@ -3,8 +3,13 @@ import type { ClassType } from '../metadata/records';
 import { McpTestClient } from '../testing/mcp-test-client';
 import { SKILLS_EXTENSION } from '../skills/skill.types';
 import { CliError, firstLine } from './cli-error';
+import { internalsOf } from '../kernel/app-internals';
+import { describePolicies } from './inspect-policies';
 
-/** A server's surface as its clients see it: exactly what initialize and the list methods answer. */
+/**
+ * A server's surface as its clients see it: exactly what initialize and the list methods answer; and,
+ * from the server's side, the call policies of its handlers (which no list carries).
+ */
 export interface Surface {
   server: Record<string, unknown>;
   protocolVersion: string;
@@ -16,6 +21,8 @@ export interface Surface {
   prompts: Record<string, unknown>[];
   /** The skills of `skills/list` (io.modelcontextprotocol/skills), when the server declares the extension. */
   skills: Record<string, unknown>[];
+  /** The call policies of each handler that has some, by "kind name" ("tool charge", "resource data://config"). */
+  policies: Record<string, string[]>;
 }
 
 /**
@@ -24,7 +31,7 @@ export interface Surface {
  */
 export async function withClient<T>(
   moduleClass: ClassType,
-  use: (client: McpTestClient) => Promise<T>,
+  use: (client: McpTestClient, app: McpApplication) => Promise<T>,
   capabilities: Record<string, unknown> = {},
 ): Promise<T> {
   let app: McpApplication;
@@ -37,7 +44,7 @@ export async function withClient<T>(
   try {
     const client = await McpTestClient.connect(app.connectInMemory(), { capabilities });
     try {
-      return await use(client);
+      return await use(client, app);
     } finally {
       await client.close();
     }
@@ -47,7 +54,7 @@ export async function withClient<T>(
 }
 
 /** Reads every page of every list the server's capabilities announce. */
-export async function readSurface(client: McpTestClient): Promise<Surface> {
+export async function readSurface(client: McpTestClient, app: McpApplication): Promise<Surface> {
   const init = client.initializeResult ?? {};
   const capabilities = (init.capabilities ?? {}) as Record<string, unknown>;
   const list = (capability: string, method: string, key: string) =>
@@ -64,7 +71,26 @@ export async function readSurface(client: McpTestClient): Promise<Surface> {
     skills: (capabilities.extensions as Record<string, unknown> | undefined)?.[SKILLS_EXTENSION]
       ? await listAll(client, 'skills/list', 'skills')
       : [],
+    policies: policiesOf(app),
   };
+}
+
+/** The effective policies (the application's defaults included) of every tool, resource, template and prompt. */
+function policiesOf(app: McpApplication): Record<string, string[]> {
+  const { registry, policies } = internalsOf(app);
+  const handlers = [
+    ...registry.toolDescriptors().map((t) => [`tool ${t.name}`, t] as const),
+    ...registry.resourceDescriptors().map((r) => [`resource ${r.uri}`, r] as const),
+    ...registry.templateDescriptors().map((t) => [`template ${t.template.template}`, t] as const),
+    ...registry.promptDescriptors().map((p) => [`prompt ${p.name}`, p] as const),
+  ];
+  const out: Record<string, string[]> = {};
+  for (const [key, handler] of handlers) {
+    const effective = policies.policiesOf(handler.access);
+    const lines = effective ? describePolicies(effective) : [];
+    if (lines.length > 0) out[key] = lines;
+  }
+  return out;
 }
 
 async function listAll(client: McpTestClient, method: string, key: string): Promise<Record<string, unknown>[]> {

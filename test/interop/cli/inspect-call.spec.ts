@@ -69,6 +69,29 @@ describe('mcpkit inspect', () => {
     expect((await mcpkit(['inspect', NOTES])).stdout).not.toContain('Skills (');
   });
 
+  it("shows each handler's call policies under it, and by handler in --json", async () => {
+    const policies = 'dist/test/fixtures/policies.module.js';
+    const text = await mcpkit(['inspect', policies]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(
+      'limited - At most 4 calls a minute per caller\n    input: (none)\n    policy: rate limit: 4 per 1 min per caller\n',
+    );
+    expect(text.stdout).toContain('    policy: rate limit: 4 per 1 min per caller (refused while the store is away)\n');
+    expect(text.stdout).toContain(
+      '    annotations: idempotentHint=true\n    policy: idempotent: results kept 1 d (refused while the store is away)\n',
+    );
+    expect(text.stdout).toContain('data://config [text/plain]\n    policy: cache: 1 min, shared by every caller\n');
+    const json = JSON.parse((await mcpkit(['inspect', policies, '--json'])).stdout) as { policies: Record<string, string[]> };
+    expect(json.policies).toEqual({
+      'tool limited': ['rate limit: 4 per 1 min per caller'],
+      'tool strictlyLimited': ['rate limit: 4 per 1 min per caller (refused while the store is away)'],
+      'tool charge': ['idempotent: results kept 1 d (refused while the store is away)'],
+      'tool report': ['cache: 1 min, shared by every caller'],
+      'resource data://config': ['cache: 1 min, shared by every caller'],
+    });
+    expect(JSON.parse((await mcpkit(['inspect', NOTES, '--json'])).stdout)).toMatchObject({ policies: {} });
+  });
+
   it('maps a .ts entry to its compiled output through the tsconfig rootDir/outDir, and takes a directory', async () => {
     const fromTs = await mcpkit(['inspect', 'samples/notes/app.module.ts', '--skip-build', '--json']);
     const fromDir = await mcpkit(['inspect', 'dist/samples/notes', '--json']);
