@@ -39,6 +39,7 @@ const guide: DefaultTheme.SidebarItem[] = [
       { text: 'Deployment', link: '/guide/deployment' },
       { text: 'Protocol eras', link: '/guide/eras' },
       { text: 'Authorization', link: '/guide/authorization' },
+      { text: 'Call policies', link: '/guide/policies' },
       { text: 'Observability', link: '/guide/observability' },
       { text: 'Scaling out on Redis', link: '/guide/scaling-out' },
     ],
