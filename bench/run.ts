@@ -11,7 +11,9 @@
  *  - tasks: 10,000 tasks created and completed over stdio (mcpkit in both eras, the SDK 1.x);
  *  - coldstart: a stdio server's spawn -> first tools/call answer, beside a process loading only the peers;
  *  - telemetry: the modes of the floors table once (tracing off, on with no OpenTelemetry SDK, on with
- *    the SDK's providers), beside the Koa floor with and without the SDK's own span.
+ *    the SDK's providers), beside the Koa floor with and without the SDK's own span;
+ *  - policies: what each call policy costs a tools/call in process, off, in memory and on Redis
+ *    (policies-cost.ts).
  * By name only (`--only=...`): `sessions` (call and list with sessions), `auth` (bearer JWT, see
  * auth-load.ts), `proxy` (see proxy.ts), `modern` (both eras alternating), `floors` (the rows of the
  * floors table, alternating), `telemetry` (every mode). `--runs=N` repeats what is asked by name.
@@ -46,6 +48,7 @@ import {
   wanted,
 } from './measure';
 import { proxyBench } from './proxy';
+import { policiesCost } from './policies-cost';
 import { CALL, HEADERS, MODERN_CALL } from './requests';
 import { writeResults } from './results';
 import { telemetryLines, telemetryLoad } from './telemetry-load';
@@ -166,6 +169,7 @@ async function main(): Promise<void> {
     if (named('telemetry')) await telemetryLoad(RUNS);
     else if (!ONLY) await telemetryLoad(1, true);
     if (wanted('coldstart')) cold = await printColdStart();
+    if (wanted('policies')) await policiesCost(QUICK ? 1 : 3);
   }
   // mcpkit alone (the SDKs verify no tokens themselves).
   if (named('auth')) await authLoad(RUNS);

@@ -103,6 +103,7 @@ export class InMemoryPolicyStore implements PolicyStore {
   }
 
   invalidate(tag: string): Promise<void> {
+    this.live(`generation:${tag}`, 'generation');
     this.put(`generation:${tag}`, { kind: 'generation', clock: ++this.clock, expiresAt: Infinity, bytes: 0 });
     return Promise.resolve();
   }
@@ -163,9 +164,13 @@ export class InMemoryPolicyStore implements PolicyStore {
     return generation?.kind === 'generation' ? generation.clock : this.evictedClock;
   }
 
-  /** Stores `entry` as the most recently used, then evicts the least recently used past the byte bound. */
+  /**
+   * Stores `entry`, then evicts the least recently used past the byte bound. A new key is the most
+   * recently used; a key already there keeps its place, which `live` made the most recent when it was read.
+   */
   private put(key: string, entry: Entry): void {
-    this.remove(key);
+    const old = this.entries.get(key);
+    if (old) this.bytes -= old.bytes;
     entry.bytes += key.length * 2 + OVERHEAD;
     this.entries.set(key, entry);
     this.bytes += entry.bytes;

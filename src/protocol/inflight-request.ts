@@ -74,6 +74,10 @@ export class InflightRequest implements RequestScope {
     this.abortSignal(reason);
   }
 
+  abortHandler(reason: unknown): void {
+    this.abortSignal(reason);
+  }
+
   /** Aborts the handler's signal without marking the request cancelled (its answer still goes out). */
   protected abortSignal(reason: unknown): void {
     if (this.aborted) return;

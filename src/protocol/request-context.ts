@@ -68,6 +68,11 @@ export class RequestContext extends McpContext {
   override get clientAddress(): string | undefined {
     return this.scope.extra?.network?.peerAddress;
   }
+
+  /** Internal (call policies): aborts the handler's signal without cancelling the request. */
+  abortHandler(reason: unknown): void {
+    this.scope.abortHandler(reason);
+  }
   get extensions(): Extensions {
     return extensionsOf(this.scope.peer.clientCapabilities);
   }

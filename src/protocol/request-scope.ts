@@ -40,6 +40,8 @@ export interface RequestScope {
   readonly signal: AbortSignal;
   /** True once the request was cancelled; cheaper to read than `signal.aborted`. */
   readonly cancelled: boolean;
+  /** Aborts the handler's signal without cancelling the request (a timeout): its answer still goes out. */
+  abortHandler(reason: unknown): void;
   readonly extra: TransportExtra | undefined;
   /** Set when the request runs as a task: its requests to the client go through the task. */
   readonly task?: TaskBinding;

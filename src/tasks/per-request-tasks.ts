@@ -275,6 +275,7 @@ function originOf(scope: RequestScope, isTask: () => boolean): RequestScope {
     extra: scope.extra,
     signal: scope.signal,
     cancelled: scope.cancelled,
+    abortHandler: (reason) => scope.abortHandler(reason),
     context: () => scope.context(),
   };
 }

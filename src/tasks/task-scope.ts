@@ -13,6 +13,8 @@ export class TaskScope implements RequestScope {
   readonly owner: string;
   readonly extra: TransportExtra | undefined;
   private ctx?: RequestContext;
+  /** The handler's signal: the task's cancellation, or an abort of the handler alone (a timeout). */
+  private handler?: AbortController;
 
   constructor(
     private readonly origin: RequestScope,
@@ -25,7 +27,8 @@ export class TaskScope implements RequestScope {
     this.outbound = origin.outbound;
     this.owner = origin.owner;
     // The original HTTP stream closes with the CreateTaskResult: closing it later means nothing.
-    this.extra = origin.extra && { headers: origin.extra.headers, auth: origin.extra.auth };
+    // The client's address is read now, while the request's connection is there (call policies key on it).
+    this.extra = origin.extra && { headers: origin.extra.headers, auth: origin.extra.auth, network: origin.extra.network };
   }
 
   get peer(): PeerState {
@@ -33,11 +36,26 @@ export class TaskScope implements RequestScope {
   }
 
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return this.handlerController().signal;
   }
 
   get cancelled(): boolean {
     return this.controller.signal.aborted;
+  }
+
+  abortHandler(reason: unknown): void {
+    this.handlerController().abort(reason);
+  }
+
+  /** Made on first use, and aborted with the task: the handler's signal without its power to cancel the task. */
+  private handlerController(): AbortController {
+    if (!this.handler) {
+      const handler = (this.handler = new AbortController());
+      const task = this.controller.signal;
+      if (task.aborted) handler.abort(task.reason);
+      else task.addEventListener('abort', () => handler.abort(task.reason), { once: true });
+    }
+    return this.handler;
   }
 
   context(): McpContext {

@@ -40,6 +40,7 @@ function scope(id: RequestId, outbound: Outbound, owner = 'ses:1', params: Recor
     owner,
     signal: controller.signal,
     cancelled: false,
+    abortHandler: (reason) => controller.abort(reason),
     extra: undefined,
     context: () => new RequestContext(s),
   };
