@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CacheLookup, IdempotencyClaim, PolicyStore, RateDecision } from '../contracts/policy-store';
-import { connect, guarded, type RedisClient, type RedisConnection, redisSpanAttributes, whenReady } from './redis-connection';
+import { connect, guarded, type RedisClient, type RedisConnection } from './redis-connection';
 import { hashTag } from './redis-keys';
 import { RedisWaiters } from './redis-waiters';
 import { ACQUIRE, CLAIM, CONSUME, NEXT_LAPSE, RELEASE, SETTLE, TAG_TOKEN } from './policy-store.scripts';
@@ -129,17 +129,6 @@ export class RedisPolicyStore implements PolicyStore {
   waitForRelease(key: string, max: number, signal: AbortSignal): Promise<void> {
     const slots = this.key(key);
     return this.call(() => this.waiters.wait(this.channel(key), signal, () => this.redis.mcpNextLapse(slots, max)));
-  }
-
-  /** Readiness: the connection is up (waiting a moment while it connects) and the Redis server answers PING. */
-  async ready(): Promise<void> {
-    await whenReady(this.redis);
-    await this.redis.ping();
-  }
-
-  /** Attributes of the span around an operation (telemetry 'full'). */
-  spanAttributes(): Record<string, string> {
-    return redisSpanAttributes();
   }
 
   async close(): Promise<void> {

@@ -82,6 +82,17 @@ describe('call policies on two instances sharing one Redis', () => {
     });
   });
 
+  it('runs one call at a time across both instances, refusing the others as rate limited', async () => {
+    const outcomes = await Promise.all(
+      [a, b, a, b].map(async (server) => {
+        const reply = await postPerRequest(server.url, 'tools/call', { name: 'serialized' });
+        return reply.body.error ? `${reply.status} ${reply.body.error.code}` : 'ok';
+      }),
+    );
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
+    expect(outcomes.filter((o) => o === '429 -32023')).toHaveLength(3);
+  });
+
   it('serves a cached result from either instance, and clears it on both when one says the resource changed', async () => {
     const [onA, onB] = await Promise.all([connect(a), connect(b)]);
     const report = text(await onA.callTool({ name: 'report' }));
@@ -112,6 +123,8 @@ describe('call policies on two instances sharing one Redis', () => {
         expect(keyed.body.error).toMatchObject({ code: -32603, message: 'The policy store is unavailable' });
         const report = await postPerRequest(server.url, 'tools/call', { name: 'report' });
         expect(text(report.body.result)).toMatch(/^report \d+ from pid \d+$/);
+        const serialized = await postPerRequest(server.url, 'tools/call', { name: 'serialized' });
+        expect(serialized.body.result).toMatchObject({ content: [{ text: 'ok' }] });
       }
       expect(Date.now() - started).toBeLessThan(20_000);
     } finally {

@@ -87,6 +87,7 @@ describe('mcpkit inspect', () => {
       'tool strictlyLimited': ['rate limit: 4 per 1 min per caller (refused while the store is away)'],
       'tool charge': ['idempotent: results kept 1 d (refused while the store is away)'],
       'tool report': ['cache: 1 min, shared by every caller'],
+      'tool serialized': ['concurrency: 1 at once for everyone, 0 queued'],
       'resource data://config': ['cache: 1 min, shared by every caller'],
     });
     expect(JSON.parse((await mcpkit(['inspect', NOTES, '--json'])).stdout)).toMatchObject({ policies: {} });
