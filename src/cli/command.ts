@@ -14,7 +14,9 @@ export interface Command {
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
-type Values<O extends Options> = { [K in keyof O]?: O[K] extends { type: 'boolean' } ? boolean : string };
+type Values<O extends Options> = {
+  [K in keyof O]?: O[K] extends { type: 'boolean' } ? boolean : O[K] extends { multiple: true } ? string[] : string;
+};
 
 /** Parses a command's arguments strictly; an unknown option is a usage error naming the command. */
 export function parseCommandArgs<O extends Options>(

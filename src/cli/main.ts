@@ -7,9 +7,10 @@ import type { Command } from './command';
 import { devCommand } from './dev.command';
 import { initCommand } from './init.command';
 import { inspectCommand } from './inspect.command';
+import { installCommand } from './install.command';
 import { proxyCommand } from './proxy.command';
 
-const COMMANDS: readonly Command[] = [initCommand, devCommand, inspectCommand, callCommand, proxyCommand];
+const COMMANDS: readonly Command[] = [initCommand, devCommand, inspectCommand, callCommand, installCommand, proxyCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
