@@ -84,6 +84,8 @@ Entry: the file that starts your server; default the package.json "main", else s
       return 0;
     }
     const file = values.config ? resolve(values.config) : client.file(scope, root);
+    if (server.http && Object.keys(server.http.headers).length > 0 && scope === 'project' && !values.config)
+      process.stderr.write(`mcpkit: note: the header values are written into ${shown(file)}, a project file that is usually committed\n`);
     const written = writeConfigEntry(file, client.format, client.path(name), entry, extraEdit);
     process.stderr.write(
       `mcpkit: ${written.replaced ? 'replaced' : 'added'} "${name}" in ${client.title}'s ${shown(written.file)}` +

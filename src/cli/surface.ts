@@ -86,7 +86,7 @@ function policiesOf(app: McpApplication): Record<string, string[]> {
   ];
   const out: Record<string, string[]> = {};
   for (const [key, handler] of handlers) {
-    const effective = policies.policiesOf(handler.access);
+    const effective = policies.policiesOf(handler);
     const lines = effective ? describePolicies(effective) : [];
     if (lines.length > 0) out[key] = lines;
   }

@@ -9,8 +9,8 @@ export interface RateDecision {
 
 /** What became of an idempotency claim. */
 export type IdempotencyClaim =
-  /** The key is new (or its record expired): the caller runs the call and settles the key. */
-  | { readonly status: 'claimed' }
+  /** The key is new (or its record expired): the caller runs the call and settles the key with `token`. */
+  | { readonly status: 'claimed'; readonly token: string }
   /** Another call with the key is running: wait for it to settle, then claim again. */
   | { readonly status: 'running' }
   /** The call ran: its stored result. */
@@ -40,8 +40,12 @@ export interface PolicyStore {
 
   /** Claims `key` for a call with `fingerprint` (its arguments' hash); a claim lapses after `runningMs`. */
   claim(key: string, fingerprint: string, runningMs: number): Promise<IdempotencyClaim>;
-  /** Stores the result of a claimed call for `ttlMs` (undefined: drops the claim, so a retry runs again). */
-  settle(key: string, value: string | undefined, ttlMs: number): Promise<void>;
+  /**
+   * Stores the result of a claimed call for `ttlMs` (undefined: drops the claim, so a retry runs again).
+   * Only with the claim's `token`: a call that ran past its claim's `runningMs`, while a retry took the
+   * key, changes nothing.
+   */
+  settle(key: string, token: string, value: string | undefined, ttlMs: number): Promise<void>;
   /** Resolves when the call holding `key` settled or its claim lapsed (or soon after: callers claim again). */
   waitSettled(key: string, signal: AbortSignal): Promise<void>;
 

@@ -65,7 +65,7 @@ export class CallPolicies implements RequestPolicies {
   }
 
   admit(ref: HandlerRef, request: PolicyRequest, scope: RequestScope, serve: () => Promise<unknown>): Promise<unknown> {
-    const steps = this.stepsOf(ref.access, this.requestSteps, (policies, handler) => this.buildRequestSteps(ref, policies, handler));
+    const steps = this.stepsOf(ref, this.requestSteps, (policies, handler) => this.buildRequestSteps(ref, policies, handler));
     if (steps.length === 0) return serve();
     const call: PolicyCall = {
       kind: ref.access.kind as Kind,
@@ -97,7 +97,7 @@ export class CallPolicies implements RequestPolicies {
   }
 
   private handlerStepsOf(ref: HandlerRef): readonly HandlerStep[] {
-    return this.stepsOf(ref.access, this.handlerSteps, (policies, handler) => this.buildHandlerSteps(policies, handler));
+    return this.stepsOf(ref, this.handlerSteps, (policies, handler) => this.buildHandlerSteps(policies, handler));
   }
 
   resourceUpdated(uri: string): Promise<void> {
@@ -108,22 +108,28 @@ export class CallPolicies implements RequestPolicies {
     return this.options.store.invalidate(listTag(list === 'tools' ? 'tool' : list === 'prompts' ? 'prompt' : 'resource'));
   }
 
-  /** The handler's policies with the application's defaults under them: none for completions and methods. */
-  policiesOf(access: HandlerAccess): HandlerPolicies | undefined {
+  /**
+   * The handler's policies with the application's defaults under them: none for completions and methods,
+   * and no default timeout or concurrency limit for a streaming tool (they cannot hold one yet).
+   */
+  policiesOf(ref: Pick<HandlerRef, 'access'> & { streaming?: boolean }): HandlerPolicies | undefined {
+    const access = ref.access;
     if (!KINDS.has(access.kind)) return undefined;
-    const defaults = this.options.defaults;
-    if (!defaults) return access.policies;
+    const given = this.options.defaults;
+    if (!given) return access.policies;
+    const defaults = ref.streaming ? { rateLimit: given.rateLimit } : given;
     return { ...defaults, ...access.policies, rateLimit: access.policies?.rateLimit ?? defaults.rateLimit };
   }
 
   private stepsOf<S>(
-    access: HandlerAccess,
+    ref: HandlerRef,
     cache: WeakMap<HandlerAccess, readonly S[]>,
     build: (policies: HandlerPolicies, handler: string) => S[],
   ): readonly S[] {
+    const access = ref.access;
     let steps = cache.get(access);
     if (!steps) {
-      const policies = this.policiesOf(access);
+      const policies = this.policiesOf(ref);
       steps = policies ? build(policies, `${access.kind}:${access.name}`) : [];
       cache.set(access, steps);
     }

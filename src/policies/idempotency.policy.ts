@@ -24,12 +24,16 @@ export function idempotencyStep(env: PolicyEnv, options: IdempotencyOptions): Re
     if (key === undefined) return next();
     const record = `idem:${callerOf(call.context, env.anonymous)}:${key.stored}`;
     const fingerprint = digest({ name: call.name, arguments: call.arguments });
+    let token: string;
     for (;;) {
       const claim: IdempotencyClaim | typeof UNGUARDED = await fromStore(env, 'idempotency', call, failure, () =>
         env.store.claim(record, fingerprint, runningMs),
       );
       if (claim === UNGUARDED) return next();
-      if (claim.status === 'claimed') break;
+      if (claim.status === 'claimed') {
+        token = claim.token;
+        break;
+      }
       if (claim.status === 'conflict')
         throw McpError.invalidParams(`Idempotency key "${key.sent}" was already used with other arguments`, { idempotencyKey: key.sent });
       if (claim.status === 'done') {
@@ -37,19 +41,20 @@ export function idempotencyStep(env: PolicyEnv, options: IdempotencyOptions): Re
         return JSON.parse(claim.value) as unknown;
       }
       env.record('idempotency', 'waited', call);
-      await env.store.waitSettled(record, scope.signal);
+      const waited = await fromStore(env, 'idempotency', call, failure, () => env.store.waitSettled(record, scope.signal));
+      if (waited === UNGUARDED) return next();
       if (scope.signal.aborted) throw McpError.invalidRequest('The request was cancelled');
     }
     let result: unknown;
     try {
       result = await next();
     } catch (error) {
-      await env.store.settle(record, undefined, ttlMs).catch((e) => env.storeFailed('idempotency', e));
+      await env.store.settle(record, token, undefined, ttlMs).catch((e) => env.storeFailed('idempotency', e));
       throw error;
     }
     const json = scope.needsInput ? undefined : JSON.stringify(result);
     const kept = json !== undefined && Buffer.byteLength(json) <= maxBytes ? json : undefined;
-    await env.store.settle(record, kept, ttlMs).catch((e) => env.storeFailed('idempotency', e));
+    await env.store.settle(record, token, kept, ttlMs).catch((e) => env.storeFailed('idempotency', e));
     return result;
   };
 }

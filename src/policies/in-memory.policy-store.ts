@@ -14,7 +14,7 @@ const OVERHEAD = 96;
 
 type Entry =
   | { kind: 'bucket'; tat: number; expiresAt: number; bytes: number }
-  | { kind: 'claim'; fingerprint: string; value?: string; expiresAt: number; bytes: number }
+  | { kind: 'claim'; fingerprint: string; token: string; value?: string; expiresAt: number; bytes: number }
   | { kind: 'cached'; value: string; version: number; expiresAt: number; bytes: number }
   | { kind: 'generation'; clock: number; expiresAt: number; bytes: number }
   | { kind: 'slots'; permits: Map<string, number>; expiresAt: number; bytes: number };
@@ -50,31 +50,42 @@ export class InMemoryPolicyStore implements PolicyStore {
     const found = this.live(key, 'bucket');
     const tat = Math.max(found?.tat ?? now, now) + interval;
     const allowAt = tat - windowMs;
-    if (allowAt > now) return Promise.resolve({ allowed: false, remaining: 0, retryAfterMs: allowAt - now });
+    // A microsecond of slack, as the Redis store has: rounding must not refuse the last call of a burst.
+    if (allowAt > now + 0.001) return Promise.resolve({ allowed: false, remaining: 0, retryAfterMs: allowAt - now });
     this.put(key, { kind: 'bucket', tat, expiresAt: tat, bytes: 0 });
-    return Promise.resolve({ allowed: true, remaining: Math.floor((now + windowMs - tat) / interval), retryAfterMs: 0 });
+    return Promise.resolve({ allowed: true, remaining: Math.floor((now + windowMs - tat) / interval + 1e-6), retryAfterMs: 0 });
   }
 
   claim(key: string, fingerprint: string, runningMs: number): Promise<IdempotencyClaim> {
     const found = this.live(key, 'claim');
     if (!found) {
-      this.put(key, { kind: 'claim', fingerprint, expiresAt: Date.now() + runningMs, bytes: fingerprint.length * 2 });
-      return Promise.resolve({ status: 'claimed' });
+      const token = randomUUID();
+      this.put(key, {
+        kind: 'claim',
+        fingerprint,
+        token,
+        expiresAt: Date.now() + runningMs,
+        bytes: (fingerprint.length + token.length) * 2,
+      });
+      return Promise.resolve({ status: 'claimed', token });
     }
     if (found.fingerprint !== fingerprint) return Promise.resolve({ status: 'conflict' });
     return Promise.resolve(found.value === undefined ? { status: 'running' } : { status: 'done', value: found.value });
   }
 
-  settle(key: string, value: string | undefined, ttlMs: number): Promise<void> {
+  settle(key: string, token: string, value: string | undefined, ttlMs: number): Promise<void> {
     const found = this.live(key, 'claim');
-    if (found && value === undefined) this.remove(key);
-    else if (found && value !== undefined)
+    // Only the claim's holder settles it: a call that outlived its claim leaves the next holder's alone.
+    const held = found?.token === token && found.value === undefined ? found : undefined;
+    if (held && value === undefined) this.remove(key);
+    else if (held && value !== undefined)
       this.put(key, {
         kind: 'claim',
-        fingerprint: found.fingerprint,
+        fingerprint: held.fingerprint,
+        token,
         value,
         expiresAt: Date.now() + ttlMs,
-        bytes: (found.fingerprint.length + value.length) * 2,
+        bytes: (held.fingerprint.length + value.length) * 2,
       });
     this.wake(key);
     return Promise.resolve();

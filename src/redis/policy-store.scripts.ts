@@ -12,15 +12,16 @@ local window = tonumber(ARGV[2])
 local tat = tonumber(redis.call('GET', KEYS[1]) or now)
 if tat < now then tat = now end
 local next = tat + interval
-if next - window > now then return { 0, 0, tostring(next - window - now) } end
-redis.call('SET', KEYS[1], tostring(next), 'PX', math.max(1, math.ceil(next - now)))
-return { 1, math.floor((now + window - next) / interval), '0' }`;
+-- A microsecond of slack: the time is kept to the microsecond, so that a burst of \`limit\` calls fits.
+if next - window > now + 0.001 then return { 0, 0, tostring(next - window - now) } end
+redis.call('SET', KEYS[1], string.format('%.3f', next), 'PX', math.max(1, math.ceil(next - now)))
+return { 1, math.floor((now + window - next) / interval + 0.000001), '0' }`;
 
-// ARGV: fingerprint, runningMs. Returns { status [, value] }.
+// ARGV: fingerprint, runningMs, a token for the claimant. Returns { status [, value] }.
 export const CLAIM = `
 local fingerprint = redis.call('HGET', KEYS[1], 'fingerprint')
 if not fingerprint then
-  redis.call('HSET', KEYS[1], 'fingerprint', ARGV[1], 'state', 'running')
+  redis.call('HSET', KEYS[1], 'fingerprint', ARGV[1], 'state', 'running', 'token', ARGV[3])
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return { 'claimed' }
 end
@@ -28,9 +29,9 @@ if fingerprint ~= ARGV[1] then return { 'conflict' } end
 if redis.call('HGET', KEYS[1], 'state') == 'done' then return { 'done', redis.call('HGET', KEYS[1], 'value') } end
 return { 'running' }`;
 
-// ARGV: '1' to keep the value (else the claim is dropped), value, ttlMs, channel.
+// ARGV: '1' to keep the value (else the claim is dropped), value, ttlMs, channel, the claimant's token.
 export const SETTLE = `
-if redis.call('HGET', KEYS[1], 'state') == 'running' then
+if redis.call('HGET', KEYS[1], 'state') == 'running' and redis.call('HGET', KEYS[1], 'token') == ARGV[5] then
   if ARGV[1] == '1' then
     redis.call('HSET', KEYS[1], 'state', 'done', 'value', ARGV[2])
     redis.call('PEXPIRE', KEYS[1], ARGV[3])

@@ -16,8 +16,8 @@ export interface RedisPolicyStoreOptions {
 
 type Commands = RedisClient & {
   mcpConsume(key: string, intervalMs: number, windowMs: number): Promise<[number, number, string]>;
-  mcpClaim(key: string, fingerprint: string, runningMs: number): Promise<[string, string?]>;
-  mcpSettle(key: string, keep: '0' | '1', value: string, ttlMs: number, channel: string): Promise<number>;
+  mcpClaim(key: string, fingerprint: string, runningMs: number, token: string): Promise<[string, string?]>;
+  mcpSettle(key: string, keep: '0' | '1', value: string, ttlMs: number, channel: string, token: string): Promise<number>;
   mcpTagToken(key: string, token: string, ttlMs: number): Promise<string>;
   mcpAcquire(key: string, max: number, leaseMs: number, permit: string): Promise<number>;
   mcpRelease(key: string, permit: string, channel: string): Promise<number>;
@@ -66,15 +66,17 @@ export class RedisPolicyStore implements PolicyStore {
 
   claim(key: string, fingerprint: string, runningMs: number): Promise<IdempotencyClaim> {
     return this.call(async () => {
-      const [status, value] = await this.redis.mcpClaim(this.key(key), fingerprint, Math.ceil(runningMs));
+      const token = randomUUID();
+      const [status, value] = await this.redis.mcpClaim(this.key(key), fingerprint, Math.ceil(runningMs), token);
       if (status === 'done') return { status, value: value ?? '' };
-      return { status: status as 'claimed' | 'running' | 'conflict' };
+      if (status === 'claimed') return { status, token };
+      return { status: status as 'running' | 'conflict' };
     });
   }
 
-  settle(key: string, value: string | undefined, ttlMs: number): Promise<void> {
+  settle(key: string, token: string, value: string | undefined, ttlMs: number): Promise<void> {
     return this.call(async () => {
-      await this.redis.mcpSettle(this.key(key), value === undefined ? '0' : '1', value ?? '', Math.ceil(ttlMs), this.channel(key));
+      await this.redis.mcpSettle(this.key(key), value === undefined ? '0' : '1', value ?? '', Math.ceil(ttlMs), this.channel(key), token);
     });
   }
 

@@ -15,7 +15,7 @@ import type {
 } from './descriptors';
 import type { DynamicAccess, DynamicCompleter, DynamicPrompt, DynamicResource, DynamicTool } from './dynamic-definitions';
 import { UriTemplate } from './uri-template';
-import { accessFromOptions, withPolicyHints } from './handler-access';
+import { accessFromOptions, streamingPolicyProblem, withPolicyHints } from './handler-access';
 
 const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 const TASK_SUPPORT: readonly TaskSupport[] = ['forbidden', 'optional', 'required'];
@@ -31,6 +31,9 @@ export function dynamicTool(def: DynamicTool): ToolDescriptor {
   const handler = requireHandler(where, def.handler);
   const taskSupport = def.taskSupport ?? 'forbidden';
   if (!TASK_SUPPORT.includes(taskSupport)) throw new InvalidDefinitionError(where, `taskSupport must be one of ${TASK_SUPPORT.join(', ')}`);
+  const streamProblem = handler.constructor.name === 'AsyncGeneratorFunction' ? streamingPolicyProblem(def.policies) : undefined;
+  if (streamProblem)
+    throw new InvalidDefinitionError(where, `${streamProblem.decorator === 'Timeout' ? 'timeoutMs' : 'concurrency'} ${streamProblem.text}`);
   if (def.policies?.cache && taskSupport !== 'forbidden')
     throw new InvalidDefinitionError(where, 'cannot cache a tool that may run as a task (its answer is a task)');
   const inputSchema = objectSchema(where, 'inputSchema', def.inputSchema ?? { type: 'object', properties: {} });

@@ -79,6 +79,15 @@ function targetProblem(target: AccessTarget, policies: HandlerPolicies): { decor
   return undefined;
 }
 
+/**
+ * The problem with a streaming tool's (an async generator's) policies: a timeout and a concurrency limit
+ * wrap the handler's run, which for a stream ends before its body runs, so neither could hold.
+ */
+export function streamingPolicyProblem(policies: HandlerPolicies | undefined): { decorator: string; text: string } | undefined {
+  const decorator = policies?.timeoutMs !== undefined ? 'Timeout' : policies?.concurrency ? 'Concurrency' : undefined;
+  return decorator && { decorator, text: 'does not apply to a streaming tool (an async generator) yet: stop it with ctx.signal instead' };
+}
+
 /** A tool's annotations as its policies make them: an idempotent tool says so (`idempotentHint`). */
 export function withPolicyHints(
   annotations: ToolAnnotations | undefined,

@@ -21,7 +21,7 @@ import type {
   TemplateDescriptor,
   ToolDescriptor,
 } from './descriptors';
-import { type AccessTarget, resolveAccess, withPolicyHints } from './handler-access';
+import { type AccessTarget, resolveAccess, streamingPolicyProblem, withPolicyHints } from './handler-access';
 import { handlerParameters, typeName } from './handler-parameters';
 import { Registry } from './registry';
 import { UriTemplate } from './uri-template';
@@ -209,6 +209,8 @@ class Builder {
     }
     const fn = (provider.cls.prototype as Record<string, unknown>)[method] as { constructor: { name: string } };
     const streaming = fn.constructor.name === 'AsyncGeneratorFunction';
+    const streamProblem = streaming ? streamingPolicyProblem(ref.handler.access.policies) : undefined;
+    if (streamProblem) throw new InvalidDecoratorOptionsError(streamProblem.decorator, ref.where, streamProblem.text);
     this.tools.set(name, {
       ...ref.handler,
       name,

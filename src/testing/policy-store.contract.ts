@@ -63,13 +63,20 @@ export function describePolicyStoreContract(
       assert.equal((await store.consume(fresh('bucket'), 3, 900)).allowed, true, 'another key has its own bucket');
     });
 
+    /** Claims `key`; its token to settle it with. */
+    const claimed = async (on: PolicyStore, key: string, fingerprint: string, runningMs: number): Promise<string> => {
+      const claim = await on.claim(key, fingerprint, runningMs);
+      assert.equal(claim.status, 'claimed');
+      return (claim as { token: string }).token;
+    };
+
     t.it('gives a key to one claimant; the same call waits, other arguments conflict, the result is kept', async () => {
       const key = fresh('claim');
-      assert.deepEqual(await store.claim(key, 'f1', 60_000), { status: 'claimed' });
+      const token = await claimed(store, key, 'f1', 60_000);
       assert.deepEqual(await other.claim(key, 'f1', 60_000), { status: 'running' });
       assert.deepEqual(await other.claim(key, 'f2', 60_000), { status: 'conflict' });
       const waited = other.waitSettled(key, new AbortController().signal);
-      await store.settle(key, '{"ok":true}', 60_000);
+      await store.settle(key, token, '{"ok":true}', 60_000);
       await waited;
       assert.deepEqual(await other.claim(key, 'f1', 60_000), { status: 'done', value: '{"ok":true}' });
       assert.deepEqual(await other.claim(key, 'f2', 60_000), { status: 'conflict' });
@@ -77,22 +84,32 @@ export function describePolicyStoreContract(
 
     t.it('drops a claim settled without a value, and one whose call ran past runningMs', async () => {
       const dropped = fresh('claim');
-      await store.claim(dropped, 'f', 60_000);
-      await store.settle(dropped, undefined, 60_000);
-      assert.deepEqual(await other.claim(dropped, 'f', 60_000), { status: 'claimed' });
+      await store.settle(dropped, await claimed(store, dropped, 'f', 60_000), undefined, 60_000);
+      await claimed(other, dropped, 'f', 60_000);
       const lapsed = fresh('claim');
-      await store.claim(lapsed, 'f', 150);
+      await claimed(store, lapsed, 'f', 150);
       await sleep(250);
-      assert.deepEqual(await other.claim(lapsed, 'f', 60_000), { status: 'claimed' });
+      await claimed(other, lapsed, 'f', 60_000);
+    });
+
+    t.it('lets only the current claimant settle: a call that outlived its claim changes nothing', async () => {
+      const key = fresh('claim');
+      const late = await claimed(store, key, 'f', 150);
+      await sleep(250);
+      const current = await claimed(other, key, 'f', 60_000);
+      await store.settle(key, late, undefined, 60_000);
+      await store.settle(key, late, '"stale"', 60_000);
+      assert.deepEqual(await store.claim(key, 'f', 60_000), { status: 'running' });
+      await other.settle(key, current, '"fresh"', 60_000);
+      assert.deepEqual(await store.claim(key, 'f', 60_000), { status: 'done', value: '"fresh"' });
     });
 
     t.it('forgets a result after its ttl, and waitSettled returns at once when nothing runs', async () => {
       const key = fresh('claim');
-      await store.claim(key, 'f', 60_000);
-      await store.settle(key, 'v', 150);
+      await store.settle(key, await claimed(store, key, 'f', 60_000), 'v', 150);
       await other.waitSettled(key, new AbortController().signal);
       await sleep(250);
-      assert.deepEqual(await other.claim(key, 'f', 60_000), { status: 'claimed' });
+      await claimed(other, key, 'f', 60_000);
     });
 
     t.it('serves a cached value until its ttl, or until one of its tags is invalidated', async () => {

@@ -263,6 +263,44 @@ describe('@Concurrency', () => {
   });
 });
 
+describe('policies and streaming tools', () => {
+  it('refuse a timeout or a concurrency limit on a streaming tool at startup; defaults leave one alone', async () => {
+    @injectable()
+    class Streams {
+      @Timeout(1000)
+      @Tool({ description: 'streams' })
+      async *stream() {
+        yield 'a';
+      }
+    }
+    @McpModule({ providers: [Streams] })
+    class M {}
+    const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
+    await expect(McpApplication.create(M, { logger: quiet })).rejects.toThrow(
+      'does not apply to a streaming tool (an async generator) yet: stop it with ctx.signal instead',
+    );
+    const { app, client } = await connect(GuardedModule, { policies: { defaults: { timeoutMs: 50 } } });
+    app.addTool({
+      name: 'slowStream',
+      handler: async function* () {
+        await new Promise((r) => setTimeout(r, 100));
+        yield 'streamed';
+      },
+    });
+    await expect(client.request('tools/call', call('slowStream'))).resolves.toMatchObject({ content: [{ text: 'streamed' }] });
+    expect(() =>
+      app.addTool({
+        name: 'limitedStream',
+        policies: { concurrency: { max: 1 } },
+        handler: async function* () {
+          yield 'x';
+        },
+      }),
+    ).toThrow('concurrency does not apply to a streaming tool');
+    await app.close();
+  });
+});
+
 describe('policies of handlers registered at runtime', () => {
   it('apply like the decorators, and bad options are a definition error', async () => {
     const { app, client } = await connect(GuardedModule);

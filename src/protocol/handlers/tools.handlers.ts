@@ -48,9 +48,18 @@ export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
       if (!tool) throw McpError.invalidParams(`Unknown tool: ${echo(name)}`);
       // Before validation and before a task is created: a forbidden call is a JSON-RPC error.
       await env.authorizer.assert(tool, callerOf(scope.extra));
+      // Before the policies too: a cached or replayed answer is no answer to headers that contradict the call.
+      checkHeaders(tool, args, scope);
       return env.policies.admit(tool, { name, arguments: args ?? {} }, scope, async () => callTool(env, tool, args, params, scope));
     },
   };
+}
+
+/** Per-request era over HTTP: the Mcp-Param-* headers of x-mcp-header properties must match the arguments. */
+function checkHeaders(tool: ToolDescriptor, args: Record<string, unknown> | undefined, scope: RequestScope): void {
+  const headers = scope.peer.perRequest ? scope.extra?.headers : undefined;
+  const mismatch = headers && checkParamHeaders(paramHeadersOf(tool.definition.inputSchema), args, headers);
+  if (mismatch) throw mismatch;
 }
 
 /** tools/call once the caller may use the tool: a feature may take it over (tasks), else the tool runs. */
@@ -62,12 +71,6 @@ function callTool(
   scope: RequestScope,
 ): unknown {
   const era = scope.peer.perRequest ? 'per-request' : 'handshake';
-  if (era === 'per-request') {
-    // Over HTTP, the Mcp-Param-* headers of x-mcp-header properties must match the arguments.
-    const headers = scope.extra?.headers;
-    const mismatch = headers && checkParamHeaders(paramHeadersOf(tool.definition.inputSchema), args, headers);
-    if (mismatch) throw mismatch;
-  }
   // A feature may take the call over (tasks: in the per-request era, the tasks extension).
   if (env.features.length > 0) {
     const caps = env.capabilities();
