@@ -8,26 +8,27 @@ export function describePolicies(policies: HandlerPolicies): string[] {
     : policies.rateLimit
       ? [policies.rateLimit as RateLimitOptions]
       : [];
-  for (const limit of limits)
-    lines.push(
-      `rate limit: ${limit.limit} per ${duration(limit.windowMs)} ${per(limit.per ?? 'caller')}${failure(limit.onStoreError, 'open')}`,
-    );
+  for (const limit of limits) {
+    const rate = `${limit.limit} per ${duration(limit.windowMs)} ${per(limit.per ?? 'caller')}`;
+    lines.push(`rate limit: ${rate}${failure(limit.onStoreError, 'open')}`);
+  }
   const idempotent = policies.idempotent;
-  if (idempotent)
-    lines.push(
-      `idempotent: results kept ${duration(idempotent.ttlMs ?? 86_400_000)}${idempotent.keyFromArguments ? ', keyed by arguments without a key' : ''}${failure(idempotent.onStoreError, 'closed')}`,
-    );
+  if (idempotent) {
+    const byArguments = idempotent.keyFromArguments ? ', keyed by arguments without a key' : '';
+    const kept = `results kept ${duration(idempotent.ttlMs ?? 86_400_000)}${byArguments}`;
+    lines.push(`idempotent: ${kept}${failure(idempotent.onStoreError, 'closed')}`);
+  }
   const cache = policies.cache;
-  if (cache)
-    lines.push(
-      `cache: ${duration(cache.ttlMs)}, ${cache.scope === 'public' ? 'shared by every caller' : 'per caller'}${failure(cache.onStoreError, 'open')}`,
-    );
+  if (cache) {
+    const shared = cache.scope === 'public' ? 'shared by every caller' : 'per caller';
+    lines.push(`cache: ${duration(cache.ttlMs)}, ${shared}${failure(cache.onStoreError, 'open')}`);
+  }
   if (policies.timeoutMs) lines.push(`timeout: ${duration(policies.timeoutMs)}`);
   const concurrency = policies.concurrency;
-  if (concurrency)
-    lines.push(
-      `concurrency: ${concurrency.max} at once ${per(concurrency.per ?? 'everyone')}, ${concurrency.queue ?? 0} queued${failure(concurrency.onStoreError, 'open')}`,
-    );
+  if (concurrency) {
+    const slots = `${concurrency.max} at once ${per(concurrency.per ?? 'everyone')}, ${concurrency.queue ?? 0} queued`;
+    lines.push(`concurrency: ${slots}${failure(concurrency.onStoreError, 'open')}`);
+  }
   return lines;
 }
 

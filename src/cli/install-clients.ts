@@ -59,7 +59,8 @@ function stdioOf(client: string, server: ServerLaunch, secret?: (name: string) =
   const stdio = server.stdio!;
   if (stdio.secrets.length > 0 && !secret)
     throw new CliError(
-      `${client} cannot read a value from its environment into a server's: pass --env ${stdio.secrets[0]}=<value> to write it into its configuration`,
+      `${client} cannot read a value from its environment into a server's: ` +
+        `pass --env ${stdio.secrets[0]}=<value> to write it into its configuration`,
     );
   const env: Record<string, string> = { ...stdio.env };
   for (const name of stdio.secrets) env[name] = secret!(name);
