@@ -8,9 +8,10 @@ import { devCommand } from './dev.command';
 import { initCommand } from './init.command';
 import { inspectCommand } from './inspect.command';
 import { installCommand } from './install.command';
+import { packCommand } from './pack.command';
 import { proxyCommand } from './proxy.command';
 
-const COMMANDS: readonly Command[] = [initCommand, devCommand, inspectCommand, callCommand, installCommand, proxyCommand];
+const COMMANDS: readonly Command[] = [initCommand, devCommand, inspectCommand, callCommand, installCommand, packCommand, proxyCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

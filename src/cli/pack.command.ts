@@ -1,0 +1,181 @@
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { McpTestClient } from '../testing/mcp-test-client';
+import { CliError } from './cli-error';
+import { type Command, keepStdoutForOutput, parseCommandArgs } from './command';
+import { resolveEntry } from './entry';
+import { ENTRY_HELP, ENTRY_OPTIONS } from './inspect.command';
+import { loadModuleClass } from './load-module';
+import { bundleFiles, writeBundle } from './pack-bundle';
+import { type ListedSurface, type ManifestPrompt, mcpbManifest, type PackageJson, readPackInfo, serverJson } from './pack-metadata';
+import { findUp, shown } from './project';
+import { readSurface, withClient } from './surface';
+
+export const packCommand: Command = {
+  name: 'pack',
+  summary: 'make an MCP bundle (.mcpb) for desktop clients and the server.json of the MCP Registry, from the app and package.json',
+  help: `Usage: mcpkit pack [entry] [options]
+
+Describes this server for distribution, from the application itself (its tools and prompts) and
+package.json (name, version, description, author, mcpName, and the settings under "mcpkit"), so
+that no version or tool list is ever written twice:
+
+  server.json            the MCP Registry's description (schema 2025-12-11): the npm package run by
+                         npx with --stdio (when the package has a "bin" and is not private), and each
+                         deployment of "mcpkit.remotes"; written when package.json has an "mcpName"
+  <name>-<version>.mcpb  an MCP bundle: manifest.json (MCPB 0.3), the files npm would publish, the
+                         compiled server, and the production dependencies as installed; desktop
+                         clients start it with their own Node and ask the user for each setting
+
+  --main <file>   the file that starts the server (default: the package's "bin", else its "main")
+  --out <dir>     where the .mcpb goes (default: the project's folder)
+  --check         write nothing: exit 1 when the committed server.json differs from what pack would
+                  write (run it in CI, so that a release never ships a stale server.json)
+
+Settings are the environment variables the server reads, declared in package.json:
+  "mcpkit": { "settings": { "API_KEY": { "description": "…", "secret": true, "required": true } } }
+(type: string, number, boolean, directory or file; title; default). Remotes:
+  "mcpkit": { "remotes": [{ "url": "https://mcp.example.com/mcp" }] }
+
+${ENTRY_HELP}`,
+
+  async run(args) {
+    const { values, positionals } = parseCommandArgs('pack', args, {
+      ...ENTRY_OPTIONS,
+      main: { type: 'string' },
+      out: { type: 'string' },
+      check: { type: 'boolean' },
+    });
+    if (positionals.length > 1) throw new CliError(`pack takes one entry, got ${positionals.length} (see mcpkit pack --help)`, 2);
+    const root = findUp('package.json', process.cwd());
+    if (!root) throw new CliError('no package.json here or above: run mcpkit pack in your server’s project');
+    const info = readPackInfo(readJson(join(root, 'package.json')) as PackageJson);
+    if (values.check) return check(root, info.mcpName ? serverJson(info) : undefined);
+
+    keepStdoutForOutput();
+    const entry = resolveEntry(positionals[0], { kind: 'module', build: !values['skip-build'], project: values.project });
+    const surface = await withClient(loadModuleClass(entry.js, values.module), listed);
+    const main = serverMain(root, values.main, values.project);
+    const manifest = mcpbManifest(info, surface, main);
+    if (info.mcpName) {
+      const description = serverJson(info);
+      writeFileSync(join(root, 'server.json'), JSON.stringify(description, null, 2) + '\n');
+      process.stderr.write(`mcpkit: wrote ${shown(join(root, 'server.json'))} (${info.mcpName} ${info.version})\n`);
+      const bin = binOf(root);
+      if (description.packages && bin && existsSync(join(root, bin)) && !readFileSync(join(root, bin), 'utf8').startsWith('#!'))
+        process.stderr.write(`mcpkit: note: ${bin} has no "#!/usr/bin/env node" first line, which npx needs to run the bin\n`);
+    } else {
+      process.stderr.write('mcpkit: no "mcpName" in package.json, so no server.json (the MCP Registry needs one)\n');
+    }
+    const files = bundleFiles(root);
+    addOutputFolder(root, main, files);
+    const out = join(resolve(values.out ?? root), `${String(manifest.name)}-${info.version}.mcpb`);
+    const { bytes, sha256 } = await writeBundle(out, manifest, files);
+    process.stderr.write(
+      `mcpkit: wrote ${shown(out)} (${(bytes / 1024 / 1024).toFixed(1)} MB, ${files.size + 1} files, ` +
+        `${surface.tools.length} tools, ${surface.prompts.length} prompts; sha256 ${sha256})\n`,
+    );
+    return 0;
+  },
+};
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new CliError(`cannot read ${shown(file)}: ${(error as Error).message}`);
+  }
+}
+
+/** `--check`: the committed server.json must be what pack writes now. */
+function check(root: string, expected: Record<string, unknown> | undefined): number {
+  const file = join(root, 'server.json');
+  if (!expected) throw new CliError('nothing to check: package.json has no "mcpName", so pack writes no server.json');
+  if (!existsSync(file)) throw new CliError(`${shown(file)} is missing: run mcpkit pack and commit it`);
+  const committed = readJson(file) as Record<string, unknown>;
+  if (isDeepStrictEqual(committed, expected)) {
+    process.stderr.write(`mcpkit: ${shown(file)} is up to date\n`);
+    return 0;
+  }
+  const fields = [...new Set([...Object.keys(committed), ...Object.keys(expected)])].filter(
+    (key) => !isDeepStrictEqual(committed[key], expected[key]),
+  );
+  process.stderr.write(`mcpkit: ${shown(file)} is stale (${fields.join(', ')} differ): run mcpkit pack and commit it\n`);
+  return 1;
+}
+
+/** The tools and prompts as listed, each prompt rendered with `${arguments.x}` placeholders. */
+async function listed(client: McpTestClient, app: Parameters<typeof readSurface>[1]): Promise<ListedSurface> {
+  const surface = await readSurface(client, app);
+  const prompts: ManifestPrompt[] = [];
+  let promptsGenerated = false;
+  for (const prompt of surface.prompts) {
+    const names = ((prompt.arguments ?? []) as { name: string }[]).map((a) => a.name);
+    const text = await promptText(client, String(prompt.name), names);
+    if (text === undefined) promptsGenerated = true;
+    else
+      prompts.push({
+        name: String(prompt.name),
+        ...(typeof prompt.description === 'string' ? { description: prompt.description } : {}),
+        arguments: names,
+        text,
+      });
+  }
+  const title = surface.server.title;
+  return {
+    ...(typeof title === 'string' ? { title } : {}),
+    tools: surface.tools.map((t) => ({
+      name: String(t.name),
+      ...(typeof t.description === 'string' ? { description: t.description } : {}),
+    })),
+    prompts,
+    promptsGenerated,
+  };
+}
+
+/** A prompt's text with a placeholder for each argument; undefined when it is not plain text of its arguments. */
+async function promptText(client: McpTestClient, name: string, args: readonly string[]): Promise<string | undefined> {
+  try {
+    const placeholders = Object.fromEntries(args.map((a) => [a, `\${arguments.${a}}`]));
+    const result = (await client.request('prompts/get', { name, arguments: placeholders })) as {
+      messages: { content: { type: string; text?: string } }[];
+    };
+    const parts = result.messages.map((m) => (m.content.type === 'text' ? m.content.text : undefined));
+    return parts.every((p) => typeof p === 'string') ? parts.join('\n\n') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The package's bin (its first, when it has several), as package.json gives it. */
+function binOf(root: string): string | undefined {
+  const bin = (readJson(join(root, 'package.json')) as { bin?: unknown }).bin;
+  const first: unknown = typeof bin === 'string' ? bin : typeof bin === 'object' && bin ? Object.values(bin)[0] : undefined;
+  return typeof first === 'string' ? first : undefined;
+}
+
+/** The compiled file that serves, relative to the project: given, else the package's bin, else its main. */
+function serverMain(root: string, given: string | undefined, project: string | undefined): string {
+  const bin = binOf(root);
+  const arg = given ?? (bin === undefined ? undefined : join(root, bin));
+  const js = resolveEntry(arg, { kind: 'main', build: false, project }).js;
+  if (!existsSync(js)) throw new CliError(`the server's entry ${shown(js)} does not exist: build the project first`);
+  const at = relative(root, js);
+  if (at.startsWith('..') || isAbsolute(at)) throw new CliError(`the server's entry ${shown(js)} is outside the project ${shown(root)}`);
+  return at.split(sep).join('/');
+}
+
+/** The compiled output holding the entry (its top folder), which npm's list leaves out when it is git-ignored. */
+function addOutputFolder(root: string, main: string, files: Map<string, string>): void {
+  if (files.has(main)) return;
+  const top = main.split('/')[0];
+  if (top === main) {
+    files.set(main, join(root, main));
+    return;
+  }
+  for (const path of readdirSync(join(root, top), { recursive: true }) as string[]) {
+    const file = join(root, top, path);
+    if (statSync(file).isFile()) files.set(`${top}/${path.split(sep).join('/')}`, file);
+  }
+}

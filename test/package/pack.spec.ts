@@ -1,0 +1,314 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { cleanEnv, mcpkit, run } from '../helpers/cli';
+import { packedTarball } from '../helpers/packed-tarball';
+import { ROOT } from '../helpers/paths';
+import { npmInstall, sh } from './consumer-projects';
+
+/**
+ * `mcpkit pack` in a project made by `mcpkit init` with the packed tarball installed from npm: the
+ * bundle is unpacked and validated by the MCPB tool of the bundle format's maintainers, then started
+ * the way a desktop client starts it; server.json is checked against the registry's rules, and
+ * `--check` catches a stale copy. Needs the npm registry.
+ */
+jest.setTimeout(180_000);
+
+const MCPB = join(ROOT, 'node_modules', '.bin', 'mcpb');
+let tmp: string;
+let dir: string;
+let bin: string;
+
+const PACKAGE = {
+  description: 'Adds numbers for a weather desk',
+  author: 'Ada Lovelace <ada@example.com> (https://ada.example.com)',
+  license: 'MIT',
+  repository: { type: 'git', url: 'git+https://github.com/ada/weather.git' },
+  bin: { weather: 'dist/src/main.js' },
+  mcpName: 'io.github.ada/weather',
+  mcpkit: {
+    settings: {
+      WEATHER_API_KEY: { title: 'API key', description: 'The key of the weather API', secret: true, required: true },
+      DATA_DIR: { type: 'directory', description: 'Where forecasts are kept' },
+      UNITS: { description: 'metric or imperial', default: 'metric' },
+    },
+    remotes: [{ url: 'https://weather.example.com/mcp', headers: { Authorization: { description: 'Bearer token', secret: true } } }],
+  },
+};
+
+function editPackage(edit: (pkg: Record<string, unknown>) => void): void {
+  const file = join(dir, 'package.json');
+  const pkg = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  edit(pkg);
+  writeFileSync(file, JSON.stringify(pkg, null, 2) + '\n');
+}
+
+const pack = (...args: string[]) => run(bin, ['pack', ...args], { cwd: dir, env: cleanEnv() });
+const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+
+beforeAll(async () => {
+  const { tarball } = await packedTarball();
+  tmp = mkdtempSync(join(tmpdir(), 'mcpkit-pack-'));
+  dir = join(tmp, 'weather');
+  expect((await mcpkit(['init', dir], tmp)).code).toBe(0);
+  await npmInstall(dir, [tarball]);
+  editPackage((pkg) => {
+    delete pkg.private;
+    Object.assign(pkg, PACKAGE);
+  });
+  await sh(dir, 'npm', ['run', '-s', 'build']);
+  bin = join(dir, 'node_modules', '.bin', 'mcpkit');
+}, 300_000);
+
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('mcpkit pack', () => {
+  let bundle: string;
+  let unpacked: string;
+
+  it('writes a bundle that the MCPB tool unpacks and validates, listing the tools and prompts the app serves', async () => {
+    const packed = await pack();
+    expect(packed.code).toBe(0);
+    expect(packed.stderr).toMatch(/^mcpkit: wrote server\.json \(io\.github\.ada\/weather 0\.1\.0\)$/m);
+    expect(packed.stderr).toMatch(
+      /^mcpkit: wrote weather-0\.1\.0\.mcpb \([\d.]+ MB, \d+ files, 1 tools, 1 prompts; sha256 [0-9a-f]{64}\)$/m,
+    );
+    bundle = join(dir, 'weather-0.1.0.mcpb');
+    unpacked = join(tmp, 'unpacked');
+    expect((await run(MCPB, ['unpack', bundle, unpacked])).code).toBe(0);
+    const validated = await run(MCPB, ['validate', join(unpacked, 'manifest.json')]);
+    expect({ code: validated.code, out: validated.stdout.trim() }).toEqual({ code: 0, out: 'Manifest schema validation passes!' });
+
+    const manifest = readJson(join(unpacked, 'manifest.json'));
+    const inspected = JSON.parse((await run(bin, ['inspect', '--json', '--skip-build'], { cwd: dir })).stdout) as {
+      tools: { name: string; description: string }[];
+    };
+    expect(manifest).toMatchObject({
+      manifest_version: '0.3',
+      name: 'weather',
+      version: '0.1.0',
+      description: PACKAGE.description,
+      author: { name: 'Ada Lovelace', email: 'ada@example.com', url: 'https://ada.example.com' },
+      repository: { type: 'git', url: 'https://github.com/ada/weather' },
+      license: 'MIT',
+      server: {
+        type: 'node',
+        entry_point: 'dist/src/main.js',
+        mcp_config: {
+          command: 'node',
+          args: ['${__dirname}/dist/src/main.js', '--stdio'],
+          env: { WEATHER_API_KEY: '${user_config.weather_api_key}', DATA_DIR: '${user_config.data_dir}', UNITS: '${user_config.units}' },
+        },
+      },
+      tools: inspected.tools.map((t) => ({ name: t.name, description: t.description })),
+      prompts: [
+        {
+          name: 'greeting',
+          description: 'Asks the model to greet someone',
+          arguments: ['name', 'language'],
+          text: 'Write a short greeting for ${arguments.name} in ${arguments.language}.',
+        },
+      ],
+      compatibility: { runtimes: { node: '>=22' } },
+      user_config: {
+        weather_api_key: { type: 'string', title: 'API key', description: 'The key of the weather API', required: true, sensitive: true },
+        data_dir: { type: 'directory', title: 'DATA_DIR', description: 'Where forecasts are kept', required: false },
+        units: { type: 'string', title: 'UNITS', description: 'metric or imperial', required: false, default: 'metric' },
+      },
+    });
+    expect(manifest.tools).toEqual([{ name: 'add', description: 'Adds two integers' }]);
+  });
+
+  it('serves from the unpacked bundle alone, started as a desktop client starts it, to the SDK 1.x client', async () => {
+    const manifest = readJson(join(unpacked, 'manifest.json')) as { server: { mcp_config: { command: string; args: string[] } } };
+    const { command, args } = manifest.server.mcp_config;
+    expect(command).toBe('node');
+    const client = new Client({ name: 'desktop', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: args.map((a) => a.replace('${__dirname}', unpacked)),
+        // Not the bundle's folder: nothing may rely on the working directory.
+        cwd: tmpdir(),
+        env: { ...cleanEnv(), WEATHER_API_KEY: 'k', UNITS: 'metric' },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const result = await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } });
+      expect(result.structuredContent).toEqual({ sum: 42 });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('writes a server.json that meets the MCP Registry schema and names the npm package and the remote', () => {
+    const server = readJson(join(dir, 'server.json'));
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    addFormats(ajv);
+    const validate = ajv.compile(REGISTRY_RULES);
+    expect({ valid: validate(server), errors: validate.errors ?? null }).toEqual({ valid: true, errors: null });
+    expect(server).toEqual({
+      $schema: 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json',
+      name: 'io.github.ada/weather',
+      description: PACKAGE.description,
+      version: '0.1.0',
+      repository: { url: 'https://github.com/ada/weather', source: 'github' },
+      packages: [
+        {
+          registryType: 'npm',
+          identifier: 'weather',
+          version: '0.1.0',
+          runtimeHint: 'npx',
+          transport: { type: 'stdio' },
+          packageArguments: [{ type: 'positional', value: '--stdio' }],
+          environmentVariables: [
+            { name: 'WEATHER_API_KEY', description: 'The key of the weather API', isRequired: true, isSecret: true, format: 'string' },
+            { name: 'DATA_DIR', description: 'Where forecasts are kept', isRequired: false, isSecret: false, format: 'filepath' },
+            { name: 'UNITS', description: 'metric or imperial', isRequired: false, isSecret: false, format: 'string', default: 'metric' },
+          ],
+        },
+      ],
+      remotes: [
+        {
+          type: 'streamable-http',
+          url: 'https://weather.example.com/mcp',
+          headers: [{ name: 'Authorization', description: 'Bearer token', isRequired: false, isSecret: true }],
+        },
+      ],
+    });
+    // The registry accepts an npm package only when its package.json names the server.
+    expect(readJson(join(dir, 'package.json')).mcpName).toBe(server.name);
+  });
+
+  it('makes the same bundle again, byte for byte, without the previous bundle inside', async () => {
+    const first = readFileSync(bundle);
+    expect((await pack()).code).toBe(0);
+    expect(readFileSync(bundle).equals(first)).toBe(true);
+    const listed = await run(MCPB, ['info', bundle]);
+    expect(listed.code).toBe(0);
+    const unpackedAgain = join(tmp, 'again');
+    expect((await run(MCPB, ['unpack', bundle, unpackedAgain])).code).toBe(0);
+    expect((await run('find', [unpackedAgain, '-name', '*.mcpb'])).stdout).toBe('');
+  });
+
+  it('--check passes on a fresh server.json and fails, naming the fields, once package.json moves on', async () => {
+    expect(await pack('--check')).toMatchObject({ code: 0, stderr: 'mcpkit: server.json is up to date\n' });
+    editPackage((pkg) => (pkg.version = '0.2.0'));
+    try {
+      expect(await pack('--check')).toMatchObject({
+        code: 1,
+        stderr: 'mcpkit: server.json is stale (version, packages differ): run mcpkit pack and commit it\n',
+      });
+    } finally {
+      editPackage((pkg) => (pkg.version = '0.1.0'));
+    }
+  });
+
+  it.each([
+    [
+      'a description longer than the registry takes',
+      (p: Record<string, unknown>) => (p.description = 'x'.repeat(101)),
+      /has 101 characters; the MCP Registry takes at most 100/,
+    ],
+    [
+      'an mcpName without a namespace',
+      (p: Record<string, unknown>) => (p.mcpName = 'weather'),
+      /"mcpName" must be a reverse-DNS name with one slash/,
+    ],
+    ['a version range', (p: Record<string, unknown>) => (p.version = '^1.0.0'), /"version" must be one exact version/],
+    [
+      'a setting of an unknown type',
+      (p: Record<string, unknown>) =>
+        ((p.mcpkit as { settings: Record<string, unknown> }).settings.UNITS = { description: 'u', type: 'enum' }),
+      /"mcpkit\.settings\.UNITS": "type" must be one of string, number, boolean, directory, file, got "enum"/,
+    ],
+    ['a bundle without an author', (p: Record<string, unknown>) => delete p.author, /needs an "author"/],
+  ])('refuses %s, clearly, and writes nothing', async (_name, edit, message) => {
+    const before = readFileSync(join(dir, 'server.json'), 'utf8');
+    const saved = readFileSync(join(dir, 'package.json'), 'utf8');
+    editPackage(edit);
+    try {
+      const packed = await pack('--skip-build');
+      expect(packed.code).toBe(1);
+      expect(packed.stderr).toMatch(message);
+      expect(packed.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+      expect(readFileSync(join(dir, 'server.json'), 'utf8')).toBe(before);
+    } finally {
+      writeFileSync(join(dir, 'package.json'), saved);
+    }
+  });
+});
+
+/**
+ * The constraints of the MCP Registry's server.json schema (2025-12-11) that a generated file could break,
+ * as the registry documents them; the schema itself is published only on the registry's site, which the
+ * test machines cannot reach.
+ */
+const INPUT = {
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: { type: 'string' },
+    description: { type: 'string' },
+    isRequired: { type: 'boolean' },
+    isSecret: { type: 'boolean' },
+    format: { enum: ['string', 'number', 'boolean', 'filepath'] },
+    default: { type: 'string' },
+  },
+};
+const REGISTRY_RULES = {
+  type: 'object',
+  required: ['name', 'description', 'version'],
+  properties: {
+    $schema: { type: 'string', format: 'uri' },
+    name: { type: 'string', pattern: '^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$', minLength: 3, maxLength: 200 },
+    description: { type: 'string', minLength: 1, maxLength: 100 },
+    version: { type: 'string', maxLength: 255, not: { pattern: '^[\\^~<>=]|[xX*]$|^latest$' } },
+    websiteUrl: { type: 'string', format: 'uri' },
+    repository: {
+      type: 'object',
+      required: ['url', 'source'],
+      properties: { url: { type: 'string', format: 'uri' }, source: { type: 'string' } },
+    },
+    packages: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['registryType', 'identifier', 'transport'],
+        properties: {
+          registryType: { enum: ['npm', 'pypi', 'oci', 'nuget', 'mcpb'] },
+          identifier: { type: 'string', minLength: 1 },
+          version: { type: 'string', minLength: 1, not: { const: 'latest' } },
+          transport: { type: 'object', required: ['type'], properties: { type: { enum: ['stdio', 'streamable-http', 'sse'] } } },
+          packageArguments: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['type'],
+              properties: { type: { enum: ['positional', 'named'] } },
+              anyOf: [{ required: ['value'] }, { required: ['valueHint'] }, { required: ['name'] }],
+            },
+          },
+          environmentVariables: { type: 'array', items: INPUT },
+        },
+      },
+    },
+    remotes: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['type', 'url'],
+        properties: {
+          type: { enum: ['streamable-http', 'sse'] },
+          url: { type: 'string', pattern: '^https?://' },
+          headers: { type: 'array', items: INPUT },
+        },
+      },
+    },
+  },
+};

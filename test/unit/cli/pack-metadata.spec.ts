@@ -1,0 +1,79 @@
+import { CliError } from '../../../src/cli/cli-error';
+import { type PackageJson, mcpbManifest, readPackInfo, serverJson } from '../../../src/cli/pack-metadata';
+
+const BASE: PackageJson = { name: '@acme/weather', version: '1.2.3', description: 'Forecasts', mcpName: 'io.github.acme/weather' };
+const NOTHING_LISTED = { tools: [], prompts: [], promptsGenerated: false };
+
+function refusal(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(CliError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('what pack reads from package.json', () => {
+  it.each([
+    ['github:acme/weather', { url: 'https://github.com/acme/weather', source: 'github' }],
+    ['acme/weather', { url: 'https://github.com/acme/weather', source: 'github' }],
+    ['gitlab:acme/weather', { url: 'https://gitlab.com/acme/weather', source: 'gitlab' }],
+    [
+      { type: 'git', url: 'git+https://github.com/acme/mono.git', directory: 'packages/weather' },
+      { url: 'https://github.com/acme/mono', source: 'github', subfolder: 'packages/weather' },
+    ],
+    ['git://git.example.com/weather.git', { url: 'https://git.example.com/weather' }],
+  ])('turns the repository %j into a browsable URL and its forge', (repository, expected) => {
+    expect(readPackInfo({ ...BASE, repository }).repository).toEqual(expected);
+  });
+
+  it('lists a repository the registry knows no forge of in the bundle only', () => {
+    const info = readPackInfo({ ...BASE, author: 'Acme', bin: 'main.js', repository: 'https://git.example.com/weather' });
+    expect(serverJson(info).repository).toBeUndefined();
+    expect(mcpbManifest(info, NOTHING_LISTED, 'main.js').repository).toEqual({ type: 'git', url: 'https://git.example.com/weather' });
+  });
+
+  it.each([
+    ['Ada Lovelace', { name: 'Ada Lovelace' }],
+    ['Ada Lovelace <ada@example.com>', { name: 'Ada Lovelace', email: 'ada@example.com' }],
+    ['Ada (https://ada.example.com)', { name: 'Ada', url: 'https://ada.example.com' }],
+    [
+      { name: 'Ada', email: 'ada@example.com' },
+      { name: 'Ada', email: 'ada@example.com' },
+    ],
+    [{ email: 'nobody@example.com' }, undefined],
+  ])('reads the author %j', (author, expected) => {
+    expect(readPackInfo({ ...BASE, author }).author).toEqual(expected);
+  });
+
+  it('lists a private package only by its remotes, and refuses one with neither', () => {
+    const remote = readPackInfo({ ...BASE, private: true, bin: 'main.js', mcpkit: { remotes: [{ url: 'https://mcp.example.com/mcp' }] } });
+    expect(serverJson(remote)).not.toHaveProperty('packages');
+    expect(serverJson(remote).remotes).toEqual([{ type: 'streamable-http', url: 'https://mcp.example.com/mcp' }]);
+    expect(refusal(() => serverJson(readPackInfo({ ...BASE, private: true, bin: 'main.js' })))).toMatch(
+      /^nothing to list in the MCP Registry/,
+    );
+    expect(refusal(() => serverJson(readPackInfo({ ...BASE })))).toMatch(/^nothing to list/);
+  });
+
+  it.each([
+    [{ name: undefined }, 'package.json needs a "name" and a "version" to pack the server'],
+    [{ version: '1.x' }, 'package.json "version" must be one exact version to pack, got "1.x"'],
+    [{ description: '' }, 'package.json needs a "description": clients show it beside the server'],
+    [{ mcpName: 'a/b/c' }, 'package.json "mcpName" must be a reverse-DNS name with one slash, such as io.github.you/server, got "a/b/c"'],
+    [
+      { mcpkit: { settings: { 'API-KEY': { description: 'k' } } } },
+      'package.json "mcpkit.settings.API-KEY": a setting is named by its environment variable (letters, digits, _)',
+    ],
+    [{ mcpkit: { settings: { KEY: {} } } }, 'package.json "mcpkit.settings.KEY" needs a "description"'],
+    [
+      { mcpkit: { settings: { KEY: { description: 'k', default: [1] } } } },
+      'package.json "mcpkit.settings.KEY": "default" must be a string, a number or a boolean',
+    ],
+    [{ mcpkit: { remotes: [{ url: 'ftp://x' }] } }, 'package.json "mcpkit.remotes[0]" needs an http(s) "url"'],
+    [{ mcpkit: { remotes: { url: 'https://x' } } }, 'package.json "mcpkit.remotes" must be a list of { "url": ... }'],
+  ])('refuses %j with a message naming the field', (change, message) => {
+    expect(refusal(() => readPackInfo({ ...BASE, ...change }))).toBe(message);
+  });
+});
