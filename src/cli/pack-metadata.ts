@@ -1,3 +1,5 @@
+import { PER_REQUEST_PROTOCOL_VERSIONS } from '../mcp/eras';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../mcp/mcp-types';
 import { CliError } from './cli-error';
 
 /** The fields of a package.json that `mcpkit pack` reads. */
@@ -248,6 +250,45 @@ export interface ListedSurface {
   readonly prompts: readonly ManifestPrompt[];
   /** Prompts that could not be rendered with placeholders (they are generated at run time). */
   readonly promptsGenerated: boolean;
+  /** The capabilities and the lists exactly as the server answers them, for the server card. */
+  readonly listed: {
+    readonly capabilities: Record<string, unknown>;
+    readonly tools: readonly Record<string, unknown>[];
+    readonly prompts: readonly Record<string, unknown>[];
+    readonly resources: readonly Record<string, unknown>[];
+  };
+}
+
+/** The server card's schema (SEP-2127, a draft). */
+export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
+
+/**
+ * A server card (SEP-2127, a draft) for the deployments of `mcpkit.remotes`: server.json's identity, with the
+ * capabilities, tools, prompts and resources as the server lists them, for `serverCard` of the HTTP options.
+ */
+export function serverCard(info: PackInfo, surface: ListedSurface): Record<string, unknown> {
+  const identity = serverJson(info);
+  return {
+    $schema: SERVER_CARD_SCHEMA,
+    name: identity.name,
+    version: identity.version,
+    description: identity.description,
+    ...(surface.title ? { title: surface.title } : {}),
+    ...(identity.websiteUrl ? { websiteUrl: identity.websiteUrl } : {}),
+    ...(identity.repository ? { repository: identity.repository } : {}),
+    ...(Array.isArray(identity.remotes)
+      ? {
+          remotes: identity.remotes.map((remote: Record<string, unknown>) => ({
+            ...remote,
+            supportedProtocolVersions: [...PER_REQUEST_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS],
+          })),
+        }
+      : {}),
+    capabilities: surface.listed.capabilities,
+    tools: surface.listed.tools,
+    prompts: surface.listed.prompts,
+    resources: surface.listed.resources,
+  };
 }
 
 /** The key of a setting in the manifest's user_config. */

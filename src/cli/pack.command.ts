@@ -8,7 +8,16 @@ import { resolveEntry } from './entry';
 import { ENTRY_HELP, ENTRY_OPTIONS } from './inspect.command';
 import { loadModuleClass } from './load-module';
 import { bundleFiles, writeBundle } from './pack-bundle';
-import { type ListedSurface, type ManifestPrompt, mcpbManifest, type PackageJson, readPackInfo, serverJson } from './pack-metadata';
+import {
+  type ListedSurface,
+  type ManifestPrompt,
+  mcpbManifest,
+  type PackageJson,
+  type PackInfo,
+  readPackInfo,
+  serverCard,
+  serverJson,
+} from './pack-metadata';
 import { findUp, shown } from './project';
 import { readSurface, withClient } from './surface';
 
@@ -24,14 +33,17 @@ that no version or tool list is ever written twice:
   server.json            the MCP Registry's description (schema 2025-12-11): the npm package run by
                          npx with --stdio (when the package has a "bin" and is not private), and each
                          deployment of "mcpkit.remotes"; written when package.json has an "mcpName"
+  server-card.json       a server card (SEP-2127, a draft) for those remotes: the same identity, with the
+                         capabilities, tools, prompts and resources as listed; serve it with the HTTP
+                         option serverCard, at /.well-known/mcp/server-card
   <name>-<version>.mcpb  an MCP bundle: manifest.json (MCPB 0.3), the files npm would publish, the
                          compiled server, and the production dependencies as installed; desktop
                          clients start it with their own Node and ask the user for each setting
 
   --main <file>   the file that starts the server (default: the package's "bin", else its "main")
   --out <dir>     where the .mcpb goes (default: the project's folder)
-  --check         write nothing: exit 1 when the committed server.json differs from what pack would
-                  write (run it in CI, so that a release never ships a stale server.json)
+  --check         write nothing: exit 1 when the committed server.json (or server-card.json) differs
+                  from what pack would write (run it in CI, so that no release ships a stale one)
 
 Settings are the environment variables the server reads, declared in package.json:
   "mcpkit": { "settings": { "API_KEY": { "description": "…", "secret": true, "required": true } } }
@@ -51,23 +63,28 @@ ${ENTRY_HELP}`,
     const root = findUp('package.json', process.cwd());
     if (!root) throw new CliError('no package.json here or above: run mcpkit pack in your server’s project');
     const info = readPackInfo(readJson(join(root, 'package.json')) as PackageJson);
-    if (values.check) return check(root, info.mcpName ? serverJson(info) : undefined);
+    if (values.check && !info.mcpName) throw new CliError('nothing to check: package.json has no "mcpName", so pack writes no server.json');
 
     keepStdoutForOutput();
     const entry = resolveEntry(positionals[0], { kind: 'module', build: !values['skip-build'], project: values.project });
     const surface = await withClient(loadModuleClass(entry.js, values.module), listed);
     const main = serverMain(root, values.main, values.project);
     const manifest = mcpbManifest(info, surface, main);
-    if (info.mcpName) {
-      const description = serverJson(info);
-      writeFileSync(join(root, 'server.json'), JSON.stringify(description, null, 2) + '\n');
-      process.stderr.write(`mcpkit: wrote ${shown(join(root, 'server.json'))} (${info.mcpName} ${info.version})\n`);
-      const bin = binOf(root);
-      if (description.packages && bin && existsSync(join(root, bin)) && !readFileSync(join(root, bin), 'utf8').startsWith('#!'))
-        process.stderr.write(`mcpkit: note: ${bin} has no "#!/usr/bin/env node" first line, which npx needs to run the bin\n`);
-    } else {
-      process.stderr.write('mcpkit: no "mcpName" in package.json, so no server.json (the MCP Registry needs one)\n');
+    const described = describedFiles(info, surface);
+    if (values.check) return check(root, described);
+    for (const [name, document] of described) {
+      writeFileSync(join(root, name), JSON.stringify(document, null, 2) + '\n');
+      process.stderr.write(`mcpkit: wrote ${shown(join(root, name))} (${info.mcpName} ${info.version})\n`);
     }
+    if (!info.mcpName) process.stderr.write('mcpkit: no "mcpName" in package.json, so no server.json (the MCP Registry needs one)\n');
+    const bin = binOf(root);
+    if (
+      described.get('server.json')?.packages &&
+      bin &&
+      existsSync(join(root, bin)) &&
+      !readFileSync(join(root, bin), 'utf8').startsWith('#!')
+    )
+      process.stderr.write(`mcpkit: note: ${bin} has no "#!/usr/bin/env node" first line, which npx needs to run the bin\n`);
     const files = bundleFiles(root);
     addOutputFolder(root, main, files);
     const out = join(resolve(values.out ?? root), `${String(manifest.name)}-${info.version}.mcpb`);
@@ -88,21 +105,39 @@ function readJson(file: string): unknown {
   }
 }
 
-/** `--check`: the committed server.json must be what pack writes now. */
-function check(root: string, expected: Record<string, unknown> | undefined): number {
-  const file = join(root, 'server.json');
-  if (!expected) throw new CliError('nothing to check: package.json has no "mcpName", so pack writes no server.json');
-  if (!existsSync(file)) throw new CliError(`${shown(file)} is missing: run mcpkit pack and commit it`);
-  const committed = readJson(file) as Record<string, unknown>;
-  if (isDeepStrictEqual(committed, expected)) {
-    process.stderr.write(`mcpkit: ${shown(file)} is up to date\n`);
-    return 0;
+/** server.json when the package has an mcpName, and server-card.json when it also declares remotes. */
+function describedFiles(info: PackInfo, surface: ListedSurface): Map<string, Record<string, unknown>> {
+  const files = new Map<string, Record<string, unknown>>();
+  if (!info.mcpName) return files;
+  files.set('server.json', serverJson(info));
+  if (info.remotes.length > 0) files.set('server-card.json', serverCard(info, surface));
+  return files;
+}
+
+/** `--check`: each committed description must be what pack writes now. */
+function check(root: string, described: Map<string, Record<string, unknown>>): number {
+  let stale = 0;
+  for (const [name, expected] of described) {
+    const file = join(root, name);
+    if (!existsSync(file)) {
+      process.stderr.write(`mcpkit: ${shown(file)} is missing: run mcpkit pack and commit it\n`);
+      stale++;
+      continue;
+    }
+    const committed = readJson(file) as Record<string, unknown>;
+    const fields = [...new Set([...Object.keys(committed), ...Object.keys(expected)])].filter(
+      (key) => !isDeepStrictEqual(committed[key], expected[key]),
+    );
+    if (fields.length === 0) {
+      process.stderr.write(`mcpkit: ${shown(file)} is up to date\n`);
+    } else {
+      process.stderr.write(
+        `mcpkit: ${shown(file)} is stale (${fields.join(', ')} ${fields.length === 1 ? 'differs' : 'differ'}): run mcpkit pack and commit it\n`,
+      );
+      stale++;
+    }
   }
-  const fields = [...new Set([...Object.keys(committed), ...Object.keys(expected)])].filter(
-    (key) => !isDeepStrictEqual(committed[key], expected[key]),
-  );
-  process.stderr.write(`mcpkit: ${shown(file)} is stale (${fields.join(', ')} differ): run mcpkit pack and commit it\n`);
-  return 1;
+  return stale === 0 ? 0 : 1;
 }
 
 /** The tools and prompts as listed, each prompt rendered with `${arguments.x}` placeholders. */
@@ -125,6 +160,7 @@ async function listed(client: McpTestClient, app: Parameters<typeof readSurface>
   const title = surface.server.title;
   return {
     ...(typeof title === 'string' ? { title } : {}),
+    listed: { capabilities: surface.capabilities, tools: surface.tools, prompts: surface.prompts, resources: surface.resources },
     tools: surface.tools.map((t) => ({
       name: String(t.name),
       ...(typeof t.description === 'string' ? { description: t.description } : {}),

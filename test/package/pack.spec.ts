@@ -74,6 +74,7 @@ describe('mcpkit pack', () => {
     const packed = await pack();
     expect(packed.code).toBe(0);
     expect(packed.stderr).toMatch(/^mcpkit: wrote server\.json \(io\.github\.ada\/weather 0\.1\.0\)$/m);
+    expect(packed.stderr).toMatch(/^mcpkit: wrote server-card\.json \(io\.github\.ada\/weather 0\.1\.0\)$/m);
     expect(packed.stderr).toMatch(
       /^mcpkit: wrote weather-0\.1\.0\.mcpb \([\d.]+ MB, \d+ files, 1 tools, 1 prompts; sha256 [0-9a-f]{64}\)$/m,
     );
@@ -185,6 +186,31 @@ describe('mcpkit pack', () => {
     expect(readJson(join(dir, 'package.json')).mcpName).toBe(server.name);
   });
 
+  it('writes a server card (SEP-2127) for the remote: the identity of server.json and what the server lists', async () => {
+    const card = readJson(join(dir, 'server-card.json'));
+    const inspected = JSON.parse((await run(bin, ['inspect', '--json', '--skip-build'], { cwd: dir })).stdout) as Record<string, unknown>;
+    expect(card).toEqual({
+      $schema: 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json',
+      name: 'io.github.ada/weather',
+      version: '0.1.0',
+      description: PACKAGE.description,
+      repository: { url: 'https://github.com/ada/weather', source: 'github' },
+      remotes: [
+        {
+          type: 'streamable-http',
+          url: 'https://weather.example.com/mcp',
+          headers: [{ name: 'Authorization', description: 'Bearer token', isRequired: false, isSecret: true }],
+          supportedProtocolVersions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'],
+        },
+      ],
+      capabilities: inspected.capabilities,
+      tools: inspected.tools,
+      prompts: inspected.prompts,
+      resources: inspected.resources,
+    });
+    expect((card.tools as { name: string }[]).map((t) => t.name)).toEqual(['add']);
+  });
+
   it('makes the same bundle again, byte for byte, without the previous bundle inside', async () => {
     const first = readFileSync(bundle);
     expect((await pack()).code).toBe(0);
@@ -196,13 +222,18 @@ describe('mcpkit pack', () => {
     expect((await run('find', [unpackedAgain, '-name', '*.mcpb'])).stdout).toBe('');
   });
 
-  it('--check passes on a fresh server.json and fails, naming the fields, once package.json moves on', async () => {
-    expect(await pack('--check')).toMatchObject({ code: 0, stderr: 'mcpkit: server.json is up to date\n' });
+  it('--check passes on fresh descriptions and fails, naming the fields, once package.json moves on', async () => {
+    expect(await pack('--check')).toMatchObject({
+      code: 0,
+      stderr: 'mcpkit: server.json is up to date\nmcpkit: server-card.json is up to date\n',
+    });
     editPackage((pkg) => (pkg.version = '0.2.0'));
     try {
-      expect(await pack('--check')).toMatchObject({
+      expect(await pack('--check', '--skip-build')).toMatchObject({
         code: 1,
-        stderr: 'mcpkit: server.json is stale (version, packages differ): run mcpkit pack and commit it\n',
+        stderr:
+          'mcpkit: server.json is stale (version, packages differ): run mcpkit pack and commit it\n' +
+          'mcpkit: server-card.json is stale (version differs): run mcpkit pack and commit it\n',
       });
     } finally {
       editPackage((pkg) => (pkg.version = '0.1.0'));

@@ -88,6 +88,11 @@ export interface HttpOptions {
   sse2024?: false | { path?: string; messagesPath?: string };
   /** @deprecated The former name of `sse2024` (read when `sse2024` is not set). */
   legacySse?: false | { path?: string; messagesPath?: string };
+  /**
+   * A server card (SEP-2127, a draft): this JSON document, served as is at `/.well-known/mcp/server-card`
+   * to any origin, behind the Host check of the MCP path. `mcpkit pack` writes one, server-card.json.
+   */
+  serverCard?: Readonly<Record<string, unknown>>;
 }
 
 /** Something serving OAuth endpoints on plain Node requests, resolving false for requests it does not serve (OAuthProxy). */
@@ -109,9 +114,10 @@ export type ResolvedHttpOptions = Required<
     | 'oauthProxy'
     | 'sse2024'
     | 'legacySse'
+    | 'serverCard'
   >
 > &
-  Pick<HttpOptions, 'cors' | 'authenticate' | 'auth' | 'allowedOrigins' | 'sessionBackplane' | 'oauthProxy'> & {
+  Pick<HttpOptions, 'cors' | 'authenticate' | 'auth' | 'allowedOrigins' | 'sessionBackplane' | 'oauthProxy' | 'serverCard'> & {
     eventStore: EventStore | undefined;
     healthPath: string | null;
     readyPath: string | null;
@@ -153,6 +159,7 @@ export function resolveHttpOptions(options: HttpOptions, defaultStore: () => Eve
     auth: options.auth,
     sessionBackplane: sessions ? options.sessionBackplane : undefined,
     oauthProxy: options.oauthProxy,
+    serverCard: options.serverCard,
     sse2024: resolveSse2024(options.sse2024 ?? options.legacySse, sessions),
   };
 }

@@ -19,6 +19,24 @@ export function replyDocument(exchange: HttpExchange, status: number, document: 
   exchange.reply(status, JSON.stringify(document), 'application/json');
 }
 
+/**
+ * Serves a discovery document (OAuth metadata, the server card) to any origin: the CORS preflight, then the
+ * document with a 5-minute cache. `document` answers undefined when it has replied already (an error).
+ */
+export function serveDiscovery(exchange: HttpExchange, document: () => unknown): void {
+  exchange.setHeader('Access-Control-Allow-Origin', '*');
+  if (exchange.method === 'OPTIONS') {
+    exchange.setHeader('Access-Control-Allow-Methods', 'GET, OPTIONS');
+    exchange.setHeader('Access-Control-Allow-Headers', 'Mcp-Protocol-Version');
+    exchange.reply(204);
+    return;
+  }
+  const body = document();
+  if (body === undefined) return;
+  exchange.setHeader('Cache-Control', 'max-age=300');
+  replyDocument(exchange, 200, body);
+}
+
 /** Answers an HTTP error with a JSON-RPC error body (`id` is the request's when it could be read). */
 export function fail(exchange: HttpExchange, status: number, code: number, message: string, id: RequestId | null = null): void {
   replyMessage(exchange, status, errorResponse(id, code, message));

@@ -1,7 +1,7 @@
 import { type EndpointRoute, routeMatcher } from './endpoint-routes';
 import { InMemoryEventStore } from './event-store';
 import type { HttpExchange } from './http-exchange';
-import { fail, replyDocument } from './http-replies';
+import { fail, replyDocument, serveDiscovery } from './http-replies';
 import { type HttpOptions, type ResolvedHttpOptions, resolveHttpOptions } from './http-options';
 import { Sse2024Endpoint } from './sse-2024';
 import { PostHandler } from './post-handler';
@@ -12,9 +12,12 @@ import type { SseConnection } from './sse-stream';
 import { type ChannelHost, SessionChannelContext } from './session-channel-context';
 import { StreamHandlers } from './stream-handlers';
 
+/** Where a server card is served (SEP-2127, a draft). */
+const SERVER_CARD_PATH = '/.well-known/mcp/server-card';
+
 /**
  * The MCP endpoint on any runtime: the Streamable HTTP rules (MCP 2025-11-25 and 2026-07-28) on one
- * path for POST, GET and DELETE, the health, readiness and OAuth metadata paths, and the 2024-11-05
+ * path for POST, GET and DELETE, the health, readiness, OAuth metadata and server card paths, and the 2024-11-05
  * HTTP+SSE endpoint; sessions, streams and their timers. Its routes are one table (`routes`), each
  * serving an HttpExchange, so both front doors run these same rules: Koa (StreamableHttpTransport)
  * registers the table on its router, the web-standard fetch handler matches it (`serve`); each only
@@ -169,6 +172,14 @@ export class McpEndpoint {
       };
       route(metadataPath, 'GET', serve);
       route(metadataPath, 'OPTIONS', serve);
+    }
+    const { serverCard } = this.options;
+    if (serverCard) {
+      const serve = (exchange: HttpExchange) => {
+        if (!this.guards.hostRefused(exchange)) serveDiscovery(exchange, () => serverCard);
+      };
+      route(SERVER_CARD_PATH, 'GET', serve);
+      route(SERVER_CARD_PATH, 'OPTIONS', serve);
     }
     // Last, so that every route above wins over it: any other method on the MCP path.
     route(path, '*', (exchange) => {

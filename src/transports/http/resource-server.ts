@@ -6,7 +6,7 @@ import { TokenCache, tokenDigest } from '../../auth/token-cache';
 import type { ResourceServerOptions } from '../../auth/resource-server-options';
 import { ErrorCode } from '../../mcp/json-rpc';
 import type { HttpExchange } from './http-exchange';
-import { fail, replyDocument } from './http-replies';
+import { fail, serveDiscovery } from './http-replies';
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 /** Refresh tokens are the client's business with the authorization server: never advertised by the resource. */
@@ -85,17 +85,7 @@ export class ResourceServer {
 
   /** Answers a GET of a metadata URL; public and CORS-open, as browser-based clients fetch it. */
   serveMetadata(exchange: HttpExchange): void {
-    exchange.setHeader('Access-Control-Allow-Origin', '*');
-    if (exchange.method === 'OPTIONS') {
-      exchange.setHeader('Access-Control-Allow-Methods', 'GET, OPTIONS');
-      exchange.setHeader('Access-Control-Allow-Headers', 'Mcp-Protocol-Version');
-      exchange.reply(204);
-      return;
-    }
-    const metadata = this.resolvedOr500(exchange, () => this.metadata());
-    if (!metadata) return;
-    exchange.setHeader('Cache-Control', 'max-age=300');
-    replyDocument(exchange, 200, metadata);
+    serveDiscovery(exchange, () => this.resolvedOr500(exchange, () => this.metadata()));
   }
 
   /**

@@ -2,7 +2,12 @@ import { CliError } from '../../../src/cli/cli-error';
 import { type PackageJson, mcpbManifest, readPackInfo, serverJson } from '../../../src/cli/pack-metadata';
 
 const BASE: PackageJson = { name: '@acme/weather', version: '1.2.3', description: 'Forecasts', mcpName: 'io.github.acme/weather' };
-const NOTHING_LISTED = { tools: [], prompts: [], promptsGenerated: false };
+const NOTHING_LISTED = {
+  tools: [],
+  prompts: [],
+  promptsGenerated: false,
+  listed: { capabilities: {}, tools: [], prompts: [], resources: [] },
+};
 
 function refusal(run: () => unknown): string {
   try {
