@@ -22,7 +22,7 @@ const TARGETS = ['node', 'bun', 'deno', 'workers', 'lambda'];
 const NEXT: Record<string, string> = {
   node: 'npm install && npm test\n  npm start',
   bun: 'bun install && bun test\n  bun run start',
-  deno: 'deno install && deno task test\n  deno task start',
+  deno: 'npm install && deno task test\n  deno task start',
   workers: 'npm install && npm test\n  npx wrangler dev',
   lambda: 'npm install && npm test\n  npm run deploy',
 };
@@ -33,7 +33,8 @@ export const initCommand: Command = {
   help: `Usage: mcpkit init <dir> [--target node|bun|deno|workers|lambda] [--skills] [--mcpkit <spec>]
 
 Writes a new project into <dir> (created when missing; refused when not empty): package.json,
-tsconfig.json, src/app.module.ts, src/main.ts (with src/compile-cache.ts), test/app.module.spec.ts and a README. Then:
+tsconfig.json, src/app.module.ts, src/main.ts (with src/compile-cache.ts), test/app.module.spec.ts, a
+Dockerfile and a README. Then:
 
   cd <dir> && npm install && npm test && npm start
 
@@ -61,7 +62,13 @@ tsconfig.json, src/app.module.ts, src/main.ts (with src/compile-cache.ts), test/
     }
     const own = cliPackage();
     const peers = Object.fromEntries(Object.entries(PEERS).map(([name, range]) => [name, own.dependencies[name] ?? range]));
-    const options = { name: packageName(basename(dir)), mcpkit: values.mcpkit ?? `^${own.version}`, peers, skills: values.skills === true };
+    const options = {
+      name: packageName(basename(dir)),
+      mcpkit: values.mcpkit ?? `^${own.version}`,
+      version: own.version,
+      peers,
+      skills: values.skills === true,
+    };
     const files = target === 'node' ? initTemplates(options) : portableTemplates(target as PortableTarget, options);
     for (const [path, content] of Object.entries(files)) {
       mkdirSync(dirname(join(dir, path)), { recursive: true });

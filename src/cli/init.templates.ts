@@ -1,17 +1,24 @@
+import { DOCKERIGNORE, dockerfile, installNote } from './init.container';
+
 /** The files of a new project, by path. Kept as plain text so a reader sees exactly what `init` writes. */
 export interface InitTemplateOptions {
   readonly name: string;
   /** The dependency spec of mcpkit itself. */
   readonly mcpkit: string;
+  /** The version of this mcpkit (the name of its tarball, in the README). */
+  readonly version: string;
   /** Version ranges of mcpkit's peers (reflect-metadata, class-validator, class-transformer, tsyringe). */
   readonly peers: Readonly<Record<string, string>>;
   /** Also a skills/ folder with one skill, served by the module (the Skills extension). */
   readonly skills?: boolean;
 }
 
+/** The Node.js lines a project supports: its engines, and the @types/node of the oldest. */
+export const NODE_ENGINES = { node: '>=22' };
+
 const DEV_DEPENDENCIES = {
   '@types/jest': '^29.5.14',
-  '@types/node': '^22.20.0',
+  '@types/node': '^22.20.7',
   jest: '^29.7.0',
   'ts-jest': '^29.4.0',
   typescript: '~5.9.2',
@@ -22,6 +29,7 @@ export function initTemplates(o: InitTemplateOptions): Record<string, string> {
     name: o.name,
     version: '0.1.0',
     private: true,
+    engines: NODE_ENGINES,
     main: 'dist/src/main.js',
     scripts: {
       build: 'tsc -p tsconfig.json',
@@ -60,11 +68,15 @@ export function initTemplates(o: InitTemplateOptions): Record<string, string> {
     'package.json': JSON.stringify(packageJson, null, 2) + '\n',
     'tsconfig.json': JSON.stringify(tsconfig, null, 2) + '\n',
     '.gitignore': 'node_modules/\ndist/\n',
+    '.dockerignore': DOCKERIGNORE,
+    Dockerfile: dockerfile(o.skills === true).replaceAll('__NAME__', o.name),
     'src/app.module.ts': (o.skills ? withSkills(APP_MODULE) : APP_MODULE).replaceAll('__NAME__', o.name),
     'src/compile-cache.ts': COMPILE_CACHE,
     'src/main.ts': MAIN.replaceAll('__NAME__', o.name),
     'test/app.module.spec.ts': o.skills ? TEST.replace(/\n}\);\n$/, SKILLS_TEST) : TEST,
-    'README.md': (o.skills ? README + SKILLS_README : README).replaceAll('__NAME__', o.name),
+    'README.md': (o.skills ? README + SKILLS_README : README)
+      .replace('__INSTALL__', () => installNote(o.mcpkit, o.version, 'npm install'))
+      .replaceAll('__NAME__', o.name),
     ...(o.skills ? { 'skills/adding-numbers/SKILL.md': SKILL } : {}),
   };
 }
@@ -168,7 +180,11 @@ import 'reflect-metadata';
 import { McpApplication } from 'mcpkit';
 import { AppModule } from './app.module';
 
-/** Serves over Streamable HTTP on 127.0.0.1:$PORT/mcp (default 3000), or over stdio with --stdio. */
+/**
+ * Serves over Streamable HTTP on $HOST:$PORT/mcp (default 127.0.0.1:3000), or over stdio with --stdio.
+ * Bound to another address than loopback (HOST=0.0.0.0 in a container), the server still checks the Host
+ * header: ALLOWED_HOSTS names the host names clients use (comma-separated), besides localhost and 127.0.0.1.
+ */
 async function main(): Promise<void> {
   const app = await McpApplication.create(AppModule);
   app.enableShutdownHooks();
@@ -177,7 +193,10 @@ async function main(): Promise<void> {
     process.stderr.write('__NAME__: serving MCP over stdio\\n');
     return;
   }
-  const { http } = await app.listen({ http: { port: Number(process.env.PORT ?? 3000) } });
+  const allowedHosts = ['localhost', '127.0.0.1', '[::1]', ...(process.env.ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean)];
+  const { http } = await app.listen({
+    http: { host: process.env.HOST || '127.0.0.1', port: Number(process.env.PORT ?? 3000), allowedHosts, dnsRebindingProtection: true },
+  });
   process.stderr.write(\`__NAME__: serving MCP at \${http!.url}\\n\`);
 }
 
@@ -233,9 +252,16 @@ npm install && npm test    # install, then run the tests (an in-memory client ca
 npm start                  # build and serve on http://127.0.0.1:3000/mcp (PORT to change; --stdio for stdio)
 \`\`\`
 
+__INSTALL__
+
 While you work, \`npx mcpkit dev\` rebuilds and restarts the server on every change (same port);
 \`npx mcpkit inspect\` prints its tools, resources and prompts, \`npx mcpkit call add '{"a":1,"b":2}'\` calls a tool.
 
 Tools, resources and prompts live in \`src/app.module.ts\`; \`src/main.ts\` serves them.
 For a desktop client over stdio, run \`npm run build\` and point it at \`node dist/src/main.js --stdio\`.
+
+In a container: \`docker build -t __NAME__ .\` builds an image that serves on 0.0.0.0:3000 as an unprivileged user,
+with a \`HEALTHCHECK\` on \`/health\`. Set \`ALLOWED_HOSTS\` to the host names clients use (comma-separated; with the
+port when theirs differs from \`PORT\`): any other Host gets 403. A mcpkit tarball goes into the image only from this
+folder (\`file:mcpkit-<version>.tgz\`, not \`file:../…\`).
 `;
