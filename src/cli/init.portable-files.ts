@@ -4,25 +4,35 @@ export type PortableTarget = 'bun' | 'deno' | 'workers' | 'lambda';
 export const BUN_MAIN = `import { McpApplication } from 'mcpkit';
 import { AppModule } from './app.module';
 
-/** Serves MCP with Bun's own HTTP server on 127.0.0.1:$PORT/mcp (default 3000). */
+/**
+ * Serves MCP with Bun's own HTTP server on $HOST:$PORT/mcp (default 127.0.0.1:3000). The Host header is checked:
+ * ALLOWED_HOSTS names the host names clients use (comma-separated), besides localhost and 127.0.0.1.
+ */
+const hostname = process.env.HOST || '127.0.0.1';
+const allowedHosts = ['localhost', '127.0.0.1', '[::1]', ...(process.env.ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean)];
 export const app = await McpApplication.create(AppModule);
 // idleTimeout 0: an SSE stream may stay quiet longer than Bun's default of 10 s.
-export const server = Bun.serve({ port: Number(process.env.PORT ?? 3000), hostname: '127.0.0.1', fetch: app.fetchHandler(), idleTimeout: 0 });
-console.error(\`__NAME__: serving MCP at http://127.0.0.1:\${server.port}/mcp\`);
+export const server = Bun.serve({ port: Number(process.env.PORT ?? 3000), hostname, fetch: app.fetchHandler({ allowedHosts }), idleTimeout: 0 });
+console.error(\`__NAME__: serving MCP at http://\${hostname}:\${server.port}/mcp\`);
 `;
 
 export const DENO_MAIN = `import { McpApplication } from 'mcpkit';
 import { AppModule } from './app.module.ts';
 
-/** Serves MCP with Deno's own HTTP server on 127.0.0.1:$PORT/mcp (default 3000). */
+/**
+ * Serves MCP with Deno's own HTTP server on $HOST:$PORT/mcp (default 127.0.0.1:3000). The Host header is checked:
+ * ALLOWED_HOSTS names the host names clients use (comma-separated), besides localhost and 127.0.0.1.
+ */
+const hostname = Deno.env.get('HOST') || '127.0.0.1';
+const allowedHosts = ['localhost', '127.0.0.1', '[::1]', ...(Deno.env.get('ALLOWED_HOSTS') ?? '').split(',').map((h) => h.trim()).filter(Boolean)];
 export const app = await McpApplication.create(AppModule);
 Deno.serve(
   {
     port: Number(Deno.env.get('PORT') ?? 3000),
-    hostname: '127.0.0.1',
-    onListen: ({ port }) => console.error(\`__NAME__: serving MCP at http://127.0.0.1:\${port}/mcp\`),
+    hostname,
+    onListen: ({ port }) => console.error(\`__NAME__: serving MCP at http://\${hostname}:\${port}/mcp\`),
   },
-  app.fetchHandler(),
+  app.fetchHandler({ allowedHosts }),
 );
 `;
 
@@ -192,23 +202,34 @@ An MCP server built with [mcpkit](https://www.npmjs.com/package/mcpkit), served 
 
 \`\`\`bash
 bun install && bun test    # the test calls the add tool through the fetch handler
-bun run start              # serve on http://127.0.0.1:3000/mcp (PORT to change)
+bun run start              # serve on http://127.0.0.1:3000/mcp (PORT, HOST and ALLOWED_HOSTS to change)
 \`\`\`
+
+__INSTALL__
 
 Tools, resources and prompts live in \`src/app.module.ts\`; Bun emits no decorator metadata, so each handler
 names its input class (\`input: AddInput\`) and each constructor parameter its token (\`@inject(Adder)\`).
+Served on another address than loopback (\`HOST=0.0.0.0\`), set \`ALLOWED_HOSTS\` to the host names clients use:
+any other Host gets 403.
 `,
   deno: `# __NAME__
 
 An MCP server built with [mcpkit](https://www.npmjs.com/package/mcpkit), served by Deno.
 
 \`\`\`bash
-deno install && deno task test    # the test calls the add tool through the fetch handler
-deno task start                   # serve on http://127.0.0.1:3000/mcp (PORT to change)
+npm install && deno task test    # the test calls the add tool through the fetch handler
+deno task start                  # serve on http://127.0.0.1:3000/mcp (PORT, HOST and ALLOWED_HOSTS to change)
 \`\`\`
+
+__INSTALL__
+
+npm fills \`node_modules\`, which Deno reads (\`"nodeModulesDir": "manual"\` in deno.json). \`deno install\` does it too
+when every package comes from the registry, but it links a \`file:\` tarball as it is instead of unpacking it.
 
 Tools, resources and prompts live in \`src/app.module.ts\`; Deno emits no decorator metadata, so each handler
 names its input class (\`input: AddInput\`) and each constructor parameter its token (\`@inject(Adder)\`).
+Served on another address than loopback (\`HOST=0.0.0.0\`), set \`ALLOWED_HOSTS\` to the host names clients use:
+any other Host gets 403.
 `,
   workers: `# __NAME__
 
@@ -220,8 +241,11 @@ npx wrangler dev           # serve locally in workerd
 npx wrangler deploy        # deploy; set ALLOWED_HOSTS in wrangler.toml to the worker's host name first
 \`\`\`
 
+__INSTALL__
+
 \`src/worker.ts\` makes the application on the first request and keeps no sessions. esbuild emits no decorator
 metadata, so each handler in \`src/app.module.ts\` names its input class and each constructor parameter its token.
+wrangler is pinned: \`compatibility_date\` in wrangler.toml must not be newer than the workerd it ships; move both together.
 `,
   lambda: `# __NAME__
 
@@ -229,8 +253,10 @@ An MCP server built with [mcpkit](https://www.npmjs.com/package/mcpkit), as an A
 
 \`\`\`bash
 npm install && npm test    # bundle with esbuild into dist/index.cjs, then invoke it with a function URL event
-npm run deploy             # sam deploy --guided (template.yaml: a function URL, IAM auth)
+npm run deploy             # sam deploy --guided (template.yaml: nodejs24.x, a function URL, IAM auth)
 \`\`\`
+
+__INSTALL__
 
 Once deployed, set ALLOWED_HOSTS in template.yaml to the function URL's host name. Answers are buffered (Lambda
 returns once) and there are no sessions. esbuild emits no decorator metadata, so each handler in

@@ -3,7 +3,8 @@
  * with esbuild-like transpilers that emit no decorator metadata, so the classes name what tsc would
  * have inferred: `input: AddInput` on each handler, `@inject(Token)` on each constructor parameter.
  */
-import { INPUT_CLASSES, type InitTemplateOptions } from './init.templates';
+import { installNote } from './init.container';
+import { INPUT_CLASSES, type InitTemplateOptions, NODE_ENGINES } from './init.templates';
 
 import {
   BUN_MAIN,
@@ -96,6 +97,9 @@ export async function callAdd(fetchHandler, a, b) {
 }
 `;
 
+/** Node's types for runtimes on the Node 24 line: Lambda's nodejs24.x, Deno's node: modules. */
+const TYPES_NODE_24 = '^24.10.0';
+
 const TS_COMPILER = {
   target: 'ES2022',
   module: 'ESNext',
@@ -158,10 +162,14 @@ export function portableTemplates(target: PortableTarget, o: InitTemplateOptions
   const common = {
     '.gitignore': 'node_modules/\ndist/\n.wrangler/\n.aws-sam/\n',
     'src/app.module.ts': PORTABLE_APP_MODULE.replaceAll('__NAME__', o.name),
-    'README.md': README[target].replaceAll('__NAME__', o.name),
+    'README.md': README[target]
+      .replace('__INSTALL__', () => installNote(o.mcpkit, o.version, target === 'bun' ? 'bun install' : 'npm install'))
+      .replaceAll('__NAME__', o.name),
   };
+  // Node runs the build and the test of the workers and lambda projects.
+  const engines = target === 'workers' || target === 'lambda' ? { engines: NODE_ENGINES } : {};
   const pkg = (scripts: Record<string, string>, devDependencies: Record<string, string>) =>
-    json({ name: o.name, version: '0.1.0', private: true, type: 'module', scripts, dependencies, devDependencies });
+    json({ name: o.name, version: '0.1.0', private: true, type: 'module', ...engines, scripts, dependencies, devDependencies });
   const tsconfig = (types: string[]) => json({ compilerOptions: { ...TS_COMPILER, types }, include: ['src', 'test'] });
   switch (target) {
     case 'bun':
@@ -179,7 +187,8 @@ export function portableTemplates(target: PortableTarget, o: InitTemplateOptions
     case 'deno':
       return {
         ...common,
-        'package.json': pkg({}, {}),
+        // Deno's type check reads mcpkit's declarations, which refer to Node's types.
+        'package.json': pkg({}, { '@types/node': TYPES_NODE_24 }),
         'deno.json': json({
           nodeModulesDir: 'manual',
           compilerOptions: { experimentalDecorators: true, lib: ['deno.window'] },
@@ -199,7 +208,8 @@ export function portableTemplates(target: PortableTarget, o: InitTemplateOptions
             dev: 'wrangler dev',
             deploy: 'wrangler deploy',
           },
-          { esbuild: '^0.28.2', wrangler: '^4.0.0', typescript: '~5.9.2' },
+          // Pinned: its workerd must know wrangler.toml's compatibility_date (workerd 1.20261117.1 here).
+          { esbuild: '^0.28.2', wrangler: '4.164.0', typescript: '~5.9.2' },
         ),
         'tsconfig.json': tsconfig([]),
         'build.js': buildScript('src/worker.ts', 'dist/worker.js', 'esm', 'neutral'),
@@ -213,7 +223,7 @@ export function portableTemplates(target: PortableTarget, o: InitTemplateOptions
         ...common,
         'package.json': pkg(
           { build: 'node build.js', test: 'node build.js && node --test "test/*.test.js"', deploy: 'npm run build && sam deploy --guided' },
-          { esbuild: '^0.28.2', '@types/node': '^22.20.0', typescript: '~5.9.2' },
+          { esbuild: '^0.28.2', '@types/node': TYPES_NODE_24, typescript: '~5.9.2' },
         ),
         'tsconfig.json': tsconfig(['node']),
         'build.js': buildScript('src/lambda.ts', 'dist/index.cjs', 'cjs', 'node'),
