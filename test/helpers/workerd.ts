@@ -84,11 +84,12 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * Runs a bundled Worker in workerd (the npm package's binary) on 127.0.0.1, with nodejs_compat.
- * Resolves once it answers HTTP.
+ * Runs a bundled Worker in workerd (the npm package's binary, or `options.workerd`) on 127.0.0.1, with
+ * nodejs_compat and a compatibility date (default 2026-11-01). Resolves once it answers HTTP.
  */
 export async function startWorkerd(
   bundle: string,
+  options: { workerd?: string; compatibilityDate?: string } = {},
 ): Promise<{ url: string; port: number; output: () => string; stop: () => Promise<void> }> {
   // workerd embeds the module from a path relative to its config.
   const dir = dirname(bundle);
@@ -103,12 +104,12 @@ const config :Workerd.Config = (
 );
 const mainWorker :Workerd.Worker = (
   modules = [(name = "worker", esModule = embed ${JSON.stringify(basename(bundle))})],
-  compatibilityDate = "2026-11-01",
+  compatibilityDate = "${options.compatibilityDate ?? '2026-11-01'}",
   compatibilityFlags = ["nodejs_compat"],
 );
 `,
   );
-  const child = spawn(join(ROOT, 'node_modules', '.bin', 'workerd'), ['serve', config, '--verbose'], {
+  const child = spawn(options.workerd ?? join(ROOT, 'node_modules', '.bin', 'workerd'), ['serve', config, '--verbose'], {
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
