@@ -45,6 +45,18 @@ const guide: DefaultTheme.SidebarItem[] = [
     ],
   },
   {
+    text: 'Deploy',
+    items: [
+      { text: 'Overview', link: '/deploy/' },
+      { text: 'Node.js', link: '/deploy/node' },
+      { text: 'Container', link: '/deploy/container' },
+      { text: 'Bun', link: '/deploy/bun' },
+      { text: 'Deno', link: '/deploy/deno' },
+      { text: 'Cloudflare Workers', link: '/deploy/workers' },
+      { text: 'AWS Lambda', link: '/deploy/lambda' },
+    ],
+  },
+  {
     text: 'Composition',
     items: [
       { text: 'Servers built at runtime', link: '/guide/runtime-servers' },
