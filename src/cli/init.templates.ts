@@ -249,7 +249,7 @@ An MCP server built with [mcpkit](https://www.npmjs.com/package/mcpkit).
 
 \`\`\`bash
 npm install && npm test    # install, then run the tests (an in-memory client calls the server)
-npm start                  # build and serve on http://127.0.0.1:3000/mcp (PORT to change; --stdio for stdio)
+npm start                  # build and serve on http://127.0.0.1:3000/mcp (PORT, HOST to change; --stdio for stdio)
 \`\`\`
 
 __INSTALL__
