@@ -175,7 +175,8 @@ const COMPILE_CACHE = `import { enableCompileCache } from 'node:module';
 enableCompileCache?.();
 `;
 
-const MAIN = `import './compile-cache';
+const MAIN = `#!/usr/bin/env node
+import './compile-cache';
 import 'reflect-metadata';
 import { McpApplication } from 'mcpkit';
 import { AppModule } from './app.module';

@@ -78,6 +78,8 @@ describe('mcpkit pack', () => {
     expect(packed.stderr).toMatch(
       /^mcpkit: wrote weather-0\.1\.0\.mcpb \([\d.]+ MB, \d+ files, 1 tools, 1 prompts; sha256 [0-9a-f]{64}\)$/m,
     );
+    // The generated main starts with "#!/usr/bin/env node", so npx can run it as the bin.
+    expect(packed.stderr).not.toContain('note:');
     bundle = join(dir, 'weather-0.1.0.mcpb');
     unpacked = join(tmp, 'unpacked');
     expect((await run(MCPB, ['unpack', bundle, unpacked])).code).toBe(0);
