@@ -30,9 +30,6 @@ export { internalsOf, registryOf } from './app-internals';
 /**
  * One MCP server application: its own DI container, registry and protocol engine, served over any
  * number of transports. Two applications in one process share nothing.
- *
- * A thin front over three parts with one job each: `Definitions` (what is served, and runtime
- * registration), `Composition` (mounts and proxies) and `Serving` (the transports).
  */
 export class McpApplication {
   /** Mounts and proxies: made by the first that needs them (see `composition`). */
@@ -61,7 +58,7 @@ export class McpApplication {
 
   /**
    * Builds an application from a module class decorated with `@McpModule`; `overrides` take precedence
-   * over the module's options. Rejects with a named definition error when a definition is wrong.
+   * over the module's options. Rejects with a named definition error when a definition is wrong. @group Creating
    */
   static async create(module: ClassType, overrides: ApplicationOptions = {}): Promise<McpApplication> {
     const observe = creationObserver();
@@ -107,7 +104,7 @@ export class McpApplication {
 
   /**
    * The instance the application's container holds for `token`: a provider class, or one of the
-   * application's tokens (`MCP_APPLICATION`, `MCP_OPTIONS`, `MCP_LOGGER`, `TASK_STORE`).
+   * application's tokens (`MCP_APPLICATION`, `MCP_OPTIONS`, `MCP_LOGGER`, `TASK_STORE`). @group Creating
    */
   get<T>(token: InjectionToken<T>): T {
     return this.parts.container.resolve(token);
@@ -117,7 +114,7 @@ export class McpApplication {
    * The application's TaskStore (the `taskStore` option, or the in-memory default).
    *
    * @deprecated Use `app.get(TASK_STORE)`, which this calls: the store is reached like the
-   * application's other services, and injected under the same token.
+   * application's other services, and injected under the same token. @group Creating
    */
   get taskStore(): TaskStore {
     return this.get<TaskStore>(TASK_STORE);
@@ -127,7 +124,7 @@ export class McpApplication {
 
   /**
    * Shows again a tool (by name), resource (by URI), template (by pattern) or prompt (by name) hidden with
-   * `disable`; clients are told the list changed. False when there is no such primitive.
+   * `disable`; clients are told the list changed. False when there is no such primitive. @group Defining
    */
   enable(kind: PrimitiveKind, key: string): boolean {
     return this.parts.definitions.enable(kind, key);
@@ -135,7 +132,7 @@ export class McpApplication {
 
   /**
    * Hides a tool (by name), resource (by URI), template (by pattern) or prompt (by name) until `enable`
-   * shows it again; clients are told the list changed. False when there is no such primitive.
+   * shows it again; clients are told the list changed. False when there is no such primitive. @group Defining
    */
   disable(kind: PrimitiveKind, key: string): boolean {
     return this.parts.definitions.disable(kind, key);
@@ -145,7 +142,7 @@ export class McpApplication {
    * Removes a primitive for good (one registered at runtime can be added again).
    *
    * @deprecated Use `removeTool(name)`, `removeResource(uriOrTemplate)` or `removePrompt(name)`, which
-   * this calls: each kind is removed beside its `add` and `update`.
+   * this calls: each kind is removed beside its `add` and `update`. @group Defining
    */
   remove(kind: PrimitiveKind, key: string): boolean {
     if (kind === 'tool') return this.removeTool(key);
@@ -155,7 +152,7 @@ export class McpApplication {
 
   /**
    * Adds providers at runtime: they are registered in the container, the registry is rebuilt (with
-   * the same definition checks as at bootstrap) and clients are told which lists changed.
+   * the same definition checks as at bootstrap) and clients are told which lists changed. @group Defining
    */
   addProviders(...providers: Provider[]): void {
     this.parts.definitions.addProviders(...providers);
@@ -164,58 +161,58 @@ export class McpApplication {
   /**
    * Registers a tool from a name, a JSON Schema and a handler. Its arguments are validated against
    * the schema (compiled once, here); a schema or name mcpkit cannot serve, or a name already taken,
-   * throws a named definition error and changes nothing.
+   * throws a named definition error and changes nothing. @group Defining
    */
   addTool(definition: DynamicTool): void {
     this.parts.definitions.addTool(definition);
   }
 
-  /** Replaces some members of a tool registered with `addTool` (its name included); false when there is none. */
+  /** Replaces some members of a tool registered with `addTool` (its name included); false when there is none. @group Defining */
   updateTool(name: string, changes: Partial<DynamicTool>): boolean {
     return this.parts.definitions.updateTool(name, changes);
   }
 
-  /** Removes a tool: one registered at runtime (it can be added again), or a decorated one (for good); false when there is none. */
+  /** Removes a tool: one registered at runtime (it can be added again), or a decorated one (for good); false when there is none. @group Defining */
   removeTool(name: string): boolean {
     return this.parts.definitions.removeTool(name);
   }
 
-  /** Registers a resource (`uri`) or resource template (`uriTemplate`) with its handler. */
+  /** Registers a resource (`uri`) or resource template (`uriTemplate`) with its handler. @group Defining */
   addResource(definition: DynamicResource): void {
     this.parts.definitions.addResource(definition);
   }
 
-  /** Replaces some members of a resource or template registered with `addResource`, found by URI or template. */
+  /** Replaces some members of a resource or template registered with `addResource`, found by URI or template. @group Defining */
   updateResource(uriOrTemplate: string, changes: Partial<DynamicResource>): boolean {
     return this.parts.definitions.updateResource(uriOrTemplate, changes);
   }
 
-  /** Removes a resource (by URI) or template (by its pattern), registered at runtime or decorated; false when there is none. */
+  /** Removes a resource (by URI) or template (by its pattern), registered at runtime or decorated; false when there is none. @group Defining */
   removeResource(uriOrTemplate: string): boolean {
     return this.parts.definitions.removeResource(uriOrTemplate);
   }
 
-  /** Serves a skill written in code (see SkillDefinition); one breaking a rule or taking a served URI throws InvalidDefinitionError. */
+  /** Serves a skill written in code (see SkillDefinition); one breaking a rule or taking a served URI throws InvalidDefinitionError. @group Defining */
   addSkill(definition: SkillDefinition): void {
     this.parts.skills.add(definition);
   }
 
-  /** Stops serving a skill added with `addSkill`, by the URI of its SKILL.md; false when there is none. */
+  /** Stops serving a skill added with `addSkill`, by the URI of its SKILL.md; false when there is none. @group Defining */
   removeSkill(uri: string): boolean {
     return this.parts.skills.remove(uri);
   }
 
-  /** Registers a prompt from its arguments and a handler (completers optional). */
+  /** Registers a prompt from its arguments and a handler (completers optional). @group Defining */
   addPrompt(definition: DynamicPrompt): void {
     this.parts.definitions.addPrompt(definition);
   }
 
-  /** Replaces some members of a prompt registered with `addPrompt`; false when there is none. */
+  /** Replaces some members of a prompt registered with `addPrompt`; false when there is none. @group Defining */
   updatePrompt(name: string, changes: Partial<DynamicPrompt>): boolean {
     return this.parts.definitions.updatePrompt(name, changes);
   }
 
-  /** Removes a prompt: one registered at runtime (it can be added again), or a decorated one (for good); false when there is none. */
+  /** Removes a prompt: one registered at runtime (it can be added again), or a decorated one (for good); false when there is none. @group Defining */
   removePrompt(name: string): boolean {
     return this.parts.definitions.removePrompt(name);
   }
@@ -226,13 +223,13 @@ export class McpApplication {
    * It runs like the built-in methods: the request's McpContext, the application's middleware (kind
    * 'method'), `scopes` checked by the authorizer, an McpError thrown is the answer and any other error
    * is -32603. `capabilities` is merged into the server's while the method exists. A method of MCP's
-   * own, an empty name or one already added throws InvalidDefinitionError.
+   * own, an empty name or one already added throws InvalidDefinitionError. @group Defining
    */
   addMethod(method: string, handler: CustomMethodHandler, options?: CustomMethodOptions): void {
     this.parts.definitions.addMethod(method, handler, options);
   }
 
-  /** Stops serving a method added with `addMethod` (it is -32601 again, its capabilities gone); false when there is none. */
+  /** Stops serving a method added with `addMethod` (it is -32601 again, its capabilities gone); false when there is none. @group Defining */
   removeMethod(method: string): boolean {
     return this.parts.definitions.removeMethod(method);
   }
@@ -240,20 +237,20 @@ export class McpApplication {
   /**
    * Listens to a notification from clients that mcpkit does not handle itself (an extension's, a custom
    * one), in both eras; `session` tells who sent it. Returns the function that stops listening. One
-   * mcpkit handles throws InvalidDefinitionError naming its way in (roots changes: `onRootsListChanged`).
+   * mcpkit handles throws InvalidDefinitionError naming its way in (roots changes: `onRootsListChanged`). @group Events
    */
   onNotification(method: string, listener: (params: Record<string, unknown>, session: SessionInfo) => void): () => void {
     return this.parts.definitions.onNotification(method, listener);
   }
 
-  /** Calls `listener` when a client says its roots changed; returns the function that stops it. */
+  /** Calls `listener` when a client says its roots changed; returns the function that stops it. @group Events */
   onRootsListChanged(listener: (session: SessionInfo) => void): () => void {
     return this.parts.engine.onRootsListChanged((peer) => listener(sessionInfo(peer)));
   }
 
   /**
    * Sends `notifications/resources/updated` to the sessions subscribed to `uri` and the listen streams
-   * naming it (on every instance), and to an application this one is mounted in (under its prefix).
+   * naming it (on every instance), and to an application this one is mounted in (under its prefix). @group Events
    */
   notifyResourceUpdated(uri: string): Promise<void> {
     return this.composition.notifyResourceUpdated(uri);
@@ -269,7 +266,7 @@ export class McpApplication {
   /**
    * Serves another module's (or application's) tools, resources and prompts under `prefix`: names
    * become `prefix_name`, URIs `scheme://prefix/rest`. A module is built into its own application
-   * (closed with this one); a collision throws a named definition error. Returns the mounted application.
+   * (closed with this one); a collision throws a named definition error. Returns the mounted application. @group Composing
    */
   mount(prefix: string, target: ClassType | McpApplication): McpApplication {
     const app = target instanceof McpApplication ? target : McpApplication.build(target, {});
@@ -282,13 +279,13 @@ export class McpApplication {
    * MCP client on `transport` (`stdioClientTransport`, `streamableHttpClientTransport`, or any
    * transport shaped like the official SDK's). Calls are forwarded with their cancellation and
    * progress; the remote server's elicitation, sampling and roots requests reach the caller's client;
-   * its list changes are followed. Rejects when the remote server cannot be reached or a name collides.
+   * its list changes are followed. Rejects when the remote server cannot be reached or a name collides. @group Composing
    */
   proxy(prefix: string, transport: ProxyTransport, options: ProxyOptions = {}): Promise<void> {
     return this.composition.proxy(prefix, transport, options);
   }
 
-  /** Stops serving what was mounted or proxied under `prefix` (an application built by `mount` is closed, a proxy disconnected). */
+  /** Stops serving what was mounted or proxied under `prefix` (an application built by `mount` is closed, a proxy disconnected). @group Composing */
   unmount(prefix: string): Promise<boolean> {
     return this.composition.unmount(prefix);
   }
@@ -298,7 +295,7 @@ export class McpApplication {
   /**
    * Serves one client over a message transport of your own (a WebSocket, an IPC channel: see
    * `MessageTransport`); the handle tells its state and closes it. For a client in this process, use
-   * `connectInMemory`; for stdio, `listen({ stdio })`.
+   * `connectInMemory`; for stdio, `listen({ stdio })`. @group Serving
    */
   connect(transport: MessageTransport, options?: ConnectOptions): ConnectionHandle {
     return this.serving.connect(transport, options);
@@ -306,7 +303,7 @@ export class McpApplication {
 
   /**
    * Serves a client in this process (a test, an agent embedding the server) as the local user; the
-   * returned transport is the client's end, for `McpTestClient`, `McpClient` or the official SDK `Client`.
+   * returned transport is the client's end, for `McpTestClient`, `McpClient` or the official SDK `Client`. @group Serving
    */
   connectInMemory(options?: ConnectOptions): ClientTransport {
     return this.serving.connectInMemory(options);
@@ -315,7 +312,7 @@ export class McpApplication {
   /**
    * The Streamable HTTP endpoint for a server you run: mount `middleware()` in your own Koa app
    * (beside your middleware and routes) or pass `callback()` to a Node server (or supertest). To serve
-   * HTTP on a server of mcpkit's own, call `listen({ http })` instead. Closed with the application.
+   * HTTP on a server of mcpkit's own, call `listen({ http })` instead. Closed with the application. @group Serving
    */
   httpTransport(options: HttpOptions = {}): HttpTransport {
     return this.serving.httpTransport(options);
@@ -324,7 +321,7 @@ export class McpApplication {
   /**
    * The same MCP endpoint as a web-standard fetch handler, `(request: Request) => Promise<Response>`:
    * for Bun, Deno, Cloudflare Workers or any route handler (AWS Lambda: `lambdaHandler`). It takes
-   * the HTTP options (`port` and `host` aside: the runtime listens) and loads no Koa.
+   * the HTTP options (`port` and `host` aside: the runtime listens) and loads no Koa. @group Serving
    */
   fetchHandler(options: HttpOptions = {}): FetchHandler {
     return this.serving.fetchHandler(options);
@@ -333,7 +330,7 @@ export class McpApplication {
   /**
    * The fetch handler as an AWS Lambda handler for HTTP payload 2.0 events (API Gateway HTTP APIs,
    * function URLs): `export const handler = app.lambdaHandler({ sessions: false, allowedHosts: [...] })`.
-   * Answers are buffered (Lambda returns a result once), so keep requests stateless.
+   * Answers are buffered (Lambda returns a result once), so keep requests stateless. @group Serving
    */
   lambdaHandler(options: HttpOptions = {}): LambdaHandler {
     return this.serving.lambdaHandler(options);
@@ -343,13 +340,13 @@ export class McpApplication {
    * Starts serving on stdio and/or on an HTTP server of its own; resolves with the HTTP address bound
    * (`http.url`). With `stdio`, the application closes when stdin ends, and `console.log`/`info`/
    * `debug` write to stderr until it closes (stdout carries protocol messages only), unless
-   * `redirectConsole: false`. Rejects with `AddressInUseError` when the HTTP address is taken.
+   * `redirectConsole: false`. Rejects with `AddressInUseError` when the HTTP address is taken. @group Serving
    */
   listen(options: ListenOptions): Promise<ListenResult> {
     return this.serving.listen(options);
   }
 
-  /** Closes the application on SIGINT/SIGTERM (or `signals`), then exits the process; returns the application. */
+  /** Closes the application on SIGINT/SIGTERM (or `signals`), then exits the process; returns the application. @group Closing */
   enableShutdownHooks(signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM']): this {
     for (const signal of signals) {
       process.once(signal, () => {
@@ -367,7 +364,7 @@ export class McpApplication {
 
   /**
    * Stops accepting messages, waits (up to `shutdownTimeoutMs`) for requests in flight, cancels the
-   * rest, closes every session and transport, and disposes the container.
+   * rest, closes every session and transport, and disposes the container. @group Closing
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
