@@ -1,6 +1,8 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { connect, type AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { cleanEnv, run } from '../helpers/cli';
@@ -64,6 +66,26 @@ function siteFile(path: string): string | undefined {
   return undefined;
 }
 
+/** The search box's results for `query`, as the paths of the pages they open, best first. */
+async function search(query: string): Promise<string[]> {
+  const page = await browser.newPage();
+  await page.goto(`${origin}/guide/getting-started.html`, { waitUntil: 'load' });
+  await page.click('button.DocSearch-Button');
+  await page.waitForSelector('#localsearch-input');
+  await page.type('#localsearch-input', query);
+  // The box searches as the reader types: read the results once they stopped changing.
+  const read = () => page.$$eval('.results .result', (as) => as.map((a) => new URL((a as unknown as { href: string }).href).pathname));
+  let results = await read();
+  for (let stable = 0; stable < 5 || results.length === 0;) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = await read();
+    stable = now.join() === results.join() ? stable + 1 : 0;
+    results = now;
+  }
+  await page.close();
+  return results;
+}
+
 describe('the documentation', () => {
   it('compiles the TypeScript blocks of the README, CONTRIBUTING.md and the guides, fragments aside, which stay few', async () => {
     const blocks = documentationFiles().flatMap(codeBlocks);
@@ -97,7 +119,7 @@ describe('the documentation', () => {
         const to = new URL(href);
         if (to.origin !== origin) continue;
         links.push({ from: path, to });
-        if (!seen.has(to.pathname) && !to.pathname.startsWith('/examples/')) {
+        if (!seen.has(to.pathname)) {
           seen.add(to.pathname);
           queue.push(to.pathname);
         }
@@ -120,12 +142,6 @@ describe('the documentation', () => {
     await Promise.all([tab(), tab(), tab(), tab()]);
     const broken: string[] = [];
     for (const { from, to } of links) {
-      if (to.pathname.startsWith('/examples/')) {
-        // A link from a guide into the repository (examples/<name>/): the folder must exist.
-        if (!existsSync(join(ROOT, to.pathname.replace(/\/(index(\.html)?)?$/, ''))))
-          broken.push(`${from} -> ${to.pathname} (no such folder)`);
-        continue;
-      }
       const anchors = ids.get(to.pathname);
       if (!anchors) broken.push(`${from} -> ${to.pathname} (not found)`);
       else if (to.hash && !anchors.has(decodeURIComponent(to.hash.slice(1))))
@@ -133,7 +149,15 @@ describe('the documentation', () => {
     }
     expect(broken).toEqual([]);
     expect(ids.size).toBeGreaterThan(20);
-    expect([...ids.keys()]).toEqual(expect.arrayContaining(['/guide/deployment.html', '/api/mcpkit.html']));
+    // Every example of the repository is a page reached from the guides, and each API class has its own page.
+    const examples = readdirSync(join(ROOT, 'examples'), { withFileTypes: true }).filter((e) => e.isDirectory());
+    expect(examples.length).toBeGreaterThanOrEqual(5);
+    const pages = ['/guide/deployment.html', '/api/mcpkit/', '/api/mcpkit/classes/McpApplication.html', '/examples/'];
+    pages.push(...examples.map((e) => `/examples/${e.name}.html`));
+    expect([...ids.keys()]).toEqual(expect.arrayContaining(pages));
+    expect(
+      links.filter(({ from, to }) => from === '/guide/getting-started.html' && to.pathname.startsWith('/examples/')).length,
+    ).toBeGreaterThanOrEqual(5);
   });
 
   it('finds a public name through the search box', async () => {
@@ -146,5 +170,64 @@ describe('the documentation', () => {
     const first = await page.$eval('.results .result', (a) => (a as unknown as { href: string }).href);
     expect(new URL(first).origin).toBe(origin);
     await page.close();
+  });
+
+  it.each(['elicitation', 'tasks', 'sampling'])(
+    'lists a guide first when searching %s, before the API members of that name',
+    async (query) => {
+      const results = await search(query);
+      expect(results.length).toBeGreaterThan(1);
+      expect(results[0]).toMatch(/^\/guide\//);
+      expect(results.some((path) => path.startsWith('/api/'))).toBe(true);
+    },
+  );
+
+  it("opens McpApplication's reference on its own page, its members grouped by purpose, without internal names", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${origin}/api/mcpkit/classes/McpApplication.html`, { waitUntil: 'domcontentloaded' });
+    const headings = await page.$$eval('.vp-doc h2', (hs) => hs.map((h) => (h.textContent ?? '').replace(/\W+$/, '').trim()));
+    expect(headings).toEqual(['Creating', 'Serving', 'Defining', 'Events', 'Composing', 'Closing']);
+    const text = await page.$eval('.vp-doc', (e) => e.textContent ?? '');
+    for (const internal of ['Definitions', 'Composition', 'Serving(', 'Parts', 'registryOf', 'internalsOf'])
+      expect(text).not.toContain(internal);
+    await page.close();
+  });
+
+  it('previews the built site on loopback only (npm run docs:preview)', async () => {
+    const preview = spawn('npm', ['run', '-s', 'docs:preview', '--', '--port', '0'], {
+      cwd: ROOT,
+      env: cleanEnv({ NO_COLOR: '1' }),
+      detached: true,
+    });
+    try {
+      let out = '';
+      preview.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      const url = await new Promise<URL>((resolve, reject) => {
+        const poll = setInterval(() => {
+          const found = /https?:\/\/[^\s]+/.exec(out);
+          if (found) {
+            clearInterval(poll);
+            resolve(new URL(found[0]));
+          }
+        }, 50);
+        preview.on('exit', (code) => reject(new Error(`docs:preview exited (${code}): ${out}`)));
+      });
+      expect(url.hostname).toBe('127.0.0.1');
+      expect((await fetch(new URL('/guide/getting-started.html', url))).status).toBe(200);
+      // An address of this machine other than loopback: nothing answers there.
+      const others = Object.values(networkInterfaces())
+        .flatMap((addresses) => addresses ?? [])
+        .filter((a) => !a.internal);
+      for (const { address, family } of others) {
+        const refused = await new Promise<boolean>((resolve) => {
+          const socket = connect({ host: address, port: Number(url.port), family: family === 'IPv6' ? 6 : 4 });
+          socket.once('connect', () => (socket.destroy(), resolve(false)));
+          socket.once('error', () => resolve(true));
+        });
+        expect({ address, refused }).toEqual({ address, refused: true });
+      }
+    } finally {
+      process.kill(-preview.pid!, 'SIGTERM');
+    }
   });
 });
