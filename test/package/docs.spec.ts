@@ -94,6 +94,21 @@ describe('the documentation', () => {
     expect(await compileBlocks(compiled)).toBe('');
   });
 
+  it('says whether mcpkit is on the npm registry in one place, getting-started, and says what the registry says', async () => {
+    const view = await run('npm', ['view', 'mcpkit', 'version'], { env: cleanEnv(), timeoutMs: 60_000 });
+    const published = view.code === 0;
+    if (!published) expect(view.stdout + view.stderr).toContain('404');
+    const guide = readFileSync(join(ROOT, 'docs', 'guide', 'getting-started.md'), 'utf8');
+    const install = guide.slice(guide.indexOf('## Install'), guide.indexOf('\n## ', guide.indexOf('## Install') + 1));
+    expect(install.includes('not on the npm registry yet')).toBe(!published);
+    expect(guide).not.toMatch(/published (as `mcpkit` )?on npm/);
+    // No other page tells how to install it: they link to getting-started's Install.
+    const installCommand = /^\s*npm (install|i) mcpkit\b/m;
+    const others = documentationFiles().filter((file) => !file.endsWith(join('guide', 'getting-started.md')));
+    expect(others.filter((file) => installCommand.test(readFileSync(file, 'utf8')))).toEqual([]);
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('(docs/guide/getting-started.md#install)');
+  });
+
   it('has a guide for each topic, and a reference page for each entry point', () => {
     const topics = ['tools', 'resources', 'prompts', 'completion', 'context', 'input-classes', 'errors', 'tasks', 'skills', 'eras'];
     topics.push('authorization', 'apps', 'observability', 'scaling-out', 'runtime-servers', 'testing', 'cli', 'deployment');
@@ -158,7 +173,7 @@ describe('the documentation', () => {
     expect(
       links.filter(({ from, to }) => from === '/guide/getting-started.html' && to.pathname.startsWith('/examples/')).length,
     ).toBeGreaterThanOrEqual(5);
-  });
+  }, 600_000); // a page per API class: some 300 pages to crawl
 
   it('finds a public name through the search box', async () => {
     const page = await browser.newPage();
