@@ -104,65 +104,78 @@ export interface ClientRequestOptions {
  * class so that mcpkit can recognise a parameter of this type from decorator metadata.
  */
 export abstract class McpContext {
-  /** The JSON-RPC id of the request being served. */
+  /** The JSON-RPC id of the request being served. @group The request */
   abstract readonly requestId: RequestId;
-  /** Aborted when the client cancels the request or the application closes. */
+  /** Aborted when the client cancels the request or the application closes. @group The request */
   abstract readonly signal: AbortSignal;
+  /** Who is calling: the session id, protocol version, client info and the capabilities the client declared. @group The request */
   abstract readonly session: SessionInfo;
-  /** The request's `_meta`, as sent by the client. */
+  /** The request's `_meta`, as sent by the client. @group The request */
   abstract readonly meta: Readonly<Record<string, unknown>> | undefined;
-  /** The HTTP request headers, when the request arrived over HTTP. */
+  /** The HTTP request headers, when the request arrived over HTTP. @group The request */
   abstract readonly headers: Readonly<Record<string, string | string[] | undefined>> | undefined;
+  /** The verified caller, or undefined when the request was not authenticated. @group The request */
   abstract readonly auth: AuthInfo | undefined;
   /**
    * The address the HTTP request came from: the connection's peer (a proxy's, behind one; its
-   * X-Forwarded-For is in `headers`). Undefined over stdio and in process.
+   * X-Forwarded-For is in `headers`). Undefined over stdio and in process. @group The request
    */
   get clientAddress(): string | undefined {
     return undefined;
   }
-  /** Client-facing logging (`notifications/message`). */
+  /** Client-facing logging (`notifications/message`). @group Reporting */
   abstract readonly log: McpLogger;
   /**
    * The extensions the client declared, identifier to settings: from its initialize capabilities in a
-   * handshake session, from the request's `_meta` client capabilities in the 2026-07-28 era.
+   * handshake session, from the request's `_meta` client capabilities in the 2026-07-28 era. @group The request
    */
   abstract readonly extensions: Extensions;
 
-  /** True when the client declared the extension `id` (fall back to core behaviour otherwise). */
+  /** True when the client declared the extension `id` (fall back to core behaviour otherwise). @group The request */
   abstract supportsExtension(id: string): boolean;
 
   /**
    * Reports progress when the client asked for it (a `progressToken`); otherwise does nothing.
-   * Values that do not increase are dropped, as the protocol requires progress to grow.
+   * Values that do not increase are dropped, as the protocol requires progress to grow. @group Reporting
    */
   abstract progress(progress: number, total?: number, message?: string): Promise<void>;
-  /** Asks the user, through the client, for structured input (`elicitation/create`). */
+  /**
+   * Asks the user, through the client, for structured input (`elicitation/create`). A client that did not declare
+   * `elicitation` (in that mode) is sent nothing: this rejects with McpError -32600 (-32021 in the 2026-07-28 era),
+   * which fails the call unless caught. Check `session.clientCapabilities.elicitation` first to do without.
+   * @group Asking the client
+   */
   abstract elicit(request: ElicitFormRequest | ElicitUrlRequest, options?: ClientRequestOptions): Promise<ElicitResult>;
   /**
    * Asks the user to fill a form derived from a class-validator class (a flat object of strings,
    * numbers, booleans and enums); an accepted answer is validated into an instance of the class
-   * (invalid answers fail with -32602).
+   * (invalid answers fail with -32602). @group Asking the client
    */
   abstract elicitForm<T extends object>(message: string, form: new () => T, options?: ClientRequestOptions): Promise<ElicitFormResult<T>>;
-  /** Tells the client that the URL-mode elicitation `elicitationId` finished (`notifications/elicitation/complete`). */
+  /** Tells the client that the URL-mode elicitation `elicitationId` finished (`notifications/elicitation/complete`). @group Asking the client */
   abstract completeElicitation(elicitationId: string): Promise<void>;
-  /** Asks the client's model for a completion (`sampling/createMessage`). */
+  /**
+   * Asks the client's model for a completion (`sampling/createMessage`); rejects like `elicit` when the client did
+   * not declare `sampling` (check `session.clientCapabilities.sampling` first). @group Asking the client
+   */
   abstract sample(params: CreateMessageParams, options?: ClientRequestOptions): Promise<CreateMessageResult>;
-  /** Lists the client's roots (`roots/list`). */
+  /**
+   * Lists the client's roots (`roots/list`); rejects like `elicit` when the client did not declare `roots` (check
+   * `session.clientCapabilities.roots` first). @group Asking the client
+   */
   abstract roots(options?: ClientRequestOptions): Promise<Root[]>;
   /**
    * Computes a value once per request, even across the rounds of a 2026-07-28 multi round-trip
    * request (where the handler re-runs from the start after each answer from the client): the value
    * travels, sealed, in the request's requestState. Use it for work that must not happen twice
    * (creating an order before asking for confirmation). Values must be JSON. Outside a multi
-   * round-trip request it simply calls `compute`.
+   * round-trip request it simply calls `compute`. @group Rounds and streams
    */
   abstract once<T>(key: string, compute: () => T | Promise<T>): Promise<T>;
   /**
    * Over Streamable HTTP, closes the connection that carries this request's SSE stream without ending
    * the stream: the client reconnects with Last-Event-ID and receives what followed (SEP-1699
-   * polling). Does nothing on other transports.
+   * polling). Does nothing on other transports. @group Rounds and streams
    */
   abstract closeStream(): void;
 }

@@ -104,7 +104,7 @@ export class McpApplication {
 
   /**
    * The instance the application's container holds for `token`: a provider class, or one of the
-   * application's tokens (`MCP_APPLICATION`, `MCP_OPTIONS`, `MCP_LOGGER`, `TASK_STORE`). @group Creating
+   * application's tokens (`MCP_APPLICATION`, `MCP_OPTIONS`, `MCP_LOGGER`, `TASK_STORE`). @group Services
    */
   get<T>(token: InjectionToken<T>): T {
     return this.parts.container.resolve(token);
@@ -114,7 +114,7 @@ export class McpApplication {
    * The application's TaskStore (the `taskStore` option, or the in-memory default).
    *
    * @deprecated Use `app.get(TASK_STORE)`, which this calls: the store is reached like the
-   * application's other services, and injected under the same token. @group Creating
+   * application's other services, and injected under the same token. @group Services
    */
   get taskStore(): TaskStore {
     return this.get<TaskStore>(TASK_STORE);

@@ -201,7 +201,7 @@ describe('the documentation', () => {
     const page = await browser.newPage();
     await page.goto(`${origin}/api/mcpkit/classes/McpApplication.html`, { waitUntil: 'domcontentloaded' });
     const headings = await page.$$eval('.vp-doc h2', (hs) => hs.map((h) => (h.textContent ?? '').replace(/\W+$/, '').trim()));
-    expect(headings).toEqual(['Creating', 'Serving', 'Defining', 'Events', 'Composing', 'Closing']);
+    expect(headings).toEqual(['Creating', 'Serving', 'Defining', 'Services', 'Events', 'Composing', 'Closing']);
     const text = await page.$eval('.vp-doc', (e) => e.textContent ?? '');
     for (const internal of ['Definitions', 'Composition', 'Serving(', 'Parts', 'registryOf', 'internalsOf'])
       expect(text).not.toContain(internal);
