@@ -94,6 +94,7 @@ export default defineConfig({
     ],
     sidebar: {
       '/guide/': guide,
+      '/deploy/': guide,
       '/examples/': examples,
       '/api/': [{ text: 'API reference', link: '/api/', items: apiSidebar() }],
     },
