@@ -3,6 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { RawStdioPeer } from '../../helpers/raw-stdio';
 import { CLI, cleanEnv, mcpkit, packMcpkit, run } from '../../helpers/cli';
 
@@ -92,6 +94,28 @@ describe('mcpkit init', () => {
       server.kill();
     }
   }, 60_000);
+});
+
+describe('from the README to a client', () => {
+  it('`mcpkit install claude-desktop` lists the new server, which starts from that entry alone', async () => {
+    const home = join(tmp, 'home');
+    const installed = await run(join(app, 'node_modules', '.bin', 'mcpkit'), ['install', 'claude-desktop'], {
+      cwd: app,
+      env: cleanEnv({ HOME: home }),
+    });
+    expect(installed).toMatchObject({ code: 0, stdout: '' });
+    const config = JSON.parse(readFileSync(join(home, '.config', 'Claude', 'claude_desktop_config.json'), 'utf8')) as {
+      mcpServers: Record<string, { command: string; args: string[] }>;
+    };
+    const entry = config.mcpServers['my-server'];
+    const client = new Client({ name: 'claude-desktop', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, cwd: tmpdir(), stderr: 'pipe' }));
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('add');
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
 });
 
 describe('mcpkit dev', () => {
