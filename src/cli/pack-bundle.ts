@@ -1,45 +1,79 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { CliError, firstLine } from './cli-error';
 
-/** A bundle's entries, by their path inside it ('/'-separated). */
-export type BundleFiles = Map<string, string>;
+/** A bundle's entries: by their path inside it ('/'-separated), the file on disk. */
+export interface BundleFiles {
+  readonly files: Map<string, string>;
+  /** Some dependency is built for this platform (a `.node` addon, or `os`/`cpu` in its package.json). */
+  readonly native: boolean;
+  /** What npm ls found wrong with the installed tree (invalid, missing or extraneous packages). */
+  readonly problems: readonly string[];
+}
 
 /** Every entry gets this time, so that the same files make the same bundle, byte for byte. */
 const ENTRY_TIME = new Date(2000, 0, 1);
 
-function npm(root: string, args: string[]): string {
+function npm(root: string, args: string[], okWithProblems = false): { stdout: string; stderr: string } {
   const run = spawnSync('npm', args, { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, shell: process.platform === 'win32' });
   if (run.error) throw new CliError(`cannot run npm ${args[0]}: ${run.error.message}`);
-  if (run.status !== 0)
-    throw new CliError(
-      `npm ${args.join(' ')} failed in ${root}: ${firstLine(run.stderr.replace(/^npm (error|warn) /gm, '') || run.stdout)}`,
-    );
-  return run.stdout;
+  // npm ls exits 1 for a tree with problems, and still lists it.
+  if (run.status === 0 || (okWithProblems && run.status === 1 && run.stdout.trim() !== '')) return run;
+  throw new CliError(`npm ${args.join(' ')} failed in ${root}: ${firstLine(run.stderr.replace(/^npm (error|warn) /gm, '') || run.stdout)}`);
 }
 
 /**
  * What goes into the bundle: the files npm would publish (so `files` and .npmignore decide, as for npm)
- * and every production dependency as installed, each file by its absolute path.
+ * and every production dependency as installed.
  */
 export function bundleFiles(root: string): BundleFiles {
-  const files: BundleFiles = new Map();
-  const packed = npm(root, ['pack', '--dry-run', '--json', '--ignore-scripts']);
+  const files = new Map<string, string>();
+  const packed = npm(root, ['pack', '--dry-run', '--json', '--ignore-scripts']).stdout;
   const listed = JSON.parse(packed.slice(packed.indexOf('['))) as { files: { path: string }[] }[];
   // An earlier bundle in the folder stays out of the next.
   for (const { path } of listed[0].files) if (!path.endsWith('.mcpb')) files.set(path, join(root, path));
-  const dependencies = npm(root, ['ls', '--omit=dev', '--all', '--parseable'])
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && line !== root);
-  for (const dir of dependencies) {
-    const at = relative(root, dir);
-    const inBundle = at.startsWith('..') || isAbsolute(at) ? join('node_modules', packageName(dir)) : at;
-    for (const file of packageFiles(dir)) files.set(join(inBundle, file).split(sep).join('/'), join(dir, file));
+  const ls = npm(root, ['ls', '--omit=dev', '--all', '--parseable'], true);
+  const [npmRoot, ...dirs] = ls.stdout.split('\n').map((line) => line.trim());
+  const project = realpathSync(root);
+  let native = false;
+  const placed = dirs
+    .filter((dir) => dir !== '' && realpathSync(dir) !== project)
+    .map((dir) => ({ dir, at: bundlePath(root, npmRoot, dir, packageName(dir)) }))
+    // A package installed in the project's own node_modules wins over a hoisted one of the same name.
+    .sort((a, b) => Number(isInside(root, b.dir)) - Number(isInside(root, a.dir)));
+  const taken = new Set<string>();
+  for (const { dir, at } of placed) {
+    if (taken.has(at)) continue;
+    taken.add(at);
+    for (const file of packageFiles(dir)) {
+      files.set(`${at}/${file.split(sep).join('/')}`, join(dir, file));
+      native ||= file.endsWith('.node');
+    }
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { os?: unknown; cpu?: unknown };
+    native ||= manifest.os !== undefined || manifest.cpu !== undefined;
   }
-  return files;
+  const problems = ls.stderr
+    .split('\n')
+    .filter((line) => /\b(invalid|missing|extraneous)\b/.test(line))
+    .map((line) => line.replace(/^npm (error|warn) /, '').trim());
+  return { files, native, problems };
+}
+
+const isInside = (root: string, dir: string) => {
+  const at = relative(root, dir);
+  return at !== '' && !at.startsWith('..') && !isAbsolute(at);
+};
+
+/**
+ * Where an installed package goes in the bundle ('/'-separated): its place under the project, else under
+ * npm's root (a workspace's hoisted packages), else `node_modules/<name>` (a link to a folder elsewhere).
+ */
+export function bundlePath(root: string, npmRoot: string, dir: string, name: string): string {
+  const at = isInside(root, dir) ? relative(root, dir) : isInside(npmRoot, dir) ? relative(npmRoot, dir) : '';
+  const path = at.split(sep).join('/');
+  return path.startsWith('node_modules/') ? path : `node_modules/${name}`;
 }
 
 function packageName(dir: string): string {
@@ -51,7 +85,8 @@ function packageFiles(dir: string, under = ''): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(join(dir, under), { withFileTypes: true })) {
     const path = join(under, entry.name);
-    if (entry.isDirectory()) {
+    const isDirectory = entry.isDirectory() || (entry.isSymbolicLink() && statSync(join(dir, path)).isDirectory());
+    if (isDirectory) {
       if (entry.name !== 'node_modules') out.push(...packageFiles(dir, path));
     } else if (entry.isFile() || entry.isSymbolicLink()) {
       out.push(path);
@@ -60,19 +95,25 @@ function packageFiles(dir: string, under = ''): string[] {
   return out;
 }
 
-/** Writes the bundle: manifest.json first, then the files in order of their paths. */
+/**
+ * Writes the bundle: manifest.json, then the files in order of their paths, each with its permission
+ * bits (an executable stays one) and the same time.
+ */
 export async function writeBundle(
   out: string,
   manifest: Record<string, unknown>,
-  files: BundleFiles,
+  files: ReadonlyMap<string, string>,
 ): Promise<{ bytes: number; sha256: string }> {
   // fflate (8 kB, no dependencies) writes the zip; loaded only by this command.
   const { zipSync } = await import('fflate');
-  const entries: Record<string, [Uint8Array, { mtime: Date }]> = {
-    'manifest.json': [Buffer.from(JSON.stringify(manifest, null, 2) + '\n'), { mtime: ENTRY_TIME }],
+  type Entry = [Uint8Array, { mtime: Date; os: number; attrs: number }];
+  const unix = (mode: number) => ({ mtime: ENTRY_TIME, os: 3, attrs: ((0o100000 | (mode & 0o777)) << 16) >>> 0 });
+  const entries: Record<string, Entry> = {
+    'manifest.json': [Buffer.from(JSON.stringify(manifest, null, 2) + '\n'), unix(0o644)],
   };
   for (const path of [...files.keys()].sort()) {
-    if (path !== 'manifest.json') entries[path] = [readFileSync(files.get(path)!), { mtime: ENTRY_TIME }];
+    const file = files.get(path)!;
+    if (path !== 'manifest.json') entries[path] = [readFileSync(file), unix(statSync(file).mode)];
   }
   const zip = zipSync(entries, { level: 9 });
   writeFileSync(out, zip);

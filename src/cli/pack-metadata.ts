@@ -44,7 +44,8 @@ export interface PackInfo {
   readonly description: string;
   readonly mcpName?: string;
   readonly private: boolean;
-  readonly hasBin: boolean;
+  /** The bin `npx <package>` runs: the one named after the package (unscoped), or the only one. */
+  readonly bin?: string;
   readonly author?: { name: string; email?: string; url?: string };
   readonly license?: string;
   readonly homepage?: string;
@@ -85,7 +86,7 @@ export function readPackInfo(pkg: PackageJson): PackInfo {
     description,
     mcpName,
     private: pkg.private === true,
-    hasBin: typeof pkg.bin === 'string' || (isObject(pkg.bin) && Object.keys(pkg.bin).length > 0),
+    ...binOf(name, pkg.bin),
     author: authorOf(pkg.author),
     license: optionalString(pkg.license),
     homepage: optionalString(pkg.homepage),
@@ -95,6 +96,14 @@ export function readPackInfo(pkg: PackageJson): PackInfo {
     settings: settingsOf(pkg.mcpkit?.settings),
     remotes: remotesOf(pkg.mcpkit?.remotes),
   };
+}
+
+function binOf(name: string, bin: unknown): { bin?: string } {
+  if (typeof bin === 'string') return { bin };
+  if (!isObject(bin)) return {};
+  const entries = Object.entries(bin).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  const chosen = entries.length === 1 ? entries[0] : entries.find(([key]) => key === name.replace(/^@[^/]+\//, ''));
+  return chosen ? { bin: chosen[1] } : {};
 }
 
 /** "Name <email> (url)" or { name, email, url }. */
@@ -120,7 +129,7 @@ function repositoryOf(repository: unknown): PackInfo['repository'] {
         .replace(/^git\+/, '')
         .replace(/^git:\/\//, 'https://')
         .replace(/\.git$/, '');
-  if (!/^https?:\/\//.test(url)) return undefined;
+  if (!URL.canParse(url) || !/^https?:\/\//.test(url)) return undefined;
   const host = new URL(url).hostname;
   const source = host === 'github.com' ? 'github' : host === 'gitlab.com' ? 'gitlab' : undefined;
   const subfolder = isObject(repository) ? optionalString(repository.directory) : undefined;
@@ -130,6 +139,9 @@ function repositoryOf(repository: unknown): PackInfo['repository'] {
 function settingsOf(settings: unknown): Setting[] {
   if (settings === undefined) return [];
   if (!isObject(settings)) throw new CliError('package.json "mcpkit.settings" must map environment variable names to settings');
+  const keys = Object.keys(settings).map((env) => env.toLowerCase());
+  const twice = keys.find((key, i) => keys.indexOf(key) !== i);
+  if (twice) throw new CliError(`package.json "mcpkit.settings" names ${twice} twice, in other cases: a bundle asks for each once`);
   return Object.entries(settings).map(([env, spec]) => {
     const where = `package.json "mcpkit.settings.${env}"`;
     if (!ENV_NAME.test(env)) throw new CliError(`${where}: a setting is named by its environment variable (letters, digits, _)`);
@@ -181,10 +193,11 @@ export function serverJson(info: PackInfo): Record<string, unknown> {
     throw new CliError('package.json needs an "mcpName" (such as io.github.you/server) to describe it for the MCP Registry');
   if (info.description.length > 100)
     throw new CliError(`package.json "description" has ${info.description.length} characters; the MCP Registry takes at most 100`);
-  const npm = !info.private && info.hasBin;
+  const npm = !info.private && info.bin !== undefined;
   if (!npm && info.remotes.length === 0)
     throw new CliError(
-      'nothing to list in the MCP Registry: publish the package to npm with a "bin" (and without "private": true), ' +
+      'nothing to list in the MCP Registry: publish the package to npm with a "bin" named after it, or a single one ' +
+        '(and without "private": true), ' +
         'or declare a deployment under "mcpkit.remotes"',
     );
   const environmentVariables = info.settings.map((s) => ({
@@ -298,7 +311,12 @@ export const userConfigKey = (s: Setting): string => s.env.toLowerCase();
  * The MCPB manifest (0.3): Node runs the entry with `--stdio`; each setting is asked of the user and
  * passed in its environment variable.
  */
-export function mcpbManifest(info: PackInfo, surface: ListedSurface, entry: string): Record<string, unknown> {
+export function mcpbManifest(
+  info: PackInfo,
+  surface: ListedSurface,
+  entry: string,
+  platforms: readonly string[] = ['darwin', 'win32', 'linux'],
+): Record<string, unknown> {
   if (!info.author)
     throw new CliError('package.json needs an "author" (a name, or "Name <email>") for the bundle: desktop clients show who made it');
   const userConfig = Object.fromEntries(
@@ -342,7 +360,7 @@ export function mcpbManifest(info: PackInfo, surface: ListedSurface, entry: stri
       text: p.text,
     })),
     ...(surface.promptsGenerated ? { prompts_generated: true } : {}),
-    compatibility: { platforms: ['darwin', 'win32', 'linux'], runtimes: { node: info.node } },
+    compatibility: { platforms: [...platforms], runtimes: { node: info.node } },
     ...(info.settings.length > 0 ? { user_config: userConfig } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { McpTestClient } from '../testing/mcp-test-client';
@@ -68,26 +68,26 @@ ${ENTRY_HELP}`,
     keepStdoutForOutput();
     const entry = resolveEntry(positionals[0], { kind: 'module', build: !values['skip-build'], project: values.project });
     const surface = await withClient(loadModuleClass(entry.js, values.module), listed);
-    const main = serverMain(root, values.main, values.project);
-    const manifest = mcpbManifest(info, surface, main);
+    const main = serverMain(root, info, values.main, values.project);
     const described = describedFiles(info, surface);
     if (values.check) return check(root, described);
+    const { files, native, problems } = bundleFiles(root);
+    addOutputFolder(root, main, files);
+    // A compiled addon runs on the platform it was built for only.
+    const manifest = mcpbManifest(info, surface, main, native ? [process.platform] : undefined);
+    const outDir = resolve(values.out ?? root);
+    mkdirSync(outDir, { recursive: true });
+    for (const problem of problems) process.stderr.write(`mcpkit: note: npm ls: ${problem}\n`);
+    if (native) process.stderr.write(`mcpkit: note: a dependency is built for ${process.platform} only: so is the bundle\n`);
     for (const [name, document] of described) {
       writeFileSync(join(root, name), JSON.stringify(document, null, 2) + '\n');
       process.stderr.write(`mcpkit: wrote ${shown(join(root, name))} (${info.mcpName} ${info.version})\n`);
     }
     if (!info.mcpName) process.stderr.write('mcpkit: no "mcpName" in package.json, so no server.json (the MCP Registry needs one)\n');
-    const bin = binOf(root);
-    if (
-      described.get('server.json')?.packages &&
-      bin &&
-      existsSync(join(root, bin)) &&
-      !readFileSync(join(root, bin), 'utf8').startsWith('#!')
-    )
-      process.stderr.write(`mcpkit: note: ${bin} has no "#!/usr/bin/env node" first line, which npx needs to run the bin\n`);
-    const files = bundleFiles(root);
-    addOutputFolder(root, main, files);
-    const out = join(resolve(values.out ?? root), `${String(manifest.name)}-${info.version}.mcpb`);
+    const bin = info.bin && !info.private ? join(root, info.bin) : undefined;
+    if (bin && existsSync(bin) && !readFileSync(bin, 'utf8').startsWith('#!'))
+      process.stderr.write(`mcpkit: note: ${info.bin} has no "#!/usr/bin/env node" first line, which npx needs to run the bin\n`);
+    const out = join(outDir, `${String(manifest.name)}-${info.version}.mcpb`);
     const { bytes, sha256 } = await writeBundle(out, manifest, files);
     process.stderr.write(
       `mcpkit: wrote ${shown(out)} (${(bytes / 1024 / 1024).toFixed(1)} MB, ${files.size + 1} files, ` +
@@ -184,17 +184,9 @@ async function promptText(client: McpTestClient, name: string, args: readonly st
   }
 }
 
-/** The package's bin (its first, when it has several), as package.json gives it. */
-function binOf(root: string): string | undefined {
-  const bin = (readJson(join(root, 'package.json')) as { bin?: unknown }).bin;
-  const first: unknown = typeof bin === 'string' ? bin : typeof bin === 'object' && bin ? Object.values(bin)[0] : undefined;
-  return typeof first === 'string' ? first : undefined;
-}
-
 /** The compiled file that serves, relative to the project: given, else the package's bin, else its main. */
-function serverMain(root: string, given: string | undefined, project: string | undefined): string {
-  const bin = binOf(root);
-  const arg = given ?? (bin === undefined ? undefined : join(root, bin));
+function serverMain(root: string, info: PackInfo, given: string | undefined, project: string | undefined): string {
+  const arg = given ?? (info.bin === undefined ? undefined : join(root, info.bin));
   const js = resolveEntry(arg, { kind: 'main', build: false, project }).js;
   if (!existsSync(js)) throw new CliError(`the server's entry ${shown(js)} does not exist: build the project first`);
   const at = relative(root, js);
@@ -212,6 +204,6 @@ function addOutputFolder(root: string, main: string, files: Map<string, string>)
   }
   for (const path of readdirSync(join(root, top), { recursive: true }) as string[]) {
     const file = join(root, top, path);
-    if (statSync(file).isFile()) files.set(`${top}/${path.split(sep).join('/')}`, file);
+    if (statSync(file).isFile() && !path.endsWith('.mcpb')) files.set(`${top}/${path.split(sep).join('/')}`, file);
   }
 }

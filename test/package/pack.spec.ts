@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { bundleFiles } from '../../src/cli/pack-bundle';
 import { cleanEnv, mcpkit, run } from '../helpers/cli';
 import { packedTarball } from '../helpers/packed-tarball';
 import { ROOT } from '../helpers/paths';
@@ -242,6 +243,40 @@ describe('mcpkit pack', () => {
     }
   });
 
+  it("bundles a workspace member's dependencies, hoisted or not, and nothing else of the workspace", async () => {
+    const ws = join(tmp, 'ws');
+    const write = (file: string, json: unknown) => {
+      mkdirSync(join(ws, file, '..'), { recursive: true });
+      writeFileSync(join(ws, file), JSON.stringify(json));
+    };
+    write('package.json', { name: 'root', private: true, workspaces: ['pkgs/*'], dependencies: { yaml: '^2.9.1' } });
+    write('pkgs/w/package.json', { name: 'w', version: '1.0.0', dependencies: { 'jsonc-parser': '^3.3.1' } });
+    write('pkgs/other/package.json', { name: 'other', version: '1.0.0', dependencies: { 'smol-toml': '^1.9.1' } });
+    writeFileSync(join(ws, '.env'), 'SECRET=1\n');
+    await npmInstall(ws, []);
+    const { files, native, problems } = bundleFiles(join(ws, 'pkgs', 'w'));
+    const packages = new Set([...files.keys()].map((path) => path.split('/').slice(0, 2).join('/')));
+    expect({ packages: [...packages].sort(), native, problems }).toEqual({
+      packages: ['node_modules/jsonc-parser', 'package.json'],
+      native: false,
+      problems: [],
+    });
+  });
+
+  it('notes a bin that npx could not run, lacking its "#!" line', async () => {
+    editPackage((pkg) => (pkg.bin = { weather: 'dist/src/app.module.js' }));
+    try {
+      const packed = await pack('--skip-build', '--main', 'dist/src/main.js', '--out', join(tmp, 'out'));
+      expect(packed.code).toBe(0);
+      expect(packed.stderr).toContain(
+        'mcpkit: note: dist/src/app.module.js has no "#!/usr/bin/env node" first line, which npx needs to run the bin\n',
+      );
+      expect(existsSync(join(tmp, 'out', 'weather-0.1.0.mcpb'))).toBe(true);
+    } finally {
+      editPackage((pkg) => (pkg.bin = PACKAGE.bin));
+    }
+  });
+
   it.each([
     [
       'a description longer than the registry takes',
@@ -260,17 +295,23 @@ describe('mcpkit pack', () => {
         ((p.mcpkit as { settings: Record<string, unknown> }).settings.UNITS = { description: 'u', type: 'enum' }),
       /"mcpkit\.settings\.UNITS": "type" must be one of string, number, boolean, directory, file, got "enum"/,
     ],
+    [
+      'two settings that differ only in case',
+      (p: Record<string, unknown>) => ((p.mcpkit as { settings: Record<string, unknown> }).settings.units = { description: 'u' }),
+      /names units twice, in other cases/,
+    ],
     ['a bundle without an author', (p: Record<string, unknown>) => delete p.author, /needs an "author"/],
   ])('refuses %s, clearly, and writes nothing', async (_name, edit, message) => {
-    const before = readFileSync(join(dir, 'server.json'), 'utf8');
     const saved = readFileSync(join(dir, 'package.json'), 'utf8');
+    const written = ['server.json', 'server-card.json', 'weather-0.1.0.mcpb'].map((file) => join(dir, file));
+    for (const file of written) rmSync(file, { force: true });
     editPackage(edit);
     try {
       const packed = await pack('--skip-build');
       expect(packed.code).toBe(1);
       expect(packed.stderr).toMatch(message);
       expect(packed.stderr.split('\n').filter(Boolean)).toHaveLength(1);
-      expect(readFileSync(join(dir, 'server.json'), 'utf8')).toBe(before);
+      expect(written.filter((file) => existsSync(file))).toEqual([]);
     } finally {
       writeFileSync(join(dir, 'package.json'), saved);
     }

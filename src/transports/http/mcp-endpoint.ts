@@ -168,7 +168,7 @@ export class McpEndpoint {
     const resourceServer = this.guards.resourceServer;
     for (const metadataPath of resourceServer?.metadataPaths ?? []) {
       const serve = (exchange: HttpExchange) => {
-        if (!this.guards.hostRefused(exchange)) resourceServer!.serveMetadata(exchange);
+        if (!this.guards.discoveryRefused(exchange)) resourceServer!.serveMetadata(exchange);
       };
       route(metadataPath, 'GET', serve);
       route(metadataPath, 'OPTIONS', serve);
@@ -176,7 +176,7 @@ export class McpEndpoint {
     const { serverCard } = this.options;
     if (serverCard) {
       const serve = (exchange: HttpExchange) => {
-        if (!this.guards.hostRefused(exchange)) serveDiscovery(exchange, () => serverCard);
+        if (!this.guards.discoveryRefused(exchange)) serveDiscovery(exchange, () => serverCard);
       };
       route(SERVER_CARD_PATH, 'GET', serve);
       route(SERVER_CARD_PATH, 'OPTIONS', serve);

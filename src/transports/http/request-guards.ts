@@ -59,11 +59,19 @@ export class RequestGuards {
   }
 
   /** True after answering 403 when DNS-rebinding protection refuses the request's Host or Origin. */
-  hostRefused(exchange: HttpExchange): boolean {
+  hostRefused(exchange: HttpExchange, origin = true): boolean {
     if (!this.options.dnsRebindingProtection) return false;
-    const problem = this.host.check(exchange.header('host') || undefined, exchange.header('origin') || undefined);
+    const problem = this.host.check(exchange.header('host') || undefined, (origin && exchange.header('origin')) || undefined);
     if (problem) fail(exchange, 403, -32000, `Forbidden: ${problem}`);
     return problem !== undefined;
+  }
+
+  /**
+   * The check of a public discovery document (OAuth metadata, the server card), which any web page may
+   * read: its Host only, so that a rebound name still gets 403 while every Origin is served.
+   */
+  discoveryRefused(exchange: HttpExchange): boolean {
+    return this.hostRefused(exchange, false);
   }
 
   /**

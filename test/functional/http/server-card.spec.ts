@@ -30,14 +30,17 @@ beforeEach(async () => {
 afterEach(() => app.close());
 
 /** node:http, not fetch: fetch always sends the Host of the URL. */
-function send(url: string, method: string, host?: string) {
+function send(url: string, method: string, host?: string, origin?: string) {
   const base = new URL(url);
   return new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
-    const req = request({ host: base.hostname, port: base.port, path: PATH, method, headers: host ? { host } : {} }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
-    });
+    const req = request(
+      { host: base.hostname, port: base.port, path: PATH, method, headers: { ...(host ? { host } : {}), ...(origin ? { origin } : {}) } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -54,7 +57,10 @@ describe('a server card (SEP-2127) at /.well-known/mcp/server-card', () => {
     });
     expect(got.headers['cache-control']).toBe('max-age=300');
     expect(JSON.parse(got.text)).toEqual(CARD);
-    const preflight = await send(url, 'OPTIONS');
+    // A web page of any origin may read it: the card is public, only a rebound Host is refused.
+    const fromPage = await send(url, 'GET', undefined, 'https://client.example');
+    expect({ status: fromPage.status, cors: fromPage.headers['access-control-allow-origin'] }).toEqual({ status: 200, cors: '*' });
+    const preflight = await send(url, 'OPTIONS', undefined, 'https://client.example');
     expect({ status: preflight.status, methods: preflight.headers['access-control-allow-methods'] }).toEqual({
       status: 204,
       methods: 'GET, OPTIONS',

@@ -1,4 +1,5 @@
 import { CliError } from '../../../src/cli/cli-error';
+import { bundlePath } from '../../../src/cli/pack-bundle';
 import { type PackageJson, mcpbManifest, readPackInfo, serverJson } from '../../../src/cli/pack-metadata';
 
 const BASE: PackageJson = { name: '@acme/weather', version: '1.2.3', description: 'Forecasts', mcpName: 'io.github.acme/weather' };
@@ -80,5 +81,34 @@ describe('what pack reads from package.json', () => {
     [{ mcpkit: { remotes: { url: 'https://x' } } }, 'package.json "mcpkit.remotes" must be a list of { "url": ... }'],
   ])('refuses %j with a message naming the field', (change, message) => {
     expect(refusal(() => readPackInfo({ ...BASE, ...change }))).toBe(message);
+  });
+
+  it.each([
+    ['one bin, whatever its name', { serve: 'dist/main.js' }, 'dist/main.js'],
+    ['the bin named after the package, unscoped', { weather: 'dist/main.js', 'weather-admin': 'dist/admin.js' }, 'dist/main.js'],
+    ['no bin npx could choose', { serve: 'dist/main.js', admin: 'dist/admin.js' }, undefined],
+  ])('takes as the bin npx runs %s', (_name, bin, expected) => {
+    const info = readPackInfo({ ...BASE, bin, mcpkit: { remotes: [{ url: 'https://mcp.example.com/mcp' }] } });
+    expect(info.bin).toBe(expected);
+    expect(serverJson(info).packages === undefined).toBe(expected === undefined);
+  });
+
+  it('refuses two settings that differ only in case: a bundle asks for each by one key', () => {
+    expect(
+      refusal(() => readPackInfo({ ...BASE, mcpkit: { settings: { API_KEY: { description: 'a' }, api_key: { description: 'b' } } } })),
+    ).toBe('package.json "mcpkit.settings" names api_key twice, in other cases: a bundle asks for each once');
+  });
+});
+
+describe('where an installed package goes in the bundle', () => {
+  it.each([
+    ['in the project', '/p', '/p', '/p/node_modules/koa', 'koa', 'node_modules/koa'],
+    ['nested in the project', '/p', '/p', '/p/node_modules/a/node_modules/b', 'b', 'node_modules/a/node_modules/b'],
+    ['hoisted to the workspace root', '/ws/pkgs/w', '/ws', '/ws/node_modules/koa', 'koa', 'node_modules/koa'],
+    ['in the member of a workspace', '/ws/pkgs/w', '/ws', '/ws/pkgs/w/node_modules/koa', 'koa', 'node_modules/koa'],
+    ['a workspace package outside node_modules', '/ws/pkgs/w', '/ws', '/ws/pkgs/shared', '@ws/shared', 'node_modules/@ws/shared'],
+    ['linked from elsewhere', '/p', '/p', '/elsewhere/lib', '@ws/lib', 'node_modules/@ws/lib'],
+  ])('%s', (_name, root, npmRoot, dir, name, expected) => {
+    expect(bundlePath(root, npmRoot, dir, name)).toBe(expected);
   });
 });
