@@ -71,19 +71,22 @@ ${ENTRY_HELP}`,
     const main = serverMain(root, info, values.main, values.project);
     const described = describedFiles(info, surface);
     if (values.check) return check(root, described);
-    const { files, native, problems } = bundleFiles(root);
-    addOutputFolder(root, main, files);
-    // A compiled addon runs on the platform it was built for only.
-    const manifest = mcpbManifest(info, surface, main, native ? [process.platform] : undefined);
+    // Everything pack refuses is refused before it writes: the manifest checks its fields here.
+    mcpbManifest(info, surface, main);
     const outDir = resolve(values.out ?? root);
     mkdirSync(outDir, { recursive: true });
-    for (const problem of problems) process.stderr.write(`mcpkit: note: npm ls: ${problem}\n`);
-    if (native) process.stderr.write(`mcpkit: note: a dependency is built for ${process.platform} only: so is the bundle\n`);
+    // Written before the files are listed, so that a bundle holds the descriptions npm would publish, each time.
     for (const [name, document] of described) {
       writeFileSync(join(root, name), JSON.stringify(document, null, 2) + '\n');
       process.stderr.write(`mcpkit: wrote ${shown(join(root, name))} (${info.mcpName} ${info.version})\n`);
     }
     if (!info.mcpName) process.stderr.write('mcpkit: no "mcpName" in package.json, so no server.json (the MCP Registry needs one)\n');
+    const { files, native, problems } = bundleFiles(root);
+    addOutputFolder(root, main, files);
+    for (const problem of problems) process.stderr.write(`mcpkit: note: npm ls: ${problem}\n`);
+    // A compiled addon runs on the platform it was built for only.
+    if (native) process.stderr.write(`mcpkit: note: a dependency is built for ${process.platform} only: so is the bundle\n`);
+    const manifest = mcpbManifest(info, surface, main, native ? [process.platform] : undefined);
     const bin = info.bin && !info.private ? join(root, info.bin) : undefined;
     if (bin && existsSync(bin) && !readFileSync(bin, 'utf8').startsWith('#!'))
       process.stderr.write(`mcpkit: note: ${info.bin} has no "#!/usr/bin/env node" first line, which npx needs to run the bin\n`);
