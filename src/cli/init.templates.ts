@@ -67,7 +67,7 @@ export function initTemplates(o: InitTemplateOptions): Record<string, string> {
   return {
     'package.json': JSON.stringify(packageJson, null, 2) + '\n',
     'tsconfig.json': JSON.stringify(tsconfig, null, 2) + '\n',
-    '.gitignore': 'node_modules/\ndist/\n',
+    '.gitignore': 'node_modules/\ndist/\n*.mcpb\n',
     '.dockerignore': DOCKERIGNORE,
     Dockerfile: dockerfile(o.skills === true).replaceAll('__NAME__', o.name),
     'src/app.module.ts': (o.skills ? withSkills(APP_MODULE) : APP_MODULE).replaceAll('__NAME__', o.name),
