@@ -131,12 +131,11 @@ function check(root: string, described: Map<string, Record<string, unknown>>): n
     const fields = [...new Set([...Object.keys(committed), ...Object.keys(expected)])].filter(
       (key) => !isDeepStrictEqual(committed[key], expected[key]),
     );
+    const verb = fields.length === 1 ? 'differs' : 'differ';
     if (fields.length === 0) {
       process.stderr.write(`mcpkit: ${shown(file)} is up to date\n`);
     } else {
-      process.stderr.write(
-        `mcpkit: ${shown(file)} is stale (${fields.join(', ')} ${fields.length === 1 ? 'differs' : 'differ'}): run mcpkit pack and commit it\n`,
-      );
+      process.stderr.write(`mcpkit: ${shown(file)} is stale (${fields.join(', ')} ${verb}): run mcpkit pack and commit it\n`);
       stale++;
     }
   }

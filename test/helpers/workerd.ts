@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { builtinModules } from 'node:module';
-import { createServer } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Plugin } from 'esbuild';
 import { ROOT } from './paths';
 import { waitFor } from './wait-for';
+import { freePort } from './free-port';
 
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
@@ -70,17 +70,6 @@ export async function bundleWorker(entry: string, outDir: string): Promise<{ pat
   });
   const output = Object.values(result.metafile.outputs)[0];
   return { path: outfile, bytes: output.bytes, inputs: Object.keys(result.metafile.inputs) };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { RawStdioPeer } from '../../helpers/raw-stdio';
 import { CLI, cleanEnv, mcpkit, packMcpkit, run } from '../../helpers/cli';
+import { freePort } from '../../helpers/free-port';
 
 /*
  * One generated project, installed once from the registry (mcpkit itself from a tarball of this
@@ -214,16 +214,6 @@ describe('mcpkit dev', () => {
     }
   }, 60_000);
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
 
 /** stdout and stderr together, and a wait for the n-th occurrence of a text in them. */
 function collect(child: ChildProcess) {

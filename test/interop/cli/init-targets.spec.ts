@@ -1,6 +1,5 @@
 import { copyFileSync, existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { type CliRun, cleanEnv, mcpkit, run } from '../../helpers/cli';
@@ -11,6 +10,7 @@ import { ROOT } from '../../helpers/paths';
 import { sdk2 } from '../../helpers/sdk2';
 import { spawnHttpServer } from '../../helpers/spawn-server';
 import { startWorkerd } from '../../helpers/workerd';
+import { freePort } from '../../helpers/free-port';
 
 /*
  * `mcpkit init --target …`, installed the way its README tells a user who has mcpkit as a tarball: the
@@ -90,16 +90,6 @@ function statusFor(url: string, host: string): Promise<number> {
     })
       .on('error', reject)
       .end();
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
   });
 }
 
