@@ -185,7 +185,7 @@ describe('notes sample over stdio, official SDK client', () => {
 
   it('sends progress notifications with increasing values', async () => {
     const seen: Progress[] = [];
-    const result = await client.callTool({ name: 'reindex', arguments: { batches: 4, delayMs: 5 } }, undefined, {
+    const result = await client.callTool({ name: 'reindex', arguments: { batches: 4, delayMs: 50 } }, undefined, {
       onprogress: (p) => seen.push(p),
     });
     expect((result.content as { text: string }[])[0].text).toMatch(/^Re-indexed \d+ notes in 4 batches$/);
