@@ -35,7 +35,6 @@ export type {
   ConcurrencyOptions,
   HandlerPolicies,
   IdempotencyOptions,
-  PolicyCall,
   PolicyKey,
   RateLimitOptions,
   StoreFailure,

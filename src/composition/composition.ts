@@ -1,6 +1,6 @@
 import { InvalidDefinitionError } from '../errors/invalid-definition.error';
 import type { Implementation } from '../mcp/mcp-types';
-import type { Invoke } from '../protocol/tool-invoker';
+import type { Call } from '../protocol/pipeline/call';
 import type { Contribution } from '../registry/contribution';
 import type { Registry } from '../registry/registry';
 import type { ProxyOptions } from './proxy';
@@ -27,8 +27,8 @@ export interface CompositionHost {
 /** An application as a mount serves it. */
 export interface Mountable {
   readonly registry: Registry;
-  /** Runs a handler of that application (its container, its middleware): what a mount forwards to. */
-  readonly invoke: Invoke;
+  /** Runs a call of a handler of that application in it (its middleware, its container): what a mount forwards to. */
+  readonly runOwn: (call: Call) => Promise<unknown>;
   readonly composition: Composition;
   close(): Promise<void>;
 }
@@ -123,7 +123,7 @@ export class Composition {
     this.claimPrefix(prefix, 'mount');
     if (app.composition === this) throw new InvalidDefinitionError(`mount "${prefix}"`, 'an application cannot mount itself');
     const contributions = this.host.contributions;
-    const refresh = () => contributions.contribute(`mount:${prefix}`, mountedContribution(prefix, app.registry, app.invoke));
+    const refresh = () => contributions.contribute(`mount:${prefix}`, mountedContribution(prefix, app.registry, app.runOwn));
     try {
       refresh();
     } catch (error) {

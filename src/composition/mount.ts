@@ -1,5 +1,6 @@
 import { InvalidDefinitionError } from '../errors/invalid-definition.error';
-import type { Invoke } from '../protocol/tool-invoker';
+import type { Call } from '../protocol/pipeline/call';
+import type { Invocation } from '../contracts/middleware';
 import type { Contribution } from '../registry/contribution';
 import { deepFreeze } from '../registry/definition-utils';
 import type {
@@ -59,16 +60,19 @@ const watchVia = (prefix: string, watch: ((uri: string) => Promise<void>) | unde
 
 /**
  * The surface of another application's registry under a prefix: tools and prompts renamed, resources
- * and templates moved under the prefix, each handler still run by its own application (its container,
- * its middleware). Definitions are copied once per call; names that would collide are refused by the
- * registry builder when the contribution is merged.
+ * and templates moved under the prefix. A call passes the mounting application's pipeline (its
+ * authorization, policies, tasks, validation and middleware), then the handler's own application runs
+ * it (its middleware, the handler's `@UseMiddleware`, its container). Definitions are copied once per
+ * call; names that would collide are refused by the registry builder when the contribution is merged.
  */
-export function mountedContribution(prefix: string, registry: Registry, invoke: Invoke): Contribution {
+export function mountedContribution(prefix: string, registry: Registry, runOwn: (call: Call) => Promise<unknown>): Contribution {
   const via = <T extends HandlerRef>(ref: T, changes: Partial<T>): T => ({
     ...ref,
     ...changes,
+    // The handler's own middleware runs in its own application (runOwn), not again in the mounting one's.
+    access: Object.freeze({ ...ref.access, middleware: Object.freeze([]) }),
     where: `${ref.where} (mounted at ${prefix})`,
-    run: (args: unknown[]) => invoke(ref, args),
+    run: (_args: unknown[], call: Invocation) => runOwn((call as Call).of(ref)),
   });
   const completers = (map: ReadonlyMap<string, CompleterDescriptor>) => new Map([...map].map(([k, c]) => [k, via(c, {})]));
   const tools: ToolDescriptor[] = registry.toolDescriptors().map((t) => {

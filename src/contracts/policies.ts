@@ -1,16 +1,4 @@
-import type { McpContext } from '../context/mcp-context';
-
-/** One call as a policy sees it: what is called, by whom, with what. */
-export interface PolicyCall {
-  readonly kind: 'tool' | 'resource' | 'template' | 'prompt';
-  /** The tool's or prompt's name, or the resource's URI. */
-  readonly name: string;
-  /** "Class.method" of the handler. */
-  readonly handler: string;
-  /** The tool's or prompt's arguments, or a template's variables, as the client sent them. */
-  readonly arguments: Readonly<Record<string, unknown>>;
-  readonly context: McpContext;
-}
+import type { Invocation } from './middleware';
 
 /**
  * Whose calls share a budget (a rate limit, a concurrency limit, a cache entry): `'caller'` (the
@@ -18,7 +6,7 @@ export interface PolicyCall {
  * its address), `'everyone'` (one budget for the handler), or a function naming the budget (undefined:
  * the caller's).
  */
-export type PolicyKey = 'caller' | 'everyone' | ((call: PolicyCall) => string | undefined);
+export type PolicyKey = 'caller' | 'everyone' | ((call: Invocation) => string | undefined);
 
 /** What a policy does when its store cannot be reached: run the call unguarded, or refuse it. */
 export type StoreFailure = 'open' | 'closed';

@@ -6,7 +6,6 @@ import { ProtocolEngine } from '../protocol/protocol-engine';
 import { listenHandler } from '../protocol/per-request/subscriptions-listen';
 import { createTelemetry } from '../observability/telemetry';
 import type { RequestTelemetry } from '../observability/telemetry-options';
-import type { Invoke } from '../protocol/tool-invoker';
 import type { Registry } from '../registry/registry';
 import { assembleRegistry, buildDecorated, type DecoratedSkill, type ProviderEntry } from '../registry/registry.builder';
 import { TaskManager } from '../tasks/task-manager';
@@ -19,7 +18,7 @@ import { SkillServing } from './skill-serving';
 import { skillsFeature } from '../skills/skills.feature';
 import { type ApplicationOptions, resolveOptions, type ResolvedOptions } from './application-options';
 import { Definitions } from './definitions';
-import { handlerInvoker } from './handler-invoker';
+import { kernelStages } from './kernel.stages';
 import { resolveModuleGraph } from './module-graph';
 import { applicationRoot } from './peer-copies';
 import { register, taskStoreProvider } from './providers';
@@ -41,7 +40,6 @@ export interface Parts {
   /** Rate limits, idempotency, the result cache, timeouts and concurrency limits, with their store. */
   readonly policies: CallPolicies;
   readonly scaleOut: ScaleOut | undefined;
-  readonly invoke: Invoke;
   readonly definitions: Definitions;
   readonly catalog: SkillCatalog;
   /** The skills: folders read at start and followed, skills added in code. */
@@ -73,7 +71,6 @@ export function assembleParts(
     logError: (message, error) => logger.error(message, error),
     telemetry,
   });
-  const invoke = handlerInvoker(container, transient, options.middleware, policies);
   const storeOption = options.taskStore ?? scaleOut?.taskStore();
   container.register(TASK_STORE, taskStoreProvider(storeOption));
   // The store is resolved now: a store that cannot be made fails create.
@@ -88,7 +85,7 @@ export function assembleParts(
   for (const skill of decorated.skills) catalog.add(decoratedSkill(skill, container));
   const engine = new ProtocolEngine({
     features: (env) => [
-      tasksFeature(tasks, env.tools, env.pageSize, env.subscriptions),
+      tasksFeature(tasks, env.registry, env.pageSize, env.subscriptions),
       skillsFeature(catalog, { pageSize: env.pageSize, authorizer: env.authorizer, cache: options.skills.cache ?? options.cache?.lists }),
     ],
     registry,
@@ -96,7 +93,7 @@ export function assembleParts(
     instructions: options.server.instructions,
     pageSize: options.pageSize,
     clientRequestTimeoutMs: options.clientRequestTimeoutMs,
-    invoke,
+    stages: { ...policies.stages(), ...kernelStages(container, transient, options.middleware) },
     resolveGuard: (guard) => container.resolve(guard as unknown as InjectionToken<CanActivate>),
     logError: (message, error) => logger.error(message, error),
     logWarn: (message) => logger.warn(message),
@@ -106,7 +103,7 @@ export function assembleParts(
     requestState: { loadSecret: scaleOut?.requestStateKey && (() => scaleOut.requestStateKey!()), ...options.requestState },
     cache: options.cache,
     telemetry,
-    policies,
+    cachedResults: policies,
     offer: options.offer,
     listChangedDebounceMs: options.listChangedDebounceMs,
     perRequestHandlers: (e) => ({
@@ -131,7 +128,6 @@ export function assembleParts(
     tasks,
     policies,
     scaleOut,
-    invoke,
     catalog,
     get skills() {
       return (skills ??= new SkillServing({

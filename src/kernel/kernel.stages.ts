@@ -1,29 +1,20 @@
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
-import { McpContext } from '../context/mcp-context';
-import type { Invoke } from '../protocol/tool-invoker';
-import type { HandlerRef } from '../registry/descriptors';
-import { compose, type Invocation, type Middleware } from '../contracts/middleware';
+import type { Middleware } from '../contracts/middleware';
+import type { CallStep, StageSuppliers } from '../protocol/pipeline/stages';
 
 type Instance = Record<string, (...a: unknown[]) => unknown>;
 
-/** What the invoker needs of the call policies: whether a handler's run is wrapped, and the wrapping. */
-export interface HandlerPolicyRunner {
-  wraps(ref: HandlerRef): boolean;
-  around(ref: HandlerRef, args: unknown[], run: (args: unknown[]) => Promise<unknown>): Promise<unknown>;
-}
-
 /**
- * How the application runs a user handler: the application's middleware, then the handler's own
- * (`@UseMiddleware`), then the method on its provider. Singletons are resolved through the container
- * once, then reused; transient providers on every call.
+ * The kernel's stages of every handler's pipeline: the application's middleware, and the invocation of
+ * the handler itself: the method on its provider, resolved through the application's container (once
+ * for a singleton, on every call for a transient provider), or the handler's own function (registered
+ * at runtime, mounted, proxied).
  */
-export function handlerInvoker(
+export function kernelStages(
   container: DependencyContainer,
   transient: ReadonlySet<unknown>,
   middleware: readonly Middleware[],
-  /** The handler's policies that wrap its run (a concurrency limit, a timeout), outside the middleware. */
-  policies: HandlerPolicyRunner,
-): Invoke {
+): StageSuppliers {
   const instances = new Map<unknown, Instance>();
   const resolve = (token: unknown) => {
     let instance = instances.get(token);
@@ -33,28 +24,13 @@ export function handlerInvoker(
     }
     return instance;
   };
-  // What the method returns, as it returns it: a synchronous method's value is not wrapped in a promise.
-  const call = (ref: HandlerRef, args: unknown[]): unknown => (ref.run ? ref.run(args) : resolve(ref.provider)[ref.method](...args));
-  // Middleware's next() is a promise (a synchronous throw its rejection).
-  const next = async (ref: HandlerRef, args: unknown[]): Promise<unknown> => call(ref, args);
-  const own = new WeakMap<HandlerRef, ReturnType<typeof compose>>();
-  const inner = (ref: HandlerRef, invocation: Invocation, args: unknown[]): Promise<unknown> => {
-    if (ref.access.middleware.length === 0) return next(ref, args);
-    let run = own.get(ref);
-    if (!run) own.set(ref, (run = compose(ref.access.middleware)));
-    return run(invocation, () => next(ref, args));
+  return {
+    middleware: () => (middleware.length > 0 ? middleware : undefined),
+    invoke: (ref) => {
+      const { run, provider, method } = ref;
+      // A synchronous throw becomes the call's rejection (compose catches it); a value is the step's answer.
+      const step: CallStep = run ? async (call) => run(call.args, call) : async (call) => resolve(provider)[method](...call.args);
+      return step;
+    },
   };
-  const run = compose(middleware);
-  const invocation = (ref: HandlerRef, args: unknown[]): Invocation => ({
-    kind: ref.kind,
-    handler: ref.where,
-    args,
-    context: args.find((a): a is McpContext => a instanceof McpContext),
-  });
-  const through = (ref: HandlerRef, args: unknown[]): unknown => {
-    if (middleware.length === 0 && ref.access.middleware.length === 0) return call(ref, args);
-    const inv = invocation(ref, args);
-    return run(inv, () => inner(ref, inv, args));
-  };
-  return (ref, args) => (policies.wraps(ref) ? policies.around(ref, args, async (a) => through(ref, a)) : through(ref, args));
 }

@@ -389,7 +389,7 @@ export class McpApplication {
   private mountable(): Mountable {
     return {
       registry: this.parts.registry,
-      invoke: this.parts.invoke,
+      runOwn: (call) => this.parts.engine.pipelines.runOwn(call),
       composition: this.composition,
       close: () => this.close(),
     };

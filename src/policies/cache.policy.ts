@@ -1,13 +1,14 @@
-import type { CacheOptions, PolicyCall } from '../contracts/policies';
-import type { RequestScope } from '../protocol/request-scope';
+import type { CacheOptions } from '../contracts/policies';
+import type { Invocation } from '../contracts/middleware';
+import type { Call } from '../protocol/pipeline/call';
 import { fromStore, type PolicyEnv, UNGUARDED } from './policy-env';
 import { callerOf, digest } from './policy-keys';
-import type { RequestStep } from './request-step';
+import type { CallStep } from '../protocol/pipeline/stages';
 
 const MIB = 1024 * 1024;
 
 /** The list a kind of handler is in: a change to it makes their cached results stale. */
-export function listTag(kind: PolicyCall['kind']): string {
+export function listTag(kind: Invocation['kind']): string {
   return kind === 'tool' ? 'list:tools' : kind === 'prompt' ? 'list:prompts' : 'list:resources';
 }
 
@@ -20,11 +21,12 @@ export function resourceTag(uri: string): string {
  * its result. Errors, tool errors, task handles and the rounds of a multi round-trip call are never kept.
  * A resource read gets the 2026-07-28 cache hints to match (unless the resource sets its own).
  */
-export function cacheStep(env: PolicyEnv, handler: string, options: CacheOptions, ownHint: boolean): RequestStep {
+export function cacheStep(env: PolicyEnv, handler: string, options: CacheOptions, ownHint: boolean): CallStep {
   const failure = options.onStoreError ?? 'open';
   const maxBytes = options.maxBytes ?? MIB;
   const hint = { ttlMs: options.ttlMs, scope: options.scope ?? 'private' };
-  return async (call, scope, next) => {
+  return async (call, next) => {
+    const scope = call.scope;
     if (call.kind !== 'tool' && call.kind !== 'prompt' && !ownHint) scope.setCacheHint?.(hint);
     if (scope.params.requestState !== undefined || scope.params.inputResponses !== undefined) return next();
     const owner = options.scope === 'public' ? '*' : callerOf(call.context, env.anonymous);
@@ -36,7 +38,7 @@ export function cacheStep(env: PolicyEnv, handler: string, options: CacheOptions
       return JSON.parse(lookup.value) as unknown;
     }
     const result = await next();
-    if (lookup === UNGUARDED || !keepable(call, scope, result)) return result;
+    if (lookup === UNGUARDED || !keepable(call, result)) return result;
     const json = JSON.stringify(result);
     if (Buffer.byteLength(json) <= maxBytes)
       await fromStore(env, 'cache', call, 'open', () => env.store.cacheSet(key, json, options.ttlMs, lookup.version));
@@ -45,8 +47,8 @@ export function cacheStep(env: PolicyEnv, handler: string, options: CacheOptions
 }
 
 /** A final, successful result: a tool's content without isError, a read's contents, a prompt's messages. */
-function keepable(call: PolicyCall, scope: RequestScope, result: unknown): boolean {
-  if (scope.needsInput || typeof result !== 'object' || result === null) return false;
+function keepable(call: Call, result: unknown): boolean {
+  if (call.scope.needsInput || typeof result !== 'object' || result === null) return false;
   const value = result as Record<string, unknown>;
   if (call.kind === 'tool') return Array.isArray(value.content) && value.isError !== true;
   return call.kind === 'prompt' ? Array.isArray(value.messages) : Array.isArray(value.contents);

@@ -1,18 +1,14 @@
-import { McpContext } from '../context/mcp-context';
-import type { HandlerPolicies, PolicyCall, RateLimitOptions } from '../contracts/policies';
+import type { HandlerPolicies, RateLimitOptions } from '../contracts/policies';
 import type { PolicyStore } from '../contracts/policy-store';
 import type { RequestTelemetry } from '../observability/telemetry-options';
-import type { PolicyRequest, RequestPolicies } from '../protocol/request-policies';
-import type { RequestScope } from '../protocol/request-scope';
-import type { HandlerAccess, HandlerRef } from '../registry/descriptors';
+import type { CallStep, StageSuppliers } from '../protocol/pipeline/stages';
+import type { HandlerRef } from '../registry/descriptors';
 import { cacheStep, listTag, resourceTag } from './cache.policy';
 import { concurrencyStep } from './concurrency.policy';
-import type { HandlerStep } from './handler-step';
 import { idempotencyStep } from './idempotency.policy';
 import type { PolicyEnv, PolicyName } from './policy-env';
 import type { AnonymousKey } from './policy-keys';
 import { rateLimitStep } from './rate-limit.policy';
-import type { RequestStep } from './request-step';
 import { timeoutStep } from './timeout.policy';
 
 /** The policies every handler gets unless it sets its own (the application's `policies.defaults`). */
@@ -29,19 +25,16 @@ export interface CallPoliciesOptions {
 /** A store failure let through is logged at most this often per policy (an outage fails every call). */
 const LOG_EVERY_MS = 10_000;
 
-type Kind = PolicyCall['kind'];
-const KINDS: ReadonlySet<string> = new Set<Kind>(['tool', 'resource', 'template', 'prompt']);
+const KINDS: ReadonlySet<string> = new Set(['tool', 'resource', 'template', 'prompt']);
 
 /**
- * The call policies of an application, in their documented order: rate limits, idempotency and the
- * cache act on the request (before a task is made for it, and before arguments are validated); a
- * concurrency limit and a timeout wrap the handler's run (inside its task), outside the middleware.
- * Each handler's steps are built on its first call and kept with its frozen access record.
+ * The call policies of an application, as the stages of handlers' pipelines they are (see
+ * protocol/pipeline/stages.ts): rate limits, idempotency and the result cache act on the request (before a
+ * task is made for it, and before arguments are validated); a concurrency limit and a timeout wrap the
+ * handler's run (inside its task), outside the middleware. A handler without a policy has none of these steps.
  */
-export class CallPolicies implements RequestPolicies {
+export class CallPolicies {
   private readonly env: PolicyEnv;
-  private readonly requestSteps = new WeakMap<HandlerAccess, readonly RequestStep[]>();
-  private readonly handlerSteps = new WeakMap<HandlerAccess, readonly HandlerStep[]>();
 
   constructor(private readonly options: CallPoliciesOptions) {
     const logged = new Map<PolicyName, number>();
@@ -64,40 +57,27 @@ export class CallPolicies implements RequestPolicies {
     return this.options.store;
   }
 
-  admit(ref: HandlerRef, request: PolicyRequest, scope: RequestScope, serve: () => Promise<unknown>): Promise<unknown> {
-    const steps = this.stepsOf(ref, this.requestSteps, (policies, handler) => this.buildRequestSteps(ref, policies, handler));
-    if (steps.length === 0) return serve();
-    const call: PolicyCall = {
-      kind: ref.access.kind as Kind,
-      name: request.name,
-      handler: ref.where,
-      arguments: request.arguments,
-      context: scope.context(),
+  /** The stages the policies supply: each handler's steps, from its policies and the application's defaults. */
+  stages(): StageSuppliers {
+    const step = (ref: HandlerRef, make: (policies: HandlerPolicies, handler: string) => CallStep | undefined) => {
+      const policies = this.policiesOf(ref);
+      return policies && make(policies, `${ref.access.kind}:${ref.access.name}`);
     };
-    let index = 0;
-    const next = (): Promise<unknown> => (index < steps.length ? steps[index++](call, scope, next) : serve());
-    return next();
-  }
-
-  /** True when the handler's run is wrapped (a concurrency limit or a timeout applies). */
-  wraps(ref: HandlerRef): boolean {
-    return this.handlerStepsOf(ref).length > 0;
-  }
-
-  /** Runs a handler through its concurrency limit and timeout; `run` is the rest (middleware, then the handler). */
-  around(ref: HandlerRef, args: unknown[], run: (args: unknown[]) => Promise<unknown>): Promise<unknown> {
-    const steps = this.handlerStepsOf(ref);
-    const context = args.find((a): a is McpContext => a instanceof McpContext);
-    if (steps.length === 0 || !context) return run(args);
-    const input = args.find((a) => a !== context && typeof a === 'object' && a !== null) as Record<string, unknown> | undefined;
-    const call: PolicyCall = { kind: ref.access.kind as Kind, name: ref.access.name, handler: ref.where, arguments: input ?? {}, context };
-    const chain = (index: number, current: unknown[]): Promise<unknown> =>
-      index < steps.length ? steps[index](call, current, (next) => chain(index + 1, next)) : run(current);
-    return chain(0, args);
-  }
-
-  private handlerStepsOf(ref: HandlerRef): readonly HandlerStep[] {
-    return this.stepsOf(ref, this.handlerSteps, (policies, handler) => this.buildHandlerSteps(policies, handler));
+    return {
+      rateLimit: (ref) =>
+        step(ref, (policies, handler) => {
+          const limits = listOf(policies.rateLimit);
+          return limits.length > 0 ? rateLimitStep(this.env, handler, limits) : undefined;
+        }),
+      idempotency: (ref) => step(ref, (policies) => policies.idempotent && idempotencyStep(this.env, policies.idempotent)),
+      cache: (ref) => step(ref, (policies, handler) => policies.cache && cacheStep(this.env, handler, policies.cache, hasOwnHint(ref))),
+      concurrency: (ref) =>
+        step(
+          ref,
+          (policies, handler) => policies.concurrency && concurrencyStep(this.env, handler, policies.concurrency, policies.timeoutMs),
+        ),
+      timeout: (ref) => step(ref, (policies) => (policies.timeoutMs ? timeoutStep(this.env, policies.timeoutMs) : undefined)),
+    };
   }
 
   resourceUpdated(uri: string): Promise<void> {
@@ -120,41 +100,11 @@ export class CallPolicies implements RequestPolicies {
     const defaults = ref.streaming ? { rateLimit: given.rateLimit } : given;
     return { ...defaults, ...access.policies, rateLimit: access.policies?.rateLimit ?? defaults.rateLimit };
   }
+}
 
-  private stepsOf<S>(
-    ref: HandlerRef,
-    cache: WeakMap<HandlerAccess, readonly S[]>,
-    build: (policies: HandlerPolicies, handler: string) => S[],
-  ): readonly S[] {
-    const access = ref.access;
-    let steps = cache.get(access);
-    if (!steps) {
-      const policies = this.policiesOf(ref);
-      steps = policies ? build(policies, `${access.kind}:${access.name}`) : [];
-      cache.set(access, steps);
-    }
-    return steps;
-  }
-
-  private buildRequestSteps(ref: HandlerRef, policies: HandlerPolicies, handler: string): RequestStep[] {
-    const steps: RequestStep[] = [];
-    const limits: readonly RateLimitOptions[] = Array.isArray(policies.rateLimit)
-      ? policies.rateLimit
-      : policies.rateLimit
-        ? [policies.rateLimit as RateLimitOptions]
-        : [];
-    if (limits.length > 0) steps.push(rateLimitStep(this.env, handler, limits));
-    if (policies.idempotent) steps.push(idempotencyStep(this.env, policies.idempotent));
-    if (policies.cache) steps.push(cacheStep(this.env, handler, policies.cache, hasOwnHint(ref)));
-    return steps;
-  }
-
-  private buildHandlerSteps(policies: HandlerPolicies, handler: string): HandlerStep[] {
-    const steps: HandlerStep[] = [];
-    if (policies.concurrency) steps.push(concurrencyStep(this.env, handler, policies.concurrency, policies.timeoutMs));
-    if (policies.timeoutMs) steps.push(timeoutStep(this.env, policies.timeoutMs));
-    return steps;
-  }
+function listOf(limits: HandlerPolicies['rateLimit']): readonly RateLimitOptions[] {
+  if (limits === undefined) return [];
+  return Array.isArray(limits) ? (limits as readonly RateLimitOptions[]) : [limits as RateLimitOptions];
 }
 
 /** A resource that sets its own cache hint (`cache` option) keeps it over its policy's. */

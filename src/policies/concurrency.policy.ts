@@ -1,8 +1,9 @@
-import type { ConcurrencyOptions, PolicyCall, StoreFailure } from '../contracts/policies';
+import type { ConcurrencyOptions, StoreFailure } from '../contracts/policies';
+import type { Call } from '../protocol/pipeline/call';
 import { RateLimitedError } from '../mcp/rate-limited.error';
 import { fromStore, type PolicyEnv, UNGUARDED } from './policy-env';
 import { budgetOf } from './policy-keys';
-import type { HandlerStep } from './handler-step';
+import type { CallStep } from '../protocol/pipeline/stages';
 
 /** What a refused caller is told to wait: a slot's release cannot be foreseen. */
 const RETRY_AFTER_MS = 1000;
@@ -12,16 +13,16 @@ const RETRY_AFTER_MS = 1000;
  * bounded per instance, or is refused as rate limited. A slot is held until the call is answered, and
  * lapses after `leaseMs` should its instance die.
  */
-export function concurrencyStep(env: PolicyEnv, handler: string, options: ConcurrencyOptions, timeoutMs: number | undefined): HandlerStep {
+export function concurrencyStep(env: PolicyEnv, handler: string, options: ConcurrencyOptions, timeoutMs: number | undefined): CallStep {
   const failure = options.onStoreError ?? 'open';
   const leaseMs = options.leaseMs ?? timeoutMs ?? 10 * 60 * 1000;
   const queued = new Map<string, number>();
-  const acquire = (call: PolicyCall, key: string) =>
+  const acquire = (call: Call, key: string) =>
     fromStore(env, 'concurrency', call, failure, () => env.store.acquire(key, options.max, leaseMs));
   const refuse = (): never => {
     throw new RateLimitedError(`Too many calls at once: at most ${options.max}`, { retryAfterMs: RETRY_AFTER_MS });
   };
-  return async (call, args, run) => {
+  return async (call, next) => {
     const key = `cc:${handler}:${budgetOf(call, options.per ?? 'everyone', env.anonymous)}`;
     let permit = await acquire(call, key);
     if (permit === undefined) {
@@ -43,10 +44,10 @@ export function concurrencyStep(env: PolicyEnv, handler: string, options: Concur
         refuse();
       }
     }
-    if (permit === UNGUARDED) return run(args);
+    if (permit === UNGUARDED) return next();
     const held = permit as string;
     try {
-      return await run(args);
+      return await next();
     } finally {
       await env.store.release(key, held).catch((e) => env.storeFailed('concurrency', e));
     }
@@ -56,7 +57,7 @@ export function concurrencyStep(env: PolicyEnv, handler: string, options: Concur
 /** Waits for a slot until `ms` passed (or the call was cancelled): the permit, or undefined. */
 async function waitForSlot(
   env: PolicyEnv,
-  call: PolicyCall,
+  call: Call,
   key: string,
   ms: number,
   max: number,

@@ -1,9 +1,10 @@
-import { IDEMPOTENCY_KEY_META, type IdempotencyOptions, type PolicyCall } from '../contracts/policies';
+import { IDEMPOTENCY_KEY_META, type IdempotencyOptions } from '../contracts/policies';
+import type { Call } from '../protocol/pipeline/call';
 import type { IdempotencyClaim } from '../contracts/policy-store';
 import { McpError } from '../mcp/mcp.error';
 import { fromStore, type PolicyEnv, UNGUARDED } from './policy-env';
 import { callerOf, digest } from './policy-keys';
-import type { RequestStep } from './request-step';
+import type { CallStep } from '../protocol/pipeline/stages';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const MIB = 1024 * 1024;
@@ -14,12 +15,13 @@ const MIB = 1024 * 1024;
  * and the key with other arguments (or another tool) is refused. A call that ends in a JSON-RPC error,
  * or needs input from the client, keeps nothing: its retry runs again.
  */
-export function idempotencyStep(env: PolicyEnv, options: IdempotencyOptions): RequestStep {
+export function idempotencyStep(env: PolicyEnv, options: IdempotencyOptions): CallStep {
   const failure = options.onStoreError ?? 'closed';
   const ttlMs = options.ttlMs ?? DAY_MS;
   const maxBytes = options.maxBytes ?? MIB;
   const runningMs = options.runningMs ?? 5 * 60 * 1000;
-  return async (call, scope, next) => {
+  return async (call, next) => {
+    const scope = call.scope;
     const key = idempotencyKeyOf(call, options.keyFromArguments === true);
     if (key === undefined) return next();
     const record = `idem:${callerOf(call.context, env.anonymous)}:${key.stored}`;
@@ -63,7 +65,7 @@ export function idempotencyStep(env: PolicyEnv, options: IdempotencyOptions): Re
  * The call's key: the one sent in `_meta` (checked), else its arguments' digest where configured (the
  * two kinds stored apart, so that a client's key never names an arguments' record).
  */
-function idempotencyKeyOf(call: PolicyCall, fromArguments: boolean): { sent?: string; stored: string } | undefined {
+function idempotencyKeyOf(call: Call, fromArguments: boolean): { sent?: string; stored: string } | undefined {
   const sent = call.context.meta?.[IDEMPOTENCY_KEY_META];
   if (sent === undefined) return fromArguments ? { stored: `args:${digest({ name: call.name, arguments: call.arguments })}` } : undefined;
   if (typeof sent !== 'string' || sent.length === 0 || sent.length > 255)

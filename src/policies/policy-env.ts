@@ -1,4 +1,5 @@
-import type { PolicyCall, StoreFailure } from '../contracts/policies';
+import type { StoreFailure } from '../contracts/policies';
+import type { Invocation } from '../contracts/middleware';
 import type { PolicyStore } from '../contracts/policy-store';
 import { McpError } from '../mcp/mcp.error';
 import { StorageUnavailableError } from '../tasks/task-store.errors';
@@ -17,7 +18,7 @@ export interface PolicyEnv {
   readonly storeFailed: (policy: PolicyName, error: unknown) => void;
   readonly logError: (message: string, error?: unknown) => void;
   /** A span event and a count of what a policy did. */
-  readonly record: (policy: PolicyName, outcome: PolicyOutcome, call: PolicyCall) => void;
+  readonly record: (policy: PolicyName, outcome: PolicyOutcome, call: Invocation) => void;
 }
 
 /** The store was not reached and the policy fails open: the call goes on without it. */
@@ -31,7 +32,7 @@ export const UNGUARDED: unique symbol = Symbol('mcpkit.policy.unguarded');
 export async function fromStore<T>(
   env: PolicyEnv,
   policy: PolicyName,
-  call: PolicyCall,
+  call: Invocation,
   failure: StoreFailure,
   work: () => Promise<T>,
 ): Promise<T | typeof UNGUARDED> {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { McpContext } from '../context/mcp-context';
-import type { PolicyCall, PolicyKey } from '../contracts/policies';
+import type { PolicyKey } from '../contracts/policies';
+import type { Invocation } from '../contracts/middleware';
 
 /** How an anonymous caller is told apart (the application's `policies.anonymousKey`). */
 export type AnonymousKey = (context: McpContext) => string | undefined;
@@ -25,7 +26,7 @@ export function addressKey(trustProxy: number): AnonymousKey {
 }
 
 /** The budget a call counts against, for `per`: the caller's (principal or anonymous key), everyone's, or a named one. */
-export function budgetOf(call: PolicyCall, per: PolicyKey, anonymous: AnonymousKey): string {
+export function budgetOf(call: Invocation, per: PolicyKey, anonymous: AnonymousKey): string {
   if (per === 'everyone') return '*';
   const named = typeof per === 'function' ? per(call) : undefined;
   return named !== undefined ? `k:${named}` : callerOf(call.context, anonymous);

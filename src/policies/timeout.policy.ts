@@ -1,8 +1,7 @@
-import { RequestContext } from '../protocol/request-context';
 import { ErrorCode } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
 import type { PolicyEnv } from './policy-env';
-import type { HandlerStep } from './handler-step';
+import type { CallStep } from '../protocol/pipeline/stages';
 
 /**
  * A handler that runs past `ms`: its `ctx.signal` is aborted (with the timeout error as the reason) and
@@ -10,8 +9,8 @@ import type { HandlerStep } from './handler-step';
  * waited for; one that ignores its signal runs on, unanswered. Only the handler's signal is aborted:
  * the request is not cancelled, so its answer (the timeout error) goes out.
  */
-export function timeoutStep(env: PolicyEnv, ms: number): HandlerStep {
-  return (call, args, run) => {
+export function timeoutStep(env: PolicyEnv, ms: number): CallStep {
+  return (call, next) => {
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -20,11 +19,11 @@ export function timeoutStep(env: PolicyEnv, ms: number): HandlerStep {
           timeoutMs: ms,
         });
         env.record('timeout', 'timed_out', call);
-        if (call.context instanceof RequestContext) call.context.abortHandler(error);
+        call.scope.abortHandler(error);
         reject(error);
       }, ms);
     });
-    return Promise.race([run(args), expired]).finally(() => clearTimeout(timer));
+    return Promise.race([next(), expired]).finally(() => clearTimeout(timer));
   };
 }
 

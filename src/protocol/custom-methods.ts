@@ -1,15 +1,13 @@
 import type { McpContext } from '../context/mcp-context';
 import { InvalidDefinitionError } from '../errors/invalid-definition.error';
-import { ErrorCode } from '../mcp/json-rpc';
-import { McpError, mcpErrorOf } from '../mcp/mcp.error';
 import type { ServerCapabilities } from '../mcp/mcp-types';
 import type { HandlerRef } from '../registry/descriptors';
 import { accessFromOptions, type AccessOptions } from '../registry/handler-access';
 import { hostileShape } from '../validation/validate-input';
 import type { GuardClass } from '../contracts/guard';
-import { type Authorizer, callerOf } from './authorizer';
-import type { MethodHandler, RequestScope } from './request-scope';
-import type { Invoke } from './tool-invoker';
+import type { MethodHandler } from './request-scope';
+import { Call } from './pipeline/call';
+import type { Pipelines } from './pipeline/pipelines';
 import type { PeerState } from './peer';
 
 /** A method mcpkit does not define (an extension's, an experimental one): its params, the request's context; returns the result object. */
@@ -30,8 +28,6 @@ export interface CustomMethodOptions {
   middleware?: AccessOptions['middleware'];
   /** Also served to per-request-era (2026-07-28) requests (and its capabilities advertised there); default true. */
   perRequest?: boolean;
-  /** @deprecated The former name of `perRequest` (read when `perRequest` is not set). */
-  modern?: boolean;
 }
 
 /** The methods of the MCP specification, served (or sent) by mcpkit itself: never custom. */
@@ -70,8 +66,8 @@ interface Entry {
 }
 
 export interface CustomMethodsDeps {
-  invoke: Invoke;
-  authorizer: Authorizer;
+  /** The pipelines a method's calls run through (its chain composed when it is added). */
+  pipelines: Pipelines;
   logError(message: string, error?: unknown): void;
   /** True when the engine serves `method` itself now (a feature's methods included). */
   isOwn(method: string): boolean;
@@ -154,10 +150,11 @@ export class CustomMethods {
     };
     this.entries.set(method, {
       ref,
-      route: (params, scope) => this.serve(ref, params, scope),
+      route: (params, scope) => this.deps.pipelines.run(new Call(ref, scope, method, params)),
       capabilities: caps && structuredClone(caps),
-      perRequest: (options.perRequest ?? options.modern) !== false,
+      perRequest: options.perRequest !== false,
     });
+    this.deps.pipelines.prepare([ref]);
     this.deps.changed();
   }
 
@@ -180,30 +177,6 @@ export class CustomMethods {
       if (entry.capabilities && (!perRequest || entry.perRequest)) merged = mergeUnder(merged, entry.capabilities);
     }
     return merged;
-  }
-
-  private async serve(ref: HandlerRef, params: Record<string, unknown>, scope: RequestScope): Promise<unknown> {
-    await this.deps.authorizer.assert(ref, callerOf(scope.extra));
-    // Params that break what reads them (nesting past 64 levels, prototype keys) never reach the handler.
-    const hostile = hostileShape(params);
-    if (hostile) throw McpError.invalidParams(`Invalid params: ${hostile}`);
-    let result: unknown;
-    try {
-      result = await this.deps.invoke(ref, [params, scope.context()]);
-    } catch (error) {
-      // An McpError (or an error that maps to one) is the request's answer; anything else is ours to log.
-      const mapped = mcpErrorOf(error);
-      if (mapped) throw mapped;
-      this.deps.logError(`Method "${ref.method}" failed`, error);
-      throw new McpError(ErrorCode.InternalError, 'Internal error');
-    }
-    if (!isPlainObject(result)) {
-      this.deps.logError(
-        `Method "${ref.method}" returned ${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result}; a result must be an object`,
-      );
-      throw new McpError(ErrorCode.InternalError, 'Internal error');
-    }
-    return result;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Implementation, ServerCapabilities } from '../mcp/mcp-types';
 import type { ListKind, Registry } from '../registry/registry';
+import type { ToolErrorPolicy } from './handlers/tool-result.mapper';
 import type { Connection, ConnectionOptions, MessageSink } from './connection';
 import { Authorizer, type ResolveGuard } from './authorizer';
 import { completionHandlers } from './handlers/completion.handlers';
@@ -17,7 +18,6 @@ import { StatelessRequest } from './stateless-request';
 import { clientNotification, serveRequest, traced } from './request-core';
 import { isResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../mcp/json-rpc';
 import type { TransportExtra } from './request-scope';
-import { type Invoke, ToolInvoker } from './tool-invoker';
 import type { EraSupport } from '../mcp/eras';
 import { PerRequestDispatch } from './per-request/per-request-dispatch';
 import type { CacheHints } from '../contracts/cache-hints';
@@ -27,7 +27,10 @@ import type { Extensions } from '../mcp/extensions';
 import { InvalidExtensionError } from '../errors/invalid-extension.error';
 import type { RequestTelemetry } from '../observability/telemetry-options';
 import { CustomMethods } from './custom-methods';
-import { NO_POLICIES, type RequestPolicies } from './request-policies';
+import { Pipelines } from './pipeline/pipelines';
+import type { StageSuppliers } from './pipeline/stages';
+import { coreStages } from './pipeline/core.stages';
+import type { HandlerRef } from '../registry/descriptors';
 
 export interface ProtocolEngineOptions {
   registry: Registry;
@@ -37,17 +40,18 @@ export interface ProtocolEngineOptions {
   instructions?: string;
   pageSize: number;
   clientRequestTimeoutMs: number;
-  invoke: Invoke;
+  /** The stages of handlers' pipelines the application supplies (policies, middleware, the invocation itself). */
+  stages: StageSuppliers;
   /** Resolves `@UseGuards` classes (through the application's container); default: `new Guard()`. */
   resolveGuard?: ResolveGuard;
-  /** Handed on detached (to the tool invoker, subscriptions, custom methods): a function, not a method. */
+  /** Handed on detached (to the pipelines' steps, subscriptions, custom methods): a function, not a method. */
   logError: (message: string, error?: unknown) => void;
   /** Warnings about the application's code, to the server log (once each where the caller says so). */
   logWarn?: (message: string) => void;
   /** A plain exception thrown by a tool shows its message to the model (default: a generic message). */
   exposeToolErrors?: boolean;
   /** Protocol features beyond the core (tasks). */
-  features?: (env: Omit<HandlerEnv, 'features'>) => ProtocolFeature[];
+  features?: (env: HandlerEnv) => ProtocolFeature[];
   /** The eras served (default 'dual': 2026-07-28 requests and 2025-11-25 sessions alike). */
   eras?: EraSupport;
   /** How multi round-trip requests seal their requestState. */
@@ -62,8 +66,14 @@ export interface ProtocolEngineOptions {
   perRequestHandlers?: (engine: ProtocolEngine) => Record<string, MethodHandler>;
   /** Spans, metrics and trace context (createTelemetry of the application's TelemetryOptions); undefined when off. */
   telemetry?: RequestTelemetry;
-  /** Rate limits, idempotency and the result cache, before handlers run (default: none). */
-  policies?: RequestPolicies;
+  /** Results kept by call policies: cleared when a resource they read is updated or their list changes. */
+  cachedResults?: CachedResults;
+}
+
+/** Results cached by the call policies, and what makes them stale. */
+export interface CachedResults {
+  resourceUpdated(uri: string): Promise<void>;
+  listChanged(list: ListKind): Promise<void>;
 }
 
 /** A method and the capability that must be on for it to exist. */
@@ -79,8 +89,8 @@ interface Route {
  */
 export class ProtocolEngine implements EnginePort {
   readonly clientRequestTimeoutMs: number;
-  readonly tools: ToolInvoker;
-  private readonly policies: RequestPolicies;
+  /** Every handler's pipeline (authorization, policies, tasks, validation, middleware, the handler). */
+  readonly pipelines = new Pipelines();
   readonly eras: EraSupport;
   /** The open `subscriptions/listen` streams (2026-07-28 clients hear of changes there). */
   readonly subscriptions: SubscriptionHub;
@@ -106,32 +116,24 @@ export class ProtocolEngine implements EnginePort {
   constructor(private readonly options: ProtocolEngineOptions) {
     this.clientRequestTimeoutMs = options.clientRequestTimeoutMs;
     this.telemetry = options.telemetry;
-    this.policies = options.policies ?? NO_POLICIES;
-    this.tools = new ToolInvoker(options.invoke, options.logError, this.telemetry, {
-      expose: options.exposeToolErrors,
-      warn: options.logWarn,
-    });
     this.subscriptions = new SubscriptionHub(options.logError);
     this.telemetry?.gauge('mcpkit.server.listen.active', '{stream}', 'Open subscriptions/listen streams', () => this.subscriptions.size);
     this.authorizer = new Authorizer(options.resolveGuard ?? ((guard) => new guard()));
     this.custom = new CustomMethods({
-      invoke: options.invoke,
-      authorizer: this.authorizer,
+      pipelines: this.pipelines,
       logError: options.logError,
       isOwn: (method) => this.routes.has(method) || this.features.some((f) => perRequestMethod(f, method) !== undefined),
       changed: () => (this.caps = this.perRequestCaps = undefined),
     });
-    const base = {
+    const base: HandlerEnv = {
       registry: options.registry,
       serverInfo: options.serverInfo,
       instructions: options.instructions,
       capabilities: () => this.capabilities,
       pageSize: options.pageSize,
-      invoke: options.invoke,
-      tools: this.tools,
+      pipelines: this.pipelines,
       authorizer: this.authorizer,
       subscriptions: this.subscriptions,
-      policies: this.policies,
       logError: options.logError,
     };
     this.features = options.features?.(base) ?? [];
@@ -141,7 +143,12 @@ export class ProtocolEngine implements EnginePort {
           throw new InvalidExtensionError('the application', `"${id}" is served by mcpkit itself; do not declare it`);
       }
     }
-    const env: HandlerEnv = { ...base, features: this.features };
+    this.pipelines.supply(
+      coreStages({ authorizer: this.authorizer, telemetry: this.telemetry, logError: options.logError, toolErrors: toolErrors(options) }),
+    );
+    this.pipelines.supply(options.stages);
+    for (const feature of this.features) if (feature.stages) this.pipelines.supply(feature.stages);
+    const env: HandlerEnv = base;
     this.add(lifecycleHandlers(env));
     this.add(toolsHandlers(env), 'tools');
     this.add(resourcesHandlers(env), 'resources');
@@ -151,11 +158,19 @@ export class ProtocolEngine implements EnginePort {
     this.eras = options.eras ?? 'dual';
     // Made now, so that a requestState secret too short fails here rather than at the first per-request-era request.
     if (this.eras !== 'handshake') this.sealer = new RequestStateSealer(options.requestState);
-    options.registry.onChange((list) => {
-      this.policies.listChanged(list).catch((e) => options.logError(`Could not clear the results cached for ${list}`, e));
+    // Each handler's pipeline is composed now, and a new handler's when its list changes.
+    const registry = options.registry;
+    for (const list of ['tools', 'resources', 'prompts'] as const) this.pipelines.prepare(handlersOf(registry, list));
+    registry.onChange((list) => {
+      options.cachedResults?.listChanged(list).catch((e) => options.logError(`Could not clear the results cached for ${list}`, e));
+      this.pipelines.prepare(handlersOf(registry, list));
       this.listChanged(list);
     });
-    options.registry.onKindsChange(() => (this.caps = this.perRequestCaps = undefined));
+    registry.onKindsChange((kinds, previous) => {
+      this.caps = this.perRequestCaps = undefined;
+      // What a tool's task boundary does depends on whether some tool may run as a task.
+      if (kinds.taskTools !== previous.taskTools) this.pipelines.rebuild(registry.toolDescriptors());
+    });
   }
 
   /**
@@ -229,7 +244,9 @@ export class ProtocolEngine implements EnginePort {
   /** Tells every subscribed session, and every listen stream naming it (here and on other instances), that a resource changed. */
   async notifyResourceUpdated(uri: string): Promise<void> {
     // Before anyone is told: a client re-reading at once must not get the cached result.
-    await this.policies.resourceUpdated(uri).catch((e) => this.options.logError(`Could not clear the results cached for ${uri}`, e));
+    await this.options.cachedResults
+      ?.resourceUpdated(uri)
+      .catch((e) => this.options.logError(`Could not clear the results cached for ${uri}`, e));
     const targets = [...this.sessions].filter((s) => s.subscriptions.has(uri));
     await Promise.all([
       ...targets.map((s) => s.notify('notifications/resources/updated', { uri })),
@@ -365,6 +382,27 @@ export class ProtocolEngine implements EnginePort {
     if (Object.keys(extensions).length > 0) caps.extensions = extensions as ServerCapabilities['extensions'];
     return caps;
   }
+}
+
+/** The handlers of a list: its primitives, and the completers of its prompts and templates. */
+function handlersOf(registry: Registry, list: ListKind): HandlerRef[] {
+  if (list === 'tools') return registry.toolDescriptors();
+  const owners = list === 'prompts' ? registry.promptDescriptors() : registry.templateDescriptors();
+  const completers = owners.flatMap((o) => [...o.completers.values()]);
+  return list === 'prompts' ? [...owners, ...completers] : [...registry.resourceDescriptors(), ...owners, ...completers];
+}
+
+/** How a tool's plain exceptions reach the model: hidden unless exposed, with one warning about hiding them. */
+function toolErrors(options: ProtocolEngineOptions): ToolErrorPolicy {
+  let warned = false;
+  return {
+    expose: options.exposeToolErrors === true,
+    warnOnce: (message) => {
+      if (warned) return;
+      warned = true;
+      options.logWarn?.(message);
+    },
+  };
 }
 
 /** A feature's per-request-only method: an own member of its table only (a client's "constructor" or "toString" is none). */

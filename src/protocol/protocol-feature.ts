@@ -1,33 +1,19 @@
 import type { Era } from '../mcp/eras';
 import type { ServerCapabilities } from '../mcp/mcp-types';
-import type { ToolDescriptor } from '../registry/descriptors';
 import type { Registry } from '../registry/registry';
-import type { MethodHandler, RequestScope } from './request-scope';
-
-/** A tools/call as a feature sees it, before the plain call runs. */
-export interface ToolCall {
-  readonly tool: ToolDescriptor;
-  readonly args: Record<string, unknown> | undefined;
-  readonly params: Record<string, unknown>;
-  readonly scope: RequestScope;
-}
+import type { StageSuppliers } from './pipeline/stages';
+import type { MethodHandler } from './request-scope';
 
 /** What a feature serves to the requests of one era. */
 export interface FeatureInEra {
   /** Its methods, served while the feature's capability is on. */
   readonly methods: Readonly<Record<string, MethodHandler>>;
-  /**
-   * Takes over a tools/call (returns its result), or returns undefined to let the plain call run.
-   * `enabled`: the feature's capability is on now.
-   */
-  interceptToolCall?(call: ToolCall, enabled: boolean): Promise<unknown> | undefined;
 }
 
 /**
- * A piece of the protocol beyond the core (tasks, skills): the capabilities it adds and, for each era it
- * takes part in, the methods it serves while those capabilities are on and the tool calls it takes
- * over (the handshake era's tasks and the per-request era's tasks extension differ on the wire). The
- * core knows features only through this interface.
+ * A piece of the protocol beyond the core (tasks, skills): the capabilities it adds, for each era it
+ * takes part in the methods it serves while those capabilities are on, and the stages of handlers'
+ * pipelines it supplies (tasks: the task boundary). The core knows features only through this interface.
  */
 export interface ProtocolFeature {
   /** The capability key that gates `methods`, and its value for the registry as it is now (undefined: off). */
@@ -46,4 +32,6 @@ export interface ProtocolFeature {
    */
   readonly extension?: string;
   readonly eras: { readonly [E in Era]?: FeatureInEra };
+  /** Stages of the handlers' pipelines this feature supplies (see pipeline/stages.ts). */
+  readonly stages?: StageSuppliers;
 }

@@ -9,7 +9,7 @@ import type {
   ToolDefinition,
 } from '../mcp/mcp-types';
 import type { GuardClass } from '../contracts/guard';
-import type { Middleware } from '../contracts/middleware';
+import type { Invocation, Middleware } from '../contracts/middleware';
 import type { HandlerPolicies } from '../contracts/policies';
 import type { UriTemplate } from './uri-template';
 import type { ViewContent } from '../views/view-content';
@@ -54,9 +54,9 @@ export interface HandlerRef {
   readonly access: HandlerAccess;
   /**
    * Set when the handler is a function rather than a provider method (registered at runtime, mounted
-   * from another application, proxied): called with the arguments the method would get.
+   * from another application, proxied): called with the arguments the method would get, and the call.
    */
-  readonly run?: (args: unknown[]) => unknown;
+  readonly run?: (args: unknown[], invocation: Invocation) => unknown;
 }
 
 export interface ToolDescriptor extends HandlerRef {

@@ -4,9 +4,9 @@ import { ErrorCode } from '../mcp/json-rpc';
 import { McpError } from '../mcp/mcp.error';
 import { missingCapability } from '../protocol/per-request/envelope';
 import type { Outbound } from '../protocol/peer';
-import type { ToolCall } from '../protocol/protocol-feature';
+import type { Call } from '../protocol/pipeline/call';
 import type { MethodHandler, RequestScope, TaskBinding } from '../protocol/request-scope';
-import type { ToolInvoker } from '../protocol/tool-invoker';
+import type { ToolDescriptor } from '../registry/descriptors';
 import { checkAnswers, type InputRequest, PerRequestTaskInputs } from './per-request-task-inputs';
 import { PerRequestTaskRelay } from './per-request-task-relay';
 import type { TaskBus } from './task-bus';
@@ -51,18 +51,20 @@ export class PerRequestTasks {
     if (bus) this.relay = new PerRequestTaskRelay(bus, logError);
   }
 
-  /** Takes over a per-request tools/call of a tool that supports tasks, when the client declared the extension. */
-  intercept(tools: ToolInvoker, call: ToolCall): Promise<unknown> | undefined {
-    const support = call.tool.taskSupport;
-    if (support !== 'required' && support !== 'optional') return undefined;
-    if (!declaresTasks(call.scope)) {
-      if (support === 'required') throw needsTasks(`the tasks extension ${TASKS_EXTENSION} (tool "${call.tool.name}" runs only as a task)`);
-      return undefined;
-    }
-    return this.callTool(tools, call);
+  /**
+   * A per-request tools/call of a tool that may run as a task: when the client declared the extension,
+   * `run` (the rest of the tool's pipeline) runs the call, and the call becomes a task if it does not
+   * finish in time or asks the client for something; otherwise it simply runs (a task-only tool is refused).
+   */
+  callTool(tool: ToolDescriptor, call: Call, run: (call: Call) => Promise<unknown>): Promise<unknown> {
+    if (declaresTasks(call.scope)) return this.runAsTask(tool, call, run);
+    if (tool.taskSupport === 'required')
+      return Promise.reject(needsTasks(`the tasks extension ${TASKS_EXTENSION} (tool "${tool.name}" runs only as a task)`));
+    return run(call);
   }
 
-  private async callTool(tools: ToolInvoker, { tool, args, scope }: ToolCall): Promise<unknown> {
+  private async runAsTask(tool: ToolDescriptor, call: Call, execute: (call: Call) => Promise<unknown>): Promise<unknown> {
+    const scope = call.scope;
     const owner = scope.owner;
     await this.engine.admit(owner);
     const controller = new AbortController();
@@ -101,8 +103,8 @@ export class PerRequestTasks {
       binding,
     );
     // The handler may run past the request's answer: its log entries keep the request's fields all the same.
-    const run: Promise<TaskOutcome> = tools.call(tool, args, taskScope).then(
-      (result) => ({ result: result as unknown as Record<string, unknown> }),
+    const run: Promise<TaskOutcome> = execute(call.in(taskScope)).then(
+      (result) => ({ result: result as Record<string, unknown> }),
       (error: unknown) => this.engine.outcomeOfError(error, `Task of ${tool.where}`),
     );
     const early = await Promise.race([run, delay(this.engine.options.immediateWindowMs), createNow]);

@@ -4,7 +4,7 @@ import { ANONYMOUS_OWNER } from '../protocol/connection';
 import type { Outbound } from '../protocol/peer';
 import { echo } from '../protocol/wire';
 import type { RequestScope, TaskBinding } from '../protocol/request-scope';
-import type { ToolInvoker } from '../protocol/tool-invoker';
+import type { Call } from '../protocol/pipeline/call';
 import type { TaskBus } from './task-bus';
 import { TaskInputs } from './task-inputs';
 import { PerRequestTasks } from './per-request-tasks';
@@ -14,6 +14,7 @@ import { delay, immediateAnswer, negotiate } from './task-modes';
 import { TaskEngine } from './task-engine';
 import { SegmentStreamer } from './segment-streamer';
 import type { ToolDescriptor } from '../registry/descriptors';
+import type { CallToolResult } from '../mcp/mcp-types';
 import type { ResolvedTaskOptions } from './task-options';
 import { InvalidTaskCursorError, InvalidTaskTransitionError } from './task-store.errors';
 import type { TaskStore } from './task-store';
@@ -45,14 +46,17 @@ export class TaskManager {
     this.perRequest = new PerRequestTasks(this.engine, logError, bus);
   }
 
-  /** tools/call with a `task` field. */
+  /**
+   * tools/call with a `task` field: the task is made, and `run` (the rest of the tool's pipeline) runs the
+   * call inside it, in the background.
+   */
   async callTool(
-    tools: ToolInvoker,
     tool: ToolDescriptor,
-    args: Record<string, unknown> | undefined,
     taskParams: Record<string, unknown>,
-    scope: RequestScope,
+    call: Call,
+    run: (call: Call) => Promise<unknown>,
   ): Promise<unknown> {
+    const scope = call.scope;
     const owner = scope.owner;
     await this.engine.admit(owner);
     const { mode, fallback } = negotiate(taskParams.responseModes);
@@ -67,20 +71,19 @@ export class TaskManager {
       tool.streaming && (mode === 'streaming' || (mode === 'immediate' && (taskParams.responseModes as unknown[]).includes('streaming')));
     const streamer = new SegmentStreamer(scope, taskId, streams);
     // The handler runs past the request's answer: its log entries keep the request's fields all the same.
-    const run = this.execute(tools, tool, args, record, scope, (segments) => streamer.push(segments));
+    const outcome = this.execute(tool, call, run, record, (segments) => streamer.push(segments));
 
     if (mode === 'immediate') {
-      const early = await Promise.race([run, delay(this.options.immediateWindowMs)]);
+      const early = await Promise.race([outcome, delay(this.options.immediateWindowMs)]);
       if (early) return immediateAnswer(early, taskId);
     }
     if (!streams) return this.createTaskResult(record, tool, fallback);
     // Streaming. A generator that is already done is answered in one response marked complete;
     // otherwise the first answer is the task (with what was produced so far) and segments follow.
-    const done = await Promise.race([run, new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)))]);
+    const done = await Promise.race([outcome, new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)))]);
     if (done) return streamer.whole(done, (await this.store.get(taskId, owner))?.task ?? record.task);
     await streamer.start({ task: record.task });
-    const outcome = await run;
-    return streamer.final(outcome, (await this.store.get(taskId, owner))?.task.status);
+    return streamer.final(await outcome, (await this.store.get(taskId, owner))?.task.status);
   }
 
   private createTaskResult(record: TaskRecord, tool: ToolDescriptor, fallback: boolean): Record<string, unknown> {
@@ -92,13 +95,13 @@ export class TaskManager {
 
   /** Runs the handler to its end and records the outcome (unless the task ended first, e.g. cancelled). */
   private async execute(
-    tools: ToolInvoker,
     tool: ToolDescriptor,
-    args: Record<string, unknown> | undefined,
+    call: Call,
+    run: (call: Call) => Promise<unknown>,
     record: TaskRecord,
-    origin: RequestScope,
     onSegments: (segments: TaskSegment[]) => Promise<void>,
   ): Promise<TaskOutcome> {
+    const origin = call.scope;
     const { taskId } = record.task;
     const owner = record.owner;
     const controller = new AbortController();
@@ -112,9 +115,9 @@ export class TaskManager {
     let status: 'completed' | 'failed';
     let message: string | undefined;
     try {
-      const result = await tools.call(tool, args, scope, async (blocks) =>
-        onSegments(await this.store.appendSegments(taskId, owner, blocks)),
-      );
+      const result = (await run(
+        call.in(scope, async (blocks) => onSegments(await this.store.appendSegments(taskId, owner, blocks))),
+      )) as CallToolResult;
       outcome = { result: result as unknown as Record<string, unknown> };
       status = result.isError ? 'failed' : 'completed';
       message = result.isError ? firstText(result) : undefined;

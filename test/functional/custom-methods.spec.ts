@@ -228,10 +228,10 @@ describe('custom methods (app.addMethod)', () => {
     await app.close();
   });
 
-  it('serves a 2026-07-28 request on a dual connection (advertised in server/discover), unless modern: false (the deprecated name of perRequest)', async () => {
+  it('serves a 2026-07-28 request on a dual connection (advertised in server/discover), unless perRequest: false', async () => {
     const { app } = await start();
     app.addMethod('acme/search', search, { capabilities: { extensions: { 'com.acme/x': {} } } });
-    app.addMethod('acme/legacy-only', () => ({ ok: true }), { modern: false, capabilities: { experimental: { legacy: {} } } });
+    app.addMethod('acme/legacy-only', () => ({ ok: true }), { perRequest: false, capabilities: { experimental: { legacy: {} } } });
     const raw = new RawTransport();
     app.connect(raw, { local: true });
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };

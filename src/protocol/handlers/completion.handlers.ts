@@ -1,14 +1,11 @@
 import { type CompletionContext, type McpContext } from '../../context/mcp-context';
 import type { CompleterDescriptor, HandlerRef } from '../../registry/descriptors';
 import { McpError } from '../../mcp/mcp.error';
-import type { Completion } from '../../mcp/mcp-types';
 import { callerOf } from '../authorizer';
 import type { MethodHandler } from '../request-scope';
 import { echo } from '../wire';
+import { Call } from '../pipeline/call';
 import { type HandlerEnv, optionalObject, requireString } from './handler-env';
-
-/** The protocol's cap on completion values per response. */
-const MAX_VALUES = 100;
 
 /** completion/complete for prompt arguments and resource template variables. */
 export function completionHandlers(env: HandlerEnv): Record<string, MethodHandler> {
@@ -24,9 +21,7 @@ export function completionHandlers(env: HandlerEnv): Record<string, MethodHandle
       // Completing an argument of a prompt or template the caller may not use is refused like using it.
       if (target) await env.authorizer.assert(target, callerOf(scope.extra));
       if (!completer) return { completion: { values: [], hasMore: false } };
-      await env.authorizer.assert(completer, callerOf(scope.extra));
-      const ctx = completionContext(scope.context(), resolved);
-      return { completion: capCompletion(await env.invoke(completer, [value, ctx]), completer) };
+      return env.pipelines.run(new Call(completer, scope, argName, resolved, value, (ctx) => completionContext(ctx, resolved)));
     },
   };
 }
@@ -58,17 +53,4 @@ function completionContext(ctx: McpContext, args: Record<string, string>): Compl
   const completion = Object.create(ctx) as CompletionContext & { arguments: Record<string, string> };
   Object.defineProperty(completion, 'arguments', { value: Object.freeze({ ...args }), enumerable: true });
   return completion;
-}
-
-/** Sends at most 100 values, with the total and hasMore when there were more. */
-function capCompletion(result: unknown, completer: CompleterDescriptor): Completion {
-  const full: Completion | undefined = Array.isArray(result)
-    ? { values: result.map(String) }
-    : typeof result === 'object' && result !== null && Array.isArray((result as Completion).values)
-      ? (result as Completion)
-      : undefined;
-  if (!full) throw new TypeError(`Completer ${completer.where} must return a string array or { values }`);
-  const values = full.values.slice(0, MAX_VALUES).map(String);
-  const total = full.total ?? full.values.length;
-  return { values, total, hasMore: full.hasMore ?? total > values.length };
 }

@@ -2,10 +2,8 @@ import type { Registry } from '../../registry/registry';
 import type { Implementation, ServerCapabilities } from '../../mcp/mcp-types';
 import { McpError } from '../../mcp/mcp.error';
 import type { Authorizer } from '../authorizer';
-import type { ProtocolFeature } from '../protocol-feature';
-import type { Invoke, ToolInvoker } from '../tool-invoker';
+import type { Pipelines } from '../pipeline/pipelines';
 import type { SubscriptionHub } from '../per-request/subscriptions';
-import type { RequestPolicies } from '../request-policies';
 
 /** What protocol handlers need from the application. */
 export interface HandlerEnv {
@@ -15,15 +13,10 @@ export interface HandlerEnv {
   /** The capabilities the server offers now (they follow the registry). */
   capabilities(): ServerCapabilities;
   readonly pageSize: number;
-  /** Runs a user handler (resources, prompts, completions). */
-  readonly invoke: Invoke;
-  /** Runs a tool call: validation, invocation, result mapping. */
-  readonly tools: ToolInvoker;
-  /** Decides per-handler requirements (scopes, guards) for calls and lists. */
+  /** Every handler's pipeline: a call of a handler runs through it (see pipeline/stages.ts). */
+  readonly pipelines: Pipelines;
+  /** Decides per-handler requirements (scopes, guards): lists, and what is not a call (a view, a subscription). */
   readonly authorizer: Authorizer;
-  readonly features: readonly ProtocolFeature[];
-  /** Rate limits, idempotency and the result cache: every call passes them after authorization. */
-  readonly policies: RequestPolicies;
   /** The open `subscriptions/listen` streams (a feature tells them of its own changes). */
   readonly subscriptions: SubscriptionHub;
   logError(message: string, error?: unknown): void;

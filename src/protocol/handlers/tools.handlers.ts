@@ -2,13 +2,10 @@ import { McpError } from '../../mcp/mcp.error';
 import { ListViews } from '../list-views';
 import { Paginator } from '../pagination';
 import { callerOf } from '../authorizer';
-import type { MethodHandler, RequestScope } from '../request-scope';
-import type { ToolDescriptor } from '../../registry/descriptors';
+import type { MethodHandler } from '../request-scope';
 import { echo } from '../wire';
 import { type HandlerEnv, optionalObject, requireString } from './handler-env';
-import { TASKS_EXTENSION } from '../../mcp/eras';
-import { missingCapability } from '../per-request/envelope';
-import { checkParamHeaders, paramHeadersOf } from '../../schema/mcp-header';
+import { Call } from '../pipeline/call';
 import { declaresUiExtension, withoutViewMetadata } from '../../views/view-metadata';
 
 /** tools/list and tools/call. */
@@ -41,48 +38,12 @@ export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
         return pages.page(params.cursor, view);
       return plainPages.page(params.cursor, view && { key: view.key, items: () => view.items().map(withoutViewMetadata) });
     },
-    'tools/call': async (params, scope) => {
+    'tools/call': (params, scope) => {
       const name = requireString(params, 'name');
-      const args = optionalObject(params, 'arguments');
+      const args = optionalObject(params, 'arguments') ?? {};
       const tool = env.registry.tool(name);
       if (!tool) throw McpError.invalidParams(`Unknown tool: ${echo(name)}`);
-      // Before validation and before a task is created: a forbidden call is a JSON-RPC error.
-      await env.authorizer.assert(tool, callerOf(scope.extra));
-      // Before the policies too: a cached or replayed answer is no answer to headers that contradict the call.
-      checkHeaders(tool, args, scope);
-      return env.policies.admit(tool, { name, arguments: args ?? {} }, scope, async () => callTool(env, tool, args, params, scope));
+      return env.pipelines.run(new Call(tool, scope, name, args));
     },
   };
-}
-
-/** Per-request era over HTTP: the Mcp-Param-* headers of x-mcp-header properties must match the arguments. */
-function checkHeaders(tool: ToolDescriptor, args: Record<string, unknown> | undefined, scope: RequestScope): void {
-  const headers = scope.peer.perRequest ? scope.extra?.headers : undefined;
-  const mismatch = headers && checkParamHeaders(paramHeadersOf(tool.definition.inputSchema), args, headers);
-  if (mismatch) throw mismatch;
-}
-
-/** tools/call once the caller may use the tool: a feature may take it over (tasks), else the tool runs. */
-function callTool(
-  env: HandlerEnv,
-  tool: ToolDescriptor,
-  args: Record<string, unknown> | undefined,
-  params: Record<string, unknown>,
-  scope: RequestScope,
-): unknown {
-  const era = scope.peer.perRequest ? 'per-request' : 'handshake';
-  // A feature may take the call over (tasks: in the per-request era, the tasks extension).
-  if (env.features.length > 0) {
-    const caps = env.capabilities();
-    for (const feature of env.features) {
-      const taken = feature.eras[era]?.interceptToolCall?.({ tool, args, params, scope }, caps[feature.capability] !== undefined);
-      if (taken !== undefined) return taken;
-    }
-  }
-  if (era === 'per-request' && tool.taskSupport === 'required')
-    throw missingCapability(
-      { extensions: { [TASKS_EXTENSION]: {} } },
-      `the tasks extension ${TASKS_EXTENSION} (tool "${tool.name}" runs only as a task)`,
-    );
-  return env.tools.call(tool, args, scope);
 }

@@ -62,14 +62,6 @@ describe('architecture of src/', () => {
     expect(files.filter((f) => deep.test(readFileSync(join(ROOT, f), 'utf8')))).toEqual([]);
   });
 
-  // STYLE.md: split a file past 400 lines. Measured on Prettier's layout, so no line is packed to fit.
-  it('has no source file over 400 lines', () => {
-    const long = files
-      .map((f) => ({ file: f, lines: readFileSync(join(ROOT, f), 'utf8').replace(/\n$/, '').split('\n').length }))
-      .filter((f) => f.lines > 400);
-    expect(long).toEqual([]);
-  });
-
   it("is described to readers in CONTRIBUTING.md's layer list, in the same order", () => {
     const contributing = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8');
     const section = contributing.slice(

@@ -128,7 +128,6 @@ const PUBLIC_API: Record<string, string[]> = {
     'type ModuleOptions',
     'PER_REQUEST_PROTOCOL_VERSIONS',
     'type PinoLike',
-    'type PolicyCall',
     'type PolicyKey',
     'type PolicyOptions',
     'type PrimitiveKind',

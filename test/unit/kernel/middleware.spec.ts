@@ -1,6 +1,15 @@
+import type { McpContext } from '../../../src/context/mcp-context';
 import { compose, type Invocation, type Middleware } from '../../../src/contracts/middleware';
 
-const invocation: Invocation = { kind: 'tool', handler: 'Tools.greet', args: [{ name: 'x' }, undefined], context: undefined };
+const context = {} as McpContext;
+const invocation: Invocation = {
+  kind: 'tool',
+  name: 'greet',
+  handler: 'Tools.greet',
+  arguments: { name: 'x' },
+  args: [{ name: 'x' }, context],
+  context,
+};
 
 describe('compose', () => {
   it('calls the handler directly when there is no middleware', async () => {

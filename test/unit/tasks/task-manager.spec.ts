@@ -3,7 +3,8 @@ import { InMemoryTaskStore } from '../../../src/stores';
 import type { RequestId } from '../../../src/mcp/json-rpc';
 import type { Outbound, PeerState } from '../../../src/protocol/peer';
 import type { RequestScope } from '../../../src/protocol/request-scope';
-import { ToolInvoker } from '../../../src/protocol/tool-invoker';
+import { Call } from '../../../src/protocol/pipeline/call';
+import { toolResultStep } from '../../../src/protocol/pipeline/tool.steps';
 import type { ToolDescriptor } from '../../../src/registry/descriptors';
 import { RequestContext } from '../../../src/protocol/request-context';
 import { TaskManager } from '../../../src/tasks/task-manager';
@@ -66,12 +67,17 @@ function setup(handlers: Record<string, Handler>, options: Parameters<typeof res
   const errors: string[] = [];
   const store = new InMemoryTaskStore();
   const manager = new TaskManager(store, resolveTaskOptions(options), (m) => errors.push(m), 1_000);
-  const invoker = new ToolInvoker(
-    async (ref, args) => handlers[ref.method](args[0] as McpContext),
-    (m) => errors.push(m),
-  );
-  const start = async (name: string, origin: RequestScope, task: Record<string, unknown> = {}) =>
-    (await manager.callTool(invoker, tool(name), undefined, task, origin)) as { task: { taskId: string; status: string } };
+  // The rest of a tool's pipeline after its task boundary: the result stage, then the handler.
+  const run = (call: Call) =>
+    toolResultStep(call.ref as ToolDescriptor, (m) => errors.push(m), { expose: false, warnOnce: () => undefined })(call, async () =>
+      handlers[call.ref.method](call.context),
+    );
+  const start = async (name: string, origin: RequestScope, task: Record<string, unknown> = {}) => {
+    const descriptor = tool(name);
+    return (await manager.callTool(descriptor, task, new Call(descriptor, origin, name, {}), run)) as {
+      task: { taskId: string; status: string };
+    };
+  };
   return { manager, store, start, errors };
 }
 
