@@ -26,6 +26,8 @@ export interface StdioOptions {
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
+const DONE: Promise<void> = Promise.resolve();
+
 /** Newline-delimited JSON-RPC over a process's stdin and stdout. */
 export class StdioTransport implements MessageTransport {
   private readonly input: Readable;
@@ -43,6 +45,10 @@ export class StdioTransport implements MessageTransport {
     closed?.();
   };
   private outputClosed?: () => void;
+  /** The lines sent in this turn of the event loop, written together at its end. */
+  private batch = '';
+  /** Settles once this turn's batch was handed to the output (made with the turn's first message). */
+  private flushed?: Promise<void>;
 
   constructor(options: StdioOptions = {}) {
     this.input = options.input ?? process.stdin;
@@ -85,11 +91,26 @@ export class StdioTransport implements MessageTransport {
   }
 
   /**
-   * Writes the message at once, as one line: messages go out in the order they are sent, each as soon
-   * as it is ready. A write error ends the connection (see onOutputError) rather than this promise.
+   * Sends the message as one line. The lines of one turn of the event loop leave together, in the order
+   * they were sent, in one write at the end of the turn (64 answers to one chunk of requests are one
+   * write, not 64). Resolves once that write was handed to the output, so that a handler awaiting a
+   * notification (`await ctx.progress(...)`) goes on only after it left: what it sends next leaves in a
+   * later write. A write error ends the connection (see onOutputError) rather than this promise.
    */
-  async send(message: JsonRpcMessage): Promise<void> {
-    if (this.output.writable && !this.outputFailed) this.output.write(`${encodeMessage(message)}\n`);
+  send(message: JsonRpcMessage): Promise<void> {
+    if (!this.output.writable || this.outputFailed) return DONE;
+    this.batch += `${encodeMessage(message)}\n`;
+    this.flushed ??= new Promise<void>((resolve) => setImmediate(() => this.flush(resolve)));
+    return this.flushed;
+  }
+
+  private flush(done: () => void): void {
+    const batch = this.batch;
+    this.batch = '';
+    this.flushed = undefined;
+    if (!this.output.writable || this.outputFailed) return done();
+    // The callback runs once the write left (or failed: onOutputError has the error).
+    this.output.write(batch, () => done());
   }
 
   private stopInput(): void {
@@ -100,7 +121,9 @@ export class StdioTransport implements MessageTransport {
     if (this.input === process.stdin) process.stdin.unref?.();
   }
 
+  /** Stops reading; what was sent in this turn still leaves. */
   async close(): Promise<void> {
     this.stopInput();
+    await this.flushed;
   }
 }

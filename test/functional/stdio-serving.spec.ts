@@ -1,4 +1,4 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
 import {
@@ -168,4 +168,69 @@ describe('stdio: tools/call served in one chunk, synchronous and asynchronous to
       }
     },
   );
+});
+
+describe('stdio: what leaves in one write', () => {
+  /** The application on in-process streams whose output records each write it was handed. */
+  async function counted() {
+    const app = await McpApplication.create(ServedModule, {
+      logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
+    });
+    const input = new PassThrough();
+    const writes: string[] = [];
+    const output = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        writes.push(chunk.toString());
+        done();
+      },
+    });
+    await app.listen({ stdio: { input, output, redirectConsole: false } });
+    const send = (...batch: object[]) => input.write(batch.map((m) => `${JSON.stringify(m)}\n`).join(''));
+    const lines = () =>
+      writes.flatMap((w) =>
+        w
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown>),
+      );
+    send({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await waitFor(() => lines().some((m) => m.id === 0));
+    writes.length = 0;
+    return { app, send, writes, lines };
+  }
+
+  it('answers the requests of one chunk in one write, in order', async () => {
+    const { app, send, writes, lines } = await counted();
+    try {
+      send(...Array.from({ length: 20 }, (_, i) => call(i + 1, 'echo', { text: `t${i + 1}` })));
+      await waitFor(() => lines().length === 20);
+      expect(writes).toHaveLength(1);
+      expect(lines().map((m) => m.id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('hands an awaited notification to the output before the handler goes on: progress, then the answer, in writes of their own', async () => {
+    const { app, send, writes, lines } = await counted();
+    try {
+      send(call(1, 'steps', {}, { progressToken: 'p' }));
+      await waitFor(() => lines().some((m) => m.id === 1));
+      const kinds = writes.map((w) =>
+        w
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => (JSON.parse(l) as { id?: number }).id ?? 'progress'),
+      );
+      expect(kinds).toEqual([['progress'], ['progress'], [1]]);
+    } finally {
+      await app.close();
+    }
+  });
 });
