@@ -8,7 +8,7 @@
  * Chrome DevTools or speedscope.
  *
  * Run: `npm run -s build && node dist/bench/profile.js [--rows=http-2025,http-2026,stdio] [--seconds=6]
- * [--impl=mcpkit|floor] [--out=DIR]`.
+ * [--impl=mcpkit|floor] [--connections=32] [--out=DIR]`.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,8 @@ const ROWS = arg('rows', 'http-2025,http-2026,stdio').split(',');
 const SECONDS = Number(arg('seconds', '6'));
 const IMPL = arg('impl', 'mcpkit') as Impl;
 const OUT = resolve(arg('out', join(tmpdir(), 'mcpkit-profiles')));
+/** HTTP connections: 32 as the floors table, or 1 for a profile without the load generator competing for the CPU. */
+const CONNECTIONS = Number(arg('connections', '32'));
 
 interface CallFrame {
   functionName: string;
@@ -105,7 +107,15 @@ async function httpRow(row: string, modern: boolean): Promise<void> {
     const headers = modern ? MODERN_HEADERS : HEADERS;
     const body = modern ? MODERN_CALL : CALL;
     const run = (duration: number) =>
-      autocannon({ url: `http://127.0.0.1:${server.port}/mcp`, method: 'POST', headers, body, connections: 32, duration, timeout: 20 });
+      autocannon({
+        url: `http://127.0.0.1:${server.port}/mcp`,
+        method: 'POST',
+        headers,
+        body,
+        connections: CONNECTIONS,
+        duration,
+        timeout: 20,
+      });
     await run(3);
     const path = join(OUT, `${row}-${IMPL}.cpuprofile`);
     await profiler(server.child, 'profile-start');

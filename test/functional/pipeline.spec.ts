@@ -139,8 +139,22 @@ describe('the pipeline of a call', () => {
     });
     expect(completion).toEqual({ completion: { values: ['alpha'], total: 1, hasMore: false } });
     expect(seen).toEqual([
-      { kind: 'template', name: 'notes://milk', handler: 'Notes.read', arguments: { title: 'milk' }, input: { title: 'milk' }, contextLast: true },
-      { kind: 'prompt', name: 'summarise', handler: 'Notes.summarise', arguments: { title: 'milk' }, input: expect.any(NoteInput), contextLast: true },
+      {
+        kind: 'template',
+        name: 'notes://milk',
+        handler: 'Notes.read',
+        arguments: { title: 'milk' },
+        input: { title: 'milk' },
+        contextLast: true,
+      },
+      {
+        kind: 'prompt',
+        name: 'summarise',
+        handler: 'Notes.summarise',
+        arguments: { title: 'milk' },
+        input: expect.any(NoteInput),
+        contextLast: true,
+      },
       { kind: 'completion', name: 'title', handler: 'Notes.titles', arguments: {}, input: 'al', contextLast: true },
     ]);
     await app.close();
@@ -169,7 +183,12 @@ describe('a mounted handler', () => {
   @McpModule({ server: { name: 'weather', version: '1.0.0' }, providers: [Weather], middleware: [tag('weather app')] })
   class WeatherModule {}
 
-  @McpModule({ server: { name: 'gateway', version: '1.0.0' }, providers: [], mounts: { w: WeatherModule }, middleware: [tag('gateway app')] })
+  @McpModule({
+    server: { name: 'gateway', version: '1.0.0' },
+    providers: [],
+    mounts: { w: WeatherModule },
+    middleware: [tag('gateway app')],
+  })
   class GatewayModule {}
 
   it("passes the mounting application's middleware, then its own application's, and its own middleware once", async () => {

@@ -9,9 +9,9 @@ export async function readParams(req: IncomingMessage, url: URL): Promise<Record
   if (req.method !== 'POST') return Object.fromEntries(url.searchParams);
   let body: Buffer;
   try {
-    body = await readBody(req, MAX_BODY, 10_000);
+    body = await readBody(req, MAX_BODY);
   } catch {
-    throw new OAuthError('invalid_request', 'The request body is too large or too slow');
+    throw new OAuthError('invalid_request', 'The request body is too large');
   }
   const type = String(req.headers['content-type'] ?? '')
     .split(';')[0]

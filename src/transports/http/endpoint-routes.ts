@@ -11,16 +11,21 @@ export interface EndpointRoute {
 }
 
 /**
- * The route table as the fetch handler matches it, as Koa's router matches the same table on Node
- * (StreamableHttpTransport registers it there): the first route of the request's method on its path
- * wins; paths match case-insensitively, with or without one trailing slash.
+ * The route table as both front doors match it (Koa and the fetch handler): the first route of the
+ * request's method on its path wins, else the path's `*` route; paths match case-insensitively, with or
+ * without one trailing slash, as Koa's router would. Paths are looked up, not scanned.
  */
 export function routeMatcher(routes: readonly EndpointRoute[]): (method: string, path: string) => EndpointRoute | undefined {
-  const keyed = routes.map((route) => ({ route, key: routeKey(route.path) }));
+  const byPath = new Map<string, Map<string, EndpointRoute>>();
+  for (const route of routes) {
+    const key = routeKey(route.path);
+    let methods = byPath.get(key);
+    if (!methods) byPath.set(key, (methods = new Map<string, EndpointRoute>()));
+    if (!methods.has(route.method)) methods.set(route.method, route);
+  }
   return (method, path) => {
-    const key = routeKey(path);
-    const wanted = method === 'HEAD' ? 'GET' : method;
-    return keyed.find((r) => r.key === key && (r.route.method === wanted || r.route.method === '*'))?.route;
+    const methods = byPath.get(routeKey(path));
+    return methods && (methods.get(method === 'HEAD' ? 'GET' : method) ?? methods.get('*'));
   };
 }
 

@@ -1,9 +1,9 @@
-import { parse as parseContentType } from 'content-type';
-import { BodyTimeoutError, BodyTooLargeError } from '../../http/body';
-import { acceptsAll } from '../../http/negotiation';
+import { BodyTooLargeError } from '../../http/body';
 import { declaredLength, type HttpExchange, type NetworkFacts, type SseSink } from './http-exchange';
 
 const encoder = new TextEncoder();
+/** A leading byte-order mark is kept, as JSON does not allow one: such a body is a parse error on every runtime. */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * The fetch front door's exchange: a web-standard `Request`, answered by building a `Response`
@@ -14,8 +14,7 @@ export class FetchExchange implements HttpExchange {
   readonly method: string;
   readonly path: string;
   readonly url: string;
-  /** Whether the request declares a body (Content-Length or Transfer-Encoding), or a runtime gave it one. */
-  private readonly hasBody: boolean;
+  readonly hasBody: boolean;
   private status = 404;
   private body: string | ReadableStream<Uint8Array> | null = 'Not Found';
   private readonly answerHeaders = new Headers({ 'Content-Type': 'text/plain; charset=utf-8' });
@@ -61,34 +60,25 @@ export class FetchExchange implements HttpExchange {
     return this.request.headers.get(name) ?? '';
   }
 
-  accepts(...types: string[]): boolean {
-    return acceptsAll(this.header('accept'), types);
-  }
-
-  bodyIs(type: string): boolean {
-    // The media type as Koa's ctx.is reads it (type-is, over content-type): parameters aside, in lower case.
-    return this.hasBody && parseContentType(this.header('content-type'), { parameters: false }).type === type;
-  }
-
   query(name: string): string | undefined {
     const values = new URL(this.request.url).searchParams.getAll(name);
     return values.length === 1 ? values[0] : undefined;
   }
 
-  async readBody(limit: number, timeoutMs: number): Promise<Uint8Array> {
+  async readText(limit: number): Promise<string> {
+    return utf8.decode(await this.readBody(limit));
+  }
+
+  private async readBody(limit: number): Promise<Uint8Array> {
     const declared = declaredLength(this);
     if (declared !== undefined && declared > limit) throw new BodyTooLargeError();
     const reader = this.request.body?.getReader();
     if (!reader) return new Uint8Array(0);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      if (timeoutMs > 0) timer = setTimeout(() => reject(new BodyTimeoutError()), timeoutMs);
-    });
     const chunks: Uint8Array[] = [];
     let size = 0;
     try {
       for (;;) {
-        const { done, value } = (await Promise.race([reader.read(), timedOut])) as { done: boolean; value?: Uint8Array };
+        const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
         if (done || !value) break;
         size += value.byteLength;
         if (size > limit) throw new BodyTooLargeError();
@@ -97,8 +87,6 @@ export class FetchExchange implements HttpExchange {
     } catch (error) {
       reader.cancel().catch(() => undefined); // the rest of the body is not wanted; its stream's own failure is not news
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
     if (chunks.length === 1) return chunks[0];
     const body = new Uint8Array(size);

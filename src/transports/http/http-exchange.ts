@@ -35,23 +35,16 @@ export interface HttpExchange {
 
   /** A request header ('' when absent), by its name in lower case. */
   header(name: string): string;
-  /**
-   * True when the Accept header lists every one of the media `types` with a quality above 0
-   * (wildcards included); false without an Accept header, which the MCP endpoint requires.
-   */
-  accepts(...types: string[]): boolean;
-  /**
-   * True when the request declares a body (Content-Length or Transfer-Encoding) whose Content-Type
-   * is the media type `type` (parameters such as charset aside).
-   */
-  bodyIs(type: string): boolean;
+  /** True when the request declares a body (Content-Length or Transfer-Encoding), or its runtime gave it one. */
+  readonly hasBody: boolean;
   /** A query parameter given exactly once; undefined when absent or repeated. */
   query(name: string): string | undefined;
   /**
-   * The body, refusing with BodyTooLargeError once it passes `limit` bytes and with BodyTimeoutError
-   * when it did not end within `timeoutMs` (0: no limit); any other rejection is the connection's.
+   * The body as UTF-8 text (a leading byte-order mark kept: JSON does not allow one), refusing with
+   * BodyTooLargeError once it passes `limit` bytes; any other rejection is the connection's. How long it
+   * may take is the server's to say (Node's `requestTimeout`, a runtime's own).
    */
-  readBody(limit: number, timeoutMs: number): Promise<Uint8Array>;
+  readText(limit: number): Promise<string>;
   /** Calls `listener` once when the exchange closes: its answer ended, or its client went away. Returns the unsubscription. */
   onClose(listener: () => void): () => void;
 

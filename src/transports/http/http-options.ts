@@ -37,8 +37,12 @@ export interface HttpOptions {
   allowedOrigins?: string[];
   /** Largest request body in bytes (default 4 MiB); larger ones get 413. */
   maxBodyBytes?: number;
-  /** Time allowed for a request body to arrive, in ms (default 30 000; 0 disables); slower ones get 408. */
-  bodyTimeoutMs?: number;
+  /**
+   * Time allowed for a whole request (its headers and body) to arrive, in ms (default 30 000; 0: no
+   * limit): the `requestTimeout` of the Node server `listen` starts, which answers a slower request 408
+   * and closes its connection. A server of your own (`middleware()`, `callback()`) sets its own.
+   */
+  requestTimeoutMs?: number;
   /** CORS for browser clients: the allowed origins, or `*`. Off by default. */
   cors?: { origins: string[] | '*' };
   /** Where SSE events are kept for resumption (default: a bounded in-memory store). */
@@ -86,8 +90,6 @@ export interface HttpOptions {
    * `false` turns it off. Its sessions live on this instance only: a `sessionBackplane` does not share them.
    */
   sse2024?: false | { path?: string; messagesPath?: string };
-  /** @deprecated The former name of `sse2024` (read when `sse2024` is not set). */
-  legacySse?: false | { path?: string; messagesPath?: string };
   /**
    * A server card (SEP-2127, a draft): this JSON document, served as is at `/.well-known/mcp/server-card`
    * to any origin, behind the Host check of the MCP path. `mcpkit pack` writes one, server-card.json.
@@ -113,7 +115,6 @@ export type ResolvedHttpOptions = Required<
     | 'sessionBackplane'
     | 'oauthProxy'
     | 'sse2024'
-    | 'legacySse'
     | 'serverCard'
   >
 > &
@@ -148,7 +149,7 @@ export function resolveHttpOptions(options: HttpOptions, defaultStore: () => Eve
     allowedHosts: options.allowedHosts ?? ['localhost', '127.0.0.1', '[::1]'],
     allowedOrigins: options.allowedOrigins,
     maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
-    bodyTimeoutMs: options.bodyTimeoutMs ?? 30_000,
+    requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
     cors: options.cors,
     eventStore: sessions ? (options.eventStore ?? defaultStore()) : undefined,
     keepAliveMs: options.keepAliveMs ?? 15_000,
@@ -160,7 +161,7 @@ export function resolveHttpOptions(options: HttpOptions, defaultStore: () => Eve
     sessionBackplane: sessions ? options.sessionBackplane : undefined,
     oauthProxy: options.oauthProxy,
     serverCard: options.serverCard,
-    sse2024: resolveSse2024(options.sse2024 ?? options.legacySse, sessions),
+    sse2024: resolveSse2024(options.sse2024, sessions),
   };
 }
 

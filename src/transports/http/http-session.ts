@@ -21,6 +21,8 @@ export class HttpSession implements AnswerTarget {
    */
   private requests?: Map<RequestId, StreamChannel>;
   private streams?: Map<string, StreamChannel>;
+  /** The answers still open, by request: the first message for one opens its stream (see pend). */
+  private pending?: Map<RequestId, { exchange: HttpExchange; streaming: () => void }>;
   private standaloneChannel?: StreamChannel;
   lastActivity = Date.now();
   private nextStream = 0;
@@ -52,20 +54,41 @@ export class HttpSession implements AnswerTarget {
     this.lastActivity = Date.now();
   }
 
-  /** Opens the stream of one POSTed request. */
-  openRequest(id: RequestId, exchange: HttpExchange): StreamChannel {
-    const channel = new StreamChannel(`r${++this.nextStream}`, this.channelContext, exchange, id);
+  pend(id: RequestId, exchange: HttpExchange, streaming: () => void): void {
+    (this.pending ??= new Map()).set(id, { exchange, streaming });
+  }
+
+  /** The stream of one POSTed request: opened on its pending answer by its first message. */
+  openStream(id: RequestId): StreamChannel | undefined {
+    const open = this.requests?.get(id);
+    if (open) return open;
+    const pending = this.pending?.get(id);
+    if (!pending) return undefined;
+    this.forgetPending(id);
+    const channel = new StreamChannel(`r${++this.nextStream}`, this.channelContext, pending.exchange, id);
     (this.requests ??= new Map()).set(id, channel);
     (this.streams ??= new Map()).set(channel.streamId, channel);
+    // Only queues the priming on the channel, and queued work never rejects.
+    void channel.startStream();
+    pending.streaming();
     return channel;
   }
 
-  closeRequest(id: RequestId, channel: StreamChannel): void {
-    if (this.requests?.get(id) === channel) {
-      this.requests.delete(id);
-      if (this.requests.size === 0) this.requests = undefined;
-    }
+  streamOf(id: RequestId): StreamChannel | undefined {
+    return this.requests?.get(id);
+  }
+
+  settle(id: RequestId): void {
+    this.forgetPending(id);
+    const channel = this.requests?.get(id);
+    if (!channel) return;
+    this.requests!.delete(id);
+    if (this.requests!.size === 0) this.requests = undefined;
     this.forgetStream(channel.streamId);
+  }
+
+  private forgetPending(id: RequestId): void {
+    if (this.pending?.delete(id) && this.pending.size === 0) this.pending = undefined;
   }
 
   /** The live request stream with this id. */
@@ -78,10 +101,10 @@ export class HttpSession implements AnswerTarget {
     if (this.streams?.delete(streamId) && this.streams.size === 0) this.streams = undefined;
   }
 
-  /** Routes an outbound message: to its request's stream when that is live, else to the standalone stream. */
+  /** Routes an outbound message: to its request's stream when that is live (or opens it), else to the standalone stream. */
   route(message: JsonRpcMessage, relatedRequestId?: RequestId, final?: boolean): Promise<void> {
     const key = isResponse(message) ? (message.id ?? undefined) : relatedRequestId;
-    const channel = key === undefined ? undefined : this.requests?.get(key);
+    const channel = key === undefined ? undefined : this.openStream(key);
     // The request's stream broke (logged there, its client told): its later messages have nowhere to go.
     if (channel?.failed) return Promise.resolve();
     if (channel && channel.state !== 'done') return final ? channel.finish(message) : channel.send(message);
@@ -106,7 +129,7 @@ export class HttpSession implements AnswerTarget {
   }
 
   get busy(): boolean {
-    return this.requests !== undefined || this.session.inflightCount > 0;
+    return this.requests !== undefined || this.pending !== undefined || this.session.inflightCount > 0;
   }
 
   /** Ends every stream for good. */

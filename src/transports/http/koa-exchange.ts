@@ -1,11 +1,10 @@
 import type Koa from 'koa';
 import { readBody } from '../../http/body';
-import { acceptsAll } from '../../http/negotiation';
 import type { HttpExchange, NetworkFacts, SseSink } from './http-exchange';
 
 /**
- * The Koa front door's exchange: a Koa context, read and answered through Koa (ctx.get, ctx.accepts,
- * ctx.is, ctx.status, ctx.body), so that the app's own middleware sees the answer. Only an SSE stream
+ * The Koa front door's exchange: a Koa context, its request read from Node's own (headers, body) and
+ * answered through Koa (ctx.status, ctx.body), so that the app's own middleware sees the answer. Only an SSE stream
  * takes Node's response from Koa (openStream says why).
  */
 export class KoaExchange implements HttpExchange {
@@ -24,7 +23,7 @@ export class KoaExchange implements HttpExchange {
   }
 
   get headers(): Readonly<Record<string, string | string[] | undefined>> {
-    return this.ctx.headers;
+    return this.ctx.req.headers;
   }
 
   get network(): NetworkFacts {
@@ -42,18 +41,16 @@ export class KoaExchange implements HttpExchange {
   }
 
   header(name: string): string {
-    return this.ctx.get(name);
+    // Node's own header object, as ctx.get reads it: a repeated header joined, a missing one ''.
+    const value = this.ctx.req.headers[name];
+    return value === undefined ? '' : Array.isArray(value) ? value.join(', ') : value;
   }
 
-  accepts(...types: string[]): boolean {
-    // Not ctx.accepts, which picks the best of several types where every one must be listed, and takes
-    // a request without Accept as accepting anything (the MCP endpoint requires the header).
-    return acceptsAll(this.ctx.get('accept'), types);
-  }
-
-  bodyIs(type: string): boolean {
-    // null without a body, false for another type, else the type matched.
-    return this.ctx.is(type) === type;
+  get hasBody(): boolean {
+    // As type-is (Koa's ctx.is) decides.
+    const { headers } = this.ctx.req;
+    const length = headers['content-length'];
+    return headers['transfer-encoding'] !== undefined || (length !== undefined && !Number.isNaN(Number(length)));
   }
 
   query(name: string): string | undefined {
@@ -61,8 +58,8 @@ export class KoaExchange implements HttpExchange {
     return typeof value === 'string' ? value : undefined;
   }
 
-  readBody(limit: number, timeoutMs: number): Promise<Uint8Array> {
-    return readBody(this.ctx.req, limit, timeoutMs);
+  async readText(limit: number): Promise<string> {
+    return (await readBody(this.ctx.req, limit)).toString('utf8');
   }
 
   onClose(listener: () => void): () => void {

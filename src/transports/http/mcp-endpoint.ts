@@ -11,6 +11,7 @@ import { SessionDirectory, type SessionFactory } from './session-directory';
 import type { SseConnection } from './sse-stream';
 import { type ChannelHost, SessionChannelContext } from './session-channel-context';
 import { StreamHandlers } from './stream-handlers';
+import { Negotiation } from '../../http/negotiation';
 
 /** Where a server card is served (SEP-2127, a draft). */
 const SERVER_CARD_PATH = '/.well-known/mcp/server-card';
@@ -49,6 +50,7 @@ export class McpEndpoint {
     this.options.eventStore?.attachLogger?.(logError);
     this.guards = new RequestGuards(this.options, options.port || undefined, logError);
     const channels = this.channelHost();
+    const negotiation = new Negotiation();
     this.sessions = new SessionDirectory(factory, this.options, (id) => new SessionChannelContext(channels, id));
     this.posts = new PostHandler(
       this.options,
@@ -59,8 +61,9 @@ export class McpEndpoint {
       factory.stateless,
       // A stateless request's stream: no session id, nothing stored, nothing shared.
       { retryMs: channels.retryMs, headers: {}, track: (connection, open) => channels.track(connection, open), logError },
+      negotiation,
     );
-    this.streams = new StreamHandlers(this.options, this.sessions, this.guards);
+    this.streams = new StreamHandlers(this.options, this.sessions, this.guards, negotiation);
     // A server serving only the per-request era has no sessions, standalone streams or HTTP+SSE endpoint.
     this.perRequestOnly = factory.perRequest?.support === 'per-request';
     const { sse2024 } = this.options;
@@ -70,6 +73,7 @@ export class McpEndpoint {
         {
           factory,
           guards: this.guards,
+          negotiation,
           track: (connection, open) => (open ? this.connections.add(connection) : this.connections.delete(connection)),
           otherSessions: () => this.sessions.size,
         },

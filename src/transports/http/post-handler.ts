@@ -12,7 +12,8 @@ import { accepted, fail, JSON_ANSWER, replyMessage, SSE_ANSWER } from './http-re
 import type { ResolvedHttpOptions } from './http-options';
 import type { HttpSession } from './http-session';
 import { readMessage } from './read-message';
-import { type AnswerOptions, answerRequest } from './request-answer';
+import type { Negotiation } from '../../http/negotiation';
+import { type AnswerOptions, type AnswerTarget, answerRequest, type PostedExtra } from './request-answer';
 import type { RequestGuards } from './request-guards';
 import type { SessionDirectory, SessionFactory } from './session-directory';
 import { findSession } from './session-lookup';
@@ -40,6 +41,7 @@ export class PostHandler {
     private readonly stateless: StatelessServer,
     /** The streams of stateless requests: no session id, no event store (they cannot be resumed). */
     private readonly statelessChannels: ChannelContext,
+    private readonly negotiation: Negotiation,
   ) {
     const { responseMode } = options;
     const shared = { logError, refusal: guards.refusal.bind(guards) };
@@ -50,10 +52,10 @@ export class PostHandler {
   }
 
   async handle(exchange: HttpExchange): Promise<void> {
-    if (!exchange.accepts(JSON_ANSWER, SSE_ANSWER)) {
+    if (!this.negotiation.accepts(exchange.header('accept'), BOTH_ANSWERS)) {
       return fail(exchange, 406, -32000, 'Not Acceptable: Accept must list application/json and text/event-stream');
     }
-    if (!exchange.bodyIs('application/json'))
+    if (!exchange.hasBody || this.negotiation.mediaType(exchange.header('content-type')) !== 'application/json')
       return fail(exchange, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
     const principal = await this.guards.authenticate(exchange);
     if (!principal) return;
@@ -75,7 +77,7 @@ export class PostHandler {
   private async serveInSession(
     exchange: HttpExchange,
     message: JsonRpcMessage,
-    extra: TransportExtra,
+    extra: PostedExtra,
     auth: AuthInfo | undefined,
   ): Promise<void> {
     // From here on, errors name the request they answer.
@@ -117,7 +119,7 @@ export class PostHandler {
   }
 
   /** A 2026-07-28 request, its headers and envelope checked: served on its own, statelessly; closing its stream cancels it. */
-  private async servePerRequest(exchange: HttpExchange, message: JsonRpcRequest, extra: TransportExtra, peer: PeerState): Promise<void> {
+  private async servePerRequest(exchange: HttpExchange, message: JsonRpcRequest, extra: PostedExtra, peer: PeerState): Promise<void> {
     if (!this.perRequest?.knows(message.method))
       return replyMessage(exchange, 404, errorResponse(message.id, ErrorCode.MethodNotFound, `Method not found: ${echo(message.method)}`));
     // The engine takes the envelope from here rather than reading it again from the body.
@@ -132,7 +134,7 @@ export class PostHandler {
   }
 
   /** A 2025-11-25 message when the `sessions` option is off: served on its own. */
-  private async serveStateless(exchange: HttpExchange, message: JsonRpcMessage, extra: TransportExtra): Promise<void> {
+  private async serveStateless(exchange: HttpExchange, message: JsonRpcMessage, extra: PostedExtra): Promise<void> {
     // Without the header and without a session there is no other way to know: the spec says assume 2025-03-26.
     const peer: PeerState = { protocolVersion: exchange.header('mcp-protocol-version') || '2025-03-26', clientCapabilities: {} };
     if (!isRequest(message)) {
@@ -151,7 +153,7 @@ export class PostHandler {
     exchange: HttpExchange,
     served: StatelessExchange,
     message: JsonRpcRequest,
-    extra: TransportExtra,
+    extra: PostedExtra,
     options: AnswerOptions,
     after?: () => void,
   ): Promise<void> {
@@ -171,26 +173,40 @@ export class PostHandler {
   }
 }
 
+const BOTH_ANSWERS = [JSON_ANSWER, SSE_ANSWER];
+
 /** A header's value ('' when absent; repeated ones joined as Node joins them). */
 function single(value: string | string[] | undefined): string {
   return Array.isArray(value) ? value.join(', ') : (value ?? '');
 }
 
 /**
- * A POSTed request's TransportExtra. It ends up referencing the whole request (`closeStream` closes over
- * its stream), so it is made with `new`, not as an object literal: V8 pretenures only literals (see
- * answerRequest), and a pretenured one would keep every request's ctx, req and res alive into old space.
+ * A POSTed request's TransportExtra. It ends up referencing the whole request (its answer's target), so
+ * it is made with `new`, not as an object literal: V8 pretenures only literals (see answerRequest), and
+ * a pretenured one would keep every request's ctx, req and res alive into old space.
  */
-class PostExtra implements TransportExtra {
-  closeStream?: () => void;
+class PostExtra implements PostedExtra {
   envelope?: PeerState;
   private facts?: TransportExtra['network'];
+  private target?: AnswerTarget;
+  private requestId?: RequestId;
 
   constructor(
     readonly headers: TransportExtra['headers'],
     readonly auth: AuthInfo | undefined,
     private readonly exchange: HttpExchange,
   ) {}
+
+  answeredBy(target: AnswerTarget, id: RequestId): void {
+    this.target = target;
+    this.requestId = id;
+  }
+
+  /** Ends the HTTP connection of the request's stream (SEP-1699 polling): the client resumes it. */
+  closeStream(): void {
+    // Channel work never rejects (a fault breaks the stream and is logged there).
+    if (this.target) void this.target.openStream(this.requestId!)?.closeConnection();
+  }
 
   /** Read when asked (telemetry's span attributes only): the peer's address and port are getters of the socket. */
   get network(): TransportExtra['network'] {

@@ -21,9 +21,17 @@ export interface AnswerTarget {
   readonly id: string | undefined;
   /** Runs the request; resolves to its response, or undefined when it was cancelled. */
   serve(request: JsonRpcRequest, extra: TransportExtra): Promise<JsonRpcMessage | undefined>;
-  /** Opens the request's stream, which its messages to the client go on (and its answer, once SSE). */
-  openRequest(id: RequestId, exchange: HttpExchange): StreamChannel;
-  closeRequest(id: RequestId, channel: StreamChannel): void;
+  /**
+   * Holds the request's answer open on `exchange`: the first message for the request sent before its
+   * response turns the answer into the request's SSE stream, and `streaming` is called then.
+   */
+  pend(id: RequestId, exchange: HttpExchange, streaming: () => void): void;
+  /** The request's stream: the one it has, or one opened now on its pending answer; undefined once answered. */
+  openStream(id: RequestId): StreamChannel | undefined;
+  /** The request's stream if one was opened (nothing is opened). */
+  streamOf(id: RequestId): StreamChannel | undefined;
+  /** The request's answer is over: a JSON reply went out, or its stream ended. */
+  settle(id: RequestId): void;
   /** Told when the request's stream ended after its answer (a session's activity). */
   streamEnded?(): void;
 }
@@ -46,9 +54,10 @@ export interface AnswerOptions {
 }
 
 /**
- * Answers one POSTed request: JSON when nothing else was sent first, else an SSE stream. Resolves once
- * the HTTP answer has started, with a promise of the request being completely answered. That promise
- * never rejects: a fault ends the request with a JSON-RPC error (see StreamChannel) and is logged.
+ * Answers one POSTed request: JSON when nothing else was sent first, else an SSE stream, opened by the
+ * first message (see AnswerTarget.pend): a request that sends nothing makes no stream. Resolves once the
+ * HTTP answer has started, with a promise of the request being completely answered. That promise never
+ * rejects: a fault ends the request with a JSON-RPC error (see StreamChannel) and is logged.
  *
  * `options` should be made once per handler, not per request, and hold nothing of a request (a closure
  * over its ctx or `extra`): V8 may pretenure an object literal made on every request (allocate it in old
@@ -60,36 +69,46 @@ export async function answerRequest(
   exchange: HttpExchange,
   http: AnswerTarget,
   request: JsonRpcRequest,
-  extra: TransportExtra,
+  extra: PostedExtra,
   options: AnswerOptions,
 ): Promise<{ finished: Promise<void> }> {
   if (http.id) exchange.setHeader('Mcp-Session-Id', http.id);
-  const channel = options.responseMode === 'json' ? undefined : http.openRequest(request.id, exchange);
-  if (channel) {
-    // Channel work never rejects (a fault breaks the stream and is logged there): nothing to await.
-    extra.closeStream = () => void channel.closeConnection();
-    if (options.responseMode === 'sse') void channel.startStream();
-  }
   // Entries of the server log made while the request runs carry its id, method and session.
   const fields = { requestId: request.id, method: request.method, sessionId: http.id };
-  const done = withLogFields(fields, () => serve(exchange, http, request, extra, options)); // never rejects
-  if (!channel) {
-    replyAnswer(exchange, await done, options, extra.auth);
+  if (options.responseMode === 'json') {
+    // Never a stream: what the handler sends before its response goes to the session's standalone stream.
+    replyAnswer(exchange, await withLogFields(fields, () => serve(exchange, http, request, extra, options)), options, extra.auth);
     return ANSWERED;
   }
-  // Plain JSON if the answer comes before anything else was sent, else the stream's end.
-  const first = await Promise.race([done.then((response) => ({ response })), channel.upgrade.then(() => undefined)]);
-  if (first && channel.state === 'pending') {
-    http.closeRequest(request.id, channel);
-    replyAnswer(exchange, first.response, options, extra.auth);
+  let wake!: () => void;
+  const started = new Promise<void>((resolve) => (wake = resolve));
+  http.pend(request.id, exchange, wake);
+  extra.answeredBy(http, request.id);
+  if (options.responseMode === 'sse') http.openStream(request.id);
+  const done = withLogFields(fields, () => serve(exchange, http, request, extra, options)); // never rejects
+  void done.then(wake);
+  await started;
+  const channel = http.streamOf(request.id);
+  if (!channel) {
+    // Answered before anything else was sent: plain JSON.
+    http.settle(request.id);
+    replyAnswer(exchange, await done, options, extra.auth);
     return ANSWERED;
   }
   const finished = done.then(async (response) => {
     await channel.finish(response);
-    http.closeRequest(request.id, channel);
+    http.settle(request.id);
     http.streamEnded?.();
   });
   return { finished };
+}
+
+/**
+ * The TransportExtra of a POSTed request: `closeStream` ends the HTTP connection of the request's stream
+ * (opening it first when the answer is still pending), once answerRequest says where it lives.
+ */
+export interface PostedExtra extends TransportExtra {
+  answeredBy(target: AnswerTarget, id: RequestId): void;
 }
 
 /** What answerRequest gives back once the answer went out whole: nothing is left to finish. */

@@ -7,6 +7,7 @@ import { accepted, fail } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import { readMessage } from './read-message';
 import type { RequestGuards } from './request-guards';
+import type { Negotiation } from '../../http/negotiation';
 import type { SessionFactory } from './session-directory';
 import { SseConnection } from './sse-stream';
 
@@ -21,6 +22,7 @@ interface Sse2024Session {
 export interface Sse2024Host {
   readonly factory: SessionFactory;
   readonly guards: RequestGuards;
+  readonly negotiation: Negotiation;
   /** Told when a stream opens or closes (keep-alives). */
   track(connection: SseConnection, open: boolean): void;
   /** The number of Streamable HTTP sessions, which count toward `maxSessions` with these. */
@@ -61,7 +63,7 @@ export class Sse2024Endpoint {
 
   /** POST on the messages path: one client message for the session its query names, answered 202. */
   async post(exchange: HttpExchange): Promise<void> {
-    if (!exchange.bodyIs('application/json'))
+    if (!exchange.hasBody || this.host.negotiation.mediaType(exchange.header('content-type')) !== 'application/json')
       return fail(exchange, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
     const principal = await this.host.guards.authenticate(exchange);
     if (!principal) return;

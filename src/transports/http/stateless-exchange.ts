@@ -22,14 +22,17 @@ export interface StatelessServer {
 
 /**
  * One POSTed request served with no session (a 2026-07-28 request, or any request when the `sessions`
- * option is off): the request's one stream, once its answer may become SSE, and the engine's handle
- * on it. Its messages go on that stream only: with no session there is no standalone stream, so a
- * message for anything else (or after the stream ended) reaches no one.
+ * option is off): the engine's handle on it and, once its handler sends something before answering,
+ * the request's one stream. Its messages go on that stream only: with no session there is no standalone
+ * stream, so a message for anything else (or after the stream ended) reaches no one.
  */
 export class StatelessExchange implements AnswerTarget {
   readonly id = undefined;
-  private channel?: StreamChannel;
   private requestId?: RequestId;
+  /** The answer still open, until the first message opens the stream on it or the response goes out. */
+  private pending?: HttpExchange;
+  private streaming?: () => void;
+  private channel?: StreamChannel;
   private served?: StatelessRequest;
 
   constructor(
@@ -43,14 +46,33 @@ export class StatelessExchange implements AnswerTarget {
     return this.served.response;
   }
 
-  openRequest(id: RequestId, exchange: HttpExchange): StreamChannel {
+  pend(id: RequestId, exchange: HttpExchange, streaming: () => void): void {
     this.requestId = id;
-    this.channel = new StreamChannel('r1', this.channelContext, exchange, id);
+    this.pending = exchange;
+    this.streaming = streaming;
+  }
+
+  openStream(id: RequestId): StreamChannel | undefined {
+    if (id !== this.requestId) return undefined;
+    if (!this.channel && this.pending) {
+      this.channel = new StreamChannel('r1', this.channelContext, this.pending, id);
+      this.pending = undefined;
+      // Only queues the priming on the channel, and queued work never rejects.
+      void this.channel.startStream();
+      this.streaming?.();
+    }
     return this.channel;
   }
 
-  closeRequest(_id: RequestId, channel: StreamChannel): void {
-    if (this.channel === channel) this.channel = undefined;
+  streamOf(id: RequestId): StreamChannel | undefined {
+    return id === this.requestId ? this.channel : undefined;
+  }
+
+  settle(id: RequestId): void {
+    if (id !== this.requestId) return;
+    this.pending = undefined;
+    this.streaming = undefined;
+    this.channel = undefined;
   }
 
   /** The exchange is over (answered, or its client left): the request ends, if it still runs. */
@@ -59,10 +81,10 @@ export class StatelessExchange implements AnswerTarget {
   }
 
   private route(message: JsonRpcMessage, relatedRequestId?: RequestId, final?: boolean): Promise<void> {
-    const channel = this.channel;
     const key = isResponse(message) ? (message.id ?? undefined) : relatedRequestId;
+    const channel = key === undefined ? undefined : this.openStream(key);
     // The stream broke (logged there, its client told), or ended: what comes later has nowhere to go.
-    if (!channel || key !== this.requestId || channel.failed || channel.state === 'done') return Promise.resolve();
+    if (!channel || channel.failed || channel.state === 'done') return Promise.resolve();
     return final ? channel.finish(message) : channel.send(message);
   }
 }

@@ -47,8 +47,6 @@ export class StreamChannel {
   private replayed?: Set<string>;
   /** Set when storing or delivering failed: the connection was ended and later sends are dropped until a new one. */
   private broken = false;
-  private upgraded = false;
-  private upgradeWaiter?: { promise: Promise<void>; resolve: () => void };
 
   constructor(
     readonly streamId: string,
@@ -59,17 +57,6 @@ export class StreamChannel {
     private readonly requestId?: RequestId,
   ) {
     this.state = pendingExchange ? 'pending' : 'sse';
-  }
-
-  /** Resolves when a pending answer became a stream (made when first asked for: a JSON answer never asks). */
-  get upgrade(): Promise<void> {
-    if (this.upgraded) return DONE;
-    if (!this.upgradeWaiter) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      this.upgradeWaiter = { promise, resolve };
-    }
-    return this.upgradeWaiter.promise;
   }
 
   /** True once a write failed on this stream (see `break`) until a new connection is opened. */
@@ -97,8 +84,6 @@ export class StreamChannel {
     const exchange = this.pendingExchange;
     this.pendingExchange = undefined;
     this.state = 'sse';
-    this.upgraded = true;
-    this.upgradeWaiter?.resolve();
     return this.open(exchange);
   }
 

@@ -5,6 +5,9 @@ import { type HttpSession, STANDALONE_STREAM } from './http-session';
 import type { RequestGuards } from './request-guards';
 import type { SessionDirectory } from './session-directory';
 import { findSession } from './session-lookup';
+import type { Negotiation } from '../../http/negotiation';
+
+const SSE_ONLY = [SSE_ANSWER];
 
 /** GET (the standalone stream, or a resume with Last-Event-ID) and DELETE (end a session) on the MCP endpoint. */
 export class StreamHandlers {
@@ -12,6 +15,7 @@ export class StreamHandlers {
     private readonly options: ResolvedHttpOptions,
     private readonly sessions: SessionDirectory,
     private readonly guards: RequestGuards,
+    private readonly negotiation: Negotiation,
   ) {}
 
   async get(exchange: HttpExchange): Promise<void> {
@@ -19,7 +23,8 @@ export class StreamHandlers {
       exchange.setHeader('Allow', 'POST, DELETE');
       return fail(exchange, 405, -32000, 'Method not allowed: this server offers no standalone SSE stream');
     }
-    if (!exchange.accepts(SSE_ANSWER)) return fail(exchange, 406, -32000, 'Not Acceptable: Accept must list text/event-stream');
+    if (!this.negotiation.accepts(exchange.header('accept'), SSE_ONLY))
+      return fail(exchange, 406, -32000, 'Not Acceptable: Accept must list text/event-stream');
     const principal = await this.guards.authenticate(exchange);
     if (!principal) return;
     const http = await findSession(exchange, this.sessions, principal.auth);

@@ -6,8 +6,7 @@ import type { HttpOptions, ResolvedHttpOptions } from './http-options';
 import type { SessionFactory } from './session-directory';
 import type { HttpMiddleware, HttpTransport, RequestListener } from './http-handler.types';
 import { KoaExchange } from './koa-exchange';
-import { routeKey } from './endpoint-routes';
-import { loadKoa, loadNodeHttp, loadRouter } from './koa-loader';
+import { loadKoa, loadNodeHttp } from './koa-loader';
 import { McpEndpoint } from './mcp-endpoint';
 
 export type { SessionFactory } from './session-directory';
@@ -15,15 +14,13 @@ export type { HttpMiddleware, HttpTransport, RequestListener } from './http-hand
 
 /**
  * The Streamable HTTP transport on Koa and Node's HTTP server: the Koa front door of the MCP endpoint
- * (McpEndpoint holds every rule of it). This class registers the endpoint's routes on Koa's router,
- * mounts the OAuth proxy's endpoints, and owns the Node server.
+ * (McpEndpoint holds every rule of it, and matches its routes as the fetch handler does). This class
+ * serves the endpoint as one Koa middleware, mounts the OAuth proxy's endpoints, and owns the Node server.
  */
 export class StreamableHttpTransport implements HttpTransport {
   readonly options: ResolvedHttpOptions;
   private readonly endpoint: McpEndpoint;
   private readonly koa: Koa;
-  /** The endpoint's routes on Koa's router, made when a request first needs them. */
-  private routes?: Koa.Middleware;
   private server?: Server;
 
   constructor(factory: SessionFactory, options: HttpOptions = {}) {
@@ -43,8 +40,9 @@ export class StreamableHttpTransport implements HttpTransport {
   }
 
   private koaMiddleware(): Koa.Middleware {
+    // A request no route of the endpoint takes goes on to the next middleware.
     const routes: Koa.Middleware = async (ctx, next) => {
-      await (this.routes ??= this.router())(ctx, next);
+      if (!(await this.endpoint.serve(new KoaExchange(ctx)))) await next();
     };
     const proxy = this.options.oauthProxy;
     if (!proxy) return routes;
@@ -57,19 +55,6 @@ export class StreamableHttpTransport implements HttpTransport {
     };
   }
 
-  /** The endpoint's route table on a Koa router: a request no route takes goes on to the next middleware. */
-  private router(): Koa.Middleware {
-    const router = new (loadRouter())();
-    for (const { method, path, handle } of this.endpoint.routes) {
-      const serve: Koa.Middleware = (ctx) => handle(new KoaExchange(ctx));
-      // A configured path is literal text, not a pattern: path-to-regexp's own characters are escaped.
-      const literal = routeKey(path).replace(/[{}()[\]+?!:*\\]/g, '\\$&');
-      if (method === '*') router.all(literal, serve);
-      else router.register(literal, [method], serve);
-    }
-    return router.routes() as Koa.Middleware;
-  }
-
   /** A Node request listener (for http.createServer or supertest). */
   callback(): RequestListener {
     return this.koa.callback();
@@ -78,8 +63,19 @@ export class StreamableHttpTransport implements HttpTransport {
   /** Starts a standalone server (what `app.listen({ http })` does); resolves with the bound address. */
   async listen(): Promise<{ host: string; port: number; url: string }> {
     const listener = this.callback();
+    // Node's server bounds how long a request may take to arrive (its headers and body): 408, and the
+    // connection closed. It checks its connections at most every 30 s, more often for a shorter limit.
+    const requestTimeout = this.options.requestTimeoutMs;
+    const timeouts =
+      requestTimeout > 0
+        ? {
+            requestTimeout,
+            headersTimeout: Math.min(60_000, requestTimeout),
+            connectionsCheckingInterval: Math.min(30_000, Math.max(10, Math.floor(requestTimeout / 4))),
+          }
+        : { requestTimeout: 0 };
     // Koa's handler settles every request itself (its errors go to ctx.onerror): the promise never rejects.
-    const server = loadNodeHttp().createServer((req, res) => void listener(req, res));
+    const server = loadNodeHttp().createServer(timeouts, (req, res) => void listener(req, res));
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) => {

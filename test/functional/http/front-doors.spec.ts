@@ -191,7 +191,7 @@ const CORS: [string, Case][] = [
  * the fetch handler (on a Node server): every answer must be the same, since both run McpEndpoint.
  */
 describe.each([
-  ['defaults (both eras, sessions, HTTP+SSE)', { maxBodyBytes: 2_000, legacySse: {} }, HOSTILE],
+  ['defaults (both eras, sessions, HTTP+SSE)', { maxBodyBytes: 2_000, sse2024: {} }, HOSTILE],
   ['sessions off', { sessions: false, maxBodyBytes: 2_000 }, HOSTILE],
   ['OAuth', AUTH_OPTIONS, AUTH],
   ['CORS', { cors: { origins: ['http://localhost:6274'] } }, CORS],

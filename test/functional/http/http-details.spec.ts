@@ -63,19 +63,16 @@ describe('Streamable HTTP details', () => {
     }
   });
 
-  it('answers a request body that stops arriving with 408 and a JSON-RPC body, and keeps serving', async () => {
-    const env = await listeningHttpApp({ bodyTimeoutMs: 200 });
+  it('answers a request that stops arriving within requestTimeoutMs with 408, closes its connection, and keeps serving', async () => {
+    const env = await listeningHttpApp({ requestTimeoutMs: 200 });
     const { port } = env;
     try {
       const body = JSON.stringify(initializeBody());
       const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: ${ACCEPT_BOTH}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
       const answer = await rawExchange(port, [head, body.slice(0, 10)]);
+      // Node's server answers it (the rest of the body may still come) and closes the connection.
       expect(answer).toMatch(/^HTTP\/1\.1 408 /);
-      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: -32000, message: expect.stringMatching(/timeout|time/i) },
-      });
+      expect(answer).toMatch(/\r\nConnection: close\r\n/i);
       const after = await fetch(`http://127.0.0.1:${port}/mcp`, {
         method: 'POST',
         headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' },

@@ -61,7 +61,7 @@ describe('the OAuth proxy mounted on the HTTP transport', () => {
     const huge = JSON.stringify({ redirect_uris: ['http://localhost:3000/cb'], padding: 'x'.repeat(70 * 1024) });
     const declared = await request(server).post('/register').set('Content-Type', 'application/json').send(huge);
     expect(declared.status).toBe(400);
-    expect(declared.body).toMatchObject({ error: 'invalid_request', error_description: 'The request body is too large or too slow' });
+    expect(declared.body).toMatchObject({ error: 'invalid_request', error_description: 'The request body is too large' });
     const streamed = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const listener = createServer((req, res) => void server(req, res)).listen(0, '127.0.0.1', () => {
         const { port } = listener.address() as AddressInfo;

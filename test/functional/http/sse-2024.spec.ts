@@ -164,28 +164,18 @@ describe('HTTP+SSE (2024-11-05) transport', () => {
     expect(await res.json()).toMatchObject({ error: { code: -32000 } });
   });
 
-  it('is off with legacySse: false', async () => {
-    const { base } = await start({ legacySse: false });
+  it('is off with sse2024: false', async () => {
+    const { base } = await start({ sse2024: false });
     const res = await fetch(`${base}/sse`, { headers: { accept: 'text/event-stream' } });
     expect(res.status).toBe(404);
   });
 
   it('serves custom paths', async () => {
-    const { base } = await start({ legacySse: { path: '/old/events', messagesPath: '/old/post' } });
+    const { base } = await start({ sse2024: { path: '/old/events', messagesPath: '/old/post' } });
     const stream = await SseReader.open(`${base}/old/events`, { headers: { accept: 'text/event-stream' } });
     await stream.waitFor((r) => r.events.length >= 1);
     expect(stream.events[0].data).toMatch(/^\/old\/post\?sessionId=/);
     await stream.disconnect();
-  });
-
-  it('takes its options under sse2024 too, which wins over the former name legacySse', async () => {
-    const { base } = await start({ sse2024: { path: '/new/events', messagesPath: '/new/post' }, legacySse: false });
-    const stream = await SseReader.open(`${base}/new/events`, { headers: { accept: 'text/event-stream' } });
-    await stream.waitFor((r) => r.events.length >= 1);
-    expect(stream.events[0].data).toMatch(/^\/new\/post\?sessionId=/);
-    await stream.disconnect();
-    const off = await start({ sse2024: false });
-    expect((await fetch(`${off.base}/sse`, { headers: { accept: 'text/event-stream' } })).status).toBe(404);
   });
 
   it('ends the session when the stream closes: a later POST gets 404', async () => {
