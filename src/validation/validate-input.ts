@@ -1,6 +1,7 @@
 import { plainToInstance } from 'class-transformer';
-import { getMetadataStorage, validate, type ValidationError } from 'class-validator';
+import { getMetadataStorage, validate } from 'class-validator';
 import { metadataStore } from '../metadata/metadata-store';
+import { type PlanError, ValidationPlan } from './validation-plan';
 
 type Ctor = new (...args: never[]) => object;
 type TransformerCtor = Parameters<typeof plainToInstance>[0];
@@ -21,17 +22,28 @@ interface Wording {
   toolArguments: boolean;
 }
 
+/** Each input class's plan, compiled on its first validation; null when class-validator validates it whole. */
+const plans = new WeakMap<object, ValidationPlan | null>();
+
+function planOf(cls: Ctor): ValidationPlan | undefined {
+  let plan = plans.get(cls);
+  if (plan === undefined) plans.set(cls, (plan = ValidationPlan.compile(cls) ?? null));
+  return plan ?? undefined;
+}
+
 /**
  * The one place where untrusted input becomes a class instance: class-transformer's `plainToInstance`,
- * then class-validator's `validate`. Every issue of the input is reported at once, each as
- * `path: message (constraint)` so that a model can correct its call; a member the input lacks reads
- * `is required`, whatever its type rules say. Never rejects.
+ * then class-validator's rules, run by the class's compiled plan (ValidationPlan: the same rules,
+ * constraints and messages) or, for a class with rules the plan does not run, by `validate` itself.
+ * Every issue of the input is reported at once, each as `path: message (constraint)` so that a model can
+ * correct its call; a member the input lacks reads `is required`, whatever its type rules say. Answers at
+ * once unless validation had to wait (an asynchronous constraint); never rejects.
  */
-export async function validateInput<T extends object>(
+export function validateInput<T extends object>(
   cls: Ctor,
   input: unknown,
   unknownKeys: UnknownKeys = 'strip',
-): Promise<ValidationOutcome<T>> {
+): ValidationOutcome<T> | Promise<ValidationOutcome<T>> {
   if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
     return { ok: false, issues: ['arguments: must be an object'] };
   }
@@ -39,22 +51,39 @@ export async function validateInput<T extends object>(
   if (hostile) return { ok: false, issues: [hostile] };
   const declared = metadataStore.schema(cls)?.additionalProperties;
   const refuse = declared === undefined ? unknownKeys === 'refuse' : declared === false;
+  const wording = { cls, toolArguments: unknownKeys === 'refuse' };
   let instance: T;
-  let errors: ValidationError[];
+  let errors: PlanError[] | Promise<PlanError[]>;
   try {
     instance = plainToInstance(cls as unknown as TransformerCtor, input ?? {}) as T;
-    errors = await validate(instance, {
-      whitelist: true,
-      forbidNonWhitelisted: refuse,
-      forbidUnknownValues: false,
-      validationError: { target: false },
-    });
+    const plan = planOf(cls);
+    errors = plan
+      ? plan.run(instance as Record<string, unknown>, refuse)
+      : validate(instance, {
+          whitelist: true,
+          forbidNonWhitelisted: refuse,
+          forbidUnknownValues: false,
+          validationError: { target: false },
+        });
   } catch {
-    // The input is what class-transformer or class-validator could not handle: the caller's mistake.
-    return { ok: false, issues: ['arguments: could not be read as the expected shape'] };
+    return unreadable();
   }
+  if (Array.isArray(errors)) return outcome(instance, errors, wording);
+  return errors.then(
+    (found) => outcome(instance, found, wording),
+    () => unreadable(),
+  );
+}
+
+/** The input is what class-transformer or class-validator could not handle: the caller's mistake. */
+function unreadable<T>(): ValidationOutcome<T> {
+  return { ok: false, issues: ['arguments: could not be read as the expected shape'] };
+}
+
+function outcome<T>(instance: T, errors: PlanError[], wording: Wording): ValidationOutcome<T> {
+  if (errors.length === 0) return { ok: true, value: instance };
   const issues: string[] = [];
-  collect(errors, '', issues, { cls, toolArguments: unknownKeys === 'refuse' });
+  collect(errors, '', issues, wording);
   return issues.length === 0 ? { ok: true, value: instance } : { ok: false, issues };
 }
 
@@ -106,7 +135,7 @@ export function hostileShape(input: unknown): string | undefined {
   return undefined;
 }
 
-function collect(errors: ValidationError[], prefix: string, into: string[], wording: Wording): void {
+function collect(errors: PlanError[], prefix: string, into: string[], wording: Wording): void {
   for (const e of errors) {
     const path = prefix ? `${prefix}.${e.property}` : e.property;
     const constraints = Object.entries(e.constraints ?? {});

@@ -65,8 +65,9 @@ async function checkedOutput(tool: ToolDescriptor, value: unknown, logError: (m:
     logError(`Tool ${tool.where} returned output that fails its output class: ${checked.issues.join('; ')}`);
     return errorResult(`Tool "${tool.name}" produced invalid output`);
   }
-  const structuredContent = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
-  return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
+  // Serialized once: the text is the JSON, and the structured content is read back from it (plain data, as a client gets it).
+  const text = JSON.stringify(value);
+  return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
 }
 
 /** How a tool's plain exceptions (anything but ToolError and errors that map to JSON-RPC errors) reach the model. */

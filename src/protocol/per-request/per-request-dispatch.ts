@@ -68,18 +68,33 @@ export class PerRequestDispatch implements RoundFactory {
     if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${echo(request.method)}`);
     const params = request.params ?? {};
     const core = MRTR_METHODS.has(request.method);
-    if (!core && !this.options.multiRound?.(request.method))
-      return { scope: new PerRequestScope(request.id, request.method, params, session, owner, extra, peer, undefined, undefined), handler };
+    if (!core && !this.options.multiRound?.(request.method)) return this.singleRound(request, params, session, owner, extra, peer, handler);
     const responses = params.inputResponses;
     if ('inputResponses' in params && (typeof responses !== 'object' || responses === null || Array.isArray(responses))) {
       throw McpError.invalidParams('Invalid params: inputResponses must be an object');
     }
+    // A round needs the client's answers: it can happen only in a retry, or when the client may be asked something.
+    if (params.requestState === undefined && !('inputResponses' in params) && !mayBeAsked(peer.clientCapabilities))
+      return this.singleRound(request, params, session, owner, extra, peer, handler);
     // Taken now (a handler may change the object it was given); hashed only if a round needs it.
     // A custom method has no `arguments`: its round is bound to its params (less the round's own members).
     const args = core
       ? snapshotOf(params.arguments ?? null)
       : JSON.stringify({ ...params, _meta: undefined, inputResponses: undefined, requestState: undefined });
     return { scope: new PerRequestScope(request.id, request.method, params, session, owner, extra, peer, this, args), handler };
+  }
+
+  /** A request that runs once: no round, so nothing of its arguments is kept for one. */
+  private singleRound(
+    request: JsonRpcRequest,
+    params: Record<string, unknown>,
+    session: RequestSite,
+    owner: string,
+    extra: TransportExtra | undefined,
+    peer: PeerState,
+    handler: MethodHandler,
+  ): { scope: PerRequestScope; handler: MethodHandler } {
+    return { scope: new PerRequestScope(request.id, request.method, params, session, owner, extra, peer, undefined, undefined), handler };
   }
 
   /**
@@ -218,6 +233,11 @@ export class PerRequestDispatch implements RoundFactory {
     const cacheScope = hint?.scope ?? (scope.extra?.auth ? 'private' : 'public');
     return { ttlMs, cacheScope };
   }
+}
+
+/** True when a handler may ask this client for something (elicitation, sampling, roots): what makes a round. */
+function mayBeAsked(capabilities: PeerState['clientCapabilities']): boolean {
+  return capabilities.elicitation !== undefined || capabilities.sampling !== undefined || capabilities.roots !== undefined;
 }
 
 /**

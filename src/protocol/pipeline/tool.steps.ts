@@ -37,26 +37,34 @@ export function toolValidateStep(tool: ToolDescriptor, telemetry: RequestTelemet
   const span = telemetry?.validationSpans
     ? { telemetry, name: `validate_arguments ${tool.name}`, attributes: { 'gen_ai.tool.name': tool.name } }
     : undefined;
-  return async (call, next) => {
-    const checked = span
-      ? await span.telemetry.child(
+  return (call, next) => {
+    const outcome = span
+      ? span.telemetry.child(
           call.scope.outbound,
           call.scope.id,
           span.name,
           span.attributes,
-          () => check(call.arguments),
+          async () => check(call.arguments),
           invalidArguments,
         )
-      : await check(call.arguments);
-    if (!checked.ok) throw new InvalidArguments(checked.issues);
-    call.input = checked.value;
-    return next();
+      : check(call.arguments);
+    // A class's compiled plan answers at once: no promise to wait for then.
+    return outcome instanceof Promise ? outcome.then((o) => proceed(call, o, next)) : proceed(call, outcome, next);
   };
 }
 
-function checkerOf(tool: ToolDescriptor): ((args: Readonly<Record<string, unknown>>) => Promise<ValidationOutcome<unknown>>) | undefined {
+/** The call goes on with its checked input, or ends with its issues (the result stage makes them an error result). */
+function proceed(call: Call, outcome: ValidationOutcome<unknown>, next: () => Promise<unknown>): Promise<unknown> {
+  if (!outcome.ok) return Promise.reject(new InvalidArguments(outcome.issues));
+  call.input = outcome.value;
+  return next();
+}
+
+type Check = (args: Readonly<Record<string, unknown>>) => ValidationOutcome<unknown> | Promise<ValidationOutcome<unknown>>;
+
+function checkerOf(tool: ToolDescriptor): Check | undefined {
   const { validate, input } = tool;
-  if (validate) return async (args) => validate(args);
+  if (validate) return (args) => validate(args);
   if (input) return (args) => validateInput(input, args, 'refuse');
   return undefined;
 }

@@ -90,7 +90,7 @@ describe('validateInput makes the instance plainToInstance makes', () => {
         expect(outcome.value).toBeInstanceOf(cls);
         expect(outcome.value).toEqual(expected(cls, input, DECLARED[name]));
       }
-      const accepted = await Promise.all(INPUTS.map((input) => validateInput(cls, input)));
+      const accepted = await Promise.all(INPUTS.map(async (input) => validateInput(cls, input)));
       expect(accepted.some((o) => o.ok)).toBe(true);
     });
   }
