@@ -2,7 +2,7 @@
  * The proxy scenario (`--only=proxy`): the same tools/call (echo) over stateless Streamable HTTP,
  * 32 connections, served
  *  - directly by the mcpkit bench server (the baseline);
- *  - through one mcpkit proxy (`app.proxy('far', …)`, the far server reached over Streamable HTTP, and
+ *  - through one mcpkit proxy (`proxy(app, 'far', …)`, the far server reached over Streamable HTTP, and
  *    over stdio as the proxy's child);
  *  - through two mcpkit proxies (proxy → proxy → server, the tool `far_far_echo`);
  *  - and beside them the official SDK 1.x: its server directly, and a proxy written with it (an SDK

@@ -3,6 +3,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { McpApplication, McpModule, Tool } from '../src';
+import { stdio } from '../src/stdio';
 
 /**
  * CPU per message of mcpkit's stdio path, in one process and without the noise of a second one: the
@@ -153,7 +154,7 @@ async function measure(impl: 'mcpkit' | 'floor'): Promise<Figure> {
   if (impl === 'floor') floor(driver);
   else {
     app = await McpApplication.create(BenchModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
-    await app.listen({ stdio: { input: driver.input, output: driver.output, redirectConsole: false } });
+    await app.listen(stdio({ input: driver.input, output: driver.output, redirectConsole: false }));
   }
   await driver.handshake();
   await driver.calls(10_000); // warm-up

@@ -89,22 +89,10 @@ export { McpApplication } from './kernel/mcp-application';
 export { McpModule } from './kernel/mcp-module.decorator';
 export type { ModuleOptions } from './kernel/module-options';
 export type { ApplicationOptions, ServerInfo } from './kernel/application-options';
-export type { ListenOptions, ListenResult, ConnectOptions, ConnectionHandle } from './kernel/listen-options';
-export type { HttpOptions } from './transports/http/http-options';
-export type {
-  FetchHandler,
-  HttpTransport,
-  HttpMiddleware,
-  LambdaHandler,
-  LambdaHttpEvent,
-  LambdaHttpResult,
-  RequestListener,
-} from './transports/http/http-handler.types';
-export type { StdioOptions } from './transports/stdio.transport';
+export type { ConnectOptions, ConnectionHandle } from './kernel/listen-options';
+export type { FrontDoor } from './kernel/serving';
 export type { TaskOptions } from './tasks/task-options';
 export type { TelemetryOptions } from './observability/telemetry-options';
-export type { ProxyOptions } from './composition/proxy';
-export type { ProxyTransport } from './composition/proxy-link';
 export type { CustomMethodHandler, CustomMethodOptions } from './protocol/custom-methods';
 export type {
   DynamicTool,

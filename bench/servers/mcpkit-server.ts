@@ -90,12 +90,15 @@ async function main(): Promise<void> {
       handler: (args) => String(args.text),
     });
   }
+  // Each front door from its own entry point, imported by the mode that serves it: a stdio server loads no HTTP code.
   if (MODE === 'stdio') {
-    await app.listen({ stdio: true });
+    const { stdio } = await import('../../src/stdio');
+    await app.listen(stdio());
     return;
   }
-  const { http } = await app.listen({ http: { port: 0, sessions: MODE === 'sessions', keepAliveMs: 0, auth: benchAuth() } });
-  reportReady({ port: http!.port });
+  const { httpServer } = await import('../../src/http');
+  const http = await app.listen(httpServer({ port: 0, sessions: MODE === 'sessions', keepAliveMs: 0, auth: benchAuth() }));
+  reportReady({ port: http.port });
 }
 
 /**

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { McpApplication, McpModule } from '../../src';
 import { stdioClientTransport, streamableHttpClientTransport } from '../../src/client';
 import { reportReady } from './ipc';
+import { proxy } from '../../src/compose';
+import { httpServer } from '../../src/http';
 
 /**
  * An mcpkit server with no tools of its own that proxies another under the prefix `far`, serving
@@ -28,9 +30,9 @@ async function main(): Promise<void> {
           stderr: 'inherit',
         })
       : streamableHttpClientTransport(far);
-  await app.proxy('far', transport);
-  const { http } = await app.listen({ http: { port: 0, sessions: false, keepAliveMs: 0 } });
-  reportReady({ port: http!.port, childPid: 'pid' in transport ? transport.pid : undefined });
+  await proxy(app, 'far', transport);
+  const http = await app.listen(httpServer({ port: 0, sessions: false, keepAliveMs: 0 }));
+  reportReady({ port: http.port, childPid: 'pid' in transport ? transport.pid : undefined });
 }
 
 process.on('SIGINT', () => process.exit(0));

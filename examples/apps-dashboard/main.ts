@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { McpApplication, McpModule, UI_EXTENSION } from 'mcpkit';
 import { DashboardTools, DashboardView } from './dashboard.view';
 import { ServiceMonitor } from './service-monitor';
+import { httpServer } from '../../src/http';
+import { stdio } from '../../src/stdio';
 
 @McpModule({
   server: { name: 'service-health', version: '1.0.0', instructions: 'Shows the health of our services; showDashboard draws it.' },
@@ -16,12 +18,12 @@ async function main(): Promise<void> {
   const app = await McpApplication.create(DashboardModule);
   app.enableShutdownHooks();
   if (process.argv.includes('--stdio')) {
-    await app.listen({ stdio: true });
+    await app.listen(stdio());
     console.error('service-health: serving MCP over stdio'); // stdout carries only protocol messages
     return;
   }
-  const { http } = await app.listen({ http: { port: Number(process.env.PORT ?? 3000) } });
-  console.error(`service-health: serving MCP at ${http!.url}`);
+  const http = await app.listen(httpServer({ port: Number(process.env.PORT ?? 3000) }));
+  console.error(`service-health: serving MCP at ${http.url}`);
 }
 
 main().catch((error: unknown) => {

@@ -4,6 +4,8 @@ import { McpApplication, McpModule, type ClassType } from 'mcpkit';
 import { openShopDatabase } from './shop.database';
 import { ShopTools } from './shop.tools';
 import { registerRowResources, TableResources } from './tables.resources';
+import { httpServer } from '../../src/http';
+import { stdio } from '../../src/stdio';
 
 /** The module, around one open database: the PGlite instance is a provider like any service. */
 export function shopModule(db: PGlite): ClassType {
@@ -43,12 +45,12 @@ async function main(): Promise<void> {
     });
   }
   if (process.argv.includes('--stdio')) {
-    await app.listen({ stdio: true });
+    await app.listen(stdio());
     console.error('shop-database: serving MCP over stdio'); // stdout carries only protocol messages
     return;
   }
-  const { http } = await app.listen({ http: { port: Number(process.env.PORT ?? 3000) } });
-  console.error(`shop-database: serving MCP at ${http!.url}`);
+  const http = await app.listen(httpServer({ port: Number(process.env.PORT ?? 3000) }));
+  console.error(`shop-database: serving MCP at ${http.url}`);
 }
 
 main().catch((error: unknown) => {

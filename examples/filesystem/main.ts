@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { McpApplication, McpModule } from 'mcpkit';
 import { FilesTools } from './files.tools';
+import { httpServer } from '../../src/http';
+import { stdio } from '../../src/stdio';
 
 @McpModule({
   server: {
@@ -17,12 +19,12 @@ async function main(): Promise<void> {
   const app = await McpApplication.create(FilesystemModule);
   app.enableShutdownHooks();
   if (process.argv.includes('--stdio')) {
-    await app.listen({ stdio: true });
+    await app.listen(stdio());
     console.error('filesystem: serving MCP over stdio'); // stdout carries only protocol messages
     return;
   }
-  const { http } = await app.listen({ http: { port: Number(process.env.PORT ?? 3000) } });
-  console.error(`filesystem: serving MCP at ${http!.url}`);
+  const http = await app.listen(httpServer({ port: Number(process.env.PORT ?? 3000) }));
+  console.error(`filesystem: serving MCP at ${http.url}`);
 }
 
 main().catch((error: unknown) => {

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { McpApplication, McpModule, type ClassType } from 'mcpkit';
 import { redisScaleOut } from 'mcpkit/redis';
 import { ReportSettings, ReportTools } from './report.tools';
+import { httpServer } from '../../src/http';
 
 export function reportsModule(settings: ReportSettings): ClassType {
   @McpModule({
@@ -32,8 +33,8 @@ async function main(): Promise<void> {
     scaleOut: redisScaleOut({ redis, keyPrefix: process.env.REDIS_PREFIX ?? 'sales-reports:' }),
   });
   app.enableShutdownHooks();
-  const { http } = await app.listen({ http: { port } });
-  console.error(`sales-reports (${settings.instance}): serving MCP at ${http!.url} (tasks in Redis at ${redis})`);
+  const http = await app.listen(httpServer({ port }));
+  console.error(`sales-reports (${settings.instance}): serving MCP at ${http.url} (tasks in Redis at ${redis})`);
 }
 
 main().catch((error: unknown) => {

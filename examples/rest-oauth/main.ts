@@ -3,6 +3,7 @@ import { McpApplication, McpModule, type ClassType } from 'mcpkit';
 import { JwtVerifier } from 'mcpkit/auth';
 import { TicketsApi } from './tickets.client';
 import { TicketsTools } from './tickets.tools';
+import { httpServer } from '../../src/http';
 
 export function ticketsModule(api: TicketsApi): ClassType {
   @McpModule({
@@ -39,8 +40,8 @@ async function main(): Promise<void> {
   const api = new TicketsApi(required('TICKETS_API_URL'), required('TICKETS_API_KEY'));
   const app = await McpApplication.create(ticketsModule(api));
   app.enableShutdownHooks();
-  const { http } = await app.listen({
-    http: {
+  const http = await app.listen(
+    httpServer({
       port: Number(process.env.PORT ?? 3000),
       auth: {
         authorizationServers: [issuer],
@@ -50,9 +51,9 @@ async function main(): Promise<void> {
         resourceName: 'Tickets',
         verifier: new JwtVerifier({ issuer, jwksUri: process.env.MCP_AUTH_JWKS_URI ?? (await discoverJwksUri(issuer)) }),
       },
-    },
-  });
-  console.error(`tickets: serving MCP at ${http!.url} (tokens from ${issuer})`);
+    }),
+  );
+  console.error(`tickets: serving MCP at ${http.url} (tokens from ${issuer})`);
 }
 
 main().catch((error: unknown) => {

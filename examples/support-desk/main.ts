@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { join } from 'node:path';
 import { McpApplication, McpModule } from 'mcpkit';
 import { DeskTools, Tickets } from './desk.tools';
+import { httpServer } from '../../src/http';
+import { stdio } from '../../src/stdio';
 
 @McpModule({
   server: {
@@ -20,12 +22,12 @@ async function main(): Promise<void> {
   const app = await McpApplication.create(SupportDeskModule);
   app.enableShutdownHooks();
   if (process.argv.includes('--stdio')) {
-    await app.listen({ stdio: true });
+    await app.listen(stdio());
     console.error('support-desk: serving MCP over stdio'); // stdout carries only protocol messages
     return;
   }
-  const { http } = await app.listen({ http: { port: Number(process.env.PORT ?? 3000) } });
-  console.error(`support-desk: serving MCP at ${http!.url}`);
+  const http = await app.listen(httpServer({ port: Number(process.env.PORT ?? 3000) }));
+  console.error(`support-desk: serving MCP at ${http.url}`);
 }
 
 main().catch((error: unknown) => {

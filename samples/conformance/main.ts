@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpApplication } from '../../src';
 import { ConformanceModule } from './conformance.module';
+import { httpServer } from '../../src/http';
 
 /** The sample's skills: beside this file when run from source, in samples/ when run from dist/. */
 const SKILLS = existsSync(join(__dirname, 'skills'))
@@ -15,8 +16,8 @@ async function main(): Promise<void> {
   // which the fetch-handler tests also bundle for runtimes without a file system (workerd).
   const app = await McpApplication.create(ConformanceModule, { skills: { folders: [SKILLS] } });
   app.enableShutdownHooks();
-  const { http } = await app.listen({ http: { port: Number(process.env.PORT ?? 3000) } });
-  process.stderr.write(`conformance server at ${http!.url}\n`);
+  const http = await app.listen(httpServer({ port: Number(process.env.PORT ?? 3000) }));
+  process.stderr.write(`conformance server at ${http.url}\n`);
 }
 
 main().catch((error) => {

@@ -5,6 +5,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppModule } from './app.module';
 import { loadOpenApiDocument, registerOpenApiTools } from './openapi-tools';
+import { httpServer } from '../../src/http';
+import { stdio } from '../../src/stdio';
 
 /**
  * openapi.json sits next to main.ts. tsc does not copy it into dist/, so the compiled main.js
@@ -58,13 +60,13 @@ async function main(): Promise<void> {
   // Tools generated from an OpenAPI document; they call NOTES_API_BASE_URL, or answer with its examples when unset.
   registerOpenApiTools(app, loadOpenApiDocument(openApiFile()), { baseUrl: process.env.NOTES_API_BASE_URL || undefined });
   if (args.includes('--stdio')) {
-    await app.listen({ stdio: true });
+    await app.listen(stdio());
     process.stderr.write('notes: serving MCP over stdio\n');
     return;
   }
   const auth = await authFromEnvironment();
-  const { http } = await app.listen({ http: { port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? '127.0.0.1', auth } });
-  process.stderr.write(`notes: serving MCP at ${http!.url}${auth ? ` (bearer tokens from ${auth.authorizationServers[0]})` : ''}\n`);
+  const http = await app.listen(httpServer({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? '127.0.0.1', auth }));
+  process.stderr.write(`notes: serving MCP at ${http.url}${auth ? ` (bearer tokens from ${auth.authorizationServers[0]})` : ''}\n`);
 }
 
 main().catch((error) => {

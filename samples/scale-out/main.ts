@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { McpApplication } from '../../src';
 import { redisScaleOut } from '../../src/redis';
 import { AppModule } from '../notes/app.module';
+import { httpServer } from '../../src/http';
 
 /**
  * The notes sample, ready to run as several instances behind a round-robin load balancer: tasks,
@@ -17,8 +18,8 @@ async function main(): Promise<void> {
     scaleOut: redisScaleOut({ redis, keyPrefix: process.env.REDIS_PREFIX ?? 'notes:' }),
   });
   app.enableShutdownHooks();
-  const { http } = await app.listen({ http: { port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? '127.0.0.1' } });
-  process.stderr.write(`notes (scale-out) at ${http!.url}, sharing state through ${redis}\n`);
+  const http = await app.listen(httpServer({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? '127.0.0.1' }));
+  process.stderr.write(`notes (scale-out) at ${http.url}, sharing state through ${redis}\n`);
 }
 
 main().catch((error) => {

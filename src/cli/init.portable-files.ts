@@ -2,6 +2,7 @@
 export type PortableTarget = 'bun' | 'deno' | 'workers' | 'lambda';
 
 export const BUN_MAIN = `import { McpApplication } from 'mcpkit';
+import { fetchHandler } from 'mcpkit/fetch';
 import { AppModule } from './app.module';
 
 /**
@@ -12,11 +13,12 @@ const hostname = process.env.HOST || '127.0.0.1';
 const allowedHosts = ['localhost', '127.0.0.1', '[::1]', ...(process.env.ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean)];
 export const app = await McpApplication.create(AppModule);
 // idleTimeout 0: an SSE stream may stay quiet longer than Bun's default of 10 s.
-export const server = Bun.serve({ port: Number(process.env.PORT ?? 3000), hostname, fetch: app.fetchHandler({ allowedHosts }), idleTimeout: 0 });
+export const server = Bun.serve({ port: Number(process.env.PORT ?? 3000), hostname, fetch: fetchHandler(app, { allowedHosts }), idleTimeout: 0 });
 console.error(\`__NAME__: serving MCP at http://\${hostname}:\${server.port}/mcp\`);
 `;
 
 export const DENO_MAIN = `import { McpApplication } from 'mcpkit';
+import { fetchHandler } from 'mcpkit/fetch';
 import { AppModule } from './app.module.ts';
 
 /**
@@ -32,12 +34,13 @@ Deno.serve(
     hostname,
     onListen: ({ port }) => console.error(\`__NAME__: serving MCP at http://\${hostname}:\${port}/mcp\`),
   },
-  app.fetchHandler({ allowedHosts }),
+  fetchHandler(app, { allowedHosts }),
 );
 `;
 
 export const BUN_TEST = `import { afterAll, expect, test } from 'bun:test';
 import { McpApplication } from 'mcpkit';
+import { fetchHandler } from 'mcpkit/fetch';
 import { AppModule } from '../src/app.module';
 import { callAdd } from './call-add.js';
 
@@ -45,34 +48,36 @@ export const app = await McpApplication.create(AppModule);
 afterAll(() => app.close());
 
 test('answers tools/call add through the fetch handler', async () => {
-  const answer = await callAdd(app.fetchHandler({ sessions: false }), 2, 3);
+  const answer = await callAdd(fetchHandler(app, { sessions: false }), 2, 3);
   expect(answer.result.structuredContent).toEqual({ sum: 5 });
 });
 
 test('names an invalid argument', async () => {
-  const answer = await callAdd(app.fetchHandler({ sessions: false }), 'two', 3);
+  const answer = await callAdd(fetchHandler(app, { sessions: false }), 'two', 3);
   expect(answer.result.isError).toBe(true);
 });
 `;
 
 export const DENO_TEST = `import assert from 'node:assert/strict';
 import { McpApplication } from 'mcpkit';
+import { fetchHandler } from 'mcpkit/fetch';
 import { AppModule } from '../src/app.module.ts';
 import { callAdd } from './call-add.js';
 
 Deno.test('answers tools/call add through the fetch handler', async () => {
   const app = await McpApplication.create(AppModule);
   try {
-    const answer = await callAdd(app.fetchHandler({ sessions: false }), 2, 3);
+    const answer = await callAdd(fetchHandler(app, { sessions: false }), 2, 3);
     assert.deepEqual(answer.result.structuredContent, { sum: 5 });
-    assert.equal((await callAdd(app.fetchHandler({ sessions: false }), 'two', 3)).result.isError, true);
+    assert.equal((await callAdd(fetchHandler(app, { sessions: false }), 'two', 3)).result.isError, true);
   } finally {
     await app.close();
   }
 });
 `;
 
-export const WORKER = `import { type FetchHandler, McpApplication } from 'mcpkit';
+export const WORKER = `import { McpApplication } from 'mcpkit';
+import { type FetchHandler, fetchHandler } from 'mcpkit/fetch';
 import { AppModule } from './app.module';
 
 interface Env {
@@ -87,7 +92,7 @@ let handler: Promise<FetchHandler> | undefined;
 export default {
   async fetch(request: Request, env: Env = {}): Promise<Response> {
     handler ??= McpApplication.create(AppModule).then((app) =>
-      app.fetchHandler({
+      fetchHandler(app, {
         sessions: false,
         allowedHosts: ['localhost', '127.0.0.1', ...(env.ALLOWED_HOSTS ?? '').split(',').filter(Boolean)],
       }),
@@ -124,7 +129,8 @@ test('the bundled worker answers tools/call add', async () => {
 });
 `;
 
-export const LAMBDA = `import { type LambdaHandler, type LambdaHttpEvent, McpApplication } from 'mcpkit';
+export const LAMBDA = `import { McpApplication } from 'mcpkit';
+import { type LambdaHandler, type LambdaHttpEvent, lambdaHandler } from 'mcpkit/fetch';
 import { AppModule } from './app.module';
 
 let lambda: Promise<LambdaHandler> | undefined;
@@ -132,7 +138,7 @@ let lambda: Promise<LambdaHandler> | undefined;
 /** The function's handler (function URL or API Gateway HTTP API, payload format 2.0). No sessions: each invocation stands alone. */
 export async function handler(event: LambdaHttpEvent) {
   lambda ??= McpApplication.create(AppModule).then((app) =>
-    app.lambdaHandler({
+    lambdaHandler(app, {
       sessions: false,
       allowedHosts: ['localhost', '127.0.0.1', ...(process.env.ALLOWED_HOSTS ?? '').split(',').filter(Boolean)],
     }),

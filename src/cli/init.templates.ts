@@ -179,6 +179,8 @@ const MAIN = `#!/usr/bin/env node
 import './compile-cache';
 import 'reflect-metadata';
 import { McpApplication } from 'mcpkit';
+import { httpServer } from 'mcpkit/http';
+import { stdio } from 'mcpkit/stdio';
 import { AppModule } from './app.module';
 
 /**
@@ -190,15 +192,15 @@ async function main(): Promise<void> {
   const app = await McpApplication.create(AppModule);
   app.enableShutdownHooks();
   if (process.argv.includes('--stdio')) {
-    await app.listen({ stdio: true });
+    await app.listen(stdio());
     process.stderr.write('__NAME__: serving MCP over stdio\\n');
     return;
   }
   const allowedHosts = ['localhost', '127.0.0.1', '[::1]', ...(process.env.ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean)];
-  const { http } = await app.listen({
-    http: { host: process.env.HOST || '127.0.0.1', port: Number(process.env.PORT ?? 3000), allowedHosts, dnsRebindingProtection: true },
-  });
-  process.stderr.write(\`__NAME__: serving MCP at \${http!.url}\\n\`);
+  const { url } = await app.listen(
+    httpServer({ host: process.env.HOST || '127.0.0.1', port: Number(process.env.PORT ?? 3000), allowedHosts, dnsRebindingProtection: true }),
+  );
+  process.stderr.write(\`__NAME__: serving MCP at \${url}\\n\`);
 }
 
 main().catch((error: unknown) => {

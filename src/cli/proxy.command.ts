@@ -4,6 +4,9 @@ import { sseClientTransport } from '../client/sse-client.transport';
 import { streamableHttpClientTransport } from '../client/streamable-http-client.transport';
 import { McpApplication } from '../kernel/mcp-application';
 import { McpModule } from '../kernel/mcp-module.decorator';
+import { mount, proxy } from '../serving/compose';
+import { httpServer } from '../serving/http.door';
+import { stdio } from '../serving/stdio.door';
 import { cliPackage } from './cli-package';
 import { CliError, firstLine } from './cli-error';
 import type { Command } from './command';
@@ -72,7 +75,7 @@ and the stdio servers it started.`,
           return describing(made, described);
         };
         try {
-          await inner.proxy(upstream.prefix, transport, { era: options.era });
+          await proxy(inner, upstream.prefix, transport, { era: options.era });
         } catch (error) {
           throw new CliError(`could not proxy ${shown(upstream)}: ${firstLine(error)}`);
         }
@@ -86,15 +89,15 @@ and the stdio servers it started.`,
           offer,
         });
         apps.push(outer);
-        outer.mount('', inner);
+        await mount(outer, '', inner);
       }
       const served = apps[apps.length - 1];
       if (options.front.stdio) {
-        await served.listen({ stdio: true });
+        await served.listen(stdio());
         log(`serving ${options.upstreams.map(shown).join(', ')} over stdio`);
       } else {
-        const { http } = await served.listen({ http: { port: options.front.port, host: options.front.host } });
-        log(`serving MCP at ${http!.url} (${options.upstreams.map(shown).join(', ')})`);
+        const { url } = await served.listen(httpServer({ port: options.front.port, host: options.front.host }));
+        log(`serving MCP at ${url} (${options.upstreams.map(shown).join(', ')})`);
       }
     } catch (error) {
       await closeAll();

@@ -17,8 +17,8 @@ export interface Contributions {
 /** What composition needs of the application it belongs to. */
 export interface CompositionHost {
   readonly contributions: Contributions;
-  /** Tells the application's own subscribers (sessions, listen streams) that `uri` changed. */
-  notifySubscribers(uri: string): Promise<void>;
+  /** Tells who follows the application's resource `uri` that it changed (its sessions, listen streams, an application it is mounted in). */
+  notifyResourceUpdated(uri: string): Promise<void>;
   logError(message: string, error: unknown): void;
   /** A proxy's request timeout and client info when its options name none. */
   readonly proxyDefaults: { timeoutMs: number; clientInfo: Implementation };
@@ -29,7 +29,8 @@ export interface Mountable {
   readonly registry: Registry;
   /** Runs a call of a handler of that application in it (its middleware, its container): what a mount forwards to. */
   readonly runOwn: (call: Call) => Promise<unknown>;
-  readonly composition: Composition;
+  /** Told of that application's resource updates: a mount forwards them under its prefix. */
+  readonly resourceUpdates: Set<(uri: string) => void>;
   close(): Promise<void>;
 }
 
@@ -40,8 +41,6 @@ export interface Mountable {
 export class Composition {
   /** What is served under each prefix (mounts and proxies), and how to let it go. */
   private readonly mounts = new Map<string, { release(): Promise<void> }>();
-  /** Applications this one is mounted in, told of its resource updates. */
-  private readonly updateListeners = new Set<(uri: string) => void>();
 
   constructor(private readonly host: CompositionHost) {}
 
@@ -65,7 +64,7 @@ export class Composition {
       {
         contribute: (c) => contributions.contribute(source, c),
         withdraw,
-        notifyResourceUpdated: (uri) => this.notifyResourceUpdated(uri),
+        notifyResourceUpdated: (uri) => this.host.notifyResourceUpdated(uri),
         logError: (m, e) => this.host.logError(m, e),
       },
       {
@@ -100,15 +99,6 @@ export class Composition {
     return true;
   }
 
-  /**
-   * Sends `notifications/resources/updated` to the sessions subscribed to `uri` and the listen streams
-   * naming it (on every instance), and to an application this one is mounted in (under its prefix).
-   */
-  async notifyResourceUpdated(uri: string): Promise<void> {
-    for (const listener of this.updateListeners) listener(uri);
-    await this.host.notifySubscribers(uri);
-  }
-
   private logError(message: string, error: unknown): void {
     this.host.logError(message, error);
   }
@@ -121,7 +111,6 @@ export class Composition {
   /** Serves `app`'s primitives under `prefix`, following its runtime changes; refuses collisions. */
   mount(prefix: string, app: Mountable, owned: boolean): void {
     this.claimPrefix(prefix, 'mount');
-    if (app.composition === this) throw new InvalidDefinitionError(`mount "${prefix}"`, 'an application cannot mount itself');
     const contributions = this.host.contributions;
     const refresh = () => contributions.contribute(`mount:${prefix}`, mountedContribution(prefix, app.registry, app.runOwn));
     try {
@@ -143,10 +132,10 @@ export class Composition {
       }
     });
     const forward = (uri: string) =>
-      void this.notifyResourceUpdated(prefixedUri(prefix, uri)).catch((e) =>
-        this.logError(`Could not forward a resource update of the application mounted at "${prefix}"`, e),
-      );
-    const updates = app.composition.updateListeners;
+      void this.host
+        .notifyResourceUpdated(prefixedUri(prefix, uri))
+        .catch((e) => this.logError(`Could not forward a resource update of the application mounted at "${prefix}"`, e));
+    const updates = app.resourceUpdates;
     updates.add(forward);
     this.mounts.set(prefix, { release: async () => (stop(), updates.delete(forward), owned ? app.close() : undefined) });
   }

@@ -9,7 +9,7 @@ const MAX_RETRY_MS = 30_000;
 const retryDelay = (attempt: number) => Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** attempt);
 
 /**
- * The connection behind one `app.proxy()`: when the remote server goes away (a stdio server exits, an
+ * The connection behind one `proxy(app, ...)`: when the remote server goes away (a stdio server exits, an
  * HTTP server stops answering its stream), its primitives are withdrawn (clients hear list_changed)
  * and, when the transport was given as a function, it is connected again with a growing delay
  * (0.5 s doubling to 30 s) and served again once its lists are read.

@@ -11,7 +11,7 @@ import type { Contribution } from '../registry/contribution';
 import { prefixedUri } from './mount';
 import { ownResult, proxiedContribution, type RemoteCalls, type RemoteLists } from './proxy-surface';
 
-/** Options of `app.proxy()`. */
+/** Options of `proxy(app, ...)`. */
 export interface ProxyOptions {
   /** Milliseconds a forwarded request may take, restarted by progress (default: the application's `clientRequestTimeoutMs`). */
   timeoutMs?: number;

@@ -9,7 +9,7 @@ export class AddressInUseError extends Error {
   ) {
     super(
       `Cannot listen on ${host}:${port}: the address is already in use (another server, or another instance of this one, holds it). ` +
-        `Stop that server, or listen elsewhere: app.listen({ http: { port, host } }) (port 0 picks a free one; ` +
+        `Stop that server, or listen elsewhere: app.listen(httpServer({ port, host })) (port 0 picks a free one; ` +
         `read it from an environment variable such as PORT to change it without a rebuild).`,
       options,
     );

@@ -1,8 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
-
-/** Thrown when a request body passes its limit (before it is buffered further). */
-export class BodyTooLargeError extends Error {}
+import { BodyTooLargeError } from './body-too-large.error';
 
 /**
  * Reads a request body with raw-body, which refuses a declared or received length past `limit` before

@@ -1,5 +1,4 @@
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
-import { Composition } from '../composition/composition';
 import type { CanActivate } from '../contracts/guard';
 import type { ClassType } from '../metadata/records';
 import { ProtocolEngine } from '../protocol/protocol-engine';
@@ -44,13 +43,12 @@ export interface Parts {
   readonly catalog: SkillCatalog;
   /** The skills: folders read at start and followed, skills added in code. */
   readonly skills: SkillServing;
+  /** What other entry points hook into: released when the application closes (mounts, proxies), told of resource updates (the applications it is mounted in). */
+  readonly hooks: { readonly closing: Set<() => Promise<void>>; readonly resourceUpdates: Set<(uri: string) => void> };
 }
 
 /** The application's parts from its root module, built and wired; its providers not resolved yet. */
-export function assembleParts(
-  module: ClassType,
-  overrides: ApplicationOptions,
-): { parts: Parts; entries: ProviderEntry[]; mounts: Record<string, ClassType> } {
+export function assembleParts(module: ClassType, overrides: ApplicationOptions): { parts: Parts; entries: ProviderEntry[] } {
   const graph = resolveModuleGraph(module);
   const options = resolveOptions(graph.root, overrides);
   const logger = applicationLogger({ ...graph.root, ...overrides }, options.server.name);
@@ -129,6 +127,7 @@ export function assembleParts(
     policies,
     scaleOut,
     catalog,
+    hooks: { closing: new Set(), resourceUpdates: new Set() },
     get skills() {
       return (skills ??= new SkillServing({
         catalog,
@@ -144,20 +143,7 @@ export function assembleParts(
       return (definitions ??= new Definitions(registry, container, entries, transient, decorated, engine.custom));
     },
   };
-  return { parts, entries, mounts: graph.root.mounts ?? {} };
-}
-
-/** The application's mounts and proxies, over its definitions and engine. */
-export function compositionOf({ definitions, engine, logger, options }: Parts): Composition {
-  return new Composition({
-    contributions: definitions,
-    notifySubscribers: (uri) => engine.notifyResourceUpdated(uri),
-    logError: (m, e) => logger.error(m, e),
-    proxyDefaults: {
-      timeoutMs: options.clientRequestTimeoutMs,
-      clientInfo: { name: options.server.name, version: options.server.version },
-    },
-  });
+  return { parts, entries };
 }
 
 /** A `@Skill` method as a skill in code: its instructions are what the method returns, called on its provider. */

@@ -1,16 +1,6 @@
 import type { AuthInfo } from '../context/mcp-context';
 import type { Implementation } from '../mcp/mcp-types';
 import type { Connection, ConnectionOptions } from '../protocol/connection';
-import type { HttpOptions } from '../transports/http/http-options';
-import type { StdioOptions } from '../transports/stdio.transport';
-
-/** Where `listen` serves the application. */
-export interface ListenOptions {
-  /** Serve one client over this process's stdin/stdout. */
-  stdio?: boolean | StdioOptions;
-  /** Serve Streamable HTTP on a Koa server of its own. */
-  http?: HttpOptions;
-}
 
 /** Options of `connect` (a transport with one client). */
 export interface ConnectOptions extends Pick<ConnectionOptions, 'requireInitialize'> {
@@ -21,7 +11,7 @@ export interface ConnectOptions extends Pick<ConnectionOptions, 'requireInitiali
   /**
    * The client is the local user (stdio, in-process): per-handler requirements (`@RequireScopes`,
    * guards) are waived, as the MCP spec leaves such connections to their environment. Default: true
-   * for `listen({ stdio })` without `auth` and for `connectInMemory`, false for `connect`.
+   * for `stdio()` without `auth` and for `connectInMemory`, false for `connect`.
    */
   local?: boolean;
 }
@@ -38,12 +28,6 @@ export interface ConnectionHandle {
   readonly clientInfo?: Implementation;
   /** Cancels the client's requests in flight and closes the transport. */
   close(): Promise<void>;
-}
-
-/** What `listen` resolves with. */
-export interface ListenResult {
-  /** Where the HTTP server listens (when `http` was asked): its host, the port bound (port 0 picks one) and the endpoint's URL. */
-  http?: { host: string; port: number; url: string };
 }
 
 /** Something that serves the application and must be shut down with it. */

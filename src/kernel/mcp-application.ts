@@ -1,27 +1,22 @@
 import type { InjectionToken } from 'tsyringe';
-import type { Composition, Mountable } from '../composition/composition';
-import type { ProxyOptions } from '../composition/proxy';
-import type { ProxyTransport } from '../composition/proxy-link';
 import type { SessionInfo } from '../context/mcp-context';
 import type { ClassType, Provider } from '../metadata/records';
 import type { CustomMethodHandler, CustomMethodOptions } from '../protocol/custom-methods';
 import type { DynamicPrompt, DynamicResource, DynamicTool } from '../registry/dynamic-definitions';
 import type { PrimitiveKind } from '../registry/registry';
 import type { SkillDefinition } from '../skills/skill-catalog';
-import type { TaskStore } from '../tasks/task-store';
-import type { HttpOptions } from '../transports/http/http-options';
-import type { FetchHandler, HttpTransport, LambdaHandler } from '../transports/http/http-handler.types';
 import type { ClientTransport } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
 import type { ApplicationOptions } from './application-options';
 import { keepInternals } from './app-internals';
-import { assembleParts, compositionOf, type Parts } from './bootstrap';
+import { assembleParts, type Parts } from './bootstrap';
+
 import { holdConsoleOnStderr } from './console-redirect';
 import { sessionInfo } from './session-info';
-import type { ConnectionHandle, ConnectOptions, ListenOptions, ListenResult } from './listen-options';
+import type { ConnectionHandle, ConnectOptions } from './listen-options';
 import { resolveAll } from './providers';
-import { Serving } from './serving';
-import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS, TASK_STORE } from './tokens';
+import { type FrontDoor, Serving } from './serving';
+import { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS } from './tokens';
 import { unlistedHandlerClassWarnings } from './unlisted-classes';
 import { creationObserver } from './entry-inspection';
 
@@ -32,8 +27,6 @@ export { internalsOf, registryOf } from './app-internals';
  * number of transports. Two applications in one process share nothing.
  */
 export class McpApplication {
-  /** Mounts and proxies: made by the first that needs them (see `composition`). */
-  private madeComposition?: Composition;
   private readonly serving: Serving;
   private closing?: Promise<void>;
 
@@ -53,7 +46,7 @@ export class McpApplication {
       },
       close: () => this.close(),
     });
-    keepInternals(this, parts);
+    keepInternals(this, parts, this.serving);
   }
 
   /**
@@ -85,15 +78,9 @@ export class McpApplication {
   }
 
   private static build(module: ClassType, overrides: ApplicationOptions): McpApplication {
-    const { parts, entries, mounts } = assembleParts(module, overrides);
+    const { parts, entries } = assembleParts(module, overrides);
     const { container, logger, options } = parts;
     const app = new McpApplication(parts);
-    try {
-      for (const [prefix, mounted] of Object.entries(mounts)) app.mount(prefix, mounted);
-    } catch (error) {
-      app.close().catch((e) => logger.error('Could not close an application that failed to mount a module', e));
-      throw error;
-    }
     container.register(MCP_APPLICATION, { useValue: app });
     container.register(MCP_OPTIONS, { useValue: options });
     container.register(MCP_LOGGER, { useValue: logger });
@@ -108,16 +95,6 @@ export class McpApplication {
    */
   get<T>(token: InjectionToken<T>): T {
     return this.parts.container.resolve(token);
-  }
-
-  /**
-   * The application's TaskStore (the `taskStore` option, or the in-memory default).
-   *
-   * @deprecated Use `app.get(TASK_STORE)`, which this calls: the store is reached like the
-   * application's other services, and injected under the same token. @group Services
-   */
-  get taskStore(): TaskStore {
-    return this.get<TaskStore>(TASK_STORE);
   }
 
   // Definitions: what is served, changed at runtime.
@@ -136,18 +113,6 @@ export class McpApplication {
    */
   disable(kind: PrimitiveKind, key: string): boolean {
     return this.parts.definitions.disable(kind, key);
-  }
-
-  /**
-   * Removes a primitive for good (one registered at runtime can be added again).
-   *
-   * @deprecated Use `removeTool(name)`, `removeResource(uriOrTemplate)` or `removePrompt(name)`, which
-   * this calls: each kind is removed beside its `add` and `update`. @group Defining
-   */
-  remove(kind: PrimitiveKind, key: string): boolean {
-    if (kind === 'tool') return this.removeTool(key);
-    if (kind === 'prompt') return this.removePrompt(key);
-    return this.removeResource(key);
   }
 
   /**
@@ -253,41 +218,8 @@ export class McpApplication {
    * naming it (on every instance), and to an application this one is mounted in (under its prefix). @group Events
    */
   notifyResourceUpdated(uri: string): Promise<void> {
-    return this.composition.notifyResourceUpdated(uri);
-  }
-
-  // Composition: other applications and remote servers served under a prefix.
-
-  /** Made on first use: most servers mount nothing and notify no resource update. */
-  private get composition(): Composition {
-    return (this.madeComposition ??= compositionOf(this.parts));
-  }
-
-  /**
-   * Serves another module's (or application's) tools, resources and prompts under `prefix`: names
-   * become `prefix_name`, URIs `scheme://prefix/rest`. A module is built into its own application
-   * (closed with this one); a collision throws a named definition error. Returns the mounted application. @group Composing
-   */
-  mount(prefix: string, target: ClassType | McpApplication): McpApplication {
-    const app = target instanceof McpApplication ? target : McpApplication.build(target, {});
-    this.composition.mount(prefix, app.mountable(), app !== target);
-    return app;
-  }
-
-  /**
-   * Serves a remote MCP server's tools, resources, templates and prompts under `prefix`, through an
-   * MCP client on `transport` (`stdioClientTransport`, `streamableHttpClientTransport`, or any
-   * transport shaped like the official SDK's). Calls are forwarded with their cancellation and
-   * progress; the remote server's elicitation, sampling and roots requests reach the caller's client;
-   * its list changes are followed. Rejects when the remote server cannot be reached or a name collides. @group Composing
-   */
-  proxy(prefix: string, transport: ProxyTransport, options: ProxyOptions = {}): Promise<void> {
-    return this.composition.proxy(prefix, transport, options);
-  }
-
-  /** Stops serving what was mounted or proxied under `prefix` (an application built by `mount` is closed, a proxy disconnected). @group Composing */
-  unmount(prefix: string): Promise<boolean> {
-    return this.composition.unmount(prefix);
+    for (const listener of this.parts.hooks.resourceUpdates) listener(uri);
+    return this.parts.engine.notifyResourceUpdated(uri);
   }
 
   // Serving: the front doors.
@@ -295,7 +227,7 @@ export class McpApplication {
   /**
    * Serves one client over a message transport of your own (a WebSocket, an IPC channel: see
    * `MessageTransport`); the handle tells its state and closes it. For a client in this process, use
-   * `connectInMemory`; for stdio, `listen({ stdio })`. @group Serving
+   * `connectInMemory`; for stdio, `listen(stdio())`. @group Serving
    */
   connect(transport: MessageTransport, options?: ConnectOptions): ConnectionHandle {
     return this.serving.connect(transport, options);
@@ -310,40 +242,13 @@ export class McpApplication {
   }
 
   /**
-   * The Streamable HTTP endpoint for a server you run: mount `middleware()` in your own Koa app
-   * (beside your middleware and routes) or pass `callback()` to a Node server (or supertest). To serve
-   * HTTP on a server of mcpkit's own, call `listen({ http })` instead. Closed with the application. @group Serving
+   * Starts serving through a front door: `stdio()` from `mcpkit/stdio` (the application then closes when
+   * stdin ends), `httpServer({ port })` from `mcpkit/http` (resolves with where it listens: `url`,
+   * `port`; rejects with `AddressInUseError` when the address is taken). For a handler your runtime
+   * calls, see `fetchHandler` and `lambdaHandler` (`mcpkit/fetch`) and `httpTransport` (`mcpkit/http`). @group Serving
    */
-  httpTransport(options: HttpOptions = {}): HttpTransport {
-    return this.serving.httpTransport(options);
-  }
-
-  /**
-   * The same MCP endpoint as a web-standard fetch handler, `(request: Request) => Promise<Response>`:
-   * for Bun, Deno, Cloudflare Workers or any route handler (AWS Lambda: `lambdaHandler`). It takes
-   * the HTTP options (`port` and `host` aside: the runtime listens) and loads no Koa. @group Serving
-   */
-  fetchHandler(options: HttpOptions = {}): FetchHandler {
-    return this.serving.fetchHandler(options);
-  }
-
-  /**
-   * The fetch handler as an AWS Lambda handler for HTTP payload 2.0 events (API Gateway HTTP APIs,
-   * function URLs): `export const handler = app.lambdaHandler({ sessions: false, allowedHosts: [...] })`.
-   * Answers are buffered (Lambda returns a result once), so keep requests stateless. @group Serving
-   */
-  lambdaHandler(options: HttpOptions = {}): LambdaHandler {
-    return this.serving.lambdaHandler(options);
-  }
-
-  /**
-   * Starts serving on stdio and/or on an HTTP server of its own; resolves with the HTTP address bound
-   * (`http.url`). With `stdio`, the application closes when stdin ends, and `console.log`/`info`/
-   * `debug` write to stderr until it closes (stdout carries protocol messages only), unless
-   * `redirectConsole: false`. Rejects with `AddressInUseError` when the HTTP address is taken. @group Serving
-   */
-  listen(options: ListenOptions): Promise<ListenResult> {
-    return this.serving.listen(options);
+  listen<R>(door: FrontDoor<R>): R {
+    return this.serving.open(door);
   }
 
   /** Closes the application on SIGINT/SIGTERM (or `signals`), then exits the process; returns the application. @group Closing */
@@ -374,7 +279,8 @@ export class McpApplication {
       // Listen streams end first, with their final result (graceful closure), so the drain does not wait for them.
       await engine.subscriptions.close();
       await this.serving.drain(() => engine.inflightCount);
-      await this.madeComposition?.close();
+      // What was mounted or proxied in (mcpkit/compose) is let go.
+      for (const release of this.parts.hooks.closing) await release();
       await tasks.close();
       engine.closeAllSessions();
       await this.serving.close();
@@ -383,15 +289,5 @@ export class McpApplication {
       await container.dispose();
     })();
     return this.closing;
-  }
-
-  /** This application as another one mounts it. */
-  private mountable(): Mountable {
-    return {
-      registry: this.parts.registry,
-      runOwn: (call) => this.parts.engine.pipelines.runOwn(call),
-      composition: this.composition,
-      close: () => this.close(),
-    };
   }
 }

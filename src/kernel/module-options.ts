@@ -10,14 +10,8 @@ import type { ApplicationOptions } from './application-options';
 export interface ModuleOptions extends ApplicationOptions {
   /** Classes holding tools, resources, prompts and completions, and services they depend on. */
   providers?: Provider[];
-  /** Modules whose providers this module also serves. */
+  /** Modules whose providers this module also serves (to serve a module under a prefix, see `mount` in `mcpkit/compose`). */
   imports?: ClassType[];
-  /**
-   * Modules served under a prefix, each as its own application (own container and options): tool and
-   * prompt names become `prefix_name`, URIs `scheme://prefix/rest`. Read from the root module; a name
-   * that collides fails `McpApplication.create` with a named definition error.
-   */
-  mounts?: Record<string, ClassType>;
 }
 
 /** The options of an `@McpModule` class; undefined for any other class. */

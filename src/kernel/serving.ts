@@ -1,23 +1,26 @@
 import { connectionAuth } from '../auth/principal';
-import { verifyStdioToken } from '../auth/stdio-auth';
 import type { JsonRpcMessage } from '../mcp/json-rpc';
 import type { ProtocolEngine } from '../protocol/protocol-engine';
 import type { TaskStore } from '../tasks/task-store';
-import { createFetchHandler } from '../transports/http/fetch-handler';
-import type { HttpOptions } from '../transports/http/http-options';
-import type { FetchHandler, HttpTransport, LambdaHandler } from '../transports/http/http-handler.types';
-import { lambdaHandler } from '../transports/http/lambda-adapter';
 import type { SessionFactory } from '../transports/http/session-directory';
-import { StreamableHttpTransport } from '../transports/http/streamable-http';
-import { withTracedEventStore } from '../transports/http/traced-event-store';
 import { type ClientTransport, createInMemoryTransportPair } from '../transports/in-memory.transport';
 import type { MessageTransport } from '../transports/message-transport';
-import { StdioTransport } from '../transports/stdio.transport';
-import { holdConsoleOnStderr } from './console-redirect';
-import { type ConnectionHandle, type ConnectOptions, handleOf, type ListenOptions, type ListenResult, type Served } from './listen-options';
+import { type ConnectionHandle, type ConnectOptions, handleOf, type Served } from './listen-options';
 import { messageLogFields, withLogFields } from '../observability/log-context';
+import type { RequestTelemetry } from '../observability/telemetry-options';
 import type { ScaleOut } from './scale-out';
 import type { ServerLogger } from './server-logger';
+
+/**
+ * A way into the application that a process brings from its own entry point: stdio (`stdio()` from
+ * `mcpkit/stdio`), an HTTP server (`httpServer()` from `mcpkit/http`). `McpApplication.listen` opens
+ * it; what it answers (where an HTTP server listens) is what `listen` resolves with. A process loads
+ * the code of the doors it opens, and no other.
+ */
+export interface FrontDoor<R> {
+  /** Starts serving the application: `serving` tracks what it opens, so that closing the application closes it. */
+  open(serving: Serving): R;
+}
 
 /** What serving needs of the application it belongs to. */
 export interface ServingHost {
@@ -33,14 +36,44 @@ export interface ServingHost {
 }
 
 /**
- * The application's front doors: message transports (stdio, in-process, any of the user's) and
- * Streamable HTTP, each tracked so that closing the application stops and closes every one.
+ * How the application is served: message transports (in-process, any of the user's) and the front
+ * doors a process brings (stdio, HTTP, fetch, from their own entry points), each tracked so that closing
+ * the application stops and closes every one. What a front door needs of the application is here.
  */
 export class Serving {
   private readonly served = new Set<Served>();
-  private readonly httpServed = new WeakMap<HttpTransport, Served>();
 
   constructor(private readonly host: ServingHost) {}
+
+  get logger(): ServerLogger {
+    return this.host.logger;
+  }
+
+  get scaleOut(): ScaleOut | undefined {
+    return this.host.scaleOut;
+  }
+
+  get telemetry(): RequestTelemetry | undefined {
+    return this.host.engine.telemetry;
+  }
+
+  /** Serves the application through a front door (see McpApplication.listen). */
+  open<R>(door: FrontDoor<R>): R {
+    this.refuseWhenClosing();
+    return door.open(this);
+  }
+
+  /** Something a front door serves with: stopped and closed with the application; `release` lets it go before. */
+  track(served: Served): () => void {
+    this.refuseWhenClosing();
+    this.served.add(served);
+    return () => void this.served.delete(served);
+  }
+
+  /** Closes the whole application (a stdio server does when its stdin ends). */
+  closeApplication(): Promise<void> {
+    return this.host.close();
+  }
 
   /** Serves one client over a message transport; the handle tells its state and closes it. */
   connect(transport: MessageTransport, options?: ConnectOptions): ConnectionHandle {
@@ -98,35 +131,8 @@ export class Serving {
     return client;
   }
 
-  /** A Streamable HTTP transport for the application, not yet listening. */
-  httpTransport(options: HttpOptions = {}): HttpTransport {
-    return this.streamableHttp(options);
-  }
-
-  private streamableHttp(options: HttpOptions): StreamableHttpTransport {
-    this.refuseWhenClosing();
-    const transport = new StreamableHttpTransport(this.sessionFactory(), this.httpOptions(options));
-    const served: Served = { stopAccepting: () => transport.stopAccepting(), close: () => transport.close() };
-    this.served.add(served);
-    this.httpServed.set(transport, served);
-    return transport;
-  }
-
-  /** The same endpoint as a web-standard fetch handler (see McpApplication.fetchHandler); it loads no Koa. */
-  fetchHandler(options: HttpOptions = {}): FetchHandler {
-    this.refuseWhenClosing();
-    const handler = createFetchHandler(this.sessionFactory(), this.httpOptions(options));
-    this.served.add({ stopAccepting: () => handler.stopAccepting(), close: () => handler.close() });
-    return handler;
-  }
-
-  /** The fetch handler behind AWS Lambda's HTTP events (see McpApplication.lambdaHandler). */
-  lambdaHandler(options: HttpOptions = {}): LambdaHandler {
-    return lambdaHandler(this.fetchHandler(options));
-  }
-
   /** What an HTTP front door needs of the application to serve sessions and stateless requests. */
-  private sessionFactory(): SessionFactory {
+  sessionFactory(): SessionFactory {
     const { engine, logger, taskStore } = this.host;
     return {
       createSession: (sink, o) => engine.createSession(sink, o),
@@ -135,38 +141,6 @@ export class Serving {
       perRequest: engine.perRequest,
       readiness: { taskStore },
     };
-  }
-
-  /** The options of an HTTP front door: the scale-out's shared stores under the caller's, the event store traced. */
-  private httpOptions(options: HttpOptions): HttpOptions {
-    const shared = this.host.scaleOut?.httpDefaults();
-    return withTracedEventStore(shared ? { ...shared, ...options } : options, this.host.engine.telemetry);
-  }
-
-  /** Starts serving over HTTP and/or stdio (see McpApplication.listen). */
-  async listen(options: ListenOptions): Promise<ListenResult> {
-    const stdio = options.stdio === true ? {} : options.stdio || undefined;
-    // Checked before anything is served: a server whose one client would be refused does not start.
-    const auth = stdio?.auth && (await verifyStdioToken(stdio.auth));
-    // Held by this application until it closes: another application's redirect is its own.
-    if (stdio && stdio.redirectConsole !== false && (stdio.output ?? process.stdout) === process.stdout) {
-      const release = holdConsoleOnStderr();
-      this.served.add({ stopAccepting: () => undefined, close: async () => release() });
-    }
-    const result: ListenResult = {};
-    if (options.http) result.http = await this.listenHttp(options.http);
-    if (stdio) {
-      const { logger } = this.host;
-      // Without a verified token, the stdio client is the machine's local user (see ConnectOptions.local).
-      this.connect(new StdioTransport(stdio), {
-        auth,
-        local: !auth,
-        onClose: () => {
-          this.host.close().catch((e) => logger.error('Could not close the application', e));
-        },
-      });
-    }
-    return result;
   }
 
   /** Stops taking new connections and messages on every front door. */
@@ -189,20 +163,6 @@ export class Serving {
     }
   }
 
-  private async listenHttp(options: HttpOptions): Promise<NonNullable<ListenResult['http']>> {
-    const transport = this.streamableHttp(options);
-    try {
-      return await transport.listen();
-    } catch (error) {
-      const served = this.httpServed.get(transport);
-      if (served) this.served.delete(served);
-      // The listen error is what the caller needs; a failure to release the half-started transport is only logged.
-      await transport.close().catch((e) => this.host.logger.error('Could not close a transport that failed to listen', e));
-      throw error;
-    }
-  }
-
-  /** The stdio client's verified AuthInfo. */
   private refuseWhenClosing(): void {
     if (this.host.closing) throw new Error('The application is closing');
   }

@@ -15,6 +15,7 @@ import {
 import { McpTestClient } from '../../src/testing';
 import { ACCEPT_BOTH } from '../helpers/http-app';
 import { connect } from '../helpers/in-memory';
+import { httpTransport } from '../../src/http';
 
 const quiet = { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } };
 
@@ -225,7 +226,7 @@ describe('per-handler authorization', () => {
 
     async function lists(module: new () => unknown, scopes: (string | undefined)[]) {
       const app = await McpApplication.create(module, quiet);
-      const callback = app.httpTransport({ sessions: false, responseMode: 'json', authenticate }).callback();
+      const callback = httpTransport(app, { sessions: false, responseMode: 'json', authenticate }).callback();
       const bodies: string[][] = [];
       for (const s of scopes) {
         const headers: Record<string, string> = { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' };

@@ -9,6 +9,7 @@ import { ACCEPT_BOTH } from '../helpers/http-app';
 import { perRequestBody, perRequestHeaders } from '../helpers/per-request-http';
 import { RawTransport } from '../helpers/raw-transport';
 import { waitFor } from '../helpers/wait-for';
+import { httpTransport } from '../../src/http';
 
 @injectable()
 class Plain {
@@ -72,7 +73,7 @@ describe('custom methods (app.addMethod)', () => {
     // A 2026-07-28 client over HTTP: a notification is accepted (202) and heard.
     const modern: unknown[] = [];
     app.onNotification('acme/modern', (params, session) => void modern.push({ params, version: session.protocolVersion }));
-    const http = app.httpTransport();
+    const http = httpTransport(app);
     const { id: _id, ...notification } = perRequestBody('acme/modern', { x: 1 });
     const res = await request(http.callback()).post('/mcp').set(perRequestHeaders(notification)).send(notification);
     expect(res.status).toBe(202);
@@ -333,7 +334,7 @@ describe('custom methods over HTTP with authentication (authenticate hook)', () 
   it('answers a caller without the scopes with 403 (no Bearer challenge: this server has no OAuth), in both eras; serves one with them', async () => {
     const { app } = await start();
     app.addMethod('acme/admin', (_, ctx) => ({ who: ctx.auth?.subject }), { scopes: ['admin'] });
-    const callback = app.httpTransport({ sessions: false, responseMode: 'json', authenticate }).callback();
+    const callback = httpTransport(app, { sessions: false, responseMode: 'json', authenticate }).callback();
     const legacy = (token: string) =>
       request(callback)
         .post('/mcp')

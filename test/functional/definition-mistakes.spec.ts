@@ -16,6 +16,7 @@ import {
   UnresolvableProviderError,
 } from '../../src';
 import { connect } from '../helpers/in-memory';
+import { httpServer } from '../../src/http';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
 
@@ -222,7 +223,7 @@ describe('listen', () => {
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      const error = await app.listen({ http: { port, host: '127.0.0.1' } }).catch((e: unknown) => e);
+      const error = await app.listen(httpServer({ port, host: '127.0.0.1' })).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(AddressInUseError);
       expect((error as Error).message).toContain(`127.0.0.1:${port}`);
       expect((error as Error).message).toMatch(/port/);
@@ -232,38 +233,6 @@ describe('listen', () => {
       expect(unhandled).toEqual([]);
     } finally {
       process.off('unhandledRejection', onUnhandled);
-    }
-  });
-
-  it('still serves through the deprecated httpTransport().listen(), refusing a taken port with AddressInUseError too', async () => {
-    class Tools {
-      @Tool({ input: null }) hello() {
-        return 'hello';
-      }
-    }
-    @McpModule({ providers: [Tools] })
-    class M {}
-    const app = await McpApplication.create(M, { logger: quiet });
-    try {
-      const taken = await app
-        .httpTransport({ port, host: '127.0.0.1' })
-        .listen()
-        .catch((e: unknown) => e);
-      expect(taken).toBeInstanceOf(AddressInUseError);
-      expect((taken as Error).message).toContain(`127.0.0.1:${port}`);
-      const { url } = await app.httpTransport({ port: 0, sessions: false, responseMode: 'json' }).listen();
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: {
-          accept: 'application/json, text/event-stream',
-          'content-type': 'application/json',
-          'mcp-protocol-version': '2025-11-25',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hello', arguments: {} } }),
-      });
-      expect(await res.json()).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'hello' }] } });
-    } finally {
-      await app.close();
     }
   });
 });

@@ -4,6 +4,7 @@ import { injectable } from 'tsyringe';
 import { EmptyInput, InvalidExtensionError, McpApplication, McpContext, McpModule, Tool } from '../../src';
 import { envelope, postPerRequest } from '../helpers/per-request-http';
 import { RawTransport } from '../helpers/raw-transport';
+import { httpServer } from '../../src/http';
 
 const UI = 'io.modelcontextprotocol/ui';
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -51,7 +52,7 @@ describe('extensions', () => {
     let url: string;
     beforeAll(async () => {
       app = await McpApplication.create(AppsModule, { ...quiet, extensions: { 'com.example/created': {} } });
-      url = (await app.listen({ http: { host: '127.0.0.1', port: 0 } })).http!.url;
+      url = (await app.listen(httpServer({ host: '127.0.0.1', port: 0 }))).url;
     });
     afterAll(() => app.close());
 
@@ -150,7 +151,7 @@ describe('extensions', () => {
   describe('off unless declared', () => {
     it('advertises no extensions in either era when none is declared and no tool runs as a task', async () => {
       const app = await McpApplication.create(PlainModule, quiet);
-      const url = (await app.listen({ http: { host: '127.0.0.1', port: 0 } })).http!.url;
+      const url = (await app.listen(httpServer({ host: '127.0.0.1', port: 0 }))).url;
       try {
         const discover = await postPerRequest(url, 'server/discover');
         expect(discover.body.result!.capabilities).not.toHaveProperty('extensions');

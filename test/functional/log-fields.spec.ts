@@ -7,6 +7,9 @@ import { EmptyInput, type LogFields, MCP_LOGGER, McpApplication, McpModule, type
 import { ACCEPT_BOTH } from '../helpers/http-app';
 import { deferred, waitFor } from '../helpers/wait-for';
 import { McpTestClient } from '../../src/testing';
+import { httpTransport } from '../../src/http';
+import { stdio } from '../../src/stdio';
+import type { RequestListener } from '../../src/http';
 
 class SometimesInput {
   @IsBoolean() wait!: boolean;
@@ -84,9 +87,9 @@ describe('the log fields of requests', () => {
   const ran = (message: string) => entries.filter((e) => e.message === message).map((e) => e.fields);
 
   describe('over HTTP', () => {
-    let callback: ReturnType<ReturnType<McpApplication['httpTransport']>['callback']>;
+    let callback: RequestListener;
     beforeEach(() => {
-      callback = app.httpTransport({ sessions: false }).callback();
+      callback = httpTransport(app, { sessions: false }).callback();
     });
     const call = async (id: number, name: string, args: Record<string, unknown> = {}) => {
       const res = await request(callback)
@@ -128,7 +131,7 @@ describe('the log fields of requests', () => {
   it('over stdio: the same, per message, after an await too', async () => {
     const input = new PassThrough();
     const output = new PassThrough();
-    await app.listen({ stdio: { input, output, redirectConsole: false } });
+    await app.listen(stdio({ input, output, redirectConsole: false }));
     const lines = createInterface({ input: output });
     const answers = new Map<number, () => void>();
     lines.on('line', (line) => answers.get((JSON.parse(line) as { id: number }).id)?.());

@@ -1,6 +1,7 @@
 import { injectable } from 'tsyringe';
 import { EmptyInput, LogFields, McpApplication, McpModule, pinoLogger, StderrLogger, Tool } from '../../src';
 import { ACCEPT_BOTH, initializeBody } from '../helpers/http-app';
+import { httpServer } from '../../src/http';
 
 @injectable()
 class FailingTools {
@@ -87,7 +88,7 @@ describe('the server log', () => {
       },
     });
     try {
-      const { url } = (await app.listen({ http: { port: 0, responseMode: 'json' } })).http!;
+      const { url } = await app.listen(httpServer({ port: 0, responseMode: 'json' }));
       const post = (body: unknown, sessionId?: string) =>
         fetch(url, {
           method: 'POST',

@@ -16,6 +16,7 @@ import {
   Tool,
 } from '../../src';
 import { waitFor } from '../helpers/wait-for';
+import { mount, unmount } from '../../src/compose';
 
 class CityInput {
   @IsString() @Length(2, 40) city!: string;
@@ -79,11 +80,19 @@ class Own {
   }
 }
 
-@McpModule({ server: { name: 'gateway', version: '1.0.0' }, providers: [], mounts: { weather: WeatherModule, news: NewsModule } })
+@McpModule({ server: { name: 'gateway', version: '1.0.0' }, providers: [] })
 class GatewayModule {}
 
-@McpModule({ server: { name: 'clashing', version: '1.0.0' }, providers: [Own], mounts: { weather: WeatherModule } })
+@McpModule({ server: { name: 'clashing', version: '1.0.0' }, providers: [Own] })
 class ClashingModule {}
+
+/** The gateway with the weather and news modules mounted under their prefixes. */
+async function gateway(options?: Parameters<typeof McpApplication.create>[1]) {
+  const app = await McpApplication.create(GatewayModule, options);
+  await mount(app, 'weather', WeatherModule);
+  await mount(app, 'news', NewsModule);
+  return app;
+}
 
 async function client(app: McpApplication) {
   const c = new Client({ name: 'sdk', version: '1' });
@@ -97,7 +106,7 @@ const textOf = (result: unknown) => (result as { content: { text: string }[] }).
 
 describe('mounting modules under a prefix', () => {
   it('serves two modules under prefixes: names and URIs rewritten, handlers run in their own application', async () => {
-    const app = await McpApplication.create(GatewayModule);
+    const app = await gateway();
     const { c } = await client(app);
     expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['weather_forecast', 'news_forecast', 'news_headlines']);
     expect(textOf(await c.callTool({ name: 'weather_forecast', arguments: { city: 'Oslo' } }))).toBe('sunny in Oslo (ctx)');
@@ -134,17 +143,19 @@ describe('mounting modules under a prefix', () => {
     await app.close();
   });
 
-  it('refuses collisions with a named error, at bootstrap and at runtime, changing nothing', async () => {
-    await expect(McpApplication.create(ClashingModule)).rejects.toThrow(DuplicateToolNameError);
-    await expect(McpApplication.create(ClashingModule)).rejects.toThrow(
+  it('refuses collisions with a named error, changing nothing', async () => {
+    const clashing = await McpApplication.create(ClashingModule);
+    await expect(mount(clashing, 'weather', WeatherModule)).rejects.toThrow(DuplicateToolNameError);
+    await expect(mount(clashing, 'weather', WeatherModule)).rejects.toThrow(
       /weather_forecast.*Own\.clash.*WeatherTools\.forecast \(mounted at weather\)/,
     );
+    await clashing.close();
 
-    const app = await McpApplication.create(GatewayModule);
+    const app = await gateway();
     app.addTool({ name: 'extra_headlines', handler: () => 'x' });
-    expect(() => app.mount('weather', NewsModule)).toThrow(/already mounted/);
-    expect(() => app.mount('bad prefix', NewsModule)).toThrow(InvalidDefinitionError);
-    expect(() => app.mount('extra', NewsModule)).toThrow(DuplicateToolNameError);
+    await expect(mount(app, 'weather', NewsModule)).rejects.toThrow(/already mounted/);
+    await expect(mount(app, 'bad prefix', NewsModule)).rejects.toThrow(InvalidDefinitionError);
+    await expect(mount(app, 'extra', NewsModule)).rejects.toThrow(DuplicateToolNameError);
     const { c } = await client(app);
     expect((await c.listTools()).tools.map((t) => t.name)).toEqual([
       'weather_forecast',
@@ -157,12 +168,12 @@ describe('mounting modules under a prefix', () => {
 
   it('withdraws a mounted application whose runtime change collides (fails closed), and serves it again once resolved', async () => {
     const errors: string[] = [];
-    const app = await McpApplication.create(GatewayModule, {
+    const app = await gateway({
       logger: { error: (m) => void errors.push(m), warn: () => undefined, info: () => undefined },
     });
     app.addTool({ name: 'plugin_clash', handler: () => 'gateway' });
     const plugin = await McpApplication.create(NewsModule);
-    app.mount('plugin', plugin);
+    await mount(app, 'plugin', plugin);
     const { c } = await client(app);
     expect((await c.listTools()).tools.map((t) => t.name)).toContain('plugin_headlines');
     plugin.addTool({ name: 'clash', handler: () => 'plugin' });
@@ -187,8 +198,8 @@ describe('mounting modules under a prefix', () => {
   });
 
   it("passes a mounted application's resource updates to the subscribers of the prefixed URI", async () => {
-    const app = await McpApplication.create(GatewayModule);
-    const weather = app.mount('sky', WeatherModule);
+    const app = await gateway();
+    const weather = await mount(app, 'sky', WeatherModule);
     const { c } = await client(app);
     const updates: string[] = [];
     c.setNotificationHandler(ResourceUpdatedNotificationSchema, async (n) => void updates.push(n.params.uri));
@@ -196,7 +207,7 @@ describe('mounting modules under a prefix', () => {
     await weather.notifyResourceUpdated('weather://stations');
     await waitFor(() => updates.length === 1);
     expect(updates).toEqual(['weather://sky/stations']);
-    await app.unmount('sky');
+    await unmount(app, 'sky');
     await weather.notifyResourceUpdated('weather://stations');
     await c.ping();
     expect(updates).toHaveLength(1);
@@ -204,10 +215,10 @@ describe('mounting modules under a prefix', () => {
   });
 
   it('mounts an application at runtime, follows its runtime changes, and unmounts it', async () => {
-    const app = await McpApplication.create(GatewayModule);
+    const app = await gateway();
     const { c, changes } = await client(app);
     const plugin = await McpApplication.create(NewsModule);
-    expect(app.mount('plugin', plugin)).toBe(plugin);
+    expect(await mount(app, 'plugin', plugin)).toBe(plugin);
     await waitFor(() => changes.includes('notifications/tools/list_changed'));
     expect((await c.listTools()).tools.map((t) => t.name)).toContain('plugin_headlines');
 
@@ -218,9 +229,9 @@ describe('mounting modules under a prefix', () => {
     plugin.disable('tool', 'headlines');
     await waitFor(async () => !(await c.listTools()).tools.some((t) => t.name === 'plugin_headlines'));
 
-    expect(await app.unmount('plugin')).toBe(true);
+    expect(await unmount(app, 'plugin')).toBe(true);
     expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['weather_forecast', 'news_forecast', 'news_headlines']);
-    expect(await app.unmount('plugin')).toBe(false);
+    expect(await unmount(app, 'plugin')).toBe(false);
     // An application given to mount is the caller's: unmount does not close it.
     const direct = await client(plugin);
     expect(textOf(await direct.c.callTool({ name: 'late', arguments: {} }))).toBe('late tool');

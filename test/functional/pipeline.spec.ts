@@ -18,6 +18,7 @@ import {
   UseMiddleware,
 } from '../../src';
 import { McpTestClient } from '../../src/testing';
+import { mount } from '../../src/compose';
 
 // One chain per handler, in the documented order (docs/guide/middleware.md): what each step sees and skips.
 
@@ -186,13 +187,13 @@ describe('a mounted handler', () => {
   @McpModule({
     server: { name: 'gateway', version: '1.0.0' },
     providers: [],
-    mounts: { w: WeatherModule },
     middleware: [tag('gateway app')],
   })
   class GatewayModule {}
 
   it("passes the mounting application's middleware, then its own application's, and its own middleware once", async () => {
     const app = await McpApplication.create(GatewayModule);
+    await mount(app, 'w', WeatherModule);
     const client = await McpTestClient.connect(app.connectInMemory());
     await client.request('tools/call', { name: 'w_forecast', arguments: { title: 'Oslo' } });
     expect(calls).toEqual([

@@ -8,6 +8,7 @@ import { postPerRequest } from '../helpers/per-request-http';
 import { serveFetch } from '../helpers/fetch-node-server';
 import { waitFor } from '../helpers/wait-for';
 import { RawTransport } from '../helpers/raw-transport';
+import { fetchHandler } from '../../src/fetch';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
 let started = 0;
@@ -109,7 +110,7 @@ describe('whose budget a call counts against', () => {
       [0, ['ok', 'ok', -32023, -32023]],
     ] as const) {
       const app = await create({ policies: { trustProxy } });
-      const served = await serveFetch(app.fetchHandler());
+      const served = await serveFetch(fetchHandler(app));
       const from = async (address: string) => {
         const reply = await postPerRequest(
           `${served.url}/mcp`,

@@ -3,6 +3,7 @@ import { DuplicateToolNameError, EmptyInput, McpApplication, McpModule, Resource
 import type { McpClientTransport } from '../../src/client';
 import { GatewayModule } from '../helpers/far-server';
 import { McpTestClient } from '../../src/testing';
+import { proxy } from '../../src/compose';
 
 @injectable()
 class FarTools {
@@ -19,7 +20,7 @@ class FarModule {}
 
 const quiet = { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } };
 
-/** app.proxy('', …): the remote server's names and URIs are served unchanged, beside the application's own. */
+/** proxy(app, '', …): the remote server's names and URIs are served unchanged, beside the application's own. */
 describe('proxying under the empty prefix', () => {
   const apps: McpApplication[] = [];
   afterEach(async () => {
@@ -35,7 +36,7 @@ describe('proxying under the empty prefix', () => {
   it('keeps tool names and resource URIs, and forwards calls and reads', async () => {
     const gateway = await McpApplication.create(GatewayModule, quiet);
     apps.push(gateway);
-    await gateway.proxy('', await far());
+    await proxy(gateway, '', await far());
     const client = await McpTestClient.connect(gateway.connectInMemory());
     try {
       const tools = (await client.request('tools/list')) as { tools: { name: string }[] };
@@ -56,10 +57,10 @@ describe('proxying under the empty prefix', () => {
   it('still refuses a name that collides, and a second proxy under the empty prefix', async () => {
     const gateway = await McpApplication.create(FarModule, quiet);
     apps.push(gateway);
-    await expect(gateway.proxy('', await far())).rejects.toThrow(DuplicateToolNameError);
+    await expect(proxy(gateway, '', await far())).rejects.toThrow(DuplicateToolNameError);
     const other = await McpApplication.create(GatewayModule, quiet);
     apps.push(other);
-    await other.proxy('', await far());
-    await expect(other.proxy('', await far())).rejects.toThrow(/already mounted/);
+    await proxy(other, '', await far());
+    await expect(proxy(other, '', await far())).rejects.toThrow(/already mounted/);
   });
 });

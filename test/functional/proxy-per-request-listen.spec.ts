@@ -3,6 +3,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { McpApplication, McpModule } from '../../src';
 import type { McpClientTransport } from '../../src/client';
 import { waitFor } from '../helpers/wait-for';
+import { proxy } from '../../src/compose';
 
 @McpModule({ server: { name: 'gateway', version: '1.0.0' }, providers: [] })
 class EmptyModule {}
@@ -65,7 +66,7 @@ describe('proxying a 2026-07-28 server whose list-change stream ends', () => {
       logger: { error: (m) => void errors.push(m), warn: () => undefined, info: () => undefined },
     });
     const far = new ScriptedPerRequestServer();
-    await app.proxy('s', far, { era: 'per-request' });
+    await proxy(app, 's', far, { era: 'per-request' });
     const client = new Client({ name: 'sdk', version: '1' });
     let changes = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void changes++);

@@ -9,6 +9,7 @@ import {
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { McpApplication, McpModule } from '../../src';
+import { proxy } from '../../src/compose';
 
 @McpModule({ server: { name: 'gateway', version: '1.0.0' }, providers: [] })
 class EmptyModule {}
@@ -40,7 +41,7 @@ describe('proxying remote lists mcpkit would not accept from its own definitions
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await far.connect(serverSide);
     const { app, errors } = await gateway();
-    await app.proxy('files', clientSide);
+    await proxy(app, 'files', clientSide);
     const client = await sdkClient(app);
     expect((await client.listResources()).resources.map((r) => [r.uri, r.name])).toEqual([
       ['file:///files/a/README.md', 'files_README.md'],
@@ -70,7 +71,7 @@ describe('proxying remote lists mcpkit would not accept from its own definitions
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await far.connect(serverSide);
     const { app, errors } = await gateway();
-    await app.proxy('b', clientSide);
+    await proxy(app, 'b', clientSide);
     const client = await sdkClient(app);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['b_good']);
     expect((await client.callTool({ name: 'b_good', arguments: {} })).content).toEqual([{ type: 'text', text: 'called good' }]);
@@ -90,7 +91,7 @@ describe('proxying remote lists mcpkit would not accept from its own definitions
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await far.connect(serverSide);
     const { app, errors } = await gateway();
-    await app.proxy('p', clientSide);
+    await proxy(app, 'p', clientSide);
     const client = await sdkClient(app);
     for (let i = 0; i <= 10_000; i++) await client.subscribeResource({ uri: `x://p/item/${i}` });
     // The same URI again is not subscribed twice.

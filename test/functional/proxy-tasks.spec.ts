@@ -1,6 +1,7 @@
 import { McpApplication, McpModule } from '../../src';
 import { McpTestClient } from '../../src/testing';
 import { TaskModule } from '../helpers/task-tools';
+import { proxy } from '../../src/compose';
 
 @McpModule({ server: { name: 'gateway', version: '1.0.0' }, providers: [] })
 class GatewayModule {}
@@ -12,7 +13,7 @@ describe('proxied tools and tasks', () => {
   it("offers a remote 'optional' tool as a task (the task runs the remote call), and a 'required' one as a plain tool it cannot be", async () => {
     const far = await McpApplication.create(TaskModule);
     const app = await McpApplication.create(GatewayModule);
-    await app.proxy('far', far.connectInMemory());
+    await proxy(app, 'far', far.connectInMemory());
     const client = await McpTestClient.connect(app.connectInMemory());
     const { tools } = (await client.request('tools/list')) as { tools: { name: string; execution?: unknown }[] };
     const byName = Object.fromEntries(tools.map((t) => [t.name, t.execution]));

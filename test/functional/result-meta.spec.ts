@@ -5,6 +5,8 @@ import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpModule, Tool } from '../../src';
 import { ACCEPT_BOTH } from '../helpers/http-app';
 import { perRequestBody, perRequestHeaders } from '../helpers/per-request-http';
+import { httpTransport } from '../../src/http';
+import { stdio } from '../../src/stdio';
 
 const OWN_META = { 'com.acme/trace': { step: 1 } };
 
@@ -43,7 +45,7 @@ describe("a handler's result with its own _meta", () => {
   it('over stdio', async () => {
     const input = new PassThrough();
     const output = new PassThrough();
-    await app.listen({ stdio: { input, output, redirectConsole: false } });
+    await app.listen(stdio({ input, output, redirectConsole: false }));
     const answers = new Map<number, (message: Record<string, unknown>) => void>();
     createInterface({ input: output }).on('line', (line) => {
       const message = JSON.parse(line) as Record<string, unknown>;
@@ -68,7 +70,7 @@ describe("a handler's result with its own _meta", () => {
   });
 
   it('over HTTP, in both eras (a 2026-07-28 result adds serverInfo beside it)', async () => {
-    const callback = app.httpTransport({ sessions: false }).callback();
+    const callback = httpTransport(app, { sessions: false }).callback();
     const post = (body: unknown, headers: Record<string, string>) => request(callback).post('/mcp').set(headers).send(JSON.stringify(body));
     const legacy = await post(call(1), { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json', 'MCP-Protocol-Version': '2025-11-25' });
     expect(legacy.body.result).toEqual({ content: [{ type: 'text', text: 'annotated' }], _meta: OWN_META });

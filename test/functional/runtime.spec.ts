@@ -76,18 +76,6 @@ describe('runtime changes and client requests (in-memory client)', () => {
     await app.close();
   });
 
-  it('still removes with the deprecated remove(kind, key), as removeTool, removeResource and removePrompt do', async () => {
-    const { app, client } = await connect(RuntimeModule);
-    expect(app.remove('tool', 'alpha')).toBe(true);
-    expect(app.remove('resource', 'x://one')).toBe(true);
-    expect(app.remove('prompt', 'greet')).toBe(true);
-    expect(app.remove('tool', 'alpha')).toBe(false);
-    expect(names(await client.request('tools/list'))).toEqual(['beta', 'confirm', 'login']);
-    expect(await client.request('resources/list')).toEqual({ resources: [] });
-    expect(await client.request('prompts/list')).toEqual({ prompts: [] });
-    await app.close();
-  });
-
   it('adds providers at runtime with the bootstrap checks, and tells clients', async () => {
     const { app, client } = await connect(RuntimeModule);
     app.addProviders(Extra);

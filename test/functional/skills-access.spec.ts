@@ -5,6 +5,8 @@ import { McpApplication, McpModule } from '../../src';
 import { McpTestClient } from '../../src/testing';
 import { ROOT } from '../helpers/paths';
 import { perRequestBody, perRequestHeaders, postPerRequest } from '../helpers/per-request-http';
+import { fetchHandler } from '../../src/fetch';
+import { httpServer } from '../../src/http';
 
 const SKILLS = join(ROOT, 'test', 'fixtures', 'skills');
 const EXTENSION = 'io.modelcontextprotocol/skills';
@@ -22,7 +24,7 @@ describe('skills in the per-request era, over HTTP', () => {
       ...quiet,
       skills: { folders: [SKILLS], watch: false, cache: { ttlMs: 300_000, scope: 'public' } },
     });
-    url = (await app.listen({ http: { host: '127.0.0.1', port: 0 } })).http!.url;
+    url = (await app.listen(httpServer({ host: '127.0.0.1', port: 0 }))).url;
   });
   afterAll(() => app.close());
 
@@ -58,7 +60,7 @@ describe('skills in the per-request era, over HTTP', () => {
   it('pages skills/list and resources/directory/read with cursors that round-trip', async () => {
     const small = await McpApplication.create(EmptyModule, { ...quiet, pageSize: 2, skills: { folders: [SKILLS], watch: false } });
     try {
-      const smallUrl = (await small.listen({ http: { host: '127.0.0.1', port: 0 } })).http!.url;
+      const smallUrl = (await small.listen(httpServer({ host: '127.0.0.1', port: 0 }))).url;
       const walk = async (method: string, params: Record<string, unknown>, key: string) => {
         const seen: string[] = [];
         let cursor: string | undefined;
@@ -130,7 +132,7 @@ describe('skills through the fetch handler (Bun, Deno, workerd, Lambda)', () => 
   it('lists, gets and reads skills as over Koa', async () => {
     const app = await McpApplication.create(EmptyModule, { ...quiet, skills: { folders: [SKILLS], watch: false } });
     try {
-      const handler = app.fetchHandler();
+      const handler = fetchHandler(app);
       const post = async (method: string, params: Record<string, unknown>) => {
         const body = perRequestBody(method, params);
         const response = await handler(

@@ -13,6 +13,7 @@ import {
 } from '../../src';
 import type { JsonRpcMessage } from '../../src/mcp/json-rpc';
 import { waitFor } from '../helpers/wait-for';
+import { stdio } from '../../src/stdio';
 
 class TextInput {
   @IsString() text!: string;
@@ -68,7 +69,7 @@ async function serve(entries: { message: string; fields?: LogFields }[]) {
       buffered = buffered.slice(nl + 1);
     }
   });
-  await app.listen({ stdio: { input, output, redirectConsole: false } });
+  await app.listen(stdio({ input, output, redirectConsole: false }));
   const send = (...batch: object[]) => input.write(batch.map((m) => `${JSON.stringify(m)}\n`).join(''));
   const answered = (ids: number[]) => waitFor(() => ids.every((id) => messages.some((m) => m.id === id)));
   send({
@@ -184,7 +185,7 @@ describe('stdio: what leaves in one write', () => {
         done();
       },
     });
-    await app.listen({ stdio: { input, output, redirectConsole: false } });
+    await app.listen(stdio({ input, output, redirectConsole: false }));
     const send = (...batch: object[]) => input.write(batch.map((m) => `${JSON.stringify(m)}\n`).join(''));
     const lines = () =>
       writes.flatMap((w) =>

@@ -6,6 +6,7 @@ import { redisScaleOut } from '../../src/redis';
 import { ACCEPT_BOTH } from '../helpers/http-app';
 import { PrivateRedis } from '../helpers/redis-server';
 import { waitFor } from '../helpers/wait-for';
+import { httpServer } from '../../src/http';
 
 @injectable()
 class PingTools {
@@ -47,9 +48,9 @@ describe('telemetry: Redis calls of a scaled-out server are child spans', () => 
       scaleOut: redisScaleOut({ redis: redis.url, keyPrefix: 'otel:' }),
     });
     apps.push(app);
-    const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1', responseMode: 'json' } });
+    const http = await app.listen(httpServer({ port: 0, host: '127.0.0.1', responseMode: 'json' }));
     return (body: object, headers: Record<string, string> = {}) =>
-      fetch(http!.url, {
+      fetch(http.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers },
         body: JSON.stringify(body),
@@ -143,9 +144,9 @@ describe('telemetry: Redis calls of a scaled-out server are child spans', () => 
       'mcpkit.session_backplane.operation': 'publish',
     });
     // A 2026-07-28 request that needs input seals its requestState with the deployment's key, read from Redis.
-    const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1', responseMode: 'json' } });
+    const http = await app.listen(httpServer({ port: 0, host: '127.0.0.1', responseMode: 'json' }));
     const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-    const res = await fetch(http!.url, {
+    const res = await fetch(http.url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',

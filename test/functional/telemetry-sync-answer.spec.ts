@@ -5,6 +5,8 @@ import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpContext, McpModule, Tool, type TelemetryOptions } from '../../src';
 import { ACCEPT_BOTH } from '../helpers/http-app';
 import { perRequestBody, perRequestHeaders } from '../helpers/per-request-http';
+import { httpTransport } from '../../src/http';
+import type { RequestListener } from '../../src/http';
 
 @injectable()
 class SyncTools {
@@ -47,7 +49,7 @@ describe.each([
 ])('telemetry %s: a synchronous handler over stateless HTTP', (_label, withSdk) => {
   let app: McpApplication;
   let exporter: InMemorySpanExporter;
-  let callback: ReturnType<ReturnType<McpApplication['httpTransport']>['callback']>;
+  let callback: RequestListener;
 
   beforeEach(async () => {
     exporter = new InMemorySpanExporter();
@@ -57,7 +59,7 @@ describe.each([
       logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
       telemetry,
     });
-    callback = app.httpTransport({ sessions: false }).callback();
+    callback = httpTransport(app, { sessions: false }).callback();
   });
   afterEach(async () => {
     trace.disable();

@@ -12,6 +12,8 @@ import { InMemoryEventStore } from '../../src/stores';
 import type { TelemetryOptions } from '../../src';
 import { ACCEPT_BOTH } from '../helpers/http-app';
 import { waitFor } from '../helpers/wait-for';
+import { httpServer, httpTransport } from '../../src/http';
+import { stdio } from '../../src/stdio';
 
 class EchoInput {
   @IsString() @MaxLength(10) text!: string;
@@ -78,7 +80,7 @@ async function stdioClient(app: McpApplication, initialize = true) {
       buffered = buffered.slice(nl + 1);
     }
   });
-  await app.listen({ stdio: { input, output, redirectConsole: false } });
+  await app.listen(stdio({ input, output, redirectConsole: false }));
   const send = (message: object) => input.write(`${JSON.stringify(message)}\n`);
   const answer = async (id: number | string) => waitFor(() => messages.find((m) => m.id === id && ('result' in m || 'error' in m)));
   if (!initialize) return { send, answer, messages };
@@ -149,9 +151,9 @@ describe('telemetry', () => {
   it('HTTP: the traceparent header becomes the parent, the session id is recorded, and duration metrics are kept', async () => {
     const o = observability('full');
     const app = await create(o.telemetry);
-    const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1', responseMode: 'json' } });
+    const http = await app.listen(httpServer({ port: 0, host: '127.0.0.1', responseMode: 'json' }));
     const post = (body: object, headers: Record<string, string> = {}) =>
-      fetch(http!.url, {
+      fetch(http.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers },
         body: JSON.stringify(body),
@@ -194,7 +196,7 @@ describe('telemetry', () => {
     );
     const active = metrics.find((m) => m.descriptor.name === 'mcpkit.server.session.active')!;
     expect(active.dataPoints.map((p) => p.value)).toEqual([1]);
-    await fetch(http!.url, { method: 'DELETE', headers });
+    await fetch(http.url, { method: 'DELETE', headers });
     const after = await o.metrics();
     expect(after.find((m) => m.descriptor.name === 'mcp.server.session.duration')?.dataPoints.length).toBe(1);
     expect(after.find((m) => m.descriptor.name === 'mcpkit.server.session.active')!.dataPoints.map((p) => p.value)).toEqual([0]);
@@ -202,8 +204,8 @@ describe('telemetry', () => {
 
   it("HTTP: a recording span carries the client's address", async () => {
     const o = observability('full');
-    const { http } = await (await create(o.telemetry)).listen({ http: { port: 0, host: '127.0.0.1', sessions: false } });
-    const answer = await fetch(http!.url, {
+    const http = await (await create(o.telemetry)).listen(httpServer({ port: 0, host: '127.0.0.1', sessions: false }));
+    const answer = await fetch(http.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, 'mcp-protocol-version': '2025-11-25' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'peer' } } }),
@@ -322,7 +324,7 @@ describe('telemetry', () => {
     try {
       const o = observability('full');
       const app = await create(o.telemetry);
-      const listener = app.httpTransport({ sessions: false, responseMode: 'json' }).callback();
+      const listener = httpTransport(app, { sessions: false, responseMode: 'json' }).callback();
       // What an HTTP instrumentation does: a server span around the request, active while it is handled.
       const httpTracer = o.tracerProvider.getTracer('http-instrumentation');
       server.on('request', (req, res) => {
@@ -402,16 +404,16 @@ describe('telemetry', () => {
     it(`the ${store} event store has a span per call`, async () => {
       const o = observability('full');
       const app = await create(o.telemetry);
-      const { http } = await app.listen({
-        http: {
+      const http = await app.listen(
+        httpServer({
           port: 0,
           host: '127.0.0.1',
           responseMode: 'sse',
           ...(store === 'configured' ? { eventStore: new InMemoryEventStore() } : {}),
-        },
-      });
+        }),
+      );
       const post = (body: object, headers: Record<string, string> = {}) =>
-        fetch(http!.url, {
+        fetch(http.url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers },
           body: JSON.stringify(body),

@@ -12,6 +12,7 @@ import {
   Tool,
 } from '../../src';
 import { McpTestClient } from '../../src/testing';
+import { stdio } from '../../src/stdio';
 
 @injectable()
 class ReportingTools {
@@ -110,8 +111,8 @@ describe('two applications in one process', () => {
       const onStdout = await McpApplication.create(ReportingModule);
       const ownStreams = await McpApplication.create(ReportingModule);
       // Nothing is sent on this stdio, so nothing reaches the real stdout.
-      await onStdout.listen({ stdio: { input: new PassThrough() } });
-      await ownStreams.listen({ stdio: { input: new PassThrough(), output: new PassThrough() } });
+      await onStdout.listen(stdio({ input: new PassThrough() }));
+      await ownStreams.listen(stdio({ input: new PassThrough(), output: new PassThrough() }));
 
       console.log('while both serve');
       await ownStreams.close();
@@ -126,8 +127,8 @@ describe('two applications in one process', () => {
     it('the one on streams of its own never takes the console', async () => {
       const onStdout = await McpApplication.create(ReportingModule);
       const ownStreams = await McpApplication.create(ReportingModule);
-      await onStdout.listen({ stdio: { input: new PassThrough() } });
-      await ownStreams.listen({ stdio: { input: new PassThrough(), output: new PassThrough() } });
+      await onStdout.listen(stdio({ input: new PassThrough() }));
+      await ownStreams.listen(stdio({ input: new PassThrough(), output: new PassThrough() }));
 
       await onStdout.close();
       console.log('the other one still serves');

@@ -18,6 +18,7 @@ import {
 } from '../../src';
 import { connect } from '../helpers/in-memory';
 import { envelope, postPerRequest } from '../helpers/per-request-http';
+import { httpServer } from '../../src/http';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
 const UI = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
@@ -126,8 +127,8 @@ function expectViewSurface(tools: Listed, resources: unknown, dashboard: unknown
 
 async function serveHttp(options: ApplicationOptions = {}): Promise<{ app: McpApplication; url: string }> {
   const app = await McpApplication.create(WeatherModule, { logger: quiet, ...options });
-  const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1' } });
-  return { app, url: http!.url };
+  const http = await app.listen(httpServer({ port: 0, host: '127.0.0.1' }));
+  return { app, url: http.url };
 }
 
 describe('interactive views (MCP Apps)', () => {
@@ -330,11 +331,11 @@ describe('views are authorized like resources', () => {
     @McpModule({ providers: [SecretView, PlainView] })
     class M {}
     const app = await McpApplication.create(M, { logger: quiet });
-    const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1' } });
+    const http = await app.listen(httpServer({ port: 0, host: '127.0.0.1' }));
     try {
-      const list = await postPerRequest(http!.url, 'resources/list');
+      const list = await postPerRequest(http.url, 'resources/list');
       expect((list.body.result as { resources: { uri: string }[] }).resources.map((r) => r.uri)).toEqual(['ui://weather/plain']);
-      const read = await postPerRequest(http!.url, 'resources/read', { uri: 'ui://secret/view' });
+      const read = await postPerRequest(http.url, 'resources/read', { uri: 'ui://secret/view' });
       expect(read.body.error).toBeDefined();
       expect(read.body.result).toBeUndefined();
     } finally {

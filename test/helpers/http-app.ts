@@ -1,7 +1,9 @@
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { injectable } from 'tsyringe';
-import { EmptyInput, HttpOptions, McpApplication, McpContext, McpModule, Resource, Tool } from '../../src';
+import { EmptyInput, McpApplication, McpContext, McpModule, Resource, Tool } from '../../src';
+import type { HttpOptions } from '../../src/http';
 import { deferred } from './wait-for';
+import { httpServer, httpTransport } from '../../src/http';
 
 export class SlowInput {
   @IsOptional() @IsInt() @Min(0) @Max(5000) ms?: number;
@@ -70,15 +72,15 @@ function quietHttpTestApp(): Promise<McpApplication> {
 /** An application with its HTTP transport, not listening (tests drive `callback()`). */
 export async function httpApp(options: HttpOptions = {}) {
   const app = await quietHttpTestApp();
-  const transport = app.httpTransport(options);
+  const transport = httpTransport(app, options);
   return { app, transport, callback: transport.callback(), tools: app.get(HttpTestTools) };
 }
 
 /** An application serving HTTP on a loopback server of its own, on a free port (`app.listen({ http })`). */
 export async function listeningHttpApp(options: HttpOptions = {}) {
   const app = await quietHttpTestApp();
-  const { http } = await app.listen({ http: { port: 0, ...options } });
-  return { app, url: http!.url, port: http!.port, tools: app.get(HttpTestTools) };
+  const http = await app.listen(httpServer({ port: 0, ...options }));
+  return { app, url: http.url, port: http.port, tools: app.get(HttpTestTools) };
 }
 
 /** Parses an SSE body into its events. */

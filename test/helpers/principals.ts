@@ -2,12 +2,14 @@ import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { EmptyInput, Field, McpApplication, McpContext, McpModule, Resource, Tool } from '../../src';
 import { IntrospectionVerifier, JwtVerifier } from '../../src/auth';
-import type { ApplicationOptions, HttpOptions } from '../../src';
+import type { ApplicationOptions } from '../../src';
+import type { HttpOptions } from '../../src/http';
 import type { TokenVerifier } from '../../src/auth';
 import { ACCEPT_BOTH, initializeBody } from './http-app';
 import { envelope, perRequestBody, perRequestHeaders, postRaw, type RawReply } from './per-request-http';
 import { clientCredentialsToken, type ProviderMetadata } from './oidc-provider';
 import { deferred, type Deferred } from './wait-for';
+import { httpServer } from '../../src/http';
 
 /**
  * Shared by the principal tests (test/interop/principals*.oidc.spec.ts): tools that tell who calls and
@@ -156,23 +158,21 @@ export async function serveApp(
     },
     ...options.app,
   });
-  const { url } = (
-    await app.listen({
-      http: {
-        port: 0,
-        host: '127.0.0.1',
-        keepAliveMs: 0,
-        path: endpointPath(kind),
-        ...options.http,
-        auth: {
-          authorizationServers: [metadata.issuer],
-          scopesSupported: ['mcp:tools'],
-          verifier: options.verifier ?? verifierFor(kind, metadata),
-          ...(options.resource ? { resource: options.resource } : {}),
-        },
+  const { url } = await app.listen(
+    httpServer({
+      port: 0,
+      host: '127.0.0.1',
+      keepAliveMs: 0,
+      path: endpointPath(kind),
+      ...options.http,
+      auth: {
+        authorizationServers: [metadata.issuer],
+        scopesSupported: ['mcp:tools'],
+        verifier: options.verifier ?? verifierFor(kind, metadata),
+        ...(options.resource ? { resource: options.resource } : {}),
       },
-    })
-  ).http!;
+    }),
+  );
   const resource = options.resource ?? url;
   const tokens = new Map<string, Promise<string>>();
   return {

@@ -30,21 +30,6 @@ const nodeBuiltins: Plugin = {
   },
 };
 
-/**
- * The Koa front door cannot run in a Worker (it needs Node's HTTP server), and a fetch-handler
- * application never loads it: the bundle gets a stub in its place, so Koa is not bundled at all.
- */
-const noKoa: Plugin = {
-  name: 'no-koa',
-  setup(build) {
-    build.onResolve({ filter: /transports\/http\/streamable-http$/ }, () => ({ path: 'streamable-http', namespace: 'no-koa' }));
-    build.onLoad({ filter: /.*/, namespace: 'no-koa' }, () => ({
-      contents: `export class StreamableHttpTransport { constructor() { throw new Error('The Koa transport does not run in a Worker: use app.fetchHandler()'); } }`,
-      loader: 'js',
-    }));
-  },
-};
-
 /** Bundles a Worker module (`export default { fetch }`) with esbuild into one ES module; resolves with its path. */
 export async function bundleWorker(entry: string, outDir: string): Promise<{ path: string; bytes: number; inputs: string[] }> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a devDependency, loaded by the tests that bundle
@@ -64,7 +49,7 @@ export async function bundleWorker(entry: string, outDir: string): Promise<{ pat
     mainFields: ['module', 'main'],
     conditions: ['workerd', 'worker', 'import', 'require', 'default'],
     tsconfig: join(ROOT, 'tsconfig.json'),
-    plugins: [nodeBuiltins, noKoa],
+    plugins: [nodeBuiltins],
     logLevel: 'silent',
     metafile: true,
   });

@@ -7,6 +7,7 @@ import { EmptyInput, McpApplication, McpContext, McpModule, Tool } from '../../s
 import { IntrospectionVerifier, JwtVerifier } from '../../src/auth';
 import { MemoryOAuthProvider, REDIRECT_URI } from '../helpers/oauth-client';
 import { authorizeWithoutBrowser, startOidcProvider } from '../helpers/oidc-provider';
+import { httpServer, httpTransport } from '../../src/http';
 
 @injectable()
 class FlowTools {
@@ -28,18 +29,18 @@ describe('OAuth authorization flow, official SDK client and oidc-provider', () =
 
   it('goes from a 401 to metadata, dynamic registration, a PKCE authorization, a token and a tool call', async () => {
     const app = await McpApplication.create(FlowModule, quiet);
-    const { http } = await app.listen({
-      http: {
+    const http = await app.listen(
+      httpServer({
         port: 0,
         auth: {
           authorizationServers: [provider.issuer],
           scopesSupported: ['mcp:tools'],
           verifier: new JwtVerifier({ issuer: provider.issuer, jwksUri: `${provider.issuer}/jwks` }),
         },
-      },
-    });
+      }),
+    );
     try {
-      await authorizeAndCall(new URL(http!.url));
+      await authorizeAndCall(new URL(http.url));
     } finally {
       await app.close();
     }
@@ -79,7 +80,7 @@ describe('OAuth authorization flow, official SDK client and oidc-provider', () =
         clientSecret: 'introspector-secret',
         issuer: provider.issuer,
       });
-      const transport = app.httpTransport({ sessions: false, auth: { authorizationServers: [provider.issuer], resource, verifier } });
+      const transport = httpTransport(app, { sessions: false, auth: { authorizationServers: [provider.issuer], resource, verifier } });
       return { app, callback: transport.callback() };
     }
     const callTool = (callback: Parameters<typeof request>[0], token: string) =>

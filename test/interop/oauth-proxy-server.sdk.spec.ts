@@ -9,6 +9,7 @@ import { OAuthProxy } from '../../src/auth';
 import { Browser } from '../helpers/browser';
 import { MemoryOAuthProvider, REDIRECT_URI } from '../helpers/oauth-client';
 import { startUpstreamIdp } from '../helpers/upstream-idp';
+import { httpTransport } from '../../src/http';
 
 @injectable()
 class WhoTools {
@@ -48,7 +49,7 @@ describe('an mcpkit server with the OAuth proxy and the resource server, officia
     });
     app = await McpApplication.create(WhoModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
     // Mounted on a server of the test's own (its port is known before the proxy is built), so `resource` is explicit.
-    const transport = app.httpTransport({
+    const transport = httpTransport(app, {
       oauthProxy: proxy,
       auth: { authorizationServers: [origin], resource, scopesSupported: ['mcp:tools'], verifier: proxy.verifier() },
     });

@@ -9,6 +9,7 @@ import { postPerRequest } from '../helpers/per-request-http';
 import { connectSdkOverStdio } from '../helpers/sdk-stdio';
 import { sdk2, sdk2Stdio } from '../helpers/sdk2';
 import { spawnHttpServer } from '../helpers/spawn-server';
+import { fetchHandler } from '../../src/fetch';
 
 const FIXTURE = join(ROOT, 'dist', 'test', 'fixtures', 'policies-server.js');
 
@@ -50,7 +51,7 @@ describe('@RateLimit refusals seen by real clients', () => {
         const app = await McpApplication.create(PoliciesModule, {
           logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
         });
-        const served = await serveFetch(app.fetchHandler());
+        const served = await serveFetch(fetchHandler(app));
         url = `${served.url}/mcp`;
         stop = async () => {
           await served.close();

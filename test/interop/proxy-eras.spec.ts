@@ -14,6 +14,8 @@ import { perRequestClient, textOf } from '../helpers/per-request-client-suite';
 import { sdk2 } from '../helpers/sdk2';
 import { spawnHttpServer } from '../helpers/spawn-server';
 import { waitFor } from '../helpers/wait-for';
+import { proxy } from '../../src/compose';
+import { httpServer } from '../../src/http';
 
 /** A server log that keeps what it is told, so that a test can require that nothing went wrong. */
 function recordingLogger() {
@@ -45,10 +47,10 @@ describe.each(farOverBothTransports(SDK_FAR_SERVER))(
       const far = await open();
       stopFar = far.stop;
       app = await McpApplication.create(GatewayModule, { logger: log.logger });
-      await app.proxy('far', far.transport);
-      const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1' } });
+      await proxy(app, 'far', far.transport);
+      const http = await app.listen(httpServer({ port: 0, host: '127.0.0.1' }));
       connected = perRequestClient({ mode: { pin: '2026-07-28' } });
-      await connected.client.connect(new sdk2.StreamableHTTPClientTransport(new URL(http!.url)));
+      await connected.client.connect(new sdk2.StreamableHTTPClientTransport(new URL(http.url)));
     });
     afterAll(async () => {
       await connected?.client.close();
@@ -118,8 +120,8 @@ describe.each([
   beforeAll(async () => {
     far = await spawnHttpServer(SDK_FAR_SERVER, { FAR_TRANSPORT: 'sse' });
     app = await McpApplication.create(GatewayModule, { logger: log.logger });
-    await app.proxy('far', transport(new URL('/sse', far.url)));
-    url = (await app.listen({ http: { port: 0, host: '127.0.0.1' } })).http!.url;
+    await proxy(app, 'far', transport(new URL('/sse', far.url)));
+    url = (await app.listen(httpServer({ port: 0, host: '127.0.0.1' }))).url;
   });
   afterAll(async () => {
     await app?.close();
@@ -172,8 +174,8 @@ describe.each(farOverBothTransports(PER_REQUEST_FAR_SERVER))('proxying a 2026-07
     const far = await open();
     stopFar = far.stop;
     app = await McpApplication.create(GatewayModule, { logger: log.logger });
-    await app.proxy('far', far.transport);
-    url = (await app.listen({ http: { port: 0, host: '127.0.0.1' } })).http!.url;
+    await proxy(app, 'far', far.transport);
+    url = (await app.listen(httpServer({ port: 0, host: '127.0.0.1' }))).url;
   });
   afterAll(async () => {
     await app?.close();

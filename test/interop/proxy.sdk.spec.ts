@@ -16,6 +16,9 @@ import { ROOT } from '../helpers/paths';
 import { waitFor } from '../helpers/wait-for';
 import { alive } from '../helpers/processes';
 import { registryOf } from '../../src/kernel/mcp-application';
+import { proxy, unmount } from '../../src/compose';
+import { httpServer } from '../../src/http';
+import type { ProxyTransport } from '../../src/compose';
 
 type Text = { content: { type: string; text: string }[]; isError?: boolean };
 const textOf = (r: unknown) => (r as Text).content.map((c) => c.text).join('');
@@ -36,8 +39,8 @@ describe.each(farOverBothTransports(SDK_FAR_SERVER))('proxying an SDK 1.x server
     const far = await open();
     stopFar = far.stop;
     app = await McpApplication.create(GatewayModule);
-    await app.proxy('far', far.transport);
-    const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1' } });
+    await proxy(app, 'far', far.transport);
+    const http = await app.listen(httpServer({ port: 0, host: '127.0.0.1' }));
     client = new Client({ name: 'sdk-client', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {}, roots: {} } });
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       elicited.push(request.params.message);
@@ -54,7 +57,7 @@ describe.each(farOverBothTransports(SDK_FAR_SERVER))('proxying an SDK 1.x server
     client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work/a' }, { uri: 'file:///work/b' }] }));
     client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => void logs.push(n.params));
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void listChanged++);
-    await client.connect(new StreamableHTTPClientTransport(new URL(http!.url)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
   });
   afterAll(async () => {
     await client?.close();
@@ -182,8 +185,8 @@ describe('proxy refusals', () => {
   it('lets go of a proxy unmounted, or an application closed, while it connects: nothing served, the server stopped', async () => {
     const app = await McpApplication.create(GatewayModule);
     const first = stdioClientTransport({ command: process.execPath, args: [SDK_FAR_SERVER, '--stdio'], stderr: 'ignore' });
-    const connecting = app.proxy('far', first);
-    expect(await app.unmount('far')).toBe(true);
+    const connecting = proxy(app, 'far', first);
+    expect(await unmount(app, 'far')).toBe(true);
     await expect(connecting).rejects.toThrow('The proxy at "far" was let go while it connected');
     expect(
       registryOf(app)
@@ -193,7 +196,7 @@ describe('proxy refusals', () => {
     await waitFor(() => first.pid !== undefined && !alive(first.pid));
 
     const second = stdioClientTransport({ command: process.execPath, args: [SDK_FAR_SERVER, '--stdio'], stderr: 'ignore' });
-    const again = app.proxy('far', second);
+    const again = proxy(app, 'far', second);
     const closing = app.close();
     await expect(again).rejects.toThrow('was let go while it connected');
     await closing;
@@ -203,10 +206,10 @@ describe('proxy refusals', () => {
   it('rejects a name collision and a server that cannot be reached, keeping the application as it was', async () => {
     const app = await McpApplication.create(GatewayModule);
     app.addTool({ name: 'far_echo', handler: () => 'mine' });
-    await expect(app.proxy('far', farStdio(SDK_FAR_SERVER, 'ignore'))).rejects.toThrow(/Tool name "far_echo" is declared twice/);
-    await expect(app.proxy('gone', stdioClientTransport({ command: join(ROOT, 'no-such-server'), stderr: 'ignore' }))).rejects.toThrow();
+    await expect(proxy(app, 'far', farStdio(SDK_FAR_SERVER, 'ignore'))).rejects.toThrow(/Tool name "far_echo" is declared twice/);
+    await expect(proxy(app, 'gone', stdioClientTransport({ command: join(ROOT, 'no-such-server'), stderr: 'ignore' }))).rejects.toThrow();
     await expect(
-      app.proxy('bad prefix', stdioClientTransport({ command: process.execPath, args: [SDK_FAR_SERVER, '--stdio'] })),
+      proxy(app, 'bad prefix', stdioClientTransport({ command: process.execPath, args: [SDK_FAR_SERVER, '--stdio'] })),
     ).rejects.toThrow(/prefix/);
     expect(
       registryOf(app)
@@ -214,13 +217,13 @@ describe('proxy refusals', () => {
         .map((t) => t.name),
     ).toEqual(['local', 'far_echo']);
     // The prefix is free again after a failure.
-    await app.proxy('ok', farStdio(SDK_FAR_SERVER, 'ignore'));
+    await proxy(app, 'ok', farStdio(SDK_FAR_SERVER, 'ignore'));
     expect(
       registryOf(app)
         .toolDescriptors()
         .map((t) => t.name),
     ).toContain('ok_echo');
-    expect(await app.unmount('ok')).toBe(true);
+    expect(await unmount(app, 'ok')).toBe(true);
     expect(
       registryOf(app)
         .toolDescriptors()
@@ -233,12 +236,12 @@ describe('proxy refusals', () => {
 describe('a proxied server that goes away', () => {
   const quietFar = () => farStdio(SDK_FAR_SERVER, 'ignore');
 
-  async function start(transport: Parameters<McpApplication['proxy']>[1]) {
+  async function start(transport: ProxyTransport) {
     const errors: string[] = [];
     const app = await McpApplication.create(GatewayModule, {
       logger: { error: (m) => void errors.push(m), warn: () => undefined, info: () => undefined },
     });
-    await app.proxy('far', transport);
+    await proxy(app, 'far', transport);
     const client = new Client({ name: 'sdk-client', version: '1.0.0' });
     let listChanged = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void listChanged++);
@@ -259,8 +262,8 @@ describe('a proxied server that goes away', () => {
     expect(textOf(await client.callTool({ name: 'local', arguments: {} }))).toBe('served here');
     expect(errors).toEqual(['The server proxied at "far" disconnected; its tools, resources and prompts are withdrawn']);
     // The prefix stays taken until it is let go.
-    await expect(app.proxy('far', quietFar())).rejects.toThrow(/already mounted/);
-    expect(await app.unmount('far')).toBe(true);
+    await expect(proxy(app, 'far', quietFar())).rejects.toThrow(/already mounted/);
+    expect(await unmount(app, 'far')).toBe(true);
     await app.close();
   });
 

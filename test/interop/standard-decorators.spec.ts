@@ -18,6 +18,7 @@ describe('a server compiled without experimentalDecorators, run by tsx', () => {
     writeFileSync(
       join(dir, 'main.ts'),
       `import { McpApplication, McpContext, McpModule, Tool } from ${JSON.stringify(join(ROOT, 'src'))};
+import { stdio } from ${JSON.stringify(join(ROOT, 'src', 'stdio'))};
 
 class Clock {
   @Tool({ description: 'Server time', input: null })
@@ -29,7 +30,7 @@ class Clock {
 @McpModule({ providers: [Clock] })
 class AppModule {}
 
-void McpApplication.create(AppModule).then((app) => app.listen({ stdio: true }));
+void McpApplication.create(AppModule).then((app) => app.listen(stdio()));
 `,
     );
   });

@@ -15,12 +15,12 @@ async function run(script: string): Promise<Record<string, string[]>> {
 }
 
 /**
- * A stdio server loads only the packages it uses: Koa, Ajv, jose, ioredis, OpenTelemetry's API and
- * chokidar load when an application first needs them. Checked in a real process, whose
- * `require.cache` is Node's own.
+ * A stdio server loads only what it uses: no HTTP front door (mcpkit/http, mcpkit/fetch and their code,
+ * Koa), no mounting or proxying, no MCP client; Ajv, jose, ioredis, OpenTelemetry's API and chokidar
+ * load when an application first needs them. Checked in a real process, whose `require.cache` is Node's own.
  */
 describe('the packages a stdio server loads', () => {
-  it('answers a tools/call having loaded none of koa, ajv, jose, ioredis, @opentelemetry/api and chokidar', async () => {
+  it('answers a tools/call having loaded none of koa, ajv, jose, ioredis, @opentelemetry/api, chokidar, nor its HTTP, composition or client code', async () => {
     const peer = new RawStdioPeer(join(DIST, 'test', 'fixtures', 'stdio-packages-server.js'));
     try {
       await peer.initialize();
@@ -43,7 +43,8 @@ describe('the packages a stdio server loads', () => {
         const app = await McpApplication.create(M, { logger: { error() {}, warn() {}, info() {} } });
         const before = loadedPackages();
         app.addTool({ name: 'schema', inputSchema: { type: 'object' }, handler: () => 'ok' });
-        await app.httpTransport().close();
+        const { httpTransport } = require(${JSON.stringify(join(DIST, 'src', 'http'))});
+        await httpTransport(app).close();
         const after = loadedPackages();
         await app.close();
         process.stdout.write(JSON.stringify({ before, after }) + '\\n');

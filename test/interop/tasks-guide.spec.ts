@@ -31,12 +31,9 @@ describe('the tasks guide, run', () => {
       paths,
     };
     writeFileSync(join(DIR, 'tsconfig.json'), JSON.stringify({ compilerOptions }));
-    const listen = 'await app.listen({ http: { port: 3000 } });';
+    const listen = 'await app.listen(httpServer({ port: 3000 }));';
     const source = block(listen).replace(/setTimeout\(resolve, 500\)/g, 'setTimeout(resolve, 20)');
-    writeFileSync(
-      join(DIR, 'server.mts'),
-      source.replace(listen, "console.log('URL', (await app.listen({ http: { port: 0 } })).http!.url);"),
-    );
+    writeFileSync(join(DIR, 'server.mts'), source.replace(listen, "console.log('URL', (await app.listen(httpServer({ port: 0 }))).url);"));
     server = spawn(process.execPath, [TSX_CLI, '--tsconfig', join(DIR, 'tsconfig.json'), join(DIR, 'server.mts')], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -43,7 +43,7 @@ class AppModule {}
 McpModule({ server: { name: 'installed', version: '1.0.0' }, providers: [Greeter] })(AppModule);
 exports.AppModule = AppModule;
 
-if (require.main === module) McpApplication.create(AppModule).then((app) => app.listen({ stdio: true }));
+if (require.main === module) McpApplication.create(AppModule).then((app) => app.listen(stdio()));
 `;
 
 /** An ES module that takes the application from CommonJS and serves it with the classes it imports itself. */
@@ -52,6 +52,7 @@ import { createRequire } from 'node:module';
 import { McpApplication, McpError } from 'mcpkit';
 import { McpTestClient } from 'mcpkit/testing';
 import { McpClient } from 'mcpkit/client';
+import { stdio } from '../../src/stdio';
 
 const { AppModule } = createRequire(import.meta.url)('./app.js');
 const app = await McpApplication.create(AppModule);

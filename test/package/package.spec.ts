@@ -286,6 +286,7 @@ describe('a folder install (npm install ../path)', () => {
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { McpApplication, McpModule, Tool } from 'mcpkit';
+import { stdio } from '../../src/stdio';
 
 @injectable()
 export class Words {
@@ -310,7 +311,7 @@ export class Greeter {
 class AppModule {}
 
 McpApplication.create(AppModule)
-  .then((app) => app.listen({ stdio: true }))
+  .then((app) => app.listen(stdio()))
   .catch((error) => {
     console.error(String(error));
     process.exit(1);

@@ -1,4 +1,4 @@
-import { BodyTooLargeError } from '../../http/body';
+import { BodyTooLargeError } from '../../http/body-too-large.error';
 import { declaredLength, type HttpExchange, type NetworkFacts, type SseSink } from './http-exchange';
 
 const encoder = new TextEncoder();

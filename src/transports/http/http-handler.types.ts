@@ -10,23 +10,15 @@ export type HttpMiddleware = (context: object, next: () => Promise<unknown>) => 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 /**
- * What `app.httpTransport(options)` returns: the Streamable HTTP endpoint of an application, to mount
- * in your own Koa app or Node server (`app.listen({ http })` serves it on a server of its own). The
- * application closes it with itself.
+ * What `httpTransport(app, options)` returns (mcpkit/http): the Streamable HTTP endpoint of an
+ * application, to mount in your own Koa app or Node server (`app.listen(httpServer(options))` serves it
+ * on a server of its own). The application closes it with itself.
  */
 export interface HttpTransport {
   /** A Koa middleware serving the MCP endpoint (and health paths); mount it in your own Koa app. */
   middleware(): HttpMiddleware;
   /** A Node request listener (for http.createServer or supertest). */
   callback(): RequestListener;
-  /**
-   * Starts a standalone server; resolves with the bound address. Rejects with `AddressInUseError`
-   * when the address is taken.
-   *
-   * @deprecated Use `app.listen({ http: options })`, which serves the endpoint through this same
-   * method: one call starts every front door, stdio included.
-   */
-  listen(): Promise<{ host: string; port: number; url: string }>;
   /** Sessions served here, HTTP+SSE ones included. */
   readonly sessionCount: number;
   /** Stops accepting, ends every stream and session, and closes the server. */
@@ -34,7 +26,7 @@ export interface HttpTransport {
 }
 
 /**
- * What `app.fetchHandler(options)` returns: the MCP endpoint as a web-standard fetch handler,
+ * What `fetchHandler(app, options)` returns (mcpkit/fetch): the MCP endpoint as a web-standard fetch handler,
  * `(request) => Promise<Response>`, for Bun (`Bun.serve({ fetch })`), Deno (`Deno.serve(handler)`),
  * Cloudflare Workers (`export default { fetch }`), AWS Lambda (`lambdaHandler`) and route handlers.
  * It answers any path: those that are not the endpoint's get 404. The application closes it with itself.
@@ -80,5 +72,5 @@ export interface LambdaHttpResult {
   isBase64Encoded: boolean;
 }
 
-/** What `app.lambdaHandler(options)` returns: export it as the function's handler. */
+/** What `lambdaHandler(app, options)` returns (mcpkit/fetch): export it as the function's handler. */
 export type LambdaHandler = (event: LambdaHttpEvent, context?: unknown) => Promise<LambdaHttpResult>;

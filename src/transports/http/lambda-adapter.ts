@@ -8,7 +8,7 @@ const TEXT = /^(text\/|application\/(json|javascript|xml)|[^;]*\+json)/i;
  * as Lambda returns a result once: an SSE answer (a stateless request's stream ends with its
  * response) arrives whole.
  */
-export function lambdaHandler(fetchHandler: FetchHandler): LambdaHandler {
+export function lambdaAdapter(fetchHandler: FetchHandler): LambdaHandler {
   return async (event) => {
     const request = toRequest(event);
     const response = await fetchHandler(request, { remoteAddr: { hostname: event.requestContext.http.sourceIp } });

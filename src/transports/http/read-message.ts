@@ -1,6 +1,6 @@
 import { ErrorCode, type JsonRpcMessage } from '../../mcp/json-rpc';
 import { checkMessage } from '../../protocol/wire';
-import { BodyTooLargeError } from '../../http/body';
+import { BodyTooLargeError } from '../../http/body-too-large.error';
 import type { HttpExchange } from './http-exchange';
 import { fail, replyMessage } from './http-replies';
 

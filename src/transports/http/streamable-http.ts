@@ -1,12 +1,11 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type Koa from 'koa';
+import Koa from 'koa';
 import { AddressInUseError } from '../../errors/address-in-use.error';
 import type { HttpOptions, ResolvedHttpOptions } from './http-options';
 import type { SessionFactory } from './session-directory';
 import type { HttpMiddleware, HttpTransport, RequestListener } from './http-handler.types';
 import { KoaExchange } from './koa-exchange';
-import { loadKoa, loadNodeHttp } from './koa-loader';
 import { McpEndpoint } from './mcp-endpoint';
 
 export type { SessionFactory } from './session-directory';
@@ -26,7 +25,7 @@ export class StreamableHttpTransport implements HttpTransport {
   constructor(factory: SessionFactory, options: HttpOptions = {}) {
     this.endpoint = new McpEndpoint(factory, options);
     this.options = this.endpoint.options;
-    this.koa = new (loadKoa().Koa)();
+    this.koa = new Koa();
     this.koa.use(this.koaMiddleware());
     // A client dropping a long-lived stream is normal; anything else goes to the server log, not Koa's console.error.
     this.koa.on('error', (error: NodeJS.ErrnoException) => {
@@ -60,7 +59,7 @@ export class StreamableHttpTransport implements HttpTransport {
     return this.koa.callback();
   }
 
-  /** Starts a standalone server (what `app.listen({ http })` does); resolves with the bound address. */
+  /** Starts a standalone server (what `app.listen(httpServer(options))` does); resolves with the bound address. */
   async listen(): Promise<{ host: string; port: number; url: string }> {
     const listener = this.callback();
     // Node's server bounds how long a request may take to arrive (its headers and body): 408, and the
@@ -75,7 +74,7 @@ export class StreamableHttpTransport implements HttpTransport {
           }
         : { requestTimeout: 0 };
     // Koa's handler settles every request itself (its errors go to ctx.onerror): the promise never rejects.
-    const server = loadNodeHttp().createServer(timeouts, (req, res) => void listener(req, res));
+    const server = createServer(timeouts, (req, res) => void listener(req, res));
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) => {

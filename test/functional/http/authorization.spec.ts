@@ -18,6 +18,8 @@ import {
   UseMiddleware,
 } from '../../../src';
 import { ACCEPT_BOTH } from '../../helpers/http-app';
+import { httpTransport } from '../../../src/http';
+import type { RequestListener } from '../../../src/http';
 
 /** Who the guards saw, and what the middleware saw of ctx.auth. */
 const seen: { guards: GuardContext[]; middlewareSubjects: (string | undefined)[] } = { guards: [], middlewareSubjects: [] };
@@ -135,14 +137,14 @@ function authenticate({ headers }: { headers: Record<string, string | string[] |
 
 describe('per-handler authorization over HTTP (authenticate hook -> ctx.auth)', () => {
   let app: McpApplication;
-  let callback: ReturnType<ReturnType<McpApplication['httpTransport']>['callback']>;
+  let callback: RequestListener;
 
   beforeAll(async () => {
     app = await McpApplication.create(AuthzModule, {
       pageSize: 2,
       logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
     });
-    callback = app.httpTransport({ sessions: false, responseMode: 'json', authenticate }).callback();
+    callback = httpTransport(app, { sessions: false, responseMode: 'json', authenticate }).callback();
   });
   afterAll(() => app.close());
   beforeEach(() => {

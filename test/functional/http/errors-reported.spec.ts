@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { EmptyInput, HttpOptions, McpApplication, McpModule, Tool } from '../../../src';
+import { EmptyInput, McpApplication, McpModule, Tool } from '../../../src';
+import type { HttpOptions } from '../../../src/http';
 import { UnauthorizedError } from '../../../src/auth';
 import { RedisEventStore } from '../../../src/redis';
 import { injectable } from 'tsyringe';
@@ -8,6 +9,7 @@ import { waitFor } from '../../helpers/wait-for';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { httpTransport } from '../../../src/http';
 
 @injectable()
 class PingTools {
@@ -25,7 +27,7 @@ async function logged(options: HttpOptions) {
   const app = await McpApplication.create(ErrorsModule, {
     logger: { error: (message, error) => void errors.push({ message, error }), warn: () => undefined, info: () => undefined },
   });
-  const transport = app.httpTransport(options);
+  const transport = httpTransport(app, options);
   return { app, errors, callback: transport.callback() };
 }
 

@@ -1,13 +1,14 @@
 import { McpApplication } from '../../../src';
 import { ErasModule } from '../../fixtures/eras-tools';
 import { perRequestBody, perRequestHeaders } from '../../helpers/per-request-http';
+import { fetchHandler } from '../../../src/fetch';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
 
 describe('a fetch handler while its application closes', () => {
   it('answers new requests with 503 while requests in flight finish, as the Koa server does', async () => {
     const app = await McpApplication.create(ErasModule, { logger: quiet, shutdownTimeoutMs: 2_000 });
-    const handler = app.fetchHandler();
+    const handler = fetchHandler(app);
     const post = (body: Record<string, unknown>) =>
       handler(
         new Request('http://127.0.0.1/mcp', {

@@ -1,10 +1,13 @@
 import { request } from 'node:http';
-import { McpApplication, type HttpOptions } from '../../../src';
+import { McpApplication } from '../../../src';
+import type { HttpOptions } from '../../../src/http';
 import { StaticTokenVerifier } from '../../../src/auth';
 import { ErasModule } from '../../fixtures/eras-tools';
 import { serveFetch } from '../../helpers/fetch-node-server';
 import { initializeBody } from '../../helpers/http-app';
 import { envelope, perRequestBody, perRequestHeaders } from '../../helpers/per-request-http';
+import { fetchHandler } from '../../../src/fetch';
+import { httpServer } from '../../../src/http';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
 const ACCEPT = 'application/json, text/event-stream';
@@ -66,10 +69,10 @@ function send(base: string, c: Case): Promise<Seen> {
 
 async function frontDoors(options: HttpOptions) {
   const app = await McpApplication.create(ErasModule, { logger: quiet });
-  const { http } = await app.listen({ http: { port: 0, ...options } });
-  const fetched = await serveFetch(app.fetchHandler(options));
+  const http = await app.listen(httpServer({ port: 0, ...options }));
+  const fetched = await serveFetch(fetchHandler(app, options));
   return {
-    koa: new URL(http!.url).origin,
+    koa: new URL(http.url).origin,
     fetch: fetched.url,
     close: async () => {
       await fetched.close();

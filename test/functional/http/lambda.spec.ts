@@ -1,7 +1,9 @@
-import { McpApplication, type LambdaHandler, type LambdaHttpEvent } from '../../../src';
+import { McpApplication } from '../../../src';
+import type { LambdaHandler, LambdaHttpEvent } from '../../../src/fetch';
 import { ErasModule } from '../../fixtures/eras-tools';
 import { initializeBody } from '../../helpers/http-app';
 import { envelope, perRequestBody, perRequestHeaders } from '../../helpers/per-request-http';
+import { lambdaHandler } from '../../../src/fetch';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
 const DOMAIN = 'abcdefghij.lambda-url.eu-west-1.on.aws';
@@ -80,7 +82,7 @@ describe('app.lambdaHandler: AWS Lambda HTTP events (payload 2.0) served by the 
   let handler: LambdaHandler;
   beforeAll(async () => {
     app = await McpApplication.create(ErasModule, { logger: quiet });
-    handler = app.lambdaHandler({ sessions: false, allowedHosts: [DOMAIN, 'api.example.com'] });
+    handler = lambdaHandler(app, { sessions: false, allowedHosts: [DOMAIN, 'api.example.com'] });
   });
   afterAll(() => app.close());
 

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { httpApp, initializeBody } from '../../helpers/http-app';
+import { fetchHandler } from '../../../src/fetch';
 
 const NOT_ACCEPTABLE_POST = 'Not Acceptable: Accept must list application/json and text/event-stream';
 
@@ -22,7 +23,7 @@ describe('the Accept header of an MCP request', () => {
   let fetched: (request: Request) => Promise<Response>;
   beforeAll(async () => {
     served = await httpApp();
-    fetched = served.app.fetchHandler();
+    fetched = fetchHandler(served.app);
   });
   afterAll(() => served.app.close());
 

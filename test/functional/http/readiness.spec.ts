@@ -1,7 +1,9 @@
 import { request } from 'node:http';
 import { injectable } from 'tsyringe';
-import { EmptyInput, HttpOptions, McpApplication, McpModule, Tool } from '../../../src';
+import { EmptyInput, McpApplication, McpModule, Tool } from '../../../src';
+import type { HttpOptions } from '../../../src/http';
 import { EventStore, InMemoryTaskStore } from '../../../src/stores';
+import { httpServer } from '../../../src/http';
 
 @injectable()
 class ReadyTools {
@@ -40,7 +42,7 @@ async function serve(options: HttpOptions, taskStore?: InMemoryTaskStore) {
     logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
   });
   apps.push(app);
-  const { url } = (await app.listen({ http: { port: 0, ...options } })).http!;
+  const { url } = await app.listen(httpServer({ port: 0, ...options }));
   const base = new URL(url);
   // node:http, not fetch: fetch always sends the Host of the URL.
   const get = (path: string, host?: string) =>

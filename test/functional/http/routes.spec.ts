@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { ACCEPT_BOTH, httpApp, initializeBody } from '../../helpers/http-app';
+import { fetchHandler } from '../../../src/fetch';
 
 /** The status the fetch handler answers a request with (a POST carries an initialize). */
 async function viaFetch(handler: (request: Request) => Promise<Response>, method: string, path: string) {
@@ -13,7 +14,7 @@ async function viaFetch(handler: (request: Request) => Promise<Response>, method
 describe('the routes of the MCP endpoint', () => {
   it('take a configured path as literal text on both front doors, whatever characters it holds', async () => {
     const { app, callback } = await httpApp({ path: '/tools(beta)/:mcp*' });
-    const fetched = app.fetchHandler({ path: '/tools(beta)/:mcp*' });
+    const fetched = fetchHandler(app, { path: '/tools(beta)/:mcp*' });
     try {
       const koa = (method: 'post' | 'put', path: string) =>
         request(callback)

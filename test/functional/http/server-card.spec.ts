@@ -2,6 +2,8 @@ import { request } from 'node:http';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpModule, Tool } from '../../../src';
 import { perRequestBody, perRequestHeaders } from '../../helpers/per-request-http';
+import { fetchHandler } from '../../../src/fetch';
+import { httpServer } from '../../../src/http';
 
 @injectable()
 class CardTools {
@@ -48,7 +50,7 @@ function send(url: string, method: string, host?: string, origin?: string) {
 
 describe('a server card (SEP-2127) at /.well-known/mcp/server-card', () => {
   it('is served as given, to any origin, with a preflight, beside a working MCP endpoint', async () => {
-    const { url } = (await app.listen({ http: { port: 0, serverCard: CARD } })).http!;
+    const { url } = await app.listen(httpServer({ port: 0, serverCard: CARD }));
     const got = await send(url, 'GET');
     expect({ status: got.status, type: got.headers['content-type'], cors: got.headers['access-control-allow-origin'] }).toEqual({
       status: 200,
@@ -71,13 +73,13 @@ describe('a server card (SEP-2127) at /.well-known/mcp/server-card', () => {
   });
 
   it('answers a foreign Host as the MCP path does, and is absent when no card is given', async () => {
-    const { url } = (await app.listen({ http: { port: 0, serverCard: CARD } })).http!;
+    const { url } = await app.listen(httpServer({ port: 0, serverCard: CARD }));
     const foreign = await send(url, 'GET', 'evil.example');
     expect(foreign.status).toBe(403);
     expect(foreign.text).not.toContain('io.github.ada/card');
     const other = await McpApplication.create(CardModule);
     try {
-      const bare = (await other.listen({ http: { port: 0 } })).http!;
+      const bare = await other.listen(httpServer({ port: 0 }));
       expect((await send(bare.url, 'GET')).status).toBe(404);
     } finally {
       await other.close();
@@ -85,7 +87,7 @@ describe('a server card (SEP-2127) at /.well-known/mcp/server-card', () => {
   });
 
   it('is served the same by the fetch handler', async () => {
-    const handler = app.fetchHandler({ serverCard: CARD });
+    const handler = fetchHandler(app, { serverCard: CARD });
     const got = await handler(new Request(`http://127.0.0.1${PATH}`, { headers: { host: '127.0.0.1' } }));
     expect(got.status).toBe(200);
     expect(got.headers.get('access-control-allow-origin')).toBe('*');

@@ -4,6 +4,7 @@ import { runInNewContext } from 'node:vm';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { McpApplication, McpModule, Tool } from '../../../src';
+import { httpServer } from '../../../src/http';
 
 class EchoInput {
   @IsString() text!: string;
@@ -86,7 +87,7 @@ describe('heap held by idle HTTP sessions', () => {
   it('stays within 2 KB a session, and every session is still served', async () => {
     const app = await McpApplication.create(HeldSessionsModule, { logger: { error() {}, warn() {}, info() {} } });
     try {
-      const { port } = (await app.listen({ http: { port: 0, keepAliveMs: 0 } })).http!;
+      const { port } = await app.listen(httpServer({ port: 0, keepAliveMs: 0 }));
       // Every code path runs, and most of what V8 optimizes is compiled (its metadata is not in the
       // code spaces), before measuring.
       await openSessions(port, 500);

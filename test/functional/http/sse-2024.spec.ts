@@ -4,9 +4,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { IsInt, IsString, Max, Min } from 'class-validator';
 import { injectable } from 'tsyringe';
-import { EmptyInput, HttpOptions, McpApplication, McpContext, McpModule, Prompt, Resource, Tool } from '../../../src';
+import { EmptyInput, McpApplication, McpContext, McpModule, Prompt, Resource, Tool } from '../../../src';
+import type { HttpOptions } from '../../../src/http';
 import { SseReader } from '../../helpers/sse-client';
 import { deferred, waitFor } from '../../helpers/wait-for';
+import { httpServer } from '../../../src/http';
 
 class StepsInput {
   @IsInt() @Min(1) @Max(10) steps!: number;
@@ -68,8 +70,8 @@ describe('HTTP+SSE (2024-11-05) transport', () => {
       logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
     });
     apps.push(app);
-    const { http } = await app.listen({ http: { port: 0, keepAliveMs: 0, ...options } });
-    const url = http!.url;
+    const http = await app.listen(httpServer({ port: 0, keepAliveMs: 0, ...options }));
+    const url = http.url;
     const base = new URL(url).origin;
     return { app, url, base };
   }

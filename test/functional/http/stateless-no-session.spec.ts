@@ -7,6 +7,8 @@ import { ACCEPT_BOTH, initializeBody, parseSse } from '../../helpers/http-app';
 import { perRequestBody, perRequestHeaders } from '../../helpers/per-request-http';
 import { deferred, waitFor } from '../../helpers/wait-for';
 import { internalsOf } from '../../../src/kernel/mcp-application';
+import { httpServer, httpTransport } from '../../../src/http';
+import type { RequestListener } from '../../../src/http';
 
 /*
  * Every HttpSession and ServerSession built counts here (the modules are replaced by counting
@@ -100,13 +102,13 @@ const call = (id: number, name: string, meta?: Record<string, unknown>) => ({
 /** "A stateless request is served without creating a session", in both eras. */
 describe('stateless HTTP requests', () => {
   let app: McpApplication;
-  let callback: ReturnType<ReturnType<McpApplication['httpTransport']>['callback']>;
+  let callback: RequestListener;
 
   beforeEach(async () => {
     app = await McpApplication.create(StatelessModule, {
       logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
     });
-    callback = app.httpTransport({ sessions: false }).callback();
+    callback = httpTransport(app, { sessions: false }).callback();
   });
   afterEach(() => app.close());
 
@@ -173,7 +175,7 @@ describe('stateless HTTP requests', () => {
   });
 
   it('counts a stateless request in flight, and cancels it when its client leaves', async () => {
-    const { url } = (await app.listen({ http: { port: 0, sessions: false } })).http!;
+    const { url } = await app.listen(httpServer({ port: 0, sessions: false }));
     const before = built();
     const engine = internalsOf(app).engine;
     const tools = app.get(StatelessTools);
@@ -190,7 +192,7 @@ describe('stateless HTTP requests', () => {
   });
 
   it('still builds a session for a 2025-11-25 initialize when sessions are on (the count works)', async () => {
-    const withSessions = app.httpTransport().callback();
+    const withSessions = httpTransport(app).callback();
     const before = built();
     const init = await request(withSessions).post('/mcp').set('Accept', ACCEPT_BOTH).send(initializeBody(1));
     expect(init.headers['mcp-session-id']).toBeDefined();

@@ -1,7 +1,9 @@
-import { EmptyInput, HttpOptions, McpApplication, McpContext, McpModule, Tool } from '../../../src';
+import { EmptyInput, McpApplication, McpContext, McpModule, Tool } from '../../../src';
+import type { HttpOptions } from '../../../src/http';
 import { EventStore } from '../../../src/stores';
 import { injectable } from 'tsyringe';
 import { ACCEPT_BOTH, initializeBody, parseSse } from '../../helpers/http-app';
+import { httpServer } from '../../../src/http';
 
 @injectable()
 class StoreFaultTools {
@@ -39,7 +41,7 @@ async function serve(options: HttpOptions) {
   const app = await McpApplication.create(StoreFaultModule, {
     logger: { error: (message) => void errors.push(message), warn: () => undefined, info: () => undefined },
   });
-  const { url } = (await app.listen({ http: { port: 0, ...options } })).http!;
+  const { url } = await app.listen(httpServer({ port: 0, ...options }));
   const post = async (body: unknown, sessionId?: string) =>
     fetch(url, {
       method: 'POST',

@@ -2,6 +2,7 @@ import { McpApplication } from '../../../src';
 import { ACCEPT_BOTH, initializeBody } from '../../helpers/http-app';
 import { SseReader } from '../../helpers/sse-client';
 import { TaskModule } from '../../helpers/task-tools';
+import { httpServer } from '../../../src/http';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 
@@ -13,7 +14,7 @@ describe('task response modes over Streamable HTTP', () => {
 
   beforeAll(async () => {
     app = await McpApplication.create(TaskModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
-    ({ url } = (await app.listen({ http: { port: 0, keepAliveMs: 0 } })).http!);
+    ({ url } = await app.listen(httpServer({ port: 0, keepAliveMs: 0 })));
     const init = await fetch(url, {
       method: 'POST',
       headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' },
@@ -96,15 +97,13 @@ describe('task ownership over Streamable HTTP with authentication', () => {
     const app = await McpApplication.create(TaskModule, {
       logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
     });
-    const { url } = (
-      await app.listen({
-        http: {
-          port: 0,
-          keepAliveMs: 0,
-          authenticate: ({ headers }) => ({ subject: String(headers.authorization ?? '').replace('Bearer ', '') }),
-        },
-      })
-    ).http!;
+    const { url } = await app.listen(
+      httpServer({
+        port: 0,
+        keepAliveMs: 0,
+        authenticate: ({ headers }) => ({ subject: String(headers.authorization ?? '').replace('Bearer ', '') }),
+      }),
+    );
     const session = async (token: string) => {
       const init = await fetch(url, {
         method: 'POST',
@@ -141,7 +140,7 @@ describe('tasks over stateless HTTP', () => {
     const app = await McpApplication.create(TaskModule, {
       logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
     });
-    const { url } = (await app.listen({ http: { port: 0, sessions: false } })).http!;
+    const { url } = await app.listen(httpServer({ port: 0, sessions: false }));
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw JSON-RPC answers
     const post = async (body: unknown): Promise<any> =>
       (

@@ -2,6 +2,8 @@ import request from 'supertest';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpModule, Resource, Tool } from '../../../src';
 import { ACCEPT_BOTH, initializeBody } from '../../helpers/http-app';
+import { httpTransport } from '../../../src/http';
+import type { RequestListener } from '../../../src/http';
 
 @injectable()
 class Awkward {
@@ -25,7 +27,7 @@ class AwkwardModule {}
 /** Every request with an id gets a JSON-RPC answer over HTTP, even when its answer cannot be serialized. */
 describe('HTTP answers that cannot be serialized', () => {
   let app: McpApplication;
-  let callback: ReturnType<ReturnType<McpApplication['httpTransport']>['callback']>;
+  let callback: RequestListener;
   let sessionId: string;
   const logged: string[] = [];
 
@@ -33,7 +35,7 @@ describe('HTTP answers that cannot be serialized', () => {
     app = await McpApplication.create(AwkwardModule, {
       logger: { error: (m) => logged.push(m), warn: (m) => logged.push(m), info: () => undefined },
     });
-    callback = app.httpTransport({}).callback();
+    callback = httpTransport(app, {}).callback();
     const res = await request(callback).post('/mcp').set('Accept', ACCEPT_BOTH).send(initializeBody());
     sessionId = res.headers['mcp-session-id'];
     await post('{"jsonrpc":"2.0","method":"notifications/initialized"}');

@@ -2,6 +2,7 @@ import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpModule, RequireScopes, Resource, Tool } from '../../../src';
 import { StaticTokenVerifier } from '../../../src/auth';
 import { perRequestBody, perRequestHeaders, postRaw } from '../../helpers/per-request-http';
+import { httpServer } from '../../../src/http';
 
 @injectable()
 class GuardedTools {
@@ -36,10 +37,10 @@ describe('authorization of 2026-07-28 requests', () => {
   let url: string;
   beforeAll(async () => {
     app = await McpApplication.create(GuardedModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
-    const { http } = await app.listen({
-      http: { port: 0, host: '127.0.0.1', auth: { authorizationServers: ['https://as.example.com'], verifier } },
-    });
-    url = http!.url;
+    const http = await app.listen(
+      httpServer({ port: 0, host: '127.0.0.1', auth: { authorizationServers: ['https://as.example.com'], verifier } }),
+    );
+    url = http.url;
   });
   afterAll(() => app.close());
 

@@ -4,6 +4,8 @@ import request from 'supertest';
 import { injectable } from 'tsyringe';
 import { Field, InvalidDecoratorOptionsError, McpApplication, McpHeader, McpModule, Tool } from '../../../src';
 import { ACCEPT_BOTH, initializeBody } from '../../helpers/http-app';
+import { httpTransport } from '../../../src/http';
+import type { RequestListener } from '../../../src/http';
 
 const quiet = { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } };
 
@@ -52,11 +54,11 @@ const perRequestMeta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28'
 /** `x-mcp-header` (`@McpHeader`): the schema annotation, the definition rules, and the server's check of Mcp-Param-* headers. */
 describe('tool parameters mirrored into HTTP headers (x-mcp-header)', () => {
   let app: McpApplication;
-  let callback: ReturnType<ReturnType<McpApplication['httpTransport']>['callback']>;
+  let callback: RequestListener;
 
   beforeAll(async () => {
     app = await McpApplication.create(RouteModule, quiet);
-    callback = app.httpTransport().callback();
+    callback = httpTransport(app).callback();
   });
   afterAll(() => app.close());
 

@@ -2,14 +2,15 @@ import { type EraSupport, McpApplication } from '../../../src';
 import { HttpTestModule, initializeBody } from '../../helpers/http-app';
 import { envelope, perRequestBody, perRequestHeaders, postPerRequest, postRaw } from '../../helpers/per-request-http';
 import { type Frame, RawTransport } from '../../helpers/raw-transport';
+import { httpServer } from '../../../src/http';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
 const HANDSHAKE_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 async function serve(eras: EraSupport): Promise<{ app: McpApplication; url: string; base: string }> {
   const app = await McpApplication.create(HttpTestModule, { logger: quiet, eras });
-  const { http } = await app.listen({ http: { port: 0, host: '127.0.0.1' } });
-  return { app, url: http!.url, base: http!.url.replace(/\/mcp$/, '') };
+  const http = await app.listen(httpServer({ port: 0, host: '127.0.0.1' }));
+  return { app, url: http.url, base: http.url.replace(/\/mcp$/, '') };
 }
 
 /** The `eras` option: one era only, over HTTP and over a message (stdio) connection. */

@@ -1,16 +1,18 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { McpApplication } from '../../../src';
 import { StaticTokenVerifier } from '../../../src/auth';
-import type { ApplicationOptions, HttpOptions } from '../../../src';
+import type { ApplicationOptions } from '../../../src';
+import type { HttpOptions } from '../../../src/http';
 import { ErasModule } from '../../fixtures/eras-tools';
 import { envelope, perRequestBody, perRequestHeaders, postPerRequest, postRaw, type RawReply } from '../../helpers/per-request-http';
+import { httpServer } from '../../../src/http';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
 
 async function serve(options: ApplicationOptions = {}, http: HttpOptions = {}) {
   const app = await McpApplication.create(ErasModule, { logger: quiet, ...options });
-  const { http: bound } = await app.listen({ http: { host: '127.0.0.1', port: 0, maxBodyBytes: 600_000, ...http } });
-  return { app, url: bound!.url };
+  const bound = await app.listen(httpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 600_000, ...http }));
+  return { app, url: bound.url };
 }
 
 function expectError(reply: RawReply, status: number, code: number): void {

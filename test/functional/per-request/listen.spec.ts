@@ -4,6 +4,8 @@ import { ACCEPT_BOTH } from '../../helpers/http-app';
 import { SseReader } from '../../helpers/sse-client';
 import { waitFor } from '../../helpers/wait-for';
 import { internalsOf, registryOf } from '../../../src/kernel/mcp-application';
+import { mount } from '../../../src/compose';
+import { httpServer } from '../../../src/http';
 
 const SUB = 'io.modelcontextprotocol/subscriptionId';
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -68,7 +70,7 @@ describe('subscriptions/listen over Streamable HTTP', () => {
     app = await McpApplication.create(ListenModule, {
       logger: { error: (m) => errors.push(m), warn: () => undefined, info: () => undefined },
     });
-    ({ url } = await app.listen({ http: { port: 0, keepAliveMs: 0 } }).then((r) => r.http!));
+    ({ url } = await app.listen(httpServer({ port: 0, keepAliveMs: 0 })));
   });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((r) => r.disconnect()));
@@ -156,7 +158,7 @@ describe('subscriptions/listen over Streamable HTTP', () => {
     await stream.waitFor((r) => methods(r).filter((m) => m === 'notifications/tools/list_changed').length === 2);
     app.removeTool('dynamic');
     await stream.waitFor((r) => methods(r).filter((m) => m === 'notifications/tools/list_changed').length === 3);
-    app.mount('more', ListenModule);
+    await mount(app, 'more', ListenModule);
     await stream.waitFor((r) => methods(r).filter((m) => m === 'notifications/tools/list_changed').length === 4);
     expect(
       registryOf(app)
@@ -212,7 +214,7 @@ describe('subscriptions/listen over Streamable HTTP', () => {
     app = await McpApplication.create(ListenModule, {
       logger: { error: (m) => errors.push(m), warn: () => undefined, info: () => undefined },
     });
-    ({ url } = await app.listen({ http: { port: 0, keepAliveMs: 20 } }).then((r) => r.http!));
+    ({ url } = await app.listen(httpServer({ port: 0, keepAliveMs: 20 })));
     const stream = await listen(51, { toolsListChanged: true });
     await stream.waitFor((r) => r.comments >= 2);
     expect(stream.messages).toHaveLength(1);

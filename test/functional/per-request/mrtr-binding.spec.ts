@@ -1,6 +1,7 @@
 import { McpApplication, type McpContext } from '../../../src';
 import { ErasModule } from '../../fixtures/eras-tools';
 import { postPerRequest } from '../../helpers/per-request-http';
+import { httpServer } from '../../../src/http';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
 const form = { type: 'object' as const, properties: { ok: { type: 'boolean' as const } } };
@@ -48,8 +49,8 @@ describe('2026-07-28 requestState: bound to the arguments as they arrived', () =
       inputSchema: { type: 'object' },
       handler: (args, ctx) => confirmThenEcho(args, ctx),
     });
-    const { http } = await app.listen({ http: { host: '127.0.0.1', port: 0 } });
-    url = http!.url;
+    const http = await app.listen(httpServer({ host: '127.0.0.1', port: 0 }));
+    url = http.url;
   });
   afterAll(() => app.close());
 

@@ -3,6 +3,7 @@ import { aborted, gate, gates, PerRequestTasksModule, runs } from '../../fixture
 import { envelope, postPerRequest, type RawReply } from '../../helpers/per-request-http';
 import { RawTransport } from '../../helpers/raw-transport';
 import { waitFor } from '../../helpers/wait-for';
+import { httpServer } from '../../../src/http';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
@@ -18,7 +19,7 @@ describe('the tasks extension over HTTP', () => {
   let url: string;
   beforeAll(async () => {
     app = await McpApplication.create(PerRequestTasksModule, { logger: quiet });
-    url = (await app.listen({ http: { host: '127.0.0.1', port: 0 } })).http!.url;
+    url = (await app.listen(httpServer({ host: '127.0.0.1', port: 0 }))).url;
   });
   afterAll(async () => {
     for (const g of gates.values()) g.resolve();

@@ -5,6 +5,7 @@ import { envelope, postPerRequest } from '../../helpers/per-request-http';
 import { LeasedTaskStore, OutageTaskStore } from '../../helpers/outage-task-store';
 import { TaskModule } from '../../helpers/task-tools';
 import { waitFor } from '../../helpers/wait-for';
+import { httpServer } from '../../../src/http';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 const withTasks = () => envelope({ 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } } });
@@ -46,7 +47,7 @@ describe('a task result saved through a task store outage', () => {
       logger: { error: (m: string) => errors.push(m), warn: () => undefined, info: () => undefined },
     });
     try {
-      const url = (await app.listen({ http: { host: '127.0.0.1', port: 0 } })).http!.url;
+      const url = (await app.listen(httpServer({ host: '127.0.0.1', port: 0 }))).url;
       const get = async (taskId: string) => (await postPerRequest(url, 'tasks/get', { taskId, _meta: withTasks() })).body.result!;
       const reply = await postPerRequest(url, 'tools/call', { name: 'waits', arguments: { key: 'outage' }, _meta: withTasks() });
       const taskId = reply.body.result!.taskId as string;
@@ -90,7 +91,7 @@ describe('shutting down while tasks run', () => {
     const store = new LeasedTaskStore();
     const errors: string[] = [];
     const app = await McpApplication.create(PerRequestTasksModule, { taskStore: { useValue: store }, logger: logger(errors) });
-    const url = (await app.listen({ http: { host: '127.0.0.1', port: 0 } })).http!.url;
+    const url = (await app.listen(httpServer({ host: '127.0.0.1', port: 0 }))).url;
     const modern = await postPerRequest(url, 'tools/call', { name: 'waits', arguments: { key: 'never-opened' }, _meta: withTasks() });
     const taskId = modern.body.result!.taskId as string;
     await app.close();

@@ -3,6 +3,7 @@ import { ACCEPT_BOTH, initializeBody } from '../../helpers/http-app';
 import { SseReader } from '../../helpers/sse-client';
 import { TaskModule } from '../../helpers/task-tools';
 import { waitFor } from '../../helpers/wait-for';
+import { httpServer } from '../../../src/http';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw JSON-RPC answers, checked field by field
@@ -22,15 +23,13 @@ describe('routing a task’s requests to the client', () => {
       logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
       clientRequestTimeoutMs: 4_000,
     });
-    ({ url } = (
-      await app.listen({
-        http: {
-          port: 0,
-          keepAliveMs: 0,
-          authenticate: ({ headers }) => ({ subject: String(headers.authorization ?? '').replace('Bearer ', '') }),
-        },
-      })
-    ).http!);
+    ({ url } = await app.listen(
+      httpServer({
+        port: 0,
+        keepAliveMs: 0,
+        authenticate: ({ headers }) => ({ subject: String(headers.authorization ?? '').replace('Bearer ', '') }),
+      }),
+    ));
   });
   afterAll(() => app.close());
 

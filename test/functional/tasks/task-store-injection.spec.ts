@@ -107,17 +107,6 @@ describe('injecting a TaskStore', () => {
     }
   });
 
-  it('still answers the deprecated app.taskStore with the store under TASK_STORE', async () => {
-    const store = new CountingStore('deprecated');
-    @McpModule({ providers: [TaskTools] })
-    class M {}
-    const app = await McpApplication.create(M, { taskStore: store });
-    await runOneTask(app);
-    expect(app.taskStore).toBe(store);
-    expect(store.created).toBe(1);
-    await app.close();
-  });
-
   it('over a store shared between instances, fails the tasks of a stopped instance before serving any request', async () => {
     /** A shared store (it keeps leases): it records each time it is asked to reap abandoned tasks. */
     class SharedStore extends InMemoryTaskStore {

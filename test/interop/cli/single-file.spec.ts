@@ -16,6 +16,8 @@ function singleFileApp(dir: string, serve: string): string {
     file,
     `require('reflect-metadata');
      const { EmptyInput, McpApplication, McpModule, Tool } = require(${JSON.stringify(join(ROOT, 'dist', 'src'))});
+     const { stdio } = require(${JSON.stringify(join(ROOT, 'dist', 'src', 'stdio'))});
+     const { httpServer } = require(${JSON.stringify(join(ROOT, 'dist', 'src', 'http'))});
      class Tools { ping() { return 'pong'; } }
      Reflect.defineMetadata('design:paramtypes', [EmptyInput], Tools.prototype, 'ping');
      Tool({ description: 'Answers pong' })(Tools.prototype, 'ping', Object.getOwnPropertyDescriptor(Tools.prototype, 'ping'));
@@ -41,8 +43,8 @@ describe('mcpkit inspect and call on a single-file app (it builds and serves its
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it.each([
-    ['over stdio', 'await app.listen({ stdio: true });'],
-    ['over HTTP', "await app.listen({ port: 0, host: '127.0.0.1' });"],
+    ['over stdio', 'await app.listen(stdio());'],
+    ['over HTTP', "await app.listen(httpServer({ port: 0, host: '127.0.0.1' }));"],
   ])('inspect lists the module it passes to McpApplication.create, and serves nothing (%s)', async (_label, serve) => {
     const { code, stdout, stderr } = await mcpkit(['inspect', singleFileApp(dir, serve), '--json']);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
@@ -52,7 +54,7 @@ describe('mcpkit inspect and call on a single-file app (it builds and serves its
   });
 
   it('call calls its tool', async () => {
-    const { code, stdout } = await mcpkit(['call', singleFileApp(dir, 'await app.listen({ stdio: true });'), 'ping']);
+    const { code, stdout } = await mcpkit(['call', singleFileApp(dir, 'await app.listen(stdio());'), 'ping']);
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual({ content: [{ type: 'text', text: 'pong' }] });
   });

@@ -63,6 +63,11 @@ export const LAYERS: readonly Layer[] = [
     holds: 'McpApplication and @McpModule: container, bootstrap, options, serving, logging, the scale-out port',
     paths: ['src/kernel/'],
   },
+  {
+    name: 'serving',
+    holds: 'what a process brings to an application from its own entry point: front doors (stdio, HTTP, fetch), mounts and proxies',
+    paths: ['src/serving/'],
+  },
   { name: 'redis', holds: "the Redis stores and scale-out, adapters of the kernel's ports", paths: ['src/redis/'] },
   { name: 'cli', holds: 'the mcpkit command', paths: ['src/cli/'] },
   {
@@ -73,6 +78,10 @@ export const LAYERS: readonly Layer[] = [
       'src/console-to-stderr.ts',
       'src/auth/index.ts',
       'src/client/index.ts',
+      'src/stdio/index.ts',
+      'src/http/index.ts',
+      'src/fetch/index.ts',
+      'src/compose/index.ts',
       'src/stores/index.ts',
       'src/redis/index.ts',
       'src/testing/index.ts',

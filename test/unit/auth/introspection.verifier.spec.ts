@@ -4,6 +4,7 @@ import request from 'supertest';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpModule, Tool } from '../../../src';
 import { AuthorizationServerError, IntrospectionVerifier, InvalidTokenError } from '../../../src/auth';
+import { httpTransport, type RequestListener } from '../../../src/http';
 
 const RESOURCE = 'https://mcp.example.com/mcp';
 const ISSUER = 'https://as.example.com';
@@ -101,16 +102,17 @@ describe('IntrospectionVerifier', () => {
       logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
     });
     const asks = () => endpoint.asked.filter((a) => a.token === 'hour').length;
-    const call = (callback: ReturnType<ReturnType<McpApplication['httpTransport']>['callback']>) =>
+    const call = (callback: RequestListener) =>
       request(callback)
         .post('/mcp')
         .set({ Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25', Authorization: 'Bearer hour' })
         .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'who', arguments: {} } })
         .expect(200);
     const served = (options: Partial<ConstructorParameters<typeof IntrospectionVerifier>[0]>) =>
-      app
-        .httpTransport({ sessions: false, auth: { authorizationServers: [ISSUER], resource: RESOURCE, verifier: verifier(options) } })
-        .callback();
+      httpTransport(app, {
+        sessions: false,
+        auth: { authorizationServers: [ISSUER], resource: RESOURCE, verifier: verifier(options) },
+      }).callback();
     try {
       const cached = served({});
       const start = Date.now();

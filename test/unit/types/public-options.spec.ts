@@ -9,10 +9,11 @@ import {
   Resource,
   Tool,
   type ApplicationOptions,
-  type ListenOptions,
   type ModuleOptions,
   type Provider,
 } from '../../../src';
+import type { HttpOptions } from '../../../src/http';
+import type { StdioOptions } from '../../../src/stdio';
 
 /*
  * Type-level checks of the public option types: `npm test` type-checks test/ with tsc before jest
@@ -35,14 +36,14 @@ export const misspelledApplication: ApplicationOptions = {
   pagesize: 10,
 };
 
-export const misspelledListen: ListenOptions = {
-  // @ts-expect-error `stdIo` is not an option (it is `stdio`)
-  stdIo: true,
+export const misspelledStdio: StdioOptions = {
+  // @ts-expect-error `redirectConsol` is not an option (it is `redirectConsole`)
+  redirectConsol: false,
 };
 
-export const misspelledHttp: ListenOptions = {
+export const misspelledHttp: HttpOptions = {
   // @ts-expect-error `prot` is not an option (it is `port`)
-  http: { prot: 3000 },
+  prot: 3000,
 };
 
 export const misspelledTasks: ApplicationOptions = {

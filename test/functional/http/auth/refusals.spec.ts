@@ -1,7 +1,9 @@
 import { injectable } from 'tsyringe';
 import request from 'supertest';
-import { AuthInfo, EmptyInput, HttpOptions, McpApplication, McpContext, McpModule, RequireScopes, Tool } from '../../../../src';
+import { AuthInfo, EmptyInput, McpApplication, McpContext, McpModule, RequireScopes, Tool } from '../../../../src';
+import type { HttpOptions } from '../../../../src/http';
 import { AuthorizationServerError, StaticTokenVerifier, TokenVerifier } from '../../../../src/auth';
+import { httpTransport } from '../../../../src/http';
 
 const ISSUER = 'https://as.example.com';
 const RESOURCE = 'https://mcp.example.com/mcp';
@@ -36,7 +38,7 @@ async function serve(options: HttpOptions, errors: string[] = []) {
     logger: { error: (m: string) => errors.push(m), warn: () => undefined, info: () => undefined },
   });
   opened.push(app);
-  return app.httpTransport({ sessions: false, ...options }).callback();
+  return httpTransport(app, { sessions: false, ...options }).callback();
 }
 
 type Callback = Awaited<ReturnType<typeof serve>>;

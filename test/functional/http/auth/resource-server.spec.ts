@@ -1,9 +1,12 @@
 import { injectable } from 'tsyringe';
 import request from 'supertest';
 import { AuthConfigurationError, InvalidTokenError, JwtVerifier, StaticTokenVerifier } from '../../../../src/auth';
-import { EmptyInput, ForbiddenError, HttpOptions, McpApplication, McpContext, McpModule, Tool } from '../../../../src';
+import { EmptyInput, ForbiddenError, McpApplication, McpContext, McpModule, Tool } from '../../../../src';
+import type { HttpOptions } from '../../../../src/http';
 import { hmacWithPublicKey, jwksServer, signToken, TestKey, testKey, unsignedToken } from '../../../helpers/jwks-server';
 import { parseSse } from '../../../helpers/http-app';
+import { httpServer, httpTransport } from '../../../../src/http';
+import { stdio } from '../../../../src/stdio';
 
 const ISSUER = 'https://as.example.com';
 const RESOURCE = 'https://mcp.example.com/mcp';
@@ -48,7 +51,7 @@ async function create(options: Parameters<typeof McpApplication.create>[1] = qui
 
 async function authApp(options: HttpOptions, perTest = true) {
   const app = await create(quiet, perTest);
-  const transport = app.httpTransport({ sessions: false, ...options });
+  const transport = httpTransport(app, { sessions: false, ...options });
   return { app, callback: transport.callback() };
 }
 
@@ -251,11 +254,11 @@ describe('resource server options', () => {
 
   it('takes the listen URL as the resource by default, with the metadata URL on the same origin', async () => {
     const app = await create();
-    const { http } = await app.listen({ http: { port: 0, auth: { authorizationServers: [ISSUER], verifier } } });
-    const origin = new URL(http!.url).origin;
+    const http = await app.listen(httpServer({ port: 0, auth: { authorizationServers: [ISSUER], verifier } }));
+    const origin = new URL(http.url).origin;
     const res = await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`);
     expect(await res.json()).toMatchObject({ resource: `${origin}/mcp` });
-    const unauthorized = await fetch(http!.url, {
+    const unauthorized = await fetch(http.url, {
       method: 'POST',
       headers: { Accept: ACCEPT, 'Content-Type': 'application/json' },
       body: '{}',
@@ -268,10 +271,10 @@ describe('resource server options', () => {
 
   it('refuses `auth` together with `authenticate`, and a wildcard bind without `resource`', async () => {
     const app = await create();
-    expect(() => app.httpTransport({ auth: { authorizationServers: [ISSUER], verifier }, authenticate: () => undefined })).toThrow(
+    expect(() => httpTransport(app, { auth: { authorizationServers: [ISSUER], verifier }, authenticate: () => undefined })).toThrow(
       AuthConfigurationError,
     );
-    expect(() => app.httpTransport({ host: '0.0.0.0', auth: { authorizationServers: [ISSUER], verifier } })).toThrow(
+    expect(() => httpTransport(app, { host: '0.0.0.0', auth: { authorizationServers: [ISSUER], verifier } })).toThrow(
       /auth.resource is required/,
     );
     await app.close();
@@ -280,7 +283,7 @@ describe('resource server options', () => {
   it('answers 500 (logged) when mounted without listen() and without `resource`', async () => {
     const errors: unknown[] = [];
     const app = await create({ logger: { error: (m: string) => errors.push(m), warn: () => undefined, info: () => undefined } });
-    const transport = app.httpTransport({ sessions: false, auth: { authorizationServers: [ISSUER], verifier } });
+    const transport = httpTransport(app, { sessions: false, auth: { authorizationServers: [ISSUER], verifier } });
     const res = await call(transport.callback(), 'whoami', 'dev-token');
     expect(res.status).toBe(500);
     expect(errors).toContain('Authorization is misconfigured');
@@ -289,12 +292,12 @@ describe('resource server options', () => {
 
   it('refuses to serve stdio when its token is missing or invalid, before anything is served', async () => {
     const app = await create();
-    const stdio = (token?: string) => ({ stdio: { auth: { verifier, resource: RESOURCE, token } } });
+    const stdioWith = (token?: string) => stdio({ auth: { verifier, resource: RESOURCE, token } });
     const saved = process.env.MCP_ACCESS_TOKEN;
     delete process.env.MCP_ACCESS_TOKEN;
     try {
-      await expect(app.listen(stdio())).rejects.toThrow(AuthConfigurationError);
-      await expect(app.listen(stdio('wrong'))).rejects.toThrow(new InvalidTokenError('The token is unknown'));
+      await expect(app.listen(stdioWith())).rejects.toThrow(AuthConfigurationError);
+      await expect(app.listen(stdioWith('wrong'))).rejects.toThrow(new InvalidTokenError('The token is unknown'));
     } finally {
       if (saved !== undefined) process.env.MCP_ACCESS_TOKEN = saved;
     }

@@ -1,0 +1,2 @@
+/** Thrown when a request body passes its limit (before it is buffered further). */
+export class BodyTooLargeError extends Error {}
