@@ -1,9 +1,8 @@
-import type * as Jose from 'jose';
+import * as Jose from 'jose';
 import type { AuthInfo } from '../context/mcp-context';
 import { AuthorizationServerError, InvalidTokenError } from './auth.errors';
 import { authInfoFromClaims } from './auth-info-from-claims';
 import { JwksSource } from './jwks-source';
-import { loadJose } from './jose-loader';
 import type { TokenVerifier, VerifyContext } from './token-verifier';
 
 /** The asymmetric algorithms accepted by default: a JWKS publishes public keys, so HS* and `none` never are. */
@@ -75,7 +74,7 @@ export class JwtVerifier implements TokenVerifier {
   readonly cacheTtlMs: number;
 
   constructor(private readonly options: JwtVerifierOptions) {
-    const jose = (this.jose = loadJose());
+    const jose = (this.jose = Jose);
     if (!options.issuer) throw new TypeError('JwtVerifier: `issuer` is required');
     this.algorithms = [...(options.algorithms ?? DEFAULT_JWT_ALGORITHMS)];
     const refused = this.algorithms.filter((a) => a === 'none' || /^HS/i.test(a));

@@ -1,11 +1,12 @@
 import { McpDefinitionError } from './mcp-definition.error';
 
 /**
- * A provider cannot be built because the application's decorators registered into another copy of
- * tsyringe than the one mcpkit resolves through (typically after `npm install ../mcpkit`).
+ * The application and mcpkit see different copies of a peer package (typically after `npm install
+ * ../mcpkit`): the application's decorators register into one tsyringe, mcpkit resolves through another.
+ * `what` says what cannot be done; `copies` names every path and the fix.
  */
 export class DuplicatePeerPackageError extends McpDefinitionError {
-  constructor(provider: string, detail: string, copies: string) {
-    super(`Cannot construct provider ${provider} (${detail}) because ${copies}`);
+  constructor(what: string, copies: string) {
+    super(`${what} because ${copies}`);
   }
 }

@@ -22,7 +22,7 @@ type Method = (typeof STDOUT_METHODS)[number];
 /**
  * The state of the process's console, the one thing here that is not an application's: the console and
  * stdout are the process's, so who holds them is counted once for the process. Each application owns
- * its own hold (taken by `listen({ stdio })` on the process's stdout, released when it closes), so no
+ * its own hold (taken by `listen(stdio())` on the process's stdout, released when it closes), so no
  * application's release undoes another's hold, and one that never took the console never moves it.
  */
 let saved: Partial<Record<Method, unknown>> | undefined;
@@ -60,7 +60,7 @@ function uninstall(): void {
 /**
  * Points `console.log`, `info`, `debug` (and the other methods that write to stdout) at stderr for
  * the rest of the process. Over stdio, stdout carries protocol messages only: a stray line there
- * corrupts the stream. `listen({ stdio })` holds the console on stderr while the application serves;
+ * corrupts the stream. `listen(stdio())` holds the console on stderr while the application serves;
  * call this (or import `mcpkit`'s `console-to-stderr` module first thing) to move output written at
  * import time too.
  */
@@ -74,7 +74,7 @@ export function redirectConsoleToStderr(): void {
  * every holder has released it (and no permanent redirect happened meanwhile), so one application's
  * release never undoes another's hold. `McpApplication.create` holds it while it constructs providers
  * (it cannot know yet whether stdio will be served, and a constructor's log on stderr harms no
- * transport); `listen({ stdio })` holds it until the application closes.
+ * transport); `listen(stdio())` holds it until the application closes.
  */
 export function holdConsoleOnStderr(): () => void {
   holders++;

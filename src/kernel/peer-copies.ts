@@ -1,5 +1,6 @@
 import { dirname, sep } from 'node:path';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { DuplicatePeerPackageError } from '../errors/duplicate-peer-package.error';
 import type { ServerLogger } from './server-logger';
 
 /** The peers whose state lives in the module (tsyringe's type registry, class-transformer's metadata). */
@@ -109,17 +110,16 @@ function packageRoot(name: string, file: string | undefined): string | undefined
 }
 
 /**
- * The root container to build from: mcpkit's tsyringe, or (warning with both paths) the one copy of
- * tsyringe the application loaded besides it, since the application's `@injectable()` classes are
- * known to that copy only.
+ * The root container to build from: mcpkit's tsyringe. When the application has loaded another copy of
+ * tsyringe, its `@injectable()` classes are known to that copy only, and mcpkit cannot build them: the
+ * application fails to start here, naming both copies and the fix (one copy, a peer dependency).
  */
 export function applicationRoot(logger: ServerLogger): DependencyContainer {
   const copies = findPeerCopies(false);
   if (copies.length === 0) return rootContainer;
+  if (applicationCopy(copies, 'tsyringe'))
+    throw new DuplicatePeerPackageError('Cannot build the application', describePeerCopies(copies.filter((c) => c.name === 'tsyringe')));
+  // Copies of class-validator or class-transformer: the application's rules may be unknown to mcpkit's copy.
   logger.warn(describePeerCopies(copies));
-  const theirs = applicationCopy(copies, 'tsyringe');
-  if (!theirs) return rootContainer;
-  logger.warn(`mcpkit resolves providers through the application's tsyringe (${theirs}).`);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require(theirs) as typeof import('tsyringe')).container;
+  return rootContainer;
 }

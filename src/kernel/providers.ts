@@ -34,7 +34,8 @@ export function resolveAll(container: DependencyContainer, entries: ProviderEntr
       const missing = /TypeInfo not known for "?([\w$]+)"?/.exec(detail)?.[1];
       // The usual cause after a folder or linked install: @injectable() wrote into another tsyringe.
       const copies = missing ? findPeerCopies().filter((c) => c.name === 'tsyringe') : [];
-      if (copies.length > 0) throw new DuplicatePeerPackageError(entry.cls.name, detail, describePeerCopies(copies));
+      if (copies.length > 0)
+        throw new DuplicatePeerPackageError(`Cannot construct provider ${entry.cls.name} (${detail})`, describePeerCopies(copies));
       throw new UnresolvableProviderError(entry.cls.name, detail, missing);
     }
   }

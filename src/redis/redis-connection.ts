@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import Redis from 'ioredis';
 import type { Cluster, RedisOptions } from 'ioredis';
 import { McpError } from '../mcp/mcp.error';
 import { StorageUnavailableError, TaskStoreError } from '../tasks/task-store.errors';
@@ -30,15 +30,9 @@ export { StorageUnavailableError };
 
 /** Opens (or adopts) a command connection and a subscriber connection; errors are logged, never thrown as events. */
 export function connect(connection: RedisConnection, onError: (error: Error) => void): { redis: RedisClient; owned: boolean } {
-  const redis = typeof connection === 'string' ? new (loadRedis())(connection, FAIL_FAST) : connection;
+  const redis = typeof connection === 'string' ? new Redis(connection, FAIL_FAST) : connection;
   redis.on('error', onError);
   return { redis, owned: typeof connection === 'string' };
-}
-
-/** ioredis, loaded on first use: by a store or scale-out that opens its own connection. */
-function loadRedis(): typeof Redis {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require('ioredis') as typeof import('ioredis')).default;
 }
 
 /**

@@ -76,7 +76,7 @@ export async function httpApp(options: HttpOptions = {}) {
   return { app, transport, callback: transport.callback(), tools: app.get(HttpTestTools) };
 }
 
-/** An application serving HTTP on a loopback server of its own, on a free port (`app.listen({ http })`). */
+/** An application serving HTTP on a loopback server of its own, on a free port (`app.listen(httpServer(...))`). */
 export async function listeningHttpApp(options: HttpOptions = {}) {
   const app = await quietHttpTestApp();
   const http = await app.listen(httpServer({ port: 0, ...options }));

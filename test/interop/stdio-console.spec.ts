@@ -31,7 +31,7 @@ describe('console output of a stdio server (real child process)', () => {
     }
   }, 30_000);
 
-  it('keeps constructor and handler logs off stdout with create() and listen({ stdio }) alone', async () => {
+  it('keeps constructor and handler logs off stdout with create() and listen(stdio()) alone', async () => {
     const peer = new RawStdioPeer(fixture('noisy-late-stdio-server'));
     await callAndEnd(peer);
     expect(peer.garbage).toEqual([]);
@@ -46,7 +46,7 @@ describe('console output of a stdio server (real child process)', () => {
     expect(peer.stderr).toContain('noise in a handler');
   }, 30_000);
 
-  it('leaves console.log on stdout with listen({ stdio: { redirectConsole: false } })', async () => {
+  it('leaves console.log on stdout with listen(stdio({ redirectConsole: false }))', async () => {
     const peer = new RawStdioPeer(fixture('console-stdio-server'), ['--keep-console']);
     await callAndEnd(peer);
     expect(peer.garbage).toEqual(['noise in a handler', 'debug noise in a handler']);

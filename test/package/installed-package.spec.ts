@@ -26,6 +26,7 @@ const APP = `require('reflect-metadata');
 const { IsString } = require('class-validator');
 const { injectable } = require('tsyringe');
 const { McpApplication, McpModule, Tool } = require('mcpkit');
+const { stdio } = require('mcpkit/stdio');
 
 class GreetInput {}
 IsString()(GreetInput.prototype, 'name');
@@ -52,7 +53,6 @@ import { createRequire } from 'node:module';
 import { McpApplication, McpError } from 'mcpkit';
 import { McpTestClient } from 'mcpkit/testing';
 import { McpClient } from 'mcpkit/client';
-import { stdio } from '../../src/stdio';
 
 const { AppModule } = createRequire(import.meta.url)('./app.js');
 const app = await McpApplication.create(AppModule);

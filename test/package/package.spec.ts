@@ -265,7 +265,7 @@ describeTaskStoreContract({ describe, it, beforeEach, afterEach }, 'InMemoryTask
 });
 
 describe('a folder install (npm install ../path)', () => {
-  it('injects constructor dependencies although the folder carries its own tsyringe, and reports the second copy with both paths', async () => {
+  it('refuses to start when the folder carries its own tsyringe, naming both copies and the fix', async () => {
     const base = mkdtempSync(join(tmpdir(), 'mcpkit-folder-'));
     temp.push(base);
     await sh(base, 'tar', ['-xzf', packed.tarball]);
@@ -286,7 +286,7 @@ describe('a folder install (npm install ../path)', () => {
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
 import { McpApplication, McpModule, Tool } from 'mcpkit';
-import { stdio } from '../../src/stdio';
+import { stdio } from 'mcpkit/stdio';
 
 @injectable()
 export class Words {
@@ -324,11 +324,13 @@ McpApplication.create(AppModule)
     );
     await npmInstall(dir, ['../package', ...deps]);
     await sh(dir, bin('tsc'), ['-p', '.']);
-    const { text, stderr } = await callOverStdio(join(dir, 'out', 'main.js'), [], dir);
-    expect(text).toBe('Hello, Ada!');
-    expect(stderr).toContain('tsyringe is loaded from more than one place');
-    expect(stderr).toContain(realpathSync(join(ROOT, 'node_modules', 'tsyringe')));
-    expect(stderr).toContain(realpathSync(join(dir, 'node_modules', 'tsyringe')));
+    // The application's @injectable() registered into its own copy; mcpkit would resolve through another.
+    const refused = await sh(dir, process.execPath, [join(dir, 'out', 'main.js')]).catch((e: Error) => e.message);
+    expect(refused).toContain('DuplicatePeerPackageError');
+    expect(refused).toContain('Cannot build the application because tsyringe is loaded from more than one place');
+    expect(refused).toContain(realpathSync(join(ROOT, 'node_modules', 'tsyringe')));
+    expect(refused).toContain(realpathSync(join(dir, 'node_modules', 'tsyringe')));
+    expect(refused).toContain('npm dedupe');
 
     // When mcpkit cannot use the application's copy (here: dropped from the module cache after the
     // decorators ran), bootstrap fails with an error that names both copies instead of "TypeInfo not known".

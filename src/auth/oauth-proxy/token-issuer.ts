@@ -1,7 +1,7 @@
-import type { JWK, KeyLike } from 'jose';
 import type { AuthInfo } from '../../context/mcp-context';
 import { InvalidTokenError } from '../auth.errors';
-import { loadJose } from '../jose-loader';
+import * as jose from 'jose';
+import type { JWK, KeyLike } from 'jose';
 import type { TokenVerifier, VerifyContext } from '../token-verifier';
 import type { SigningJwk } from './oauth-proxy.options';
 import { randomToken } from './pkce';
@@ -32,7 +32,7 @@ export class TokenIssuer {
   async sign(grant: GrantRecord, ttlSeconds: number): Promise<string> {
     const keys = await this.load();
     const now = Math.floor(Date.now() / 1000);
-    return new (loadJose().SignJWT)({ client_id: grant.clientId, scope: grant.scopes.join(' '), gid: grant.grantId })
+    return new jose.SignJWT({ client_id: grant.clientId, scope: grant.scopes.join(' '), gid: grant.grantId })
       .setProtectedHeader({ alg: keys.alg, kid: keys.kid, typ: 'at+jwt' })
       .setIssuer(this.issuer()!)
       .setSubject(grant.subject)
@@ -54,7 +54,7 @@ export class TokenIssuer {
     const keys = await this.load();
     let payload: Record<string, unknown>;
     try {
-      ({ payload } = await loadJose().jwtVerify(token, keys.publicKey, {
+      ({ payload } = await jose.jwtVerify(token, keys.publicKey, {
         issuer,
         audience: context.resource,
         algorithms: [keys.alg],
@@ -83,19 +83,18 @@ export class TokenIssuer {
   }
 
   private async createKeys(): Promise<Keys> {
-    const j = loadJose();
     if (this.signingKey) {
       const jwk = this.signingKey as JWK;
       const alg = this.signingKey.alg ?? (this.signingKey.kty === 'RSA' ? 'RS256' : 'ES256');
       const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicPart } = jwk;
-      const kid = this.signingKey.kid ?? (await j.calculateJwkThumbprint(publicPart));
-      const privateKey = await j.importJWK(jwk, alg);
-      const publicKey = await j.importJWK(publicPart, alg);
+      const kid = this.signingKey.kid ?? (await jose.calculateJwkThumbprint(publicPart));
+      const privateKey = await jose.importJWK(jwk, alg);
+      const publicKey = await jose.importJWK(publicPart, alg);
       return { alg, kid, privateKey, publicKey, publicJwk: { ...publicPart, kid, alg, use: 'sig' } };
     }
-    const { privateKey, publicKey } = await j.generateKeyPair('ES256', { extractable: true });
-    const jwk = await j.exportJWK(publicKey);
-    const kid = await j.calculateJwkThumbprint(jwk);
+    const { privateKey, publicKey } = await jose.generateKeyPair('ES256', { extractable: true });
+    const jwk = await jose.exportJWK(publicKey);
+    const kid = await jose.calculateJwkThumbprint(jwk);
     return { alg: 'ES256', kid, privateKey, publicKey, publicJwk: { ...jwk, kid, alg: 'ES256', use: 'sig' } };
   }
 }
