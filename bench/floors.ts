@@ -5,7 +5,8 @@
  * written to the results file, never asserted.
  */
 import type { ColdStartRow } from './coldstart';
-import { MEMORY_WORKLOAD, SSE_BUDGET_BYTES, SSE_CASES, SSE_WORKLOAD } from './held';
+import { MEMORY_WORKLOAD, SOAK_BUDGET_BYTES, SOAK_WORKLOAD, SSE_BUDGET_BYTES, SSE_CASES, SSE_WORKLOAD } from './held';
+import { POLICIES_WORKLOAD } from './policies-cost';
 import { CALL_WORKLOAD, findRow, LIST_WORKLOAD, QUICK, signed, STDIO_CALL, STDIO_FLOOR } from './measure';
 import { KOA_TRACED_FLOORS, TELEMETRY_WORKLOAD } from './telemetry-load';
 
@@ -69,16 +70,31 @@ export function floorLines(cold: ColdStartRow[] | undefined): FloorLine[] {
   }
   const modern = findRow(CALL_WORKLOAD, 'mcpkit (modern)');
   const sdk2Modern = findRow(CALL_WORKLOAD, 'sdk 2.x (modern)');
+  const koaModern = findRow(CALL_WORKLOAD, KOA_MODERN_FLOOR.label);
+  if (koaModern?.cpu && modern?.cpu) {
+    lines.push({
+      row: 'the same call in 2026-07-28, server CPU µs/req',
+      floorName: 'Koa 2026',
+      floor: koaModern.cpu,
+      sdk2: sdk2Modern?.cpu,
+      mcpkit: modern.cpu,
+      digits: 1,
+      ratio: times(modern.cpu, koaModern.cpu),
+      budget: '<= 1.25x Koa 2026',
+      within: modern.cpu / koaModern.cpu <= 1.25,
+    });
+  }
   if (modern && sdk2Modern) {
     lines.push({
       row: 'the same call in 2026-07-28, req/s',
-      floorName: 'Koa',
-      floor: findRow(CALL_WORKLOAD, KOA_MODERN_FLOOR.label)?.rps,
+      floorName: 'Koa 2026',
+      floor: koaModern?.rps,
       sdk2: sdk2Modern.rps,
       mcpkit: modern.rps,
       digits: 0,
       ratio: `${times(modern.rps, sdk2Modern.rps)} 2.x`,
-      budget: '-',
+      budget: '>= 5x SDK 2.x',
+      within: modern.rps / sdk2Modern.rps >= 5,
     });
   }
 
@@ -148,6 +164,40 @@ export function floorLines(cold: ColdStartRow[] | undefined): FloorLine[] {
     });
   }
 
+  for (const era of ['2025-11-25', '2026-07-28']) {
+    const grown = findRow(SOAK_WORKLOAD, `mcpkit (${era})`)?.value;
+    if (grown === undefined) continue;
+    lines.push({
+      row: `heap growth over 100,000 calls, ${era}, KB`,
+      mcpkit: grown / 1024,
+      digits: 0,
+      ratio: `${(grown / SOAK_BUDGET_BYTES).toFixed(2)}x`,
+      budget: `<= ${SOAK_BUDGET_BYTES / 1024} KB`,
+      within: grown <= SOAK_BUDGET_BYTES,
+    });
+  }
+
+  const cost = (label: string) => findRow(POLICIES_WORKLOAD, `mcpkit, ${label}`)?.cpu;
+  for (const [what, label, base] of [
+    ['a guard', 'guard, authenticated', 'off, authenticated'],
+    ['a rate limit (in memory)', 'rate limit, memory', 'off'],
+    ['a middleware', 'middleware', 'off'],
+  ] as const) {
+    const on = cost(label);
+    const off = cost(base);
+    if (on === undefined || off === undefined) continue;
+    lines.push({
+      row: `${what} on a call, in process, CPU µs over none`,
+      floorName: base,
+      floor: off,
+      mcpkit: on,
+      digits: 1,
+      ratio: signed(on - off, ' µs'),
+      budget: '<= +3 µs',
+      within: on - off <= 3,
+    });
+  }
+
   for (const { label, short } of Object.values(SSE_CASES)) {
     const held = findRow(SSE_WORKLOAD, `mcpkit, ${label}`)?.value;
     if (held === undefined) continue;
@@ -162,10 +212,9 @@ export function floorLines(cold: ColdStartRow[] | undefined): FloorLine[] {
   }
 
   if (modern?.cpu && legacy?.cpu) {
-    const koaModern = findRow(CALL_WORKLOAD, KOA_MODERN_FLOOR.label)?.cpu;
     lines.push({
       row: '2026-07-28 vs 2025-11-25 stateless call, CPU µs/req',
-      floorName: koa?.cpu && koaModern ? `legacy (Koa: ${times(koaModern, koa.cpu)})` : 'legacy',
+      floorName: koa?.cpu && koaModern?.cpu ? `legacy (Koa: ${times(koaModern.cpu, koa.cpu)})` : 'legacy',
       floor: legacy.cpu,
       mcpkit: modern.cpu,
       digits: 1,

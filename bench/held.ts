@@ -3,7 +3,8 @@
  * sessions (heap per session), and the SSE events one session keeps for resumption.
  */
 import { IMPL_NAMES, type Impl, openSession, QUICK, rows, startServer, startStdioServer, ask } from './measure';
-import { MODERN_META } from './requests';
+import autocannon from 'autocannon';
+import { CALL, HEADERS, MODERN_CALL, MODERN_HEADERS, MODERN_META } from './requests';
 
 /** The envelope of a client declaring the tasks extension (io.modelcontextprotocol/tasks). */
 const TASKS_META = {
@@ -125,6 +126,47 @@ export async function sessionMemory(impl: Impl): Promise<void> {
       p99: NaN,
       value: (after - before) / count,
       note: `${((after - before) / count / 1024).toFixed(2)} KB/session`,
+    });
+  } finally {
+    await server.stop();
+  }
+}
+
+export const SOAK_WORKLOAD = 'heap over 100,000 stateless tools/call (after a full GC)';
+/** How much a soak's heap may grow and still read as flat: well under a byte per call. */
+export const SOAK_BUDGET_BYTES = 1024 * 1024;
+
+/**
+ * A soak: 100,000 stateless tools/call over HTTP (32 connections) in one era, the heap measured after a
+ * full GC before and after (once warmed up): what the calls leave behind.
+ */
+export async function soak(era: 'legacy' | 'modern'): Promise<void> {
+  const server = await startServer('mcpkit', { MODE: 'stateless', TOOLS: '1' });
+  try {
+    const modern = era === 'modern';
+    const run = (amount: number) =>
+      autocannon({
+        url: `http://127.0.0.1:${server.port}/mcp`,
+        method: 'POST',
+        headers: modern ? MODERN_HEADERS : HEADERS,
+        body: modern ? MODERN_CALL : CALL,
+        connections: 32,
+        amount,
+        timeout: 20,
+      });
+    await run(10_000);
+    const before = await server.heap();
+    const result = await run(QUICK ? 20_000 : 100_000);
+    const after = await server.heap();
+    const bad = result.non2xx + result.errors + result.timeouts;
+    rows.push({
+      workload: SOAK_WORKLOAD,
+      impl: `mcpkit (${era === 'modern' ? '2026-07-28' : '2025-11-25'})`,
+      rps: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      value: after - before,
+      note: `${((after - before) / 1024).toFixed(0)} KB over ${result.requests.total} calls${bad ? `; ${bad} failed` : ''}`,
     });
   } finally {
     await server.stop();

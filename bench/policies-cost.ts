@@ -5,13 +5,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
-import { Cache, Concurrency, IDEMPOTENCY_KEY_META, Idempotent, McpApplication, McpModule, RateLimit, Timeout, Tool } from '../src';
+import {
+  Cache,
+  type CanActivate,
+  Concurrency,
+  IDEMPOTENCY_KEY_META,
+  Idempotent,
+  McpApplication,
+  McpModule,
+  type Middleware,
+  RateLimit,
+  Timeout,
+  Tool,
+  UseGuards,
+  UseMiddleware,
+} from '../src';
 import { internalsOf } from '../src/kernel/app-internals';
 import { RedisPolicyStore } from '../src/redis';
 import { type Row, rows } from './measure';
 
 /*
- * What each call policy costs one stateless tools/call, in process: the echo request handed to the
+ * What each call policy (and a guard, and a middleware: the other steps a handler's pipeline may hold)
+ * costs one stateless tools/call, in process: the echo request handed to the
  * engine as the HTTP transport hands it, awaited, `calls` times in a row, one policy per tool. Off is
  * the same tool without policies. Each case runs in a process of its own, the cases alternating; a
  * process warms up, measures `BATCHES` batches and keeps its median. CPU µs/call is this process's own
@@ -23,6 +38,15 @@ import { type Row, rows } from './measure';
 class EchoInput {
   @IsString() text!: string;
 }
+
+@injectable()
+class Allow implements CanActivate {
+  canActivate(): boolean {
+    return true;
+  }
+}
+
+const passThrough: Middleware = (_invocation, next) => next();
 
 @injectable()
 class GuardedEcho {
@@ -55,9 +79,19 @@ class GuardedEcho {
   concurrency(input: EchoInput) {
     return input.text;
   }
+  @UseGuards(Allow)
+  @Tool({ description: 'behind a guard that lets everyone in' })
+  guarded(input: EchoInput) {
+    return input.text;
+  }
+  @UseMiddleware(passThrough)
+  @Tool({ description: 'with a middleware that only calls next()' })
+  withMiddleware(input: EchoInput) {
+    return input.text;
+  }
 }
 
-@McpModule({ server: { name: 'policies-cost', version: '1.0.0' }, providers: [GuardedEcho] })
+@McpModule({ server: { name: 'policies-cost', version: '1.0.0' }, providers: [GuardedEcho, Allow] })
 class GuardedModule {}
 
 /** One measured case: the tool called, how its key is sent, and where the policy keeps its state. */
@@ -67,6 +101,8 @@ interface Case {
   store: 'memory' | 'redis';
   /** Idempotency: one key for every call (a replay after the first) or a new key each call (each runs). */
   key?: 'same' | 'new';
+  /** The caller is authenticated (a guard runs only for one). */
+  auth?: boolean;
 }
 
 const CASES: Case[] = [
@@ -77,6 +113,9 @@ const CASES: Case[] = [
   { label: 'cache (hit), memory', tool: 'cache', store: 'memory' },
   { label: 'timeout', tool: 'timeout', store: 'memory' },
   { label: 'concurrency, memory', tool: 'concurrency', store: 'memory' },
+  { label: 'off, authenticated', tool: 'off', store: 'memory', auth: true },
+  { label: 'guard, authenticated', tool: 'guarded', store: 'memory', auth: true },
+  { label: 'middleware', tool: 'withMiddleware', store: 'memory' },
   { label: 'rate limit, Redis', tool: 'rateLimit', store: 'redis' },
   { label: 'idempotent (first run), Redis', tool: 'idempotent', store: 'redis', key: 'new' },
   { label: 'idempotent (replay), Redis', tool: 'idempotent', store: 'redis', key: 'same' },
@@ -92,6 +131,7 @@ const EXTRA = {
   headers: { 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' },
   network: { peerAddress: '127.0.0.1' },
 };
+const AUTH = { principal: 'p:bench', subject: 'bench', scopes: [] };
 
 /** A loop of calls through the engine: CPU and wall µs per call. */
 async function engineLoop(c: Case, redis: string | undefined): Promise<(calls: number) => Promise<{ cpu: number; wall: number }>> {
@@ -108,7 +148,8 @@ async function engineLoop(c: Case, redis: string | undefined): Promise<(calls: n
     for (let i = 0; i < calls; i++) {
       const key = c.key === 'same' ? 'k' : `k${++n}`;
       const params = { name: c.tool, arguments: { text: 'hello' }, ...(c.key ? { _meta: { [IDEMPOTENCY_KEY_META]: key } } : {}) };
-      const served = engine.serveStateless({ jsonrpc: '2.0', id: i, method: 'tools/call', params }, { ...EXTRA }, PEER, sink);
+      const extra = c.auth ? { ...EXTRA, auth: AUTH } : { ...EXTRA };
+      const served = engine.serveStateless({ jsonrpc: '2.0', id: i, method: 'tools/call', params }, extra, PEER, sink);
       const response = await served.response;
       served.close();
       if (i === 0 && !JSON.stringify(response).includes('"text":"hello"'))
@@ -190,10 +231,15 @@ export async function policiesCost(runs: number): Promise<void> {
     const all = figures.get(index)!;
     return { c, cpu: median(all.map((f) => f.cpu)), wall: median(all.map((f) => f.wall)) };
   });
-  const off = measured.find((m) => m.c.tool === 'off')!;
+  const off = measured.find((m) => m.c.label === 'off')!;
+  const offAuthenticated = measured.find((m) => m.c.label === 'off, authenticated') ?? off;
+  // A guard runs for authenticated callers only: it is measured over the same call made by one.
+  const baseOf = (m: (typeof measured)[number]) => (m.c.auth ? offAuthenticated : off);
   console.log(`\ncall policies: one stateless tools/call in process, CPU and wall time per call (median of ${runs} processes)`);
   for (const m of measured) {
-    const over = m === off ? '' : `   +${(m.cpu - off.cpu).toFixed(1)} µs CPU, +${(m.wall - off.wall).toFixed(1)} µs wall over off`;
+    const base = baseOf(m);
+    const over =
+      m === base ? '' : `   +${(m.cpu - base.cpu).toFixed(1)} µs CPU, +${(m.wall - base.wall).toFixed(1)} µs wall over ${base.c.label}`;
     console.log(`  ${m.c.label.padEnd(34)} ${m.cpu.toFixed(1).padStart(7)} µs CPU ${m.wall.toFixed(1).padStart(8)} µs wall${over}`);
     const row: Row = {
       workload: POLICIES_WORKLOAD,
@@ -202,7 +248,7 @@ export async function policiesCost(runs: number): Promise<void> {
       p50: NaN,
       p99: NaN,
       cpu: m.cpu,
-      note: `wall ${m.wall.toFixed(1)} µs/call${m === off ? '' : `, +${(m.cpu - off.cpu).toFixed(1)} µs CPU over off`}`,
+      note: `wall ${m.wall.toFixed(1)} µs/call${m === base ? '' : `, +${(m.cpu - base.cpu).toFixed(1)} µs CPU over ${base.c.label}`}`,
     };
     rows.push(row);
   }

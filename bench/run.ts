@@ -7,6 +7,7 @@
  *  - list: tools/list of a server with 1,000 tools over stateless HTTP (whole list in one response);
  *  - stdio: tools/call over stdio, 64 requests in flight, beside a newline-delimited JSON loop;
  *  - memory: heap per idle HTTP session, over 2,000 sessions;
+ *  - soak: the heap after 100,000 stateless calls in each era, against before them (after a full GC);
  *  - sse: the heap one session holds through the default in-memory event store (mcpkit only);
  *  - tasks: 10,000 tasks created and completed over stdio (mcpkit in both eras, the SDK 1.x);
  *  - coldstart: a stdio server's spawn -> first tools/call answer, beside a process loading only the peers;
@@ -26,7 +27,7 @@ import autocannon from 'autocannon';
 import { authLoad, authOverheadLines } from './auth-load';
 import { type ColdStartRow, coldStart } from './coldstart';
 import { floorLines, KOA_FLOOR, KOA_MODERN_FLOOR, printFloors } from './floors';
-import { sessionMemory, SSE_CASES, sseRetention, tasksLoad, TASKS_WORKLOAD } from './held';
+import { sessionMemory, soak, SSE_CASES, sseRetention, tasksLoad, TASKS_WORKLOAD } from './held';
 import {
   CALL_WORKLOAD,
   collapse,
@@ -68,6 +69,7 @@ async function callRows(): Promise<void> {
   await httpLoad(CALL_WORKLOAD, 'floor', 'stateless', CALL, 1, isCall, KOA_FLOOR);
   await httpLoad(CALL_WORKLOAD, 'mcpkit', 'stateless', CALL, 1, isCall);
   for (const sdk of SDKS) await httpLoad(CALL_WORKLOAD, sdk, 'stateless', CALL, 1, isCall);
+  await httpLoad(CALL_WORKLOAD, 'floor', 'modern', MODERN_CALL, 1, isModernCall, KOA_MODERN_FLOOR);
   await httpLoad(CALL_WORKLOAD, 'mcpkit', 'modern', MODERN_CALL, 1, isModernCall);
   // The 2026-07-28 era: the SDK 2.x serves it, the SDK 1.x does not.
   await httpLoad(CALL_WORKLOAD, 'sdk2', 'modern', MODERN_CALL, 1, isModernCall);
@@ -157,6 +159,7 @@ async function main(): Promise<void> {
     if (named('sessions')) await sessionRows();
     if (wanted('stdio')) await stdioRows();
     if (wanted('memory')) for (const impl of ['mcpkit', ...SDKS] as const) await sessionMemory(impl);
+    if (wanted('soak')) for (const era of ['legacy', 'modern'] as const) await soak(era);
     // The event store's byte budget: mcpkit only (the SDKs keep no events unless given a store).
     if (wanted('sse')) for (const which of SSE_WHICH) await sseRetention(which);
     // The SDK 1.x serves tasks in the 2025-11-25 era; the 2026-07-28 tasks extension is mcpkit's only here.

@@ -174,7 +174,7 @@ async function main(): Promise<void> {
   const impls = ONLY ? [ONLY as 'mcpkit' | 'floor'] : (['floor', 'mcpkit'] as const);
   const figures: Record<string, Figure[]> = { floor: [], mcpkit: [] };
   for (let i = 0; i < RUNS; i++) for (const impl of impls) figures[impl].push(await measure(impl));
-  // stdout: listen({ stdio }) sends console.log to stderr.
+  // stdout: listen(stdio()) sends console.log to stderr.
   const lines = [`stdio tools/call in-process, ${CALLS} calls, ${INFLIGHT} in flight${MODERN ? ', 2026-07-28' : ''}, median of ${RUNS}:`];
   for (const impl of impls) {
     const f = figures[impl];
