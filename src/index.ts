@@ -143,7 +143,7 @@ export type { PinoLike } from './kernel/pino-logger';
 export { redirectConsoleToStderr } from './kernel/console-redirect';
 export { MCP_APPLICATION, MCP_LOGGER, MCP_OPTIONS, TASK_STORE } from './kernel/tokens';
 
-export { PER_REQUEST_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS, TASKS_EXTENSION } from './mcp/eras';
+export { PER_REQUEST_PROTOCOL_VERSIONS, TASKS_EXTENSION } from './mcp/eras';
 export type { Era, EraSupport } from './mcp/eras';
 export type { Extensions, ExtensionSettings } from './mcp/extensions';
 export type { CacheHint, CacheHints } from './contracts/cache-hints';

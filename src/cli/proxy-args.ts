@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import type { ClientEra } from '../client/per-request-session';
-import { currentEraName } from '../mcp/eras';
 import { CliError } from './cli-error';
 
 /** One server `mcpkit proxy` serves: spawned over stdio, or reached over Streamable HTTP or HTTP+SSE (2024-11-05). */
@@ -64,8 +63,7 @@ export function parseProxyArgs(args: string[], env: NodeJS.ProcessEnv = process.
   if (twice !== undefined) throw usage(`two servers under the prefix "${twice}"`);
 
   if (values.stdio && values.http !== undefined) throw usage('--stdio and --http exclude each other');
-  // 'legacy' and 'modern', the first spellings of 'handshake' and 'per-request', are still read.
-  const era = currentEraName(values.era ?? 'auto');
+  const era = values.era ?? 'auto';
   if (!ERAS.includes(era)) throw usage(`--era must be one of ${ERAS.join(', ')}, got "${values.era}"`);
   const headers: Record<string, string> = {};
   for (const header of values.header ?? []) {

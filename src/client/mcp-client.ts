@@ -1,5 +1,5 @@
 import type { RequestId } from '../mcp/json-rpc';
-import { currentEraName, type DeprecatedEraName, type Era } from '../mcp/eras';
+import type { Era } from '../mcp/eras';
 import { McpError } from '../mcp/mcp.error';
 import {
   asError,
@@ -28,7 +28,7 @@ export interface McpClientOptions {
    * falling back to initialize when the server refuses it. `legacy` and `modern`, the first spellings of
    * `handshake` and `per-request`, are deprecated aliases.
    */
-  era?: ClientEra | DeprecatedEraName;
+  era?: ClientEra;
   /** Most input rounds of one 2026-07-28 request before giving up. Default 10. */
   maxInputRounds?: number;
   /** Default timeout of each request. Default 60 000 ms. */
@@ -66,11 +66,11 @@ export class McpClient {
   /** The Mcp-Param-* annotations of the tools a 2026-07-28 server listed. */
   private readonly paramHeaders = new ParamHeaderBook();
   private readonly listeners = new Map<string, Set<NotificationHandler>>();
-  /** The era asked for in the options, a deprecated spelling read as its name. */
+  /** The era asked for in the options. */
   private readonly askedEra: string;
 
   constructor(private readonly options: McpClientOptions = {}) {
-    this.askedEra = currentEraName(options.era ?? 'handshake');
+    this.askedEra = options.era ?? 'handshake';
     this.outbound = new OutboundRequests(options.maxPendingRequests ?? 1000, options.requestTimeoutMs ?? 60_000, (id, reason) => {
       this.notify('notifications/cancelled', { requestId: id, reason }).catch((error) => this.fail(error));
     });

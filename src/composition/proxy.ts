@@ -2,7 +2,6 @@ import { McpClient } from '../client/mcp-client';
 import type { ClientEra } from '../client/per-request-session';
 import type { McpClientTransport } from '../client/client-transport';
 import type { ElicitFormRequest, ElicitUrlRequest, McpContext } from '../context/mcp-context';
-import type { DeprecatedEraName } from '../mcp/eras';
 import type { RequestId } from '../mcp/json-rpc';
 import type { CreateMessageParams, LoggingLevel } from '../mcp/mcp-types';
 import { McpError } from '../mcp/mcp.error';
@@ -20,9 +19,9 @@ export interface ProxyOptions {
   /**
    * Which era to speak to the remote server: 'auto' (default) asks for 2026-07-28 with server/discover
    * and falls back to initialize; 'handshake' goes straight to initialize; 'per-request' requires
-   * 2026-07-28. `'legacy'` and `'modern'`, their first spellings, are deprecated aliases (read by the client).
+   * 2026-07-28.
    */
-  era?: ClientEra | DeprecatedEraName;
+  era?: ClientEra;
 }
 
 /** What the proxy asks of the application that serves it. */

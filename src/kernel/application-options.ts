@@ -4,7 +4,7 @@ import type { Middleware } from '../contracts/middleware';
 import type { LogLevel, ServerLogger } from './server-logger';
 import type { TaskStore } from '../tasks/task-store';
 import type { ScaleOutFactory } from './scale-out';
-import { currentEraName, type DeprecatedEraName, type EraSupport } from '../mcp/eras';
+import type { EraSupport } from '../mcp/eras';
 import type { ViewsOptions } from '../views/view.types';
 import type { CacheHints } from '../contracts/cache-hints';
 import type { PolicyOptions } from '../policies/policy-options';
@@ -61,9 +61,9 @@ export interface ApplicationOptions {
   /**
    * Which MCP eras to serve: 'dual' (default) serves 2026-07-28 stateless requests and 2025-11-25
    * (and older) sessions on the same endpoint and stdio process; 'per-request' or 'handshake' serve
-   * one only. `'modern'` and `'legacy'`, their first spellings, are deprecated aliases of those two.
+   * one only.
    */
-  eras?: EraSupport | DeprecatedEraName;
+  eras?: EraSupport;
   /**
    * How 2026-07-28 multi round-trip requests seal their requestState (HMAC keys and rotation, lifetime,
    * size). Set `secrets` when several instances serve the same clients.
@@ -178,10 +178,9 @@ function resolveViewMetadata(metadata: ViewsOptions['metadata']): NonNullable<Vi
   return metadata;
 }
 
-function resolveEras(eras: EraSupport | DeprecatedEraName | undefined): EraSupport {
+function resolveEras(eras: EraSupport | undefined): EraSupport {
   if (eras === undefined) return 'dual';
-  const named = typeof eras === 'string' ? currentEraName(eras) : eras;
-  if (named !== 'dual' && named !== 'handshake' && named !== 'per-request')
+  if (eras !== 'dual' && eras !== 'handshake' && eras !== 'per-request')
     throw new RangeError(`eras must be 'dual', 'handshake' or 'per-request', not ${String(eras)}`);
-  return named;
+  return eras;
 }

@@ -8,27 +8,11 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from './mcp-types';
  */
 export type Era = 'handshake' | 'per-request';
 
-/**
- * @deprecated The first spellings of the era names, still accepted where an era is given (options,
- * the client, the CLI): `'legacy'` means `'handshake'`, `'modern'` means `'per-request'`.
- */
-export type DeprecatedEraName = 'legacy' | 'modern';
-
 /** Which eras a server serves: both on one endpoint (default), or only one of them. */
 export type EraSupport = 'dual' | Era;
 
-const RENAMED: Readonly<Record<DeprecatedEraName, Era>> = { legacy: 'handshake', modern: 'per-request' };
-
-/** An era as given by a user, with a deprecated spelling read as the era's name; anything else as it is. */
-export function currentEraName(name: string): string {
-  return Object.hasOwn(RENAMED, name) ? RENAMED[name as DeprecatedEraName] : name;
-}
-
 /** The per-request revisions mcpkit serves, newest first. */
 export const PER_REQUEST_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
-
-/** @deprecated The former name of `PER_REQUEST_PROTOCOL_VERSIONS`. */
-export const MODERN_PROTOCOL_VERSIONS: readonly string[] = PER_REQUEST_PROTOCOL_VERSIONS;
 
 /** The reserved `_meta` keys of the per-request era. */
 export const MetaKey = {

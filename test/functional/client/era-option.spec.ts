@@ -35,11 +35,4 @@ describe('McpClient era', () => {
     expect(await connected('auto', 'handshake')).toEqual({ era: 'handshake', servedUnder: '2025-11-25' });
     await expect(connected('per-request', 'handshake')).rejects.toThrow();
   });
-
-  it("reads the deprecated spellings as the eras they name, and reports the current names: 'legacy' is handshake, 'modern' per-request", async () => {
-    expect(await connected('legacy')).toEqual({ era: 'handshake', servedUnder: '2025-11-25' });
-    expect(await connected('modern')).toEqual({ era: 'per-request', servedUnder: '2026-07-28' });
-    // 'modern' requires the per-request era, as 'per-request' does: no fallback to initialize.
-    await expect(connected('modern', 'handshake')).rejects.toThrow();
-  });
 });

@@ -115,27 +115,6 @@ describe('the eras option', () => {
     await app.close();
   });
 
-  it("still reads the deprecated spellings: 'modern' serves the per-request era only, 'legacy' the handshake era only", async () => {
-    const perRequestOnly = await McpApplication.create(HttpTestModule, { logger: quiet, eras: 'modern' });
-    const first = new RawTransport();
-    perRequestOnly.connect(first, { local: true });
-    expect((await first.request({ id: 1, method: 'initialize', params: initializeBody().params })).error).toMatchObject({
-      code: -32022,
-      data: { supported: ['2026-07-28'] },
-    });
-    expect((await first.request({ id: 2, method: 'server/discover', params: { _meta: envelope() } })).result).toMatchObject({
-      resultType: 'complete',
-    });
-    await perRequestOnly.close();
-
-    const handshakeOnly = await McpApplication.create(HttpTestModule, { logger: quiet, eras: 'legacy' });
-    const second = new RawTransport();
-    handshakeOnly.connect(second, { local: true });
-    expect((await second.request({ id: 1, method: 'server/discover', params: { _meta: envelope() } })).error!.code).toBe(-32601);
-    expect((await second.request(initializeBody(2))).result).toMatchObject({ protocolVersion: '2025-11-25' });
-    await handshakeOnly.close();
-  });
-
   it('refuses an unknown value', async () => {
     await expect(McpApplication.create(HttpTestModule, { logger: quiet, eras: 'future' as EraSupport })).rejects.toThrow(
       "eras must be 'dual', 'handshake' or 'per-request', not future",

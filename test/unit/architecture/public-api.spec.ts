@@ -102,7 +102,6 @@ const PUBLIC_API: Record<string, string[]> = {
     'MCP_APPLICATION',
     'MCP_LOGGER',
     'MCP_OPTIONS',
-    'MODERN_PROTOCOL_VERSIONS',
     'McpApplication',
     'McpContext',
     'McpDefinitionError',

@@ -31,9 +31,9 @@ describe('mcpkit proxy arguments', () => {
     expect(parseProxyArgs(['--era', 'per-request', '--', 'x'], {}).era).toBe('per-request');
   });
 
-  it("reads --era's deprecated spellings as the eras they name: legacy is handshake, modern is per-request", () => {
-    expect(parseProxyArgs(['--era', 'legacy', '--', 'x'], {})).toEqual(parseProxyArgs(['--era', 'handshake', '--', 'x'], {}));
-    expect(parseProxyArgs(['--era', 'modern', '--', 'x'], {})).toEqual(parseProxyArgs(['--era', 'per-request', '--', 'x'], {}));
+  it('refuses the first spellings of the eras (legacy, modern), which are gone', () => {
+    expect(() => parseProxyArgs(['--era', 'legacy', '--', 'x'], {})).toThrow(/--era must be one of/);
+    expect(() => parseProxyArgs(['--era', 'modern', '--', 'x'], {})).toThrow(/--era must be one of/);
   });
 
   it('takes several --upstream <prefix>=<target>, stdio command lines split like a shell, and headers', () => {
