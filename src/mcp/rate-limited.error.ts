@@ -20,7 +20,16 @@ export interface RateLimitedData {
 export class RateLimitedError extends McpError {
   declare readonly data: RateLimitedData;
 
+  /**
+   * Throws TypeError for a `retryAfterMs` that is not a finite number (NaN, Infinity), or a `limit` or
+   * `remaining` that is not a finite number of calls: a client would read `Retry-After: NaN`.
+   */
   constructor(message: string, data: RateLimitedData) {
+    for (const key of ['retryAfterMs', 'limit', 'remaining'] as const) {
+      const value = data[key];
+      if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value)))
+        throw new TypeError(`RateLimitedError: ${key} must be a finite number, not ${String(value)}`);
+    }
     super(ErrorCode.RateLimited, message, { ...data, retryAfterMs: Math.max(0, Math.ceil(data.retryAfterMs)) });
     this.name = 'RateLimitedError';
   }
