@@ -58,8 +58,7 @@ export function extractContext(api: typeof Api, meta: Carrier | undefined, heade
   if (parent) {
     const state = read(from, headers, 'tracestate');
     if (state) parent.traceState = api.createTraceState(state);
-    const key = spanKeyOf(api.trace);
-    ctx = key ? new ParentContext(key, api.trace.wrapSpanContext(parent), ctx) : api.trace.setSpanContext(ctx, parent);
+    ctx = api.trace.setSpanContext(ctx, parent);
   }
   const baggage = read(from, headers, 'baggage');
   if (baggage) {
@@ -83,51 +82,6 @@ export function extractContext(api: typeof Api, meta: Carrier | undefined, heade
 export function carriesContext(meta: Carrier | undefined, headers: Headers | undefined): boolean {
   if (typeof meta?.traceparent === 'string') return true;
   return headers !== undefined && (headers.traceparent !== undefined || headers.baggage !== undefined);
-}
-
-/**
- * A context holding the remote parent span alone, as the API's `trace.setSpanContext(ROOT_CONTEXT, …)`
- * would, without what each of the API's contexts costs (a copy of a Map and three closures): a request's
- * remote parent is read by the tracer that starts its server span, and most requests never extend it.
- * Setting a value makes an API context.
- */
-class ParentContext implements Api.Context {
-  constructor(
-    private readonly key: symbol,
-    private readonly span: Api.Span,
-    private readonly root: Api.Context,
-  ) {}
-
-  getValue(key: symbol): unknown {
-    return key === this.key ? this.span : undefined;
-  }
-
-  setValue(key: symbol, value: unknown): Api.Context {
-    return key === this.key ? this.root.setValue(key, value) : this.root.setValue(this.key, this.span).setValue(key, value);
-  }
-
-  deleteValue(key: symbol): Api.Context {
-    return key === this.key ? this.root : this;
-  }
-}
-
-let known: { trace: Api.TraceAPI; key: symbol | undefined } | undefined;
-
-/**
- * The key under which the API keeps a context's span (not exported): the key `trace.getSpan()` asks a
- * context for. Undefined if it asks none, or more than one (an API that would no longer fit ParentContext).
- */
-function spanKeyOf(trace: Api.TraceAPI): symbol | undefined {
-  if (known?.trace === trace) return known.key;
-  const asked: symbol[] = [];
-  const probe: Api.Context = {
-    getValue: (key) => void asked.push(key),
-    setValue: () => probe,
-    deleteValue: () => probe,
-  };
-  trace.getSpan(probe);
-  known = { trace, key: asked.length === 1 ? asked[0] : undefined };
-  return known.key;
 }
 
 /** The remote span context of a valid traceparent (its tracestate not yet read), else undefined. */
