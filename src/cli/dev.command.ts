@@ -57,7 +57,7 @@ path runs its compiled output, by the tsconfig's rootDir/outDir).
     const server = new DevServer({
       js: entry.js,
       args: [...(values.stdio ? ['--stdio'] : []), ...extra],
-      env: { ...process.env, PORT: port },
+      env: { ...process.env, PORT: port, MCPKIT_DEV: '1' },
       stdio: values.stdio === true,
       log,
     });

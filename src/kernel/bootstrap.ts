@@ -135,7 +135,7 @@ export function assembleParts(module: ClassType, overrides: ApplicationOptions):
         definitions: { contribute: (source, contribution) => parts.definitions.contribute(source, contribution) },
         engine,
         logger,
-        watch: options.skills.watch !== false,
+        watch: options.skills.watch ?? underDev(),
       }));
     },
     /** Runtime registration and mounting: made by the first that needs them. */
@@ -169,3 +169,6 @@ function tracedStore(store: TaskStore, telemetry: RequestTelemetry | undefined):
 }
 
 const stripInstructions = ({ instructions: _instructions, ...info }: ResolvedOptions['server']) => info;
+
+/** Whether this process runs under `mcpkit dev`, which sets `MCPKIT_DEV=1` (no `process` on Workers: not dev). */
+const underDev = (): boolean => globalThis.process?.env?.MCPKIT_DEV === '1';

@@ -50,7 +50,10 @@ export interface SkillFolderOptions extends DynamicAccess {
 export interface SkillsOptions {
   /** Folders of skills (a path, or a path with a prefix and access rules). */
   folders?: (string | SkillFolderOptions)[];
-  /** Read the folders again when their files change, so digests follow edits (default true). */
+  /**
+   * Read the folders again when their files change, so digests follow edits. Default: on under `mcpkit dev` (which
+   * sets `MCPKIT_DEV=1`), off otherwise: a deployed server's skills change with its release, not while it runs.
+   */
   watch?: boolean;
   /** Serve `resources/directory/read` on skill folders (default true). */
   directoryRead?: boolean;

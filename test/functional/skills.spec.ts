@@ -236,9 +236,9 @@ describe('skill folders on disk', () => {
       await expect(client.request('resources/read', { uri })).rejects.toMatchObject({ code: -32002 });
   });
 
-  it('follows edits: a changed file changes its digest in the next skills/get, a new skill is listed', async () => {
+  it('follows edits when watched: a changed file changes its digest in the next skills/get, a new skill is listed', async () => {
     dir = folder({ 'notes/SKILL.md': skillMd('notes'), 'notes/guide.md': 'first' });
-    app = await McpApplication.create(EmptyModule, { ...quiet, skills: { folders: [dir] } });
+    app = await McpApplication.create(EmptyModule, { ...quiet, skills: { folders: [dir], watch: true } });
     client = await McpTestClient.connect(app.connectInMemory());
     const guide = async () => {
       const { skill } = (await client.request('skills/get', { uri: 'skill://notes/SKILL.md' })) as { skill: Entry };
@@ -261,6 +261,31 @@ describe('skill folders on disk', () => {
       'skill://more/SKILL.md',
       'skill://notes/SKILL.md',
     ]);
+  });
+
+  it('watches the folders under `mcpkit dev` (MCPKIT_DEV=1) and not by default', async () => {
+    dir = folder({ 'notes/SKILL.md': skillMd('notes'), 'notes/guide.md': 'first' });
+    const digestIn = async (client: McpTestClient) => {
+      const { skill } = (await client.request('skills/get', { uri: 'skill://notes/SKILL.md' })) as { skill: Entry };
+      return (skill.resources as { uri: string; digest: string }[]).find((r) => r.uri === 'skill://notes/guide.md')!.digest;
+    };
+    app = await McpApplication.create(EmptyModule, { ...quiet, skills: { folders: [dir] } });
+    client = await McpTestClient.connect(app.connectInMemory());
+    const before = process.env.MCPKIT_DEV;
+    process.env.MCPKIT_DEV = '1';
+    const dev = await McpApplication.create(EmptyModule, { ...quiet, skills: { folders: [dir] } }).finally(() => {
+      if (before === undefined) delete process.env.MCPKIT_DEV;
+      else process.env.MCPKIT_DEV = before;
+    });
+    try {
+      const devClient = await McpTestClient.connect(dev.connectInMemory());
+      writeFileSync(join(dir, 'notes', 'guide.md'), 'second, longer');
+      // Once the dev server has seen the edit, the default one, reading the same folder, still serves what it read.
+      await waitFor(async () => (await digestIn(devClient)) === digest(Buffer.from('second, longer')), { what: 'the dev digest' });
+      expect(await digestIn(client)).toBe(digest(Buffer.from('first')));
+    } finally {
+      await dev.close();
+    }
   });
 });
 

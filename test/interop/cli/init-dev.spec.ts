@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { RawStdioPeer } from '../../helpers/raw-stdio';
 import { CLI, cleanEnv, mcpkit, packMcpkit, run } from '../../helpers/cli';
 import { freePort } from '../../helpers/free-port';
+import { waitFor } from '../../helpers/wait-for';
 
 /*
  * One generated project, installed once from the registry (mcpkit itself from a tarball of this
@@ -156,9 +158,34 @@ describe('mcpkit dev', () => {
         result: { tools: [{ name: 'add', description: 'Adds two integers, over stdio' }] },
       });
       expect(dev.stderr).toContain('change detected: tsc -p tsconfig.json');
+      // Under dev the skill folders are watched: an edited skill has its new digest without a restart.
+      const skillFile = join(app, 'skills', 'adding-numbers', 'SKILL.md');
+      const skillText = readFileSync(skillFile, 'utf8');
+      const edited = `${skillText}\nOne more line.\n`;
+      try {
+        writeFileSync(skillFile, edited);
+        const want = `sha256:${createHash('sha256').update(edited).digest('hex')}`;
+        let round = 0;
+        await waitFor(
+          async () => {
+            dev.send({ jsonrpc: '2.0', id: `skill-${round}`, method: 'skills/get', params: { uri: 'skill://adding-numbers/SKILL.md' } });
+            const answer = (await dev.response(`skill-${round++}`)) as {
+              result: { skill: { resources: { uri: string; digest: string }[] } };
+            };
+            return answer.result.skill.resources.some((r) => r.uri === 'skill://adding-numbers/SKILL.md' && r.digest === want);
+          },
+          { what: "the edited skill's digest", intervalMs: 100, timeoutMs: 15_000 },
+        );
+      } finally {
+        writeFileSync(skillFile, skillText);
+      }
       expect(dev.garbage).toEqual([]);
       // Only the answers to the client's own requests: the replayed initialize's answer stays hidden.
-      expect(dev.lines.filter((m) => 'id' in m).map((m) => m.id)).toEqual(['init', 'before', 'after']);
+      expect(dev.lines.filter((m) => 'id' in m && !String(m.id).startsWith('skill-')).map((m) => m.id)).toEqual([
+        'init',
+        'before',
+        'after',
+      ]);
       dev.endInput();
       expect(await dev.exited).toBe(0);
     } finally {
