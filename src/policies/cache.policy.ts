@@ -40,8 +40,11 @@ export function cacheStep(env: PolicyEnv, handler: string, options: CacheOptions
     const result = await next();
     if (lookup === UNGUARDED || !keepable(call, result)) return result;
     const json = JSON.stringify(result);
+    // The result stands whatever storing it does: an outage is counted, another error logged.
     if (Buffer.byteLength(json) <= maxBytes)
-      await fromStore(env, 'cache', call, 'open', () => env.store.cacheSet(key, json, options.ttlMs, lookup.version));
+      await fromStore(env, 'cache', call, 'open', () => env.store.cacheSet(key, json, options.ttlMs, lookup.version)).catch(
+        (error: unknown) => env.logError('The policy store could not keep a cached result', error),
+      );
     return result;
   };
 }

@@ -1,7 +1,6 @@
 import type { StoreFailure } from '../contracts/policies';
 import type { Invocation } from '../contracts/middleware';
 import type { PolicyStore } from '../contracts/policy-store';
-import { McpError } from '../mcp/mcp.error';
 import { StorageUnavailableError } from '../tasks/task-store.errors';
 import type { AnonymousKey } from './policy-keys';
 
@@ -25,9 +24,11 @@ export interface PolicyEnv {
 export const UNGUARDED: unique symbol = Symbol('mcpkit.policy.unguarded');
 
 /**
- * A store call under a policy's failure mode. Any error of the store counts as an outage: failing
- * open, it is logged and counted and UNGUARDED comes back; failing closed, the call is refused with
- * the store's error (-32603 "The policy store is unavailable" for an error of its own).
+ * A store call under a policy's failure mode. An outage (StorageUnavailableError, which every store
+ * throws when it cannot be reached) is counted; failing open, it is logged and UNGUARDED comes back;
+ * failing closed, the call is refused with it (-32603 "The policy store is unavailable"). Any other
+ * error of the store (a store that refuses a command, a bug) is no outage: the call fails with it,
+ * never let through unguarded.
  */
 export async function fromStore<T>(
   env: PolicyEnv,
@@ -39,8 +40,9 @@ export async function fromStore<T>(
   try {
     return await work();
   } catch (error) {
+    if (!(error instanceof StorageUnavailableError)) throw error;
     env.record(policy, 'store_unavailable', call);
-    if (failure === 'closed') throw error instanceof McpError ? error : new StorageUnavailableError('The policy store', error);
+    if (failure === 'closed') throw error;
     env.storeFailed(policy, error);
     return UNGUARDED;
   }

@@ -1,11 +1,12 @@
 import { StorageUnavailableError } from '../tasks/task-store.errors';
-import { pubsub, type RedisClient, subscriberOf, whenReady } from './redis-connection';
+import { isConnectionError, NotConnectedError, pubsub, type RedisClient, subscriberOf, watchOf, whenReady } from './redis-connection';
 
 /** How often a waiter re-reads what it waits on by default (a pub/sub message can be lost), in ms. */
 export const RECHECK_MS = 5_000;
 
-/** Why a waiter woke: a message on its channel, or a reason to read the state again. */
-type Wake = (why: 'message' | 'recheck') => void;
+/** Why a waiter woke: a message on its channel, a reason to read the state again, or Redis known to be down. */
+type Why = 'message' | 'recheck' | 'down';
+type Wake = (why: Why) => void;
 
 interface Channel {
   readonly wakes: Set<Wake>;
@@ -18,16 +19,18 @@ interface Channel {
  * per channel however many callers wait on it. Pub/sub delivers at most once: a message published
  * while the subscriber reconnects is lost. So a waiter also reads the state again once its
  * subscription is back (after each reconnection) and every `recheckMs`: a lost message costs at
- * most that long.
+ * most that long. While Redis is down a waiter waits on, unless `failOnOutage`: then it rejects
+ * (NotConnectedError) as soon as Redis is known to be down, for a caller with a policy for outages.
  */
 export class RedisWaiters {
   private readonly subscriber: RedisClient;
   private readonly channels = new Map<string, Channel>();
 
   constructor(
-    redis: RedisClient,
+    private readonly redis: RedisClient,
     onError: (error: Error) => void,
     private readonly recheckMs = RECHECK_MS,
+    private readonly failOnOutage = false,
   ) {
     // Re-subscribed here on each 'ready' (see `resubscribed` and subscriberOf).
     this.subscriber = subscriberOf(redis);
@@ -55,11 +58,12 @@ export class RedisWaiters {
     }
     const { wakes } = entry;
     let wake!: Wake;
-    let woken = new Promise<'message' | 'recheck'>((resolve) => (wake = resolve));
+    let woken = new Promise<Why>((resolve) => (wake = resolve));
     const waker: Wake = (why) => wake(why);
     wakes.add(waker);
     const onAbort = () => wake('message');
     signal?.addEventListener('abort', onAbort, { once: true });
+    const stopWatching = this.failOnOutage ? watchOf(this.redis).whenDown(() => wake('down')) : undefined;
     try {
       // Subscribe before checking, so a change between the check and the wait is not missed.
       await entry.subscribed;
@@ -70,6 +74,7 @@ export class RedisWaiters {
         timer.unref();
         const why = await woken;
         clearTimeout(timer);
+        if (why === 'down') throw new NotConnectedError('Redis went down during the wait');
         if (why === 'message' || signal?.aborted || Date.now() >= until) return;
         woken = new Promise((resolve) => (wake = resolve));
         maxMs = await this.recheck(check, until - Date.now());
@@ -77,6 +82,7 @@ export class RedisWaiters {
       }
     } finally {
       signal?.removeEventListener('abort', onAbort);
+      stopWatching?.();
       wakes.delete(waker);
       if (wakes.size === 0 && this.channels.get(channel) === entry) {
         this.channels.delete(channel);
@@ -93,12 +99,15 @@ export class RedisWaiters {
     this.subscriber.disconnect();
   }
 
-  /** A re-check while the store is away keeps the waiter waiting (the next one reads again) rather than failing it. */
+  /**
+   * A re-check while the store is away keeps the waiter waiting (the next one reads again) rather than
+   * failing it, unless `failOnOutage`.
+   */
   private async recheck(check: () => Promise<number>, leftMs: number): Promise<number> {
     try {
       return await check();
     } catch (error) {
-      if (error instanceof StorageUnavailableError) return leftMs;
+      if (!this.failOnOutage && (error instanceof StorageUnavailableError || isConnectionError(error))) return leftMs;
       throw error;
     }
   }

@@ -32,7 +32,9 @@ export class PrivateRedis {
     return join(this.dir, 'redis.sock');
   }
 
+  /** Starts redis-server (again, after `down`); nothing when it runs. */
   async up(): Promise<void> {
+    if (this.running) return;
     const durability = this.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
     const child = spawn(
       'redis-server',
@@ -63,9 +65,13 @@ export class PrivateRedis {
     });
   }
 
+  private get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   async down(): Promise<void> {
     const child = this.child;
-    if (!child || child.exitCode !== null) return;
+    if (!child || !this.running) return;
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
     await exited;
