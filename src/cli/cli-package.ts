@@ -6,6 +6,8 @@ export interface CliPackage {
   readonly root: string;
   readonly version: string;
   readonly dependencies: Readonly<Record<string, string>>;
+  /** Its "engines": the Node versions it runs on. */
+  readonly engines: { readonly node?: string };
 }
 
 let cached: CliPackage | undefined;
@@ -24,12 +26,18 @@ export function cliPackage(): CliPackage {
         version?: string;
         dependencies?: Record<string, string>;
         peerDependencies?: Record<string, string>;
+        engines?: { node?: string };
       };
       if (json.name === 'mcpkit') {
-        cached = { root: dir, version: json.version ?? '0.0.0', dependencies: { ...json.dependencies, ...json.peerDependencies } };
+        cached = {
+          root: dir,
+          version: json.version ?? '0.0.0',
+          dependencies: { ...json.dependencies, ...json.peerDependencies },
+          engines: { ...json.engines },
+        };
         return cached;
       }
     }
-    if (dirname(dir) === dir) return { root: __dirname, version: '0.0.0', dependencies: {} };
+    if (dirname(dir) === dir) return { root: __dirname, version: '0.0.0', dependencies: {}, engines: {} };
   }
 }

@@ -1,5 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { CliError } from './cli-error';
 
 /** The formats clients keep their configuration in. */
@@ -84,9 +85,20 @@ function jsonWith(text: string, path: readonly string[], value: unknown, file: s
   }
   checkContainers(tree as Record<string, unknown>, path, file);
   const replaced = valueAt(tree, path) !== undefined;
-  const edits = jsonc.modify(source, [...path], value, { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' } });
-  const out = jsonc.applyEdits(source, edits);
+  // The edit as it comes, then laid out alone: jsonc-parser's own formatting of an insertion takes in the whole
+  // line before it, which would re-expand the user's one-line entries.
+  const [edit] = jsonc.modify(source, [...path], value, {});
+  const edited = jsonc.applyEdits(source, [edit]);
+  const ours = { offset: Math.max(0, edit.offset - 1), length: edit.content.length + 2 };
+  const out = jsonc.applyEdits(edited, jsonc.format(edited, ours, { ...layoutOf(source), keepLines: false }));
   return { text: out.endsWith('\n') ? out : `${out}\n`, replaced };
+}
+
+/** The indentation and line ends a JSON text already uses (in a new one: two spaces, LF). */
+function layoutOf(text: string): import('jsonc-parser').FormattingOptions {
+  const indent = /^([ \t]+)["}\]]/m.exec(text)?.[1] ?? '  ';
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  return indent.startsWith('\t') ? { insertSpaces: false, tabSize: 4, eol } : { insertSpaces: true, tabSize: indent.length, eol };
 }
 
 function yamlWith(text: string, path: readonly string[], value: unknown, file: string): { text: string; replaced: boolean } {
@@ -102,8 +114,9 @@ function yamlWith(text: string, path: readonly string[], value: unknown, file: s
 }
 
 /**
- * TOML keeps comments that no TOML library writes back, so a new server's table is appended to the
- * file as it is; only replacing an existing entry rewrites the file (from its parsed data).
+ * TOML keeps comments that no TOML library writes back, so the file is edited as text: a new server's table
+ * is appended, an existing one's tables are replaced where they are. Only an entry written otherwise (an
+ * inline table, dotted keys) makes the file rewritten from its parsed data, without its comments.
  */
 function tomlWith(text: string, path: readonly string[], value: unknown, file: string): { text: string; replaced: boolean } {
   const TOML = loadToml();
@@ -115,14 +128,81 @@ function tomlWith(text: string, path: readonly string[], value: unknown, file: s
   }
   checkContainers(tree, path, file);
   const replaced = valueAt(tree, path) !== undefined;
-  if (replaced) {
-    setAt(tree, path, value);
-    return { text: TOML.stringify(tree) + '\n', replaced };
-  }
   const table: Record<string, unknown> = {};
   setAt(table, path, value);
-  const separator = text === '' || text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n';
-  return { text: `${text}${separator}${TOML.stringify(table)}\n`, replaced };
+  const tables = TOML.stringify(table);
+  if (!replaced) {
+    const separator = text === '' || text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n';
+    return { text: `${text}${separator}${tables}\n`, replaced };
+  }
+  setAt(tree, path, value);
+  const rewritten = TOML.stringify(tree) + '\n';
+  const inPlace = replacedTables(text, path, tables);
+  // The edit stands only when the file then reads as the entry set in the data (else the entry is not in tables).
+  return { text: inPlace !== undefined && sameData(inPlace, rewritten) ? inPlace : rewritten, replaced };
+}
+
+/**
+ * The text with the tables of the entry at `path` (its own and its sub-tables, each up to the next table
+ * header, less the blank and comment lines before that header) replaced by `tables`, where the first was;
+ * undefined when the text has no such table.
+ */
+function replacedTables(text: string, path: readonly string[], tables: string): string | undefined {
+  const lines = text.split('\n');
+  const headers = lines.flatMap((line, at) => {
+    const key = headerKey(line);
+    return key ? [{ at, ours: key.length >= path.length && path.every((part, j) => key[j] === part) }] : [];
+  });
+  // Our tables, those that follow each other taken as one.
+  const spans: { start: number; end: number }[] = [];
+  headers.forEach(({ at, ours }, i) => {
+    if (!ours) return;
+    const end = i + 1 < headers.length ? headers[i + 1].at : lines.length;
+    const last = spans[spans.length - 1];
+    if (last?.end === at) last.end = end;
+    else spans.push({ start: at, end });
+  });
+  if (spans.length === 0) return undefined;
+  const blank = (line: string) => /^\s*$/.test(line);
+  for (const [i, span] of spans.entries()) {
+    while (span.end > span.start + 1 && /^\s*(#.*)?\s*$/.test(lines[span.end - 1])) span.end--;
+    // A table moved up leaves no gap behind.
+    if (i > 0) while (span.start > 0 && blank(lines[span.start - 1])) span.start--;
+  }
+  const eol = text.includes('\r\n') ? '\r' : '';
+  const ours = tables
+    .replace(/\n+$/, '')
+    .split('\n')
+    .map((line) => line + eol);
+  return lines.flatMap((line, i) => (i === spans[0].start ? ours : spans.some((s) => i >= s.start && i < s.end) ? [] : [line])).join('\n');
+}
+
+/** The key of a table header line (`[a."b c".d]`, `[[a.b]]`), as its parts; undefined for any other line. */
+function headerKey(line: string): string[] | undefined {
+  if (!/^\s*\[/.test(line)) return undefined;
+  let node: unknown;
+  try {
+    node = loadToml().parse(line.replace(/\r$/, ''));
+  } catch {
+    return undefined;
+  }
+  const key: string[] = [];
+  for (;;) {
+    if (Array.isArray(node) && node.length === 1) node = node[0];
+    if (typeof node !== 'object' || node === null) return key;
+    const keys = Object.keys(node);
+    if (keys.length !== 1) return key.length > 0 ? key : undefined;
+    key.push(keys[0]);
+    node = (node as Record<string, unknown>)[keys[0]];
+  }
+}
+
+function sameData(text: string, other: string): boolean {
+  try {
+    return isDeepStrictEqual(loadToml().parse(text), loadToml().parse(other));
+  } catch {
+    return false;
+  }
 }
 
 /** Refuses a file where a level of `path` holds something other than a table (`"mcpServers": []`). */

@@ -28,6 +28,9 @@ export function initTemplates(o: InitTemplateOptions): Record<string, string> {
   const packageJson = {
     name: o.name,
     version: '0.1.0',
+    // What desktop clients show for the bundle `mcpkit pack` makes: the bundle format requires both.
+    description: 'An MCP server that adds numbers and writes greetings',
+    author: `The ${o.name} authors`,
     private: true,
     engines: NODE_ENGINES,
     main: 'dist/src/main.js',
@@ -261,7 +264,9 @@ While you work, \`npx mcpkit dev\` rebuilds and restarts the server on every cha
 \`npx mcpkit inspect\` prints its tools, resources and prompts, \`npx mcpkit call add '{"a":1,"b":2}'\` calls a tool.
 
 Tools, resources and prompts live in \`src/app.module.ts\`; \`src/main.ts\` serves them.
-For a desktop client over stdio, run \`npm run build\` and point it at \`node dist/src/main.js --stdio\`.
+For a desktop client over stdio, run \`npm run build\` and point it at \`node dist/src/main.js --stdio\`;
+\`npx mcpkit install claude-desktop\` writes that into its configuration, and \`npx mcpkit pack\` makes a bundle
+(\`__NAME__-0.1.0.mcpb\`) that Claude Desktop installs, showing the \`description\` and \`author\` of \`package.json\`.
 
 In a container: \`docker build -t __NAME__ .\` builds an image that serves on 0.0.0.0:3000 as an unprivileged user,
 with a \`HEALTHCHECK\` on \`/health\`. Set \`ALLOWED_HOSTS\` to the host names clients use (comma-separated; with the

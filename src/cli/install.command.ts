@@ -1,12 +1,16 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { CliError } from './cli-error';
+import { cliPackage } from './cli-package';
 import { type Command, parseCommandArgs, writeOut } from './command';
 import { formatEntry, writeConfigEntry } from './config-file';
 import { resolveEntry } from './entry';
 import { CLIENTS, type ClientTarget, type Scope, type ServerLaunch } from './install-clients';
+import { inNodeRange } from './node-range';
 import { findUp, shown } from './project';
 
+// ASCII only: clients name the server's tools after it (Claude's mcp__<server>__<tool>), and Codex refuses others.
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 export const installCommand: Command = {
@@ -24,7 +28,7 @@ Clients: ${CLIENTS.map((c) => c.id).join(', ')}
 
 Entry: the file that starts your server; default the package.json "main", else src/main.ts.
 
-  --name <name>         the server's name in the client (default: the package's name)
+  --name <name>         the server's name in the client: ASCII letters, digits, _ or - (default: the package's name)
   --http <url>          a server over Streamable HTTP at this URL, instead of stdio
   --header "K: V"       an HTTP header the client sends (repeat for more)
   --env KEY=VALUE       an environment variable of the server, written into the configuration
@@ -63,7 +67,8 @@ Entry: the file that starts your server; default the package.json "main", else s
     const scope = scopeOf(client, values.scope);
     const root = findUp('package.json', process.cwd()) ?? process.cwd();
     const name = values.name ?? packageName(root);
-    if (!NAME.test(name)) throw new CliError(`--name must be 1-64 letters, digits, _ or -, got "${name}"`, 2);
+    if (!NAME.test(name))
+      throw new CliError(`--name must be 1-64 ASCII letters (a-z, A-Z), digits, _ or -, got "${name}": clients name its tools after it`, 2);
     const server: ServerLaunch = values.http
       ? { name, http: { url: checkedUrl(values.http), headers: headers(values.header ?? []) } }
       : {
@@ -78,6 +83,7 @@ Entry: the file that starts your server; default the package.json "main", else s
     if (values.http && (values.env || values.secret || extra.length > 0))
       throw new CliError('--env, --secret and server arguments go with a stdio server, not with --http', 2);
     const entry = client.entry(server);
+    if (server.stdio) checkNode(server.stdio.command, root);
     const extraEdit = client.extra?.(server);
     if (values.print) {
       await writeOut(formatEntry(client.format, client.path(name), entry));
@@ -108,6 +114,39 @@ function packageName(root: string): string {
   const name = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown }).name : undefined;
   const plain = typeof name === 'string' ? name.replace(/^@[^/]+\//, '') : basename(root);
   return plain.replace(/[^A-Za-z0-9_-]/g, '-');
+}
+
+/**
+ * Warns when the Node the entry names is older than mcpkit or the project needs (their package.json "engines"):
+ * the client would start a server that fails at once, with nothing on the user's screen.
+ */
+function checkNode(node: string, root: string): void {
+  const version = node === process.execPath ? process.version : nodeVersion(node);
+  if (version === undefined) {
+    process.stderr.write(`mcpkit: warning: ${node} --version does not run: the client cannot start the server with it (see --node)\n`);
+    return;
+  }
+  const needs = [
+    { who: 'mcpkit', range: cliPackage().engines.node },
+    { who: `this project (${shown(join(root, 'package.json'))})`, range: projectEngines(root) },
+  ];
+  for (const { who, range } of needs)
+    if (range !== undefined && inNodeRange(version, range) === false)
+      process.stderr.write(
+        `mcpkit: warning: the entry runs ${node}, Node ${version}, but ${who} needs Node ${range} ("engines"): ` +
+          'pass --node with the path of a Node in that range\n',
+      );
+}
+
+function nodeVersion(node: string): string | undefined {
+  const run = spawnSync(node, ['--version'], { encoding: 'utf8', timeout: 30_000 });
+  return run.status === 0 && /^v\d/.test(run.stdout.trim()) ? run.stdout.trim() : undefined;
+}
+
+function projectEngines(root: string): string | undefined {
+  const file = join(root, 'package.json');
+  const node = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { engines?: { node?: unknown } }).engines?.node : undefined;
+  return typeof node === 'string' ? node : undefined;
 }
 
 /** The compiled entry, by its absolute path, built first unless told not to. */

@@ -1,8 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { CliError, firstLine } from './cli-error';
+import { CLIENTS } from './install-clients';
+import { shown } from './project';
 
 /** A bundle's entries: by their path inside it ('/'-separated), the file on disk. */
 export interface BundleFiles {
@@ -32,8 +36,9 @@ export function bundleFiles(root: string): BundleFiles {
   const files = new Map<string, string>();
   const packed = npm(root, ['pack', '--dry-run', '--json', '--ignore-scripts']).stdout;
   const listed = JSON.parse(packed.slice(packed.indexOf('['))) as { files: { path: string }[] }[];
-  // An earlier bundle in the folder stays out of the next.
-  for (const { path } of listed[0].files) if (!path.endsWith('.mcpb')) files.set(path, join(root, path));
+  // An earlier bundle in the folder stays out of the next, and so do the clients' configurations.
+  const configs = clientConfigs(root);
+  for (const { path } of listed[0].files) if (!path.endsWith('.mcpb') && !configs.has(path)) files.set(path, join(root, path));
   const ls = npm(root, ['ls', '--omit=dev', '--all', '--parseable'], true);
   const [npmRoot, ...dirs] = ls.stdout.split('\n').map((line) => line.trim());
   const project = realpathSync(root);
@@ -59,6 +64,17 @@ export function bundleFiles(root: string): BundleFiles {
     .filter((line) => /\b(invalid|missing|extraneous)\b/.test(line))
     .map((line) => line.replace(/^npm (error|warn) /, '').trim());
   return { files, native, problems };
+}
+
+/**
+ * The clients' configurations `mcpkit install` writes into a project, and their backups ('/'-separated): they name
+ * this machine's paths, and may hold header values, so no bundle carries them.
+ */
+function clientConfigs(root: string): Set<string> {
+  const paths = CLIENTS.filter((c) => c.scopes.includes('project')).map((c) =>
+    relative(root, c.file('project', root)).split(sep).join('/'),
+  );
+  return new Set(paths.flatMap((path) => [path, `${path}.bak`]));
 }
 
 const isInside = (root: string, dir: string) => {
@@ -96,8 +112,9 @@ function packageFiles(dir: string, under = ''): string[] {
 }
 
 /**
- * Writes the bundle: manifest.json, then the files in order of their paths, each with its permission
- * bits (an executable stays one) and the same time.
+ * Writes the bundle as it is made, a chunk at a time (a bundle holds node_modules: it is never whole in memory):
+ * manifest.json, then the files in order of their paths, each with its permission bits (an executable stays one)
+ * and the same time. A bundle left half-written by a failure is removed.
  */
 export async function writeBundle(
   out: string,
@@ -105,17 +122,49 @@ export async function writeBundle(
   files: ReadonlyMap<string, string>,
 ): Promise<{ bytes: number; sha256: string }> {
   // fflate (8 kB, no dependencies) writes the zip; loaded only by this command.
-  const { zipSync } = await import('fflate');
-  type Entry = [Uint8Array, { mtime: Date; os: number; attrs: number }];
-  const unix = (mode: number) => ({ mtime: ENTRY_TIME, os: 3, attrs: ((0o100000 | (mode & 0o777)) << 16) >>> 0 });
-  const entries: Record<string, Entry> = {
-    'manifest.json': [Buffer.from(JSON.stringify(manifest, null, 2) + '\n'), unix(0o644)],
+  const { Zip, ZipDeflate } = await import('fflate');
+  const sink = createWriteStream(out);
+  const hash = createHash('sha256');
+  let bytes = 0;
+  let failure: Error | undefined;
+  sink.on('error', (error) => (failure ??= error));
+  const zip = new Zip((error, chunk, final) => {
+    if (error) {
+      failure ??= error;
+      return;
+    }
+    hash.update(chunk);
+    bytes += chunk.byteLength;
+    sink.write(chunk);
+    if (final) sink.end();
+  });
+  const add = async (path: string, mode: number, chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>) => {
+    const entry = new ZipDeflate(path, { level: 9 });
+    entry.mtime = ENTRY_TIME;
+    entry.os = 3;
+    entry.attrs = ((0o100000 | (mode & 0o777)) << 16) >>> 0;
+    zip.add(entry);
+    for await (const chunk of chunks) {
+      entry.push(chunk);
+      if (failure) throw failure;
+      if (sink.writableNeedDrain) await once(sink, 'drain');
+    }
+    entry.push(new Uint8Array(0), true);
   };
-  for (const path of [...files.keys()].sort()) {
-    const file = files.get(path)!;
-    if (path !== 'manifest.json') entries[path] = [readFileSync(file), unix(statSync(file).mode)];
+  try {
+    await add('manifest.json', 0o644, [Buffer.from(JSON.stringify(manifest, null, 2) + '\n')]);
+    for (const path of [...files.keys()].sort()) {
+      const file = files.get(path)!;
+      if (path !== 'manifest.json') await add(path, statSync(file).mode, createReadStream(file));
+    }
+    zip.end();
+    await finished(sink);
+    if (failure) throw failure;
+  } catch (error) {
+    sink.destroy();
+    if (!sink.closed) await once(sink, 'close');
+    rmSync(out, { force: true });
+    throw new CliError(`cannot write ${shown(out)}: ${(error as Error).message}`);
   }
-  const zip = zipSync(entries, { level: 9 });
-  writeFileSync(out, zip);
-  return { bytes: zip.byteLength, sha256: createHash('sha256').update(zip).digest('hex') };
+  return { bytes, sha256: hash.digest('hex') };
 }

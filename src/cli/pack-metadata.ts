@@ -193,13 +193,9 @@ export function serverJson(info: PackInfo): Record<string, unknown> {
     throw new CliError('package.json needs an "mcpName" (such as io.github.you/server) to describe it for the MCP Registry');
   if (info.description.length > 100)
     throw new CliError(`package.json "description" has ${info.description.length} characters; the MCP Registry takes at most 100`);
+  const unlisted = nothingToList(info);
+  if (unlisted) throw new CliError(unlisted);
   const npm = !info.private && info.bin !== undefined;
-  if (!npm && info.remotes.length === 0)
-    throw new CliError(
-      'nothing to list in the MCP Registry: publish the package to npm with a "bin" named after it, or a single one ' +
-        '(and without "private": true), ' +
-        'or declare a deployment under "mcpkit.remotes"',
-    );
   const environmentVariables = info.settings.map((s) => ({
     name: s.env,
     description: s.description,
@@ -246,6 +242,18 @@ export function serverJson(info: PackInfo): Record<string, unknown> {
   };
 }
 
+/**
+ * Why the MCP Registry could list no way to run the server (a private package, or one without a bin, and no
+ * remote), or undefined when it can list one.
+ */
+export function nothingToList(info: PackInfo): string | undefined {
+  if ((!info.private && info.bin !== undefined) || info.remotes.length > 0) return undefined;
+  return (
+    'nothing to list in the MCP Registry: publish the package to npm with a "bin" named after it, or a single one ' +
+    '(and without "private": true), or declare a deployment under "mcpkit.remotes"'
+  );
+}
+
 const sub = (info: PackInfo) => (info.repository?.subfolder ? { subfolder: info.repository.subfolder } : {});
 
 /** A prompt as an MCPB manifest lists it: its text with `${arguments.x}` where each argument goes. */
@@ -261,7 +269,7 @@ export interface ListedSurface {
   readonly title?: string;
   readonly tools: readonly { name: string; description?: string }[];
   readonly prompts: readonly ManifestPrompt[];
-  /** Prompts that could not be rendered with placeholders (they are generated at run time). */
+  /** Prompts that have no one text with placeholders (they are generated at run time). */
   readonly promptsGenerated: boolean;
   /** The capabilities and the lists exactly as the server answers them, for the server card. */
   readonly listed: {
@@ -353,12 +361,16 @@ export function mcpbManifest(
       },
     },
     tools: surface.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}) })),
-    prompts: surface.prompts.map((p) => ({
-      name: p.name,
-      ...(p.description ? { description: p.description } : {}),
-      ...(p.arguments.length > 0 ? { arguments: [...p.arguments] } : {}),
-      text: p.text,
-    })),
+    ...(surface.prompts.length > 0
+      ? {
+          prompts: surface.prompts.map((p) => ({
+            name: p.name,
+            ...(p.description ? { description: p.description } : {}),
+            ...(p.arguments.length > 0 ? { arguments: [...p.arguments] } : {}),
+            text: p.text,
+          })),
+        }
+      : {}),
     ...(surface.promptsGenerated ? { prompts_generated: true } : {}),
     compatibility: { platforms: [...platforms], runtimes: { node: info.node } },
     ...(info.settings.length > 0 ? { user_config: userConfig } : {}),

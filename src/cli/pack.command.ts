@@ -12,6 +12,7 @@ import {
   type ListedSurface,
   type ManifestPrompt,
   mcpbManifest,
+  nothingToList,
   type PackageJson,
   type PackInfo,
   readPackInfo,
@@ -36,9 +37,10 @@ that no version or tool list is ever written twice:
   server-card.json       a server card (SEP-2127, a draft) for those remotes: the same identity, with the
                          capabilities, tools, prompts and resources as listed; serve it with the HTTP
                          option serverCard, at /.well-known/mcp/server-card
-  <name>-<version>.mcpb  an MCP bundle: manifest.json (MCPB 0.3), the files npm would publish, the
-                         compiled server, and the production dependencies as installed; desktop
-                         clients start it with their own Node and ask the user for each setting
+  <name>-<version>.mcpb  an MCP bundle: manifest.json (MCPB 0.3), the files npm would publish (less the
+                         clients' configurations that mcpkit install writes), the compiled server, and
+                         the production dependencies as installed; desktop clients start it with their
+                         own Node and ask the user for each setting
 
   --main <file>   the file that starts the server (default: the package's "bin", else its "main")
   --out <dir>     where the .mcpb goes (default: the project's folder)
@@ -64,6 +66,9 @@ ${ENTRY_HELP}`,
     if (!root) throw new CliError('no package.json here or above: run mcpkit pack in your server’s project');
     const info = readPackInfo(readJson(join(root, 'package.json')) as PackageJson);
     if (values.check && !info.mcpName) throw new CliError('nothing to check: package.json has no "mcpName", so pack writes no server.json');
+    // A package the registry cannot list (a private one, say) still makes a bundle: only server.json is left out.
+    const unlisted = info.mcpName ? nothingToList(info) : undefined;
+    if (values.check && unlisted) throw new CliError(`nothing to check: pack writes no server.json, as there is ${unlisted}`);
 
     keepStdoutForOutput();
     const entry = resolveEntry(positionals[0], { kind: 'module', build: !values['skip-build'], project: values.project });
@@ -81,6 +86,7 @@ ${ENTRY_HELP}`,
       process.stderr.write(`mcpkit: wrote ${shown(join(root, name))} (${info.mcpName} ${info.version})\n`);
     }
     if (!info.mcpName) process.stderr.write('mcpkit: no "mcpName" in package.json, so no server.json (the MCP Registry needs one)\n');
+    if (unlisted) process.stderr.write(`mcpkit: no server.json, as there is ${unlisted}\n`);
     const { files, native, problems } = bundleFiles(root);
     addOutputFolder(root, main, files);
     for (const problem of problems) process.stderr.write(`mcpkit: note: npm ls: ${problem}\n`);
@@ -94,7 +100,7 @@ ${ENTRY_HELP}`,
     const { bytes, sha256 } = await writeBundle(out, manifest, files);
     process.stderr.write(
       `mcpkit: wrote ${shown(out)} (${(bytes / 1024 / 1024).toFixed(1)} MB, ${files.size + 1} files, ` +
-        `${surface.tools.length} tools, ${surface.prompts.length} prompts; sha256 ${sha256})\n`,
+        `${surface.tools.length} tools, ${surface.listed.prompts.length} prompts; sha256 ${sha256})\n`,
     );
     return 0;
   },
@@ -108,10 +114,10 @@ function readJson(file: string): unknown {
   }
 }
 
-/** server.json when the package has an mcpName, and server-card.json when it also declares remotes. */
+/** server.json when the package has an mcpName and the registry can list it, and server-card.json when it also declares remotes. */
 function describedFiles(info: PackInfo, surface: ListedSurface): Map<string, Record<string, unknown>> {
   const files = new Map<string, Record<string, unknown>>();
-  if (!info.mcpName) return files;
+  if (!info.mcpName || nothingToList(info)) return files;
   files.set('server.json', serverJson(info));
   if (info.remotes.length > 0) files.set('server-card.json', serverCard(info, surface));
   return files;
@@ -148,9 +154,11 @@ async function listed(client: McpTestClient, app: Parameters<typeof readSurface>
   const prompts: ManifestPrompt[] = [];
   let promptsGenerated = false;
   for (const prompt of surface.prompts) {
-    const names = ((prompt.arguments ?? []) as { name: string }[]).map((a) => a.name);
+    const args = (prompt.arguments ?? []) as { name: string; required?: boolean }[];
+    const names = args.map((a) => a.name);
+    const optional = args.filter((a) => a.required !== true).map((a) => a.name);
     const text = await promptText(client, String(prompt.name), names);
-    if (text === undefined) promptsGenerated = true;
+    if (text === undefined || !(await withoutEach(client, String(prompt.name), names, optional, text))) promptsGenerated = true;
     else
       prompts.push({
         name: String(prompt.name),
@@ -184,6 +192,28 @@ async function promptText(client: McpTestClient, name: string, args: readonly st
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether leaving out each optional argument only empties its placeholder. A manifest prompt has one text, which a
+ * client fills in: text that shows only with the argument ("… in ${arguments.language}") would dangle without it.
+ */
+async function withoutEach(
+  client: McpTestClient,
+  name: string,
+  args: readonly string[],
+  optional: readonly string[],
+  text: string,
+): Promise<boolean> {
+  for (const left of optional) {
+    const without = await promptText(
+      client,
+      name,
+      args.filter((a) => a !== left),
+    );
+    if (without !== text.replaceAll(`\${arguments.${left}}`, '')) return false;
+  }
+  return true;
 }
 
 /** The compiled file that serves, relative to the project: given, else the package's bin, else its main. */

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseJsonc } from 'jsonc-parser';
@@ -141,6 +141,75 @@ describe('mcpkit install', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/cannot read .*\.mcp\.json \(.*\); it is left as it is/);
     expect(readFileSync(broken, 'utf8')).toBe('{ "mcpServers": { ');
+  });
+
+  it("Codex: keeps the user's comments through installs, in the file and in its backup", async () => {
+    const codex = join(home, '.codex', 'config.toml');
+    mkdirSync(join(home, '.codex'));
+    const mine = '# my settings\nmodel = "o4" # the one I pay for\n\n# my own server\n[mcp_servers.mine]\ncommand = "mine"\n';
+    writeFileSync(codex, mine);
+    for (const pageSize of ['5', '10', '20']) {
+      const done = await install(['codex', ENTRY, '--', `--page-size=${pageSize}`]);
+      expect(done.code).toBe(0);
+    }
+    for (const file of [codex, `${codex}.bak`]) expect(readFileSync(file, 'utf8').startsWith(mine)).toBe(true);
+    expect(read(codex)).toEqual({
+      model: 'o4',
+      mcp_servers: { mine: { command: 'mine' }, 'notes-server': { command: process.execPath, args: [ENTRY, '--stdio', '--page-size=20'] } },
+    });
+    expect(entryOf(parseToml(readFileSync(`${codex}.bak`, 'utf8')), ['mcp_servers'], 'notes-server').args).toEqual([
+      ENTRY,
+      '--stdio',
+      '--page-size=10',
+    ]);
+  });
+
+  it("JSON: writes only its own entry, keeping the others' layout, one-line entries included", async () => {
+    const cursor = join(project, '.cursor', 'mcp.json');
+    mkdirSync(join(project, '.cursor'));
+    const lines = ['    "mine": { "command": "mine", "args": ["--quiet"] },', '    "theirs": { "url": "https://theirs.example.com/mcp" }'];
+    writeFileSync(cursor, `{\n  "mcpServers": {\n${lines.join('\n')}\n  }\n}\n`);
+    expect((await install(['cursor', ENTRY])).code).toBe(0);
+    expect((await install(['cursor', ENTRY, '--', '--page-size=5'])).stderr).toContain('replaced "notes-server"');
+    const text = readFileSync(cursor, 'utf8');
+    expect(text).toContain(`${lines[0]}\n`);
+    expect(text).toContain(`${lines[1]},\n`);
+    expect(read(cursor)).toEqual({
+      mcpServers: {
+        mine: { command: 'mine', args: ['--quiet'] },
+        theirs: { url: 'https://theirs.example.com/mcp' },
+        'notes-server': { command: process.execPath, args: [ENTRY, '--stdio', '--page-size=5'] },
+      },
+    });
+  });
+
+  it('warns when the Node it names is older than mcpkit or the project takes, naming both', async () => {
+    const node = (version: string) => {
+      const file = join(home, `node-${version}`);
+      writeFileSync(file, `#!/bin/sh\necho ${version}\n`);
+      chmodSync(file, 0o755);
+      return file;
+    };
+    const old = await install(['claude-code', ENTRY, '--node', node('v20.11.1')]);
+    expect(old.code).toBe(0);
+    expect(old.stderr).toContain(`mcpkit: warning: the entry runs ${node('v20.11.1')}, Node v20.11.1, but mcpkit needs Node >=22`);
+    expect(entryOf(read(join(project, '.mcp.json')), ['mcpServers'], 'notes-server').command).toBe(node('v20.11.1'));
+
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'notes-server', version: '1.0.0', engines: { node: '^24.2 || >=26' } }),
+    );
+    const project22 = await install(['claude-code', ENTRY, '--node', node('v22.12.0')]);
+    expect(project22.stderr).toMatch(/Node v22\.12\.0, but this project \(package\.json\) needs Node \^24\.2 \|\| >=26/);
+    expect(project22.stderr).not.toContain('mcpkit needs');
+    expect((await install(['claude-code', ENTRY, '--node', node('v24.3.0')])).stderr).not.toContain('warning');
+  });
+
+  it('takes a name of ASCII letters, digits, _ and -, and says so', async () => {
+    expect(await install(['cursor', '--http', 'https://notes.example.com/mcp', '--name', 'café'])).toMatchObject({
+      code: 2,
+      stderr: 'mcpkit: --name must be 1-64 ASCII letters (a-z, A-Z), digits, _ or -, got "café": clients name its tools after it\n',
+    });
   });
 
   it('prints the entry with --print and writes nothing; says what is wrong with a bad call', async () => {

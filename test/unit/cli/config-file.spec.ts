@@ -85,7 +85,28 @@ extensions:
     });
   });
 
-  it('TOML: appends a new table and keeps the file as it was above it; rewrites only to replace', () => {
+  it('TOML: replaces an entry where it is, its sub-tables too, keeping the comments and tables around it', () => {
+    const mine = '# Codex\r\nmodel = "gpt-5" # mine\r\n\r\n';
+    const theirs = '# theirs, next\r\n[mcp_servers."their server"]\r\ncommand = "theirs"\r\n';
+    const before = `${mine}[mcp_servers.notes]\r\ncommand = "old"\r\n\r\n[mcp_servers.notes.env]\r\nOLD = "1"\r\n\r\n${theirs}`;
+    const replaced = withEntry(before, 'toml', ['mcp_servers', 'notes'], { command: 'new', args: ['x'] });
+    expect(replaced).toEqual({
+      text: `${mine}[mcp_servers.notes]\r\ncommand = "new"\r\nargs = [ "x" ]\r\n\r\n${theirs}`,
+      replaced: true,
+    });
+    // Written by hand as an inline table, the entry can only be replaced by rewriting the file from its data.
+    const inline = withEntry('# c\n[mcp_servers]\nnotes = { command = "old" }\n', 'toml', ['mcp_servers', 'notes'], { command: 'new' });
+    expect(parseToml(inline.text)).toEqual({ mcp_servers: { notes: { command: 'new' } } });
+  });
+
+  it('JSON: writes its own entry alone, in the indentation of the file, leaving one-line entries on one line', () => {
+    const before = '{\n\t"mcpServers": {\n\t\t"other": { "command": "other" }\n\t}\n}\n';
+    expect(withEntry(before, 'json', ['mcpServers', 'notes'], { command: 'n' }).text).toBe(
+      '{\n\t"mcpServers": {\n\t\t"other": { "command": "other" },\n\t\t"notes": {\n\t\t\t"command": "n"\n\t\t}\n\t}\n}\n',
+    );
+  });
+
+  it('TOML: appends a new table and keeps the file as it was above it', () => {
     const before = `# Codex
 model = "gpt-5" # mine
 
