@@ -36,7 +36,7 @@ export interface ResourceServerOptions {
   /**
    * Bytes the cache of verified tokens may hold (default 4 MiB, about 4,000 JWTs; 0 turns it off). A
    * token is reused for as long as its verifier's `cacheTtlMs` allows, never past its `exp`; keys are
-   * the tokens' SHA-256, so no other token can hit an entry. Oldest entries go first when full.
+   * the tokens' SHA-256, so no other token can hit an entry. The least recently used go first when full.
    */
   tokenCacheMaxBytes?: number;
 }

@@ -1,43 +1,39 @@
-/** MIME types of the files skills usually hold, by extension; anything else is application/octet-stream. */
-const TYPES: Record<string, string> = {
-  md: 'text/markdown',
-  markdown: 'text/markdown',
-  txt: 'text/plain',
-  csv: 'text/csv',
-  html: 'text/html',
-  htm: 'text/html',
-  css: 'text/css',
-  xml: 'application/xml',
-  json: 'application/json',
-  yaml: 'application/yaml',
-  yml: 'application/yaml',
-  toml: 'application/toml',
-  js: 'text/javascript',
-  mjs: 'text/javascript',
-  cjs: 'text/javascript',
-  ts: 'text/x-typescript',
-  py: 'text/x-python',
-  sh: 'text/x-shellscript',
-  rb: 'text/x-ruby',
-  go: 'text/x-go',
-  rs: 'text/x-rust',
-  java: 'text/x-java',
-  sql: 'application/sql',
-  svg: 'image/svg+xml',
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  pdf: 'application/pdf',
-  zip: 'application/zip',
-};
+import type * as MimeTypes from 'mime-types';
 
+/**
+ * Where skills need another type than mime-db gives: `.ts` is not an MPEG stream, nor `.rs` an RLS
+ * services list; YAML's registered type is application/yaml (RFC 9512); and scripts are text, so
+ * that hosts get them as text rather than base64. The rest of the table is mime-db's.
+ */
+const SKILL_TYPES = new Map([
+  ['yaml', 'application/yaml'],
+  ['yml', 'application/yaml'],
+  ['cjs', 'text/javascript'],
+  ['ts', 'text/x-typescript'],
+  ['mts', 'text/x-typescript'],
+  ['cts', 'text/x-typescript'],
+  ['py', 'text/x-python'],
+  ['sh', 'text/x-shellscript'],
+  ['rb', 'text/x-ruby'],
+  ['go', 'text/x-go'],
+  ['rs', 'text/x-rust'],
+  ['java', 'text/x-java'],
+]);
+
+/** The MIME type of a skill file by its extension; a file without one, or of an unknown one, is application/octet-stream. */
 export function mimeTypeOf(path: string): string {
   const dot = path.lastIndexOf('.');
-  const slash = path.lastIndexOf('/');
-  if (dot <= slash + 1) return path.endsWith('/SKILL.md') || path === 'SKILL.md' ? 'text/markdown' : 'application/octet-stream';
-  return TYPES[path.slice(dot + 1).toLowerCase()] ?? 'application/octet-stream';
+  if (dot <= path.lastIndexOf('/') + 1) return 'application/octet-stream';
+  const extension = path.slice(dot + 1).toLowerCase();
+  return SKILL_TYPES.get(extension) ?? (mimeTypes().lookup(extension) || 'application/octet-stream');
+}
+
+let loaded: typeof MimeTypes | undefined;
+
+/** mime-types and mime-db's table, loaded by the first skill file served: a server without skills starts without them. */
+function mimeTypes(): typeof MimeTypes {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (loaded ??= require('mime-types') as typeof MimeTypes);
 }
 
 const TEXT_APPLICATION = new Set([

@@ -236,6 +236,36 @@ describe('skill folders on disk', () => {
       await expect(client.request('resources/read', { uri })).rejects.toMatchObject({ code: -32002 });
   });
 
+  it("types each file by its extension (mime-db's types, and the ones skills need where they differ)", async () => {
+    const files: Record<string, [content: string | Buffer, mimeType: string, sent: 'text' | 'blob']> = {
+      'SKILL.md': [skillMd('notes'), 'text/markdown', 'text'],
+      'config.yaml': ['a: 1\n', 'application/yaml', 'text'],
+      'tool.ts': ['export {};\n', 'text/x-typescript', 'text'],
+      'run.sh': ['echo hi\n', 'text/x-shellscript', 'text'],
+      'run.py': ['print(1)\n', 'text/x-python', 'text'],
+      'main.c': ['int main(void) { return 0; }\n', 'text/x-c', 'text'],
+      'data.csv': ['a,b\n', 'text/csv', 'text'],
+      'doc.pdf': [Buffer.from('%PDF-1.4\n'), 'application/pdf', 'blob'],
+      'sound.mp3': [Buffer.from([0xff, 0xfb, 0x90]), 'audio/mpeg', 'blob'],
+      'data.unknown-extension': ['x', 'application/octet-stream', 'blob'],
+      LICENSE: ['MIT', 'application/octet-stream', 'blob'],
+    };
+    dir = folder(Object.fromEntries(Object.entries(files).map(([name, [content]]) => [`notes/${name}`, content])));
+    app = await McpApplication.create(EmptyModule, { ...quiet, skills: { folders: [dir], watch: false } });
+    client = await McpTestClient.connect(app.connectInMemory());
+    const expected = Object.fromEntries(Object.entries(files).map(([name, [, mimeType, sent]]) => [name, { mimeType, sent }]));
+    const read: Record<string, { mimeType?: string; sent: string }> = {};
+    for (const name of Object.keys(files)) {
+      const contents = ((await client.request('resources/read', { uri: `skill://notes/${name}` })) as { contents: Contents[] }).contents[0];
+      read[name] = { mimeType: contents.mimeType, sent: contents.blob === undefined ? 'text' : 'blob' };
+    }
+    expect(read).toEqual(expected);
+    const listed = ((await client.request('resources/directory/read', { uri: 'skill://notes' })) as { resources: Contents[] }).resources;
+    expect(Object.fromEntries(listed.map((r) => [r.uri.slice('skill://notes/'.length), r.mimeType]))).toEqual(
+      Object.fromEntries(Object.entries(files).map(([name, [, mimeType]]) => [name, mimeType])),
+    );
+  });
+
   it('follows edits when watched: a changed file changes its digest in the next skills/get, a new skill is listed', async () => {
     dir = folder({ 'notes/SKILL.md': skillMd('notes'), 'notes/guide.md': 'first' });
     app = await McpApplication.create(EmptyModule, { ...quiet, skills: { folders: [dir], watch: true } });

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { JsonRpcMessage } from '../../mcp/json-rpc';
 import { encodeMessage } from '../../protocol/wire';
 
@@ -52,7 +53,7 @@ export interface InMemoryEventStoreOptions {
   maxEventsPerSession?: number;
   /** Sessions tracked (default 10 000; the least recently written goes first). */
   maxSessions?: number;
-  /** Bytes kept for the whole store (default 16 MiB; the least recently written session loses its oldest events first). */
+  /** Bytes kept for the whole store (default 16 MiB; the least recently written sessions go first). */
   maxBytes?: number;
   /** Bytes kept per session (default 4 MiB; its oldest events go first). */
   maxBytesPerSession?: number;
@@ -97,13 +98,16 @@ function heapBytes(json: string | null): number {
 
 /**
  * The default EventStore: in memory, bounded by event counts and by bytes, per stream, per session and
- * for the whole store. Oldest events are evicted first; a resume after an evicted event is refused as
- * for an unknown id (never replayed with a gap).
+ * for the whole store. Within a session the oldest events are evicted first; past the store's bounds
+ * the least recently written sessions go. A resume after an evicted event is refused as for an unknown
+ * id (never replayed with a gap).
  */
 export class InMemoryEventStore implements EventStore {
-  private readonly sessions = new Map<string, SessionLog>();
-  private bytes = 0;
+  /** Sessions, least recently written first, each weighing its events. */
+  private readonly sessions: LRUCache<string, SessionLog>;
   private readonly limits: Required<InMemoryEventStoreOptions>;
+  /** A session never holds more than the whole store may: the store makes room by taking other sessions. */
+  private readonly maxBytesPerSession: number;
 
   constructor(options: InMemoryEventStoreOptions = {}) {
     this.limits = {
@@ -113,11 +117,18 @@ export class InMemoryEventStore implements EventStore {
       maxBytes: options.maxBytes ?? 16 * 1024 * 1024,
       maxBytesPerSession: options.maxBytesPerSession ?? 4 * 1024 * 1024,
     };
+    this.maxBytesPerSession = Math.min(this.limits.maxBytesPerSession, this.limits.maxBytes);
+    // maxSessions is kept in store(), not as lru-cache's `max`: that allocates its slots up front (240 KiB for 10,000).
+    this.sessions = new LRUCache({
+      maxSize: this.limits.maxBytes,
+      // At least 1 (lru-cache's least): a session whose every event was evicted keeps its sequence, so ids are not reused.
+      sizeCalculation: (log) => Math.max(1, log.bytes),
+    });
   }
 
   /** Bytes of heap held now (serialized messages, one or two bytes a character, plus a fixed overhead per event). */
   get size(): number {
-    return this.bytes;
+    return this.sessions.calculatedSize;
   }
 
   async storeEvent(sessionId: string, streamId: string, message: JsonRpcMessage | null): Promise<string> {
@@ -129,15 +140,11 @@ export class InMemoryEventStore implements EventStore {
   }
 
   private store(sessionId: string, streamId: string, json: string | null): string {
-    let log = this.sessions.get(sessionId);
-    if (log) {
-      // Least recently written last: the store-wide byte bound takes from the front.
-      this.sessions.delete(sessionId);
-    } else {
-      if (this.sessions.size >= this.limits.maxSessions) this.dropSession(this.sessions.keys().next().value!);
+    let log = this.sessions.peek(sessionId);
+    if (!log) {
+      if (this.sessions.size >= this.limits.maxSessions) this.sessions.pop();
       log = { seq: 0, streams: new Map(), size: 0, bytes: 0 };
     }
-    this.sessions.set(sessionId, log);
     const seq = ++log.seq;
     const id = `${streamId}.${seq}`;
     const entry: Entry = { id, seq, json, bytes: heapBytes(json) };
@@ -147,12 +154,9 @@ export class InMemoryEventStore implements EventStore {
     this.account(log, 1, entry.bytes);
     if (events.length > this.limits.maxEventsPerStream) this.removeHead(log, streamId, events);
     if (log.size > this.limits.maxEventsPerSession) this.evictOldestStream(log);
-    while (log.bytes > this.limits.maxBytesPerSession && this.evictOldestEvent(log));
-    for (const [otherId, other] of this.sessions) {
-      if (this.bytes <= this.limits.maxBytes) break;
-      while (this.bytes > this.limits.maxBytes && this.evictOldestEvent(other));
-      if (other.size === 0) this.dropSession(otherId);
-    }
+    while (log.bytes > this.maxBytesPerSession && this.evictOldestEvent(log));
+    // Set again at its new weight: the most recently written, which the store-wide bounds take last.
+    this.sessions.set(sessionId, log);
     return id;
   }
 
@@ -160,7 +164,8 @@ export class InMemoryEventStore implements EventStore {
     const dot = lastEventId.lastIndexOf('.');
     if (dot <= 0) return undefined;
     const streamId = lastEventId.slice(0, dot);
-    const events = this.sessions.get(sessionId)?.streams.get(streamId);
+    // A peek: a replay does not make a session recently written.
+    const events = this.sessions.peek(sessionId)?.streams.get(streamId);
     const index = events?.findIndex((e) => e.id === lastEventId) ?? -1;
     if (!events || index < 0) return undefined;
     const after: StoredEvent[] = [];
@@ -173,20 +178,12 @@ export class InMemoryEventStore implements EventStore {
   async ready(): Promise<void> {}
 
   async clearSession(sessionId: string): Promise<void> {
-    this.dropSession(sessionId);
-  }
-
-  private dropSession(sessionId: string): void {
-    const log = this.sessions.get(sessionId);
-    if (!log) return;
-    this.bytes -= log.bytes;
     this.sessions.delete(sessionId);
   }
 
   private account(log: SessionLog, events: number, bytes: number): void {
     log.size += events;
     log.bytes += bytes;
-    this.bytes += bytes;
   }
 
   private removeHead(log: SessionLog, streamId: string, events: Entry[]): void {

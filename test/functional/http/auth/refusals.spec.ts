@@ -140,6 +140,52 @@ describe('refusals of an OAuth resource server', () => {
     expect(cacheable.asked).toHaveLength(2);
   });
 
+  it("reuses a verified token for the verifier's cacheTtlMs, then asks again; never keeps a token without exp", async () => {
+    const start = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(start);
+    const verifier = countingVerifier(
+      { a: { subject: 'a', expiresAt: Math.floor(start / 1000) + 3600 }, forever: { subject: 'f' } },
+      1_000,
+    );
+    const callback = await serve(oauth(verifier));
+    await call(callback, 'whoami', 'a');
+    clock.mockReturnValue(start + 999);
+    await call(callback, 'whoami', 'a');
+    expect(verifier.asked).toEqual(['a']);
+    clock.mockReturnValue(start + 1_000);
+    expect((await call(callback, 'whoami', 'a')).status).toBe(200);
+    expect(verifier.asked).toEqual(['a', 'a']);
+    await call(callback, 'whoami', 'forever');
+    await call(callback, 'whoami', 'forever');
+    expect(verifier.asked).toEqual(['a', 'a', 'forever', 'forever']);
+  });
+
+  it('keeps verified tokens within tokenCacheMaxBytes, the least recently used going first', async () => {
+    // An entry counts its key, principal and claims two bytes a character, plus 400: about 8.5 KB here,
+    // so three fit in 30,000 bytes and four do not.
+    const claims = { blob: 'x'.repeat(4_000) };
+    const verifier = countingVerifier(
+      {
+        ...Object.fromEntries(['t0', 't1', 't2', 't3'].map((t) => [t, { subject: t, claims, expiresAt: inAnHour() }])),
+        huge: { subject: 'huge', claims: { blob: 'y'.repeat(20_000) }, expiresAt: inAnHour() },
+      },
+      600_000,
+    );
+    const callback = await serve({ auth: { ...oauth(verifier).auth!, tokenCacheMaxBytes: 30_000 } });
+    /** The tokens the verifier was asked about while these were called, in turn. */
+    const asked = async (...tokens: string[]) => {
+      const before = verifier.asked.length;
+      for (const token of tokens) expect((await call(callback, 'whoami', token)).status).toBe(200);
+      return verifier.asked.slice(before);
+    };
+    expect(await asked('t0', 't1', 't2', 't0', 't1', 't2')).toEqual(['t0', 't1', 't2']);
+    // t0, used again, is kept when t3 comes: t1, the least recently used, goes.
+    expect(await asked('t0', 't3')).toEqual(['t3']);
+    expect(await asked('t0', 't2', 't3', 't1')).toEqual(['t1']);
+    // t1 took t0's place; a token larger than the whole cache is not kept, and evicts nothing.
+    expect(await asked('huge', 'huge', 't2', 't3', 't1', 't0')).toEqual(['huge', 'huge', 't0']);
+  });
+
   it('answers 503 while the authorization server cannot be asked, logging the outage once, and its end', async () => {
     let down = true;
     const verifier: TokenVerifier = {

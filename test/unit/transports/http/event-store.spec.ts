@@ -43,6 +43,32 @@ describe('InMemoryEventStore byte bounds', () => {
     expect((await store.eventsAfter('busy', busy[25]))?.events.map((e) => e.id)).toEqual(busy.slice(26));
   });
 
+  it('past maxBytes, takes the least recently written session whole, never the one being written', async () => {
+    const store = new InMemoryEventStore({ maxBytes: 20_000, maxBytesPerSession: 1_000_000 });
+    const token = 'y'.repeat(1_000); // about 1,340 bytes an event: 14 fit in 20,000 bytes, 15 do not
+    const idle: string[] = [];
+    for (let i = 0; i < 3; i++) idle.push(await store.storeEvent('idle', 'r1', progress(token, i)));
+    const busy: string[] = [];
+    for (let i = 0; i < 11; i++) busy.push(await store.storeEvent('busy', 'r1', progress(token, i)));
+    expect((await store.eventsAfter('idle', idle[0]))?.events.map((e) => e.id)).toEqual(idle.slice(1));
+    busy.push(await store.storeEvent('busy', 'r1', progress(token, 11)));
+    expect(store.size).toBeLessThanOrEqual(20_000);
+    expect(await store.eventsAfter('idle', idle[2])).toBeUndefined();
+    expect((await store.eventsAfter('busy', busy[0]))?.events.map((e) => e.id)).toEqual(busy.slice(1));
+  });
+
+  it('tracks at most maxSessions, the least recently written going first (a replay is not a write)', async () => {
+    const store = new InMemoryEventStore({ maxSessions: 2 });
+    const first = { s1: await store.storeEvent('s1', 'g', progress('t', 1)), s2: await store.storeEvent('s2', 'g', progress('t', 1)) };
+    await store.storeEvent('s1', 'g', progress('t', 2));
+    await store.storeEvent('s3', 'g', progress('t', 1));
+    expect(await store.eventsAfter('s2', first.s2)).toBeUndefined();
+    expect((await store.eventsAfter('s1', first.s1))?.events).toHaveLength(1);
+    await store.storeEvent('s3', 'g', progress('t', 2));
+    await store.storeEvent('s4', 'g', progress('t', 1));
+    expect(await store.eventsAfter('s1', first.s1)).toBeUndefined();
+  });
+
   it('holds at most the default 4 MiB per session however large the messages (150 echoes of a 2 MB token)', async () => {
     const store = new InMemoryEventStore();
     const token = 'z'.repeat(2 * 1024 * 1024);
