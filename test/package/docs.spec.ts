@@ -203,10 +203,24 @@ describe('the documentation', () => {
     const page = await browser.newPage();
     await page.goto(`${origin}/api/mcpkit/classes/McpApplication.html`, { waitUntil: 'domcontentloaded' });
     const headings = await page.$$eval('.vp-doc h2', (hs) => hs.map((h) => (h.textContent ?? '').replace(/\W+$/, '').trim()));
-    expect(headings).toEqual(['Creating', 'Serving', 'Defining', 'Services', 'Events', 'Composing', 'Closing']);
+    expect(headings).toEqual(['Creating', 'Serving', 'Defining', 'Services', 'Events', 'Closing']);
     const text = await page.$eval('.vp-doc', (e) => e.textContent ?? '');
     for (const internal of ['Definitions', 'Composition', 'Serving(', 'Parts', 'registryOf', 'internalsOf'])
       expect(text).not.toContain(internal);
+    await page.close();
+  });
+
+  it.each([
+    ['compose', ['mount()', 'proxy()']],
+    ['http', ['httpTransport()']],
+    ['stdio', ['stdio()']],
+    ['fetch', ['fetchHandler()', 'lambdaHandler()']],
+  ])('documents the entry point mcpkit/%s on a page of its own', async (entry, functions) => {
+    const page = await browser.newPage();
+    const response = await page.goto(`${origin}/api/mcpkit/${entry}/`, { waitUntil: 'domcontentloaded' });
+    expect(response?.status()).toBe(200);
+    const headings = await page.$$eval('.vp-doc h3', (hs) => hs.map((h) => (h.textContent ?? '').replace(/[^\w()]+$/, '').trim()));
+    expect(headings).toEqual(expect.arrayContaining(functions));
     await page.close();
   });
 
