@@ -103,14 +103,14 @@ describe.each(['http', 'stdio'] as const)('skills over %s', (transport) => {
   });
 });
 
-describe('a skill edited on disk, to an SDK 2.x client over HTTP', () => {
+describe('a skill edited on disk in a watched folder, to an SDK 2.x client over HTTP', () => {
   let dir: string;
   let server: Awaited<ReturnType<typeof spawnHttpServer>>;
   let connected: Sdk2Client;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mcpkit-skills-edit-'));
     cpSync(SKILLS, dir, { recursive: true });
-    server = await spawnHttpServer(FIXTURE, { SKILLS_DIR: dir });
+    server = await spawnHttpServer(FIXTURE, { SKILLS_DIR: dir, SKILLS_WATCH: '1' });
     connected = client({ mode: { pin: '2026-07-28' } });
     await connected.connect(new sdk2.StreamableHTTPClientTransport(new URL(server.url)));
   });

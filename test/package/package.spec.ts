@@ -112,7 +112,12 @@ const ENTRIES_PRINTED = {
   redis: 'function',
   testing: 'function',
   mount: 'function',
+  stdio: 'function',
+  http: 'function',
+  fetch: 'function',
+  compose: 'function',
   differs: [],
+  options: 2,
 };
 
 /**
@@ -126,7 +131,14 @@ import * as client from 'mcpkit/client';
 import * as stores from 'mcpkit/stores';
 import * as redis from 'mcpkit/redis';
 import * as testing from 'mcpkit/testing';
-import type { HttpTransport } from 'mcpkit';
+import * as stdio from 'mcpkit/stdio';
+import * as http from 'mcpkit/http';
+import * as fetch from 'mcpkit/fetch';
+import * as compose from 'mcpkit/compose';
+import type { HttpTransport } from 'mcpkit/http';
+import type { StdioOptions } from 'mcpkit/stdio';
+import type { FetchHandler } from 'mcpkit/fetch';
+import type { ProxyOptions } from 'mcpkit/compose';
 import type { TokenVerifier } from 'mcpkit/auth';
 import type { McpClientTransport, StdioClientOptions } from 'mcpkit/client';
 import type { TaskStore } from 'mcpkit/stores';
@@ -137,7 +149,13 @@ const store: TaskStore = new stores.InMemoryTaskStore();
 const verifier: TokenVerifier = new auth.StaticTokenVerifier({});
 const connect: (options: StdioClientOptions) => McpClientTransport = client.stdioClientTransport;
 const mount = (http: HttpTransport) => http.middleware();
-const esm: Record<string, object> = { mcpkit: core, 'mcpkit/auth': auth, 'mcpkit/client': client, 'mcpkit/stores': stores, 'mcpkit/redis': redis, 'mcpkit/testing': testing };
+const stdioOptions: StdioOptions = {};
+const handler: (app: core.McpApplication) => FetchHandler = fetch.fetchHandler;
+const proxied: ProxyOptions | undefined = undefined;
+const esm: Record<string, object> = {
+  mcpkit: core, 'mcpkit/auth': auth, 'mcpkit/client': client, 'mcpkit/stores': stores, 'mcpkit/redis': redis, 'mcpkit/testing': testing,
+  'mcpkit/stdio': stdio, 'mcpkit/http': http, 'mcpkit/fetch': fetch, 'mcpkit/compose': compose,
+};
 const differs = Object.entries(esm).filter(([id, ns]) => {
   const cjs = require(id) as Record<string, unknown>;
   const names = Object.keys(cjs).filter((n) => n !== '__esModule');
@@ -149,11 +167,17 @@ const differs = Object.entries(esm).filter(([id, ns]) => {
 console.log(JSON.stringify({
   core: typeof core.McpApplication, auth: typeof verifier.verify, client: typeof connect, stores: typeof store.create,
   redis: typeof redis.redisScaleOut(options), testing: typeof testing.McpTestClient, differs, mount: typeof mount,
+  stdio: typeof stdio.stdio, http: typeof http.httpTransport, fetch: typeof handler, compose: typeof compose.proxy,
+  options: [stdioOptions, proxied].length,
 }));
 `;
 
 /** The same through require (moduleResolution node10 reads the subpaths' types from typesVersions). */
-const ENTRIES_CJS = `import { McpApplication, type HttpTransport } from 'mcpkit';
+const ENTRIES_CJS = `import { McpApplication } from 'mcpkit';
+import { httpTransport, type HttpTransport } from 'mcpkit/http';
+import { stdio, type StdioOptions } from 'mcpkit/stdio';
+import { fetchHandler, type FetchHandler } from 'mcpkit/fetch';
+import { proxy, type ProxyOptions } from 'mcpkit/compose';
 import { StaticTokenVerifier, type TokenVerifier } from 'mcpkit/auth';
 import { stdioClientTransport, type McpClientTransport, type StdioClientOptions } from 'mcpkit/client';
 import { InMemoryTaskStore, type TaskStore } from 'mcpkit/stores';
@@ -164,9 +188,14 @@ const store: TaskStore = new InMemoryTaskStore();
 const verifier: TokenVerifier = new StaticTokenVerifier({});
 const connect: (options: StdioClientOptions) => McpClientTransport = stdioClientTransport;
 const mount = (http: HttpTransport) => http.middleware();
+const stdioOptions: StdioOptions = {};
+const handler: (app: McpApplication) => FetchHandler = fetchHandler;
+const proxied: ProxyOptions | undefined = undefined;
 console.log(JSON.stringify({
   core: typeof McpApplication, auth: typeof verifier.verify, client: typeof connect, stores: typeof store.create,
   redis: typeof redisScaleOut(options), testing: typeof McpTestClient, differs: [], mount: typeof mount,
+  stdio: typeof stdio, http: typeof httpTransport, fetch: typeof handler, compose: typeof proxy,
+  options: [stdioOptions, proxied].length,
 }));
 `;
 
@@ -174,7 +203,9 @@ describe('the packed tarball', () => {
   it('holds the library build, LICENSE, README and package.json only', () => {
     const files = packed.files;
     const expected = ['LICENSE', 'README.md', 'package.json', 'lib/cli/bin.js', 'lib/testing/task-store.contract.d.ts'];
-    for (const entry of ['index', 'auth/index', 'client/index', 'stores/index', 'redis/index', 'testing/index'])
+    for (const entry of ['index', 'auth', 'client', 'stdio', 'http', 'fetch', 'compose', 'stores', 'redis', 'testing'].map((e) =>
+      e === 'index' ? e : `${e}/index`,
+    ))
       expected.push(...['js', 'js.map', 'mjs', 'd.ts', 'd.mts'].map((ext) => `lib/${entry}.${ext}`));
     expect(files).toEqual(expect.arrayContaining(expected));
     expect(files.filter((f) => !f.startsWith('lib/') && !['LICENSE', 'README.md', 'package.json'].includes(f))).toEqual([]);
