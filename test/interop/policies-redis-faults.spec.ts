@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { injectable } from 'tsyringe';
@@ -245,11 +246,7 @@ describe('many calls while the store connects', () => {
         console.log('allowed ' + decisions.filter((d) => d.allowed).length);
         await store.close();
       });`;
-    const run = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
-      execFile(process.execPath, ['-e', script], { timeout: 30_000 }, (error, stdout, stderr) =>
-        error ? reject(error) : resolve({ stdout, stderr }),
-      ),
-    );
-    expect(run).toEqual({ stdout: 'allowed 20\n', stderr: '' });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['-e', script], { timeout: 30_000 });
+    expect({ stdout, stderr }).toEqual({ stdout: 'allowed 20\n', stderr: '' });
   });
 });

@@ -28,7 +28,10 @@ describe('guarded: what counts as Redis being unavailable', () => {
     ['offline', new Error("Stream isn't writeable and enableOfflineQueue options is false")],
     [
       'retries spent',
-      named('MaxRetriesPerRequestError', 'Reached the max retries per request limit (which is 0). Refer to "maxRetriesPerRequest" option for details.'),
+      named(
+        'MaxRetriesPerRequestError',
+        'Reached the max retries per request limit (which is 0). Refer to "maxRetriesPerRequest" option for details.',
+      ),
     ],
     ['cluster redirected too often', new Error('Too many Cluster redirections. Last error: ReplyError: MOVED 3999 127.0.0.1:6381')],
     ['cluster not ready', new Error("Cluster isn't ready and enableOfflineQueue options is false")],
