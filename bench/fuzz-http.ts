@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { type FuzzInput, InputGenerator } from './fuzz-inputs';
-import { type Answer, INIT, type Tally, taskIdOf, within } from './fuzz-tally';
+import { type Answer, type FuzzBudget, INIT, type Tally, taskIdOf, within, withinBudget } from './fuzz-tally';
 
 /** Streamable HTTP: one session, 8 requests in flight. */
-export async function fuzzHttp(script: string, rnd: () => number, deadline: number, timeoutMs: number, tally: Tally): Promise<void> {
+export async function fuzzHttp(script: string, rnd: () => number, budget: FuzzBudget, timeoutMs: number, tally: Tally): Promise<void> {
   const child = spawn(process.execPath, [script], { stdio: 'pipe', env: { ...process.env, PORT: '0', HOST: '127.0.0.1' } });
   let exited = false;
   const exit = new Promise<void>((resolve) => child.on('exit', () => ((exited = true), resolve())));
@@ -174,7 +174,7 @@ export async function fuzzHttp(script: string, rnd: () => number, deadline: numb
     }
   };
   const worker = async () => {
-    while (Date.now() < deadline && !exited) await one(gen.next());
+    while (withinBudget(budget, tally) && !exited) await one(gen.next());
   };
   try {
     await Promise.all(Array.from({ length: 8 }, worker));

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { type FuzzInput, InputGenerator } from './fuzz-inputs';
-import { type Answer, INIT, isJsonRpcResponse, type Tally, taskIdOf, within } from './fuzz-tally';
+import { type Answer, type FuzzBudget, INIT, isJsonRpcResponse, type Tally, taskIdOf, within, withinBudget } from './fuzz-tally';
 
 /** stdio: one process, inputs pipelined (at most 16 owed answers outstanding). */
-export async function fuzzStdio(script: string, rnd: () => number, deadline: number, timeoutMs: number, tally: Tally): Promise<void> {
+export async function fuzzStdio(script: string, rnd: () => number, budget: FuzzBudget, timeoutMs: number, tally: Tally): Promise<void> {
   const child = spawn(process.execPath, [script, '--stdio'], { stdio: 'pipe' });
   const gen = new InputGenerator(rnd, 'f');
   const owed = new Map<string, { input: FuzzInput; since: number }[]>();
@@ -82,7 +82,7 @@ export async function fuzzStdio(script: string, rnd: () => number, deadline: num
       { input: { bytes: Buffer.from(JSON.stringify(INIT)), owedId: '"init"', mutation: 'initialize' }, since: Date.now() },
     ]);
     child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
-    while (Date.now() < deadline && !exited) {
+    while (withinBudget(budget, tally) && !exited) {
       if (outstanding() >= 16) {
         await waitForOutput(50);
         expire(Date.now());

@@ -19,13 +19,27 @@ export interface FuzzReport {
 }
 
 export interface FuzzOptions {
+  /** Stop sending after this long (default: 60 s, or no limit when `messages` is given). */
   seconds?: number;
+  /** Stop sending after this many inputs per transport, however long that takes (a test's measure: a loaded machine sends as many). */
+  messages?: number;
   seed?: number;
   only?: 'stdio' | 'http';
   /** The server script (default: the built notes sample). */
   script?: string;
   /** How long an owed answer may take, in ms (default 10 s). */
   answerTimeoutMs?: number;
+}
+
+/** When a runner stops sending: after `messages` inputs or at `until` (epoch ms), whichever comes first. */
+export interface FuzzBudget {
+  readonly messages: number;
+  readonly until: number;
+}
+
+/** Whether a runner may send another input. */
+export function withinBudget(budget: FuzzBudget, tally: Tally): boolean {
+  return tally.counts.sent < budget.messages && Date.now() < budget.until;
 }
 
 export const FAILURE_FIELDS = ['crashes', 'unanswered', 'nonJsonRpc', 'internalErrors'] as const;

@@ -5,7 +5,7 @@
  *  - unanswered: a request with a valid id got no JSON-RPC answer within the timeout;
  *  - nonJsonRpc: an HTTP answer on the MCP path (or a stdout line) that is not JSON-RPC;
  *  - internalErrors: a -32603 answer, though every input here is the client's doing.
- * Run: `npm run fuzz` (60 s per transport, both at once), `-- --seconds=N`, `-- --seed=N`,
+ * Run: `npm run fuzz` (60 s per transport, both at once), `-- --seconds=N`, `-- --messages=N` (per transport), `-- --seed=N`,
  * `-- --only=stdio|http`, `-- --script=path/to/server.js` (default: the built notes sample).
  * Prints a table and exits non-zero when a count is above 0; the first failing inputs of each kind
  * are written to a file named in the output. Runners: fuzz-stdio.ts, fuzz-http.ts; inputs: fuzz-inputs.ts.
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { random } from './fuzz-inputs';
 import { fuzzHttp } from './fuzz-http';
 import { fuzzStdio } from './fuzz-stdio';
-import { FAILURE_FIELDS, type FuzzOptions, type FuzzReport, Tally } from './fuzz-tally';
+import { FAILURE_FIELDS, type FuzzBudget, type FuzzOptions, type FuzzReport, Tally } from './fuzz-tally';
 
 export type { FuzzCounts, FuzzOptions, FuzzReport } from './fuzz-tally';
 
@@ -24,22 +24,23 @@ const SAMPLE = join(__dirname, '..', 'samples', 'notes', 'main.js');
 
 /** Runs the fuzz and returns the counts; the CLI below prints them. */
 export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzReport> {
-  const seconds = options.seconds ?? 60;
+  const messages = options.messages ?? Number.POSITIVE_INFINITY;
+  const seconds = options.seconds ?? (options.messages === undefined ? 60 : Number.POSITIVE_INFINITY);
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
   const script = options.script ?? SAMPLE;
   const timeoutMs = options.answerTimeoutMs ?? 10_000;
   const report: FuzzReport = { seed, transports: {}, failures: [] };
-  const deadline = Date.now() + seconds * 1000;
+  const budget: FuzzBudget = { messages, until: Date.now() + seconds * 1000 };
   const runs: Promise<void>[] = [];
   if (options.only !== 'http') {
     const tally = new Tally('stdio', report);
     report.transports.stdio = tally.counts;
-    runs.push(fuzzStdio(script, random(seed), deadline, timeoutMs, tally));
+    runs.push(fuzzStdio(script, random(seed), budget, timeoutMs, tally));
   }
   if (options.only !== 'stdio') {
     const tally = new Tally('http', report);
     report.transports.http = tally.counts;
-    runs.push(fuzzHttp(script, random(seed + 1), deadline, timeoutMs, tally));
+    runs.push(fuzzHttp(script, random(seed + 1), budget, timeoutMs, tally));
   }
   await Promise.all(runs);
   return report;
@@ -68,7 +69,8 @@ if (require.main === module) {
   const arg = (name: string) => new RegExp(`--${name}=(\\S+)`).exec(process.argv.slice(2).join(' '))?.[1];
   const only = arg('only');
   runFuzz({
-    seconds: Number(arg('seconds') ?? 60),
+    seconds: arg('seconds') === undefined ? undefined : Number(arg('seconds')),
+    messages: arg('messages') === undefined ? undefined : Number(arg('messages')),
     seed: arg('seed') === undefined ? undefined : Number(arg('seed')),
     only: only === 'stdio' || only === 'http' ? only : undefined,
     script: arg('script'),
