@@ -30,7 +30,9 @@ export async function scaleOutSession(server: Server): Promise<{
     }),
   });
   const id = init.headers.get('mcp-session-id');
-  await init.text();
+  const initText = await init.text();
+  // A session that did not open is the failure to report, not the 400s of every request sent without it.
+  if (init.status !== 200) throw new Error(`initialize on ${server.url} answered ${init.status}: ${initText.slice(0, 300)}`);
   const headers = { ...HEADERS, ...(id ? { 'mcp-session-id': id } : {}) };
   /** Reads the whole answer (a stream until it ends); `requestId` picks the stream's answer. */
   const read = async (res: Response, requestId: unknown): Promise<Answer> => {

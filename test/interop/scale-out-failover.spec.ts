@@ -44,7 +44,8 @@ async function cluster(): Promise<Topology> {
  * A failover under load: two instances, tasks running on both with their tasks/result waiting on the
  * other, SSE streams cut short with events still to replay, and a master killed by PID. Nothing
  * acknowledged is lost (a third instance started afterwards finds every session, task and event),
- * every waiter is answered, and requests succeed again within 10 s (of the kill, or 5 s of a slower failover).
+ * every waiter is answered, and both instances serve new sessions and tasks again once the topology has failed over.
+ * Every wait here is for an event, bounded generously: a loaded machine fails over and answers later, not wrongly.
  */
 describe.each([
   ['Sentinel', sentinelSet],
@@ -101,11 +102,10 @@ describe.each([
     );
     await new Promise((r) => setTimeout(r, 300));
 
-    const killedAt = Date.now();
     const failedOver = await topology.killMaster();
     // The topology fails over in its own time (the sentinels' vote, a replica's promotion): 2 to 5 s here on a
-    // quiet machine, longer on a loaded one. mcpkit's part is to serve again as soon as it has: new sessions and
-    // tasks succeed on both instances within 10 s of the kill, or within 5 s of a failover that took longer.
+    // quiet machine, longer on a loaded one. mcpkit's part is to serve again once it has: new sessions and
+    // tasks succeed on both instances (on a quiet machine within 1 to 3 s of the failover).
     await failedOver();
     await waitFor(
       async () => {
@@ -116,17 +116,13 @@ describe.each([
         }
         return true;
       },
-      {
-        timeoutMs: Math.max(killedAt + 10_000, Date.now() + 5_000) - Date.now(),
-        intervalMs: 200,
-        what: 'both instances to serve new sessions and tasks',
-      },
+      { timeoutMs: 60_000, intervalMs: 200, what: 'both instances to serve new sessions and tasks' },
     );
 
     // Every waiter is answered with its task's result: no result lost, none failed by the reaper.
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>(
-      (_, reject) => (timer = setTimeout(() => reject(new Error('a tasks/result waiter never answered')), 30_000)),
+      (_, reject) => (timer = setTimeout(() => reject(new Error('a tasks/result waiter never answered')), 60_000)),
     );
     const results = await Promise.race([Promise.all(answers), late]).finally(() => clearTimeout(timer));
     // A waiter whose request reached Redis during the outage was told so (-32603, "... is unavailable"),
@@ -163,7 +159,7 @@ describe.each([
     } finally {
       await c.stop();
     }
-  }, 120_000);
+  }, 300_000);
 });
 
 /** The progress values a stream carried, in order. */
