@@ -49,10 +49,17 @@ function readmeCommands(dir: string): string[][] {
   return first.split('&&').map((command) => command.trim().split(/\s+/));
 }
 
+/**
+ * The bound on one install, build or test command: a slow step fails as that step, with its output. A test's
+ * bound is the sum of its commands' (a loaded machine runs each more slowly): 720 s for a target's three
+ * (install, test, serve), 1,200 s for the node target's five (install, its Dockerfile's three, serve).
+ */
+const COMMAND_MS = 240_000;
+
 /** Runs a README command: npm from the PATH (cache first), bun and deno as this repository's devDependencies ship them. */
 function runCommand(dir: string, [program, ...args]: string[]): Promise<CliRun> {
   const command = program === 'npm' ? 'npm' : join(BIN, program);
-  return run(command, args, { cwd: dir, env: cleanEnv({ ...NPM_CACHE_FIRST, NO_COLOR: '1' }), timeoutMs: 240_000 });
+  return run(command, args, { cwd: dir, env: cleanEnv({ ...NPM_CACHE_FIRST, NO_COLOR: '1' }), timeoutMs: COMMAND_MS });
 }
 
 /** The README's install command, then: mcpkit is the tarball's, unpacked (not a link), as are its dependencies. */
@@ -128,7 +135,7 @@ describe('mcpkit init --target', () => {
     }
     // Once stopped, the health check fails.
     expect((await runInImage(image, image.healthcheck, env)).code).not.toBe(0);
-  }, 240_000);
+  }, 1_200_000);
 
   it('bun: `bun install && bun test` pass, and Bun.serve answers the SDK 2.x client', async () => {
     const dir = await generate('bun');
@@ -150,7 +157,7 @@ describe('mcpkit init --target', () => {
     } finally {
       await server.stop();
     }
-  }, 120_000);
+  }, 720_000);
 
   it('deno: `npm install && deno task test` pass (type check included), and Deno.serve answers the SDK 2.x client', async () => {
     const dir = await generate('deno');
@@ -172,7 +179,7 @@ describe('mcpkit init --target', () => {
     } finally {
       await server.stop();
     }
-  }, 120_000);
+  }, 720_000);
 
   it("workers: `npm install && npm test` pass, and the project's own workerd serves the bundle at wrangler.toml's date", async () => {
     const dir = await generate('workers');
@@ -205,7 +212,7 @@ describe('mcpkit init --target', () => {
     } finally {
       await worker.stop();
     }
-  }, 180_000);
+  }, 720_000);
 
   it('lambda: `npm install && npm test` pass: the esbuild bundle answers a function URL event', async () => {
     const dir = await generate('lambda');
@@ -222,5 +229,5 @@ describe('mcpkit init --target', () => {
     expect(passed(test)).toEqual({ code: 0, output: '' });
     expect(test.stdout).toMatch(/^\W*pass 1$/m);
     expect(test.stdout).toMatch(/^\W*fail 0$/m);
-  }, 120_000);
+  }, 720_000);
 });

@@ -9,6 +9,11 @@ import { mcpkit } from '../../helpers/cli';
 
 const NOTES = 'dist/samples/notes/app.module.js';
 
+// A test here runs the CLI up to four times, each a process that loads (or builds) an application: seconds
+// apiece on a quiet machine, several times that on a loaded one. Each run is bounded by helpers/cli.ts (120 s);
+// the test by what its runs may take, not by the 20 s default.
+jest.setTimeout(4 * 120_000);
+
 /** What an in-process client lists for the notes sample: the reference `inspect --json` must equal. */
 async function listedByInMemoryClient() {
   const app = await McpApplication.create(AppModule);
