@@ -18,9 +18,10 @@ interface Channel {
  * Waits for pub/sub messages on channels, sharing one subscriber connection and one subscription
  * per channel however many callers wait on it. Pub/sub delivers at most once: a message published
  * while the subscriber reconnects is lost. So a waiter also reads the state again once its
- * subscription is back (after each reconnection) and every `recheckMs`: a lost message costs at
- * most that long. While Redis is down a waiter waits on, unless `failOnOutage`: then it rejects
- * (NotConnectedError) as soon as Redis is known to be down, for a caller with a policy for outages.
+ * subscription is back (after each reconnection, also one that came before it first listened) and
+ * every `recheckMs`: a lost message costs at most that long. While Redis is down a waiter waits on,
+ * unless `failOnOutage`: then it rejects (NotConnectedError) as soon as Redis is known to be down, for
+ * a caller with a policy for outages.
  */
 export class RedisWaiters {
   private readonly subscriber: RedisClient;
@@ -50,11 +51,18 @@ export class RedisWaiters {
     if (signal?.aborted) return;
     let entry = this.channels.get(channel);
     if (!entry) {
-      const subscribed = whenReady(this.subscriber).then(() => pubsub(this.subscriber, 'subscribe', [channel]));
-      const created = (entry = { wakes: new Set<Wake>(), subscribed });
+      const subscribed = whenReady(this.subscriber)
+        .then(() => pubsub(this.subscriber, 'subscribe', [channel]))
+        .catch((error: unknown) => {
+          // The connection dropped before it listened: as after a drop once listening, the channel stays,
+          // `resubscribed` listens on it at the next 'ready', and the re-checks cover the gap.
+          if (!this.failOnOutage && isConnectionError(error)) return;
+          // Each waiter awaits it and sees the failure; the next waiter subscribes afresh.
+          if (this.channels.get(channel) === created) this.channels.delete(channel);
+          throw error;
+        });
+      const created: Channel = (entry = { wakes: new Set<Wake>(), subscribed });
       this.channels.set(channel, created);
-      // Each waiter awaits it and sees the failure; the next waiter subscribes afresh.
-      subscribed.catch(() => this.channels.get(channel) === created && this.channels.delete(channel));
     }
     const { wakes } = entry;
     let wake!: Wake;

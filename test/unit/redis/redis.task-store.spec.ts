@@ -1,3 +1,4 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import Redis from 'ioredis';
 import { RedisTaskStore } from '../../../src/redis';
 import { describeTaskStoreContract } from '../../../src/testing';
@@ -104,6 +105,25 @@ describe('RedisTaskStore specifics', () => {
     admin.disconnect();
   });
 
+  it('waits on when its subscriber drops before it listens, and wakes once it listens again', async () => {
+    const admin = new Redis(redis.url);
+    // The waiting store reaches Redis through a relay that drops the connection of the first SUBSCRIBE it carries.
+    const relay = await cuttingRelay(redis.url, '\r\nsubscribe\r\n');
+    const waiting = new RedisTaskStore(`redis://127.0.0.1:${relay.port}`, { keyPrefix: 'early:', recheckMs: 600_000 });
+    const finishing = new RedisTaskStore(redis.url, { keyPrefix: 'early:' });
+    const record = await finishing.create({ owner: 'o', ttl: 60_000 });
+    let woke = false;
+    const wait = waiting.waitForChange(record.task.taskId, 'o', record.version).then(() => (woke = true));
+    await waitFor(() => relay.cuts() === 1, { what: 'the relay to drop the first SUBSCRIBE' });
+    await waitFor(async () => (await subscriptions(admin)) === 1, { timeoutMs: 10_000, what: 'the subscriber to listen again' });
+    expect(woke).toBe(false);
+    await finishing.finish(record.task.taskId, 'o', 'completed', { result: { content: [] } });
+    await wait;
+    await Promise.all([waiting.close(), finishing.close()]);
+    relay.close();
+    admin.disconnect();
+  });
+
   it('re-reads on its interval, so a waiter wakes although its subscriber is still away', async () => {
     const admin = new Redis(redis.url);
     // The caller's client reconnects after 30 s only (its subscriber, a duplicate, too); its commands still run meanwhile.
@@ -173,4 +193,42 @@ describe('RedisTaskStore specifics', () => {
 async function subscriptions(admin: Redis): Promise<number> {
   const list = String(await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub'));
   return [...list.matchAll(/ sub=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+}
+
+/**
+ * A TCP relay to the Redis at `path` that drops, once, the connection whose client sends `marker`
+ * (before passing it on): a connection lost between a command and its reply, on demand.
+ */
+async function cuttingRelay(path: string, marker: string): Promise<{ port: number; cuts(): number; close(): void }> {
+  let cuts = 0;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect({ path });
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined); // the other side's end is what the store sees
+    }
+    client.on('data', (chunk: Buffer) => {
+      if (cuts === 0 && chunk.toString('latin1').toLowerCase().includes(marker)) {
+        cuts++;
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    cuts: () => cuts,
+    close: () => {
+      server.close();
+      for (const socket of sockets) socket.destroy();
+    },
+  };
 }
