@@ -73,11 +73,11 @@ describe.each([
     const s = await scaleOutSession(a);
     const ids = await Promise.all(Array.from({ length: 10 }, (_, i) => startSleeper(s, a, 16, i + 1)));
     let answered = 0;
-    const before = await subscribers(topology.admins, ids);
     const answers = ids.map((taskId, i) =>
       s.post(b, { jsonrpc: '2.0', id: 100 + i, method: 'tasks/result', params: { taskId } }).finally(() => answered++),
     );
-    await moreSubscribers(topology.admins, before); // the waiters listen on b
+    // Each task's channel has two listeners: a's watch for a cancellation, and b's waiter.
+    await listening(topology.admins, ids, 2);
     // From before the tasks end (800 ms) until after: every pub/sub connection, on both instances, killed every 20 ms.
     const until = Date.now() + 1_500;
     while (Date.now() < until) {
@@ -89,13 +89,17 @@ describe.each([
       (_, reject) => (timer = setTimeout(() => reject(new Error(`${10 - answered} of 10 waiters never answered`)), 15_000)),
     );
     const results: Answer[] = await Promise.race([Promise.all(answers), late]).finally(() => clearTimeout(timer));
-    for (const r of results) expect(r.json.result).toMatchObject({ content: [{ type: 'text', text: 'slept' }] });
+    // What each waiter got: the tool's text, or all that came back (status, message, the stream's events).
+    const got = results.map(
+      (r) => r.json?.result?.content?.[0]?.text ?? JSON.stringify({ status: r.status, json: r.json, events: r.events }),
+    );
+    expect(got).toEqual(ids.map(() => 'slept'));
   }, 60_000);
 
   it('brings a cancellation made through the other instance to the handler, its pub/sub connection killed meanwhile', async () => {
     const s = await scaleOutSession(a);
     const taskIds = await Promise.all(Array.from({ length: 5 }, (_, i) => startSleeper(s, a, 50, 200 + i)));
-    await moreSubscribers(topology.admins, new Map(taskIds.map((id) => [id, 0]))); // a watches the tasks for a cancellation
+    await listening(topology.admins, taskIds, 1); // a watches the tasks for a cancellation
     const pinged = await s.post(b, { jsonrpc: '2.0', id: 299, method: 'ping' });
     expect(pinged.status).toBe(200); // b serves the session
     const before = (a.stderr().match(/sleeper aborted/g) ?? []).length;
@@ -114,31 +118,31 @@ describe.each([
   }, 60_000);
 });
 
-/** How many connections listen on each task's channel (`<prefix>ch:<taskId>`), summed over the data nodes. */
-async function subscribers(admins: Redis[], taskIds: string[]): Promise<Map<string, number>> {
-  const counts = new Map(taskIds.map((id) => [id, 0]));
-  for (const admin of admins) {
-    const channels = (await admin.call('PUBSUB', 'CHANNELS', '*')) as string[];
-    const mine = channels.filter((c) => taskIds.some((id) => c.endsWith(`ch:${id}`)));
-    if (mine.length === 0) continue;
-    const numsub = (await admin.call('PUBSUB', 'NUMSUB', ...mine)) as (string | number)[];
-    for (let i = 0; i < numsub.length; i += 2) {
-      const id = taskIds.find((t) => String(numsub[i]).endsWith(`ch:${t}`))!;
-      counts.set(id, counts.get(id)! + Number(numsub[i + 1]));
+/**
+ * Resolves once each task's channel (`<prefix>ch:<taskId>`) has at least `count` listeners, summed over the
+ * data nodes (PUBSUB NUMSUB): the event the test waits for, however loaded the machine.
+ */
+async function listening(admins: Redis[], taskIds: string[], count: number): Promise<void> {
+  const counts = async () => {
+    const byTask = new Map(taskIds.map((id) => [id, 0]));
+    for (const admin of admins) {
+      const channels = ((await admin.call('PUBSUB', 'CHANNELS', '*')) as string[]).filter((c) =>
+        taskIds.some((id) => c.endsWith(`ch:${id}`)),
+      );
+      if (channels.length === 0) continue;
+      const numsub = (await admin.call('PUBSUB', 'NUMSUB', ...channels)) as (string | number)[];
+      for (let i = 0; i < numsub.length; i += 2) {
+        const id = taskIds.find((t) => String(numsub[i]).endsWith(`ch:${t}`))!;
+        byTask.set(id, byTask.get(id)! + Number(numsub[i + 1]));
+      }
     }
-  }
-  return counts;
-}
-
-/** Resolves once every task's channel has more listeners than `before` counted: the event the test waits for, however loaded the machine. */
-async function moreSubscribers(admins: Redis[], before: Map<string, number>): Promise<void> {
-  await waitFor(
-    async () => {
-      const now = await subscribers(admins, [...before.keys()]);
-      return [...before].every(([id, n]) => now.get(id)! > n);
-    },
-    { timeoutMs: 30_000, intervalMs: 50, what: 'a new subscriber on every task channel' },
-  );
+    return byTask;
+  };
+  await waitFor(async () => [...(await counts()).values()].every((n) => n >= count), {
+    timeoutMs: 30_000,
+    intervalMs: 50,
+    what: `${count} listener(s) on every task's channel`,
+  });
 }
 
 /**
