@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,8 +13,8 @@ import { ROOT } from '../helpers/paths';
 import { npmInstall, sh } from './consumer-projects';
 
 /**
- * `mcpkit pack` in a project made by `mcpkit init` with the packed tarball installed from npm: the
- * bundle is unpacked and validated by the MCPB tool of the bundle format's maintainers, then started
+ * `mcpkit pack` in a project made by `mcpkit init` with the packed tarball installed from npm, first as init
+ * writes it (private, no registry fields), then as a public package with them: the bundle is unpacked and validated by the MCPB tool of the bundle format's maintainers, then started
  * the way a desktop client starts it; server.json is checked against the registry's rules, and
  * `--check` catches a stale copy. Needs the npm registry.
  */
@@ -51,25 +52,170 @@ function editPackage(edit: (pkg: Record<string, unknown>) => void): void {
 const pack = (...args: string[]) => run(bin, ['pack', ...args], { cwd: dir, env: cleanEnv() });
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
 
+const BUNDLE = 'weather-0.1.0.mcpb';
+
+/** One project for the whole file, as `mcpkit init` writes it, installed once: the first tests pack it as it is. */
 beforeAll(async () => {
   const { tarball } = await packedTarball();
   tmp = mkdtempSync(join(tmpdir(), 'mcpkit-pack-'));
   dir = join(tmp, 'weather');
   expect((await mcpkit(['init', dir], tmp)).code).toBe(0);
   await npmInstall(dir, [tarball]);
-  editPackage((pkg) => {
-    delete pkg.private;
-    Object.assign(pkg, PACKAGE);
-  });
-  await sh(dir, 'npm', ['run', '-s', 'build']);
   bin = join(dir, 'node_modules', '.bin', 'mcpkit');
 }, 300_000);
 
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
+/** The bundle as the MCPB tool unpacks it, in a new folder. */
+async function unpackBundle(): Promise<string> {
+  const into = mkdtempSync(join(tmp, 'unpacked-'));
+  const done = await run(MCPB, ['unpack', join(dir, BUNDLE), into]);
+  expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 0, stderr: '' });
+  return into;
+}
+
+function filesUnder(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .filter((path) => statSync(join(dir, path)).isFile())
+    .map((path) => path.split(sep).join('/'));
+}
+
+/** Runs `body` with a file of the project changed, then puts it back. */
+async function withEdit(file: string, edit: (text: string) => string, body: () => Promise<void>): Promise<void> {
+  const path = join(dir, file);
+  const saved = readFileSync(path, 'utf8');
+  writeFileSync(path, edit(saved));
+  try {
+    await body();
+  } finally {
+    writeFileSync(path, saved);
+  }
+}
+
+describe('mcpkit pack in the project as init writes it', () => {
+  it('makes a bundle of the project as init writes it, private included, with its description and author', async () => {
+    const packed = await pack();
+    expect(packed.stderr).toMatch(
+      /^mcpkit: wrote weather-0\.1\.0\.mcpb \([\d.]+ MB, \d+ files, 1 tools, 1 prompts; sha256 [0-9a-f]{64}\)$/m,
+    );
+    expect(packed.code).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { private: boolean; description: string; author: string };
+    expect(pkg.private).toBe(true);
+    const manifest = JSON.parse(readFileSync(join(await unpackBundle(), 'manifest.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest).toMatchObject({ name: 'weather', description: pkg.description, author: { name: pkg.author } });
+
+    // With an mcpName, a private package still makes its bundle: only server.json, which could list nothing, is left out.
+    rmSync(join(dir, BUNDLE));
+    await withEdit(
+      'package.json',
+      (text) => text.replace('"version"', '"mcpName": "io.github.ada/weather",\n  "version"'),
+      async () => {
+        const again = await pack('--skip-build');
+        expect(again.stderr).toContain('mcpkit: no server.json, as there is nothing to list in the MCP Registry');
+        expect(again.code).toBe(0);
+        expect(existsSync(join(dir, BUNDLE))).toBe(true);
+        expect(existsSync(join(dir, 'server.json'))).toBe(false);
+      },
+    );
+  }, 180_000);
+
+  it("leaves out the clients' configurations that mcpkit install writes into the project", async () => {
+    const configs = ['.mcp.json', '.mcp.json.bak', '.cursor/mcp.json', '.vscode/mcp.json', 'mcp.json', '.codex/config.toml'];
+    const secret = { mcpServers: { remote: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer s3cret' } } } };
+    for (const file of configs) {
+      mkdirSync(join(dir, file, '..'), { recursive: true });
+      writeFileSync(
+        join(dir, file),
+        file.endsWith('.toml') ? '[mcp_servers.remote]\nurl = "https://mcp.example.com/mcp"\n' : JSON.stringify(secret),
+      );
+    }
+    try {
+      expect((await pack('--skip-build')).code).toBe(0);
+      const files = filesUnder(await unpackBundle());
+      expect(files).toEqual(expect.arrayContaining(['manifest.json', 'package.json', 'README.md', 'dist/src/main.js']));
+      expect(configs.filter((file) => files.includes(file))).toEqual([]);
+    } finally {
+      for (const file of configs) rmSync(join(dir, file));
+    }
+  }, 180_000);
+
+  it('holds each file as it is, a large one and an executable one included, and makes the same bundle again', async () => {
+    mkdirSync(join(dir, 'assets'), { recursive: true });
+    const large = randomBytes(6 * 1024 * 1024);
+    writeFileSync(join(dir, 'assets', 'large.bin'), large);
+    writeFileSync(join(dir, 'assets', 'run.sh'), '#!/bin/sh\necho run\n');
+    chmodSync(join(dir, 'assets', 'run.sh'), 0o755);
+    try {
+      const packed = await pack('--skip-build');
+      expect(packed.code).toBe(0);
+      const into = await unpackBundle();
+      const files = filesUnder(into);
+      expect(files).toEqual(expect.arrayContaining(['assets/large.bin', 'assets/run.sh', 'node_modules/mcpkit/package.json']));
+      expect(readFileSync(join(into, 'assets', 'large.bin')).equals(large)).toBe(true);
+      expect(statSync(join(into, 'assets', 'run.sh')).mode & 0o777).toBe(0o755);
+      // Every file but the manifest is the project's own, byte for byte.
+      const differ = files.filter(
+        (file) => file !== 'manifest.json' && !readFileSync(join(into, file)).equals(readFileSync(join(dir, file))),
+      );
+      expect(differ).toEqual([]);
+      expect(files.length).toBe(Number(/, (\d+) files,/.exec(packed.stderr)?.[1]));
+
+      const first = readFileSync(join(dir, BUNDLE));
+      const again = await pack('--skip-build');
+      expect(again.code).toBe(0);
+      expect(readFileSync(join(dir, BUNDLE)).equals(first)).toBe(true);
+    } finally {
+      rmSync(join(dir, 'assets'), { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it('lists a prompt whose optional argument only fills its place, and no dangling text for one that adds more', async () => {
+    const recap = `  @Prompt({ name: 'recap', description: 'Asks for a recap' })
+  recap(args: RecapArgs) {
+    return [userMessage(\`Recap the notes about \${args.topic}. \${args.focus ?? ''}\`)];
+  }
+
+  @Prompt({ name: 'greeting'`;
+    const args = `export class RecapArgs {
+  @Field('What to recap') @IsString() topic!: string;
+  @Field('What to dwell on') @IsOptional() @IsString() focus?: string;
+}
+
+@injectable()`;
+    const edit = (text: string) => text.replace("  @Prompt({ name: 'greeting'", recap).replace('@injectable()', args);
+    await withEdit('src/app.module.ts', edit, async () => {
+      const packed = await pack();
+      expect(packed.stderr).toMatch(/, 1 tools, 2 prompts; sha256/);
+      expect(packed.code).toBe(0);
+      const manifest = JSON.parse(readFileSync(join(await unpackBundle(), 'manifest.json'), 'utf8')) as Record<string, unknown>;
+      // The greeting says "in <language>" only when given one: no one text says that, so it is generated.
+      expect({ prompts: manifest.prompts, prompts_generated: manifest.prompts_generated }).toEqual({
+        prompts: [
+          {
+            name: 'recap',
+            description: 'Asks for a recap',
+            arguments: ['topic', 'focus'],
+            text: 'Recap the notes about ${arguments.topic}. ${arguments.focus}',
+          },
+        ],
+        prompts_generated: true,
+      });
+    });
+  }, 180_000);
+});
+
 describe('mcpkit pack', () => {
   let bundle: string;
   let unpacked: string;
+
+  // From here the project is a public package with registry fields, settings and a remote.
+  beforeAll(async () => {
+    editPackage((pkg) => {
+      delete pkg.private;
+      Object.assign(pkg, PACKAGE);
+    });
+    await sh(dir, 'npm', ['run', '-s', 'build']);
+  }, 300_000);
 
   it('writes a bundle that the MCPB tool unpacks and validates, listing the tools and prompts the app serves', async () => {
     const packed = await pack();
