@@ -149,11 +149,18 @@ export class InMemoryPolicyStore implements PolicyStore {
     return Promise.resolve();
   }
 
-  waitForRelease(key: string, max: number, signal: AbortSignal): Promise<void> {
-    const slots = this.holding(key, 'slots');
-    const now = Date.now();
-    if (!slots || [...slots.permits.values()].filter((until) => until > now).length < max) return Promise.resolve();
-    return this.waitOn(key, Math.min(...slots.permits.values()) - Date.now(), signal);
+  /**
+   * Resolves once a slot is free by this store's clock (a release, or the first live lease's end), or on
+   * abort. A timer may fire a little before the wall clock reaches the lease's end (Node times from the
+   * event loop's cached start of turn): the slots are read again then, and the wait goes on if none lapsed.
+   */
+  async waitForRelease(key: string, max: number, signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      const live = [...(this.holding(key, 'slots')?.permits.values() ?? [])].filter((until) => until > now);
+      if (live.length < max || signal.aborted) return;
+      await this.waitOn(key, Math.min(...live) - now, signal);
+    }
   }
 
   close(): Promise<void> {

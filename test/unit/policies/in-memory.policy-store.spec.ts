@@ -112,6 +112,27 @@ describe('InMemoryPolicyStore eviction and expiry', () => {
   });
 });
 
+describe('InMemoryPolicyStore slots', () => {
+  it('waits for a release until a lease has ended by its clock, not when a timer says so', async () => {
+    const store = new InMemoryPolicyStore();
+    const clock = fakeWallClock();
+    try {
+      expect(await store.acquire('slots', 1, 100)).toBeDefined();
+      let freed = false;
+      const waiting = store.waitForRelease('slots', 1, AbortSignal.timeout(10_000)).then(() => (freed = true));
+      // The lease's timer fires after 100 ms of real time, but the store's clock has not moved: the slot is still held.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect({ freed, acquired: await store.acquire('slots', 1, 100) }).toEqual({ freed: false, acquired: undefined });
+      clock.advance(100);
+      await waiting;
+      expect(await store.acquire('slots', 1, 100)).toBeDefined();
+    } finally {
+      clock.restore();
+    }
+    await store.close();
+  });
+});
+
 async function claimToken(store: InMemoryPolicyStore, key: string, runningMs: number): Promise<string | undefined> {
   const claim = await store.claim(key, 'f', runningMs);
   return claim.status === 'claimed' ? claim.token : undefined;
