@@ -111,13 +111,7 @@ function check(object: Record<string, unknown>, value: unknown, rules: readonly 
   for (const { metadata, constraints } of rules) {
     if (metadata.validateIf && !metadata.validateIf(object, value)) continue;
     for (const constraint of constraints) {
-      const args: ValidationArguments = {
-        targetName: object.constructor ? object.constructor.name : (undefined as unknown as string),
-        property: metadata.propertyName,
-        object,
-        value,
-        constraints: metadata.constraints,
-      };
+      const args = argumentsOf(object, value, metadata);
       // Read each time, as the executor does: a container of the application's (useContainer) may answer anew.
       const instance = constraint.instance;
       const fail = () => {
@@ -144,15 +138,20 @@ function check(object: Record<string, unknown>, value: unknown, rules: readonly 
   }
 }
 
-/** The constraint's name and message of a failed rule, as the executor's createValidationError makes them. */
-function failure(object: Record<string, unknown>, value: unknown, metadata: Metadata, constraint: Constraint): [string, string] {
-  const args: ValidationArguments = {
+/** What a constraint's validate and defaultMessage are given, as the executor makes it (a new object each time). */
+function argumentsOf(object: Record<string, unknown>, value: unknown, metadata: Metadata): ValidationArguments {
+  return {
     targetName: object.constructor ? object.constructor.name : (undefined as unknown as string),
     property: metadata.propertyName,
     object,
     value,
     constraints: metadata.constraints,
   };
+}
+
+/** The constraint's name and message of a failed rule, as the executor's createValidationError makes them. */
+function failure(object: Record<string, unknown>, value: unknown, metadata: Metadata, constraint: Constraint): [string, string] {
+  const args = argumentsOf(object, value, metadata);
   const type = constraint.name ? constraint.name : metadata.type;
   let message: unknown = metadata.message || '';
   if (!metadata.message && constraint.instance.defaultMessage instanceof Function) message = constraint.instance.defaultMessage(args);
