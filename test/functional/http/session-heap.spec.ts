@@ -91,18 +91,25 @@ describe('heap held by idle HTTP sessions', () => {
       // Every code path runs, and most of what V8 optimizes is compiled (its metadata is not in the
       // code spaces), before measuring.
       await openSessions(port, 500);
-      const before = heapUsed();
+      // Three batches, and the least a session cost in any of them: jest runs other test files in this
+      // process before this one, and what they left running (a closing server, a timer) may allocate
+      // during one batch, never less. Sessions that grew would cost more in every batch.
       const count = 1_000;
-      const ids = await openSessions(port, count);
-      const perSession = (heapUsed() - before) / count;
+      const ids: string[] = [];
+      let perSession = Number.POSITIVE_INFINITY;
+      for (let batch = 0; batch < 3; batch++) {
+        const before = heapUsed();
+        ids.push(...(await openSessions(port, count)));
+        perSession = Math.min(perSession, (heapUsed() - before) / count);
+      }
 
-      expect(new Set(ids).size).toBe(count);
-      // About 1.1 KB here (2.5 KB before sessions made their maps, channel context and peer state lean;
-      // runs differ by less than 0.1 KB): three quarters of the budget leaves room for that noise,
+      expect(new Set(ids).size).toBe(3 * count);
+      // About 0.9-1.1 KB here (2.5 KB before sessions made their maps, channel context and peer state lean;
+      // runs alone differ by less than 0.1 KB): three quarters of the budget leaves room for that noise,
       // and fails a change that would take most of what is left.
       expect(perSession).toBeLessThan(BUDGET * 0.75);
       const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'still here' } } };
-      for (const id of [ids[0], ids[count - 1]]) {
+      for (const id of [ids[0], ids[ids.length - 1]]) {
         const { text } = await post(port, { ...HEADERS, 'mcp-session-id': id }, call);
         expect(text).toContain('still here');
       }
