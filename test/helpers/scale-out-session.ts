@@ -16,6 +16,8 @@ export type Answer = { status: number; json: any; events?: { id?: string; messag
  */
 export async function scaleOutSession(server: Server): Promise<{
   id: string | null;
+  /** The body of the initialize's answer (a JSON-RPC error when no session was made). */
+  initialized: string;
   post: (target: Server, body: unknown) => Promise<Answer>;
   resume: (target: Server, lastEventId: string) => Promise<Answer>;
 }> {
@@ -53,7 +55,7 @@ export async function scaleOutSession(server: Server): Promise<{
     answer.json = answer.events?.find((e) => 'result' in e.message || 'error' in e.message)?.message;
     return answer;
   };
-  return { id, post, resume };
+  return { id, initialized: initText, post, resume };
 }
 
 /** Starts a task of the fixture's `sleeper` tool (50 ms a step) on `server`; resolves with its id. */

@@ -67,7 +67,7 @@ describe.each([
     await topology?.stop();
   });
 
-  it('loses no task, result, event or session, answers every waiter, and serves again within 10 s', async () => {
+  it('loses no task, result, event or session, answers every waiter, and serves again after the failover', async () => {
     // 100 tasks of 1 to 2.5 s in 10 sessions (an owner runs 16 at most), half on each instance, each
     // with a tasks/result waiting on the other: they end before, during and after the failover.
     const sessions = await Promise.all(Array.from({ length: 10 }, (_, i) => scaleOutSession(i % 2 === 0 ? a : b)));
@@ -111,7 +111,12 @@ describe.each([
       async () => {
         for (const target of [a, b]) {
           const fresh = await scaleOutSession(target);
-          if (!fresh.id) return false;
+          if (!fresh.id) {
+            // Said whole, for a failure that a run rarely shows: the answer, and what the instance logged last.
+            throw new Error(
+              `no session on ${target.url}: ${fresh.initialized.slice(0, 300)}; its stderr ends: ${target.stderr().slice(-800)}`,
+            );
+          }
           await startSleeper(fresh, target, 1, 1);
         }
         return true;
