@@ -16,49 +16,26 @@ import { handshakeInitialize, readEnvelope } from './per-request/envelope';
 import type { PeerState } from './peer';
 import { echo } from './wire';
 
-/** What the transport knows of a message besides the message itself. */
-export interface InboundFacts {
-  /** The eras the server serves. */
-  readonly support: EraSupport;
-  /**
-   * A Streamable HTTP POST: one of its headers ('' when absent). HTTP keeps no memory between
-   * messages: each is classified by its own body and headers.
-   */
-  readonly header?: (name: string) => string;
-  /** A message transport (stdio, in-process): its era so far, 'auto' until a message decides it. */
-  readonly pinned?: Era | 'auto';
-}
+/**
+ * An inbound message, classified: its era, or the error that refuses it before any handler.
+ * - `era: 'handshake'`: a 2025-11-25 (or earlier) message, served by its session or statelessly;
+ * - `era: 'per-request'` with `peer`: a 2026-07-28 request, its envelope read and checked once;
+ * - `era: 'per-request'` with `notification`: a 2026-07-28 notification over HTTP, routed by this version;
+ * - `reject`: refused before any handler, answered with this error (HTTP status 400).
+ *
+ * `pin` is a message transport's era from now on.
+ */
+export type Inbound =
+  | { readonly era: 'handshake'; readonly pin?: 'handshake' }
+  | { readonly era: 'per-request'; readonly peer: PeerState; readonly pin?: 'per-request' }
+  | { readonly era: 'per-request'; readonly notification: string; readonly pin?: undefined }
+  | { readonly reject: McpError };
 
-/** A message of the 2025-11-25 era (or earlier): served by its session, or statelessly. */
-export interface HandshakeInbound {
-  readonly era: 'handshake';
-  /** A message transport's era from now on. */
-  readonly pin?: 'handshake';
-}
+type Rejected = Extract<Inbound, { reject: McpError }>;
+type PerRequest = Extract<Inbound, { peer: PeerState }>;
 
-/** A 2026-07-28 request: its envelope, read and checked once. */
-export interface PerRequestInbound {
-  readonly era: 'per-request';
-  readonly peer: PeerState;
-  readonly pin?: 'per-request';
-}
-
-/** A 2026-07-28 notification over HTTP, routed by this protocol version. */
-export interface PerRequestNotification {
-  readonly era: 'per-request';
-  readonly notification: string;
-  readonly pin?: undefined;
-}
-
-/** A message refused before any handler: answered with this error (HTTP status 400). */
-export interface RejectedInbound {
-  readonly reject: McpError;
-}
-
-export type Inbound = HandshakeInbound | PerRequestInbound | PerRequestNotification | RejectedInbound;
-
-const HANDSHAKE: HandshakeInbound = Object.freeze({ era: 'handshake' });
-const PIN_HANDSHAKE: HandshakeInbound = Object.freeze({ era: 'handshake', pin: 'handshake' });
+const HANDSHAKE: Inbound = Object.freeze({ era: 'handshake' });
+const PIN_HANDSHAKE: Inbound = Object.freeze({ era: 'handshake', pin: 'handshake' });
 
 /**
  * The one place the era of an inbound message is decided, for every transport: pure, never throws.
@@ -70,7 +47,20 @@ const PIN_HANDSHAKE: HandshakeInbound = Object.freeze({ era: 'handshake', pin: '
  *   the first `server/discover` or enveloped request to 2026-07-28; a per-request-era request's envelope is read.
  * Whether the method exists is the dispatcher's business, not this function's.
  */
-export function classifyInbound(message: JsonRpcMessage, facts: InboundFacts): Inbound {
+export function classifyInbound(
+  message: JsonRpcMessage,
+  facts: {
+    /** The eras the server serves. */
+    readonly support: EraSupport;
+    /**
+     * A Streamable HTTP POST: one of its headers ('' when absent). HTTP keeps no memory between
+     * messages: each is classified by its own body and headers.
+     */
+    readonly header?: (name: string) => string;
+    /** A message transport (stdio, in-process): its era so far, 'auto' until a message decides it. */
+    readonly pinned?: Era | 'auto';
+  },
+): Inbound {
   return facts.header
     ? classifyPost(message, facts.support, facts.header)
     : classifyMessage(message, facts.support, facts.pinned ?? 'handshake');
@@ -108,11 +98,7 @@ function classifyMessage(message: JsonRpcMessage, support: EraSupport, pinned: E
  * MCP-Protocol-Version header (-32020 when missing), the `_meta` fields (-32602), header/body version
  * agreement (-32020), the version itself (-32022), then Mcp-Method and Mcp-Name (-32020).
  */
-function checkPerRequestPost(
-  request: JsonRpcRequest,
-  support: EraSupport,
-  header: (name: string) => string,
-): PerRequestInbound | RejectedInbound {
+function checkPerRequestPost(request: JsonRpcRequest, support: EraSupport, header: (name: string) => string): PerRequest | Rejected {
   // A handshake client of a per-request-only server: name the versions it could use.
   if (request.method === 'initialize' && !isEnveloped(request)) return { reject: handshakeInitialize(request, support) };
   const version = header('mcp-protocol-version');
@@ -164,13 +150,13 @@ function unsupportedHandshakeVersion(version: string, support: EraSupport): McpE
   );
 }
 
-function versionMismatch(version: string, request: JsonRpcRequest): RejectedInbound {
+function versionMismatch(version: string, request: JsonRpcRequest): Rejected {
   return mismatch(
     `MCP-Protocol-Version header ${quote(version)} does not match _meta protocolVersion ${quote(String(metaOf(request)?.[MetaKey.protocolVersion]))}`,
   );
 }
 
-function mismatch(why: string): RejectedInbound {
+function mismatch(why: string): Rejected {
   return { reject: new McpError(PerRequestErrorCode.HeaderMismatch, `Header mismatch: ${why}`) };
 }
 

@@ -2,6 +2,13 @@ import type { AuthInfo, McpContext } from '../context/mcp-context';
 import type { RequestId } from '../mcp/json-rpc';
 import type { Outbound, OutboundRequestOptions, PeerState, SessionControl } from './peer';
 
+/** The connection facts of a request that telemetry records (client.address, client.port, network.protocol.version). */
+export interface NetworkFacts {
+  readonly peerAddress?: string;
+  readonly peerPort?: number;
+  readonly httpVersion?: string;
+}
+
 /** Per-request facts a transport knows (HTTP headers, authentication). */
 export interface TransportExtra {
   headers?: Readonly<Record<string, string | string[] | undefined>>;
@@ -14,8 +21,8 @@ export interface TransportExtra {
    * requirements (scopes, guards) are waived for it. Never set for HTTP.
    */
   local?: boolean;
-  /** The HTTP connection the request came on: the client's address and port, the HTTP version (for telemetry). */
-  network?: { readonly peerAddress?: string; readonly peerPort?: number; readonly httpVersion?: string };
+  /** The HTTP connection the request came on (for telemetry). */
+  network?: NetworkFacts;
   /** A per-request-era request's envelope, already read and checked by the transport (HTTP reads it with the headers). */
   envelope?: PeerState;
 }

@@ -21,12 +21,10 @@ import { ClientLink } from './client-link';
 import type { Era } from '../mcp/eras';
 import { echo } from './wire';
 import { ownerOf } from '../auth/principal';
-import { classifyInbound, type HandshakeInbound } from './inbound';
+import { classifyInbound } from './inbound';
 import { clientNotification, serveRequest, traced } from './request-core';
 import type { EnginePort } from './engine-port';
 
-/** A request of a session serving only the handshake era: nothing to classify. */
-const HANDSHAKE_REQUEST: HandshakeInbound = Object.freeze({ era: 'handshake' });
 /** The subscriptions of a session that has none (most): a server holds thousands of sessions. */
 const NO_SUBSCRIPTIONS: ReadonlySet<string> = new Set();
 
@@ -120,9 +118,7 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
     // Over HTTP the transport classified the request already (its envelope travels in `extra`).
     const inbound = extra?.envelope
       ? { era: 'per-request' as const, peer: extra.envelope }
-      : support !== 'handshake'
-        ? classifyInbound(request, { support, pinned: this.era })
-        : HANDSHAKE_REQUEST;
+      : classifyInbound(request, { support, pinned: this.era });
     if ('reject' in inbound) {
       const e = this.host.perRequest!.mapError(inbound.reject);
       return errorResponse(id, e.code, e.message, e.data);

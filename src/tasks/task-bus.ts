@@ -1,4 +1,5 @@
 import type { JsonRpcErrorObject } from '../mcp/json-rpc';
+import type { InputRequest } from './per-request-task-inputs';
 
 /**
  * What the instances serving a task tell each other about its requests to the client. The kinds are a
@@ -27,7 +28,7 @@ export type TaskBusMessage =
       from: string;
       to: string;
       ask: string;
-      requests: Record<string, { method: string; params: Record<string, unknown> }>;
+      requests: Record<string, InputRequest>;
     }
   /** The answers a tasks/update brought to another instance, checked there against those requests. */
   | { kind: 'modern-update'; from: string; responses: Record<string, unknown> };

@@ -1,5 +1,6 @@
 import { BodyTooLargeError } from '../../http/body-too-large.error';
-import { declaredLength, type HttpExchange, type NetworkFacts, type SseSink } from './http-exchange';
+import type { NetworkFacts } from '../../protocol/request-scope';
+import { declaredLength, type HttpExchange, type SseSink } from './http-exchange';
 
 const encoder = new TextEncoder();
 /** A leading byte-order mark is kept, as JSON does not allow one: such a body is a parse error on every runtime. */

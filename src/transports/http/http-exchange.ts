@@ -1,9 +1,4 @@
-/** The connection facts of a request that telemetry records (client.address, client.port, network.protocol.version). */
-export interface NetworkFacts {
-  readonly peerAddress?: string;
-  readonly peerPort?: number;
-  readonly httpVersion?: string;
-}
+import type { NetworkFacts } from '../../protocol/request-scope';
 
 /** One Server-Sent Events response as it is written: chunks of text, then its end. */
 export interface SseSink {

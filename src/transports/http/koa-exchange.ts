@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import { readBody } from '../../http/body';
-import type { HttpExchange, NetworkFacts, SseSink } from './http-exchange';
+import type { NetworkFacts } from '../../protocol/request-scope';
+import type { HttpExchange, SseSink } from './http-exchange';
 
 /**
  * The Koa front door's exchange: a Koa context, its request read from Node's own (headers, body) and

@@ -6,14 +6,13 @@ import { classifyInbound } from '../../protocol/inbound';
 import type { PeerState } from '../../protocol/peer';
 import { perRequestStatus } from './per-request-headers';
 import { ownerOf } from '../../auth/principal';
-import type { TransportExtra } from '../../protocol/request-scope';
 import type { HttpExchange } from './http-exchange';
 import { accepted, fail, JSON_ANSWER, replyMessage, SSE_ANSWER } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import type { HttpSession } from './http-session';
 import { readMessage } from './read-message';
 import type { Negotiation } from '../../http/negotiation';
-import { type AnswerOptions, type AnswerTarget, answerRequest, type PostedExtra } from './request-answer';
+import { type AnswerOptions, answerRequest, PostExtra } from './request-answer';
 import type { RequestGuards } from './request-guards';
 import type { SessionDirectory, SessionFactory } from './session-directory';
 import { findSession } from './session-lookup';
@@ -77,7 +76,7 @@ export class PostHandler {
   private async serveInSession(
     exchange: HttpExchange,
     message: JsonRpcMessage,
-    extra: PostedExtra,
+    extra: PostExtra,
     auth: AuthInfo | undefined,
   ): Promise<void> {
     // From here on, errors name the request they answer.
@@ -119,7 +118,7 @@ export class PostHandler {
   }
 
   /** A 2026-07-28 request, its headers and envelope checked: served on its own, statelessly; closing its stream cancels it. */
-  private async servePerRequest(exchange: HttpExchange, message: JsonRpcRequest, extra: PostedExtra, peer: PeerState): Promise<void> {
+  private async servePerRequest(exchange: HttpExchange, message: JsonRpcRequest, extra: PostExtra, peer: PeerState): Promise<void> {
     if (!this.perRequest?.knows(message.method))
       return replyMessage(exchange, 404, errorResponse(message.id, ErrorCode.MethodNotFound, `Method not found: ${echo(message.method)}`));
     // The engine takes the envelope from here rather than reading it again from the body.
@@ -134,7 +133,7 @@ export class PostHandler {
   }
 
   /** A 2025-11-25 message when the `sessions` option is off: served on its own. */
-  private async serveStateless(exchange: HttpExchange, message: JsonRpcMessage, extra: PostedExtra): Promise<void> {
+  private async serveStateless(exchange: HttpExchange, message: JsonRpcMessage, extra: PostExtra): Promise<void> {
     // Without the header and without a session there is no other way to know: the spec says assume 2025-03-26.
     const peer: PeerState = { protocolVersion: exchange.header('mcp-protocol-version') || '2025-03-26', clientCapabilities: {} };
     if (!isRequest(message)) {
@@ -153,7 +152,7 @@ export class PostHandler {
     exchange: HttpExchange,
     served: StatelessExchange,
     message: JsonRpcRequest,
-    extra: PostedExtra,
+    extra: PostExtra,
     options: AnswerOptions,
     after?: () => void,
   ): Promise<void> {
@@ -178,38 +177,4 @@ const BOTH_ANSWERS = [JSON_ANSWER, SSE_ANSWER];
 /** A header's value ('' when absent; repeated ones joined as Node joins them). */
 function single(value: string | string[] | undefined): string {
   return Array.isArray(value) ? value.join(', ') : (value ?? '');
-}
-
-/**
- * A POSTed request's TransportExtra. It ends up referencing the whole request (its answer's target), so
- * it is made with `new`, not as an object literal: V8 pretenures only literals (see answerRequest), and
- * a pretenured one would keep every request's ctx, req and res alive into old space.
- */
-class PostExtra implements PostedExtra {
-  envelope?: PeerState;
-  private facts?: TransportExtra['network'];
-  private target?: AnswerTarget;
-  private requestId?: RequestId;
-
-  constructor(
-    readonly headers: TransportExtra['headers'],
-    readonly auth: AuthInfo | undefined,
-    private readonly exchange: HttpExchange,
-  ) {}
-
-  answeredBy(target: AnswerTarget, id: RequestId): void {
-    this.target = target;
-    this.requestId = id;
-  }
-
-  /** Ends the HTTP connection of the request's stream (SEP-1699 polling): the client resumes it. */
-  closeStream(): void {
-    // Channel work never rejects (a fault breaks the stream and is logged there).
-    if (this.target) void this.target.openStream(this.requestId!)?.closeConnection();
-  }
-
-  /** Read when asked (telemetry's span attributes only): the peer's address and port are getters of the socket. */
-  get network(): TransportExtra['network'] {
-    return (this.facts ??= this.exchange.network);
-  }
 }

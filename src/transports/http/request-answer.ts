@@ -10,7 +10,8 @@ import {
 } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
 import { withLogFields } from '../../observability/log-context';
-import type { TransportExtra } from '../../protocol/request-scope';
+import type { PeerState } from '../../protocol/peer';
+import type { NetworkFacts, TransportExtra } from '../../protocol/request-scope';
 import type { HttpExchange } from './http-exchange';
 import { replyJson, replyMessage } from './http-replies';
 import type { StreamChannel } from './stream-channel';
@@ -69,7 +70,7 @@ export async function answerRequest(
   exchange: HttpExchange,
   http: AnswerTarget,
   request: JsonRpcRequest,
-  extra: PostedExtra,
+  extra: PostExtra,
   options: AnswerOptions,
 ): Promise<{ finished: Promise<void> }> {
   if (http.id) exchange.setHeader('Mcp-Session-Id', http.id);
@@ -105,10 +106,37 @@ export async function answerRequest(
 
 /**
  * The TransportExtra of a POSTed request: `closeStream` ends the HTTP connection of the request's stream
- * (opening it first when the answer is still pending), once answerRequest says where it lives.
+ * (opening it first when the answer is still pending), once answerRequest says where it lives. It ends
+ * up referencing the whole request (its answer's target), so it is made with `new`, not as an object literal: V8 pretenures only literals (see answerRequest), and
+ * a pretenured one would keep every request's ctx, req and res alive into old space.
  */
-export interface PostedExtra extends TransportExtra {
-  answeredBy(target: AnswerTarget, id: RequestId): void;
+export class PostExtra implements TransportExtra {
+  envelope?: PeerState;
+  private facts?: NetworkFacts;
+  private target?: AnswerTarget;
+  private requestId?: RequestId;
+
+  constructor(
+    readonly headers: TransportExtra['headers'],
+    readonly auth: AuthInfo | undefined,
+    private readonly exchange: HttpExchange,
+  ) {}
+
+  answeredBy(target: AnswerTarget, id: RequestId): void {
+    this.target = target;
+    this.requestId = id;
+  }
+
+  /** Ends the HTTP connection of the request's stream (SEP-1699 polling): the client resumes it. */
+  closeStream(): void {
+    // Channel work never rejects (a fault breaks the stream and is logged there).
+    if (this.target) void this.target.openStream(this.requestId!)?.closeConnection();
+  }
+
+  /** Read when asked (telemetry's span attributes only): the peer's address and port are getters of the socket. */
+  get network(): NetworkFacts {
+    return (this.facts ??= this.exchange.network);
+  }
 }
 
 /** What answerRequest gives back once the answer went out whole: nothing is left to finish. */
