@@ -181,3 +181,14 @@ export type {
   TextResourceContents,
   ToolAnnotations,
 } from './mcp/mcp-types';
+export type { ToolSearchOptions } from './protocol/handlers/tool-search';
+export {
+  bm25Ranker,
+  InvalidSearchPatternError,
+  type RankedTool,
+  type RankOptions,
+  regexRanker,
+  type SearchableTool,
+  type ToolRanker,
+  type ToolRankerFactory,
+} from './search';

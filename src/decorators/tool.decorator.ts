@@ -1,6 +1,7 @@
 import { InvalidDecoratorOptionsError } from '../errors/invalid-decorator-options.error';
 import { metadataStore } from '../metadata/metadata-store';
 import type { ToolOptions } from '../metadata/records';
+import { validTags } from '../metadata/tool-tags';
 import { describeMember, requireMethodName, rejectStandardDecorator } from './describe-target';
 
 const TASK_SUPPORT = ['forbidden', 'optional', 'required'];
@@ -20,6 +21,8 @@ export function Tool(options: ToolOptions = {}): MethodDecorator {
         `taskSupport must be one of ${TASK_SUPPORT.join(', ')}`,
       );
     }
+    if (options.tags !== undefined && !validTags(options.tags))
+      throw new InvalidDecoratorOptionsError('Tool', describeMember(target, member), 'tags must be an array of non-empty strings');
     metadataStore.addTool(target.constructor, { method, options: { ...options } });
   };
 }

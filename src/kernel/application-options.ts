@@ -13,6 +13,7 @@ import type { RequestStateOptions } from '../protocol/per-request/request-state'
 import type { ExtensionSettings, Extensions } from '../mcp/extensions';
 import type { TelemetryOptions } from '../observability/telemetry-options';
 import { checkedExtensions } from './declared-extensions';
+import { resolveToolSearch, type ToolSearchOptions } from '../protocol/handlers/tool-search';
 import { resolveTaskOptions, type ResolvedTaskOptions, type TaskOptions } from '../tasks/task-options';
 
 /** The server's `serverInfo`, plus the `instructions` sent at initialize. */
@@ -101,6 +102,11 @@ export interface ApplicationOptions {
    * the first such error also logs a warning). Turn on only where error messages hold nothing private.
    */
   exposeToolErrors?: boolean;
+  /**
+   * Search mode, for large catalogs: `tools/list` answers a search tool and a call tool (and the tools
+   * you pin) instead of every tool. `true` takes the defaults. See the tool search guide.
+   */
+  toolSearch?: ToolSearchOptions | boolean;
 }
 
 export type TaskStoreOption =
@@ -130,6 +136,7 @@ export interface ResolvedOptions {
   listChangedDebounceMs?: number;
   exposeToolErrors: boolean;
   skills: SkillsOptions;
+  toolSearch?: ToolSearchOptions;
 }
 
 export function resolveOptions(fromModule: ApplicationOptions, overrides: ApplicationOptions): ResolvedOptions {
@@ -155,6 +162,7 @@ export function resolveOptions(fromModule: ApplicationOptions, overrides: Applic
     listChangedDebounceMs: merged.listChangedDebounceMs,
     exposeToolErrors: merged.exposeToolErrors === true,
     skills: merged.skills ?? {},
+    toolSearch: resolveToolSearch(merged.toolSearch),
     extensions: {
       ...checkedExtensions(`@McpModule`, fromModule.extensions),
       ...checkedExtensions('McpApplication.create', overrides.extensions),

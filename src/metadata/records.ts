@@ -38,6 +38,8 @@ export interface ToolOptions {
   immediateResponse?: string;
   /** The tool's interactive view (MCP Apps): a `@View` class, or `{ view, visibility, fallback }`. */
   ui?: ToolUi;
+  /** Words that group the tool (`github`, `billing`): search mode ranks them and filters by them. Not sent to clients. */
+  tags?: string[];
 }
 
 /** What `@Resource` options of a fixed URI and of a template share (also the base of `app.addResource()`'s definitions). */

@@ -5,6 +5,7 @@ import type { Connection, ConnectionOptions, MessageSink } from './connection';
 import { Authorizer, type ResolveGuard } from './authorizer';
 import { completionHandlers } from './handlers/completion.handlers';
 import type { HandlerEnv } from './handlers/handler-env';
+import type { ToolSearchOptions } from './handlers/tool-search';
 import { lifecycleHandlers } from './handlers/lifecycle.handlers';
 import { promptsHandlers } from './handlers/prompts.handlers';
 import { resourcesHandlers } from './handlers/resources.handlers';
@@ -39,6 +40,8 @@ export interface ProtocolEngineOptions {
   serverInfo: Implementation;
   instructions?: string;
   pageSize: number;
+  /** Search mode (see handlers/tool-search.ts); undefined when off. */
+  toolSearch?: ToolSearchOptions;
   clientRequestTimeoutMs: number;
   /** The stages of handlers' pipelines the application supplies (policies, middleware, the invocation itself). */
   stages: StageSuppliers;
@@ -131,6 +134,7 @@ export class ProtocolEngine implements EnginePort {
       instructions: options.instructions,
       capabilities: () => this.capabilities,
       pageSize: options.pageSize,
+      toolSearch: options.toolSearch,
       pipelines: this.pipelines,
       authorizer: this.authorizer,
       subscriptions: this.subscriptions,

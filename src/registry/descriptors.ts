@@ -73,6 +73,8 @@ export interface ToolDescriptor extends HandlerRef {
   readonly streaming: boolean;
   /** Text for `io.modelcontextprotocol/model-immediate-response` when the call becomes a task. */
   readonly immediateResponse?: string;
+  /** Words that group the tool (search mode): the server's own, never sent. */
+  readonly tags?: readonly string[];
 }
 
 export interface ResourceDescriptor extends HandlerRef {

@@ -16,6 +16,7 @@ import type {
 import type { DynamicAccess, DynamicCompleter, DynamicPrompt, DynamicResource, DynamicTool } from './dynamic-definitions';
 import { UriTemplate } from './uri-template';
 import { accessFromOptions, streamingPolicyProblem, withPolicyHints } from './handler-access';
+import { validTags } from '../metadata/tool-tags';
 
 const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 const TASK_SUPPORT: readonly TaskSupport[] = ['forbidden', 'optional', 'required'];
@@ -36,6 +37,7 @@ export function dynamicTool(def: DynamicTool): ToolDescriptor {
     throw new InvalidDefinitionError(where, `${streamProblem.decorator === 'Timeout' ? 'timeoutMs' : 'concurrency'} ${streamProblem.text}`);
   if (def.policies?.cache && taskSupport !== 'forbidden')
     throw new InvalidDefinitionError(where, 'cannot cache a tool that may run as a task (its answer is a task)');
+  if (def.tags !== undefined && !validTags(def.tags)) throw new InvalidDefinitionError(where, 'tags must be an array of non-empty strings');
   const inputSchema = objectSchema(where, 'inputSchema', def.inputSchema ?? { type: 'object', properties: {} });
   const outputSchema = def.outputSchema === undefined ? undefined : objectSchema(where, 'outputSchema', def.outputSchema);
   const definition = clean({
@@ -69,6 +71,7 @@ export function dynamicTool(def: DynamicTool): ToolDescriptor {
     validateOutput: outputSchema && compile(where, 'outputSchema', outputSchema),
     taskSupport,
     streaming: handler.constructor.name === 'AsyncGeneratorFunction',
+    tags: def.tags && Object.freeze([...def.tags]),
   };
 }
 

@@ -28,6 +28,8 @@ export interface DynamicTool
   /** JSON Schema with `type: "object"`: what the handler returns becomes `structuredContent`, validated. */
   outputSchema?: JsonSchemaObject;
   taskSupport?: TaskSupport;
+  /** Words that group the tool, as `@Tool({ tags })`: search mode ranks them and filters by them. */
+  tags?: string[];
   /** Receives the validated arguments; returns what a `@Tool` method may (text, content, a CallToolResult, data), or is an async generator. */
   handler: (args: Record<string, unknown>, ctx: McpContext) => unknown;
 }

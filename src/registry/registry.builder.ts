@@ -220,6 +220,7 @@ class Builder {
       taskSupport,
       streaming,
       immediateResponse: options.immediateResponse,
+      tags: options.tags && Object.freeze([...options.tags]),
     });
   }
 

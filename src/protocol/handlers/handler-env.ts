@@ -4,6 +4,7 @@ import { McpError } from '../../mcp/mcp.error';
 import type { Authorizer } from '../authorizer';
 import type { Pipelines } from '../pipeline/pipelines';
 import type { SubscriptionHub } from '../per-request/subscriptions';
+import type { ToolSearchOptions } from './tool-search';
 
 /** What protocol handlers need from the application. */
 export interface HandlerEnv {
@@ -13,6 +14,8 @@ export interface HandlerEnv {
   /** The capabilities the server offers now (they follow the registry). */
   capabilities(): ServerCapabilities;
   readonly pageSize: number;
+  /** Search mode: `tools/list` answers a search tool and a call tool (see tool-search.ts). */
+  readonly toolSearch?: ToolSearchOptions;
   /** Every handler's pipeline: a call of a handler runs through it (see pipeline/stages.ts). */
   readonly pipelines: Pipelines;
   /** Decides per-handler requirements (scopes, guards): lists, and what is not a call (a view, a subscription). */

@@ -2,13 +2,15 @@ import { McpError } from '../../mcp/mcp.error';
 import { ListViews } from '../list-views';
 import { Paginator } from '../pagination';
 import { callerOf } from '../authorizer';
-import type { MethodHandler } from '../request-scope';
+import type { MethodHandler, RequestScope } from '../request-scope';
+import type { ToolDescriptor } from '../../registry/descriptors';
 import { echo } from '../wire';
 import { type HandlerEnv, optionalObject, requireString } from './handler-env';
 import { Call } from '../pipeline/call';
 import { declaresUiExtension, withoutViewMetadata } from '../../views/view-metadata';
+import { ToolSearch } from './tool-search';
 
-/** tools/list and tools/call. */
+/** tools/list and tools/call, and in search mode the search and call tools (see tool-search.ts). */
 export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
   const registry = env.registry;
   const pages = new Paginator(
@@ -31,8 +33,12 @@ export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
     env.pageSize,
     () => registry.version,
   );
+  const search = env.toolSearch && new ToolSearch(env.toolSearch, registry, views);
+  const run = (tool: ToolDescriptor, name: string, args: Record<string, unknown>, scope: RequestScope) =>
+    env.pipelines.run(new Call(tool, scope, name, args));
   return {
     'tools/list': async (params, scope) => {
+      if (search) return search.list(scope);
       const view = await views.view(callerOf(scope.extra));
       if (registry.viewMetadata !== 'extension-clients' || declaresUiExtension(scope.peer.clientCapabilities))
         return pages.page(params.cursor, view);
@@ -41,9 +47,10 @@ export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
     'tools/call': (params, scope) => {
       const name = requireString(params, 'name');
       const args = optionalObject(params, 'arguments') ?? {};
-      const tool = env.registry.tool(name);
+      if (search?.owns(name)) return search.call(name, args, scope, run);
+      const tool = registry.tool(name);
       if (!tool) throw McpError.invalidParams(`Unknown tool: ${echo(name)}`);
-      return env.pipelines.run(new Call(tool, scope, name, args));
+      return run(tool, name, args, scope);
     },
   };
 }

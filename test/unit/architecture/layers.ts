@@ -31,6 +31,7 @@ export const LAYERS: readonly Layer[] = [
     paths: ['src/decorators/'],
   },
   { name: 'registry', holds: 'the pure builder: records and modules to a frozen registry of descriptors', paths: ['src/registry/'] },
+  { name: 'search', holds: 'ranking tools against a query for search mode: BM25 and regular expressions', paths: ['src/search/'] },
   { name: 'observability', holds: 'telemetry (spans, metrics, trace context) and the log context', paths: ['src/observability/'] },
   { name: 'http', holds: 'HTTP helpers shared by auth and transports (reading a body)', paths: ['src/http/'] },
   { name: 'auth', holds: 'who is calling: principals, token verifiers, the OAuth proxy', paths: ['src/auth/'] },

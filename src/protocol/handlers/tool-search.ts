@@ -1,0 +1,251 @@
+import type { CallToolResult, ToolDefinition } from '../../mcp/mcp-types';
+import { McpError } from '../../mcp/mcp.error';
+import { InvalidDefinitionError } from '../../errors/invalid-definition.error';
+import type { Registry } from '../../registry/registry';
+import type { ToolDescriptor } from '../../registry/descriptors';
+import {
+  bm25Ranker,
+  InvalidSearchPatternError,
+  regexRanker,
+  type SearchableTool,
+  type ToolRanker,
+  type ToolRankerFactory,
+} from '../../search';
+import { callerOf } from '../authorizer';
+import type { ListViews } from '../list-views';
+import type { RequestScope } from '../request-scope';
+import { echo } from '../wire';
+import { deepFreeze } from '../../registry/definition-utils';
+import { errorResult } from './tool-result.mapper';
+
+/**
+ * Search mode, for servers with more tools than a model should read at once: `tools/list` answers a
+ * search tool and a call tool (and the tools you pin), the search tool answers the definitions of the
+ * tools that fit a query, and the call tool calls one of them. Every tool stays callable by its own name.
+ */
+export interface ToolSearchOptions {
+  /** The search tool's name. Default `search_tools`. */
+  searchTool?: string;
+  /** The call tool's name. Default `call_tool`. */
+  callTool?: string;
+  /** Tools listed beside the two, by name, to callers who may list them. */
+  pinned?: readonly string[];
+  /**
+   * How tools are ranked: `bm25` (the default: over names, titles, descriptions, parameters and tags),
+   * `regex` (the query is a case-insensitive regular expression), or a factory of your own ranker
+   * (embeddings, say), given the tools each time the catalog changes.
+   */
+  ranker?: 'bm25' | 'regex' | ToolRankerFactory;
+  /** How many tools a search answers when it does not say. Default 5; a search may ask for up to `maxLimit`. */
+  limit?: number;
+  /** The most tools one search answers. Default 50. */
+  maxLimit?: number;
+}
+
+/** Checks the `toolSearch` option where it is given: undefined when search mode is off. */
+export function resolveToolSearch(option: ToolSearchOptions | boolean | undefined): ToolSearchOptions | undefined {
+  if (option === undefined || option === false) return undefined;
+  if (option === true) return {};
+  const problem = toolSearchProblem(option);
+  if (problem) throw new RangeError(`toolSearch: ${problem}`);
+  return option;
+}
+
+function toolSearchProblem(o: ToolSearchOptions): string | undefined {
+  for (const key of ['searchTool', 'callTool'] as const) {
+    const name = o[key];
+    if (name !== undefined && (typeof name !== 'string' || name.length === 0)) return `${key} must be a non-empty string`;
+  }
+  if ((o.searchTool ?? 'search_tools') === (o.callTool ?? 'call_tool')) return 'searchTool and callTool must differ';
+  for (const key of ['limit', 'maxLimit'] as const) {
+    const n = o[key];
+    if (n !== undefined && (!Number.isInteger(n) || n < 1)) return `${key} must be a positive integer, not ${String(n)}`;
+  }
+  if (o.pinned !== undefined && (!Array.isArray(o.pinned) || !o.pinned.every((p) => typeof p === 'string')))
+    return 'pinned must be an array of tool names';
+  if (o.ranker !== undefined && o.ranker !== 'bm25' && o.ranker !== 'regex' && typeof o.ranker !== 'function')
+    return `ranker must be 'bm25', 'regex' or a function that builds a ranker, not ${JSON.stringify(o.ranker)}`;
+  return undefined;
+}
+
+/** Runs a tool found by the call tool through the pipeline of a direct call. */
+export type RunTool = (tool: ToolDescriptor, name: string, args: Record<string, unknown>, scope: RequestScope) => unknown;
+
+interface Catalog {
+  readonly version: number;
+  /** By name. */
+  readonly tools: readonly ToolDescriptor[];
+  readonly ranker: ToolRanker;
+  readonly searchDefinition: ToolDefinition;
+  readonly callDefinition: ToolDefinition;
+}
+
+/**
+ * The search and call tools of one application. The ranker is built from the registry once per change
+ * of the catalog (the registry's version), at the first search after it: never per request. What a
+ * caller may see is decided per request by the same views `tools/list` uses, and the ranker ranks only that.
+ */
+export class ToolSearch {
+  readonly searchName: string;
+  readonly callName: string;
+  private readonly pinned: ReadonlySet<string>;
+  private readonly limit: number;
+  private readonly maxLimit: number;
+  private catalog?: Catalog;
+
+  constructor(
+    private readonly options: ToolSearchOptions,
+    private readonly registry: Registry,
+    private readonly views: ListViews<ToolDescriptor>,
+  ) {
+    this.searchName = options.searchTool ?? 'search_tools';
+    this.callName = options.callTool ?? 'call_tool';
+    this.pinned = new Set(options.pinned ?? []);
+    this.maxLimit = options.maxLimit ?? 50;
+    this.limit = Math.min(options.limit ?? 5, this.maxLimit);
+    for (const name of [this.searchName, this.callName])
+      if (registry.tool(name))
+        throw new InvalidDefinitionError(
+          `tool "${name}"`,
+          `search mode names its ${name === this.searchName ? 'search' : 'call'} tool "${name}": rename the tool, or set toolSearch.${name === this.searchName ? 'searchTool' : 'callTool'}`,
+        );
+  }
+
+  /** True for the two tools search mode adds. */
+  owns(name: string): boolean {
+    return name === this.searchName || name === this.callName;
+  }
+
+  /** `tools/list` in search mode: the two tools, then the pinned ones the caller may list. */
+  async list(scope: RequestScope): Promise<{ tools: ToolDefinition[] }> {
+    const catalog = this.current();
+    const visible = await this.visibility(scope);
+    const pinned = this.registry.toolDescriptors().filter((t) => this.pinned.has(t.name) && visible(t.name));
+    return { tools: [catalog.searchDefinition, catalog.callDefinition, ...pinned.map((t) => t.definition)] };
+  }
+
+  /** A call of the search or the call tool. */
+  call(name: string, args: Record<string, unknown>, scope: RequestScope, run: RunTool): unknown {
+    return name === this.searchName ? this.search(args, scope) : this.callFound(args, scope, run);
+  }
+
+  private async search(args: Record<string, unknown>, scope: RequestScope): Promise<CallToolResult> {
+    const { query, tags } = args;
+    if (typeof query !== 'string') return errorResult('"query" must be a string');
+    if (tags !== undefined && (!Array.isArray(tags) || !tags.every((t): t is string => typeof t === 'string')))
+      return errorResult('"tags" must be an array of strings');
+    const limit = args.limit ?? this.limit;
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > this.maxLimit)
+      return errorResult(`"limit" must be an integer from 1 to ${this.maxLimit}`);
+    const catalog = this.current();
+    const visible = await this.visibility(scope);
+    const filter = tags?.length ? tags : undefined;
+    let names: string[];
+    if (query.trim() === '') {
+      if (!filter) return errorResult('"query" must say what to look for (or give "tags" to list their tools)');
+      names = catalog.tools.filter((t) => visible(t.name) && t.tags?.some((tag) => filter.includes(tag))).map((t) => t.name);
+      names = names.slice(0, limit);
+    } else {
+      try {
+        names = catalog.ranker.rank(query, { limit, tags: filter, visible }).map((found) => found.name);
+      } catch (error) {
+        if (error instanceof InvalidSearchPatternError) return errorResult(error.message);
+        throw error;
+      }
+    }
+    const tools: ToolDefinition[] = [];
+    for (const name of names) {
+      const tool = this.registry.tool(name);
+      if (tool) tools.push(tool.definition);
+    }
+    const structuredContent = { tools };
+    return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
+  }
+
+  private callFound(args: Record<string, unknown>, scope: RequestScope, run: RunTool): unknown {
+    const { name, arguments: toolArgs = {} } = args;
+    if (typeof name !== 'string') throw McpError.invalidParams(`Invalid params: ${this.callName} needs the tool's "name" (a string)`);
+    if (typeof toolArgs !== 'object' || toolArgs === null || Array.isArray(toolArgs))
+      throw McpError.invalidParams('Invalid params: "arguments" must be an object');
+    const tool = this.owns(name) ? undefined : this.registry.tool(name);
+    if (!tool) throw McpError.invalidParams(`Unknown tool: ${echo(name)}`);
+    return run(tool, name, toolArgs as Record<string, unknown>, scope);
+  }
+
+  /** Which tools this request's caller may list: the view `tools/list` would answer it with. */
+  private async visibility(scope: RequestScope): Promise<(name: string) => boolean> {
+    const view = await this.views.view(callerOf(scope.extra));
+    if (!view) return () => true;
+    const names = new Set(view.items().map((t) => t.name));
+    return (name) => names.has(name);
+  }
+
+  private current(): Catalog {
+    const version = this.registry.version;
+    if (this.catalog?.version === version) return this.catalog;
+    const tools = this.registry.toolDescriptors().filter((t) => !this.owns(t.name));
+    const documents: SearchableTool[] = tools.map((t) => ({ ...t.definition, tags: t.tags }));
+    const tags = new Set(tools.flatMap((t) => t.tags ?? []));
+    const ranker = this.options.ranker;
+    this.catalog = {
+      version,
+      tools: [...tools].sort((a, b) => (a.name < b.name ? -1 : 1)),
+      ranker: ranker === 'regex' ? regexRanker(documents) : ranker && ranker !== 'bm25' ? ranker(documents) : bm25Ranker(documents),
+      searchDefinition: this.searchDefinition(tools.length, tags),
+      callDefinition: this.callDefinition(tools.some((t) => t.taskSupport !== 'forbidden')),
+    };
+    return this.catalog;
+  }
+
+  private searchDefinition(count: number, tags: ReadonlySet<string>): ToolDefinition {
+    const regex = this.options.ranker === 'regex';
+    const tagList = [...tags].sort();
+    return deepFreeze<ToolDefinition>({
+      name: this.searchName,
+      title: 'Search tools',
+      description:
+        `Finds the tools of this server (${count} in all) that fit what you want to do, and answers their full definitions. ` +
+        (regex
+          ? 'The query is a case-insensitive regular expression over names, titles, descriptions and parameters. '
+          : 'Describe the task in words. ') +
+        `Then call a tool found with ${this.callName}.` +
+        (tagList.length ? ` Tags: ${tagList.join(', ')}.` : ''),
+      inputSchema: {
+        type: 'object',
+        properties: {
+          query: { type: 'string', description: regex ? 'A regular expression.' : 'What you want to do, in words.' },
+          limit: { type: 'integer', minimum: 1, maximum: this.maxLimit, description: `How many tools to answer (default ${this.limit}).` },
+          ...(tagList.length
+            ? { tags: { type: 'array', items: { type: 'string', enum: tagList }, description: 'Only tools with one of these tags.' } }
+            : {}),
+        },
+        required: ['query'],
+      },
+      outputSchema: {
+        type: 'object',
+        properties: {
+          tools: { type: 'array', items: { type: 'object' }, description: 'The tools found, best first, as tools/list gives them.' },
+        },
+        required: ['tools'],
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    });
+  }
+
+  private callDefinition(tasks: boolean): ToolDefinition {
+    return deepFreeze<ToolDefinition>({
+      name: this.callName,
+      title: 'Call a tool',
+      description: `Calls a tool of this server by its name, with its arguments: find it first with ${this.searchName}.`,
+      inputSchema: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', description: 'The tool to call.' },
+          arguments: { type: 'object', description: "The tool's arguments, as its inputSchema describes them." },
+        },
+        required: ['name'],
+      },
+      ...(tasks ? { execution: { taskSupport: 'optional' as const } } : {}),
+    });
+  }
+}
