@@ -40,6 +40,7 @@ const guide: DefaultTheme.SidebarItem[] = [
       { text: 'Protocol eras', link: '/guide/eras' },
       { text: 'Authorization', link: '/guide/authorization' },
       { text: 'Call policies', link: '/guide/policies' },
+      { text: 'Tool search for large catalogs', link: '/guide/tool-search' },
       { text: 'Middleware and the order of a call', link: '/guide/middleware' },
       { text: 'Observability', link: '/guide/observability' },
       { text: 'Scaling out on Redis', link: '/guide/scaling-out' },

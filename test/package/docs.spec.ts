@@ -110,7 +110,19 @@ describe('the documentation', () => {
   });
 
   it('has a guide for each topic, and a reference page for each entry point', () => {
-    const topics = ['tools', 'resources', 'prompts', 'completion', 'context', 'input-classes', 'errors', 'tasks', 'skills', 'eras'];
+    const topics = [
+      'tools',
+      'resources',
+      'prompts',
+      'completion',
+      'context',
+      'input-classes',
+      'errors',
+      'tasks',
+      'skills',
+      'eras',
+      'tool-search',
+    ];
     topics.push('authorization', 'apps', 'observability', 'scaling-out', 'runtime-servers', 'testing', 'cli', 'deployment');
     for (const topic of topics) expect(siteFile(`/guide/${topic}`)).toBeDefined();
     for (const entry of ['mcpkit', 'mcpkit/auth', 'mcpkit/client', 'mcpkit/stores', 'mcpkit/testing', 'mcpkit/redis']) {
