@@ -14,7 +14,9 @@
  *  - telemetry: the modes of the floors table once (tracing off, on with no OpenTelemetry SDK, on with
  *    the SDK's providers), beside the Koa floor with and without the SDK's own span;
  *  - policies: what each call policy costs a tools/call in process, off, in memory and on Redis
- *    (policies-cost.ts).
+ *    (policies-cost.ts);
+ *  - search: search mode on a 1,000-tool catalog: tools/list's bytes with and without it, and the search
+ *    tool's latency at 1,000 and 10,000 tools (tool-search.ts).
  * By name only (`--only=...`): `sessions` (call and list with sessions), `auth` (bearer JWT, see
  * auth-load.ts), `proxy` (see proxy.ts), `modern` (both eras alternating), `floors` (the rows of the
  * floors table, alternating), `telemetry` (every mode). `--runs=N` repeats what is asked by name.
@@ -53,6 +55,7 @@ import { policiesCost } from './policies-cost';
 import { CALL, HEADERS, MODERN_CALL } from './requests';
 import { writeResults } from './results';
 import { telemetryLines, telemetryLoad } from './telemetry-load';
+import { toolSearchBench } from './tool-search';
 
 const SCHEMA_CALL = JSON.stringify({
   jsonrpc: '2.0',
@@ -173,6 +176,7 @@ async function main(): Promise<void> {
     else if (!ONLY) await telemetryLoad(1, true);
     if (wanted('coldstart')) cold = await printColdStart();
     if (wanted('policies')) await policiesCost(QUICK ? 1 : 3);
+    if (wanted('search')) await toolSearchBench(QUICK);
   }
   // mcpkit alone (the SDKs verify no tokens themselves).
   if (named('auth')) await authLoad(RUNS);
