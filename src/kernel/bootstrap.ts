@@ -90,7 +90,7 @@ export function assembleParts(module: ClassType, overrides: ApplicationOptions):
     serverInfo: stripInstructions(options.server),
     instructions: options.server.instructions,
     pageSize: options.pageSize,
-    toolSearch: options.toolSearch,
+    toolSearch: options.toolSearch && { options: options.toolSearch, store: policies.store },
     clientRequestTimeoutMs: options.clientRequestTimeoutMs,
     stages: { ...policies.stages(), ...kernelStages(container, transient, options.middleware) },
     resolveGuard: (guard) => container.resolve(guard as unknown as InjectionToken<CanActivate>),

@@ -6,6 +6,7 @@ import { Authorizer, type ResolveGuard } from './authorizer';
 import { completionHandlers } from './handlers/completion.handlers';
 import type { HandlerEnv } from './handlers/handler-env';
 import type { ToolSearchOptions } from './handlers/tool-search';
+import type { PolicyStore } from '../contracts/policy-store';
 import { lifecycleHandlers } from './handlers/lifecycle.handlers';
 import { promptsHandlers } from './handlers/prompts.handlers';
 import { resourcesHandlers } from './handlers/resources.handlers';
@@ -40,8 +41,8 @@ export interface ProtocolEngineOptions {
   serverInfo: Implementation;
   instructions?: string;
   pageSize: number;
-  /** Search mode (see handlers/tool-search.ts); undefined when off. */
-  toolSearch?: ToolSearchOptions;
+  /** Search mode (see handlers/tool-search.ts) and where its groups are kept; undefined when off. */
+  toolSearch?: { readonly options: ToolSearchOptions; readonly store: PolicyStore };
   clientRequestTimeoutMs: number;
   /** The stages of handlers' pipelines the application supplies (policies, middleware, the invocation itself). */
   stages: StageSuppliers;
@@ -134,7 +135,7 @@ export class ProtocolEngine implements EnginePort {
       instructions: options.instructions,
       capabilities: () => this.capabilities,
       pageSize: options.pageSize,
-      toolSearch: options.toolSearch,
+      toolSearch: options.toolSearch && { ...options.toolSearch, subscriptions: this.subscriptions, logError: options.logError },
       pipelines: this.pipelines,
       authorizer: this.authorizer,
       subscriptions: this.subscriptions,

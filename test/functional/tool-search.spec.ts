@@ -262,7 +262,7 @@ describe('tool search', () => {
       'toolSearch: limit must be a positive integer, not 0',
     );
     await expect(McpApplication.create(BankModule, { logger: quiet, toolSearch: { searchTool: 'x', callTool: 'x' } })).rejects.toThrow(
-      'toolSearch: searchTool and callTool must differ',
+      'toolSearch: searchTool, callTool and groupTool must differ',
     );
   });
 

@@ -4,7 +4,7 @@ import { McpError } from '../../mcp/mcp.error';
 import type { Authorizer } from '../authorizer';
 import type { Pipelines } from '../pipeline/pipelines';
 import type { SubscriptionHub } from '../per-request/subscriptions';
-import type { ToolSearchOptions } from './tool-search';
+import type { ToolSearchEnv, ToolSearchOptions } from './tool-search';
 
 /** What protocol handlers need from the application. */
 export interface HandlerEnv {
@@ -15,7 +15,7 @@ export interface HandlerEnv {
   capabilities(): ServerCapabilities;
   readonly pageSize: number;
   /** Search mode: `tools/list` answers a search tool and a call tool (see tool-search.ts). */
-  readonly toolSearch?: ToolSearchOptions;
+  readonly toolSearch?: ToolSearchEnv & { readonly options: ToolSearchOptions };
   /** Every handler's pipeline: a call of a handler runs through it (see pipeline/stages.ts). */
   readonly pipelines: Pipelines;
   /** Decides per-handler requirements (scopes, guards): lists, and what is not a call (a view, a subscription). */

@@ -17,6 +17,9 @@ import type { RequestScope } from '../request-scope';
 import { echo } from '../wire';
 import { deepFreeze } from '../../registry/definition-utils';
 import { errorResult } from './tool-result.mapper';
+import { GROUP_TTL_MS, ToolGroups } from './tool-groups';
+import type { PolicyStore } from '../../contracts/policy-store';
+import type { SubscriptionHub } from '../per-request/subscriptions';
 
 /**
  * Search mode, for servers with more tools than a model should read at once: `tools/list` answers a
@@ -40,6 +43,24 @@ export interface ToolSearchOptions {
   limit?: number;
   /** The most tools one search answers. Default 50. */
   maxLimit?: number;
+  /**
+   * Groups mode: `tools/list` also answers a group tool, with which the model turns groups of tools on
+   * and off, and the tools of the groups its caller turned on. A group is a tag (`@Tool({ tags })`);
+   * the keys are the groups offered, the values what each is for, shown to the model.
+   */
+  groups?: Readonly<Record<string, string>>;
+  /** The group tool's name. Default `activate_group`. */
+  groupTool?: string;
+  /** How long the groups a caller turned on are kept after their last change, in ms. Default a day. */
+  groupTtlMs?: number;
+}
+
+/** What search mode needs from the application besides the registry. */
+export interface ToolSearchEnv {
+  /** Where the groups callers turned on are kept (the policy store: shared by instances on Redis). */
+  readonly store: PolicyStore;
+  readonly subscriptions: SubscriptionHub;
+  logError(message: string, error?: unknown): void;
 }
 
 /** Checks the `toolSearch` option where it is given: undefined when search mode is off. */
@@ -52,17 +73,23 @@ export function resolveToolSearch(option: ToolSearchOptions | boolean | undefine
 }
 
 function toolSearchProblem(o: ToolSearchOptions): string | undefined {
-  for (const key of ['searchTool', 'callTool'] as const) {
+  for (const key of ['searchTool', 'callTool', 'groupTool'] as const) {
     const name = o[key];
     if (name !== undefined && (typeof name !== 'string' || name.length === 0)) return `${key} must be a non-empty string`;
   }
-  if ((o.searchTool ?? 'search_tools') === (o.callTool ?? 'call_tool')) return 'searchTool and callTool must differ';
-  for (const key of ['limit', 'maxLimit'] as const) {
+  if (new Set([o.searchTool ?? 'search_tools', o.callTool ?? 'call_tool', o.groupTool ?? 'activate_group']).size < 3)
+    return 'searchTool, callTool and groupTool must differ';
+  for (const key of ['limit', 'maxLimit', 'groupTtlMs'] as const) {
     const n = o[key];
     if (n !== undefined && (!Number.isInteger(n) || n < 1)) return `${key} must be a positive integer, not ${String(n)}`;
   }
   if (o.pinned !== undefined && (!Array.isArray(o.pinned) || !o.pinned.every((p) => typeof p === 'string')))
     return 'pinned must be an array of tool names';
+  if (
+    o.groups !== undefined &&
+    (typeof o.groups !== 'object' || o.groups === null || Object.values(o.groups).some((about) => typeof about !== 'string'))
+  )
+    return 'groups must map each group (a tag) to what it is for';
   if (o.ranker !== undefined && o.ranker !== 'bm25' && o.ranker !== 'regex' && typeof o.ranker !== 'function')
     return `ranker must be 'bm25', 'regex' or a function that builds a ranker, not ${JSON.stringify(o.ranker)}`;
   return undefined;
@@ -91,42 +118,74 @@ export class ToolSearch {
   private readonly pinned: ReadonlySet<string>;
   private readonly limit: number;
   private readonly maxLimit: number;
+  private readonly groups?: ToolGroups;
   private catalog?: Catalog;
 
   constructor(
     private readonly options: ToolSearchOptions,
     private readonly registry: Registry,
     private readonly views: ListViews<ToolDescriptor>,
+    env: ToolSearchEnv,
   ) {
     this.searchName = options.searchTool ?? 'search_tools';
     this.callName = options.callTool ?? 'call_tool';
     this.pinned = new Set(options.pinned ?? []);
     this.maxLimit = options.maxLimit ?? 50;
     this.limit = Math.min(options.limit ?? 5, this.maxLimit);
-    for (const name of [this.searchName, this.callName])
+    this.groups =
+      options.groups &&
+      new ToolGroups(
+        options.groupTool ?? 'activate_group',
+        options.groups,
+        env.store,
+        env.subscriptions,
+        options.groupTtlMs ?? GROUP_TTL_MS,
+        env.logError,
+      );
+    const own: [string, string][] = [
+      [this.searchName, 'searchTool'],
+      [this.callName, 'callTool'],
+    ];
+    if (this.groups) own.push([this.groups.name, 'groupTool']);
+    for (const [name, option] of own)
       if (registry.tool(name))
         throw new InvalidDefinitionError(
           `tool "${name}"`,
-          `search mode names its ${name === this.searchName ? 'search' : 'call'} tool "${name}": rename the tool, or set toolSearch.${name === this.searchName ? 'searchTool' : 'callTool'}`,
+          `search mode has a tool named "${name}": rename yours, or set toolSearch.${option}`,
         );
   }
 
-  /** True for the two tools search mode adds. */
+  /** True for the tools search mode adds. */
   owns(name: string): boolean {
-    return name === this.searchName || name === this.callName;
+    return name === this.searchName || name === this.callName || name === this.groups?.name;
   }
 
-  /** `tools/list` in search mode: the two tools, then the pinned ones the caller may list. */
+  /**
+   * `tools/list` in search mode: the search and call tools (and the group tool), then the pinned tools
+   * and those of the groups the caller turned on, that it may list.
+   */
   async list(scope: RequestScope): Promise<{ tools: ToolDefinition[] }> {
     const catalog = this.current();
     const visible = await this.visibility(scope);
-    const pinned = this.registry.toolDescriptors().filter((t) => this.pinned.has(t.name) && visible(t.name));
-    return { tools: [catalog.searchDefinition, catalog.callDefinition, ...pinned.map((t) => t.definition)] };
+    const own = [catalog.searchDefinition, catalog.callDefinition];
+    if (!this.groups) return { tools: [...own, ...this.listed(visible, (t) => this.pinned.has(t.name))] };
+    const active = await this.groups.active(scope);
+    const listed = this.listed(visible, (t) => this.pinned.has(t.name) || (t.tags?.some((tag) => active.has(tag)) ?? false));
+    return { tools: [...own, this.groups.definition, ...listed] };
   }
 
-  /** A call of the search or the call tool. */
+  private listed(visible: (name: string) => boolean, wanted: (tool: ToolDescriptor) => boolean): ToolDefinition[] {
+    return this.registry
+      .toolDescriptors()
+      .filter((t) => !this.owns(t.name) && wanted(t) && visible(t.name))
+      .map((t) => t.definition);
+  }
+
+  /** A call of one of the tools search mode adds. */
   call(name: string, args: Record<string, unknown>, scope: RequestScope, run: RunTool): unknown {
-    return name === this.searchName ? this.search(args, scope) : this.callFound(args, scope, run);
+    if (name === this.searchName) return this.search(args, scope);
+    if (name === this.callName) return this.callFound(args, scope, run);
+    return this.groups!.call(args, scope);
   }
 
   private async search(args: Record<string, unknown>, scope: RequestScope): Promise<CallToolResult> {

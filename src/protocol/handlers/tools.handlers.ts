@@ -33,7 +33,7 @@ export function toolsHandlers(env: HandlerEnv): Record<string, MethodHandler> {
     env.pageSize,
     () => registry.version,
   );
-  const search = env.toolSearch && new ToolSearch(env.toolSearch, registry, views);
+  const search = env.toolSearch && new ToolSearch(env.toolSearch.options, registry, views, env.toolSearch);
   const run = (tool: ToolDescriptor, name: string, args: Record<string, unknown>, scope: RequestScope) =>
     env.pipelines.run(new Call(tool, scope, name, args));
   return {

@@ -2,7 +2,8 @@ import type { ListKind } from '../../registry/registry';
 
 /** A change that `subscriptions/listen` streams may be told about. */
 export type ChangeEvent =
-  | { kind: 'lists'; lists: ListKind[] }
+  /** Lists that changed: for every stream, or (`owner`) for that caller's streams only (the tool groups it turned on). */
+  | { kind: 'lists'; lists: ListKind[]; owner?: string }
   | { kind: 'resource'; uri: string }
   /** A task's new state (the tasks extension's `notifications/tasks`), for its owner's streams naming it. */
   | { kind: 'task'; taskId: string; owner: string; params: Record<string, unknown> };
@@ -131,7 +132,7 @@ export class SubscriptionHub {
         if (l.uris.has(event.uri)) l.deliver('notifications/resources/updated', { uri: event.uri });
       } else if (event.kind === 'task') {
         if (l.taskIds?.has(event.taskId) && l.owner === event.owner) l.deliver('notifications/tasks', event.params);
-      } else {
+      } else if (event.owner === undefined || l.owner === event.owner) {
         for (const list of event.lists) if (l.lists.has(list)) l.deliver(`notifications/${list}/list_changed`, {});
       }
     }
@@ -147,5 +148,10 @@ function isChangeEvent(value: unknown): value is ChangeEvent {
   if (event.kind === 'resource') return typeof event.uri === 'string';
   if (event.kind === 'task')
     return typeof event.taskId === 'string' && typeof event.owner === 'string' && typeof event.params === 'object' && event.params !== null;
-  return event.kind === 'lists' && Array.isArray(event.lists) && event.lists.every((l) => LIST_KINDS.has(l));
+  return (
+    event.kind === 'lists' &&
+    Array.isArray(event.lists) &&
+    event.lists.every((l) => LIST_KINDS.has(l)) &&
+    (event.owner === undefined || typeof event.owner === 'string')
+  );
 }
