@@ -3,16 +3,19 @@
  * transport: the bytes a client receives from tools/list with and without search mode (and a rough token
  * estimate, a token taken as 4 bytes of JSON), and the search tool's latency at 1,000 and 10,000 tools
  * (the catalog repeated under other names), p50 and p99, with the time the first search spends building
- * the index. Prints figures and adds them to the results file's rows; asserts nothing.
+ * the index; then the retrieval quality of the rankers on a labelled catalog (search-quality.ts). Prints
+ * figures and adds them to the results file's rows; asserts nothing.
  */
 import 'reflect-metadata';
 import { McpApplication, McpModule } from '../src';
 import { McpTestClient } from '../src/testing';
 import { catalogTools } from '../test/fixtures/tool-catalog';
 import { rows } from './measure';
+import { searchQuality } from './search-quality';
 
 export const SEARCH_BYTES = 'tools/list bytes, 1,000-tool catalog';
 export const SEARCH_LATENCY = 'search_tools in process (BM25), latency';
+export const SEARCH_QUALITY = 'search quality, labelled catalog';
 
 @McpModule({ server: { name: 'catalog', version: '1.0.0' } })
 class CatalogModule {}
@@ -100,4 +103,17 @@ export async function toolSearchBench(quick: boolean): Promise<void> {
   }
   await latency(1, quick ? 500 : 3000);
   await latency(10, quick ? 200 : 1000);
+  console.log('\nsearch quality:');
+  const figures = await searchQuality({ quick });
+  for (const q of figures.quality) {
+    rows.push({
+      workload: SEARCH_QUALITY,
+      impl: q.mode,
+      rps: 0,
+      p50: 0,
+      p99: 0,
+      value: q.recallAt5,
+      note: `${figures.catalog} tools, ${figures.queries} queries: recall@5 ${(q.recallAt5 * 100).toFixed(1)}%, recall@10 ${(q.recallAt10 * 100).toFixed(1)}%, MRR ${q.mrr.toFixed(3)}`,
+    });
+  }
 }

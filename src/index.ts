@@ -184,11 +184,15 @@ export type {
 export type { ToolSearchOptions } from './protocol/handlers/tool-search';
 export {
   bm25Ranker,
+  type Bm25RankerOptions,
   InvalidSearchPatternError,
   type RankedTool,
   type RankOptions,
   regexRanker,
+  type RegexRankerOptions,
   type SearchableTool,
+  type ToolDocument,
+  type ToolParameterText,
   type ToolRanker,
   type ToolRankerFactory,
 } from './search';

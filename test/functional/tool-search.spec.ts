@@ -205,12 +205,16 @@ describe('tool search', () => {
     });
     expect(await call({ query: '(' })).toMatchObject({
       isError: true,
-      content: [{ text: expect.stringMatching(/^Invalid search pattern: /) }],
+      content: [{ text: 'Invalid search pattern "(": missing closing )' }],
     });
-    expect(await call({ query: 'a'.repeat(201) })).toMatchObject({
+    expect(await call({ query: 'a'.repeat(257) })).toMatchObject({
       isError: true,
-      content: [{ text: 'Invalid search pattern: longer than 200 characters' }],
+      content: [{ text: expect.stringMatching(/^Invalid search pattern "a+…": longer than 256 characters$/) }],
     });
+    // A pattern that backtracks for hours in JavaScript's own engine (RE2 matches in linear time).
+    app.addTool({ name: 'long', description: 'a'.repeat(60), handler: () => 'ok' });
+    expect(await call({ query: '^(a+)+b$' })).toMatchObject({ structuredContent: { tools: [] } });
+    expect(await call({ query: '^(a+)+$' })).toMatchObject({ structuredContent: { tools: [{ name: 'long' }] } });
     expect(await call({ query: 'x', limit: 11 })).toMatchObject({
       isError: true,
       content: [{ text: '"limit" must be an integer from 1 to 10' }],
@@ -224,26 +228,39 @@ describe('tool search', () => {
     await app.close();
   });
 
-  it("uses the author's own ranker, given the catalog", async () => {
-    const catalogs: string[][] = [];
+  it("uses the author's own ranker: built once from the catalog, then told of each change", async () => {
+    const built: string[][] = [];
+    const changes: string[] = [];
     const { app, client } = await connect(BankModule, {
       toolSearch: {
-        ranker: (tools) => {
-          catalogs.push(tools.map((t) => t.name));
+        ranker: async (documents) => {
+          built.push(documents.map((d) => d.name));
+          const names = new Set(documents.map((d) => d.name));
           return {
-            rank: (query, { limit, visible }) =>
-              tools
-                .filter((t) => visible(t.name) && t.name.startsWith(query))
+            // An embeddings ranker would ask a model here: a promise is fine.
+            rank: async (query, { limit, visible }) =>
+              [...names]
+                .filter((name) => (!visible || visible(name)) && name.startsWith(query))
+                .sort()
                 .slice(0, limit)
-                .map((t) => ({ name: t.name, score: 1 })),
+                .map((name) => ({ name, score: 1 })),
+            add: (document) => void (changes.push(`add ${document.name}`), names.add(document.name)),
+            remove: (name) => void (changes.push(`remove ${name}`), names.delete(name)),
+            replace: (document) => void changes.push(`replace ${document.name}`),
           };
         },
       },
     });
     expect(await searchOf(client)({ query: 'cu' })).toEqual(['customers']);
     expect(await searchOf(client)({ query: 'fo' })).toEqual(['forecast']);
-    expect(catalogs).toHaveLength(1);
-    expect(catalogs[0]).toEqual(expect.arrayContaining(['transfer', 'customers', 'forecast', 'closeAccount', 'audit', 'exportLedger']));
+    app.addTool({ name: 'fork', description: 'Forks.', handler: () => 'forked' });
+    app.removeTool('fork');
+    app.addTool({ name: 'format', description: 'Formats.', handler: () => 'formatted' });
+    expect(await searchOf(client)({ query: 'fo' })).toEqual(['forecast', 'format']);
+    expect(built).toHaveLength(1);
+    expect(built[0]).toEqual(expect.arrayContaining(['transfer', 'customers', 'forecast', 'closeAccount', 'audit', 'exportLedger']));
+    // The changes since the last search, not the whole catalog again.
+    expect(changes).toEqual(['add format']);
     await app.close();
   });
 

@@ -17,10 +17,10 @@ async function run(script: string): Promise<Record<string, string[]>> {
 /**
  * A stdio server loads only what it uses: no HTTP front door (mcpkit/http, mcpkit/fetch and their code,
  * Koa), no mounting or proxying, no MCP client, no jose or ioredis (they come with mcpkit/auth and mcpkit/redis);
- * Ajv, OpenTelemetry's API, chokidar and MiniSearch load when an application first needs them. Checked in a real process, whose `require.cache` is Node's own.
+ * Ajv, OpenTelemetry's API, chokidar, MiniSearch and re2js load when an application first needs them. Checked in a real process, whose `require.cache` is Node's own.
  */
 describe('the packages a stdio server loads', () => {
-  it('answers a tools/call having loaded none of koa, ajv, jose, ioredis, @opentelemetry/api, chokidar, minisearch, nor its HTTP, composition or client code', async () => {
+  it('answers a tools/call having loaded none of koa, ajv, jose, ioredis, @opentelemetry/api, chokidar, minisearch, re2js, nor its HTTP, composition or client code', async () => {
     const peer = new RawStdioPeer(join(DIST, 'test', 'fixtures', 'stdio-packages-server.js'));
     try {
       await peer.initialize();

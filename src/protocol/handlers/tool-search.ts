@@ -4,12 +4,11 @@ import { InvalidDefinitionError } from '../../errors/invalid-definition.error';
 import type { Registry } from '../../registry/registry';
 import type { ToolDescriptor } from '../../registry/descriptors';
 import {
-  bm25Ranker,
+  createToolSearchIndex,
   InvalidSearchPatternError,
-  regexRanker,
   type SearchableTool,
-  type ToolRanker,
   type ToolRankerFactory,
+  type ToolSearchIndex,
 } from '../../search';
 import { callerOf } from '../authorizer';
 import type { ListViews } from '../list-views';
@@ -60,7 +59,7 @@ export interface ToolSearchEnv {
   /** Where the groups callers turned on are kept (the policy store: shared by instances on Redis). */
   readonly store: PolicyStore;
   readonly subscriptions: SubscriptionHub;
-  logError(message: string, error?: unknown): void;
+  readonly logError: (message: string, error?: unknown) => void;
 }
 
 /** Checks the `toolSearch` option where it is given: undefined when search mode is off. */
@@ -98,18 +97,25 @@ function toolSearchProblem(o: ToolSearchOptions): string | undefined {
 /** Runs a tool found by the call tool through the pipeline of a direct call. */
 export type RunTool = (tool: ToolDescriptor, name: string, args: Record<string, unknown>, scope: RequestScope) => unknown;
 
+/** What search mode lists, for one version of the registry. */
 interface Catalog {
   readonly version: number;
   /** By name. */
   readonly tools: readonly ToolDescriptor[];
-  readonly ranker: ToolRanker;
   readonly searchDefinition: ToolDefinition;
   readonly callDefinition: ToolDefinition;
 }
 
+/** The search index, and the descriptors it holds (to tell what changed since). */
+interface Indexed {
+  readonly index: ToolSearchIndex;
+  held: ReadonlyMap<string, ToolDescriptor>;
+}
+
 /**
- * The search and call tools of one application. The ranker is built from the registry once per change
- * of the catalog (the registry's version), at the first search after it: never per request. What a
+ * The search and call tools of one application. The index is built from the registry at the first
+ * search, and brought up to date at the first search after the registry changed: the tools added,
+ * removed or changed since are added, removed or replaced, never the whole catalog per request. What a
  * caller may see is decided per request by the same views `tools/list` uses, and the ranker ranks only that.
  */
 export class ToolSearch {
@@ -120,6 +126,8 @@ export class ToolSearch {
   private readonly maxLimit: number;
   private readonly groups?: ToolGroups;
   private catalog?: Catalog;
+  private indexed?: Promise<Indexed>;
+  private indexedVersion?: number;
 
   constructor(
     private readonly options: ToolSearchOptions,
@@ -199,23 +207,22 @@ export class ToolSearch {
     const catalog = this.current();
     const visible = await this.visibility(scope);
     const filter = tags?.length ? tags : undefined;
-    let names: string[];
+    let tools: ToolDefinition[];
     if (query.trim() === '') {
       if (!filter) return errorResult('"query" must say what to look for (or give "tags" to list their tools)');
-      names = catalog.tools.filter((t) => visible(t.name) && t.tags?.some((tag) => filter.includes(tag))).map((t) => t.name);
-      names = names.slice(0, limit);
+      tools = catalog.tools
+        .filter((t) => visible(t.name) && t.tags?.some((tag) => filter.includes(tag)))
+        .slice(0, limit)
+        .map((t) => t.definition);
     } else {
+      const index = await this.searchIndex();
       try {
-        names = catalog.ranker.rank(query, { limit, tags: filter, visible }).map((found) => found.name);
+        const mode = this.options.ranker === 'regex' ? 'regex' : 'text';
+        tools = (await index.search(query, { mode, limit, tags: filter, visible })).map((hit) => hit.tool);
       } catch (error) {
         if (error instanceof InvalidSearchPatternError) return errorResult(error.message);
         throw error;
       }
-    }
-    const tools: ToolDefinition[] = [];
-    for (const name of names) {
-      const tool = this.registry.tool(name);
-      if (tool) tools.push(tool.definition);
     }
     const structuredContent = { tools };
     return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
@@ -242,18 +249,62 @@ export class ToolSearch {
   private current(): Catalog {
     const version = this.registry.version;
     if (this.catalog?.version === version) return this.catalog;
-    const tools = this.registry.toolDescriptors().filter((t) => !this.owns(t.name));
-    const documents: SearchableTool[] = tools.map((t) => ({ ...t.definition, tags: t.tags }));
+    const tools = this.searchable();
     const tags = new Set(tools.flatMap((t) => t.tags ?? []));
-    const ranker = this.options.ranker;
     this.catalog = {
       version,
       tools: [...tools].sort((a, b) => (a.name < b.name ? -1 : 1)),
-      ranker: ranker === 'regex' ? regexRanker(documents) : ranker && ranker !== 'bm25' ? ranker(documents) : bm25Ranker(documents),
       searchDefinition: this.searchDefinition(tools.length, tags),
       callDefinition: this.callDefinition(tools.some((t) => t.taskSupport !== 'forbidden')),
     };
     return this.catalog;
+  }
+
+  private searchable(): ToolDescriptor[] {
+    return this.registry.toolDescriptors().filter((t) => !this.owns(t.name));
+  }
+
+  /** The index as of the registry's version now: built once, then updated with what changed (one update at a time). */
+  private async searchIndex(): Promise<ToolSearchIndex> {
+    const version = this.registry.version;
+    if (this.indexedVersion !== version || !this.indexed) {
+      this.indexedVersion = version;
+      const before = this.indexed;
+      this.indexed = before
+        ? before.then(
+            (indexed) => this.update(indexed),
+            () => this.build(),
+          )
+        : this.build();
+    }
+    try {
+      return (await this.indexed).index;
+    } catch (error) {
+      // A ranker that could not be built (an author's, say) is tried again by the next search.
+      this.indexedVersion = undefined;
+      throw error;
+    }
+  }
+
+  private async build(): Promise<Indexed> {
+    const tools = this.searchable();
+    const ranker = typeof this.options.ranker === 'function' ? this.options.ranker : undefined;
+    const index = await createToolSearchIndex(
+      tools.map((t) => searchable(t)),
+      { ranker },
+    );
+    return { index, held: new Map(tools.map((t) => [t.name, t])) };
+  }
+
+  private async update(indexed: Indexed): Promise<Indexed> {
+    const now = new Map(this.searchable().map((t) => [t.name, t]));
+    for (const name of indexed.held.keys()) if (!now.has(name)) await indexed.index.remove(name);
+    for (const [name, tool] of now) {
+      const held = indexed.held.get(name);
+      if (held?.definition !== tool.definition || held.tags !== tool.tags) await indexed.index.replace(searchable(tool));
+    }
+    indexed.held = now;
+    return indexed;
   }
 
   private searchDefinition(count: number, tags: ReadonlySet<string>): ToolDefinition {
@@ -307,4 +358,9 @@ export class ToolSearch {
       ...(tasks ? { execution: { taskSupport: 'optional' as const } } : {}),
     });
   }
+}
+
+/** A descriptor as the index takes it: its definition and tags. */
+function searchable(tool: ToolDescriptor): SearchableTool {
+  return tool.tags ? { ...tool.definition, tags: tool.tags } : tool.definition;
 }
