@@ -1,4 +1,4 @@
-import type { Surface } from './surface';
+import type { SearchSurface, Surface } from './surface';
 
 type Json = Record<string, unknown>;
 
@@ -34,7 +34,23 @@ export function formatSurface(s: Surface): string {
       const files = Array.isArray(k.resources) ? `${k.resources.length} file${k.resources.length === 1 ? '' : 's'}` : 'dynamic';
       return [`${str(k.uri)} (${files})${describe({ name: frontmatter.name, description: frontmatter.description })}`];
     });
+  if (s.toolSearch) lines.push(...searchLines(s.toolSearch));
   return lines.join('\n') + '\n';
+}
+
+/** Search mode: what clients list instead of the catalog, and the catalog by tag. */
+function searchLines(search: SearchSurface): string[] {
+  const own = [search.searchTool, search.callTool, ...(search.groupTool ? [search.groupTool] : [])];
+  const lines = [
+    '',
+    `Search mode (${search.ranker}): clients list ${own.join(', ')}${search.pinned.length ? ` and ${search.pinned.join(', ')}` : ''}`,
+  ];
+  for (const [group, { about, tools }] of Object.entries(search.groups)) lines.push(`  group ${group} (${tools} tools) - ${about}`);
+  const byTag = new Map<string, number>();
+  for (const tool of search.catalog)
+    for (const tag of tool.tags.length ? tool.tags : ['(no tag)']) byTag.set(tag, (byTag.get(tag) ?? 0) + 1);
+  lines.push(`  ${search.catalog.length} tools searched: ${[...byTag].map(([tag, n]) => `${tag} ${n}`).join(', ')}`);
+  return lines;
 }
 
 /** A handler's policies, indented under it. */

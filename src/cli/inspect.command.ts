@@ -28,7 +28,8 @@ export const inspectCommand: Command = {
   help: `Usage: mcpkit inspect [entry] [--json] [--views [--dts]]
 
 Builds the application without serving it and prints what a client would list: tools (with input
-and output schemas), resources, resource templates, prompts and skills.
+and output schemas), resources, resource templates, prompts and skills; in search mode, also the
+catalog behind the search tool and its groups.
 
   --json               one JSON document (server, capabilities, tools, resources, resourceTemplates,
                        prompts, skills), exactly as the list methods answer; diff it in CI to watch a surface

@@ -23,6 +23,21 @@ export interface Surface {
   skills: Record<string, unknown>[];
   /** The call policies of each handler that has some, by "kind name" ("tool charge", "resource data://config"). */
   policies: Record<string, string[]>;
+  /** Search mode, when it is on: what tools/list answers instead of the catalog, and the catalog behind it. */
+  toolSearch?: SearchSurface;
+}
+
+/** Search mode as `mcpkit inspect` shows it: its tools, ranker, pinned tools and groups, and the catalog it searches. */
+export interface SearchSurface {
+  searchTool: string;
+  callTool: string;
+  groupTool?: string;
+  ranker: 'bm25' | 'regex' | 'custom';
+  pinned: string[];
+  /** Each group offered: what it is for, and how many tools carry its tag. */
+  groups: Record<string, { about: string; tools: number }>;
+  /** Every tool the search tool searches, with its tags. */
+  catalog: { name: string; tags: string[] }[];
 }
 
 /**
@@ -72,6 +87,36 @@ export async function readSurface(client: McpTestClient, app: McpApplication): P
       ? await listAll(client, 'skills/list', 'skills')
       : [],
     policies: policiesOf(app),
+    ...searchOf(app),
+  };
+}
+
+/** Search mode's settings and catalog, when it is on (the server's side: no list carries them). */
+function searchOf(app: McpApplication): { toolSearch?: SearchSurface } {
+  const { registry, options } = internalsOf(app);
+  const search = options.toolSearch;
+  if (!search) return {};
+  const own = new Set([search.searchTool ?? 'search_tools', search.callTool ?? 'call_tool', search.groupTool ?? 'activate_group']);
+  const catalog = registry
+    .toolDescriptors()
+    .filter((t) => !own.has(t.name))
+    .map((t) => ({ name: t.name, tags: [...(t.tags ?? [])] }));
+  const groups = Object.fromEntries(
+    Object.entries(search.groups ?? {}).map(([group, about]) => [
+      group,
+      { about, tools: catalog.filter((t) => t.tags.includes(group)).length },
+    ]),
+  );
+  return {
+    toolSearch: {
+      searchTool: search.searchTool ?? 'search_tools',
+      callTool: search.callTool ?? 'call_tool',
+      ...(search.groups ? { groupTool: search.groupTool ?? 'activate_group' } : {}),
+      ranker: typeof search.ranker === 'function' ? 'custom' : (search.ranker ?? 'bm25'),
+      pinned: [...(search.pinned ?? [])],
+      groups,
+      catalog,
+    },
   };
 }
 

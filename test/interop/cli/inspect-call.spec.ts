@@ -74,6 +74,24 @@ describe('mcpkit inspect', () => {
     expect((await mcpkit(['inspect', NOTES])).stdout).not.toContain('Skills (');
   });
 
+  it('shows search mode: what clients list instead, the groups and the catalog behind the search tool', async () => {
+    const search = 'dist/test/fixtures/search.module.js';
+    const text = await mcpkit(['inspect', search]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/\nTools \(4\)\n/);
+    expect(text.stdout).toContain('Search mode (bm25): clients list search_tools, call_tool, activate_group and forecast');
+    expect(text.stdout).toContain('group payments (2 tools) - moving money');
+    expect(text.stdout).toContain('4 tools searched: payments 2, crm 1, (no tag) 1');
+    const json = JSON.parse((await mcpkit(['inspect', search, '--json'])).stdout) as { toolSearch: { catalog: { name: string }[] } };
+    expect(json.toolSearch).toMatchObject({
+      ranker: 'bm25',
+      groupTool: 'activate_group',
+      groups: { crm: { about: 'customers and sales', tools: 1 } },
+    });
+    expect(json.toolSearch.catalog.map((t) => t.name).sort()).toEqual(['customers', 'forecast', 'refund', 'transfer']);
+    expect(JSON.parse((await mcpkit(['inspect', NOTES, '--json'])).stdout)).not.toHaveProperty('toolSearch');
+  });
+
   it("shows each handler's call policies under it, and by handler in --json", async () => {
     const policies = 'dist/test/fixtures/policies.module.js';
     const text = await mcpkit(['inspect', policies]);
