@@ -14,6 +14,9 @@ import {
 } from '../../src';
 import { McpTestClient } from '../../src/testing';
 import { connect } from '../helpers/in-memory';
+import { serveFetch } from '../helpers/fetch-node-server';
+import { perRequestBody, perRequestHeaders } from '../helpers/per-request-http';
+import { fetchHandler } from '../../src/fetch';
 
 class TransferInput {
   @IsString() account!: string;
@@ -281,6 +284,26 @@ describe('tool search', () => {
     await expect(McpApplication.create(BankModule, { logger: quiet, toolSearch: { searchTool: 'x', callTool: 'x' } })).rejects.toThrow(
       'toolSearch: searchTool, callTool and groupTool must differ',
     );
+  });
+
+  it('serves search through the fetch handler, statelessly, in the 2026-07-28 era', async () => {
+    const app = await McpApplication.create(BankModule, { logger: quiet, toolSearch: true });
+    const served = await serveFetch(fetchHandler(app));
+    const post = async (method: string, params: Record<string, unknown>) => {
+      const body = perRequestBody(method, params);
+      const res = await fetch(`${served.url}/mcp`, { method: 'POST', headers: perRequestHeaders(body), body: JSON.stringify(body) });
+      return ((await res.json()) as { result: Record<string, unknown> }).result;
+    };
+    try {
+      expect((await post('tools/list', {})).tools).toMatchObject([{ name: 'search_tools' }, { name: 'call_tool' }]);
+      const found = await post('tools/call', { name: 'search_tools', arguments: { query: 'weather in a municipality', limit: 1 } });
+      expect(found.structuredContent).toMatchObject({ tools: [{ name: 'forecast' }] });
+      const called = await post('tools/call', { name: 'call_tool', arguments: { name: 'forecast', arguments: { city: 'Lyon' } } });
+      expect(called).toMatchObject({ content: [{ type: 'text', text: 'sunny in Lyon' }] });
+    } finally {
+      await served.close();
+      await app.close();
+    }
   });
 
   it('changes nothing when off', async () => {
