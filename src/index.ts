@@ -11,6 +11,7 @@ import 'reflect-metadata';
 
 export {
   Tool,
+  Tags,
   Resource,
   Prompt,
   Skill,

@@ -1,4 +1,5 @@
 export { Tool } from './tool.decorator';
+export { Tags } from './tags.decorator';
 export { Resource } from './resource.decorator';
 export { Prompt } from './prompt.decorator';
 export { Skill } from './skill.decorator';

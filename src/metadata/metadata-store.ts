@@ -28,6 +28,8 @@ interface ClassRecords {
   access?: { type: AccessRecord[]; methods: Map<string, AccessRecord[]> };
   module?: ModuleRecord;
   schema?: ClassSchemaOptions;
+  /** `@Tags` on the class: the tags of each of its tools. */
+  tags?: string[];
 }
 
 const records = new WeakMap<object, ClassRecords>();
@@ -99,6 +101,18 @@ export const metadataStore = {
       for (const [method, list] of access.methods) methods.set(method, [...(methods.get(method) ?? []), ...list]);
     }
     return { type, methods };
+  },
+  /** Records `@Tags` on a class. */
+  addTags(target: object, tags: readonly string[]): void {
+    const r = own(target);
+    r.tags = [...(r.tags ?? []), ...tags];
+  },
+  /** The tags `@Tags` gave a class and its ancestors, ancestors first. */
+  tags(target: object): string[] {
+    const tags: string[] = [];
+    for (let c: object | null = target; c && c !== Function.prototype; c = Object.getPrototypeOf(c) as object | null)
+      tags.unshift(...(records.get(c)?.tags ?? []));
+    return tags;
   },
   setModule(target: object, options: ModuleRecord): void {
     moduleClasses.add(target);

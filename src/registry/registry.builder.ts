@@ -220,7 +220,7 @@ class Builder {
       taskSupport,
       streaming,
       immediateResponse: options.immediateResponse,
-      tags: options.tags && Object.freeze([...options.tags]),
+      tags: toolTags(metadataStore.tags(provider.cls), options.tags),
     });
   }
 
@@ -370,4 +370,10 @@ class Builder {
     if (candidate !== EmptyInput && !hasInputMetadata(candidate)) throw new MissingInputMetadataError(where, candidate.name);
     return candidate as InputClass;
   }
+}
+
+/** A tool's tags: its class's (`@Tags`), then its own (`@Tool({ tags })`), each once; undefined when none. */
+function toolTags(fromClass: readonly string[], own: readonly string[] | undefined): readonly string[] | undefined {
+  const tags = [...new Set([...fromClass, ...(own ?? [])])];
+  return tags.length > 0 ? Object.freeze(tags) : undefined;
 }

@@ -1,5 +1,5 @@
 import { injectable } from 'tsyringe';
-import { EmptyInput, McpApplication, McpModule, Tool } from '../../src';
+import { EmptyInput, McpApplication, McpModule, Tags, Tool } from '../../src';
 import { StaticTokenVerifier } from '../../src/auth';
 import { httpServer } from '../../src/http';
 import { McpTestClient } from '../../src/testing';
@@ -24,7 +24,22 @@ class Desk {
   }
 }
 
-@McpModule({ providers: [Desk], server: { name: 'groups', version: '1.0.0' } })
+/** Every tool of the class is in crm, and one also in payments. */
+@injectable()
+@Tags('crm')
+class Accounts {
+  @Tool({ description: 'Opens an account.' })
+  openAccount(_: EmptyInput) {
+    return 'opened';
+  }
+
+  @Tool({ description: 'Bills an account.', tags: ['payments', 'crm'] })
+  billAccount(_: EmptyInput) {
+    return 'billed';
+  }
+}
+
+@McpModule({ providers: [Desk, Accounts], server: { name: 'groups', version: '1.0.0' } })
 class DeskModule {}
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
@@ -47,7 +62,16 @@ describe('tool groups', () => {
       content: [{ type: 'text', text: 'Group crm is on: its tools are listed.' }],
     });
     await told;
-    expect(names(await mine.request('tools/list'))).toEqual(['search_tools', 'call_tool', 'activate_group', 'customers', 'forecast']);
+    // The class's tag counts for each of its tools (@Tags), beside a tool's own.
+    expect(names(await mine.request('tools/list'))).toEqual([
+      'search_tools',
+      'call_tool',
+      'activate_group',
+      'customers',
+      'forecast',
+      'openAccount',
+      'billAccount',
+    ]);
     expect(names(await other.request('tools/list'))).toEqual(['search_tools', 'call_tool', 'activate_group', 'forecast']);
 
     // The other session's own change reaches it alone: by then, mine was told exactly once.
@@ -56,7 +80,14 @@ describe('tool groups', () => {
     await otherTold;
     expect(mine.notifications.filter((n) => n.method === LIST_CHANGED)).toHaveLength(1);
     expect(other.notifications.filter((n) => n.method === LIST_CHANGED)).toHaveLength(1);
-    expect(names(await other.request('tools/list'))).toEqual(['search_tools', 'call_tool', 'activate_group', 'transfer', 'forecast']);
+    expect(names(await other.request('tools/list'))).toEqual([
+      'search_tools',
+      'call_tool',
+      'activate_group',
+      'transfer',
+      'forecast',
+      'billAccount',
+    ]);
 
     // Off again; turning on what is on changes nothing and tells nothing.
     await mine.request('tools/call', { name: 'activate_group', arguments: { group: 'crm', active: false } });
@@ -110,8 +141,21 @@ describe('tool groups', () => {
       await post('tools/call', { name: 'activate_group', arguments: { group: 'payments' } }, 'bob');
       await bob.waitFor((r) => told(r) === 1);
       expect([told(ann), told(bob)]).toEqual([1, 1]);
-      expect(names(await post('tools/list', {}, 'bob'))).toEqual(['search_tools', 'call_tool', 'activate_group', 'transfer', 'forecast']);
+      expect(names(await post('tools/list', {}, 'bob'))).toEqual([
+        'search_tools',
+        'call_tool',
+        'activate_group',
+        'transfer',
+        'forecast',
+        'billAccount',
+      ]);
     });
+  });
+
+  it('refuses @Tags without a tag, or with an empty one', () => {
+    class Untagged {}
+    expect(() => Tags()(Untagged)).toThrow('@Tags on Untagged: name at least one tag, each a non-empty string');
+    expect(() => Tags('crm', '')(Untagged)).toThrow('@Tags on Untagged: name at least one tag, each a non-empty string');
   });
 
   it('refuses to keep groups for an anonymous request without a session', async () => {

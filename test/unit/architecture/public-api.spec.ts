@@ -172,6 +172,7 @@ const PUBLIC_API: Record<string, string[]> = {
     'type StoreFailure',
     'TASKS_EXTENSION',
     'TASK_STORE',
+    'Tags',
     'type TaskOptions',
     'type TaskSupport',
     'type TelemetryOptions',
