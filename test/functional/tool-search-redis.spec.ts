@@ -1,5 +1,5 @@
-import { injectable } from 'tsyringe';
-import { EmptyInput, McpApplication, McpModule, Tool } from '../../src';
+import { McpApplication, McpModule } from '../../src';
+import { DeskTools } from '../fixtures/desk.tools';
 import { StaticTokenVerifier } from '../../src/auth';
 import { httpServer } from '../../src/http';
 import { redisScaleOut } from '../../src/redis';
@@ -7,25 +7,7 @@ import { ACCEPT_BOTH } from '../helpers/http-app';
 import { perRequestBody, perRequestHeaders } from '../helpers/per-request-http';
 import { PrivateRedis } from '../helpers/redis-server';
 
-@injectable()
-class Desk {
-  @Tool({ description: 'Moves money between accounts.', tags: ['payments'] })
-  transfer(_: EmptyInput) {
-    return 'moved';
-  }
-
-  @Tool({ description: 'Gives a customer their money back.', tags: ['payments'] })
-  refund(_: EmptyInput) {
-    return 'refunded';
-  }
-
-  @Tool({ description: 'Lists the customers.', tags: ['crm'] })
-  customers(_: EmptyInput) {
-    return 'alice, bob';
-  }
-}
-
-@McpModule({ providers: [Desk], server: { name: 'groups', version: '1.0.0' } })
+@McpModule({ providers: [DeskTools], server: { name: 'groups', version: '1.0.0' } })
 class DeskModule {}
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
