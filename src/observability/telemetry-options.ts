@@ -62,6 +62,13 @@ export interface GaugePoint {
   attributes: Record<string, string>;
 }
 
+/** The connection facts of a request that telemetry records (client.address, client.port, network.protocol.version). */
+export interface NetworkFacts {
+  readonly peerAddress?: string;
+  readonly peerPort?: number;
+  readonly httpVersion?: string;
+}
+
 export interface TracedRequest {
   id: string | number;
   method: string;
@@ -71,7 +78,7 @@ export interface TracedRequest {
   /** network.transport: 'tcp' for HTTP, 'pipe' for stdio and in-process connections. */
   transport: 'tcp' | 'pipe';
   /** HTTP only: client.address, client.port, network.protocol.version. */
-  network?: { readonly peerAddress?: string; readonly peerPort?: number; readonly httpVersion?: string };
+  network?: NetworkFacts;
 }
 
 export interface TracedSession {

@@ -7,7 +7,7 @@ import type { PerRequestScope } from './per-request/per-request-scope';
 import type { PeerState } from './peer';
 import type { MethodHandler, TransportExtra } from './request-scope';
 import { InflightRequest, type RequestSite } from './inflight-request';
-import type { RequestTelemetry, TracedRequest } from '../observability/telemetry-options';
+import type { NetworkFacts, RequestTelemetry, TracedRequest } from '../observability/telemetry-options';
 import { echo } from './wire';
 
 /*
@@ -57,7 +57,7 @@ class TracedCall implements TracedRequest {
     this.transport = extra?.headers ? 'tcp' : 'pipe';
   }
 
-  get network(): TracedRequest['network'] {
+  get network(): NetworkFacts | undefined {
     return this.extra?.network;
   }
 }

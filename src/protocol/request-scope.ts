@@ -1,13 +1,7 @@
 import type { AuthInfo, McpContext } from '../context/mcp-context';
 import type { RequestId } from '../mcp/json-rpc';
 import type { Outbound, OutboundRequestOptions, PeerState, SessionControl } from './peer';
-
-/** The connection facts of a request that telemetry records (client.address, client.port, network.protocol.version). */
-export interface NetworkFacts {
-  readonly peerAddress?: string;
-  readonly peerPort?: number;
-  readonly httpVersion?: string;
-}
+import type { NetworkFacts } from '../observability/telemetry-options';
 
 /** Per-request facts a transport knows (HTTP headers, authentication). */
 export interface TransportExtra {

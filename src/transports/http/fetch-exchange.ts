@@ -1,5 +1,5 @@
 import { BodyTooLargeError } from '../../http/body-too-large.error';
-import type { NetworkFacts } from '../../protocol/request-scope';
+import type { NetworkFacts } from '../../observability/telemetry-options';
 import { declaredLength, type HttpExchange, type SseSink } from './http-exchange';
 
 const encoder = new TextEncoder();

@@ -1,6 +1,6 @@
 import { AuthConfigurationError } from '../../auth/auth-configuration.error';
 import { FetchExchange } from './fetch-exchange';
-import type { NetworkFacts } from '../../protocol/request-scope';
+import type { NetworkFacts } from '../../observability/telemetry-options';
 import type { FetchHandler } from './http-handler.types';
 import type { HttpOptions } from './http-options';
 import { McpEndpoint } from './mcp-endpoint';

@@ -1,4 +1,4 @@
-import type { NetworkFacts } from '../../protocol/request-scope';
+import type { NetworkFacts } from '../../observability/telemetry-options';
 
 /** One Server-Sent Events response as it is written: chunks of text, then its end. */
 export interface SseSink {

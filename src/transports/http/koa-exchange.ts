@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import { readBody } from '../../http/body';
-import type { NetworkFacts } from '../../protocol/request-scope';
+import type { NetworkFacts } from '../../observability/telemetry-options';
 import type { HttpExchange, SseSink } from './http-exchange';
 
 /**

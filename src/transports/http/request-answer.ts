@@ -11,7 +11,8 @@ import {
 import { McpError } from '../../mcp/mcp.error';
 import { withLogFields } from '../../observability/log-context';
 import type { PeerState } from '../../protocol/peer';
-import type { NetworkFacts, TransportExtra } from '../../protocol/request-scope';
+import type { NetworkFacts } from '../../observability/telemetry-options';
+import type { TransportExtra } from '../../protocol/request-scope';
 import type { HttpExchange } from './http-exchange';
 import { replyJson, replyMessage } from './http-replies';
 import type { StreamChannel } from './stream-channel';
