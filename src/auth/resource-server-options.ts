@@ -39,6 +39,34 @@ export interface ResourceServerOptions {
    * the tokens' SHA-256, so no other token can hit an entry. The least recently used go first when full.
    */
   tokenCacheMaxBytes?: number;
+  /**
+   * DPoP (RFC 9449): tokens bound to a key the client holds, each request carrying a proof signed with
+   * it, so that a token read off the wire or out of a log is useless alone. Leave it out for bearer
+   * tokens only (a token bound to a key is still refused as a bearer token); see DpopOptions.
+   */
+  dpop?: DpopOptions;
+}
+
+/**
+ * How the resource server takes DPoP-bound tokens (`Authorization: DPoP <token>` and a `DPoP` proof).
+ * The proofs seen and the nonce key live in the HTTP option `dpopStore` (the scale-out's when there is
+ * one, so that a proof replayed on another instance is refused too).
+ */
+export interface DpopOptions {
+  /** `allowed` (default): bearer tokens and DPoP-bound tokens; `required`: DPoP-bound tokens only. */
+  mode?: 'allowed' | 'required';
+  /** Algorithms a proof may be signed with (default DEFAULT_DPOP_ALGORITHMS); `none` and MACs are refused. */
+  algorithms?: readonly string[];
+  /** How old a proof may be, in seconds (default 300): its `jti` is remembered that long. */
+  maxAgeSec?: number;
+  /** How far a client's clock may run ahead, in seconds (default 5). */
+  clockToleranceSec?: number;
+  /**
+   * Require a nonce this server gave in every proof (RFC 9449 §8): a proof made in advance by a stolen
+   * key is then useless. `true`, or the nonce's lifetime in seconds (default 300). A proof without one is
+   * answered 401 `use_dpop_nonce` with a `DPoP-Nonce` header; clients retry with it.
+   */
+  nonce?: boolean | { lifetimeSec?: number };
 }
 
 /** Authentication of a stdio server: one token, from the environment, verified once at start. */

@@ -22,7 +22,7 @@ export interface ScaleOut {
   /** A requestState signing key every instance shares (generated once), unless the application sets one. */
   requestStateKey?(): Promise<Buffer>;
   /** Defaults of every HTTP transport of the application (explicit HTTP options win). */
-  httpDefaults(): Pick<HttpOptions, 'eventStore' | 'sessionBackplane'>;
+  httpDefaults(): Pick<HttpOptions, 'eventStore' | 'sessionBackplane' | 'dpopStore'>;
   close(): Promise<void>;
 }
 

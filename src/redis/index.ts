@@ -15,5 +15,7 @@ export { RedisEventStore } from './redis.event-store';
 export type { RedisEventStoreOptions } from './redis.event-store';
 export { RedisSessionBackplane } from './redis.session-backplane';
 export type { RedisSessionBackplaneOptions } from './redis.session-backplane';
+export { RedisDpopStore } from './redis.dpop-store';
+export type { RedisDpopStoreOptions } from './redis.dpop-store';
 export { RedisOAuthProxyStore } from './redis.oauth-proxy-store';
 export type { RedisOAuthProxyStoreOptions } from './redis.oauth-proxy-store';

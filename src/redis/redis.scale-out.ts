@@ -4,6 +4,7 @@ import { traced } from '../observability/traced';
 import type { ChangeBus } from '../protocol/per-request/subscriptions';
 import type { TaskBus } from '../tasks/task-bus';
 import type { HttpOptions } from '../transports/http/http-options';
+import { RedisDpopStore } from './redis.dpop-store';
 import { RedisEventStore } from './redis.event-store';
 import { RedisSessionBackplane } from './redis.session-backplane';
 import { RedisTaskStore } from './redis.task-store';
@@ -32,7 +33,7 @@ export interface RedisScaleOutOptions {
 /**
  * The `scaleOut` option on Redis: tasks go to RedisTaskStore (unless `taskStore` is given), SSE
  * events to RedisEventStore, sessions to RedisSessionBackplane and the call policies' state to
- * RedisPolicyStore (unless `policies.store` is given), so that any instance can serve any request. `McpApplication.create(AppModule, { scaleOut: redisScaleOut({ redis: url }) })`.
+ * RedisPolicyStore (unless `policies.store` is given), DPoP proofs seen to RedisDpopStore, so that any instance can serve any request. `McpApplication.create(AppModule, { scaleOut: redisScaleOut({ redis: url }) })`.
  */
 export function redisScaleOut(options: RedisScaleOutOptions): ScaleOutFactory {
   return (env) => new RedisScaleOut(options, env);
@@ -46,6 +47,7 @@ class RedisScaleOut implements ScaleOut {
   private events?: RedisEventStore;
   private sessions?: RedisSessionBackplane;
   private policies?: RedisPolicyStore;
+  private dpop?: RedisDpopStore;
 
   private readonly onError: (error: Error) => void;
 
@@ -108,9 +110,10 @@ class RedisScaleOut implements ScaleOut {
     return this.channels().sharedSecret('request-state-key');
   }
 
-  httpDefaults(): Pick<HttpOptions, 'eventStore' | 'sessionBackplane'> {
+  httpDefaults(): Pick<HttpOptions, 'eventStore' | 'sessionBackplane' | 'dpopStore'> {
     this.events ??= new RedisEventStore(this.config.redis, { keyPrefix: this.config.keyPrefix, onError: this.onError });
-    return { eventStore: this.events, sessionBackplane: this.backplane() };
+    this.dpop ??= new RedisDpopStore(this.config.redis, { keyPrefix: this.config.keyPrefix, onError: this.onError });
+    return { eventStore: this.events, sessionBackplane: this.backplane(), dpopStore: this.dpop };
   }
 
   /** The backplane as the channels use it: a span per publish, subscribe and shared-secret read when telemetry records. */
@@ -124,6 +127,6 @@ class RedisScaleOut implements ScaleOut {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.events?.close(), this.sessions?.close()]);
+    await Promise.allSettled([this.events?.close(), this.sessions?.close(), this.dpop?.close()]);
   }
 }

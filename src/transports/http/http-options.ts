@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '../../context/mcp-context';
+import type { DpopStore } from '../../auth/dpop-store';
 import type { ResourceServerOptions } from '../../auth/resource-server-options';
 import { AuthConfigurationError } from '../../auth/auth-configuration.error';
 import type { EventStore } from './event-store';
@@ -79,6 +80,12 @@ export interface HttpOptions {
    */
   auth?: ResourceServerOptions;
   /**
+   * Where `auth.dpop` keeps the DPoP proofs it has seen and its nonce key (default: the scale-out's store,
+   * else one in this process: InMemoryDpopStore). Instances behind one load balancer share one, or a
+   * proof could be replayed on the next instance.
+   */
+  dpopStore?: DpopStore;
+  /**
    * Serves an authorization server next to the MCP endpoint (an `OAuthProxy`: metadata, /register,
    * /authorize, /token...), on the same port; pair it with an `auth` verifier from `oauthProxy.verifier()`.
    */
@@ -109,6 +116,7 @@ export type ResolvedHttpOptions = Required<
     | 'eventStore'
     | 'authenticate'
     | 'auth'
+    | 'dpopStore'
     | 'allowedOrigins'
     | 'healthPath'
     | 'readyPath'
@@ -118,7 +126,7 @@ export type ResolvedHttpOptions = Required<
     | 'serverCard'
   >
 > &
-  Pick<HttpOptions, 'cors' | 'authenticate' | 'auth' | 'allowedOrigins' | 'sessionBackplane' | 'oauthProxy' | 'serverCard'> & {
+  Pick<HttpOptions, 'cors' | 'authenticate' | 'auth' | 'dpopStore' | 'allowedOrigins' | 'sessionBackplane' | 'oauthProxy' | 'serverCard'> & {
     eventStore: EventStore | undefined;
     healthPath: string | null;
     readyPath: string | null;
@@ -158,6 +166,7 @@ export function resolveHttpOptions(options: HttpOptions, defaultStore: () => Eve
     readyPath: options.readyPath === undefined ? '/ready' : options.readyPath,
     authenticate: options.authenticate,
     auth: options.auth,
+    dpopStore: options.dpopStore,
     sessionBackplane: sessions ? options.sessionBackplane : undefined,
     oauthProxy: options.oauthProxy,
     serverCard: options.serverCard,

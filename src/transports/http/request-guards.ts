@@ -33,7 +33,7 @@ export class RequestGuards {
     private readonly logError: (message: string, error?: unknown) => void,
   ) {
     this.host = new HostGuard(options.allowedHosts, options.allowedOrigins, configuredPort);
-    if (options.auth) this.resourceServer = new ResourceServer(options.auth, options.path, options.host, logError);
+    if (options.auth) this.resourceServer = new ResourceServer(options.auth, options.path, options.host, logError, options.dpopStore);
   }
 
   /** True when the request may be served; otherwise it has been answered (503, 403 or 400). */
@@ -118,7 +118,10 @@ export class RequestGuards {
     const server = this.resourceServer;
     if (!server) return { status: 403 };
     if (!auth) return { status: 401, challenge: server.challenge(undefined, requiredScopes) };
-    return { status: 403, challenge: server.forbiddenChallenge([...new Set([...(auth.scopes ?? []), ...requiredScopes])], description) };
+    return {
+      status: 403,
+      challenge: server.forbiddenChallenge([...new Set([...(auth.scopes ?? []), ...requiredScopes])], description, auth),
+    };
   }
 
   /** A fault nothing closer handled: logged, and answered with a JSON-RPC error (never Koa's text 500). */
@@ -146,11 +149,11 @@ export class RequestGuards {
     exchange.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
     exchange.setHeader(
       'Access-Control-Allow-Headers',
-      'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+      'Content-Type, Accept, Authorization, DPoP, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
     );
     exchange.setHeader(
       'Access-Control-Expose-Headers',
-      'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After, RateLimit-Limit, RateLimit-Remaining',
+      'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, DPoP-Nonce, Retry-After, RateLimit-Limit, RateLimit-Remaining',
     );
   }
 }

@@ -3,7 +3,9 @@ import { AuthConfigurationError } from '../../auth/auth-configuration.error';
 import { AuthorizationServerError, InvalidTokenError } from '../../auth/auth.errors';
 import { withPrincipal } from '../../auth/principal';
 import { TokenCache, tokenDigest } from '../../auth/token-cache';
-import type { ResourceServerOptions } from '../../auth/resource-server-options';
+import type { DpopOptions, ResourceServerOptions } from '../../auth/resource-server-options';
+import { DEFAULT_DPOP_ALGORITHMS, DpopProofError, ProofChecker } from '../../auth/dpop-proof';
+import { InMemoryDpopStore, type DpopStore } from '../../auth/dpop-store';
 import { ErrorCode } from '../../mcp/json-rpc';
 import type { HttpExchange } from './http-exchange';
 import { fail, serveDiscovery } from './http-replies';
@@ -14,10 +16,18 @@ const NEVER_ADVERTISED = 'offline_access';
 /** RFC 6750 §2.1 b64token. */
 const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 
-/** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), unchecked; undefined for another scheme. */
-function bearerToken(header: string): string | undefined {
-  if (header.length < 8 || header.charCodeAt(6) !== 32 || header.slice(0, 6).toLowerCase() !== 'bearer') return undefined;
-  return header.slice(7).trim();
+/** The scheme and token of an `Authorization: Bearer|DPoP <token>` header (scheme case-insensitive), the token unchecked. */
+function credentialsOf(header: string): { scheme: 'bearer' | 'dpop'; token: string } | undefined {
+  const space = header.indexOf(' ');
+  const scheme = header.slice(0, space).toLowerCase();
+  if (scheme !== 'bearer' && scheme !== 'dpop') return undefined;
+  return { scheme, token: header.slice(space + 1).trim() };
+}
+
+/** The thumbprint of the key a token is bound to (RFC 9449 §6: `cnf.jkt` of a JWT or an introspection answer). */
+function boundKey(auth: AuthInfo): string | undefined {
+  const cnf = auth.claims?.cnf as { jkt?: unknown } | undefined;
+  return typeof cnf?.jkt === 'string' ? cnf.jkt : undefined;
 }
 
 /** The canonical form of a resource URL (RFC 8707, MCP spec): lower-case scheme and host, no fragment, no lone "/". */
@@ -41,12 +51,15 @@ export class ResourceServer {
   /** Verified tokens (see ResourceServerOptions.tokenCacheMaxBytes); absent when the verifier's answers are not reused. */
   private readonly cache?: TokenCache;
   private readonly outage: OutageLog;
+  /** The DPoP proof checker (`auth.dpop`); absent for bearer tokens only. */
+  private readonly proofs?: ProofChecker;
 
   constructor(
     private readonly options: ResourceServerOptions,
-    endpointPath: string,
+    private readonly endpointPath: string,
     bindHost: string,
     private readonly logError: (message: string, error?: unknown) => void,
+    dpopStore?: DpopStore,
   ) {
     if (options.authorizationServers.length === 0)
       throw new AuthConfigurationError('auth.authorizationServers must name at least one authorization server');
@@ -62,6 +75,7 @@ export class ResourceServer {
     const maxBytes = options.tokenCacheMaxBytes ?? DEFAULT_TOKEN_CACHE_BYTES;
     if ((options.verifier.cacheTtlMs ?? 0) > 0 && maxBytes > 0) this.cache = new TokenCache(maxBytes);
     this.outage = new OutageLog(logError);
+    if (options.dpop) this.proofs = proofChecker(options.dpop, dpopStore ?? new InMemoryDpopStore());
   }
 
   /** Takes the URL `listen()` bound as the resource when none was configured. */
@@ -78,6 +92,12 @@ export class ResourceServer {
       authorization_servers: [...this.options.authorizationServers],
       ...(this.scopes.length > 0 ? { scopes_supported: [...this.scopes] } : {}),
       bearer_methods_supported: ['header'],
+      ...(this.proofs
+        ? {
+            dpop_signing_alg_values_supported: [...this.proofs.algorithms],
+            ...(this.options.dpop?.mode === 'required' ? { dpop_bound_access_tokens_required: true } : {}),
+          }
+        : {}),
       ...(this.options.resourceName ? { resource_name: this.options.resourceName } : {}),
       ...(this.options.documentation ? { resource_documentation: this.options.documentation } : {}),
     };
@@ -90,8 +110,9 @@ export class ResourceServer {
 
   /**
    * The caller's verified AuthInfo, with its principal (undefined for an anonymous caller when
-   * allowed); resolves undefined after answering 401 (no or bad token), 503 (the authorization server
-   * could not answer) or 500 (the verifier failed otherwise). Faults are logged once per outage.
+   * allowed); resolves undefined after answering 401 (no or bad token, or a bad DPoP proof), 503 (the
+   * authorization server could not answer) or 500 (the verifier failed otherwise). Faults are logged
+   * once per outage.
    */
   async authenticate(exchange: HttpExchange): Promise<{ auth: AuthInfo | undefined } | undefined> {
     const resource = this.resolvedOr500(exchange, () => this.requireResource());
@@ -101,18 +122,33 @@ export class ResourceServer {
       if (this.options.allowAnonymous) return { auth: undefined };
       return this.refuse(exchange, 'Unauthorized: a bearer token is required');
     }
-    const token = bearerToken(header);
-    const key = token !== undefined && this.cache ? tokenDigest(token) : undefined;
-    // A token verified before is the same string: it was a well-formed bearer token then.
-    const cached = key !== undefined ? this.cache!.get(key) : undefined;
-    if (cached) return { auth: cached };
-    if (token === undefined || !TOKEN68.test(token)) {
+    const credentials = credentialsOf(header);
+    if (!credentials || !TOKEN68.test(credentials.token) || (credentials.scheme === 'dpop' && !this.proofs)) {
       return this.refuse(
         exchange,
         'Unauthorized: the Authorization header is not a bearer token',
         'The Authorization header is not a bearer token',
       );
     }
+    if (credentials.scheme === 'bearer' && this.options.dpop?.mode === 'required')
+      return this.refuseProof(exchange, 'invalid_token', 'This server takes DPoP-bound tokens only');
+    const auth = await this.verified(exchange, credentials.token, resource);
+    if (!auth) return undefined;
+    const jkt = boundKey(auth);
+    if (credentials.scheme === 'bearer') {
+      // RFC 9449 §7.2: a bound token is worth nothing without its key, whatever scheme it comes with.
+      if (jkt !== undefined) return this.refuseProof(exchange, 'invalid_token', 'The token is bound to a key: send it with a DPoP proof');
+      return { auth };
+    }
+    if (jkt === undefined) return this.refuseProof(exchange, 'invalid_token', 'The token is not bound to a key: send it as a bearer token');
+    return this.checkProof(exchange, credentials.token, jkt, auth);
+  }
+
+  /** The token's AuthInfo, from the cache or the verifier; undefined after answering 401, 503 or 500. */
+  private async verified(exchange: HttpExchange, token: string, resource: string): Promise<AuthInfo | undefined> {
+    const key = this.cache ? tokenDigest(token) : undefined;
+    const cached = key !== undefined ? this.cache!.get(key) : undefined;
+    if (cached) return cached;
     try {
       const verified = await this.options.verifier.verify(token, { resource });
       if (verified.expiresAt !== undefined && verified.expiresAt * 1000 <= Date.now()) throw new InvalidTokenError('The token expired');
@@ -120,7 +156,7 @@ export class ResourceServer {
       const auth = withPrincipal(verified, token)!;
       if (key !== undefined) this.cache!.set(key, auth, this.options.verifier.cacheTtlMs ?? 0);
       this.outage.recovered();
-      return { auth };
+      return auth;
     } catch (error) {
       if (error instanceof InvalidTokenError) {
         this.outage.recovered();
@@ -133,6 +169,36 @@ export class ResourceServer {
       } else fail(exchange, 500, ErrorCode.InternalError, 'Internal error');
       return undefined;
     }
+  }
+
+  /** The caller once the request's one DPoP proof holds for its method, URL, token and key; else answered 401. */
+  private async checkProof(exchange: HttpExchange, token: string, jkt: string, auth: AuthInfo): Promise<{ auth: AuthInfo } | undefined> {
+    const proof = exchange.header('dpop');
+    // Node joins repeated headers with ", ", which no compact JWS contains.
+    if (!proof || proof.includes(',')) return this.refuseProof(exchange, 'invalid_dpop_proof', 'The request must carry one DPoP proof');
+    try {
+      const checked = await this.proofs!.check(proof, {
+        method: exchange.method,
+        url: this.requestUrl(exchange),
+        accessToken: token,
+        boundTo: jkt,
+      });
+      if (checked.freshNonce) exchange.setHeader('DPoP-Nonce', checked.freshNonce);
+      return { auth };
+    } catch (error) {
+      if (!(error instanceof DpopProofError)) throw error;
+      if (error.code === 'use_dpop_nonce') exchange.setHeader('DPoP-Nonce', (await this.proofs!.nonce())!);
+      return this.refuseProof(exchange, error.code, error.description);
+    }
+  }
+
+  /**
+   * The URL the client addressed, as the public sees the server: the configured resource for the MCP
+   * path (the server may sit behind proxies that rewrite it), else its origin and the request's path.
+   */
+  private requestUrl(exchange: HttpExchange): string {
+    const resource = this.requireResource();
+    return exchange.path === this.endpointPath ? resource : `${new URL(resource).origin}${exchange.path}`;
   }
 
   /**
@@ -149,15 +215,22 @@ export class ResourceServer {
         ? [...new Set([...this.challengeScopes, ...requiredScopes.filter((s) => s !== NEVER_ADVERTISED)])]
         : this.challengeScopes;
     if (scopes.length > 0) params.push(['scope', scopes.join(' ')]);
-    return bearer(params);
+    if (!this.proofs) return challengeOf('Bearer', params);
+    // With DPoP, the client learns the algorithms it may sign with (RFC 9449 §7.1); Bearer first, as clients read it.
+    const dpop = challengeOf('DPoP', [...params, ['algs', this.proofs.algorithms.join(' ')]]);
+    return this.options.dpop?.mode === 'required' ? dpop : `${challengeOf('Bearer', params)}, ${dpop}`;
   }
 
-  /** `WWW-Authenticate` for 403: the scopes the operation needs, so the client can step up. */
-  forbiddenChallenge(requiredScopes: readonly string[], description: string): string {
+  /**
+   * `WWW-Authenticate` for 403: the scopes the operation needs, so the client can step up; in the scheme
+   * the caller's token came with (a bound token comes with DPoP only).
+   */
+  forbiddenChallenge(requiredScopes: readonly string[], description: string, auth?: AuthInfo): string {
     return forbiddenChallenge(
       requiredScopes.filter((s) => s !== NEVER_ADVERTISED),
       description,
       this.resource && this.metadataUrl(),
+      auth && boundKey(auth) !== undefined ? 'DPoP' : 'Bearer',
     );
   }
 
@@ -169,6 +242,21 @@ export class ResourceServer {
   private refuse(exchange: HttpExchange, message: string, description?: string): undefined {
     exchange.setHeader('WWW-Authenticate', this.challenge(description));
     fail(exchange, 401, -32000, message);
+    return undefined;
+  }
+
+  /** 401 with a DPoP challenge naming the error (RFC 9449 §7.1), e.g. `invalid_dpop_proof` or `use_dpop_nonce`. */
+  private refuseProof(exchange: HttpExchange, error: DpopProofError['code'], description: string): undefined {
+    // A server without DPoP refuses a bound token as it refuses any bad bearer token.
+    if (!this.proofs) return this.refuse(exchange, `Unauthorized: ${description}`, description);
+    const params: [string, string][] = [
+      ['error', error],
+      ['error_description', description],
+      ['resource_metadata', this.metadataUrl()],
+      ['algs', this.proofs.algorithms.join(' ')],
+    ];
+    exchange.setHeader('WWW-Authenticate', challengeOf('DPoP', params));
+    fail(exchange, 401, -32000, `Unauthorized: ${description}`);
     return undefined;
   }
 
@@ -215,16 +303,41 @@ class OutageLog {
 }
 
 /** The 403 challenge (RFC 6750 §3.1 insufficient_scope), with the metadata URL when one is known. */
-export function forbiddenChallenge(requiredScopes: readonly string[], description: string, metadataUrl?: string): string {
+export function forbiddenChallenge(
+  requiredScopes: readonly string[],
+  description: string,
+  metadataUrl?: string,
+  scheme: 'Bearer' | 'DPoP' = 'Bearer',
+): string {
   const params: [string, string][] = [['error', 'insufficient_scope']];
   if (requiredScopes.length > 0) params.push(['scope', requiredScopes.join(' ')]);
   if (metadataUrl) params.push(['resource_metadata', metadataUrl]);
   params.push(['error_description', description]);
-  return bearer(params);
+  return challengeOf(scheme, params);
 }
 
 /** RFC 7235 auth-params as quoted strings; descriptions keep to RFC 6750's characters (no quote, no backslash). */
-function bearer(params: readonly [string, string][]): string {
+function challengeOf(scheme: 'Bearer' | 'DPoP', params: readonly [string, string][]): string {
   const quoted = params.map(([k, v]) => `${k}="${v.replace(/[^\x20-\x21\x23-\x5B\x5D-\x7E]/g, ' ')}"`);
-  return `Bearer ${quoted.join(', ')}`;
+  return `${scheme} ${quoted.join(', ')}`;
+}
+
+/** The proof checker of `auth.dpop`, its defaults applied. */
+function proofChecker(options: DpopOptions, store: DpopStore): ProofChecker {
+  const algorithms = [...(options.algorithms ?? DEFAULT_DPOP_ALGORITHMS)];
+  const refused = algorithms.filter((a) => a === 'none' || /^HS/i.test(a));
+  if (refused.length > 0 || algorithms.length === 0)
+    throw new AuthConfigurationError(
+      `auth.dpop.algorithms must name asymmetric algorithms (refused: ${refused.join(', ') || 'none given'})`,
+    );
+  const nonce = options.nonce;
+  return new ProofChecker(
+    {
+      algorithms,
+      maxAgeSec: options.maxAgeSec ?? 300,
+      clockToleranceSec: options.clockToleranceSec ?? 5,
+      nonceLifetimeSec: nonce ? ((typeof nonce === 'object' ? nonce.lifetimeSec : undefined) ?? 300) : 0,
+    },
+    store,
+  );
 }

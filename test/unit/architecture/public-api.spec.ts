@@ -223,7 +223,12 @@ const PUBLIC_API: Record<string, string[]> = {
   'mcpkit/auth': [
     'AuthConfigurationError',
     'AuthorizationServerError',
+    'DEFAULT_DPOP_ALGORITHMS',
     'DEFAULT_JWT_ALGORITHMS',
+    'type DpopOptions',
+    'type DpopStore',
+    'InMemoryDpopStore',
+    'type InMemoryDpopStoreOptions',
     'InMemoryOAuthProxyStore',
     'type InMemoryOAuthProxyStoreOptions',
     'IntrospectionVerifier',
@@ -312,6 +317,8 @@ const PUBLIC_API: Record<string, string[]> = {
   ],
   'mcpkit/redis': [
     'type RedisConnection',
+    'RedisDpopStore',
+    'type RedisDpopStoreOptions',
     'RedisEventStore',
     'type RedisEventStoreOptions',
     'RedisOAuthProxyStore',

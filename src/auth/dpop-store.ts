@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+
+/**
+ * What the instances of one deployment share to check DPoP proofs (RFC 9449): the proofs already seen,
+ * so that a proof replayed on any instance is refused, and the key that signs server nonces, so that a
+ * nonce one instance gave is taken by the others. In memory by default; `redisScaleOut` shares one over
+ * Redis.
+ */
+export interface DpopStore {
+  /**
+   * Records `key` (a digest of a proof's key and `jti`) for `ttlMs`; resolves true the first time, false
+   * when it was recorded within that time: the proof is a replay.
+   */
+  firstUse(key: string, ttlMs: number): Promise<boolean>;
+  /** The key server nonces are signed with: the same on every instance and across calls. */
+  nonceKey(): Promise<Buffer>;
+}
+
+/** Options of InMemoryDpopStore. */
+export interface InMemoryDpopStoreOptions {
+  /** Bytes the record of seen proofs may hold (default 4 MiB, about 30,000 proofs); the oldest go first when full. */
+  maxBytes?: number;
+}
+
+/** Bytes a seen proof takes: its 43-character key twice (UTF-16) plus the cache's slot. */
+const ENTRY_BYTES = 140;
+
+/**
+ * The proofs one process has seen, bounded in bytes, each forgotten once its proof is too old to be
+ * accepted anyway; and a random nonce key made at start. Right for one instance: behind a load
+ * balancer, use the scale-out's store, or a proof could be replayed on another instance.
+ */
+export class InMemoryDpopStore implements DpopStore {
+  private readonly seen: LRUCache<string, true>;
+  private readonly key = randomBytes(32);
+
+  constructor(options: InMemoryDpopStoreOptions = {}) {
+    this.seen = new LRUCache({
+      maxSize: options.maxBytes ?? 4 * 1024 * 1024,
+      sizeCalculation: () => ENTRY_BYTES,
+      perf: { now: () => Date.now() },
+      ttlResolution: 0,
+    });
+  }
+
+  firstUse(key: string, ttlMs: number): Promise<boolean> {
+    if (this.seen.has(key)) return Promise.resolve(false);
+    this.seen.set(key, true, { ttl: ttlMs });
+    return Promise.resolve(true);
+  }
+
+  nonceKey(): Promise<Buffer> {
+    return Promise.resolve(this.key);
+  }
+}
