@@ -1,5 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import * as jose from 'jose';
 import { injectable } from 'tsyringe';
@@ -30,8 +30,7 @@ type Served = { url: string; close: () => Promise<void> };
 
 /**
  * DPoP (RFC 9449) on the resource server: oidc-provider issues tokens bound to the client's key (its DPoP
- * feature), an independent client (oauth4webapi signing the proofs, the official SDK 2.x client speaking
- * MCP) calls tools with them in both eras, on Koa and on the fetch handler; a stolen token and every kind
+ * feature), the official SDK 2.x client with its own DPoP gets them and calls tools in both eras, on Koa and on the fetch handler; a stolen token and every kind
  * of bad proof are refused with RFC 9449's challenges.
  */
 describe('DPoP-bound tokens from oidc-provider', () => {
@@ -83,8 +82,8 @@ describe('DPoP-bound tokens from oidc-provider', () => {
     return served;
   }
 
-  /** The official SDK 2.x client with oauth4webapi's DPoP, in its own process; resolves with what it printed. */
-  function dpopClient(url: string, mode: string): Promise<{ tokenType: string; answers: string[] }> {
+  /** The official SDK 2.x client with its own DPoP (test/fixtures/dpop-client.mjs), in its own process; resolves with what it printed. */
+  function sdkClientCalls(url: string, mode: string): Promise<{ tokenType?: string; answers: string[] }> {
     const child = spawn(process.execPath, [join(__dirname, '..', 'fixtures', 'dpop-client.mjs')], {
       env: { ...process.env, ISSUER: provider.issuer, MCP_URL: url, CLIENT_ID: 'user-alice', MODE: mode },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -106,8 +105,8 @@ describe('DPoP-bound tokens from oidc-provider', () => {
       'serves the official client with DPoP-bound tokens and nonces (%s)',
       async (mode) => {
         const server = await serve({ mode: 'required', nonce: true });
-        const seen = await dpopClient(server.url, mode);
-        expect(seen.tokenType.toLowerCase()).toBe('dpop');
+        const seen = await sdkClientCalls(server.url, mode);
+        expect(seen.tokenType?.toLowerCase()).toBe('dpop');
         expect(seen.answers).toEqual(['alice via user-alice', 'alice via user-alice']);
       },
       30_000,
