@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as jose from 'jose';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpContext, McpModule, Tool } from '../../src';
-import { JwtVerifier, type DpopOptions } from '../../src/auth';
+import { IntrospectionVerifier, JwtVerifier, type DpopOptions } from '../../src/auth';
 import { fetchHandler } from '../../src/fetch';
 import { httpServer } from '../../src/http';
 import { redisScaleOut } from '../../src/redis';
@@ -173,12 +173,12 @@ describe('DPoP-bound tokens from oidc-provider', () => {
   }
 
   /** 401 with a DPoP challenge of `error`, whose description matches `reason`. */
-  async function expectRefused(res: Response, error: string, reason: RegExp) {
+  async function expectRefused(res: Response, error: string, reason: RegExp, path = 'mcp') {
     expect(res.status).toBe(401);
     const challenge = res.headers.get('www-authenticate') ?? '';
     expect(challenge).toMatch(new RegExp(`^DPoP error="${error}"`));
     expect(challenge).toMatch(/algs="[^"]*ES256/);
-    expect(challenge).toMatch(/resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/);
+    expect(challenge).toMatch(new RegExp(`resource_metadata="http://127\\.0\\.0\\.1:\\d+/\\.well-known/oauth-protected-resource/${path}"`));
     expect(/error_description="([^"]*)"/.exec(challenge)?.[1]).toMatch(reason);
   }
 
@@ -327,6 +327,34 @@ describe('DPoP-bound tokens from oidc-provider', () => {
     const res = await initialize(server.url, token, undefined, 'Bearer');
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/error="invalid_token", error_description="The token is bound to a key/);
+  });
+
+  it('honours the cnf of an introspected opaque token', async () => {
+    // The fixture issues opaque tokens for resources ending in /opaque: only introspection knows their binding.
+    const resource = 'http://127.0.0.1:1/opaque';
+    const app = await McpApplication.create(DpopModule, quiet);
+    const verifier = new IntrospectionVerifier({
+      endpoint: `${provider.issuer}/token/introspection`,
+      clientId: 'introspector',
+      clientSecret: 'introspector-secret',
+      issuer: provider.issuer,
+    });
+    const http = await app.listen(httpServer({ port: 0, auth: { authorizationServers: [provider.issuer], resource, verifier, dpop: {} } }));
+    open.push({ url: http.url, close: () => app.close() });
+    const keys = await jose.generateKeyPair('ES256');
+    const token = await boundToken(keys, resource);
+    expect(token.split('.')).toHaveLength(1); // opaque
+    expect((await initialize(http.url, token, await proof(keys, 'POST', resource, { token }))).status).toBe(200);
+    const stolen = await initialize(http.url, token, undefined, 'Bearer');
+    expect(stolen.status).toBe(401);
+    expect(stolen.headers.get('www-authenticate')).toMatch(/error="invalid_token", error_description="The token is bound to a key/);
+    const thief = await jose.generateKeyPair('ES256');
+    await expectRefused(
+      await initialize(http.url, token, await proof(thief, 'POST', resource, { token })),
+      'invalid_token',
+      /another key/,
+      'opaque',
+    );
   });
 
   it('refuses a proof replayed on another instance sharing Redis', async () => {
