@@ -1,7 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type * as Jose from 'jose';
 import { tokenDigest } from './token-cache';
+import { AuthConfigurationError } from './auth-configuration.error';
 import type { DpopStore } from './dpop-store';
+import type { DpopOptions } from './resource-server-options';
 
 /** The asymmetric algorithms a DPoP proof may be signed with by default (RFC 9449 §4.2: never `none` or a MAC). */
 export const DEFAULT_DPOP_ALGORITHMS: readonly string[] = ['ES256', 'ES384', 'ES512', 'EdDSA', 'PS256', 'PS384', 'PS512', 'RS256'];
@@ -169,4 +171,22 @@ function describe(error: unknown, errors: typeof Jose.errors): string {
   if (error instanceof errors.JOSEAlgNotAllowed) return "The proof's signing algorithm is not accepted";
   if (error instanceof errors.JWSSignatureVerificationFailed) return "The proof's signature does not verify with its jwk";
   return 'The proof is malformed';
+}
+
+/** A proof checker for `options` (`auth.dpop`, or the OAuth proxy's `dpop`), its defaults applied. */
+export function proofChecker(options: Omit<DpopOptions, 'mode'>, store: DpopStore): ProofChecker {
+  const algorithms = [...(options.algorithms ?? DEFAULT_DPOP_ALGORITHMS)];
+  const refused = algorithms.filter((a) => a === 'none' || /^HS/i.test(a));
+  if (refused.length > 0 || algorithms.length === 0)
+    throw new AuthConfigurationError(`dpop.algorithms must name asymmetric algorithms (refused: ${refused.join(', ') || 'none given'})`);
+  const nonce = options.nonce;
+  return new ProofChecker(
+    {
+      algorithms,
+      maxAgeSec: options.maxAgeSec ?? 300,
+      clockToleranceSec: options.clockToleranceSec ?? 5,
+      nonceLifetimeSec: nonce ? ((typeof nonce === 'object' ? nonce.lifetimeSec : undefined) ?? 300) : 0,
+    },
+    store,
+  );
 }

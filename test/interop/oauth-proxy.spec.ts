@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
+import * as jose from 'jose';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { InvalidTokenError, OAuthProxy } from '../../src/auth';
@@ -343,6 +344,86 @@ describe('OAuth proxy in front of an OIDC provider without dynamic registration'
     await expect(proxy.verifier().verify(second.access_token, { resource })).rejects.toBeInstanceOf(InvalidTokenError);
     expect(await (await post({ grant_type: 'refresh_token', refresh_token: second.refresh_token! })).json()).toMatchObject({
       error: 'invalid_grant',
+    });
+  });
+
+  describe('DPoP at the token endpoint', () => {
+    async function proofFor(keys: jose.GenerateKeyPairResult<jose.KeyLike>, htu = `${origin}/token`) {
+      return new jose.SignJWT({ htm: 'POST', htu, jti: randomBytes(16).toString('base64url') })
+        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await jose.exportJWK(keys.publicKey) })
+        .setIssuedAt()
+        .sign(keys.privateKey);
+    }
+    const withProof = (params: Record<string, string>, dpop: string) =>
+      fetch(`${origin}/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', DPoP: dpop },
+        body: new URLSearchParams(params),
+      });
+
+    it("binds a public client's tokens to its key, refreshes only with a proof of that key, and says so in the metadata", async () => {
+      const metadata = (await (await fetch(`${origin}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+      expect(metadata.dpop_signing_alg_values_supported).toEqual(expect.arrayContaining(['ES256']));
+      const keys = await jose.generateKeyPair('ES256');
+      const jkt = await jose.calculateJwkThumbprint(await jose.exportJWK(keys.publicKey));
+      const clientId = await registerPublicClient();
+      const { code, verifier } = await codeFor(clientId);
+      const exchange = {
+        grant_type: 'authorization_code',
+        client_id: clientId,
+        code,
+        code_verifier: verifier,
+        redirect_uri: CLIENT_REDIRECT,
+      };
+      const issued = (await (await withProof(exchange, await proofFor(keys))).json()) as OAuthTokens;
+      expect(issued.token_type).toBe('DPoP');
+      const auth = await proxy.verifier().verify(issued.access_token, { resource });
+      expect(auth.claims).toMatchObject({ cnf: { jkt } });
+
+      const refresh = { grant_type: 'refresh_token', client_id: clientId, refresh_token: issued.refresh_token! };
+      const unproven = await tokenRequest(refresh);
+      expect(unproven.status).toBe(400);
+      expect(await unproven.json()).toMatchObject({
+        error: 'invalid_grant',
+        error_description: expect.stringMatching(/bound to a DPoP key/),
+      });
+      // The failed attempt used the refresh token up: a stolen refresh token is worth one try, then nothing.
+      const thief = await jose.generateKeyPair('ES256');
+      expect(await (await withProof(refresh, await proofFor(thief))).json()).toMatchObject({ error: 'invalid_grant' });
+    });
+
+    it('keeps the binding across a refresh, and refuses bad proofs and a dpop_jkt the proof does not match', async () => {
+      const keys = await jose.generateKeyPair('ES256');
+      const jkt = await jose.calculateJwkThumbprint(await jose.exportJWK(keys.publicKey));
+      const clientId = await registerPublicClient();
+      const first = await codeFor(clientId);
+      const exchange = (c: { code: string; verifier: string }) => ({
+        grant_type: 'authorization_code',
+        client_id: clientId,
+        code: c.code,
+        code_verifier: c.verifier,
+        redirect_uri: CLIENT_REDIRECT,
+      });
+      const elsewhere = await withProof(exchange(first), await proofFor(keys, `${origin}/elsewhere`));
+      expect(elsewhere.status).toBe(400);
+      expect(await elsewhere.json()).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringMatching(/htu/) });
+
+      const second = await codeFor(clientId);
+      const issued = (await (await withProof(exchange(second), await proofFor(keys))).json()) as OAuthTokens;
+      const refresh = { grant_type: 'refresh_token', client_id: clientId, refresh_token: issued.refresh_token! };
+      const refreshed = (await (await withProof(refresh, await proofFor(keys))).json()) as OAuthTokens;
+      expect(refreshed.token_type).toBe('DPoP');
+      expect((await proxy.verifier().verify(refreshed.access_token, { resource })).claims).toMatchObject({ cnf: { jkt } });
+
+      // RFC 9449 §10: a code asked for with dpop_jkt is redeemed only by a proof of that key.
+      const pinned = await authorize(clientId, { dpop_jkt: jkt });
+      const back = new URL((await pinned.browser.consent(pinned.page, 'approve')).url);
+      const pinnedExchange = exchange({ code: back.searchParams.get('code')!, verifier: pinned.verifier });
+      const other = await jose.generateKeyPair('ES256');
+      expect(await (await withProof(pinnedExchange, await proofFor(other))).json()).toMatchObject({
+        error: 'invalid_grant',
+        error_description: expect.stringMatching(/dpop_jkt/),
+      });
     });
   });
 });

@@ -60,6 +60,7 @@ export class AuthorizeEndpoint {
         scopes: this.scopes(param(params, 'scope')),
         resource: this.resource(param(params, 'resource')),
         csrf: randomToken(),
+        dpopJkt: param(params, 'dpop_jkt'),
       };
     } catch (error) {
       if (error instanceof OAuthError) return back(error);
@@ -131,7 +132,13 @@ export class AuthorizeEndpoint {
       return back('server_error', 'The identity provider could not be reached or refused the sign-in');
     }
     const proxyCode = randomToken();
-    const record: CodeRecord = { ...grant, redirectUri: flow.redirectUri, codeChallenge: flow.codeChallenge, upstream };
+    const record: CodeRecord = {
+      ...grant,
+      redirectUri: flow.redirectUri,
+      codeChallenge: flow.codeChallenge,
+      dpopJkt: flow.dpopJkt,
+      upstream,
+    };
     await this.records.put(tokenKey('code', proxyCode), record, this.options.ttl?.code ?? 120);
     redirect(res, withQuery(flow.redirectUri, { code: proxyCode, state: flow.state, iss: this.issuer() }));
   }

@@ -1,3 +1,5 @@
+import type { DpopStore } from '../dpop-store';
+import type { DpopOptions } from '../resource-server-options';
 import type { OAuthProxyStore } from './oauth-proxy.store';
 
 /** The identity provider behind the proxy, where the proxy is one confidential client with a fixed id and secret. */
@@ -80,6 +82,13 @@ export interface OAuthProxyOptions {
   identify?: (tokens: UpstreamTokens, userinfo: () => Promise<Record<string, unknown>>) => Promise<UpstreamIdentity>;
   /** Lifetimes in seconds: access tokens (default 3600), refresh tokens (30 days), authorization codes (120), pending sign-ins (600), registered clients (90 days). */
   ttl?: { accessToken?: number; refreshToken?: number; code?: number; pending?: number; client?: number };
+  /**
+   * DPoP at the token endpoint (RFC 9449 §5): a client that sends a proof gets tokens bound to its key
+   * (`token_type: DPoP`, `cnf.jkt`), and a public client's refreshes must prove the same key. Always on;
+   * this tunes it. Several instances share `store` (e.g. RedisDpopStore), or a proof could be replayed on
+   * another. Pair it with the resource server's `auth.dpop`.
+   */
+  dpop?: Pick<DpopOptions, 'algorithms' | 'maxAgeSec' | 'clockToleranceSec'> & { store?: DpopStore };
   /** Told of unexpected faults (a store or upstream outage); defaults to console.error. */
   logError?: (message: string, error?: unknown) => void;
 }

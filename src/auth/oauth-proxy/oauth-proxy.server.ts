@@ -12,6 +12,8 @@ import { isLoopbackHost } from './redirect-uris';
 import { TokenEndpoint } from './token.endpoint';
 import { TokenIssuer } from './token-issuer';
 import { UpstreamClient } from './upstream-client';
+import { type ProofChecker, proofChecker } from '../dpop-proof';
+import { InMemoryDpopStore } from '../dpop-store';
 
 /**
  * What an `OAuthProxy` is made of: its records, client registry, upstream client, token issuer and
@@ -25,6 +27,7 @@ export class OAuthProxyServer {
   private readonly tokens: TokenIssuer;
   private readonly authorizeEndpoint: AuthorizeEndpoint;
   private readonly tokenEndpoint: TokenEndpoint;
+  private readonly proofs: ProofChecker;
   private currentIssuer?: string;
 
   constructor(private readonly options: OAuthProxyOptions) {
@@ -37,7 +40,8 @@ export class OAuthProxyServer {
     const paths = { authorize: this.path('/authorize'), consent: this.path('/authorize/consent'), callback: this.path('/callback') };
     const logged = { ...options, logError: options.logError ?? ((m: string, e?: unknown) => console.error(m, e)) };
     this.authorizeEndpoint = new AuthorizeEndpoint(this.records, this.clients, this.upstream, logged, paths, () => this.currentIssuer!);
-    this.tokenEndpoint = new TokenEndpoint(this.records, this.clients, this.tokens, options);
+    this.proofs = proofChecker(options.dpop ?? {}, options.dpop?.store ?? new InMemoryDpopStore());
+    this.tokenEndpoint = new TokenEndpoint(this.records, this.clients, this.tokens, options, this.proofs, () => this.url('/token'));
   }
 
   /** The issuer URL: put it in the resource server's `authorizationServers`. */
@@ -76,6 +80,7 @@ export class OAuthProxyServer {
       revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
       client_id_metadata_document_supported: this.clients.metadataDocuments,
       authorization_response_iss_parameter_supported: true,
+      dpop_signing_alg_values_supported: [...this.proofs.algorithms],
       ...(this.options.scopesSupported ? { scopes_supported: this.options.scopesSupported } : {}),
     };
   }
@@ -133,7 +138,7 @@ export class OAuthProxyServer {
     res.statusCode = 204;
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
-    res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, MCP-Protocol-Version');
+    res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, DPoP, MCP-Protocol-Version');
     res.end();
     return true;
   }

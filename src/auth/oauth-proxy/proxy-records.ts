@@ -23,6 +23,8 @@ export interface PendingAuthorization {
   scopes: string[];
   resource: string;
   csrf: string;
+  /** RFC 9449 §10 `dpop_jkt`: the code may be redeemed only with a proof signed by this key. */
+  dpopJkt?: string;
 }
 
 /** What a proxy authorization code or a grant stands for. */
@@ -32,6 +34,8 @@ export interface GrantRecord {
   scopes: string[];
   resource: string;
   subject: string;
+  /** The key the grant's tokens are bound to (DPoP): a public client's refreshes must prove it again. */
+  jkt?: string;
 }
 
 /** The upstream's answer for a grant, kept server-side. */
@@ -44,6 +48,7 @@ export interface UpstreamRecord {
 export interface CodeRecord extends GrantRecord {
   redirectUri: string;
   codeChallenge: string;
+  dpopJkt?: string;
   upstream: UpstreamRecord;
 }
 

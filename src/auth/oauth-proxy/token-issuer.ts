@@ -29,10 +29,12 @@ export class TokenIssuer {
     return { keys: [(await this.load()).publicJwk] };
   }
 
+  /** An access token for the grant, bound by `cnf.jkt` to the grant's key when it has one (RFC 9449 §6.1). */
   async sign(grant: GrantRecord, ttlSeconds: number): Promise<string> {
     const keys = await this.load();
     const now = Math.floor(Date.now() / 1000);
-    return new jose.SignJWT({ client_id: grant.clientId, scope: grant.scopes.join(' '), gid: grant.grantId })
+    const binding = grant.jkt ? { cnf: { jkt: grant.jkt } } : {};
+    return new jose.SignJWT({ client_id: grant.clientId, scope: grant.scopes.join(' '), gid: grant.grantId, ...binding })
       .setProtectedHeader({ alg: keys.alg, kid: keys.kid, typ: 'at+jwt' })
       .setIssuer(this.issuer()!)
       .setSubject(grant.subject)

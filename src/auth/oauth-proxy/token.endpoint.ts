@@ -6,6 +6,7 @@ import { isVerifier, randomToken, s256, sameSecret, tokenKey } from './pkce';
 import { param, sendJson } from './proxy-http';
 import type { ClientRecord, CodeRecord, GrantRecord, ProxyRecords } from './proxy-records';
 import type { TokenIssuer } from './token-issuer';
+import { DpopProofError, type ProofChecker } from '../dpop-proof';
 
 /** /token (authorization_code, refresh_token with rotation) and /revoke (RFC 7009). */
 export class TokenEndpoint {
@@ -14,6 +15,8 @@ export class TokenEndpoint {
     private readonly clients: ClientRegistry,
     private readonly issuer: TokenIssuer,
     private readonly options: OAuthProxyOptions,
+    private readonly proofs: ProofChecker,
+    private readonly tokenUrl: () => string,
   ) {}
 
   private get refreshTtl(): number {
@@ -25,14 +28,15 @@ export class TokenEndpoint {
     if (grantType !== 'authorization_code' && grantType !== 'refresh_token')
       throw new OAuthError('unsupported_grant_type', `Unsupported grant_type ${grantType}`);
     const client = await this.authenticate(req, params);
-    const grant = grantType === 'authorization_code' ? await this.redeemCode(client, params) : await this.rotate(client, params);
+    const jkt = await this.proofKey(req);
+    const grant = grantType === 'authorization_code' ? await this.redeemCode(client, params, jkt) : await this.rotate(client, params, jkt);
     const ttl = this.options.ttl?.accessToken ?? 3600;
     const accessToken = await this.issuer.sign(grant, ttl);
     const refreshToken = randomToken();
     await this.records.put(tokenKey('refresh', refreshToken), grant, this.refreshTtl);
     sendJson(res, 200, {
       access_token: accessToken,
-      token_type: 'Bearer',
+      token_type: grant.jkt ? 'DPoP' : 'Bearer',
       expires_in: ttl,
       refresh_token: refreshToken,
       scope: grant.scopes.join(' '),
@@ -52,7 +56,24 @@ export class TokenEndpoint {
     sendJson(res, 200, {});
   }
 
-  private async redeemCode(client: ClientRecord, params: Record<string, unknown>): Promise<GrantRecord> {
+  /**
+   * The thumbprint of the key a token request proves (its `DPoP` header, RFC 9449 §5), undefined when it
+   * carries no proof; a bad proof is refused with `invalid_dpop_proof`.
+   */
+  private async proofKey(req: IncomingMessage): Promise<string | undefined> {
+    const proof = req.headers.dpop;
+    if (proof === undefined) return undefined;
+    if (typeof proof !== 'string' || proof.includes(','))
+      throw new OAuthError('invalid_dpop_proof', 'The request must carry one DPoP proof');
+    try {
+      return (await this.proofs.check(proof, { method: 'POST', url: this.tokenUrl() })).jkt;
+    } catch (error) {
+      if (error instanceof DpopProofError) throw new OAuthError('invalid_dpop_proof', error.description);
+      throw error;
+    }
+  }
+
+  private async redeemCode(client: ClientRecord, params: Record<string, unknown>, jkt: string | undefined): Promise<GrantRecord> {
     const code = param(params, 'code', true)!;
     const record = await this.records.take<CodeRecord>(tokenKey('code', code));
     if (!record || record.clientId !== client.client_id)
@@ -65,15 +86,22 @@ export class TokenEndpoint {
     const resource = param(params, 'resource');
     if (resource !== undefined && resource !== record.resource)
       throw new OAuthError('invalid_target', 'resource differs from the authorization request');
-    const { redirectUri: _r, codeChallenge: _c, upstream, ...grant } = record;
+    if (record.dpopJkt !== undefined && record.dpopJkt !== jkt)
+      throw new OAuthError('invalid_grant', 'The code is bound to another DPoP key (dpop_jkt)');
+    const { redirectUri: _r, codeChallenge: _c, dpopJkt: _d, upstream, ...unbound } = record;
+    const grant: GrantRecord = jkt ? { ...unbound, jkt } : unbound;
     // A grant lasts refreshToken seconds from the sign-in, however often its tokens are refreshed.
     await this.records.put(`grant:${grant.grantId}`, grant, this.refreshTtl);
     await this.records.put(`upstream:${grant.grantId}`, upstream, this.refreshTtl);
     return grant;
   }
 
-  /** One use per refresh token: a second use of a rotated token revokes the whole grant (it was stolen or replayed). */
-  private async rotate(client: ClientRecord, params: Record<string, unknown>): Promise<GrantRecord> {
+  /**
+   * One use per refresh token: a second use of a rotated token revokes the whole grant (it was stolen or
+   * replayed). A public client's DPoP-bound grant is refreshed only with a proof of the same key (RFC 9449
+   * §5); a confidential client's refresh binds the new tokens to the key it proves now, if any.
+   */
+  private async rotate(client: ClientRecord, params: Record<string, unknown>, jkt: string | undefined): Promise<GrantRecord> {
     const token = param(params, 'refresh_token', true)!;
     const record = await this.records.take<GrantRecord>(tokenKey('refresh', token));
     if (!record) {
@@ -83,14 +111,17 @@ export class TokenEndpoint {
     }
     await this.records.put(tokenKey('used', token), record.grantId, this.refreshTtl);
     if (record.clientId !== client.client_id) throw new OAuthError('invalid_grant', 'The refresh token belongs to another client');
+    if (record.jkt !== undefined && client.token_endpoint_auth_method === 'none' && record.jkt !== jkt)
+      throw new OAuthError('invalid_grant', 'The refresh token is bound to a DPoP key: prove it');
+    const bound: GrantRecord = client.token_endpoint_auth_method === 'none' ? record : { ...record, jkt };
     if (!(await this.records.get(`grant:${record.grantId}`))) throw new OAuthError('invalid_grant', 'The grant was revoked');
     const resource = param(params, 'resource');
     if (resource !== undefined && resource !== record.resource) throw new OAuthError('invalid_target', 'resource differs from the grant');
     const scope = param(params, 'scope');
-    if (scope === undefined) return record;
+    if (scope === undefined) return bound;
     const narrowed = scope.split(' ').filter(Boolean);
     if (narrowed.some((s) => !record.scopes.includes(s))) throw new OAuthError('invalid_scope', 'A refresh cannot widen the scopes');
-    return { ...record, scopes: narrowed };
+    return { ...bound, scopes: narrowed };
   }
 
   private async dropGrant(grantId: string): Promise<void> {

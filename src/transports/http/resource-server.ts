@@ -3,8 +3,8 @@ import { AuthConfigurationError } from '../../auth/auth-configuration.error';
 import { AuthorizationServerError, InvalidTokenError } from '../../auth/auth.errors';
 import { withPrincipal } from '../../auth/principal';
 import { TokenCache, tokenDigest } from '../../auth/token-cache';
-import type { DpopOptions, ResourceServerOptions } from '../../auth/resource-server-options';
-import { DEFAULT_DPOP_ALGORITHMS, DpopProofError, ProofChecker } from '../../auth/dpop-proof';
+import type { ResourceServerOptions } from '../../auth/resource-server-options';
+import { DpopProofError, type ProofChecker, proofChecker } from '../../auth/dpop-proof';
 import { InMemoryDpopStore, type DpopStore } from '../../auth/dpop-store';
 import { ErrorCode } from '../../mcp/json-rpc';
 import type { HttpExchange } from './http-exchange';
@@ -320,24 +320,4 @@ export function forbiddenChallenge(
 function challengeOf(scheme: 'Bearer' | 'DPoP', params: readonly [string, string][]): string {
   const quoted = params.map(([k, v]) => `${k}="${v.replace(/[^\x20-\x21\x23-\x5B\x5D-\x7E]/g, ' ')}"`);
   return `${scheme} ${quoted.join(', ')}`;
-}
-
-/** The proof checker of `auth.dpop`, its defaults applied. */
-function proofChecker(options: DpopOptions, store: DpopStore): ProofChecker {
-  const algorithms = [...(options.algorithms ?? DEFAULT_DPOP_ALGORITHMS)];
-  const refused = algorithms.filter((a) => a === 'none' || /^HS/i.test(a));
-  if (refused.length > 0 || algorithms.length === 0)
-    throw new AuthConfigurationError(
-      `auth.dpop.algorithms must name asymmetric algorithms (refused: ${refused.join(', ') || 'none given'})`,
-    );
-  const nonce = options.nonce;
-  return new ProofChecker(
-    {
-      algorithms,
-      maxAgeSec: options.maxAgeSec ?? 300,
-      clockToleranceSec: options.clockToleranceSec ?? 5,
-      nonceLifetimeSec: nonce ? ((typeof nonce === 'object' ? nonce.lifetimeSec : undefined) ?? 300) : 0,
-    },
-    store,
-  );
 }
