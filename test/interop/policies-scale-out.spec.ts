@@ -23,19 +23,32 @@ describe('call policies on two instances sharing one Redis', () => {
   let redis: PrivateRedis;
   let a: Server;
   let b: Server;
+  /** The servers of the running test, stopped after it. */
+  let servers: Server[] = [];
   let clients: Client[] = [];
+  let tests = 0;
 
   beforeAll(async () => {
     redis = await PrivateRedis.start();
-    const env = { REDIS_URL: redis.url, REDIS_PREFIX: `p${process.pid}:` };
-    [a, b] = await Promise.all([spawnHttpServer(FIXTURE, env), spawnHttpServer(FIXTURE, env)]);
+  }, 30_000);
+  // Each test has two instances of its own, on a key prefix of its own: no count, stored result or
+  // cache entry of one test is there for another.
+  beforeEach(async () => {
+    const env = { REDIS_URL: redis.url, REDIS_PREFIX: `p${process.pid}-${++tests}:` };
+    const start = async () => {
+      const server = await spawnHttpServer(FIXTURE, env);
+      servers.push(server);
+      return server;
+    };
+    [a, b] = await Promise.all([start(), start()]);
   }, 30_000);
   afterEach(async () => {
     await Promise.all(clients.map((c) => c.close()));
     clients = [];
+    await Promise.all(servers.map((s) => s.stop()));
+    servers = [];
   });
   afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
     await redis?.stop();
   });
 

@@ -21,20 +21,37 @@ describe('scale-out: two instances, one Redis Cluster, round-robin', () => {
   let cluster: PrivateRedisCluster;
   let a: Server;
   let b: Server;
+  /** The servers of the running test, stopped after it. */
+  let servers: Server[] = [];
   let proxy: RoundRobinProxy;
   let url: string;
+  /** The running test's key prefix: its own, so that it finds its keys and only them. */
+  let prefix: string;
+  let tests = 0;
 
   beforeAll(async () => {
     cluster = await PrivateRedisCluster.start();
+  }, 60_000);
+  // Each test has two instances and a proxy of its own; the Cluster stays, the test's keys apart under its prefix.
+  beforeEach(async () => {
+    prefix = `cluster:${++tests}:`;
     const nodes = cluster.startupNodes.map((n) => `${n.host}:${n.port}`).join(',');
-    const env = { REDIS_CLUSTER: nodes, REDIS_PREFIX: 'cluster:', LEASE_MS: '600', RETRY_MS: '20' };
-    [a, b] = await Promise.all([spawnHttpServer(HTTP_FIXTURE, env), spawnHttpServer(HTTP_FIXTURE, env)]);
+    const env = { REDIS_CLUSTER: nodes, REDIS_PREFIX: prefix, LEASE_MS: '600', RETRY_MS: '20' };
+    const start = async () => {
+      const server = await spawnHttpServer(HTTP_FIXTURE, env);
+      servers.push(server);
+      return server;
+    };
+    [a, b] = await Promise.all([start(), start()]);
     proxy = new RoundRobinProxy([a.port, b.port]);
     url = await proxy.start();
   }, 60_000);
-  afterAll(async () => {
+  afterEach(async () => {
     await proxy?.stop();
-    await Promise.all([a?.stop(), b?.stop()]);
+    await Promise.all(servers.map((s) => s.stop()));
+    servers = [];
+  });
+  afterAll(async () => {
     await cluster?.stop();
   });
 
@@ -126,7 +143,7 @@ describe('scale-out: two instances, one Redis Cluster, round-robin', () => {
     const redis = new Cluster(cluster.startupNodes);
     try {
       await waitFor(() => redis.status === 'ready', { what: 'the Cluster client to connect' });
-      const perMaster = await Promise.all(redis.nodes('master').map(async (node) => (await node.keys('cluster:t:*')).length));
+      const perMaster = await Promise.all(redis.nodes('master').map(async (node) => (await node.keys(`${prefix}t:*`)).length));
       expect(perMaster.reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(12);
       expect(perMaster.filter((n) => n > 0).length).toBeGreaterThan(1);
     } finally {

@@ -9,21 +9,35 @@ type Server = Awaited<ReturnType<typeof spawnHttpServer>>;
 /** Faults of a scaled-out deployment: Redis going away and coming back, an instance killed mid-task. */
 describe('scale-out faults', () => {
   let redis: PrivateRedis;
-  let a: Server;
-  let b: Server;
+  /** The servers of the running test, stopped after it (but one it killed). */
+  let servers: Server[] = [];
+  let tests = 0;
 
   beforeAll(async () => {
     // A production Redis persists what it acknowledges; so does this one (append-only, fsync always).
     redis = await PrivateRedis.start({ persistent: true });
-    const env = { REDIS_URL: redis.url, LEASE_MS: '500' };
-    [a, b] = await Promise.all([spawnHttpServer(HTTP_FIXTURE, env), spawnHttpServer(HTTP_FIXTURE, env)]);
   }, 60_000);
+  afterEach(async () => {
+    await Promise.all(servers.filter((s) => s.child.exitCode === null && s.child.signalCode === null).map((s) => s.stop()));
+    servers = [];
+  });
   afterAll(async () => {
-    await Promise.all([a.stop(), b.stop()]);
     await redis.stop();
   });
 
+  /** Two instances of this test's own, sharing a key prefix no other test uses. */
+  async function instances(): Promise<[Server, Server]> {
+    const env = { REDIS_URL: redis.url, REDIS_PREFIX: `faults${process.pid}-${++tests}:`, LEASE_MS: '500' };
+    const start = async () => {
+      const server = await spawnHttpServer(HTTP_FIXTURE, env);
+      servers.push(server);
+      return server;
+    };
+    return Promise.all([start(), start()]);
+  }
+
   it('fails fast with a clear JSON-RPC error while Redis is down, stays up, and recovers without a restart', async () => {
+    const [a, b] = await instances();
     const s = await scaleOutSession(a);
     expect(s.id).toMatch(/^[0-9a-f]{32}$/);
     const acknowledged = await s.post(a, {
@@ -81,7 +95,7 @@ describe('scale-out faults', () => {
   }, 60_000);
 
   it('fails, after its lease, a task whose instance was killed, rather than leaving it working forever', async () => {
-    const victim = await spawnHttpServer(HTTP_FIXTURE, { REDIS_URL: redis.url, LEASE_MS: '500' });
+    const [victim, b] = await instances();
     const s = await scaleOutSession(victim);
     const created = await s.post(victim, {
       jsonrpc: '2.0',

@@ -58,14 +58,29 @@ describe.each([
   let topology: Topology;
   let a: Server;
   let b: Server;
+  /** The servers of the running test, stopped after it. */
+  let servers: Server[] = [];
+  let tests = 0;
 
   beforeAll(async () => {
     topology = await start();
-    [a, b] = await Promise.all([spawnHttpServer(HTTP_FIXTURE, topology.env), spawnHttpServer(HTTP_FIXTURE, topology.env)]);
   }, 60_000);
+  // Each test has two instances of its own, on a key prefix of its own; the topology stays.
+  beforeEach(async () => {
+    const env = { ...topology.env, REDIS_PREFIX: `wake${process.pid}-${++tests}:` };
+    const launch = async () => {
+      const server = await spawnHttpServer(HTTP_FIXTURE, env);
+      servers.push(server);
+      return server;
+    };
+    [a, b] = await Promise.all([launch(), launch()]);
+  }, 60_000);
+  afterEach(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    servers = [];
+  });
   afterAll(async () => {
     for (const admin of topology?.admins ?? []) admin.disconnect();
-    await Promise.all([a?.stop(), b?.stop()]);
     await topology?.stop();
   });
 

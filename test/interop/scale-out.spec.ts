@@ -25,20 +25,34 @@ describe('scale-out: two instances, one Redis, round-robin', () => {
   let redis: PrivateRedis;
   let a: Server;
   let b: Server;
+  /** The servers of the running test, stopped after it. */
+  let servers: Server[] = [];
   let proxy: RoundRobinProxy;
   let url: string;
+  let tests = 0;
 
   beforeAll(async () => {
     redis = await PrivateRedis.start();
-    const env = { REDIS_URL: redis.url, LEASE_MS: '600', RETRY_MS: '20' };
-    [a, b] = await Promise.all([spawnHttpServer(HTTP_FIXTURE, env), spawnHttpServer(HTTP_FIXTURE, env)]);
+  }, 60_000);
+  // Each test has two instances and a proxy of its own, on a key prefix of its own; the Redis stays.
+  beforeEach(async () => {
+    const env = { REDIS_URL: redis.url, REDIS_PREFIX: `so${process.pid}-${++tests}:`, LEASE_MS: '600', RETRY_MS: '20' };
+    const start = async () => {
+      const server = await spawnHttpServer(HTTP_FIXTURE, env);
+      servers.push(server);
+      return server;
+    };
+    [a, b] = await Promise.all([start(), start()]);
     proxy = new RoundRobinProxy([a.port, b.port]);
     url = await proxy.start();
   }, 60_000);
+  afterEach(async () => {
+    await proxy?.stop();
+    await Promise.all(servers.map((s) => s.stop()));
+    servers = [];
+  });
   afterAll(async () => {
-    await proxy.stop();
-    await Promise.all([a.stop(), b.stop()]);
-    await redis.stop();
+    await redis?.stop();
   });
 
   async function connect(capabilities: Record<string, unknown> = {}) {

@@ -19,21 +19,35 @@ describe('tasks extension scale-out: two instances, one Redis', () => {
   let redis: PrivateRedis;
   let a: Server;
   let b: Server;
+  /** The servers of the running test, stopped after it. */
+  let servers: Server[] = [];
   let proxy: RoundRobinProxy;
   let url: string;
+  let tests = 0;
 
   beforeAll(async () => {
     redis = await PrivateRedis.start();
-    const env = { REDIS_URL: redis.url, LEASE_MS: '500' };
-    [a, b] = await Promise.all([spawnHttpServer(TASKS_EXT_FIXTURE, env), spawnHttpServer(TASKS_EXT_FIXTURE, env)]);
+  }, 60_000);
+  // Each test has two instances and a proxy of its own, on a key prefix of its own; the Redis stays.
+  beforeEach(async () => {
+    const env = { REDIS_URL: redis.url, REDIS_PREFIX: `tasks-ext${process.pid}-${++tests}:`, LEASE_MS: '500' };
+    const start = async () => {
+      const server = await spawnHttpServer(TASKS_EXT_FIXTURE, env);
+      servers.push(server);
+      return server;
+    };
+    [a, b] = await Promise.all([start(), start()]);
     proxy = new RoundRobinProxy([a.port, b.port]);
     url = await proxy.start();
   }, 60_000);
+  afterEach(async () => {
+    await proxy?.stop();
+    // A test may have killed a (SIGKILL): stop only what still runs.
+    await Promise.all(servers.filter((s) => s.child.exitCode === null && s.child.signalCode === null).map((s) => s.stop()));
+    servers = [];
+  });
   afterAll(async () => {
-    await proxy.stop();
-    // a may have been killed (SIGKILL) by the last test: stop only what still runs.
-    await Promise.all([a, b].filter((s) => s.child.exitCode === null && s.child.signalCode === null).map((s) => s.stop()));
-    await redis.stop();
+    await redis?.stop();
   });
 
   /** One per-request-era request through the proxy, sent to instance `backend` (0: a, 1: b). */
