@@ -22,6 +22,8 @@ export { UnauthorizedError } from './unauthorized.error';
 export { OAuthProxy, InMemoryOAuthProxyStore, OAuthError } from './oauth-proxy';
 export type {
   OAuthProxyOptions,
+  EnterpriseOptions,
+  TrustedIdentityProvider,
   UpstreamProviderOptions,
   UpstreamTokens,
   UpstreamIdentity,

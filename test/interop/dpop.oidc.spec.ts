@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import * as jose from 'jose';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpContext, McpModule, Tool } from '../../src';
@@ -8,6 +6,7 @@ import { IntrospectionVerifier, JwtVerifier, type DpopOptions } from '../../src/
 import { fetchHandler } from '../../src/fetch';
 import { httpServer } from '../../src/http';
 import { redisScaleOut } from '../../src/redis';
+import { runDpopClient } from '../helpers/dpop-client';
 import { serveFetch } from '../helpers/fetch-node-server';
 import { freePort } from '../helpers/free-port';
 import { clientCredentialsToken, providerMetadata, startOidcProvider, type ProviderMetadata } from '../helpers/oidc-provider';
@@ -82,21 +81,6 @@ describe('DPoP-bound tokens from oidc-provider', () => {
     return served;
   }
 
-  /** The official SDK 2.x client with its own DPoP (test/fixtures/dpop-client.mjs), in its own process; resolves with what it printed. */
-  function sdkClientCalls(url: string, mode: string): Promise<{ tokenType?: string; answers: string[] }> {
-    const child = spawn(process.execPath, [join(__dirname, '..', 'fixtures', 'dpop-client.mjs')], {
-      env: { ...process.env, ISSUER: provider.issuer, MCP_URL: url, CLIENT_ID: 'user-alice', MODE: mode },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    return new Promise((resolve, reject) =>
-      child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`dpop-client exited ${code}: ${err}`)))),
-    );
-  }
-
   describe.each([
     ['Koa', serveKoa],
     ['the fetch handler', serveFetchHandler],
@@ -105,7 +89,7 @@ describe('DPoP-bound tokens from oidc-provider', () => {
       'serves the official client with DPoP-bound tokens and nonces (%s)',
       async (mode) => {
         const server = await serve({ mode: 'required', nonce: true });
-        const seen = await sdkClientCalls(server.url, mode);
+        const seen = await runDpopClient({ ISSUER: provider.issuer, MCP_URL: server.url, CLIENT_ID: 'user-alice', MODE: mode });
         expect(seen.tokenType?.toLowerCase()).toBe('dpop');
         expect(seen.answers).toEqual(['alice via user-alice', 'alice via user-alice']);
       },

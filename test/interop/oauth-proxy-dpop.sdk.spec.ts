@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpContext, McpModule, Tool } from '../../src';
 import { OAuthProxy } from '../../src/auth';
 import { httpTransport } from '../../src/http';
+import { runDpopClient } from '../helpers/dpop-client';
 import { startUpstreamIdp } from '../helpers/upstream-idp';
 
 @injectable()
@@ -67,24 +66,10 @@ describe('DPoP through the OAuth proxy, official SDK 2.x client', () => {
     await idp?.stop();
   });
 
-  function sdkClient(mode: string): Promise<{ tokenType?: string; answers: string[] }> {
-    const child = spawn(process.execPath, [join(__dirname, '..', 'fixtures', 'dpop-client.mjs')], {
-      env: { ...process.env, MCP_URL: `${origin}/mcp`, FLOW: 'code', MODE: mode },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    return new Promise((resolve, reject) =>
-      child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`dpop-client exited ${code}: ${err}`)))),
-    );
-  }
-
   it.each(['legacy', '2026-07-28'])(
     'signs in, gets a bound token and calls tools with proofs (%s)',
     async (mode) => {
-      const seen = await sdkClient(mode);
+      const seen = await runDpopClient({ MCP_URL: `${origin}/mcp`, FLOW: 'code', MODE: mode });
       expect(seen.tokenType).toBe('DPoP');
       expect(seen.answers).toEqual(['alice with mcp:tools', 'alice with mcp:tools']);
     },

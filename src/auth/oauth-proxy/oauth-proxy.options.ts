@@ -50,6 +50,39 @@ export interface SigningJwk {
   [member: string]: unknown;
 }
 
+/** An identity provider whose identity assertion JWT authorization grants (ID-JAG) the proxy takes. */
+export interface TrustedIdentityProvider {
+  /** The provider's issuer identifier: the assertions' `iss`. */
+  issuer: string;
+  /** Where its signing keys are published (fetched, cached, refetched on an unknown `kid`). */
+  jwksUri?: string;
+  /** Fixed public keys instead of `jwksUri`. */
+  jwks?: { keys: readonly Record<string, unknown>[] };
+  /** Signing algorithms accepted (default DEFAULT_JWT_ALGORITHMS); symmetric ones and `none` are refused. */
+  algorithms?: readonly string[];
+  /** The client ids (registered with this proxy) that may present its assertions (default: any confidential client). */
+  clients?: readonly string[];
+  /**
+   * Its scopes as this server names them, e.g. `{ 'chat.read': 'mcp:tools' }` (default: the same names);
+   * a scope the map does not name is dropped. Either way only `scopesSupported` can be granted.
+   */
+  scopes?: Readonly<Record<string, string | readonly string[]>>;
+  /**
+   * The subject of the tokens from its assertions (default: their `sub`). Required when several
+   * providers are trusted, so that the users of two providers never share sessions or tasks.
+   */
+  subject?: (claims: Readonly<Record<string, unknown>>) => string;
+}
+
+/** Enterprise-managed authorization: the ID-JAG grant at the token endpoint. */
+export interface EnterpriseOptions {
+  identityProviders: readonly TrustedIdentityProvider[];
+  /** How old an assertion may be (its `iat`), in seconds (default 300). */
+  maxAssertionAgeSec?: number;
+  /** Clock skew allowed for `exp` and `iat`, in seconds (default 30). */
+  clockToleranceSec?: number;
+}
+
 /** Options of `new OAuthProxy(...)`. */
 export interface OAuthProxyOptions {
   /**
@@ -89,6 +122,13 @@ export interface OAuthProxyOptions {
    * another. Pair it with the resource server's `auth.dpop`.
    */
   dpop?: Pick<DpopOptions, 'algorithms' | 'maxAgeSec' | 'clockToleranceSec'> & { store?: DpopStore };
+  /**
+   * Enterprise-managed authorization (MCP `ext-auth`): the token endpoint takes the identity assertion JWT
+   * authorization grant (`urn:ietf:params:oauth:grant-type:jwt-bearer` with an ID-JAG) from the identity
+   * providers named here, for clients that authenticate. The token carries the assertion's user and
+   * client; no refresh token is issued (the client asks its identity provider for a new assertion).
+   */
+  enterprise?: EnterpriseOptions;
   /** Told of unexpected faults (a store or upstream outage); defaults to console.error. */
   logError?: (message: string, error?: unknown) => void;
 }

@@ -14,6 +14,7 @@ import { TokenIssuer } from './token-issuer';
 import { UpstreamClient } from './upstream-client';
 import { type ProofChecker, proofChecker } from '../dpop-proof';
 import { InMemoryDpopStore } from '../dpop-store';
+import { ID_JAG_PROFILE, IdJagGrant, JWT_BEARER } from './id-jag.grant';
 
 /**
  * What an `OAuthProxy` is made of: its records, client registry, upstream client, token issuer and
@@ -40,8 +41,12 @@ export class OAuthProxyServer {
     const paths = { authorize: this.path('/authorize'), consent: this.path('/authorize/consent'), callback: this.path('/callback') };
     const logged = { ...options, logError: options.logError ?? ((m: string, e?: unknown) => console.error(m, e)) };
     this.authorizeEndpoint = new AuthorizeEndpoint(this.records, this.clients, this.upstream, logged, paths, () => this.currentIssuer!);
-    this.proofs = proofChecker(options.dpop ?? {}, options.dpop?.store ?? new InMemoryDpopStore());
-    this.tokenEndpoint = new TokenEndpoint(this.records, this.clients, this.tokens, options, this.proofs, () => this.url('/token'));
+    const seen = options.dpop?.store ?? new InMemoryDpopStore();
+    this.proofs = proofChecker(options.dpop ?? {}, seen);
+    const idJag = options.enterprise
+      ? new IdJagGrant(options.enterprise, () => this.currentIssuer!, resources(options), options.scopesSupported, seen)
+      : undefined;
+    this.tokenEndpoint = new TokenEndpoint(this.records, this.clients, this.tokens, options, this.proofs, () => this.url('/token'), idJag);
   }
 
   /** The issuer URL: put it in the resource server's `authorizationServers`. */
@@ -74,7 +79,8 @@ export class OAuthProxyServer {
       revocation_endpoint: this.url('/revoke'),
       jwks_uri: this.url('/.well-known/jwks.json'),
       response_types_supported: ['code'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
+      grant_types_supported: ['authorization_code', 'refresh_token', ...(this.options.enterprise ? [JWT_BEARER] : [])],
+      ...(this.options.enterprise ? { authorization_grant_profiles_supported: [ID_JAG_PROFILE] } : {}),
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
       revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],

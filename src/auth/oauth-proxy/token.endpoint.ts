@@ -7,8 +7,9 @@ import { param, sendJson } from './proxy-http';
 import type { ClientRecord, CodeRecord, GrantRecord, ProxyRecords } from './proxy-records';
 import type { TokenIssuer } from './token-issuer';
 import { DpopProofError, type ProofChecker } from '../dpop-proof';
+import { type IdJagGrant, JWT_BEARER } from './id-jag.grant';
 
-/** /token (authorization_code, refresh_token with rotation) and /revoke (RFC 7009). */
+/** /token (authorization_code, refresh_token with rotation, the ID-JAG grant when enabled) and /revoke (RFC 7009). */
 export class TokenEndpoint {
   constructor(
     private readonly records: ProxyRecords,
@@ -17,6 +18,7 @@ export class TokenEndpoint {
     private readonly options: OAuthProxyOptions,
     private readonly proofs: ProofChecker,
     private readonly tokenUrl: () => string,
+    private readonly idJag?: IdJagGrant,
   ) {}
 
   private get refreshTtl(): number {
@@ -25,20 +27,36 @@ export class TokenEndpoint {
 
   async token(req: IncomingMessage, res: ServerResponse, params: Record<string, unknown>): Promise<void> {
     const grantType = param(params, 'grant_type', true);
-    if (grantType !== 'authorization_code' && grantType !== 'refresh_token')
+    const assertion = grantType === JWT_BEARER && this.idJag !== undefined;
+    if (grantType !== 'authorization_code' && grantType !== 'refresh_token' && !assertion)
       throw new OAuthError('unsupported_grant_type', `Unsupported grant_type ${grantType}`);
     const client = await this.authenticate(req, params);
     const jkt = await this.proofKey(req);
-    const grant = grantType === 'authorization_code' ? await this.redeemCode(client, params, jkt) : await this.rotate(client, params, jkt);
     const ttl = this.options.ttl?.accessToken ?? 3600;
-    const accessToken = await this.issuer.sign(grant, ttl);
+    if (assertion) {
+      const grant = await this.idJag.grant({
+        assertion: param(params, 'assertion', true)!,
+        client,
+        scope: param(params, 'scope'),
+        resource: param(params, 'resource'),
+        jkt,
+      });
+      // No refresh token (the draft's advice): the grant lives as long as its access token.
+      await this.records.put(`grant:${grant.grantId}`, grant, ttl);
+      return this.answer(res, grant, ttl);
+    }
+    const grant = grantType === 'authorization_code' ? await this.redeemCode(client, params, jkt) : await this.rotate(client, params, jkt);
     const refreshToken = randomToken();
     await this.records.put(tokenKey('refresh', refreshToken), grant, this.refreshTtl);
+    await this.answer(res, grant, ttl, refreshToken);
+  }
+
+  private async answer(res: ServerResponse, grant: GrantRecord, ttl: number, refreshToken?: string): Promise<void> {
     sendJson(res, 200, {
-      access_token: accessToken,
+      access_token: await this.issuer.sign(grant, ttl),
       token_type: grant.jkt ? 'DPoP' : 'Bearer',
       expires_in: ttl,
-      refresh_token: refreshToken,
+      ...(refreshToken ? { refresh_token: refreshToken } : {}),
       scope: grant.scopes.join(' '),
     });
   }
