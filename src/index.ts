@@ -132,6 +132,7 @@ export { McpError, mcpErrorOf } from './mcp/mcp.error';
 export type { McpErrorMapping } from './mcp/mcp.error';
 export { ErrorCode } from './mcp/json-rpc';
 export { ForbiddenError, FORBIDDEN_CODE } from './auth/auth.errors';
+export type { ForbiddenOptions, RemediationHint } from './auth/auth.errors';
 export { InputRequiredError, isInputRequired } from './protocol/per-request/input-round';
 export { EmptyInput } from './schema/empty-input';
 export type { CanActivate, GuardContext, GuardClass } from './contracts/guard';

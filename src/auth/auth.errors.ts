@@ -11,20 +11,48 @@ export class InvalidTokenError extends Error {
   }
 }
 
+/** A remedy a client can act on after a refusal (SEP-2643 `remediationHints`): a `type`, and members that type defines. */
+export interface RemediationHint {
+  readonly type: string;
+  readonly [member: string]: unknown;
+}
+
+/** What a refusal says beyond its message and scopes (see ForbiddenError). */
+export interface ForbiddenOptions {
+  /**
+   * The caller must authenticate again, more strongly (RFC 9470 step-up): answered over HTTP with 401
+   * `insufficient_user_authentication` naming `acr_values` and `max_age`.
+   */
+  readonly stepUp?: { readonly acrValues?: readonly string[]; readonly maxAge?: number };
+  /** Remedies the client can act on, carried by structured denials (SEP-2643) when the application turns them on. */
+  readonly hints?: readonly RemediationHint[];
+  /** Whether a credential got through the remedy replaces the client's (default) or is kept beside it (SEP-2643). */
+  readonly credentialDisposition?: 'replacement' | 'additional';
+}
+
 /**
  * The caller is authenticated but may not use this operation: it lacks `requiredScopes` (every scope
  * the operation needs, so the client can step up with their union) or a guard refused it. Over HTTP,
- * before anything of the response was sent, it is a 403 with `error="insufficient_scope"`; otherwise
- * a JSON-RPC error with FORBIDDEN_CODE.
+ * before anything of the response was sent, it is a 403 with `error="insufficient_scope"` (a 401
+ * `insufficient_user_authentication` for a step-up); otherwise a JSON-RPC error with FORBIDDEN_CODE.
  */
 export class ForbiddenError extends McpError {
   constructor(
     message: string,
     readonly requiredScopes: readonly string[] = [],
+    readonly options: ForbiddenOptions = {},
   ) {
-    super(FORBIDDEN_CODE, message, requiredScopes.length > 0 ? { requiredScopes } : undefined);
+    super(FORBIDDEN_CODE, message, refusalData(requiredScopes, options));
     this.name = 'ForbiddenError';
   }
+}
+
+function refusalData(requiredScopes: readonly string[], options: ForbiddenOptions): Record<string, unknown> | undefined {
+  const data = {
+    ...(requiredScopes.length > 0 ? { requiredScopes } : {}),
+    ...(options.stepUp ? { stepUp: options.stepUp } : {}),
+  };
+  return Object.keys(data).length > 0 ? data : undefined;
 }
 
 /**

@@ -103,6 +103,13 @@ export interface ApplicationOptions {
    */
   exposeToolErrors?: boolean;
   /**
+   * Structured authorization denials (SEP-2643, a draft): a refusal (a missing scope, a guard, a
+   * ForbiddenError) carries `data.authorization` with its reason, a correlation handle the client echoes
+   * on its retry (`_meta["io.modelcontextprotocol/authorization-context-id"]`) and the remedies it names.
+   * Default false, until the draft settles.
+   */
+  structuredDenials?: boolean;
+  /**
    * Search mode, for large catalogs: `tools/list` answers a search tool and a call tool (and the tools
    * you pin) instead of every tool. `true` takes the defaults. See the tool search guide.
    */
@@ -135,6 +142,7 @@ export interface ResolvedOptions {
   offer?: ApplicationOptions['offer'];
   listChangedDebounceMs?: number;
   exposeToolErrors: boolean;
+  structuredDenials: boolean;
   skills: SkillsOptions;
   toolSearch?: ToolSearchOptions;
 }
@@ -161,6 +169,7 @@ export function resolveOptions(fromModule: ApplicationOptions, overrides: Applic
     offer: merged.offer,
     listChangedDebounceMs: merged.listChangedDebounceMs,
     exposeToolErrors: merged.exposeToolErrors === true,
+    structuredDenials: merged.structuredDenials === true,
     skills: merged.skills ?? {},
     toolSearch: resolveToolSearch(merged.toolSearch),
     extensions: {

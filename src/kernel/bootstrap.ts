@@ -97,6 +97,7 @@ export function assembleParts(module: ClassType, overrides: ApplicationOptions):
     logError: (message, error) => logger.error(message, error),
     logWarn: (message) => logger.warn(message),
     exposeToolErrors: options.exposeToolErrors,
+    structuredDenials: options.structuredDenials,
     eras: options.eras,
     extensions: options.extensions,
     requestState: { loadSecret: scaleOut?.requestStateKey && (() => scaleOut.requestStateKey!()), ...options.requestState },

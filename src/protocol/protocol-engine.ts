@@ -54,6 +54,8 @@ export interface ProtocolEngineOptions {
   logWarn?: (message: string) => void;
   /** A plain exception thrown by a tool shows its message to the model (default: a generic message). */
   exposeToolErrors?: boolean;
+  /** Refusals carry SEP-2643's `authorization` envelope (a draft). */
+  structuredDenials?: boolean;
   /** Protocol features beyond the core (tasks). */
   features?: (env: HandlerEnv) => ProtocolFeature[];
   /** The eras served (default 'dual': 2026-07-28 requests and 2025-11-25 sessions alike). */
@@ -149,7 +151,13 @@ export class ProtocolEngine implements EnginePort {
       }
     }
     this.pipelines.supply(
-      coreStages({ authorizer: this.authorizer, telemetry: this.telemetry, logError: options.logError, toolErrors: toolErrors(options) }),
+      coreStages({
+        authorizer: this.authorizer,
+        telemetry: this.telemetry,
+        logError: options.logError,
+        toolErrors: toolErrors(options),
+        structuredDenials: options.structuredDenials,
+      }),
     );
     this.pipelines.supply(options.stages);
     for (const feature of this.features) if (feature.stages) this.pipelines.supply(feature.stages);

@@ -3,6 +3,7 @@ import type { PromptDescriptor, ResourceDescriptor, TemplateDescriptor, ToolDesc
 import type { Authorizer } from '../authorizer';
 import type { ToolErrorPolicy } from '../handlers/tool-result.mapper';
 import { authorizeStep } from './authorize.step';
+import { denialStep } from './denial.step';
 import { completionResultStep } from './completion.steps';
 import { methodResultStep, methodValidateStep } from './method.steps';
 import { promptResultStep, promptValidateStep } from './prompt.steps';
@@ -16,11 +17,14 @@ export interface CoreStagesOptions {
   readonly logError: (message: string, error?: unknown) => void;
   /** How a tool's plain exceptions reach the model. */
   readonly toolErrors: ToolErrorPolicy;
+  /** Refusals carry SEP-2643's envelope (a draft). */
+  readonly structuredDenials?: boolean;
 }
 
 /** The stages the protocol supplies itself: authorization, a call's headers, validation, results, the handler's own middleware. */
 export function coreStages(options: CoreStagesOptions): StageSuppliers {
   return {
+    denials: () => (options.structuredDenials ? denialStep : undefined),
     authorize: authorizeStep(options.authorizer),
     headers: (ref) => (ref.kind === 'tool' ? toolHeadersStep(ref as ToolDescriptor) : undefined),
     result: (ref) => {

@@ -7,6 +7,7 @@ import type { Call } from './call';
  * outermost first: the one place their order is written. A stage a handler does not use adds no step
  * to its chain.
  *
+ * - `denials`: a refusal of any later stage gets its SEP-2643 envelope (protocol; with `structuredDenials`).
  * - `authorize`: the caller's scopes and `@UseGuards` (protocol); a refusal is a JSON-RPC error.
  * - `headers`: a 2026-07-28 call's `Mcp-Param-*` headers against its arguments (protocol).
  * - `rateLimit`, `idempotency`, `cache`: call policies on the request (policies): before a task is made,
@@ -22,6 +23,7 @@ import type { Call } from './call';
  * - `invoke`: the method on its provider, or the handler's function (kernel).
  */
 export const STAGES = [
+  'denials',
   'authorize',
   'headers',
   'rateLimit',

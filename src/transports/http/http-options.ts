@@ -126,7 +126,10 @@ export type ResolvedHttpOptions = Required<
     | 'serverCard'
   >
 > &
-  Pick<HttpOptions, 'cors' | 'authenticate' | 'auth' | 'dpopStore' | 'allowedOrigins' | 'sessionBackplane' | 'oauthProxy' | 'serverCard'> & {
+  Pick<
+    HttpOptions,
+    'cors' | 'authenticate' | 'auth' | 'dpopStore' | 'allowedOrigins' | 'sessionBackplane' | 'oauthProxy' | 'serverCard'
+  > & {
     eventStore: EventStore | undefined;
     healthPath: string | null;
     readyPath: string | null;

@@ -1,4 +1,4 @@
-import { FORBIDDEN_CODE } from '../../auth/auth.errors';
+import { FORBIDDEN_CODE, type ForbiddenOptions } from '../../auth/auth.errors';
 import type { AuthInfo } from '../../context/mcp-context';
 import {
   ErrorCode,
@@ -38,6 +38,9 @@ export interface AnswerTarget {
   streamEnded?(): void;
 }
 
+/** A refusal's RFC 9470 step-up, as ForbiddenError carries it in its data. */
+type StepUp = ForbiddenOptions['stepUp'];
+
 export interface AnswerOptions {
   readonly responseMode: 'auto' | 'json' | 'sse';
   readonly logError: (message: string, error?: unknown) => void;
@@ -50,6 +53,7 @@ export interface AnswerOptions {
     auth: AuthInfo | undefined,
     requiredScopes: readonly string[],
     description: string,
+    stepUp?: StepUp,
   ) => { status: 401 | 403; challenge?: string };
   /** The HTTP status of an error answered as plain JSON (per-request-era requests: 404 for -32601, 400 for -32020..-32022). */
   readonly statusOf?: (code: number) => number;
@@ -200,9 +204,9 @@ function replyAnswer(
     return replyMessage(exchange, options.statusOf(response.error.code), response);
   }
   if (!response || !('error' in response) || response.error.code !== FORBIDDEN_CODE) return replyJson(exchange, response);
-  const data = response.error.data as { requiredScopes?: unknown } | undefined;
+  const data = response.error.data as { requiredScopes?: unknown; stepUp?: StepUp } | undefined;
   const scopes = Array.isArray(data?.requiredScopes) ? data.requiredScopes.filter((s): s is string => typeof s === 'string') : [];
-  const refusal = options.refusal(auth, scopes, response.error.message);
+  const refusal = options.refusal(auth, scopes, response.error.message, data?.stepUp);
   if (refusal.challenge) exchange.setHeader('WWW-Authenticate', refusal.challenge);
   replyMessage(exchange, refusal.status, response);
 }

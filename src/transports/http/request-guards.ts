@@ -9,6 +9,7 @@ import { fail } from './http-replies';
 import type { ResolvedHttpOptions } from './http-options';
 import { ResourceServer } from './resource-server';
 import { UnauthorizedError } from '../../auth/unauthorized.error';
+import type { ForbiddenOptions } from '../../auth/auth.errors';
 import { AuthConfigurationError } from '../../auth/auth-configuration.error';
 import { withPrincipal } from '../../auth/principal';
 
@@ -112,12 +113,19 @@ export class RequestGuards {
    * How a refusal (ForbiddenError) answered before anything else was sent looks over HTTP. With OAuth:
    * an anonymous caller gets 401 and the challenge that starts authorization (RFC 6750 §3, MCP
    * authorization); an authenticated one 403 `insufficient_scope`, asking for what it holds plus what
-   * the operation needs (the spec's step-up). Without OAuth: 403 and no Bearer challenge.
+   * the operation needs (the spec's step-up), or 401 `insufficient_user_authentication` when the refusal
+   * asks it to sign in again more strongly (RFC 9470). Without OAuth: 403 and no Bearer challenge.
    */
-  refusal(auth: AuthInfo | undefined, requiredScopes: readonly string[], description: string): { status: 401 | 403; challenge?: string } {
+  refusal(
+    auth: AuthInfo | undefined,
+    requiredScopes: readonly string[],
+    description: string,
+    stepUp?: ForbiddenOptions['stepUp'],
+  ): { status: 401 | 403; challenge?: string } {
     const server = this.resourceServer;
     if (!server) return { status: 403 };
     if (!auth) return { status: 401, challenge: server.challenge(undefined, requiredScopes) };
+    if (stepUp) return { status: 401, challenge: server.stepUpChallenge(stepUp, description, auth) };
     return {
       status: 403,
       challenge: server.forbiddenChallenge([...new Set([...(auth.scopes ?? []), ...requiredScopes])], description, auth),

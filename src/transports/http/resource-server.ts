@@ -1,6 +1,6 @@
 import type { AuthInfo } from '../../context/mcp-context';
 import { AuthConfigurationError } from '../../auth/auth-configuration.error';
-import { AuthorizationServerError, InvalidTokenError } from '../../auth/auth.errors';
+import { AuthorizationServerError, type ForbiddenOptions, InvalidTokenError } from '../../auth/auth.errors';
 import { withPrincipal } from '../../auth/principal';
 import { TokenCache, tokenDigest } from '../../auth/token-cache';
 import type { ResourceServerOptions } from '../../auth/resource-server-options';
@@ -232,6 +232,18 @@ export class ResourceServer {
       this.resource && this.metadataUrl(),
       auth && boundKey(auth) !== undefined ? 'DPoP' : 'Bearer',
     );
+  }
+
+  /** `WWW-Authenticate` for a step-up (RFC 9470 §3): sign in again, with one of `acrValues`, at most `maxAge` seconds ago. */
+  stepUpChallenge(stepUp: NonNullable<ForbiddenOptions['stepUp']>, description: string, auth: AuthInfo): string {
+    const params: [string, string][] = [
+      ['error', 'insufficient_user_authentication'],
+      ['error_description', description],
+    ];
+    if (stepUp.acrValues?.length) params.push(['acr_values', stepUp.acrValues.join(' ')]);
+    if (stepUp.maxAge !== undefined) params.push(['max_age', String(stepUp.maxAge)]);
+    if (this.resource) params.push(['resource_metadata', this.metadataUrl()]);
+    return challengeOf(boundKey(auth) !== undefined ? 'DPoP' : 'Bearer', params);
   }
 
   private metadataUrl(): string {
