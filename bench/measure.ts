@@ -153,6 +153,8 @@ export interface Variant {
   env: Record<string, string>;
   headers: Record<string, string>;
   label: string;
+  /** Headers made anew for each request (a DPoP proof, which may be used once). */
+  perRequest?: () => Record<string, string>;
 }
 
 /**
@@ -173,9 +175,22 @@ export async function httpLoad(
   try {
     const headers =
       mode === 'sessions' ? await openSession(server.port) : { ...(mode === 'modern' ? MODERN_HEADERS : HEADERS), ...variant?.headers };
-    await check(server.port, headers, body, expect);
+    const fresh = variant?.perRequest;
+    await check(server.port, { ...headers, ...fresh?.() }, body, expect);
+    const requests = fresh
+      ? [{ setupRequest: (request: autocannon.Request) => ({ ...request, headers: { ...headers, ...fresh() } }) }]
+      : undefined;
     const run = (duration: number) =>
-      autocannon({ url: `http://127.0.0.1:${server.port}/mcp`, method: 'POST', headers, body, connections: 32, duration, timeout: 20 });
+      autocannon({
+        url: `http://127.0.0.1:${server.port}/mcp`,
+        method: 'POST',
+        headers,
+        body,
+        connections: 32,
+        duration,
+        timeout: 20,
+        ...(requests ? { requests } : {}),
+      });
     await run(WARMUP); // the server's JIT and the load generator's own
     const cpuBefore = await cpuOf(server.child);
     const result = await run(DURATION);

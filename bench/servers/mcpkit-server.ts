@@ -140,6 +140,8 @@ function benchAuth(): ResourceServerOptions | undefined {
     resource: process.env.AUTH_RESOURCE!,
     verifier: new JwtVerifier({ issuer, jwks: JSON.parse(jwks) as JwtVerifierOptions['jwks'] }),
     tokenCacheMaxBytes,
+    // AUTH_DPOP=1: DPoP-bound tokens only, a proof checked on every request.
+    ...(process.env.AUTH_DPOP === '1' ? { dpop: { mode: 'required' as const } } : {}),
   };
 }
 
