@@ -53,6 +53,7 @@ export class ResourceServer {
   private readonly outage: OutageLog;
   /** The DPoP proof checker (`auth.dpop`); absent for bearer tokens only. */
   private readonly proofs?: ProofChecker;
+  private readonly storeOutage: OutageLog;
 
   constructor(
     private readonly options: ResourceServerOptions,
@@ -74,7 +75,8 @@ export class ResourceServer {
     this.challengeScopes = options.challengeScopes ? options.challengeScopes.filter((s) => s !== NEVER_ADVERTISED) : this.scopes;
     const maxBytes = options.tokenCacheMaxBytes ?? DEFAULT_TOKEN_CACHE_BYTES;
     if ((options.verifier.cacheTtlMs ?? 0) > 0 && maxBytes > 0) this.cache = new TokenCache(maxBytes);
-    this.outage = new OutageLog(logError);
+    this.outage = new OutageLog(logError, 'The token verifier');
+    this.storeOutage = new OutageLog(logError, 'The DPoP store');
     if (options.dpop) this.proofs = proofChecker(options.dpop, dpopStore ?? new InMemoryDpopStore());
   }
 
@@ -183,12 +185,21 @@ export class ResourceServer {
         accessToken: token,
         boundTo: jkt,
       });
+      this.storeOutage.recovered();
       if (checked.freshNonce) exchange.setHeader('DPoP-Nonce', checked.freshNonce);
       return { auth };
     } catch (error) {
-      if (!(error instanceof DpopProofError)) throw error;
-      if (error.code === 'use_dpop_nonce') exchange.setHeader('DPoP-Nonce', (await this.proofs!.nonce())!);
-      return this.refuseProof(exchange, error.code, error.description);
+      try {
+        if (!(error instanceof DpopProofError)) throw error;
+        if (error.code === 'use_dpop_nonce') exchange.setHeader('DPoP-Nonce', (await this.proofs!.nonce())!);
+        return this.refuseProof(exchange, error.code, error.description);
+      } catch (fault) {
+        // The store (a Redis outage) could not say whether the proof is new: the deployment's fault, not the client's.
+        this.storeOutage.failed(fault);
+        exchange.setHeader('Retry-After', '5');
+        fail(exchange, 503, -32000, 'Service Unavailable: the DPoP proof could not be checked');
+        return undefined;
+      }
     }
   }
 
@@ -295,21 +306,24 @@ export class ResourceServer {
 const DEFAULT_TOKEN_CACHE_BYTES = 4 * 1024 * 1024;
 
 /**
- * Logs a run of verifier faults once: the first fault of an outage with its error, then, when a token
- * is judged again, how many requests failed meanwhile.
+ * Logs a run of faults of one dependency once: the first fault of an outage with its error, then, when
+ * it answers again, how many requests failed meanwhile.
  */
 class OutageLog {
   private failures = 0;
 
-  constructor(private readonly logError: (message: string, error?: unknown) => void) {}
+  constructor(
+    private readonly logError: (message: string, error?: unknown) => void,
+    private readonly what: string,
+  ) {}
 
   failed(error: unknown): void {
-    if (this.failures++ === 0) this.logError('The token verifier failed (logged once until it answers again)', error);
+    if (this.failures++ === 0) this.logError(`${this.what} failed (logged once until it answers again)`, error);
   }
 
   recovered(): void {
     if (this.failures === 0) return;
-    this.logError(`The token verifier answers again, after failing ${this.failures} request(s)`);
+    this.logError(`${this.what} answers again, after failing ${this.failures} request(s)`);
     this.failures = 0;
   }
 }
