@@ -106,8 +106,9 @@ export class ProofChecker {
     if (target.boundTo !== undefined && jkt !== target.boundTo)
       throw new DpopProofError('invalid_token', 'The proof is signed with another key than the token is bound to');
     const freshNonce = await this.checkNonce(claims.nonce);
-    // Last, so that proofs refused for anything else never take room in the store.
-    const fresh = await this.store.firstUse(tokenDigest(`${jkt}.${claims.jti}`), (maxAgeSec + clockToleranceSec) * 1000);
+    // Last, so that proofs refused for anything else never take room in the store. Kept as long as the proof
+    // could be accepted: an iat up to the tolerance ahead, then maxAge and the tolerance again.
+    const fresh = await this.store.firstUse(tokenDigest(`${jkt}.${claims.jti}`), (maxAgeSec + 2 * clockToleranceSec) * 1000);
     if (!fresh) throw new DpopProofError('invalid_dpop_proof', 'The proof was used before (jti)');
     return { jkt, freshNonce };
   }

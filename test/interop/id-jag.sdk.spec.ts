@@ -154,6 +154,10 @@ describe('the ID-JAG grant at the OAuth proxy', () => {
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ token_type: 'Bearer', scope: 'mcp:tools' });
     expect(body.refresh_token).toBeUndefined();
+    // Scopes named like an object's own properties map to nothing (not to a 500).
+    const odd = await present(await idJag({ scope: 'constructor __proto__ toString chat.read' }));
+    expect(odd.status).toBe(200);
+    expect(((await odd.json()) as { scope: string }).scope).toBe('mcp:tools');
   });
 
   it('refuses assertions with the wrong audience, issuer, client, type or age, and one used twice', async () => {

@@ -134,7 +134,8 @@ export class IdJagGrant {
     const mapping = trusted.scopes;
     const granted = new Set<string>();
     for (const scope of typeof claimed === 'string' ? claimed.split(' ').filter(Boolean) : []) {
-      const mapped = mapping ? mapping[scope] : scope;
+      // Own keys only: a scope named `constructor` or `__proto__` maps to nothing.
+      const mapped = mapping ? (Object.hasOwn(mapping, scope) ? mapping[scope] : undefined) : scope;
       for (const s of mapped === undefined ? [] : typeof mapped === 'string' ? [mapped] : mapped) {
         if (!this.scopesSupported || this.scopesSupported.includes(s)) granted.add(s);
       }

@@ -19,6 +19,7 @@ const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 /** The scheme and token of an `Authorization: Bearer|DPoP <token>` header (scheme case-insensitive), the token unchecked. */
 function credentialsOf(header: string): { scheme: 'bearer' | 'dpop'; token: string } | undefined {
   const space = header.indexOf(' ');
+  if (space < 1) return undefined;
   const scheme = header.slice(0, space).toLowerCase();
   if (scheme !== 'bearer' && scheme !== 'dpop') return undefined;
   return { scheme, token: header.slice(space + 1).trim() };
