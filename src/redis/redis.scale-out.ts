@@ -33,7 +33,9 @@ export interface RedisScaleOutOptions {
 /**
  * The `scaleOut` option on Redis: tasks go to RedisTaskStore (unless `taskStore` is given), SSE
  * events to RedisEventStore, sessions to RedisSessionBackplane and the call policies' state to
- * RedisPolicyStore (unless `policies.store` is given), DPoP proofs seen to RedisDpopStore, so that any instance can serve any request. `McpApplication.create(AppModule, { scaleOut: redisScaleOut({ redis: url }) })`.
+ * RedisPolicyStore (unless `policies.store` is given), and the DPoP proofs seen to RedisDpopStore, so
+ * that any instance can serve any request:
+ * `McpApplication.create(AppModule, { scaleOut: redisScaleOut({ redis: url }) })`.
  */
 export function redisScaleOut(options: RedisScaleOutOptions): ScaleOutFactory {
   return (env) => new RedisScaleOut(options, env);
