@@ -339,10 +339,20 @@ describe('OAuth proxy in front of an OIDC provider without dynamic registration'
     ).json()) as OAuthTokens;
     const second = (await (await post({ grant_type: 'refresh_token', refresh_token: first.refresh_token! })).json()) as OAuthTokens;
     expect((await proxy.verifier().verify(second.access_token, { resource })).subject).toBe('alice');
+    // Another client presenting the refresh token is refused, and the token stays its owner's.
+    const stranger = { grant_type: 'refresh_token', client_id: await registerPublicClient(), refresh_token: second.refresh_token! };
+    expect(await (await tokenRequest(stranger)).json()).toMatchObject({
+      error: 'invalid_grant',
+      error_description: expect.stringMatching(/another client/),
+    });
+    const third = await post({ grant_type: 'refresh_token', refresh_token: second.refresh_token! });
+    expect(third.status).toBe(200);
+    const thirdTokens = (await third.json()) as OAuthTokens;
+
     const replay = await post({ grant_type: 'refresh_token', refresh_token: first.refresh_token! });
     expect(await replay.json()).toMatchObject({ error: 'invalid_grant' });
-    await expect(proxy.verifier().verify(second.access_token, { resource })).rejects.toBeInstanceOf(InvalidTokenError);
-    expect(await (await post({ grant_type: 'refresh_token', refresh_token: second.refresh_token! })).json()).toMatchObject({
+    await expect(proxy.verifier().verify(thirdTokens.access_token, { resource })).rejects.toBeInstanceOf(InvalidTokenError);
+    expect(await (await post({ grant_type: 'refresh_token', refresh_token: thirdTokens.refresh_token! })).json()).toMatchObject({
       error: 'invalid_grant',
     });
   });
@@ -387,9 +397,12 @@ describe('OAuth proxy in front of an OIDC provider without dynamic registration'
         error: 'invalid_grant',
         error_description: expect.stringMatching(/bound to a DPoP key/),
       });
-      // The failed attempt used the refresh token up: a stolen refresh token is worth one try, then nothing.
+      // Whoever stole the refresh token cannot use it, nor burn it for its owner by trying.
       const thief = await jose.generateKeyPair('ES256');
       expect(await (await withProof(refresh, await proofFor(thief))).json()).toMatchObject({ error: 'invalid_grant' });
+      const renewed = await withProof(refresh, await proofFor(keys));
+      expect(renewed.status).toBe(200);
+      expect(((await renewed.json()) as OAuthTokens).token_type).toBe('DPoP');
     });
 
     it('keeps the binding across a refresh, and refuses bad proofs and a dpop_jkt the proof does not match', async () => {
@@ -408,8 +421,8 @@ describe('OAuth proxy in front of an OIDC provider without dynamic registration'
       expect(elsewhere.status).toBe(400);
       expect(await elsewhere.json()).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringMatching(/htu/) });
 
-      const second = await codeFor(clientId);
-      const issued = (await (await withProof(exchange(second), await proofFor(keys))).json()) as OAuthTokens;
+      // The refused request did not spend the code.
+      const issued = (await (await withProof(exchange(first), await proofFor(keys))).json()) as OAuthTokens;
       const refresh = { grant_type: 'refresh_token', client_id: clientId, refresh_token: issued.refresh_token! };
       const refreshed = (await (await withProof(refresh, await proofFor(keys))).json()) as OAuthTokens;
       expect(refreshed.token_type).toBe('DPoP');
@@ -424,6 +437,13 @@ describe('OAuth proxy in front of an OIDC provider without dynamic registration'
         error: 'invalid_grant',
         error_description: expect.stringMatching(/dpop_jkt/),
       });
+      expect(await (await tokenRequest(pinnedExchange)).json()).toMatchObject({ error: 'invalid_grant' });
+      // Neither attempt spent the code: its owner redeems it with the key it named, once.
+      const redeemed = await withProof(pinnedExchange, await proofFor(keys));
+      expect(redeemed.status).toBe(200);
+      const pinnedAuth = await proxy.verifier().verify(((await redeemed.json()) as OAuthTokens).access_token, { resource });
+      expect(pinnedAuth.claims).toMatchObject({ cnf: { jkt } });
+      expect(await (await withProof(pinnedExchange, await proofFor(keys))).json()).toMatchObject({ error: 'invalid_grant' });
     });
   });
 });

@@ -93,7 +93,7 @@ export class TokenEndpoint {
 
   private async redeemCode(client: ClientRecord, params: Record<string, unknown>, jkt: string | undefined): Promise<GrantRecord> {
     const code = param(params, 'code', true)!;
-    const record = await this.records.take<CodeRecord>(tokenKey('code', code));
+    const record = await this.records.get<CodeRecord>(tokenKey('code', code));
     if (!record || record.clientId !== client.client_id)
       throw new OAuthError('invalid_grant', 'The code is invalid, expired or already used');
     if (param(params, 'redirect_uri') !== record.redirectUri)
@@ -106,6 +106,10 @@ export class TokenEndpoint {
       throw new OAuthError('invalid_target', 'resource differs from the authorization request');
     if (record.dpopJkt !== undefined && record.dpopJkt !== jkt)
       throw new OAuthError('invalid_grant', 'The code is bound to another DPoP key (dpop_jkt)');
+    // Spent only by a request that may redeem it: a stolen code tried with the wrong verifier or key is not
+    // burnt for its owner. Of two concurrent redemptions, the take lets one through.
+    if (!(await this.records.take(tokenKey('code', code))))
+      throw new OAuthError('invalid_grant', 'The code is invalid, expired or already used');
     const { redirectUri: _r, codeChallenge: _c, dpopJkt: _d, upstream, ...unbound } = record;
     const grant: GrantRecord = jkt ? { ...unbound, jkt } : unbound;
     // A grant lasts refreshToken seconds from the sign-in, however often its tokens are refreshed.
@@ -117,20 +121,22 @@ export class TokenEndpoint {
   /**
    * One use per refresh token: a second use of a rotated token revokes the whole grant (it was stolen or
    * replayed). A public client's DPoP-bound grant is refreshed only with a proof of the same key (RFC 9449
-   * §5); a confidential client's refresh binds the new tokens to the key it proves now, if any.
+   * §5); a confidential client's refresh binds the new tokens to the key it proves now, if any. A request
+   * refused for its client or key does not use the token up: whoever stole it cannot burn it for its owner.
    */
   private async rotate(client: ClientRecord, params: Record<string, unknown>, jkt: string | undefined): Promise<GrantRecord> {
     const token = param(params, 'refresh_token', true)!;
-    const record = await this.records.take<GrantRecord>(tokenKey('refresh', token));
-    if (!record) {
+    const record = await this.records.get<GrantRecord>(tokenKey('refresh', token));
+    if (record?.clientId !== undefined && record.clientId !== client.client_id)
+      throw new OAuthError('invalid_grant', 'The refresh token belongs to another client');
+    if (record?.jkt !== undefined && client.token_endpoint_auth_method === 'none' && record.jkt !== jkt)
+      throw new OAuthError('invalid_grant', 'The refresh token is bound to a DPoP key: prove it');
+    if (!record || !(await this.records.take(tokenKey('refresh', token)))) {
       const replayed = await this.records.get<string>(tokenKey('used', token));
       if (replayed) await this.dropGrant(replayed);
       throw new OAuthError('invalid_grant', 'The refresh token is invalid, expired or already used');
     }
     await this.records.put(tokenKey('used', token), record.grantId, this.refreshTtl);
-    if (record.clientId !== client.client_id) throw new OAuthError('invalid_grant', 'The refresh token belongs to another client');
-    if (record.jkt !== undefined && client.token_endpoint_auth_method === 'none' && record.jkt !== jkt)
-      throw new OAuthError('invalid_grant', 'The refresh token is bound to a DPoP key: prove it');
     const bound: GrantRecord = client.token_endpoint_auth_method === 'none' ? record : { ...record, jkt };
     if (!(await this.records.get(`grant:${record.grantId}`))) throw new OAuthError('invalid_grant', 'The grant was revoked');
     const resource = param(params, 'resource');
