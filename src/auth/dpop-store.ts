@@ -19,7 +19,11 @@ export interface DpopStore {
 
 /** Options of InMemoryDpopStore. */
 export interface InMemoryDpopStoreOptions {
-  /** Bytes the record of seen proofs may hold (default 4 MiB, about 30,000 proofs); the oldest go first when full. */
+  /**
+   * Bytes the record of seen proofs may hold (default 4 MiB, about 30,000 proofs). Entries leave only once
+   * their proof is too old to be accepted: while it is full, new proofs are refused (503), never let in
+   * unrecorded, where they could be replayed.
+   */
   maxBytes?: number;
 }
 
@@ -33,11 +37,13 @@ const ENTRY_BYTES = 140;
  */
 export class InMemoryDpopStore implements DpopStore {
   private readonly seen: LRUCache<string, true>;
+  private readonly maxBytes: number;
   private readonly key = randomBytes(32);
 
   constructor(options: InMemoryDpopStoreOptions = {}) {
+    this.maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
     this.seen = new LRUCache({
-      maxSize: options.maxBytes ?? 4 * 1024 * 1024,
+      maxSize: this.maxBytes,
       sizeCalculation: () => ENTRY_BYTES,
       perf: { now: () => Date.now() },
       ttlResolution: 0,
@@ -46,8 +52,20 @@ export class InMemoryDpopStore implements DpopStore {
 
   firstUse(key: string, ttlMs: number): Promise<boolean> {
     if (this.seen.has(key)) return Promise.resolve(false);
+    // The cache would make room by forgetting the oldest proof, still within its window: a replay.
+    if (!this.hasRoom())
+      return Promise.reject(
+        new Error(`The record of DPoP proofs seen is full (${this.maxBytes} bytes): raise maxBytes, or share a RedisDpopStore`),
+      );
     this.seen.set(key, true, { ttl: ttlMs });
     return Promise.resolve(true);
+  }
+
+  /** Whether one more proof fits, once the proofs too old to matter are dropped. */
+  private hasRoom(): boolean {
+    if (this.seen.calculatedSize + ENTRY_BYTES <= this.maxBytes) return true;
+    this.seen.purgeStale();
+    return this.seen.calculatedSize + ENTRY_BYTES <= this.maxBytes;
   }
 
   nonceKey(): Promise<Buffer> {

@@ -26,7 +26,11 @@ export class RedisDpopStore implements DpopStore {
 
   firstUse(key: string, ttlMs: number): Promise<boolean> {
     const redis = this.redis();
-    return guarded('The DPoP store', redis, async () => (await redis.set(`${this.prefix}dpop:${key}`, '1', 'PX', ttlMs, 'NX')) === 'OK');
+    return guarded(
+      'The DPoP store',
+      redis,
+      async () => (await redis.set(`${this.prefix}dpop:${key}`, '1', 'PX', Math.ceil(ttlMs), 'NX')) === 'OK',
+    );
   }
 
   nonceKey(): Promise<Buffer> {
