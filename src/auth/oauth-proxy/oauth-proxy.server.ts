@@ -13,7 +13,9 @@ import { TokenEndpoint } from './token.endpoint';
 import { TokenIssuer } from './token-issuer';
 import { UpstreamClient } from './upstream-client';
 import { type ProofChecker, proofChecker } from '../dpop-proof';
-import { InMemoryDpopStore } from '../dpop-store';
+import { type DpopStore, InMemoryDpopStore } from '../dpop-store';
+import { AuthorizationServerError } from '../auth.errors';
+import { OutageLog } from '../outage-log';
 import { ID_JAG_PROFILE, IdJagGrant, JWT_BEARER } from './id-jag.grant';
 
 /**
@@ -29,6 +31,7 @@ export class OAuthProxyServer {
   private readonly authorizeEndpoint: AuthorizeEndpoint;
   private readonly tokenEndpoint: TokenEndpoint;
   private readonly proofs: ProofChecker;
+  private readonly outage: OutageLog;
   private currentIssuer?: string;
 
   constructor(private readonly options: OAuthProxyOptions) {
@@ -40,11 +43,14 @@ export class OAuthProxyServer {
     this.tokens = new TokenIssuer(this.records, options.signingKey, () => this.currentIssuer);
     const paths = { authorize: this.path('/authorize'), consent: this.path('/authorize/consent'), callback: this.path('/callback') };
     const logged = { ...options, logError: options.logError ?? ((m: string, e?: unknown) => console.error(m, e)) };
+    this.outage = new OutageLog(logged.logError, 'A store of the OAuth proxy');
     this.authorizeEndpoint = new AuthorizeEndpoint(this.records, this.clients, this.upstream, logged, paths, () => this.currentIssuer!);
-    const seen = options.dpop?.store ?? new InMemoryDpopStore();
-    this.proofs = proofChecker(options.dpop ?? {}, seen);
+    this.proofs = proofChecker(options.dpop ?? {}, faultsRaised(options.dpop?.store ?? new InMemoryDpopStore()));
+    // Assertions used are kept apart from proofs seen (unless one shared store is given): a flood of proofs
+    // filling the one in this process must not stop enterprise sign-ins.
+    const assertions = faultsRaised(options.dpop?.store ?? new InMemoryDpopStore());
     const idJag = options.enterprise
-      ? new IdJagGrant(options.enterprise, () => this.currentIssuer!, resources(options), options.scopesSupported, seen)
+      ? new IdJagGrant(options.enterprise, () => this.currentIssuer!, resources(options), options.scopesSupported, assertions)
       : undefined;
     this.tokenEndpoint = new TokenEndpoint(this.records, this.clients, this.tokens, options, this.proofs, () => this.url('/token'), idJag);
   }
@@ -108,10 +114,15 @@ export class OAuthProxyServer {
       if (req.method === 'OPTIONS') return this.preflight(res);
       const params = await readParams(req, url);
       await route(req, res, params);
+      this.outage.recovered();
     } catch (error) {
       if (res.headersSent) return true;
       if (error instanceof OAuthError) sendError(res, error);
-      else {
+      else if (error instanceof AuthorizationServerError) {
+        // A store the proxy could not reach: the deployment's fault, not the client's.
+        this.outage.failed(error);
+        sendError(res, new OAuthError('temporarily_unavailable', 'The authorization server is unavailable; try again later', 503));
+      } else {
         (this.options.logError ?? console.error)('OAuth proxy: unexpected fault', error);
         sendJson(res, 500, { error: 'server_error', error_description: 'The authorization server failed' });
       }
@@ -160,6 +171,14 @@ export class OAuthProxyServer {
   private url(suffix: string): string {
     return `${this.currentIssuer}${suffix}`;
   }
+}
+
+/** `store`, its faults raised as AuthorizationServerError: answered 503, and logged once per outage. */
+function faultsRaised(store: DpopStore): DpopStore {
+  const fault = (cause: unknown): never => {
+    throw new AuthorizationServerError('The DPoP store failed', { cause });
+  };
+  return { firstUse: (key, ttlMs) => store.firstUse(key, ttlMs).catch(fault), nonceKey: () => store.nonceKey().catch(fault) };
 }
 
 /** Without a configured issuer, a loopback Host names it (development); any other Host could be an attacker's. */

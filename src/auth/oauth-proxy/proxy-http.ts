@@ -57,6 +57,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, cor
 
 export function sendError(res: ServerResponse, error: OAuthError): void {
   if (error.status === 401) res.setHeader('WWW-Authenticate', 'Basic realm="oauth"');
+  if (error.status === 503) res.setHeader('Retry-After', '5');
   sendJson(res, error.status, { error: error.error, error_description: error.description });
 }
 

@@ -1,3 +1,4 @@
+import { AuthorizationServerError } from '../auth.errors';
 import type { UpstreamTokens } from './oauth-proxy.options';
 import type { OAuthProxyStore } from './oauth-proxy.store';
 
@@ -52,25 +53,32 @@ export interface CodeRecord extends GrantRecord {
   upstream: UpstreamRecord;
 }
 
-/** The store, read and written as JSON under typed key families. */
+/**
+ * The store, read and written as JSON under typed key families. A store fault is raised as an
+ * AuthorizationServerError: the proxy answers 503 and its verifier's callers do too.
+ */
 export class ProxyRecords {
-  constructor(readonly store: OAuthProxyStore) {}
+  constructor(private readonly store: OAuthProxyStore) {}
 
   async get<T>(key: string): Promise<T | undefined> {
-    return parse<T>(await this.store.get(key));
+    return parse<T>(await this.store.get(key).catch(storeFault));
   }
 
   async take<T>(key: string): Promise<T | undefined> {
-    return parse<T>(await this.store.take(key));
+    return parse<T>(await this.store.take(key).catch(storeFault));
   }
 
   put(key: string, value: unknown, ttlSeconds: number): Promise<void> {
-    return this.store.put(key, JSON.stringify(value), ttlSeconds * 1000);
+    return this.store.put(key, JSON.stringify(value), ttlSeconds * 1000).catch(storeFault);
   }
 
   delete(key: string): Promise<void> {
-    return this.store.delete(key);
+    return this.store.delete(key).catch(storeFault);
   }
+}
+
+function storeFault(cause: unknown): never {
+  throw new AuthorizationServerError("The OAuth proxy's store failed", { cause });
 }
 
 function parse<T>(text: string | undefined): T | undefined {

@@ -165,8 +165,8 @@ export class TokenEndpoint {
       secret = decodeURIComponent(decoded.slice(colon + 1));
     }
     if (!id) throw new OAuthError('invalid_client', 'Client authentication is required', 401);
-    const client = await this.clients.find(id).catch(() => {
-      throw new OAuthError('invalid_client', 'Unknown client', 401);
+    const client = await this.clients.find(id).catch((error: unknown) => {
+      throw error instanceof OAuthError ? new OAuthError('invalid_client', error.description, 401) : error;
     });
     if (client.token_endpoint_auth_method !== 'none' && (!secret || !client.client_secret || !sameSecret(secret, client.client_secret))) {
       throw new OAuthError('invalid_client', 'Client authentication failed', 401);

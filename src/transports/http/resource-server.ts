@@ -6,6 +6,7 @@ import { TokenCache, tokenDigest } from '../../auth/token-cache';
 import type { ResourceServerOptions } from '../../auth/resource-server-options';
 import { DpopProofError, type ProofChecker, proofChecker } from '../../auth/dpop-proof';
 import { InMemoryDpopStore, type DpopStore } from '../../auth/dpop-store';
+import { OutageLog } from '../../auth/outage-log';
 import { ErrorCode } from '../../mcp/json-rpc';
 import type { HttpExchange } from './http-exchange';
 import { fail, serveDiscovery } from './http-replies';
@@ -305,29 +306,6 @@ export class ResourceServer {
 
 /** 4 MiB: about 4,000 typical JWT access tokens. */
 const DEFAULT_TOKEN_CACHE_BYTES = 4 * 1024 * 1024;
-
-/**
- * Logs a run of faults of one dependency once: the first fault of an outage with its error, then, when
- * it answers again, how many requests failed meanwhile.
- */
-class OutageLog {
-  private failures = 0;
-
-  constructor(
-    private readonly logError: (message: string, error?: unknown) => void,
-    private readonly what: string,
-  ) {}
-
-  failed(error: unknown): void {
-    if (this.failures++ === 0) this.logError(`${this.what} failed (logged once until it answers again)`, error);
-  }
-
-  recovered(): void {
-    if (this.failures === 0) return;
-    this.logError(`${this.what} answers again, after failing ${this.failures} request(s)`);
-    this.failures = 0;
-  }
-}
 
 /** The 403 challenge (RFC 6750 §3.1 insufficient_scope), with the metadata URL when one is known. */
 export function forbiddenChallenge(
