@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SignJWT } from 'jose';
+import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpContext, McpModule, Tool } from '../../src';
 import { OAuthProxy } from '../../src/auth';
@@ -23,6 +23,7 @@ class WhoModule {}
 
 const IDP = 'https://idp.example.test';
 const OTHER_IDP = 'https://other-idp.example.test';
+const THIRD_IDP = 'https://third-idp.example.test';
 
 /**
  * Enterprise-managed authorization (MCP ext-auth, ID-JAG): the OAuth proxy's token endpoint takes an
@@ -59,6 +60,9 @@ describe('the ID-JAG grant at the OAuth proxy', () => {
           // The IdP's scope chat.read is this server's mcp:tools; its other scopes grant nothing here.
           { issuer: IDP, jwksUri: idpKeys.url, scopes: { 'chat.read': 'mcp:tools' }, subject: (c) => `corp:${String(c.sub)}` },
           { issuer: OTHER_IDP, jwksUri: idpKeys.url, clients: ['only-this-client'], subject: (c) => `other:${String(c.sub)}` },
+          // No subject mapping: the upstream provider's users keep their sub, another provider's are qualified by its issuer.
+          { issuer: THIRD_IDP, jwksUri: idpKeys.url },
+          { issuer: upstream.url, jwksUri: idpKeys.url },
         ],
       },
       logError: () => undefined,
@@ -113,8 +117,9 @@ describe('the ID-JAG grant at the OAuth proxy', () => {
     assertion: string,
     client: { client_id: string; client_secret?: string } = confidential,
     extra: Record<string, string> = {},
+    dpop?: string,
   ) {
-    const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' };
+    const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded', ...(dpop ? { DPoP: dpop } : {}) };
     if (client.client_secret)
       headers.Authorization = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
     const body = { grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion, ...extra };
@@ -186,6 +191,50 @@ describe('the ID-JAG grant at the OAuth proxy', () => {
     const once = await idJag();
     expect((await present(once)).status).toBe(200);
     await expectError(await present(once), 'invalid_grant', /used before/);
+  });
+
+  it("names the user by the provider's subject mapping, else the upstream's sub, else the sub qualified by its issuer", async () => {
+    const subjectOf = async (iss: string) => {
+      const res = await present(await idJag({ iss }));
+      expect(res.status).toBe(200);
+      return decodeJwt(((await res.json()) as { access_token: string }).access_token).sub;
+    };
+    expect(await subjectOf(IDP)).toBe('corp:alice');
+    expect(await subjectOf(upstream.url)).toBe('alice');
+    expect(await subjectOf(THIRD_IDP)).toBe(`${THIRD_IDP}#alice`);
+  });
+
+  it('binds the token to the key a cnf-bound assertion names, only with a proof of that key, and refuses a cnf it cannot check', async () => {
+    const keys = await generateKeyPair('ES256');
+    const jwk = await exportJWK(keys.publicKey);
+    const jkt = await calculateJwkThumbprint(jwk);
+    const proof = () =>
+      new SignJWT({ htm: 'POST', htu: `${origin}/token`, jti: randomUUID() })
+        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+        .setIssuedAt()
+        .sign(keys.privateKey);
+    await expectError(await present(await idJag({ cnf: { jkt } })), 'invalid_grant', /bound to a key/);
+    const other = await generateKeyPair('ES256');
+    const otherProof = await new SignJWT({ htm: 'POST', htu: `${origin}/token`, jti: randomUUID() })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(other.publicKey) })
+      .setIssuedAt()
+      .sign(other.privateKey);
+    await expectError(await present(await idJag({ cnf: { jkt } }), confidential, {}, otherProof), 'invalid_grant', /bound to a key/);
+    const bound = await present(await idJag({ cnf: { jkt } }), confidential, {}, await proof());
+    expect(bound.status).toBe(200);
+    const body = (await bound.json()) as { token_type: string; access_token: string };
+    expect(body.token_type).toBe('DPoP');
+    expect(decodeJwt(body.access_token).cnf).toEqual({ jkt });
+    await expectError(await present(await idJag({ cnf: jkt })), 'invalid_grant', /cnf/);
+    await expectError(await present(await idJag({ cnf: { 'x5t#S256': jkt } }), confidential, {}, await proof()), 'invalid_grant', /cnf/);
+  });
+
+  it('takes an assertion without a resource claim for the server it serves, and refuses a malformed one', async () => {
+    const res = await present(await idJag({ resource: undefined }));
+    expect(res.status).toBe(200);
+    expect(decodeJwt(((await res.json()) as { access_token: string }).access_token).aud).toBe(resource);
+    await expectError(await present(await idJag({ resource: 42 })), 'invalid_grant', /resource claim/);
+    await expectError(await present(await idJag({ resource: [resource, 7] })), 'invalid_grant', /resource claim/);
   });
 
   it('refuses a public client, a client the provider does not allow, a bad secret, a foreign resource and scopes it cannot grant', async () => {

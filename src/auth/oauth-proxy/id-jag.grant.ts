@@ -47,10 +47,9 @@ export class IdJagGrant {
     private readonly resources: readonly string[],
     private readonly scopesSupported: readonly string[] | undefined,
     private readonly seen: DpopStore,
+    private readonly upstreamIssuer: string | undefined,
   ) {
     if (options.identityProviders.length === 0) throw new TypeError('OAuthProxy: enterprise.identityProviders must name at least one');
-    if (options.identityProviders.length > 1 && options.identityProviders.some((p) => !p.subject))
-      throw new TypeError('OAuthProxy: with several identity providers, give each a `subject` so that their users stay apart');
     for (const trusted of options.identityProviders) this.providers.set(trusted.issuer, provider(trusted));
   }
 
@@ -64,21 +63,21 @@ export class IdJagGrant {
       throw new OAuthError('unauthorized_client', 'This client may not present assertions of that identity provider');
     const claims = await this.verified(request.assertion, source);
     if (claims.client_id !== client.client_id) throw new OAuthError('invalid_grant', 'The assertion was issued to another client');
-    const cnf = (claims.cnf as { jkt?: unknown } | undefined)?.jkt;
-    if (typeof cnf === 'string' && cnf !== request.jkt)
+    const bound = boundKey(claims.cnf);
+    if (bound !== undefined && bound !== request.jkt)
       throw new OAuthError('invalid_grant', 'The assertion is bound to a key: prove it with a DPoP proof');
     const resource = this.resourceOf(claims.resource, request.resource);
     const scopes = this.scopesOf(claims.scope, source.trusted, request.scope);
-    const ttl = Math.max(1, (claims.exp as number) - Math.floor(Date.now() / 1000));
-    if (!(await this.seen.firstUse(tokenDigest(`id-jag.${claims.iss}.${claims.jti}`), ttl * 1000 + 30_000)))
+    // Kept until the assertion's exp has passed on a clock running the tolerance behind.
+    const windowMs = ((claims.exp as number) + this.clockToleranceSec) * 1000 - Date.now();
+    if (!(await this.seen.firstUse(tokenDigest(`id-jag.${claims.iss}.${claims.jti}`), Math.max(1000, windowMs))))
       throw new OAuthError('invalid_grant', 'The assertion was used before');
-    const subject = source.trusted.subject ? source.trusted.subject(claims) : (claims.sub as string);
     return {
       grantId: randomToken(16),
       clientId: client.client_id,
       scopes,
       resource,
-      subject,
+      subject: this.subjectOf(claims, source.trusted),
       ...(request.jkt ? { jkt: request.jkt } : {}),
     };
   }
@@ -105,7 +104,7 @@ export class IdJagGrant {
         typ: 'oauth-id-jag+jwt',
         algorithms: source.algorithms,
         requiredClaims: ['sub', 'client_id', 'jti', 'exp', 'iat'],
-        clockTolerance: this.options.clockToleranceSec ?? 30,
+        clockTolerance: this.clockToleranceSec,
         maxTokenAge: this.options.maxAssertionAgeSec ?? 300,
       }));
     } catch (error) {
@@ -119,8 +118,24 @@ export class IdJagGrant {
     return payload;
   }
 
+  private get clockToleranceSec(): number {
+    return this.options.clockToleranceSec ?? 30;
+  }
+
+  /**
+   * Who the token is for: the provider's `subject` mapping; else the assertion's `sub` when the provider is
+   * the upstream one (its users sign in either way as one principal), or `sub` qualified by the issuer, so
+   * that another provider's `alice` is never the upstream's.
+   */
+  private subjectOf(claims: jose.JWTPayload, trusted: TrustedIdentityProvider): string {
+    if (trusted.subject) return trusted.subject(claims);
+    return trusted.issuer === this.upstreamIssuer ? claims.sub! : `${trusted.issuer}#${claims.sub}`;
+  }
+
   private resourceOf(claimed: unknown, asked: string | undefined): string {
-    const named = typeof claimed === 'string' ? [claimed] : Array.isArray(claimed) ? claimed.filter((r) => typeof r === 'string') : [];
+    const named = claimed === undefined ? [] : typeof claimed === 'string' ? [claimed] : claimed;
+    if (!Array.isArray(named) || !named.every((r): r is string => typeof r === 'string'))
+      throw new OAuthError('invalid_grant', "The assertion's resource claim is neither a URI nor a list of URIs");
     if (named.some((r) => !this.resources.includes(r)))
       throw new OAuthError('invalid_grant', 'The assertion names a resource this server does not serve');
     const candidates = named.length > 0 ? named : this.resources;
@@ -145,6 +160,14 @@ export class IdJagGrant {
     if (narrowed.length === 0) throw new OAuthError('invalid_scope', 'None of the scopes asked for is granted by the assertion');
     return narrowed;
   }
+}
+
+/** The thumbprint a `cnf` claim binds to (RFC 7800 with `jkt`), undefined without one; any other `cnf` is refused. */
+function boundKey(cnf: unknown): string | undefined {
+  if (cnf === undefined) return undefined;
+  const jkt = typeof cnf === 'object' && cnf !== null ? (cnf as { jkt?: unknown }).jkt : undefined;
+  if (typeof jkt !== 'string') throw new OAuthError('invalid_grant', 'The assertion is bound by a cnf claim this server cannot check');
+  return jkt;
 }
 
 function provider(trusted: TrustedIdentityProvider): Provider {

@@ -68,8 +68,9 @@ export interface TrustedIdentityProvider {
    */
   scopes?: Readonly<Record<string, string | readonly string[]>>;
   /**
-   * The subject of the tokens from its assertions (default: their `sub`). Required when several
-   * providers are trusted, so that the users of two providers never share sessions or tasks.
+   * The subject of the tokens from its assertions. By default their `sub` when this provider is the
+   * upstream one (same issuer: a user signing in either way is one principal), else `<issuer>#<sub>`,
+   * so that the users of two providers never share sessions or tasks.
    */
   subject?: (claims: Readonly<Record<string, unknown>>) => string;
 }

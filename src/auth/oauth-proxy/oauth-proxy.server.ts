@@ -50,7 +50,14 @@ export class OAuthProxyServer {
     // filling the one in this process must not stop enterprise sign-ins.
     const assertions = faultsRaised(options.dpop?.store ?? new InMemoryDpopStore());
     const idJag = options.enterprise
-      ? new IdJagGrant(options.enterprise, () => this.currentIssuer!, resources(options), options.scopesSupported, assertions)
+      ? new IdJagGrant(
+          options.enterprise,
+          () => this.currentIssuer!,
+          resources(options),
+          options.scopesSupported,
+          assertions,
+          options.upstream.issuer,
+        )
       : undefined;
     this.tokenEndpoint = new TokenEndpoint(this.records, this.clients, this.tokens, options, this.proofs, () => this.url('/token'), idJag);
   }
