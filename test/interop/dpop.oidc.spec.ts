@@ -267,11 +267,18 @@ describe('DPoP-bound tokens from oidc-provider', () => {
     await expectRefused(first, 'use_dpop_nonce', /nonce/);
     const nonce = first.headers.get('dpop-nonce')!;
     expect(nonce).toEqual(expect.any(String));
-    await expectRefused(
-      await initialize(server.url, token, await proof(keys, 'POST', server.url, { token, nonce: `${nonce.split('.')[0]}.forged` })),
-      'use_dpop_nonce',
-      /nonce/,
-    );
+    // Forgeries as long as a real nonce: its MAC with one character changed, and its MAC on another issue time.
+    const [issued, mac] = nonce.split('.');
+    const flipped = `${issued}.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`;
+    const moved = `${(parseInt(issued, 36) - 1).toString(36)}.${mac}`;
+    for (const forged of [flipped, moved]) {
+      expect(forged).toHaveLength(nonce.length);
+      await expectRefused(
+        await initialize(server.url, token, await proof(keys, 'POST', server.url, { token, nonce: forged })),
+        'use_dpop_nonce',
+        /nonce/,
+      );
+    }
     expect((await initialize(server.url, token, await proof(keys, 'POST', server.url, { token, nonce }))).status).toBe(200);
   });
 

@@ -210,8 +210,10 @@ export class ResourceServer {
    * path (the server may sit behind proxies that rewrite it), else its origin and the request's path.
    */
   private requestUrl(exchange: HttpExchange): string {
-    const resource = this.requireResource();
-    return exchange.path === this.endpointPath ? resource : `${new URL(resource).origin}${exchange.path}`;
+    const resource = new URL(this.requireResource());
+    // A resource with a path is the endpoint's public URL; an origin-only one (RFC 8707 allows it) names no path.
+    const named = exchange.path === this.endpointPath && resource.pathname !== '/';
+    return named ? resource.href : `${resource.origin}${exchange.path}`;
   }
 
   /**
