@@ -42,9 +42,18 @@ export class ForbiddenError extends McpError {
     readonly requiredScopes: readonly string[] = [],
     readonly options: ForbiddenOptions = {},
   ) {
+    if (options.stepUp) checkStepUp(options.stepUp);
     super(FORBIDDEN_CODE, message, refusalData(requiredScopes, options));
     this.name = 'ForbiddenError';
   }
+}
+
+/** Throws where the refusal is made, rather than fail later while its challenge is written. */
+function checkStepUp({ acrValues, maxAge }: NonNullable<ForbiddenOptions['stepUp']>): void {
+  if (acrValues !== undefined && !(Array.isArray(acrValues) && acrValues.every((v) => typeof v === 'string')))
+    throw new TypeError('ForbiddenError: stepUp.acrValues must be an array of strings');
+  if (maxAge !== undefined && !(Number.isSafeInteger(maxAge) && maxAge >= 0))
+    throw new TypeError('ForbiddenError: stepUp.maxAge must be a whole number of seconds, 0 or more');
 }
 
 function refusalData(requiredScopes: readonly string[], options: ForbiddenOptions): Record<string, unknown> | undefined {

@@ -204,9 +204,22 @@ function replyAnswer(
     return replyMessage(exchange, options.statusOf(response.error.code), response);
   }
   if (!response || !('error' in response) || response.error.code !== FORBIDDEN_CODE) return replyJson(exchange, response);
-  const data = response.error.data as { requiredScopes?: unknown; stepUp?: StepUp } | undefined;
+  const data = response.error.data as { requiredScopes?: unknown; stepUp?: unknown } | undefined;
   const scopes = Array.isArray(data?.requiredScopes) ? data.requiredScopes.filter((s): s is string => typeof s === 'string') : [];
-  const refusal = options.refusal(auth, scopes, response.error.message, data?.stepUp);
+  const refusal = options.refusal(auth, scopes, response.error.message, stepUpOf(data?.stepUp));
   if (refusal.challenge) exchange.setHeader('WWW-Authenticate', refusal.challenge);
   replyMessage(exchange, refusal.status, response);
+}
+
+/**
+ * The step-up a refusal asks for, read from its data: a McpError with FORBIDDEN_CODE can be made by
+ * hand, so members of the wrong type are left out of the challenge rather than break it.
+ */
+function stepUpOf(value: unknown): StepUp {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { acrValues, maxAge } = value as Record<string, unknown>;
+  return {
+    ...(Array.isArray(acrValues) ? { acrValues: acrValues.filter((v): v is string => typeof v === 'string') } : {}),
+    ...(Number.isSafeInteger(maxAge) && (maxAge as number) >= 0 ? { maxAge: maxAge as number } : {}),
+  };
 }

@@ -3,6 +3,7 @@ import request from 'supertest';
 import {
   CanActivate,
   EmptyInput,
+  FORBIDDEN_CODE,
   ForbiddenError,
   McpApplication,
   McpError,
@@ -47,6 +48,11 @@ class Handlers {
       hints: [{ type: 'oauth_authorization_details', authorization_details: [{ type: 'payment_initiation', amount: '12.50' }] }],
       credentialDisposition: 'additional',
     });
+  }
+
+  @Tool({ description: 'Refuses with a hand-made error whose step-up has members of the wrong type' })
+  handMade(_: EmptyInput) {
+    throw new McpError(FORBIDDEN_CODE, 'Sign in again', { stepUp: { acrValues: 'urn:example:mfa', maxAge: 'soon' } });
   }
 }
 
@@ -100,12 +106,16 @@ describe('structured authorization denials', () => {
     expect(id).toMatch(/^authzctx_[A-Za-z0-9_-]{16}$/);
     const second = await call(callback, 'write', 'reader');
     expect(second.body.error.data.authorization.authorizationContextId).not.toBe(id);
-    // The retry echoes the handle; its credential alone decides (SEP-2643: never refused for the handle).
-    const retry = await call(callback, 'write', 'writer', { [CONTEXT_ID_KEY]: id });
-    expect(retry.status).toBe(200);
-    expect(retry.body.result.content[0].text).toBe('written');
-    const unknownHandle = await call(callback, 'write', 'writer', { [CONTEXT_ID_KEY]: 'authzctx_nobody-knows' });
-    expect(unknownHandle.status).toBe(200);
+    // A retry echoes the handle; its credential alone decides (SEP-2643): the same credential is refused again,
+    // under a new handle, and a sufficient one is served whatever handle it carries.
+    const same = await call(callback, 'write', 'reader', { [CONTEXT_ID_KEY]: id });
+    expect(same.status).toBe(403);
+    expect(same.body.error.data.authorization.authorizationContextId).not.toBe(id);
+    for (const handle of [id, 'authzctx_nobody-knows', 42]) {
+      const retry = await call(callback, 'write', 'writer', { [CONTEXT_ID_KEY]: handle });
+      expect(retry.status).toBe(200);
+      expect(retry.body.result.content[0].text).toBe('written');
+    }
   });
 
   it('a guard: 403 with the envelope and no remedy', async () => {
@@ -133,6 +143,23 @@ describe('structured authorization denials', () => {
         ],
       },
     });
+  });
+
+  it('a hand-made refusal whose step-up has members of the wrong type: still a step-up challenge, without them', async () => {
+    const res = await call(await serve(true), 'handMade', 'writer');
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toBe(
+      'Bearer error="insufficient_user_authentication", error_description="Sign in again", ' +
+        'resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"',
+    );
+  });
+
+  it('ForbiddenError refuses a malformed step-up where it is made', () => {
+    expect(() => new ForbiddenError('x', [], { stepUp: { acrValues: 'urn:example:mfa' as unknown as string[] } })).toThrow(
+      /acrValues must be an array of strings/,
+    );
+    expect(() => new ForbiddenError('x', [], { stepUp: { maxAge: -1 } })).toThrow(/maxAge must be a whole number/);
+    expect(() => new ForbiddenError('x', [], { stepUp: { maxAge: 1.5 } })).toThrow(TypeError);
   });
 
   it('off by default: the same refusals, without the envelope', async () => {
