@@ -4,19 +4,25 @@ import { ROOT } from './paths';
 /**
  * Runs a conformance CLI to its exit and returns its exit code with stdout and stderr interleaved. After
  * `killAfterMs` the CLI is killed (code null), so a hung scenario cannot outlive the test that ran it.
+ * `onOutput` sees the output so far as it grows (a scenario that waits for a browser prints a URL to visit).
  */
 export function runConformance(
   node: string,
   cli: string,
   args: string[],
   killAfterMs = 120_000,
+  onOutput?: (output: string) => void,
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(node, [cli, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const read = (c: Buffer) => {
+      output += c.toString();
+      onOutput?.(output);
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
     child.on('error', (error) => {
       clearTimeout(timer);
       reject(error);
