@@ -136,7 +136,7 @@ describe('DPoP proofs at a resource server', () => {
     try {
       const asked = await call();
       expect(asked.headers['www-authenticate']).toMatch(/error="use_dpop_nonce"/);
-      const nonce = asked.headers['dpop-nonce'] as string;
+      const nonce = asked.headers['dpop-nonce'];
       expect((await call(await newProof({ nonce }))).body.result.content[0].text).toBe('alice');
       await new Promise((r) => setTimeout(r, 2_100));
       const stale = await call(await newProof({ nonce }));
