@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ROOT } from './paths';
 
@@ -40,4 +42,40 @@ export async function startUpstreamIdp(env: {
     await exited;
   };
   return { url, stop, output: () => output };
+}
+
+/** Where an OAuth proxy test serves: a loopback server, its origin, and the upstream IdP registered for its callback. */
+export interface ProxySite {
+  readonly origin: string;
+  /** `<origin>/mcp`. */
+  readonly resource: string;
+  /** The proxy's `upstream` option for the IdP (add `scopes` as the test needs). */
+  readonly upstream: { issuer: string; clientId: string; clientSecret: string };
+  /** Serves the site's requests with `listener` from now on. */
+  serve(listener: (req: IncomingMessage, res: ServerResponse) => unknown): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * A loopback server whose origin is known before the OAuth proxy that will serve it is built (the upstream
+ * IdP must know the proxy's callback), and the oidc-provider fixture with one static client for that callback.
+ */
+export async function startProxySite(): Promise<ProxySite> {
+  let handler: (req: IncomingMessage, res: ServerResponse) => unknown = (_q, res) => res.end();
+  const server = createServer((req, res) => void handler(req, res));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const idp = await startUpstreamIdp({ CLIENT_ID: 'mcp-proxy', CLIENT_SECRET: 'upstream-secret', REDIRECT_URI: `${origin}/callback` });
+  return {
+    origin,
+    resource: `${origin}/mcp`,
+    upstream: { issuer: idp.url, clientId: 'mcp-proxy', clientSecret: 'upstream-secret' },
+    serve: (listener) => {
+      handler = listener;
+    },
+    stop: async () => {
+      server.close();
+      await idp.stop();
+    },
+  };
 }

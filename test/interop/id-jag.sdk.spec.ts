@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpContext, McpModule, Tool } from '../../src';
@@ -8,7 +6,7 @@ import { OAuthProxy } from '../../src/auth';
 import { httpTransport } from '../../src/http';
 import { runDpopClient } from '../helpers/dpop-client';
 import { jwksServer, testKey, type TestKey } from '../helpers/jwks-server';
-import { startUpstreamIdp } from '../helpers/upstream-idp';
+import { type ProxySite, startProxySite } from '../helpers/upstream-idp';
 
 @injectable()
 class WhoTools {
@@ -32,28 +30,23 @@ const THIRD_IDP = 'https://third-idp.example.test';
  * CrossAppAccessProvider presents one and calls tools with the token, bound to its DPoP key.
  */
 describe('the ID-JAG grant at the OAuth proxy', () => {
-  let server: Server;
+  let site: ProxySite;
   let origin: string;
   let resource: string;
   let app: McpApplication;
-  let upstream: Awaited<ReturnType<typeof startUpstreamIdp>>;
   let idpKeys: Awaited<ReturnType<typeof jwksServer>>;
   let idpKey: TestKey;
   let confidential: { client_id: string; client_secret: string };
 
   beforeAll(async () => {
-    let handler: (req: IncomingMessage, res: ServerResponse) => void = (_q, res) => res.end();
-    server = createServer((req, res) => handler(req, res));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    resource = `${origin}/mcp`;
+    site = await startProxySite();
+    ({ origin, resource } = site);
     idpKey = await testKey('idp-key');
     idpKeys = await jwksServer([idpKey]);
-    upstream = await startUpstreamIdp({ CLIENT_ID: 'mcp-proxy', CLIENT_SECRET: 'upstream-secret', REDIRECT_URI: `${origin}/callback` });
     const proxy = new OAuthProxy({
       issuer: origin,
       resource,
-      upstream: { issuer: upstream.url, clientId: 'mcp-proxy', clientSecret: 'upstream-secret' },
+      upstream: site.upstream,
       scopesSupported: ['mcp:tools', 'mcp:admin'],
       enterprise: {
         identityProviders: [
@@ -62,7 +55,7 @@ describe('the ID-JAG grant at the OAuth proxy', () => {
           { issuer: OTHER_IDP, jwksUri: idpKeys.url, clients: ['only-this-client'], subject: (c) => `other:${String(c.sub)}` },
           // No subject mapping: the upstream provider's users keep their sub, another provider's are qualified by its issuer.
           { issuer: THIRD_IDP, jwksUri: idpKeys.url },
-          { issuer: upstream.url, jwksUri: idpKeys.url },
+          { issuer: site.upstream.issuer, jwksUri: idpKeys.url },
         ],
       },
       logError: () => undefined,
@@ -72,8 +65,7 @@ describe('the ID-JAG grant at the OAuth proxy', () => {
       oauthProxy: proxy,
       auth: { authorizationServers: [origin], resource, scopesSupported: ['mcp:tools'], verifier: proxy.verifier(), dpop: {} },
     });
-    const listener = transport.callback();
-    handler = (req, res) => void listener(req, res);
+    site.serve(transport.callback());
     confidential = (await (
       await fetch(`${origin}/register`, {
         method: 'POST',
@@ -89,9 +81,8 @@ describe('the ID-JAG grant at the OAuth proxy', () => {
 
   afterAll(async () => {
     await app?.close();
-    server?.close();
     await idpKeys?.close();
-    await upstream?.stop();
+    await site?.stop();
   });
 
   /** An ID-JAG as the identity provider issues it after a token exchange (draft-ietf-oauth-identity-assertion-authz-grant §3). */
@@ -200,7 +191,7 @@ describe('the ID-JAG grant at the OAuth proxy', () => {
       return decodeJwt(((await res.json()) as { access_token: string }).access_token).sub;
     };
     expect(await subjectOf(IDP)).toBe('corp:alice');
-    expect(await subjectOf(upstream.url)).toBe('alice');
+    expect(await subjectOf(site.upstream.issuer)).toBe('alice');
     expect(await subjectOf(THIRD_IDP)).toBe(`${THIRD_IDP}#alice`);
   });
 

@@ -1,10 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { OAuthProxy } from '../../src/auth';
 import { Browser } from '../helpers/browser';
 import { parseSummary, runConformance } from '../helpers/conformance';
 import { CONFORMANCE_NEXT_CLI } from '../helpers/paths';
-import { startUpstreamIdp } from '../helpers/upstream-idp';
+import { type ProxySite, startProxySite } from '../helpers/upstream-idp';
 
 /** A loopback port free now, for the CLI's callback server. */
 async function freePort(): Promise<number> {
@@ -21,31 +21,23 @@ async function freePort(): Promise<number> {
  * grant with PKCE and a resource indicator, the test playing the browser the suite asks the user for.
  */
 describe('official MCP conformance suite: the OAuth proxy as the authorization server', () => {
-  let server: Server;
+  let site: ProxySite;
   let origin: string;
-  let idp: Awaited<ReturnType<typeof startUpstreamIdp>>;
 
   beforeAll(async () => {
-    let handler: (req: IncomingMessage, res: ServerResponse) => void = (_q, res) => res.end();
-    server = createServer((req, res) => handler(req, res));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    idp = await startUpstreamIdp({ CLIENT_ID: 'mcp-proxy', CLIENT_SECRET: 'upstream-secret', REDIRECT_URI: `${origin}/callback` });
+    site = await startProxySite();
+    origin = site.origin;
     const proxy = new OAuthProxy({
       issuer: origin,
-      resource: `${origin}/mcp`,
-      upstream: { issuer: idp.url, clientId: 'mcp-proxy', clientSecret: 'upstream-secret' },
+      resource: site.resource,
+      upstream: site.upstream,
       consent: { skip: true },
       logError: () => undefined,
     });
-    const listener = proxy.listener();
-    handler = (req, res) => void listener(req, res);
+    site.serve(proxy.listener());
   }, 30_000);
 
-  afterAll(async () => {
-    server?.close();
-    await idp?.stop();
-  });
+  afterAll(() => site?.stop());
 
   it('0.2.0-alpha.12 passes the metadata endpoint and the authorization code grant', async () => {
     const port = await freePort();

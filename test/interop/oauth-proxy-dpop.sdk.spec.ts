@@ -1,11 +1,9 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { injectable } from 'tsyringe';
 import { EmptyInput, McpApplication, McpContext, McpModule, Tool } from '../../src';
 import { OAuthProxy } from '../../src/auth';
 import { httpTransport } from '../../src/http';
 import { runDpopClient } from '../helpers/dpop-client';
-import { startUpstreamIdp } from '../helpers/upstream-idp';
+import { type ProxySite, startProxySite } from '../helpers/upstream-idp';
 
 @injectable()
 class WhoTools {
@@ -25,22 +23,18 @@ class WhoModule {}
  * proxy with a proof, and calls tools with a proof each time, in both eras.
  */
 describe('DPoP through the OAuth proxy, official SDK 2.x client', () => {
-  let server: Server;
+  let site: ProxySite;
   let origin: string;
   let app: McpApplication;
-  let idp: Awaited<ReturnType<typeof startUpstreamIdp>>;
 
   beforeAll(async () => {
-    let handler: (req: IncomingMessage, res: ServerResponse) => void = (_q, res) => res.end();
-    server = createServer((req, res) => handler(req, res));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    idp = await startUpstreamIdp({ CLIENT_ID: 'mcp-proxy', CLIENT_SECRET: 'upstream-secret', REDIRECT_URI: `${origin}/callback` });
-    const resource = `${origin}/mcp`;
+    site = await startProxySite();
+    origin = site.origin;
+    const resource = site.resource;
     const proxy = new OAuthProxy({
       issuer: origin,
       resource,
-      upstream: { issuer: idp.url, clientId: 'mcp-proxy', clientSecret: 'upstream-secret', scopes: ['openid'] },
+      upstream: { ...site.upstream, scopes: ['openid'] },
       scopesSupported: ['mcp:tools'],
       consent: { skip: true },
       logError: () => undefined,
@@ -56,14 +50,12 @@ describe('DPoP through the OAuth proxy, official SDK 2.x client', () => {
         dpop: { mode: 'required', nonce: true },
       },
     });
-    const listener = transport.callback();
-    handler = (req, res) => void listener(req, res);
+    site.serve(transport.callback());
   }, 30_000);
 
   afterAll(async () => {
     await app?.close();
-    server?.close();
-    await idp?.stop();
+    await site?.stop();
   });
 
   it.each(['legacy', '2026-07-28'])(

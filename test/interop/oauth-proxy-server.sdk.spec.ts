@@ -1,5 +1,3 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { injectable } from 'tsyringe';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -8,7 +6,7 @@ import { EmptyInput, McpApplication, McpContext, McpModule, Tool } from '../../s
 import { OAuthProxy } from '../../src/auth';
 import { Browser } from '../helpers/browser';
 import { MemoryOAuthProvider, REDIRECT_URI } from '../helpers/oauth-client';
-import { startUpstreamIdp } from '../helpers/upstream-idp';
+import { type ProxySite, startProxySite } from '../helpers/upstream-idp';
 import { httpTransport } from '../../src/http';
 
 @injectable()
@@ -28,22 +26,18 @@ class WhoModule {}
  * official SDK client's transport goes from a 401 to a tool call with a token the proxy issued.
  */
 describe('an mcpkit server with the OAuth proxy and the resource server, official SDK client', () => {
-  let server: Server;
+  let site: ProxySite;
   let origin: string;
   let app: McpApplication;
-  let idp: Awaited<ReturnType<typeof startUpstreamIdp>>;
 
   beforeAll(async () => {
-    let handler: (req: IncomingMessage, res: ServerResponse) => void = (_q, res) => res.end();
-    server = createServer((req, res) => handler(req, res));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    idp = await startUpstreamIdp({ CLIENT_ID: 'mcp-proxy', CLIENT_SECRET: 'upstream-secret', REDIRECT_URI: `${origin}/callback` });
-    const resource = `${origin}/mcp`;
+    site = await startProxySite();
+    origin = site.origin;
+    const resource = site.resource;
     const proxy = new OAuthProxy({
       issuer: origin,
       resource,
-      upstream: { issuer: idp.url, clientId: 'mcp-proxy', clientSecret: 'upstream-secret', scopes: ['openid', 'email'] },
+      upstream: { ...site.upstream, scopes: ['openid', 'email'] },
       scopesSupported: ['mcp:tools'],
       logError: () => undefined,
     });
@@ -53,15 +47,12 @@ describe('an mcpkit server with the OAuth proxy and the resource server, officia
       oauthProxy: proxy,
       auth: { authorizationServers: [origin], resource, scopesSupported: ['mcp:tools'], verifier: proxy.verifier() },
     });
-    const listener = transport.callback();
-    // Koa's handler settles every request itself (errors go to ctx.onerror): its promise never rejects.
-    handler = (req, res) => void listener(req, res);
+    site.serve(transport.callback());
   }, 30_000);
 
   afterAll(async () => {
     await app?.close();
-    server?.close();
-    await idp?.stop();
+    await site?.stop();
   });
 
   it('registers, consents, signs in upstream and calls a tool with the proxy’s token', async () => {

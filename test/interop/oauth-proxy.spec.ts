@@ -1,12 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import * as jose from 'jose';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { InvalidTokenError, OAuthProxy } from '../../src/auth';
 import { Browser } from '../helpers/browser';
-import { startUpstreamIdp } from '../helpers/upstream-idp';
+import { type ProxySite, startProxySite } from '../helpers/upstream-idp';
 
 /**
  * The OAuth proxy end to end: oidc-provider (no dynamic registration, one static client whose
@@ -14,24 +13,19 @@ import { startUpstreamIdp } from '../helpers/upstream-idp';
  * fetch as MCP clients, a cookie-keeping Browser for the redirects and the consent form.
  */
 const CLIENT_REDIRECT = 'http://127.0.0.1:9/callback';
-let server: Server;
+let site: ProxySite;
 let origin: string;
 let resource: string;
 let proxy: OAuthProxy;
-let idp: Awaited<ReturnType<typeof startUpstreamIdp>>;
 let cimdDocument: Record<string, unknown>;
 
 beforeAll(async () => {
-  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_q, res) => res.end();
-  server = createServer((req, res) => handler(req, res));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  resource = `${origin}/mcp`;
-  idp = await startUpstreamIdp({ CLIENT_ID: 'mcp-proxy', CLIENT_SECRET: 'upstream-secret', REDIRECT_URI: `${origin}/callback` });
+  site = await startProxySite();
+  ({ origin, resource } = site);
   proxy = new OAuthProxy({
     issuer: origin,
     resource,
-    upstream: { issuer: idp.url, clientId: 'mcp-proxy', clientSecret: 'upstream-secret', scopes: ['openid', 'email'] },
+    upstream: { ...site.upstream, scopes: ['openid', 'email'] },
     scopesSupported: ['notes:read', 'notes:write'],
     clientMetadataDocuments: { allowLoopbackHttp: true },
     logError: () => undefined,
@@ -43,19 +37,16 @@ beforeAll(async () => {
     token_endpoint_auth_method: 'none',
   };
   const listener = proxy.listener();
-  handler = (req, res) => {
+  site.serve((req, res) => {
     // What the MCP server itself serves next to the proxy: its protected-resource metadata, and here a client's metadata document.
     if (req.url === '/.well-known/oauth-protected-resource/mcp') return json(res, { resource, authorization_servers: [origin] });
     if (req.url === '/client.json') return json(res, cimdDocument);
     if (req.url === '/bad-client.json') return json(res, { ...cimdDocument, client_id: 'https://elsewhere.example/client.json' });
-    void listener(req, res);
-  };
+    return listener(req, res);
+  });
 }, 30_000);
 
-afterAll(async () => {
-  server?.close();
-  await idp?.stop();
-});
+afterAll(() => site?.stop());
 
 function json(res: ServerResponse, body: unknown) {
   res.setHeader('Content-Type', 'application/json');
