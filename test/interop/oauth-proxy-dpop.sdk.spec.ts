@@ -1,20 +1,7 @@
-import { injectable } from 'tsyringe';
-import { EmptyInput, McpApplication, McpContext, McpModule, Tool } from '../../src';
-import { OAuthProxy } from '../../src/auth';
-import { httpTransport } from '../../src/http';
+import type { McpApplication } from '../../src';
 import { runDpopClient } from '../helpers/dpop-client';
+import { serveBehindProxy } from '../helpers/proxied-server';
 import { type ProxySite, startProxySite } from '../helpers/upstream-idp';
-
-@injectable()
-class WhoTools {
-  @Tool({ description: 'Tells who is calling' })
-  whoami(_: EmptyInput, ctx: McpContext) {
-    return `${ctx.auth?.subject} with ${ctx.auth?.scopes?.join(' ')}`;
-  }
-}
-
-@McpModule({ providers: [WhoTools], server: { name: 'proxied-dpop', version: '1.0.0' } })
-class WhoModule {}
 
 /**
  * DPoP through the OAuth proxy: one mcpkit server is the authorization server (the proxy, in front of an
@@ -30,27 +17,7 @@ describe('DPoP through the OAuth proxy, official SDK 2.x client', () => {
   beforeAll(async () => {
     site = await startProxySite();
     origin = site.origin;
-    const resource = site.resource;
-    const proxy = new OAuthProxy({
-      issuer: origin,
-      resource,
-      upstream: { ...site.upstream, scopes: ['openid'] },
-      scopesSupported: ['mcp:tools'],
-      consent: { skip: true },
-      logError: () => undefined,
-    });
-    app = await McpApplication.create(WhoModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
-    const transport = httpTransport(app, {
-      oauthProxy: proxy,
-      auth: {
-        authorizationServers: [origin],
-        resource,
-        scopesSupported: ['mcp:tools'],
-        verifier: proxy.verifier(),
-        dpop: { mode: 'required', nonce: true },
-      },
-    });
-    site.serve(transport.callback());
+    app = await serveBehindProxy(site, { proxy: { consent: { skip: true } }, dpop: { mode: 'required', nonce: true } });
   }, 30_000);
 
   afterAll(async () => {

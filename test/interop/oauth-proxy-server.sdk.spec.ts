@@ -1,24 +1,11 @@
-import { injectable } from 'tsyringe';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { EmptyInput, McpApplication, McpContext, McpModule, Tool } from '../../src';
-import { OAuthProxy } from '../../src/auth';
+import type { McpApplication } from '../../src';
 import { Browser } from '../helpers/browser';
 import { MemoryOAuthProvider, REDIRECT_URI } from '../helpers/oauth-client';
+import { serveBehindProxy } from '../helpers/proxied-server';
 import { type ProxySite, startProxySite } from '../helpers/upstream-idp';
-import { httpTransport } from '../../src/http';
-
-@injectable()
-class WhoTools {
-  @Tool({ description: 'Tells who is calling' })
-  whoami(_: EmptyInput, ctx: McpContext) {
-    return `${ctx.auth?.subject} with ${ctx.auth?.scopes?.join(' ')}`;
-  }
-}
-
-@McpModule({ providers: [WhoTools], server: { name: 'proxied', version: '1.0.0' } })
-class WhoModule {}
 
 /**
  * One mcpkit server that is both the resource server (`auth`) and, through the OAuth proxy, the
@@ -33,21 +20,7 @@ describe('an mcpkit server with the OAuth proxy and the resource server, officia
   beforeAll(async () => {
     site = await startProxySite();
     origin = site.origin;
-    const resource = site.resource;
-    const proxy = new OAuthProxy({
-      issuer: origin,
-      resource,
-      upstream: { ...site.upstream, scopes: ['openid', 'email'] },
-      scopesSupported: ['mcp:tools'],
-      logError: () => undefined,
-    });
-    app = await McpApplication.create(WhoModule, { logger: { error: () => undefined, warn: () => undefined, info: () => undefined } });
-    // Mounted on a server of the test's own (its port is known before the proxy is built), so `resource` is explicit.
-    const transport = httpTransport(app, {
-      oauthProxy: proxy,
-      auth: { authorizationServers: [origin], resource, scopesSupported: ['mcp:tools'], verifier: proxy.verifier() },
-    });
-    site.serve(transport.callback());
+    app = await serveBehindProxy(site);
   }, 30_000);
 
   afterAll(async () => {
