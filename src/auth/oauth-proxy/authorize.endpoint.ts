@@ -44,8 +44,6 @@ export class AuthorizeEndpoint {
     if (!client.redirect_uris.includes(redirectUri))
       throw new OAuthError('invalid_request', 'redirect_uri is not registered for this client');
     const state = param(params, 'state');
-    const back = (error: OAuthError) =>
-      redirect(res, withQuery(redirectUri, { error: error.error, error_description: error.description, state, iss: this.issuer() }));
     let pending: PendingAuthorization;
     try {
       if (param(params, 'response_type') !== 'code') throw new OAuthError('unsupported_response_type', 'response_type must be code');
@@ -63,7 +61,7 @@ export class AuthorizeEndpoint {
         dpopJkt: param(params, 'dpop_jkt'),
       };
     } catch (error) {
-      if (error instanceof OAuthError) return back(error);
+      if (error instanceof OAuthError) return this.sendBack(res, { redirectUri, state }, error);
       throw error;
     }
     if (this.options.consent?.skip) return this.toUpstream(res, pending);
@@ -104,8 +102,7 @@ export class AuthorizeEndpoint {
     const stateId = param(params, 'state', true)!;
     const flow = await this.records.take<UpstreamState>(`upstream-state:${stateId}`);
     if (!flow) throw new OAuthError('invalid_request', 'Unknown or expired state');
-    const back = (error: string, description: string) =>
-      redirect(res, withQuery(flow.redirectUri, { error, error_description: description, state: flow.state, iss: this.issuer() }));
+    const back = (error: string, description: string) => this.sendBack(res, flow, new OAuthError(error, description));
     const upstreamError = param(params, 'error');
     if (upstreamError)
       return back(upstreamError === 'access_denied' ? 'access_denied' : 'server_error', 'The identity provider did not sign the user in');
@@ -146,9 +143,28 @@ export class AuthorizeEndpoint {
   private async toUpstream(res: ServerResponse, pending: PendingAuthorization): Promise<void> {
     const state = randomToken();
     const verifier = randomToken(48);
-    const url = await this.upstream.authorizeUrl(state, verifier);
+    let url: string;
+    try {
+      url = await this.upstream.authorizeUrl(state, verifier);
+    } catch (error) {
+      // The client and its redirect_uri are trusted by now: it hears of the outage there (RFC 6749 §4.1.2.1).
+      this.options.logError?.('OAuth proxy: the identity provider could not be reached', error);
+      return this.sendBack(
+        res,
+        pending,
+        new OAuthError('temporarily_unavailable', 'The identity provider could not be reached; try again later'),
+      );
+    }
     await this.records.put(`upstream-state:${state}`, { ...pending, verifier } satisfies UpstreamState, this.pendingTtl);
     redirect(res, url);
+  }
+
+  /** An error for a client whose redirect_uri is trusted: sent back there, with its state and this issuer (RFC 9207). */
+  private sendBack(res: ServerResponse, to: { redirectUri: string; state?: string }, error: OAuthError): void {
+    redirect(
+      res,
+      withQuery(to.redirectUri, { error: error.error, error_description: error.description, state: to.state, iss: this.issuer() }),
+    );
   }
 
   private scopes(scope: string | undefined): string[] {

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as jose from 'jose';
 import request from 'supertest';
 import { type DpopStore, InMemoryDpopStore, InMemoryOAuthProxyStore, type OAuthProxyStore, OAuthProxy } from '../../../src/auth';
@@ -99,5 +101,37 @@ describe('the OAuth proxy when its stores fail', () => {
     expect(answer.status).toBe(503);
     expect(answer.body).toMatchObject({ error: 'temporarily_unavailable' });
     expect(errors).toEqual(['A store of the OAuth proxy failed (logged once until it answers again)']);
+  });
+
+  it('sends the client back with temporarily_unavailable when the identity provider cannot be reached, and goes on serving', async () => {
+    // A port nothing listens on: discovery is refused at once.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const deadIssuer = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((r) => closed.close(r));
+    const errors: string[] = [];
+    const listener = new OAuthProxy({
+      issuer: ISSUER,
+      resource: `${ISSUER}/mcp`,
+      upstream: { issuer: deadIssuer, clientId: 'fixed', clientSecret: 'secret' },
+      consent: { skip: true },
+      logError: (message) => errors.push(message),
+    }).listener();
+    const clientId = (await register(listener)).body.client_id as string;
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: 'http://localhost:3000/cb',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      state: 'client-state',
+    });
+    const answer = await request(listener).get(`/authorize?${query.toString()}`);
+    expect(answer.status).toBe(302);
+    const back = new URL(answer.headers.location);
+    expect(`${back.origin}${back.pathname}`).toBe('http://localhost:3000/cb');
+    expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'temporarily_unavailable', state: 'client-state', iss: ISSUER });
+    expect(errors).toEqual(['OAuth proxy: the identity provider could not be reached']);
+    expect((await register(listener)).status).toBe(201);
   });
 });
