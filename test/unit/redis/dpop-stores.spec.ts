@@ -55,10 +55,10 @@ it("RedisDpopStore: instances sharing a prefix see each other's proofs and sign 
 });
 
 it('InMemoryDpopStore: a full record refuses new keys rather than forget one still in its window, and takes them again once room frees', async () => {
-  const store = new InMemoryDpopStore({ maxBytes: 280 });
+  const store = new InMemoryDpopStore({ maxBytes: 360 });
   expect(await store.firstUse('a', 200)).toBe(true);
   expect(await store.firstUse('b', 60_000)).toBe(true);
-  await expect(store.firstUse('c', 60_000)).rejects.toThrow(/full \(280 bytes\)/);
+  await expect(store.firstUse('c', 60_000)).rejects.toThrow(/full \(360 bytes\)/);
   expect(await store.firstUse('a', 200)).toBe(false);
   expect(await store.firstUse('b', 60_000)).toBe(false);
   await sleep(300);

@@ -99,7 +99,7 @@ describe('the DPoP store of a resource server', () => {
 
   it('refuses new proofs with 503 while the in-memory record is full, and still refuses a replay of a proof it holds', async () => {
     // Room for two proofs: a full record must not forget one still within its window to make room.
-    const { app, call, newProof, errors } = await serve({ store: new InMemoryDpopStore({ maxBytes: 280 }) });
+    const { app, call, newProof, errors } = await serve({ store: new InMemoryDpopStore({ maxBytes: 360 }) });
     try {
       const first = await newProof();
       expect((await call(first)).body.result.content[0].text).toBe('alice');
