@@ -127,7 +127,7 @@ export class TokenEndpoint {
   private async rotate(client: ClientRecord, params: Record<string, unknown>, jkt: string | undefined): Promise<GrantRecord> {
     const token = param(params, 'refresh_token', true)!;
     const record = await this.records.get<GrantRecord>(tokenKey('refresh', token));
-    if (record?.clientId !== undefined && record.clientId !== client.client_id)
+    if (record && record.clientId !== client.client_id)
       throw new OAuthError('invalid_grant', 'The refresh token belongs to another client');
     if (record?.jkt !== undefined && client.token_endpoint_auth_method === 'none' && record.jkt !== jkt)
       throw new OAuthError('invalid_grant', 'The refresh token is bound to a DPoP key: prove it');
