@@ -111,8 +111,8 @@ export function checkAnswers(
   }
 }
 
-/** The wire form of an input request has no related-task `_meta` (the task is implied). */
-function withoutTaskMeta(params: Record<string, unknown>): Record<string, unknown> {
+/** The wire form of a task's request or notification has no related-task `_meta` (the task is implied). */
+export function withoutTaskMeta(params: Record<string, unknown>): Record<string, unknown> {
   const meta = params._meta as Record<string, unknown> | undefined;
   if (!meta || !(RELATED_TASK in meta)) return params;
   const { [RELATED_TASK]: _related, ...rest } = meta;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { TASKS_EXTENSION } from '../mcp/eras';
 import { declaresExtension } from '../mcp/extensions';
 import { ErrorCode } from '../mcp/json-rpc';
@@ -7,9 +8,8 @@ import type { Outbound } from '../protocol/peer';
 import type { Call } from '../protocol/pipeline/call';
 import type { MethodHandler, RequestScope, TaskBinding } from '../protocol/request-scope';
 import type { ToolDescriptor } from '../registry/descriptors';
-import { checkAnswers, type InputRequest, PerRequestTaskInputs } from './per-request-task-inputs';
-import { PerRequestTaskRelay } from './per-request-task-relay';
-import type { TaskBus } from './task-bus';
+import { checkAnswers, type InputRequest, PerRequestTaskInputs, withoutTaskMeta } from './per-request-task-inputs';
+import type { TaskBus, TaskBusMessage } from './task-bus';
 import { delay } from './task-modes';
 import type { TaskEngine } from './task-engine';
 import { InvalidTaskTransitionError } from './task-store.errors';
@@ -19,6 +19,9 @@ import { isTerminal, type TaskOutcome, type TaskRecord } from './task.types';
 
 /** Tells the listeners of a task (subscriptions/listen) its new state. */
 export type TaskNotifier = (taskId: string, owner: string, detailed: Record<string, unknown>) => void;
+
+/** How long an instance waits for the one running a task to tell its input requests, in ms. */
+const ASK_TIMEOUT_MS = 2_000;
 
 const needsTasks = (what: string) => missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, what);
 
@@ -39,16 +42,15 @@ export class PerRequestTasks {
   private readonly running = new Map<string, PerRequestTaskInputs>();
   notifier?: TaskNotifier;
 
-  private readonly relay?: PerRequestTaskRelay;
   private readonly store: TaskStore;
 
   constructor(
     private readonly engine: TaskEngine,
     private readonly logError: (message: string, error?: unknown) => void,
-    bus?: TaskBus,
+    /** Scaled out: carries a task's input between the instance running it and the one a tasks/get or update reached. */
+    private readonly bus?: TaskBus,
   ) {
     this.store = engine.store;
-    if (bus) this.relay = new PerRequestTaskRelay(bus, logError);
   }
 
   /**
@@ -86,7 +88,7 @@ export class PerRequestTasks {
       request: (method, params, options) => {
         const key = inputs.keyFor(method, options.key);
         // Asked before the task exists, the request is a multi round-trip one: the client answers by retrying the call.
-        if (!taskMode && options.beforeTask) return scope.outbound.request(method, stripTaskMeta(params), { ...options, key });
+        if (!taskMode && options.beforeTask) return scope.outbound.request(method, withoutTaskMeta(params), { ...options, key });
         // Otherwise the task is created now (if it was not yet), and the request waits in it.
         if (!taskMode) {
           taskMode = true;
@@ -122,8 +124,8 @@ export class PerRequestTasks {
     const taskId = record.task.taskId;
     this.running.set(taskId, inputs);
     // Scaled out: another instance's tasks/get and tasks/update reach the inputs through the bus.
-    const relayed = this.relay
-      ? await this.relay.serve(taskId, inputs).catch((e) => void this.logError(`Could not serve task ${taskId} to other instances`, e))
+    const relayed = this.bus
+      ? await this.serve(this.bus, taskId, inputs).catch((e) => void this.logError(`Could not serve task ${taskId} to other instances`, e))
       : undefined;
     created(record);
     // A lease while it runs here, and a cancellation made through another instance stops it.
@@ -182,7 +184,55 @@ export class PerRequestTasks {
   private async openRequests(taskId: string): Promise<Record<string, InputRequest> | undefined> {
     const local = this.running.get(taskId);
     if (local) return local.requests() ?? {};
-    return this.relay?.requests(taskId);
+    return this.bus && this.askRequests(this.bus, taskId);
+  }
+
+  /**
+   * Serves a task running here to the other instances: answers their question for its open input
+   * requests, and takes the answers a tasks/update brought there. Resolves once listening, with the
+   * function that stops it.
+   */
+  private serve(bus: TaskBus, taskId: string, inputs: PerRequestTaskInputs): Promise<() => Promise<void>> {
+    return bus.subscribe(taskId, (message) => {
+      if (message.kind === 'modern-ask') {
+        const reply: TaskBusMessage = {
+          kind: 'modern-inputs',
+          from: bus.instanceId,
+          to: message.from,
+          ask: message.ask,
+          requests: inputs.requests() ?? {},
+        };
+        bus.publish(taskId, reply).catch((error) => this.logError(`Could not tell the input requests of task ${taskId}`, error));
+      } else if (message.kind === 'modern-update' && message.from !== bus.instanceId) {
+        try {
+          inputs.answer(message.responses);
+        } catch (error) {
+          // The sending instance checked the answers against the same requests: a late mismatch is only logged.
+          this.logError(`An update of task ${taskId} from another instance did not fit its requests`, error);
+        }
+      }
+    });
+  }
+
+  /**
+   * The open input requests of a task running on another instance; undefined when no instance answers
+   * in time (the task is not running anywhere, or the bus is down).
+   */
+  private async askRequests(bus: TaskBus, taskId: string): Promise<Record<string, InputRequest> | undefined> {
+    const ask = randomBytes(8).toString('hex');
+    let settle: (value: Record<string, InputRequest> | undefined) => void = () => undefined;
+    const answered = new Promise<Record<string, InputRequest> | undefined>((resolve) => (settle = resolve));
+    const stop = await bus.subscribe(taskId, (message) => {
+      if (message.kind === 'modern-inputs' && message.to === bus.instanceId && message.ask === ask) settle(message.requests);
+    });
+    const timer = setTimeout(() => settle(undefined), ASK_TIMEOUT_MS);
+    try {
+      await bus.publish(taskId, { kind: 'modern-ask', from: bus.instanceId, ask });
+      return await answered;
+    } finally {
+      clearTimeout(timer);
+      await stop().catch((error) => this.logError(`Could not stop listening to task ${taskId}`, error));
+    }
   }
 
   /** tasks/get, tasks/update, tasks/cancel (per-request methods). */
@@ -204,12 +254,16 @@ export class PerRequestTasks {
         const taskId = record.task.taskId;
         const local = this.running.get(taskId);
         if (local) local.answer(responses as Record<string, unknown>);
-        else if (this.relay && !isTerminal(record.task.status)) {
-          // Running on another instance: checked here against its open requests, then handed over.
-          const open = await this.relay.requests(taskId);
+        else if (this.bus && !isTerminal(record.task.status)) {
+          // Running on another instance: checked here against its open requests, then handed to it.
+          const open = await this.askRequests(this.bus, taskId);
           if (open) {
             checkAnswers(open, responses as Record<string, unknown>);
-            await this.relay.update(taskId, responses as Record<string, unknown>);
+            await this.bus.publish(taskId, {
+              kind: 'modern-update',
+              from: this.bus.instanceId,
+              responses: responses as Record<string, unknown>,
+            });
           }
         }
         return {};
@@ -250,19 +304,11 @@ function view(record: TaskRecord): Record<string, unknown> {
   return out;
 }
 
-function stripTaskMeta(params: Record<string, unknown>): Record<string, unknown> {
-  const meta = params._meta as Record<string, unknown> | undefined;
-  if (!meta) return params;
-  const { ['io.modelcontextprotocol/related-task']: _r, ...rest } = meta;
-  const { _meta: _m, ...others } = params;
-  return Object.keys(rest).length > 0 ? { ...others, _meta: rest } : others;
-}
-
 /** The request a task's handler sees as its origin: once a task, its notifications (progress, logs) go nowhere. */
 function originOf(scope: RequestScope, isTask: () => boolean): RequestScope {
   const outbound: Outbound = {
     notify: (method, params, related) =>
-      isTask() ? Promise.resolve() : scope.outbound.notify(method, params && stripTaskMeta(params), related),
+      isTask() ? Promise.resolve() : scope.outbound.notify(method, params && withoutTaskMeta(params), related),
     request: (method, params, options) => scope.outbound.request(method, params, options),
     sendIntermediateResult: (id, result) => scope.outbound.sendIntermediateResult(id, result),
     reachable: false,
