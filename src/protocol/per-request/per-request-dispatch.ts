@@ -7,7 +7,7 @@ import { RawJson, echo } from '../wire';
 import { PER_REQUEST_METHODS, MRTR_METHODS } from './envelope';
 import type { PeerState } from '../peer';
 import { InputRound } from './input-round';
-import { type ArgsSnapshot, PerRequestScope, type RoundFactory } from './per-request-scope';
+import { type ArgsSnapshot, PerRequestScope } from './per-request-scope';
 import type { RequestSite } from '../inflight-request';
 import { digestOfCanonical, type RequestStateSealer, stableJson, type StateBinding } from './request-state';
 import type { CacheHints } from '../../contracts/cache-hints';
@@ -42,7 +42,7 @@ const LISTS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resource
  * per-request methods only, runs multi round-trip requests, and completes every result with `resultType`,
  * `serverInfo` and, where the spec asks for them, caching hints.
  */
-export class PerRequestDispatch implements RoundFactory {
+export class PerRequestDispatch {
   private readonly serverInfoMeta: Readonly<Record<string, unknown>>;
 
   constructor(private readonly options: PerRequestDispatchOptions) {
@@ -81,7 +81,7 @@ export class PerRequestDispatch implements RoundFactory {
     const args = core
       ? snapshotOf(params.arguments ?? null)
       : JSON.stringify({ ...params, _meta: undefined, inputResponses: undefined, requestState: undefined });
-    return { scope: new PerRequestScope(request.id, request.method, params, session, owner, extra, peer, this, args), handler };
+    return { scope: new PerRequestScope(request.id, request.method, params, session, owner, extra, peer, this.roundFor, args), handler };
   }
 
   /** A request that runs once: no round, so nothing of its arguments is kept for one. */
@@ -188,7 +188,7 @@ export class PerRequestDispatch implements RoundFactory {
   }
 
   /** The round of a multi round-trip request, bound to its caller, method, name and arguments. */
-  roundFor(scope: PerRequestScope): InputRound {
+  private readonly roundFor = (scope: PerRequestScope): InputRound => {
     const { method, params, extra } = scope;
     const name = method === 'resources/read' ? params.uri : params.name;
     const principal = extra?.auth ? ownerOf(extra.auth) : extra?.local ? 'local' : '';
@@ -200,7 +200,7 @@ export class PerRequestDispatch implements RoundFactory {
       params.requestState,
       params.inputResponses as Record<string, unknown> | undefined,
     );
-  }
+  };
 
   private complete(scope: PerRequestScope, result: unknown): unknown {
     const hint = this.cacheHint(scope);

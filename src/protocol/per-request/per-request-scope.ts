@@ -9,11 +9,6 @@ import type { CacheHint } from '../../contracts/cache-hints';
 /** A request's arguments as they arrived: a copy of an object of scalars, else their JSON text. */
 export type ArgsSnapshot = string | Readonly<Record<string, string | number | boolean | null>>;
 
-/** Builds the InputRound of a multi round-trip request (the dispatch, which holds the sealer). */
-export interface RoundFactory {
-  roundFor(scope: PerRequestScope): InputRound;
-}
-
 /**
  * A per-request (2026-07-28) request: its PeerState comes from its own `_meta`, its notifications go on its
  * own response stream, and its requests to the client are input requests of its InputRound (MRTR).
@@ -30,8 +25,11 @@ export class PerRequestScope extends InflightRequest implements Outbound {
     owner: string,
     extra: TransportExtra | undefined,
     private readonly requestPeer: PeerState,
-    /** Set on the methods that may answer with an InputRequiredResult: builds their round on first use. */
-    private readonly rounds: RoundFactory | undefined,
+    /**
+     * Set on the methods that may answer with an InputRequiredResult: builds their round on first use
+     * (the dispatch's, which holds the sealer).
+     */
+    private readonly roundOf: ((scope: PerRequestScope) => InputRound) | undefined,
     /** The arguments when the request arrived (what a round's requestState is bound to). */
     readonly args: ArgsSnapshot | undefined,
   ) {
@@ -42,12 +40,12 @@ export class PerRequestScope extends InflightRequest implements Outbound {
 
   /** True on the methods that may answer with an InputRequiredResult (tools/call, prompts/get, resources/read). */
   get multiRound(): boolean {
-    return this.rounds !== undefined;
+    return this.roundOf !== undefined;
   }
 
   /** The request's round, built when first needed (most runs never ask the client for anything). */
   get round(): InputRound | undefined {
-    if (!this.built && this.rounds) this.built = this.rounds.roundFor(this);
+    if (!this.built && this.roundOf) this.built = this.roundOf(this);
     return this.built;
   }
 
