@@ -53,6 +53,8 @@ export class PerRequestTaskInputs {
         reject: (e) => (done(), reject(e)),
       });
     });
+    // The signal may abort while the status is written: the rejection is this function's to throw, below.
+    answer.catch(() => undefined);
     if (this.pending.size === 1) await this.onOutstanding(true);
     try {
       return await answer;

@@ -2,8 +2,9 @@ import { McpApplication } from '../../../src';
 import { aborted, gate, gates, PerRequestTasksModule, runs } from '../../fixtures/per-request-task-tools';
 import { envelope, postPerRequest, type RawReply } from '../../helpers/per-request-http';
 import { RawTransport } from '../../helpers/raw-transport';
-import { waitFor } from '../../helpers/wait-for';
+import { deferred, waitFor } from '../../helpers/wait-for';
 import { httpServer } from '../../../src/http';
+import { InMemoryTaskStore } from '../../../src/stores';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
@@ -252,5 +253,40 @@ describe('the tasks extension on a message transport', () => {
     expect(undeclared.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } });
     // Neither progress nor log messages of a task reach the client.
     expect(alice.sent.filter((f) => f.method === 'notifications/progress' || f.method === 'notifications/message')).toEqual([]);
+  });
+});
+
+/** A store fault's timing the tests choose: the write of a task's input_required waits until released. */
+describe('a task cancelled while its input_required status is being written', () => {
+  const writing = deferred<void>();
+  const release = deferred<void>();
+  class SlowStatusStore extends InMemoryTaskStore {
+    override async setStatus(taskId: string, owner: string, status: 'working' | 'input_required', message?: string) {
+      if (status === 'input_required') {
+        writing.resolve();
+        await release.promise;
+      }
+      return super.setStatus(taskId, owner, status, message);
+    }
+  }
+
+  it('ends the question the handler waits on, with no promise left to reject unhandled', async () => {
+    const app = await McpApplication.create(PerRequestTasksModule, { logger: quiet, taskStore: SlowStatusStore });
+    try {
+      const url = (await app.listen(httpServer({ host: '127.0.0.1', port: 0 }))).url;
+      const reply = await postPerRequest(url, 'tools/call', { name: 'asks', arguments: {}, _meta: withTasks() });
+      const taskId = reply.body.result!.taskId as string;
+      expect(reply.body.result).toMatchObject({ resultType: 'task', taskId: expect.any(String) });
+      await writing.promise;
+      // The handler's question is open, and its status is still being written: the cancellation aborts it.
+      const cancel = await postPerRequest(url, 'tasks/cancel', { taskId, _meta: withTasks() });
+      expect(cancel.body.error).toBeUndefined();
+      release.resolve();
+      const get = await postPerRequest(url, 'tasks/get', { taskId, _meta: withTasks() });
+      expect(get.body.result).toMatchObject({ taskId, status: 'cancelled' });
+    } finally {
+      release.resolve();
+      await app.close();
+    }
   });
 });
