@@ -49,7 +49,8 @@ export class ProxyLink {
     await this.remote?.close();
   }
 
-  private connect(): Promise<RemoteServer> {
+  /** Async, so that a transport function that throws fails this attempt, not the process (it runs in a timer). */
+  private async connect(): Promise<RemoteServer> {
     const transport = typeof this.transport === 'function' ? this.transport() : this.transport;
     return RemoteServer.connect(this.prefix, transport, this.host, this.options, () => this.lost(), this.watched);
   }

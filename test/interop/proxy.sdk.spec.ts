@@ -281,6 +281,23 @@ describe('a proxied server that goes away', () => {
     await app.close();
   });
 
+  it('logs a transport function that throws, and tries again: the process keeps serving', async () => {
+    let made = 0;
+    const { app, client, errors, names } = await start(() => {
+      // The second transport fails to be made (a bad address, say): only the attempt fails.
+      if (++made === 2) throw new TypeError('Invalid URL');
+      return quietFar();
+    });
+    expect(textOf(await client.callTool({ name: 'far_exit', arguments: {} }))).toBe('bye');
+    await waitFor(async () => (await names()).includes('far_echo') && made === 3, { timeoutMs: 10_000 });
+    expect(textOf(await client.callTool({ name: 'far_echo', arguments: { text: 'again' } }))).toBe('echo: again');
+    expect(errors).toEqual([
+      'The server proxied at "far" disconnected; its tools, resources and prompts are withdrawn until it is reconnected',
+      expect.stringMatching(/^Could not reconnect the server proxied at "far" \(next attempt in [\d.]+ s\)$/),
+    ]);
+    await app.close();
+  });
+
   it('rejects a call in flight when the remote server dies, with the connection error', async () => {
     const { app, client } = await start(quietFar());
     const slow = client.callTool({ name: 'far_slow', arguments: {} });
