@@ -13,7 +13,7 @@ import { farOverBothTransports, GatewayModule, PER_REQUEST_FAR_SERVER, SDK_FAR_S
 import { perRequestClient, textOf } from '../helpers/per-request-client-suite';
 import { sdk2 } from '../helpers/sdk2';
 import { spawnHttpServer } from '../helpers/spawn-server';
-import { waitFor } from '../helpers/wait-for';
+import { deferred, waitFor } from '../helpers/wait-for';
 import { proxy } from '../../src/compose';
 import { httpServer } from '../../src/http';
 
@@ -96,8 +96,12 @@ describe.each(farOverBothTransports(SDK_FAR_SERVER))(
       const lastCancelled = async () => textOf(await connected.client.callTool({ name: 'far_lastCancelled', arguments: {} }));
       const before = await lastCancelled();
       const abort = new AbortController();
-      const call = connected.client.callTool({ name: 'far_slow', arguments: {} }, { signal: abort.signal });
-      await new Promise((r) => setTimeout(r, 300));
+      const reached = deferred(); // the far server's slow handler reports progress 0 once it runs
+      const call = connected.client.callTool(
+        { name: 'far_slow', arguments: {} },
+        { signal: abort.signal, onprogress: () => reached.resolve() },
+      );
+      await reached.promise;
       abort.abort('user gave up');
       await expect(call).rejects.toThrow();
       await waitFor(async () => (await lastCancelled()) !== before);

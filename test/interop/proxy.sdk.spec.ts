@@ -13,7 +13,7 @@ import { McpApplication } from '../../src';
 import { stdioClientTransport } from '../../src/client';
 import { farOverBothTransports, farStdio, GatewayModule, SDK_FAR_SERVER } from '../helpers/far-server';
 import { ROOT } from '../helpers/paths';
-import { waitFor } from '../helpers/wait-for';
+import { deferred, waitFor } from '../helpers/wait-for';
 import { alive } from '../helpers/processes';
 import { registryOf } from '../../src/kernel/mcp-application';
 import { proxy, unmount } from '../../src/compose';
@@ -123,8 +123,12 @@ describe.each(farOverBothTransports(SDK_FAR_SERVER))('proxying an SDK 1.x server
 
   it('carries cancellation to the far end', async () => {
     const abort = new AbortController();
-    const call = client.callTool({ name: 'far_slow', arguments: {} }, undefined, { signal: abort.signal });
-    await new Promise((r) => setTimeout(r, 300));
+    const reached = deferred(); // the far server's slow handler reports progress 0 once it runs
+    const call = client.callTool({ name: 'far_slow', arguments: {} }, undefined, {
+      signal: abort.signal,
+      onprogress: () => reached.resolve(),
+    });
+    await reached.promise;
     abort.abort('user gave up');
     await expect(call).rejects.toThrow();
     await waitFor(async () => textOf(await client.callTool({ name: 'far_lastCancelled', arguments: {} })) !== 'null');
@@ -300,8 +304,9 @@ describe('a proxied server that goes away', () => {
 
   it('rejects a call in flight when the remote server dies, with the connection error', async () => {
     const { app, client } = await start(quietFar());
-    const slow = client.callTool({ name: 'far_slow', arguments: {} });
-    await new Promise((r) => setTimeout(r, 200));
+    const reached = deferred(); // the far server's slow handler reports progress 0 once it runs
+    const slow = client.callTool({ name: 'far_slow', arguments: {} }, undefined, { onprogress: () => reached.resolve() });
+    await reached.promise;
     await client.callTool({ name: 'far_exit', arguments: {} });
     await expect(slow).rejects.toMatchObject({ code: -32000 });
     await app.close();

@@ -97,8 +97,12 @@ describe.each([
 
   it('cancels at the server when the signal aborts, and rejects with an AbortError', async () => {
     const controller = new AbortController();
-    const call = client.request('tools/call', { name: 'slow', arguments: {} }, { signal: controller.signal });
-    setTimeout(() => controller.abort('user gave up'), 100);
+    // The server's slow handler reports progress 0 once it runs: abort then, while the call is in flight there.
+    const call = client.request(
+      'tools/call',
+      { name: 'slow', arguments: {} },
+      { signal: controller.signal, onProgress: () => controller.abort('user gave up') },
+    );
     await expect(call).rejects.toMatchObject({ name: 'AbortError', message: 'Request aborted: user gave up' });
     const last = await waitFor(async () => {
       const text = (await client.request<Text>('tools/call', { name: 'lastCancelled', arguments: {} })).content[0].text;
