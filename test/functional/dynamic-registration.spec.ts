@@ -434,7 +434,8 @@ describe('tools, resources and prompts registered at runtime (official SDK clien
     const after = await connect();
     expect(await toolNames(after.client)).toEqual(['fixed', 'registered']);
     await waitFor(() => before.heard.includes('notifications/tools/list_changed'));
-    await new Promise((r) => setTimeout(r, 50));
+    // The change was told, to the sessions it was told to, before this ping's answer: a notice for `after` would come first.
+    await after.client.ping();
     expect(after.heard).toEqual([]);
     await app.close();
   });

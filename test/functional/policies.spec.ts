@@ -17,6 +17,7 @@ import {
 } from '../../src';
 import { connect } from '../helpers/in-memory';
 import { fakeWallClock } from '../helpers/clock';
+import { deferred, waitFor } from '../helpers/wait-for';
 
 class NoteInput {
   @IsString() text!: string;
@@ -24,6 +25,8 @@ class NoteInput {
 
 /** What the handlers did, as a user's service would count it. */
 const ran = { notes: 0, reads: 0, prompts: 0, slow: 0, stopped: 0, busy: 0 };
+/** `busy` answers once its test opens this. */
+let busyGate = deferred();
 
 @injectable()
 class Guarded {
@@ -81,7 +84,7 @@ class Guarded {
   @Tool({ description: 'one at a time' })
   async busy() {
     ran.busy++;
-    await new Promise((r) => setTimeout(r, 50));
+    await busyGate.promise;
     return 'done';
   }
 }
@@ -249,14 +252,22 @@ describe('@Timeout', () => {
 describe('@Concurrency', () => {
   it('runs one call at a time, queues one, and refuses the rest as rate limited', async () => {
     const { app, client } = await connect(GuardedModule);
-    const outcomes = await Promise.all(
-      Array.from({ length: 3 }, () =>
-        client.request('tools/call', call('busy')).then(
+    busyGate = deferred();
+    const settled: unknown[] = [];
+    const calls = Array.from({ length: 3 }, () =>
+      client
+        .request('tools/call', call('busy'))
+        .then(
           () => 'done',
           (e: { code: number }) => e.code,
-        ),
-      ),
+        )
+        .then((outcome) => (settled.push(outcome), outcome)),
     );
+    // While the first call runs (held at the gate) and the second waits its turn, the third is refused.
+    await waitFor(() => settled.length > 0, { what: 'a call to settle while busy is held' });
+    expect(settled).toEqual([-32023]);
+    busyGate.resolve();
+    const outcomes = await Promise.all(calls);
     expect(outcomes.sort()).toEqual([-32023, 'done', 'done'].sort());
     expect(ran.busy).toBe(2);
     await app.close();

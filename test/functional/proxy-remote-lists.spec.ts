@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { McpApplication, McpModule } from '../../src';
 import { proxy } from '../../src/compose';
+import { waitFor } from '../helpers/wait-for';
 
 @McpModule({ server: { name: 'gateway', version: '1.0.0' }, providers: [] })
 class EmptyModule {}
@@ -96,7 +97,8 @@ describe('proxying remote lists mcpkit would not accept from its own definitions
     for (let i = 0; i <= 10_000; i++) await client.subscribeResource({ uri: `x://p/item/${i}` });
     // The same URI again is not subscribed twice.
     await client.subscribeResource({ uri: 'x://p/item/10000' });
-    await new Promise((r) => setTimeout(r, 50));
+    // The oldest is unsubscribed at the remote server without waiting for its answer.
+    await waitFor(() => counts.unsubscribe > 0, { what: 'the oldest subscription unsubscribed at the remote server' });
     expect(counts).toEqual({ subscribe: 10_001, unsubscribe: 1 });
     expect(errors).toEqual([]);
     await app.close();

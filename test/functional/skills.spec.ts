@@ -268,7 +268,9 @@ describe('skill folders on disk', () => {
 
   it('follows edits when watched: a changed file changes its digest in the next skills/get, a new skill is listed', async () => {
     dir = folder({ 'notes/SKILL.md': skillMd('notes'), 'notes/guide.md': 'first' });
-    app = await McpApplication.create(EmptyModule, { ...quiet, skills: { folders: [dir], watch: true } });
+    const errors: string[] = [];
+    const logger = { ...quiet.logger, error: (message: string) => void errors.push(message) };
+    app = await McpApplication.create(EmptyModule, { logger, skills: { folders: [dir], watch: true } });
     client = await McpTestClient.connect(app.connectInMemory());
     const guide = async () => {
       const { skill } = (await client.request('skills/get', { uri: 'skill://notes/SKILL.md' })) as { skill: Entry };
@@ -285,8 +287,11 @@ describe('skill folders on disk', () => {
     });
     await listChanged;
     // A skill broken by an edit is reported; the previous skills stay served.
+    const reported = errors.length;
     writeFileSync(join(dir, 'more', 'SKILL.md'), '# no frontmatter\n');
-    await new Promise((r) => setTimeout(r, 400));
+    await waitFor(() => errors.slice(reported).some((m) => m.startsWith('The skill folders changed, but could not be served')), {
+      what: 'the broken skill reported',
+    });
     expect(((await client.request('skills/list', {})) as { skills: Entry[] }).skills.map((s) => s.uri)).toEqual([
       'skill://more/SKILL.md',
       'skill://notes/SKILL.md',

@@ -17,11 +17,15 @@ import { connect } from '../helpers/in-memory';
 import { serveFetch } from '../helpers/fetch-node-server';
 import { perRequestBody, perRequestHeaders } from '../helpers/per-request-http';
 import { fetchHandler } from '../../src/fetch';
+import { deferred } from '../helpers/wait-for';
 
 class TransferInput {
   @IsString() account!: string;
   @IsInt() @Min(1) cents!: number;
 }
+
+/** `exportLedger` answers once its test opens this. */
+const ledgerExported = deferred();
 
 class NoOne implements CanActivate {
   canActivate(_: GuardContext): boolean {
@@ -63,7 +67,7 @@ class Bank {
 
   @Tool({ description: 'Exports the ledger as a long-running task.', taskSupport: 'optional' })
   async exportLedger(_: EmptyInput) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await ledgerExported.promise;
     return 'ledger.csv';
   }
 }
@@ -190,6 +194,7 @@ describe('tool search', () => {
       task: { ttl: 60_000 },
     })) as { task: { taskId: string; status: string } };
     expect(created.task.status).toBe('working');
+    ledgerExported.resolve();
     const result = await client.request('tasks/result', { taskId: created.task.taskId });
     expect(result).toMatchObject({ content: [{ type: 'text', text: 'ledger.csv' }] });
     await app.close();

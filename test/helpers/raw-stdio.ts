@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { ROOT } from './paths';
 
 /**
@@ -46,6 +47,15 @@ export class RawStdioPeer {
 
   write(data: string | Buffer): void {
     this.child.stdin.write(data);
+  }
+
+  /**
+   * Bytes the server process has read so far through read(2) and the like (`rchar` of Linux's
+   * /proc/<pid>/io): it grows once the server took what was written to its stdin.
+   */
+  bytesRead(): number {
+    const io = readFileSync(`/proc/${this.child.pid}/io`, 'utf8');
+    return Number(/^rchar: (\d+)$/m.exec(io)![1]);
   }
 
   send(message: unknown): void {

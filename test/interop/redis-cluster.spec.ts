@@ -126,9 +126,10 @@ describe('Redis stores on a Cluster', () => {
   });
 
   it('listens to sessions arriving while its subscriber connects, each hearing its own messages', async () => {
-    const backplane = new RedisSessionBackplane(connect(), { keyPrefix: 'many:' });
-    const other = new RedisSessionBackplane(connect(), { keyPrefix: 'many:' });
-    await new Promise((r) => setTimeout(r, 300)); // both clients connected
+    const [mine, theirs] = [connect(), connect()];
+    const backplane = new RedisSessionBackplane(mine, { keyPrefix: 'many:' });
+    const other = new RedisSessionBackplane(theirs, { keyPrefix: 'many:' });
+    await waitFor(() => mine.status === 'ready' && theirs.status === 'ready', { timeoutMs: 10_000, what: 'both Cluster clients ready' });
     // A Cluster's subscriber connects on the first SUBSCRIBE: sessions registered one per turn of the
     // event loop meet its handshake (where ioredis once sent them before its ready check, redis/ioredis#2037).
     const heard = new Map<string, string>();

@@ -97,10 +97,16 @@ describe.each([
           params: { name: 'dropHalfway', arguments: { events: 6 }, _meta: { progressToken: i } },
         });
         expect(progressOf(answer)).toEqual([1, 2]);
-        return { s, lastEventId: answer.events!.at(-1)!.id! };
+        return { s, origin: i % 2 === 0 ? a : b, lastEventId: answer.events!.at(-1)!.id! };
       }),
     );
-    await new Promise((r) => setTimeout(r, 300));
+    // Each cut stream runs on to its end before the kill, storing the rest (and the end) for a resume: resumed on the
+    // instance that runs it, a stream ends once its final answer and end are stored.
+    for (const { s, origin, lastEventId } of cut) {
+      const resumed = await s.resume(origin, lastEventId);
+      expect(progressOf(resumed)).toEqual([3, 4, 5, 6]);
+      expect(resumed.json.result.content[0].text).toBe('sent 6');
+    }
 
     const failedOver = await topology.killMaster();
     // The topology fails over in its own time (the sentinels' vote, a replica's promotion): 2 to 5 s here on a

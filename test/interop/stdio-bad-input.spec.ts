@@ -1,5 +1,6 @@
 import { FAULTY_SERVER } from '../helpers/paths';
 import { RawStdioPeer } from '../helpers/raw-stdio';
+import { waitFor } from '../helpers/wait-for';
 
 /** Bad input over a real stdio process: each gets the spec's error, and the server keeps serving. */
 describe('stdio bad input (real child process)', () => {
@@ -103,10 +104,21 @@ describe('stdio bad input (real child process)', () => {
   });
 
   it('survives a cancellation whose reason cannot be turned into a string', async () => {
-    peer.send({ jsonrpc: '2.0', id: 'to-cancel', method: 'tools/call', params: { name: 'echo', arguments: { text: 'x', delayMs: 300 } } });
-    await new Promise((r) => setTimeout(r, 20));
+    // The server takes lines in order, a request's handler started before the next line is read: the call
+    // is in flight when its cancellation arrives.
+    peer.send({ jsonrpc: '2.0', id: 'to-cancel', method: 'tools/call', params: { name: 'hold', arguments: { key: 'to-cancel' } } });
     peer.write('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"to-cancel","reason":{"toString":1}}}\n');
     await stillServing();
+    // Released, the call ends unanswered: the cancellation reached it (an answer would come before the next ping's).
+    peer.send({
+      jsonrpc: '2.0',
+      id: 'release-cancelled',
+      method: 'tools/call',
+      params: { name: 'release', arguments: { key: 'to-cancel' } },
+    });
+    expect(await peer.response('release-cancelled')).toMatchObject({ result: { content: [{ type: 'text', text: 'ok' }] } });
+    await stillServing();
+    expect(peer.lines.filter((m) => m.id === 'to-cancel')).toEqual([]);
   });
 
   it('answers an unknown resource with -32002', async () => {
@@ -147,8 +159,10 @@ describe('stdio bad input (real child process)', () => {
 
   it('handles messages split across writes, several per write, and CRLF line ends', async () => {
     const a = JSON.stringify({ jsonrpc: '2.0', id: 'split', method: 'ping' });
+    const read = peer.bytesRead();
     peer.write(a.slice(0, 10));
-    await new Promise((r) => setTimeout(r, 20));
+    // The server has read the first part before the rest is written: it meets the message split.
+    await waitFor(() => peer.bytesRead() >= read + 10, { what: 'the server to read the first part of the message' });
     peer.write(`${a.slice(10)}\r\n${JSON.stringify({ jsonrpc: '2.0', id: 'two', method: 'ping' })}\n\n`);
     expect(await peer.response('split')).toEqual({ jsonrpc: '2.0', id: 'split', result: {} });
     expect(await peer.response('two')).toEqual({ jsonrpc: '2.0', id: 'two', result: {} });

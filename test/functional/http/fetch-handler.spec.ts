@@ -2,6 +2,7 @@ import { McpApplication } from '../../../src';
 import { ErasModule } from '../../fixtures/eras-tools';
 import { perRequestBody, perRequestHeaders } from '../../helpers/per-request-http';
 import { fetchHandler } from '../../../src/fetch';
+import { waitFor } from '../../helpers/wait-for';
 
 const quiet = { error: () => undefined, warn: () => undefined, info: () => undefined };
 
@@ -19,7 +20,13 @@ describe('a fetch handler while its application closes', () => {
       );
     // A request in flight: the application drains it before closing its front doors.
     const inFlight = post(perRequestBody('tools/call', { name: 'sleeper', arguments: { tag: 'closing' } }, 8));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = async () => {
+      const seen = (await (await post(perRequestBody('tools/call', { name: 'seen', arguments: { tag: 'closing' } }))).json()) as {
+        result: { content: { text: string }[] };
+      };
+      return (JSON.parse(seen.result.content[0].text) as { started: boolean }).started;
+    };
+    await waitFor(started, { what: 'the sleeper to start' });
     const closed = app.close();
     const refused = await post(perRequestBody('tools/list', {}, 9));
     expect({ status: refused.status, body: await refused.json() }).toEqual({

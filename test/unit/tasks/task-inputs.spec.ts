@@ -1,21 +1,29 @@
 import type { TaskBus, TaskBusMessage } from '../../../src/tasks/task-bus';
 import { TaskInputs } from '../../../src/tasks/task-inputs';
 import type { Outbound } from '../../../src/protocol/peer';
+import { waitFor } from '../../helpers/wait-for';
 
 /** The task channels of a deployment in one process: pub/sub delivers to whoever listens when it publishes. */
 class Channels {
-  private readonly listeners = new Map<string, Set<(m: TaskBusMessage) => void>>();
+  private readonly listeners = new Map<string, Set<{ instanceId: string; listener: (m: TaskBusMessage) => void }>>();
+  /** Every message delivered, and the instance it was delivered to. */
+  readonly delivered: { to: string; message: TaskBusMessage }[] = [];
   bus(instanceId: string): TaskBus {
     return {
       instanceId,
       publish: async (taskId, message) => {
-        for (const listener of [...(this.listeners.get(taskId) ?? [])]) queueMicrotask(() => listener(message));
+        for (const { instanceId: to, listener } of [...(this.listeners.get(taskId) ?? [])])
+          queueMicrotask(() => {
+            listener(message);
+            this.delivered.push({ to, message });
+          });
       },
       subscribe: async (taskId, listener) => {
         let set = this.listeners.get(taskId);
         if (!set) this.listeners.set(taskId, (set = new Set()));
-        set.add(listener);
-        return async () => void set.delete(listener);
+        const entry = { instanceId, listener };
+        set.add(entry);
+        return async () => void set.delete(entry);
       },
     };
   }
@@ -48,7 +56,10 @@ describe('TaskInputs across instances', () => {
     await waiting.wait('t1', { id: 7, outbound: client }, false);
     // Then the task starts on instance a and listens; its handler asks the client (not reachable from a).
     await running.track('t1');
-    await new Promise((r) => setTimeout(r, 10));
+    // a asks who waits; b, which announced itself before a listened, answers that it does.
+    await waitFor(() => channels.delivered.some(({ to, message }) => to === 'a' && message.kind === 'waiting' && message.from === 'b'), {
+      what: "b's answer to a's probe",
+    });
     const answer = running.request('t1', outbound(false), 'elicitation/create', { message: 'Confirm?' }, { timeoutMs: 1_000 });
     await expect(answer).resolves.toEqual({ action: 'accept', content: { confirm: true } });
     expect(client.asked).toEqual(['elicitation/create']);
