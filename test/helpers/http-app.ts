@@ -40,6 +40,14 @@ export class HttpTestTools {
     return 'released';
   }
 
+  @Tool({ description: 'Once the test releases it, logs, then answers' })
+  async heldThenLogs(_: EmptyInput, ctx: McpContext) {
+    this.heldStarted.resolve();
+    await this.release.promise;
+    await ctx.log.info('released');
+    return 'logged';
+  }
+
   @Tool({ description: 'The protocol version the request is served under' })
   version(_: EmptyInput, ctx: McpContext) {
     return ctx.session.protocolVersion;

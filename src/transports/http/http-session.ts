@@ -54,8 +54,10 @@ export class HttpSession implements AnswerTarget {
     this.lastActivity = Date.now();
   }
 
-  pend(id: RequestId, exchange: HttpExchange, streaming: () => void): void {
+  pend(id: RequestId, exchange: HttpExchange, streaming: () => void): boolean {
+    if (this.pending?.has(id) || this.requests?.has(id)) return false;
     (this.pending ??= new Map()).set(id, { exchange, streaming });
+    return true;
   }
 
   /** The stream of one POSTed request: opened on its pending answer by its first message. */

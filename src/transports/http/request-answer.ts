@@ -9,7 +9,7 @@ import {
   type RequestId,
 } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
-import { withLogFields } from '../../observability/log-context';
+import { type LogFields, withLogFields } from '../../observability/log-context';
 import type { PeerState } from '../../protocol/peer';
 import type { NetworkFacts } from '../../observability/telemetry-options';
 import type { TransportExtra } from '../../protocol/request-scope';
@@ -25,9 +25,10 @@ export interface AnswerTarget {
   serve(request: JsonRpcRequest, extra: TransportExtra): Promise<JsonRpcMessage | undefined>;
   /**
    * Holds the request's answer open on `exchange`: the first message for the request sent before its
-   * response turns the answer into the request's SSE stream, and `streaming` is called then.
+   * response turns the answer into the request's SSE stream, and `streaming` is called then. False, and
+   * nothing held, when the answer of another request with this id is still open here.
    */
-  pend(id: RequestId, exchange: HttpExchange, streaming: () => void): void;
+  pend(id: RequestId, exchange: HttpExchange, streaming: () => void): boolean;
   /** The request's stream: the one it has, or one opened now on its pending answer; undefined once answered. */
   openStream(id: RequestId): StreamChannel | undefined;
   /** The request's stream if one was opened (nothing is opened). */
@@ -81,14 +82,11 @@ export async function answerRequest(
   if (http.id) exchange.setHeader('Mcp-Session-Id', http.id);
   // Entries of the server log made while the request runs carry its id, method and session.
   const fields = { requestId: request.id, method: request.method, sessionId: http.id };
-  if (options.responseMode === 'json') {
-    // Never a stream: what the handler sends before its response goes to the session's standalone stream.
-    replyAnswer(exchange, await withLogFields(fields, () => serve(exchange, http, request, extra, options)), options, extra.auth);
-    return ANSWERED;
-  }
+  if (options.responseMode === 'json') return answerJson(exchange, http, request, extra, options, fields);
   let wake!: () => void;
   const started = new Promise<void>((resolve) => (wake = resolve));
-  http.pend(request.id, exchange, wake);
+  // The id is in use here (the session refuses the request): its answer must not take the other's stream.
+  if (!http.pend(request.id, exchange, wake)) return answerJson(exchange, http, request, extra, options, fields);
   extra.answeredBy(http, request.id);
   if (options.responseMode === 'sse') http.openStream(request.id);
   const done = withLogFields(fields, () => serve(exchange, http, request, extra, options)); // never rejects
@@ -107,6 +105,19 @@ export async function answerRequest(
     http.streamEnded?.();
   });
   return { finished };
+}
+
+/** Answers a request with plain JSON, never a stream: what it sends before its response goes to the session's standalone stream. */
+async function answerJson(
+  exchange: HttpExchange,
+  http: AnswerTarget,
+  request: JsonRpcRequest,
+  extra: PostExtra,
+  options: AnswerOptions,
+  fields: LogFields,
+): Promise<{ finished: Promise<void> }> {
+  replyAnswer(exchange, await withLogFields(fields, () => serve(exchange, http, request, extra, options)), options, extra.auth);
+  return ANSWERED;
 }
 
 /**

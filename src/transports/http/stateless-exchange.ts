@@ -46,10 +46,12 @@ export class StatelessExchange implements AnswerTarget {
     return this.served.response;
   }
 
-  pend(id: RequestId, exchange: HttpExchange, streaming: () => void): void {
+  /** Always holds it: the exchange carries one request. */
+  pend(id: RequestId, exchange: HttpExchange, streaming: () => void): boolean {
     this.requestId = id;
     this.pending = exchange;
     this.streaming = streaming;
+    return true;
   }
 
   openStream(id: RequestId): StreamChannel | undefined {

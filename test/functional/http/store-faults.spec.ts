@@ -4,6 +4,7 @@ import { EventStore } from '../../../src/stores';
 import { injectable } from 'tsyringe';
 import { ACCEPT_BOTH, initializeBody, parseSse } from '../../helpers/http-app';
 import { httpServer } from '../../../src/http';
+import { deferred } from '../../helpers/wait-for';
 
 @injectable()
 class StoreFaultTools {
@@ -11,6 +12,16 @@ class StoreFaultTools {
   async progressing(_: EmptyInput, ctx: McpContext) {
     await ctx.log.info('working');
     return 'done';
+  }
+
+  /** Opened by the test: `lingering` runs on after its stream broke until then. */
+  static readonly gate = deferred();
+
+  @Tool({ description: 'Logs, then answers once the test opens the gate' })
+  async lingering(_: EmptyInput, ctx: McpContext) {
+    await ctx.log.info('working');
+    await StoreFaultTools.gate.promise;
+    return 'late';
   }
 
   @Tool({ description: 'Answers at once' })
@@ -89,6 +100,28 @@ describe('HTTP transport with a failing event store', () => {
       const ping = await env.post({ jsonrpc: '2.0', id: 6, method: 'ping' }, other);
       expect(await lastMessage(ping)).toEqual({ jsonrpc: '2.0', id: 6, result: {} });
     } finally {
+      await env.app.close();
+    }
+  });
+
+  it('refuses a request reusing the id of one whose stream broke, on its own answer, while the first still runs', async () => {
+    const store = new BrokenEventStore();
+    const env = await serve({ eventStore: store, responseMode: 'sse' });
+    try {
+      const id = await env.session();
+      store.down = true;
+      const res = await env.post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'lingering', arguments: {} } }, id);
+      expect(await lastMessage(res)).toMatchObject({ id: 7, error: { code: -32603 } });
+      store.down = false;
+      const again = await env.post({ jsonrpc: '2.0', id: 7, method: 'ping' }, id);
+      expect(again.status).toBe(200);
+      expect(await lastMessage(again)).toEqual({
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: -32600, message: 'Request id 7 is already in use' },
+      });
+    } finally {
+      StoreFaultTools.gate.resolve();
       await env.app.close();
     }
   });
