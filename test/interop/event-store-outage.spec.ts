@@ -2,6 +2,7 @@ import { HTTP_FIXTURE } from '../helpers/paths';
 import { PrivateRedis } from '../helpers/redis-server';
 import { SseReader } from '../helpers/sse-client';
 import { spawnHttpServer } from '../helpers/spawn-server';
+import { waitFor } from '../helpers/wait-for';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
 
@@ -58,8 +59,18 @@ describe('event store outage mid-stream', () => {
       id: 1,
       error: { code: -32603, message: expect.stringMatching(/^The event store is unavailable/) },
     });
-    // The handler runs on after its stream broke; the process must outlive it.
-    await new Promise((r) => setTimeout(r, 2_500));
+    // The handler runs on after its stream broke; the process must outlive it. Its id stays in use until it ends.
+    const reuse = async () => {
+      const res = await fetch(server.url, {
+        method: 'POST',
+        headers: { ...HEADERS, 'mcp-session-id': streaming },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { result?: unknown; error?: { code: number; message: string } };
+    };
+    expect(await reuse()).toMatchObject({ error: { code: -32600, message: 'Request id 1 is already in use' } });
+    await waitFor(async () => (await reuse()).result, { timeoutMs: 20_000, what: 'the handler of request 1 to end' });
     expect(server.child.exitCode).toBeNull();
     const res = await fetch(server.url, {
       method: 'POST',
