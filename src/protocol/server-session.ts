@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   ErrorCode,
   errorResponse,
+  type JsonRpcErrorResponse,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -112,8 +113,7 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
   /** What a session adds to the request core: ids in use, the era it is pinned to, initialize first. */
   private async serve(request: JsonRpcRequest, extra: TransportExtra | undefined): Promise<JsonRpcResponse | undefined> {
     const id = request.id;
-    if (this.inflight?.has(id))
-      return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(echo(id))} is already in use`);
+    if (this.inflight?.has(id)) return idInUse(id);
     const support = this.host.eras;
     // Over HTTP the transport classified the request already (its envelope travels in `extra`).
     const inbound = extra?.envelope
@@ -237,6 +237,11 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
 }
 
 /** 12 random bytes, base64url. */
+/** The answer to a request whose id another request of the session still holds. */
+export function idInUse(id: RequestId): JsonRpcErrorResponse {
+  return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(echo(id))} is already in use`);
+}
+
 function randomKey(): string {
   return randomBytes(12).toString('base64url');
 }

@@ -16,7 +16,10 @@ export interface HttpOptions {
   path?: string;
   /** Issue Mcp-Session-Id and keep per-session state (default true); false serves every POST on its own. */
   sessions?: boolean;
-  /** `auto` answers JSON unless the handler sends something first; `json` never streams; `sse` always does. */
+  /**
+   * `auto` answers JSON unless the handler sends something first; `json` never streams; `sse` always does
+   * (except the plain JSON -32600 refusing a request that reuses the id of one still answering in the session).
+   */
   responseMode?: 'auto' | 'json' | 'sse';
   /** Offer the standalone GET SSE stream (default true with sessions). */
   enableGetStream?: boolean;

@@ -9,8 +9,9 @@ import {
   type RequestId,
 } from '../../mcp/json-rpc';
 import { McpError } from '../../mcp/mcp.error';
-import { type LogFields, withLogFields } from '../../observability/log-context';
+import { withLogFields } from '../../observability/log-context';
 import type { PeerState } from '../../protocol/peer';
+import { idInUse } from '../../protocol/server-session';
 import type { NetworkFacts } from '../../observability/telemetry-options';
 import type { TransportExtra } from '../../protocol/request-scope';
 import type { HttpExchange } from './http-exchange';
@@ -82,11 +83,19 @@ export async function answerRequest(
   if (http.id) exchange.setHeader('Mcp-Session-Id', http.id);
   // Entries of the server log made while the request runs carry its id, method and session.
   const fields = { requestId: request.id, method: request.method, sessionId: http.id };
-  if (options.responseMode === 'json') return answerJson(exchange, http, request, extra, options, fields);
+  if (options.responseMode === 'json') {
+    // Never a stream: what the handler sends before its response goes to the session's standalone stream.
+    replyAnswer(exchange, await withLogFields(fields, () => serve(exchange, http, request, extra, options)), options, extra.auth);
+    return ANSWERED;
+  }
   let wake!: () => void;
   const started = new Promise<void>((resolve) => (wake = resolve));
-  // The id is in use here (the session refuses the request): its answer must not take the other's stream.
-  if (!http.pend(request.id, exchange, wake)) return answerJson(exchange, http, request, extra, options, fields);
+  if (!http.pend(request.id, exchange, wake)) {
+    // Another request's answer with this id is still open here (its handler may have just finished): refused, on
+    // its own answer, so that neither request's messages reach the other's stream.
+    replyJson(exchange, idInUse(request.id));
+    return ANSWERED;
+  }
   extra.answeredBy(http, request.id);
   if (options.responseMode === 'sse') http.openStream(request.id);
   const done = withLogFields(fields, () => serve(exchange, http, request, extra, options)); // never rejects
@@ -105,19 +114,6 @@ export async function answerRequest(
     http.streamEnded?.();
   });
   return { finished };
-}
-
-/** Answers a request with plain JSON, never a stream: what it sends before its response goes to the session's standalone stream. */
-async function answerJson(
-  exchange: HttpExchange,
-  http: AnswerTarget,
-  request: JsonRpcRequest,
-  extra: PostExtra,
-  options: AnswerOptions,
-  fields: LogFields,
-): Promise<{ finished: Promise<void> }> {
-  replyAnswer(exchange, await withLogFields(fields, () => serve(exchange, http, request, extra, options)), options, extra.auth);
-  return ANSWERED;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { EmptyInput, McpApplication, McpContext, McpModule, Tool } from '../../../src';
 import type { HttpOptions } from '../../../src/http';
 import { EventStore } from '../../../src/stores';
+import type { JsonRpcMessage } from '../../../src';
 import { injectable } from 'tsyringe';
 import { ACCEPT_BOTH, initializeBody, parseSse } from '../../helpers/http-app';
 import { httpServer } from '../../../src/http';
@@ -37,7 +38,7 @@ class StoreFaultModule {}
 class BrokenEventStore implements EventStore {
   down = false;
   private n = 0;
-  async storeEvent(_session: string, streamId: string): Promise<string> {
+  async storeEvent(_session: string, streamId: string, _message?: JsonRpcMessage | null): Promise<string> {
     if (this.down) throw new Error('disk on fire');
     return `${streamId}.${++this.n}`;
   }
@@ -122,6 +123,35 @@ describe('HTTP transport with a failing event store', () => {
       });
     } finally {
       StoreFaultTools.gate.resolve();
+      await env.app.close();
+    }
+  });
+
+  it('refuses a request reusing the id of one whose answer is still being stored, and the first ends whole', async () => {
+    const storing = deferred();
+    const stored = deferred();
+    /** Holds the write of request 8's response: its handler is done, its stream is not. */
+    class SlowAnswerStore extends BrokenEventStore {
+      override async storeEvent(session: string, streamId: string, message: JsonRpcMessage | null): Promise<string> {
+        if (message && 'result' in message && message.id === 8) {
+          storing.resolve();
+          await stored.promise;
+        }
+        return super.storeEvent(session, streamId);
+      }
+    }
+    const env = await serve({ eventStore: new SlowAnswerStore() });
+    try {
+      const id = await env.session();
+      const first = env.post({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'progressing', arguments: {} } }, id);
+      await storing.promise;
+      const again = await env.post({ jsonrpc: '2.0', id: 8, method: 'ping' }, id);
+      expect(again.status).toBe(200);
+      expect(await again.json()).toEqual({ jsonrpc: '2.0', id: 8, error: { code: -32600, message: 'Request id 8 is already in use' } });
+      stored.resolve();
+      expect(await lastMessage(await first)).toEqual({ jsonrpc: '2.0', id: 8, result: { content: [{ type: 'text', text: 'done' }] } });
+    } finally {
+      stored.resolve();
       await env.app.close();
     }
   });

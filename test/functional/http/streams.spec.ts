@@ -151,27 +151,31 @@ describe('Streamable HTTP streams', () => {
 
   it('refuses a request whose id is in flight in the session, on its own answer, and the first keeps its stream', async () => {
     const s = await start();
-    const first = s.post({ jsonrpc: '2.0', id: 'twice', method: 'tools/call', params: { name: 'heldThenLogs', arguments: {} } });
-    await s.tools.heldStarted.promise;
-    const again = await s.post({ jsonrpc: '2.0', id: 'twice', method: 'ping' });
-    expect(again.status).toBe(200);
-    expect(await again.json()).toEqual({
-      jsonrpc: '2.0',
-      id: 'twice',
-      error: { code: -32600, message: 'Request id "twice" is already in use' },
-    });
-    s.tools.release.resolve();
-    // The first request's log message and answer travel on its own stream.
-    const answer = await first;
-    expect(answer.headers.get('content-type')).toBe('text/event-stream');
-    const messages = parseSse(await answer.text())
-      .filter((e) => e.data)
-      .map((e) => JSON.parse(e.data) as Record<string, unknown>);
-    expect(messages).toEqual([
-      expect.objectContaining({ method: 'notifications/message', params: expect.objectContaining({ data: 'released' }) }),
-      { jsonrpc: '2.0', id: 'twice', result: { content: [{ type: 'text', text: 'logged' }] } },
-    ]);
-    await s.app.close();
+    try {
+      const first = s.post({ jsonrpc: '2.0', id: 'twice', method: 'tools/call', params: { name: 'heldThenLogs', arguments: {} } });
+      await s.tools.heldStarted.promise;
+      const again = await s.post({ jsonrpc: '2.0', id: 'twice', method: 'ping' });
+      expect(again.status).toBe(200);
+      expect(await again.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 'twice',
+        error: { code: -32600, message: 'Request id "twice" is already in use' },
+      });
+      s.tools.release.resolve();
+      // The first request's log message and answer travel on its own stream.
+      const answer = await first;
+      expect(answer.headers.get('content-type')).toBe('text/event-stream');
+      const messages = parseSse(await answer.text())
+        .filter((e) => e.data)
+        .map((e) => JSON.parse(e.data) as Record<string, unknown>);
+      expect(messages).toEqual([
+        expect.objectContaining({ method: 'notifications/message', params: expect.objectContaining({ data: 'released' }) }),
+        { jsonrpc: '2.0', id: 'twice', result: { content: [{ type: 'text', text: 'logged' }] } },
+      ]);
+    } finally {
+      s.tools.release.resolve();
+      await s.app.close();
+    }
   });
 
   it('does not treat a dropped connection as a cancellation', async () => {
