@@ -236,12 +236,12 @@ export class ServerSession extends ClientLink implements Connection, SessionCont
   }
 }
 
-/** 12 random bytes, base64url. */
 /** The answer to a request whose id another request of the session still holds. */
 export function idInUse(id: RequestId): JsonRpcErrorResponse {
   return errorResponse(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(echo(id))} is already in use`);
 }
 
+/** 12 random bytes, base64url. */
 function randomKey(): string {
   return randomBytes(12).toString('base64url');
 }
